@@ -1,0 +1,136 @@
+//! `sluice`: run, compare and inspect disk schedulers.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use sluice_sim::{Scenario, SimReport};
+
+mod table;
+
+const EXAMPLES: &str = "\
+Examples:
+  sluice sim scenarios/10r-rand.toml            run a scenario, print a table
+  sluice sim scenarios/10r-rand.toml --json     the same as sluice.sim/1 JSON
+  sluice sim scenarios/10r-rand.toml --seed 7 --scheduler sstf
+  sluice compare scenarios/10r-rand.toml        every policy on one workload
+  sluice list                                   policies, presets, flow patterns";
+
+/// Proportional-share disk I/O scheduling you can run, measure and embed.
+#[derive(Parser)]
+#[command(name = "sluice", version, about, after_help = EXAMPLES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Simulate a scenario file (TOML) and report throughput, latency and
+    /// disk time per flow.
+    #[command(
+        after_help = "The scenario keys are documented in README.md; `sluice list` names the \
+policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/10r-rand.toml --json"
+    )]
+    Sim {
+        /// Scenario file.
+        scenario: PathBuf,
+        /// Print the sluice.sim/1 JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override the scenario's policy (its [scheduler] parameters are
+        /// dropped).
+        #[arg(long, value_name = "POLICY")]
+        scheduler: Option<String>,
+    },
+    /// Run one scenario under every policy and compare them side by side.
+    Compare {
+        /// Scenario file.
+        scenario: PathBuf,
+        /// Override the scenario's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Print a JSON array of sluice.sim/1 objects.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List policies, device presets and flow patterns.
+    List,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
+    let mut s = Scenario::load(path)?;
+    if let Some(seed) = seed {
+        s.seed = seed;
+    }
+    if let Some(name) = scheduler {
+        s.scheduler = name.to_string();
+        s.params = Default::default();
+        sluice::policy::build(name, &s.params).with_context(|| format!("--scheduler {name}"))?;
+    }
+    Ok(s)
+}
+
+fn simulate(s: &Scenario) -> Result<SimReport> {
+    Ok(sluice_sim::simulate(s)?)
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Sim {
+            scenario,
+            json,
+            seed,
+            scheduler,
+        } => {
+            let s = load(&scenario, seed, scheduler.as_deref())?;
+            let report = simulate(&s)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", table::report(&report));
+            }
+        }
+        Command::Compare {
+            scenario,
+            seed,
+            json,
+        } => {
+            let base = load(&scenario, seed, None)?;
+            let mut reports = Vec::new();
+            for p in sluice::policy::POLICIES {
+                let mut s = base.clone();
+                if s.scheduler != p.name {
+                    s.scheduler = p.name.to_string();
+                    s.params = Default::default();
+                }
+                if !json {
+                    eprintln!("running {} ...", p.name);
+                }
+                reports.push(simulate(&s)?);
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&reports)?);
+            } else {
+                print!("{}", table::compare(&reports));
+            }
+        }
+        Command::List => print!("{}", table::list()),
+    }
+    Ok(())
+}

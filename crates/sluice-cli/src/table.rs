@@ -1,0 +1,104 @@
+//! Human-readable output.
+
+use std::fmt::Write;
+
+use sluice_sim::device::presets::PRESETS;
+use sluice_sim::scenario::PATTERNS;
+use sluice_sim::SimReport;
+
+/// One run as a table: aggregate line, then one row per flow.
+pub fn report(r: &SimReport) -> String {
+    let mut o = String::new();
+    let a = &r.aggregate;
+    let _ = writeln!(
+        o,
+        "{} | {} on {} | seed {} | {:.1} s simulated, measured from {:.1} s",
+        r.scenario, r.scheduler, r.device, r.seed, r.sim_time_s, r.measured_from_s
+    );
+    let _ = writeln!(
+        o,
+        "aggregate: {:.2} MB/s (read {:.2}, write {:.2}), {:.1} IOPS, {} requests\n",
+        a.mb_s, a.read_mb_s, a.write_mb_s, a.iops, a.requests
+    );
+    let _ = writeln!(
+        o,
+        "{:<16} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}",
+        "flow", "weight", "requests", "MB/s", "disk s", "mean ms", "p99 ms", "max ms", "done s"
+    );
+    for f in &r.flows {
+        let done = f.done_s.map_or("-".to_string(), |d| format!("{d:.2}"));
+        let _ = writeln!(
+            o,
+            "{:<16} {:>6} {:>9} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>10.2} {:>9}",
+            f.name,
+            f.weight,
+            f.requests,
+            f.mb_s,
+            f.disk_time_s,
+            f.lat_ms.mean,
+            f.lat_ms.p99,
+            f.lat_ms.max,
+            done
+        );
+    }
+    let p = &r.perf;
+    let _ = writeln!(
+        o,
+        "\nperf: {} events in {:.3} s wall, {:.0} simulated requests per wall second",
+        p.events, p.wall_s, p.requests_per_wall_s
+    );
+    o
+}
+
+/// Several runs of one workload, one row per policy.
+pub fn compare(rs: &[SimReport]) -> String {
+    let mut o = String::new();
+    if let Some(r) = rs.first() {
+        let _ = writeln!(o, "{} on {} | seed {}\n", r.scenario, r.device, r.seed);
+    }
+    let _ = writeln!(
+        o,
+        "{:<10} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10}",
+        "policy", "MB/s", "IOPS", "mean ms", "worst p99", "max ms", "Jain"
+    );
+    for r in rs {
+        let n = r.flows.len().max(1) as f64;
+        let mean = r.flows.iter().map(|f| f.lat_ms.mean).sum::<f64>() / n;
+        let p99 = r.flows.iter().map(|f| f.lat_ms.p99).fold(0.0, f64::max);
+        let max = r.flows.iter().map(|f| f.lat_ms.max).fold(0.0, f64::max);
+        // Jain's fairness index over weight-normalised throughput.
+        let x: Vec<f64> = r
+            .flows
+            .iter()
+            .map(|f| f.mb_s / f64::from(f.weight))
+            .collect();
+        let (s, s2) = (x.iter().sum::<f64>(), x.iter().map(|v| v * v).sum::<f64>());
+        let jain = if s2 > 0.0 { s * s / (n * s2) } else { 0.0 };
+        let _ = writeln!(
+            o,
+            "{:<10} {:>9.2} {:>9.1} {:>11.2} {:>11.2} {:>11.2} {:>10.3}",
+            r.scheduler, r.aggregate.mb_s, r.aggregate.iops, mean, p99, max, jain
+        );
+    }
+    o
+}
+
+/// Everything a scenario can name.
+pub fn list() -> String {
+    let mut o = String::from("Policies ([scheduler] name):\n");
+    for p in sluice::policy::POLICIES {
+        let _ = writeln!(o, "  {:<18} {}", p.name, p.summary);
+        if !p.params.is_empty() {
+            let _ = writeln!(o, "  {:<18} parameters: {}", "", p.params);
+        }
+    }
+    o.push_str("\nDevice presets ([device] preset):\n");
+    for p in PRESETS {
+        let _ = writeln!(o, "  {:<18} {}", p.name, p.summary);
+    }
+    o.push_str("\nFlow patterns ([[flow]] pattern):\n");
+    for (name, what) in PATTERNS {
+        let _ = writeln!(o, "  {name:<18} {what}");
+    }
+    o
+}

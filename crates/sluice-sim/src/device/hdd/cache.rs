@@ -1,0 +1,245 @@
+//! The drive's read cache: a few segments, each holding one run of
+//! consecutive sectors, filled by reads and by read-ahead after them. At
+//! most one segment grows at a time: the one the head is streaming into.
+
+use sluice::Nanos;
+
+use super::mechanics::Mechanics;
+
+/// One cache segment: sectors `[start, end)` are in the buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Segment {
+    start: u64,
+    end: u64,
+    /// Last use, for least-recently-used replacement.
+    stamp: u64,
+}
+
+/// The head streaming read-ahead into a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Prefetch {
+    segment: usize,
+    /// First sector the stream reads; the head is right before it at `t0`.
+    from: u64,
+    t0: Nanos,
+    /// The stream stops before this sector.
+    limit: u64,
+}
+
+/// What the cache can do for a read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// Every sector is in the buffer now.
+    Hit,
+    /// The read-ahead stream will have read everything by this time.
+    Stream(Nanos),
+    /// The media must be accessed.
+    Miss,
+}
+
+/// Segmented read cache with read-ahead.
+#[derive(Clone, Debug)]
+pub struct ReadCache {
+    segments: Vec<Segment>,
+    /// Sectors a segment holds.
+    capacity: u64,
+    /// Sectors read ahead past a read miss (at most the segment size).
+    read_ahead: u64,
+    prefetch: Option<Prefetch>,
+    clock: u64,
+}
+
+impl ReadCache {
+    /// `segments` segments of `segment_sectors` each; `read_ahead` sectors
+    /// read after each miss. Zero segments disables caching.
+    pub fn new(segments: usize, segment_sectors: u64, read_ahead: u64) -> Self {
+        ReadCache {
+            segments: vec![Segment::default(); segments],
+            capacity: segment_sectors,
+            read_ahead: read_ahead.min(segment_sectors),
+            prefetch: None,
+            clock: 0,
+        }
+    }
+
+    /// The active stream's frontier at `t` (first sector not yet read).
+    fn frontier(&self, m: &Mechanics, p: &Prefetch, t: Nanos) -> u64 {
+        m.stream_progress(p.from, p.t0, t, p.limit)
+    }
+
+    /// Valid range of segment `i` at time `t`, including the stream.
+    fn valid(&self, m: &Mechanics, i: usize, t: Nanos) -> (u64, u64) {
+        let s = self.segments[i];
+        match self.prefetch {
+            Some(p) if p.segment == i => {
+                let end = self.frontier(m, &p, t).max(s.end);
+                (s.start.max(end.saturating_sub(self.capacity)), end)
+            }
+            _ => (s.start, s.end),
+        }
+    }
+
+    /// Can `[lbn, lbn+n)` be served from the buffer, or from the stream?
+    pub fn lookup(&mut self, m: &Mechanics, t: Nanos, lbn: u64, n: u32) -> Lookup {
+        let end = lbn + u64::from(n);
+        for i in 0..self.segments.len() {
+            let (s, e) = self.valid(m, i, t);
+            if s <= lbn && end <= e {
+                self.clock += 1;
+                self.segments[i].stamp = self.clock;
+                return Lookup::Hit;
+            }
+        }
+        if let Some(p) = self.prefetch {
+            let (s, e) = self.valid(m, p.segment, t);
+            // The read starts inside data already buffered or still to come
+            // on this stream: the head keeps going and serves it in passing.
+            if s <= lbn && lbn <= e.max(p.limit) {
+                // Rebase the stream at its frontier, so that finding when it
+                // reaches a sector costs the distance from there, not from
+                // where a long sequential run began.
+                let front = self.frontier(m, &p, t);
+                let t_front = m.stream_time(p.from, p.t0, front);
+                let seg = &mut self.segments[p.segment];
+                seg.end = seg.end.max(front);
+                seg.start = seg.start.max(seg.end.saturating_sub(self.capacity));
+                self.clock += 1;
+                seg.stamp = self.clock;
+                let limit = (end + self.read_ahead).max(p.limit);
+                self.prefetch = Some(Prefetch {
+                    segment: p.segment,
+                    from: front,
+                    t0: t_front,
+                    limit,
+                });
+                return Lookup::Stream(m.stream_time(front, t_front, end));
+            }
+        }
+        Lookup::Miss
+    }
+
+    /// The head leaves the stream at `t` (for another access). Returns the
+    /// sector the head is over, if a stream was active.
+    pub fn stop(&mut self, m: &Mechanics, t: Nanos) -> Option<u64> {
+        let p = self.prefetch.take()?;
+        let front = self.frontier(m, &p, t);
+        let seg = &mut self.segments[p.segment];
+        seg.end = seg.end.max(front);
+        seg.start = seg.start.max(seg.end.saturating_sub(self.capacity));
+        Some(front.saturating_sub(1))
+    }
+
+    /// A read miss of `[lbn, lbn+n)` finished at `done`: buffer it in the
+    /// least recently used segment and stream read-ahead after it.
+    pub fn fill(&mut self, lbn: u64, n: u32, done: Nanos) {
+        if self.segments.is_empty() {
+            return;
+        }
+        let i = (0..self.segments.len())
+            .min_by_key(|&i| self.segments[i].stamp)
+            .expect("at least one segment");
+        let end = lbn + u64::from(n);
+        self.clock += 1;
+        self.segments[i] = Segment {
+            start: lbn.max(end.saturating_sub(self.capacity)),
+            end,
+            stamp: self.clock,
+        };
+        if self.read_ahead > 0 {
+            self.prefetch = Some(Prefetch {
+                segment: i,
+                from: end,
+                t0: done,
+                limit: end + self.read_ahead,
+            });
+        }
+    }
+
+    /// A write to `[lbn, lbn+n)`: cached copies of those sectors are stale.
+    pub fn invalidate(&mut self, lbn: u64, n: u32) {
+        let end = lbn + u64::from(n);
+        for s in &mut self.segments {
+            if s.start < end && lbn < s.end {
+                // Keep the part before the write, if any.
+                s.end = s.end.min(lbn).max(s.start);
+            }
+        }
+    }
+
+    /// The head position the stream has reached at `t`, if streaming.
+    pub fn streaming_at(&self, m: &Mechanics, t: Nanos) -> Option<u64> {
+        self.prefetch
+            .map(|p| self.frontier(m, &p, t).saturating_sub(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::geometry::{Layout, Zone};
+    use super::super::seek::SeekCurve;
+    use super::*;
+
+    fn mech() -> Mechanics {
+        Mechanics {
+            layout: Layout::new(1, vec![Zone::new(0, 999, 100, 10, 10)]).unwrap(),
+            seek: SeekCurve::Table(vec![(1, 1.0), (999, 10.0)]),
+            period: 10_000_000,
+            head_switch: 500_000,
+            write_settle: 0,
+            phase: 0,
+        }
+    }
+
+    #[test]
+    fn read_ahead_turns_the_next_sequential_read_into_a_hit() {
+        let m = mech();
+        let mut c = ReadCache::new(2, 1000, 500);
+        assert_eq!(c.lookup(&m, 0, 0, 100), Lookup::Miss);
+        c.fill(0, 100, 10_000_000);
+        // Right after the miss, the next 100 sectors are still coming.
+        match c.lookup(&m, 10_000_000, 100, 100) {
+            Lookup::Stream(t) => assert_eq!(t, m.stream_time(100, 10_000_000, 200)),
+            other => panic!("{other:?}"),
+        }
+        // Much later, they are in the buffer.
+        assert_eq!(c.lookup(&m, 200_000_000, 300, 100), Lookup::Hit);
+        // The earlier data is still there.
+        assert_eq!(c.lookup(&m, 200_000_000, 0, 100), Lookup::Hit);
+    }
+
+    #[test]
+    fn a_far_read_misses_and_stopping_keeps_what_was_read() {
+        let m = mech();
+        let mut c = ReadCache::new(1, 1000, 500);
+        c.fill(0, 100, 0);
+        assert_eq!(c.lookup(&m, 5_000_000, 50_000, 8), Lookup::Miss);
+        // Sector 100 opens cylinder 1: a 1 ms cylinder switch, then 4 ms
+        // of streaming at 10 sectors per ms by t = 5 ms.
+        assert_eq!(c.stop(&m, 5_000_000), Some(139));
+        assert_eq!(c.lookup(&m, 5_000_000, 100, 40), Lookup::Hit);
+        assert_eq!(c.lookup(&m, 5_000_000, 100, 41), Lookup::Miss);
+    }
+
+    #[test]
+    fn writes_invalidate_overlapping_data() {
+        let m = mech();
+        let mut c = ReadCache::new(1, 1000, 0);
+        c.fill(0, 100, 0);
+        c.invalidate(50, 8);
+        assert_eq!(c.lookup(&m, 1, 0, 50), Lookup::Hit);
+        assert_eq!(c.lookup(&m, 1, 40, 20), Lookup::Miss);
+    }
+
+    #[test]
+    fn least_recently_used_segment_is_replaced() {
+        let m = mech();
+        let mut c = ReadCache::new(2, 1000, 0);
+        c.fill(0, 10, 0);
+        c.fill(5000, 10, 0);
+        assert_eq!(c.lookup(&m, 1, 0, 10), Lookup::Hit); // touch segment 0
+        c.fill(9000, 10, 0); // replaces the 5000 segment
+        assert_eq!(c.lookup(&m, 2, 0, 10), Lookup::Hit);
+        assert_eq!(c.lookup(&m, 2, 5000, 10), Lookup::Miss);
+        assert_eq!(c.lookup(&m, 2, 9000, 10), Lookup::Hit);
+    }
+}

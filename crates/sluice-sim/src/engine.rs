@@ -1,0 +1,413 @@
+//! The discrete-event loop: flows issue requests, the policy orders them,
+//! the device serves them, all on one virtual nanosecond clock.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+use sluice::{
+    Decision, DeviceView, Direction, FlowConfig, FlowId, Nanos, Request, RequestId, Scheduler,
+    Service, NS_PER_S,
+};
+
+use crate::device::hdd::Hdd;
+use crate::device::{presets, Command, Device};
+use crate::report::{Aggregate, FlowReport, Latency, Perf, SimReport, SIM_SCHEMA};
+use crate::scenario::Scenario;
+use crate::workload::{splitmix, Flow};
+
+/// Why a simulation could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    #[error("unknown device preset '{0}'")]
+    UnknownPreset(String),
+    #[error("{0}")]
+    Policy(#[from] sluice::policy::PolicyError),
+}
+
+/// What can happen at an instant. Stale device/timer/idle events (their
+/// generation no longer current) are skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    /// A flow starts, or wakes from its think time, and issues requests.
+    FlowIssue(u32),
+    /// The device's next completion.
+    Device(u64),
+    /// The policy's timer.
+    Timer(u64),
+    /// The end of a policy's idling.
+    Idle(u64),
+}
+
+/// A request in the device.
+struct InFlight {
+    request: Request,
+    dispatched: Nanos,
+    disk_time: Nanos,
+}
+
+/// The device as the policy sees it.
+struct View<'a> {
+    device: &'a dyn Device,
+    in_flight: usize,
+    head: u64,
+}
+
+impl DeviceView for View<'_> {
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+    fn queue_depth(&self) -> usize {
+        self.device.queue_depth()
+    }
+    fn head(&self) -> u64 {
+        self.head
+    }
+    fn capacity(&self) -> u64 {
+        self.device.capacity()
+    }
+    fn seek_time(&self, from: u64, to: u64) -> Nanos {
+        self.device.seek_time(from, to)
+    }
+    fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos {
+        self.device.positioning_time(now, from, to)
+    }
+    fn full_stroke_seek(&self) -> Nanos {
+        self.device.full_stroke_seek()
+    }
+}
+
+/// A pending timer slot: generation and time of the event in the heap.
+#[derive(Default)]
+struct Armed {
+    generation: u64,
+    at: Option<Nanos>,
+}
+
+/// One simulation run.
+pub struct Simulation {
+    scenario_name: String,
+    scheduler_name: String,
+    seed: u64,
+    duration: Nanos,
+    warmup: Nanos,
+    sched: Box<dyn Scheduler>,
+    device: Box<dyn Device>,
+    flows: Vec<Flow>,
+    heap: BinaryHeap<Reverse<(Nanos, u64, Event)>>,
+    seq: u64,
+    now: Nanos,
+    next_id: u64,
+    in_flight: Vec<InFlight>,
+    head: u64,
+    last_change: Nanos,
+    dev_event: Armed,
+    timer: Armed,
+    idle: Armed,
+    events: u64,
+    completed_total: u64,
+    finite_left: usize,
+}
+
+impl Simulation {
+    /// Set a scenario up: device, policy, flows.
+    pub fn new(scenario: &Scenario) -> Result<Self, SimError> {
+        let spec = presets::preset(&scenario.device.preset)
+            .ok_or_else(|| SimError::UnknownPreset(scenario.device.preset.clone()))?;
+        let phase = splitmix(scenario.seed) % spec.period();
+        let device: Box<dyn Device> = Box::new(Hdd::new(
+            &spec,
+            scenario.device.queue_depth,
+            scenario.device.internal,
+            phase,
+        ));
+        let mut sched = sluice::policy::build(&scenario.scheduler, &scenario.params)?;
+        let mut heap = BinaryHeap::new();
+        let mut flows = Vec::with_capacity(scenario.flows.len());
+        for (i, f) in scenario.flows.iter().enumerate() {
+            let cfg = FlowConfig {
+                weight: f.weight,
+                class: None,
+            };
+            sched.add_flow(0, FlowId(i as u32), &cfg);
+            heap.push(Reverse((f.start, i as u64, Event::FlowIssue(i as u32))));
+            flows.push(Flow::new(f.clone(), scenario.seed, i));
+        }
+        let finite_left = flows.iter().filter(|f| f.spec.requests.is_some()).count();
+        Ok(Simulation {
+            scenario_name: scenario.name.clone(),
+            scheduler_name: scenario.scheduler.clone(),
+            seed: scenario.seed,
+            duration: scenario.duration,
+            warmup: scenario.warmup,
+            sched,
+            device,
+            seq: flows.len() as u64,
+            flows,
+            heap,
+            now: 0,
+            next_id: 0,
+            in_flight: Vec::new(),
+            head: 0,
+            last_change: 0,
+            dev_event: Armed::default(),
+            timer: Armed::default(),
+            idle: Armed::default(),
+            events: 0,
+            completed_total: 0,
+            finite_left,
+        })
+    }
+
+    fn push(&mut self, at: Nanos, ev: Event) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, ev)));
+    }
+
+    /// Run to the end and report.
+    pub fn run(mut self) -> SimReport {
+        let wall = Instant::now();
+        let all_finite = self.finite_left == self.flows.len();
+        while let Some(Reverse((t, _, ev))) = self.heap.pop() {
+            if t > self.duration {
+                break;
+            }
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Event::FlowIssue(f) => self.issue(f as usize),
+                Event::Device(g) if g == self.dev_event.generation => {
+                    self.dev_event.at = None;
+                    while let Some(tag) = self.device.pop_completion(t) {
+                        self.complete(tag);
+                    }
+                }
+                Event::Timer(g) if g == self.timer.generation => {
+                    self.timer.at = None;
+                    self.sched.on_timer(t);
+                }
+                Event::Idle(g) if g == self.idle.generation => self.idle.at = None,
+                _ => continue,
+            }
+            self.pump();
+            self.arm();
+            if all_finite && self.finite_left == 0 {
+                break;
+            }
+        }
+        let end = if all_finite && self.finite_left == 0 {
+            self.now
+        } else {
+            self.duration
+        };
+        self.report(end, wall.elapsed().as_secs_f64())
+    }
+
+    /// Issue as many requests as flow `f` has room for.
+    fn issue(&mut self, f: usize) {
+        let now = self.now;
+        while self.flows[f].wants_more() {
+            let flow = &mut self.flows[f];
+            let sector = flow.next_sector();
+            let write = flow.spec.pattern.is_write();
+            let r = Request {
+                id: RequestId(self.next_id),
+                flow: FlowId(f as u32),
+                dir: if write {
+                    Direction::Write
+                } else {
+                    Direction::Read
+                },
+                sync: !write,
+                sector,
+                sectors: flow.spec.request_sectors,
+                arrival: now,
+            };
+            self.next_id += 1;
+            self.sched.add(now, r);
+        }
+    }
+
+    /// Share the device time since the last change among the requests in
+    /// flight.
+    fn attribute(&mut self) {
+        let k = self.in_flight.len() as u64;
+        let elapsed = self.now - self.last_change;
+        if let (Some(share), Some(rem)) = (elapsed.checked_div(k), elapsed.checked_rem(k)) {
+            for (i, x) in self.in_flight.iter_mut().enumerate() {
+                x.disk_time += share + u64::from((i as u64) < rem);
+            }
+        }
+        self.last_change = self.now;
+    }
+
+    fn complete(&mut self, tag: u64) {
+        self.attribute();
+        let i = self
+            .in_flight
+            .iter()
+            .position(|x| x.request.id.0 == tag)
+            .expect("the device completes only what it was given");
+        let x = self.in_flight.swap_remove(i);
+        let now = self.now;
+        let svc = Service {
+            dispatched: x.dispatched,
+            completed: now,
+            disk_time: x.disk_time,
+        };
+        let r = x.request;
+        self.completed_total += 1;
+        let f = r.flow.0 as usize;
+        let flow = &mut self.flows[f];
+        flow.in_flight -= 1;
+        flow.completed += 1;
+        if now >= self.warmup {
+            flow.metrics
+                .record(r.bytes(), r.is_write(), now - r.arrival);
+            flow.metrics.disk_time += x.disk_time;
+        }
+        if flow.finished() && flow.done_at.is_none() {
+            flow.done_at = Some(now);
+            self.finite_left -= 1;
+        }
+        let think = flow.spec.think;
+        self.sched.complete(now, &r, &svc);
+        if think > 0 {
+            if self.flows[f].wants_more() {
+                self.push(now + think, Event::FlowIssue(f as u32));
+            }
+        } else {
+            self.issue(f);
+        }
+    }
+
+    /// Fill free device slots as the policy decides.
+    fn pump(&mut self) {
+        while self.in_flight.len() < self.device.queue_depth() {
+            let view = View {
+                device: self.device.as_ref(),
+                in_flight: self.in_flight.len(),
+                head: self.head,
+            };
+            match self.sched.dispatch(self.now, &view) {
+                Decision::Dispatch(r) => {
+                    self.attribute();
+                    self.head = r.end();
+                    self.device.submit(
+                        self.now,
+                        Command {
+                            tag: r.id.0,
+                            write: r.is_write(),
+                            lbn: r.sector,
+                            sectors: r.sectors,
+                        },
+                    );
+                    self.in_flight.push(InFlight {
+                        request: r,
+                        dispatched: self.now,
+                        disk_time: 0,
+                    });
+                }
+                Decision::IdleUntil(t) => {
+                    if self.idle.at != Some(t) {
+                        self.idle.generation += 1;
+                        self.idle.at = Some(t);
+                        let g = self.idle.generation;
+                        self.push(t.max(self.now), Event::Idle(g));
+                    }
+                    break;
+                }
+                Decision::Nothing => break,
+            }
+        }
+    }
+
+    /// Make sure the heap holds the device's next completion and the
+    /// policy's next timer.
+    fn arm(&mut self) {
+        let next = self.device.next_completion();
+        if next != self.dev_event.at {
+            self.dev_event.generation += 1;
+            self.dev_event.at = next;
+            if let Some(t) = next {
+                let g = self.dev_event.generation;
+                self.push(t, Event::Device(g));
+            }
+        }
+        let next = self.sched.next_timer();
+        if next != self.timer.at {
+            self.timer.generation += 1;
+            self.timer.at = next;
+            if let Some(t) = next {
+                let g = self.timer.generation;
+                self.push(t.max(self.now), Event::Timer(g));
+            }
+        }
+    }
+
+    fn report(&self, end: Nanos, wall_s: f64) -> SimReport {
+        let secs = (end.saturating_sub(self.warmup)) as f64 / NS_PER_S as f64;
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let mb = |bytes: u64| per_s(bytes as f64 / 1e6);
+        let mut flows = Vec::with_capacity(self.flows.len());
+        let (mut bytes, mut rb, mut wb, mut reqs) = (0, 0, 0, 0);
+        for f in &self.flows {
+            let m = &f.metrics;
+            bytes += m.bytes;
+            rb += m.read_bytes;
+            wb += m.write_bytes;
+            reqs += m.requests;
+            let l = m.latency_ms();
+            flows.push(FlowReport {
+                name: f.spec.name.clone(),
+                weight: f.spec.weight,
+                requests: m.requests,
+                bytes: m.bytes,
+                mb_s: mb(m.bytes),
+                disk_time_s: m.disk_time as f64 / NS_PER_S as f64,
+                lat_ms: Latency {
+                    mean: l.mean,
+                    p50: l.p50,
+                    p95: l.p95,
+                    p99: l.p99,
+                    max: l.max,
+                },
+                done_s: f
+                    .done_at
+                    .map(|t| t.saturating_sub(f.spec.start) as f64 / NS_PER_S as f64),
+                frames_dropped: None,
+            });
+        }
+        SimReport {
+            schema: SIM_SCHEMA,
+            scenario: self.scenario_name.clone(),
+            scheduler: self.scheduler_name.clone(),
+            device: self.device.name().to_string(),
+            seed: self.seed,
+            sim_time_s: end as f64 / NS_PER_S as f64,
+            measured_from_s: self.warmup as f64 / NS_PER_S as f64,
+            aggregate: Aggregate {
+                mb_s: mb(bytes),
+                read_mb_s: mb(rb),
+                write_mb_s: mb(wb),
+                iops: per_s(reqs as f64),
+                requests: reqs,
+            },
+            flows,
+            perf: Perf {
+                events: self.events,
+                wall_s,
+                requests_per_wall_s: if wall_s > 0.0 {
+                    self.completed_total as f64 / wall_s
+                } else {
+                    0.0
+                },
+            },
+        }
+    }
+}
+
+/// Load-and-run convenience: simulate `scenario` and report.
+pub fn simulate(scenario: &Scenario) -> Result<SimReport, SimError> {
+    Ok(Simulation::new(scenario)?.run())
+}

@@ -1,0 +1,20 @@
+//! sluice-sim: a deterministic discrete-event simulator for disk schedulers.
+//!
+//! A run is a function of (scenario, seed): the same inputs give the same
+//! report, byte for byte, apart from the wall-clock `perf` figures.
+//!
+//! ```no_run
+//! let scenario = sluice_sim::Scenario::load("scenarios/10r-rand.toml".as_ref()).unwrap();
+//! let report = sluice_sim::simulate(&scenario).unwrap();
+//! println!("{:.1} MB/s", report.aggregate.mb_s);
+//! ```
+
+pub mod device;
+pub mod engine;
+pub mod report;
+pub mod scenario;
+mod workload;
+
+pub use engine::{simulate, SimError, Simulation};
+pub use report::SimReport;
+pub use scenario::{Scenario, ScenarioError};

@@ -1,0 +1,64 @@
+//! The `sluice.sim/1` JSON results (a contract: fields may be added; renaming
+//! or removing one bumps the schema).
+
+use serde::Serialize;
+
+/// Schema tag of [`SimReport`].
+pub const SIM_SCHEMA: &str = "sluice.sim/1";
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SimReport {
+    pub schema: &'static str,
+    pub scenario: String,
+    pub scheduler: String,
+    pub device: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub measured_from_s: f64,
+    pub aggregate: Aggregate,
+    pub flows: Vec<FlowReport>,
+    pub perf: Perf,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Aggregate {
+    pub mb_s: f64,
+    pub read_mb_s: f64,
+    pub write_mb_s: f64,
+    pub iops: f64,
+    pub requests: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct FlowReport {
+    pub name: String,
+    pub weight: u32,
+    pub requests: u64,
+    pub bytes: u64,
+    pub mb_s: f64,
+    pub disk_time_s: f64,
+    pub lat_ms: Latency,
+    /// Finite flows: seconds from the flow's start to its last completion.
+    pub done_s: Option<f64>,
+    /// Video flows: frames not read by their display time.
+    pub frames_dropped: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Latency {
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// Simulator speed. Wall-clock figures: the only part of a report that
+/// differs between two runs of the same scenario and seed.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Perf {
+    pub events: u64,
+    pub wall_s: f64,
+    /// Simulated requests completed (warm-up included) per wall-clock second.
+    pub requests_per_wall_s: f64,
+}

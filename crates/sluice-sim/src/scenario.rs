@@ -1,0 +1,462 @@
+//! Scenario files: what to simulate. Parsing is strict: an unknown key, a
+//! wrong type or an impossible value is a one-line error naming the file and
+//! the key.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+use sluice::policy::{ParamValue, Params};
+use sluice::{Nanos, NS_PER_MS, NS_PER_S};
+
+use crate::device::presets::{self, PRESETS};
+use crate::device::InternalOrder;
+
+const KIB_SECTORS: u64 = 2;
+const GIB_SECTORS: f64 = (1u64 << 30) as f64 / 512.0;
+
+/// A scenario that failed to load: which file, and what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioError {
+    pub file: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.file, self.message)
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// How a flow generates requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pattern {
+    /// Synchronous reads walking through the file (read-ahead sized).
+    SeqRead,
+    /// Synchronous reads at uniformly random aligned offsets in the file.
+    RandRead,
+    /// Asynchronous writes walking through the file.
+    SeqWrite,
+    /// Asynchronous writes at random aligned offsets.
+    RandWrite,
+}
+
+/// Flow patterns, for `sluice list`.
+pub const PATTERNS: &[(&str, &str)] = &[
+    ("seq-read", "greedy sequential reader: synchronous reads of request_kib (default 128, the read-ahead)"),
+    ("rand-read", "greedy random reader: synchronous reads of request_kib (default 4) at random aligned offsets"),
+    ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
+    ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
+];
+
+impl Pattern {
+    fn parse(s: &str) -> Option<Self> {
+        match s {
+            "seq-read" => Some(Pattern::SeqRead),
+            "rand-read" => Some(Pattern::RandRead),
+            "seq-write" => Some(Pattern::SeqWrite),
+            "rand-write" => Some(Pattern::RandWrite),
+            _ => None,
+        }
+    }
+
+    /// Writes are asynchronous; reads synchronous.
+    pub fn is_write(self) -> bool {
+        matches!(self, Pattern::SeqWrite | Pattern::RandWrite)
+    }
+
+    /// Sequential patterns walk the file; the others jump.
+    pub fn is_sequential(self) -> bool {
+        matches!(self, Pattern::SeqRead | Pattern::SeqWrite)
+    }
+}
+
+/// One flow, after `count` expansion and file placement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    pub name: String,
+    pub pattern: Pattern,
+    pub request_sectors: u32,
+    /// The flow's file: first sector and length.
+    pub file_start: u64,
+    pub file_sectors: u64,
+    pub weight: u32,
+    pub start: Nanos,
+    pub think: Nanos,
+    /// Requests kept in flight.
+    pub outstanding: u32,
+    /// Stop after this many requests (`None` = greedy until the end).
+    pub requests: Option<u64>,
+}
+
+/// The device to simulate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceConfig {
+    pub preset: String,
+    pub queue_depth: usize,
+    pub internal: InternalOrder,
+}
+
+/// A loaded, validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Nanos,
+    pub warmup: Nanos,
+    pub device: DeviceConfig,
+    pub scheduler: String,
+    pub params: Params,
+    pub flows: Vec<FlowSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: String,
+    #[serde(default = "one")]
+    seed: u64,
+    duration_s: f64,
+    #[serde(default)]
+    warmup_s: f64,
+    device: RawDevice,
+    scheduler: RawScheduler,
+    #[serde(rename = "flow", default)]
+    flows: Vec<RawFlow>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawDevice {
+    preset: String,
+    queue_depth: Option<u32>,
+    internal: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawScheduler {
+    name: String,
+    #[serde(flatten)]
+    params: BTreeMap<String, toml::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlow {
+    name: String,
+    count: Option<u32>,
+    pattern: String,
+    request_kib: Option<u32>,
+    file_gib: Option<f64>,
+    weight: Option<u32>,
+    start_s: Option<f64>,
+    offset_gib: Option<f64>,
+    think_ms: Option<f64>,
+    outstanding: Option<u32>,
+    requests: Option<u64>,
+}
+
+/// 1-based line of byte offset `at` in `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+fn seconds(key: &str, v: f64, min: f64) -> Result<Nanos, String> {
+    if !v.is_finite() || v < min || v > 1e7 {
+        return Err(format!(
+            "{key} must be a number of seconds >= {min} (got {v})"
+        ));
+    }
+    Ok((v * NS_PER_S as f64).round() as Nanos)
+}
+
+impl Scenario {
+    /// Load a scenario file.
+    pub fn load(path: &Path) -> Result<Self, ScenarioError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
+            file: file.clone(),
+            message: format!("cannot read scenario: {e}"),
+        })?;
+        Self::parse(&file, &text)
+    }
+
+    /// Parse scenario text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, ScenarioError> {
+        let err = |message: String| ScenarioError {
+            file: file.to_string(),
+            message,
+        };
+        let raw: RawScenario = toml::from_str(text).map_err(|e| {
+            let msg = e.message().replace('\n', " ");
+            match e.span() {
+                Some(span) => {
+                    // Quote the offending line: it names the key even when
+                    // the parser's message only names the expected type.
+                    let line = line_of(text, span.start);
+                    let src = text.lines().nth(line - 1).unwrap_or("").trim();
+                    err(format!("line {line} ({src}): {msg}"))
+                }
+                None => err(msg),
+            }
+        })?;
+        Self::from_raw(raw).map_err(err)
+    }
+
+    fn from_raw(raw: RawScenario) -> Result<Self, String> {
+        let duration = seconds("duration_s", raw.duration_s, 0.001)?;
+        let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
+        if warmup >= duration {
+            return Err(format!(
+                "warmup_s ({}) must be shorter than duration_s ({})",
+                raw.warmup_s, raw.duration_s
+            ));
+        }
+        let spec = presets::preset(&raw.device.preset).ok_or_else(|| {
+            let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+            format!(
+                "[device] preset: unknown preset '{}' (available: {})",
+                raw.device.preset,
+                names.join(", ")
+            )
+        })?;
+        let queue_depth = raw.device.queue_depth.unwrap_or(1);
+        if !(1..=256).contains(&queue_depth) {
+            return Err(format!(
+                "[device] queue_depth must be 1..=256 (got {queue_depth})"
+            ));
+        }
+        let internal = match raw.device.internal.as_deref() {
+            None => InternalOrder::Satf,
+            Some(s) => InternalOrder::parse(s).ok_or_else(|| {
+                format!("[device] internal: unknown order '{s}' (expected fcfs, sstf or satf)")
+            })?,
+        };
+        let mut params = Params::default();
+        for (k, v) in &raw.scheduler.params {
+            let pv = match v {
+                toml::Value::Boolean(b) => ParamValue::Bool(*b),
+                toml::Value::Integer(i) => ParamValue::Int(*i),
+                toml::Value::Float(x) => ParamValue::Float(*x),
+                toml::Value::String(s) => ParamValue::Str(s.clone()),
+                other => {
+                    return Err(format!(
+                        "[scheduler] {k}: expected a boolean, number or string, got {}",
+                        other.type_str()
+                    ))
+                }
+            };
+            params.insert(k, pv);
+        }
+        sluice::policy::build(&raw.scheduler.name, &params)
+            .map_err(|e| format!("[scheduler] {e}"))?;
+        if raw.flows.is_empty() {
+            return Err("no [[flow]]: a scenario needs at least one flow".into());
+        }
+        let capacity = spec.layout.capacity();
+        let mut flows = Vec::new();
+        let mut next_free = 0u64;
+        for f in &raw.flows {
+            let ctx = |m: String| format!("flow '{}': {m}", f.name);
+            let pattern = Pattern::parse(&f.pattern).ok_or_else(|| {
+                let names: Vec<_> = PATTERNS.iter().map(|p| p.0).collect();
+                ctx(format!(
+                    "pattern: unknown pattern '{}' (available: {})",
+                    f.pattern,
+                    names.join(", ")
+                ))
+            })?;
+            let count = f.count.unwrap_or(1);
+            if count == 0 || count > 100_000 {
+                return Err(ctx(format!("count must be 1..=100000 (got {count})")));
+            }
+            let default_kib = if pattern.is_sequential() { 128 } else { 4 };
+            let kib = f.request_kib.unwrap_or(default_kib);
+            if kib == 0 || kib > 65_536 {
+                return Err(ctx(format!("request_kib must be 1..=65536 (got {kib})")));
+            }
+            let request_sectors = kib * KIB_SECTORS as u32;
+            let file_gib = f.file_gib.unwrap_or(5.0);
+            if !file_gib.is_finite() || file_gib <= 0.0 {
+                return Err(ctx(format!("file_gib must be positive (got {file_gib})")));
+            }
+            let file_sectors = ((file_gib * GIB_SECTORS) as u64).max(u64::from(request_sectors));
+            let weight = f.weight.unwrap_or(100);
+            if !(1..=1000).contains(&weight) {
+                return Err(ctx(format!("weight must be 1..=1000 (got {weight})")));
+            }
+            let start = seconds("start_s", f.start_s.unwrap_or(0.0), 0.0).map_err(ctx)?;
+            let think_ms = f.think_ms.unwrap_or(0.0);
+            if !think_ms.is_finite() || !(0.0..=1e7).contains(&think_ms) {
+                return Err(ctx(format!("think_ms must be >= 0 (got {think_ms})")));
+            }
+            let outstanding = f
+                .outstanding
+                .unwrap_or(if pattern.is_write() { 16 } else { 1 });
+            if !(1..=4096).contains(&outstanding) {
+                return Err(ctx(format!(
+                    "outstanding must be 1..=4096 (got {outstanding})"
+                )));
+            }
+            if f.requests == Some(0) {
+                return Err(ctx("requests must be at least 1".into()));
+            }
+            for i in 0..count {
+                let file_start = match f.offset_gib {
+                    Some(g) if !g.is_finite() || g < 0.0 => {
+                        return Err(ctx(format!("offset_gib must be >= 0 (got {g})")))
+                    }
+                    // Copies of one flow sit one after another from the offset.
+                    Some(g) => (g * GIB_SECTORS) as u64 + u64::from(i) * file_sectors,
+                    None => next_free,
+                };
+                let end = file_start + file_sectors;
+                if end > capacity {
+                    return Err(ctx(format!(
+                        "file ends at {:.1} GiB, past the end of {} ({:.1} GiB): lower file_gib, offset_gib or count",
+                        end as f64 / GIB_SECTORS,
+                        spec.name,
+                        capacity as f64 / GIB_SECTORS
+                    )));
+                }
+                next_free = next_free.max(end);
+                let name = if count > 1 {
+                    format!("{}{}", f.name, i)
+                } else {
+                    f.name.clone()
+                };
+                flows.push(FlowSpec {
+                    name,
+                    pattern,
+                    request_sectors,
+                    file_start,
+                    file_sectors,
+                    weight,
+                    start,
+                    think: (think_ms * NS_PER_MS as f64).round() as Nanos,
+                    outstanding,
+                    requests: f.requests,
+                });
+            }
+        }
+        Ok(Scenario {
+            name: raw.name,
+            seed: raw.seed,
+            duration,
+            warmup,
+            device: DeviceConfig {
+                preset: raw.device.preset,
+                queue_depth: queue_depth as usize,
+                internal,
+            },
+            scheduler: raw.scheduler.name,
+            params,
+            flows,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+seed = 3
+duration_s = 10
+warmup_s = 1
+
+[device]
+preset = "maxtor-stm332061"
+
+[scheduler]
+name = "clook"
+
+[[flow]]
+name = "r"
+count = 3
+pattern = "rand-read"
+file_gib = 2
+"#;
+
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+        Scenario::parse("s.toml", text)
+    }
+
+    #[test]
+    fn expands_counts_and_lays_files_out_one_after_another() {
+        let s = parse(GOOD).unwrap();
+        assert_eq!(s.flows.len(), 3);
+        assert_eq!(s.flows[2].name, "r2");
+        assert_eq!(s.flows[1].file_start, s.flows[0].file_sectors);
+        assert_eq!(s.flows[0].request_sectors, 8);
+        assert_eq!(s.flows[0].outstanding, 1);
+        assert_eq!((s.seed, s.duration, s.warmup), (3, 10 * NS_PER_S, NS_PER_S));
+    }
+
+    #[test]
+    fn offset_places_a_file() {
+        let s = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\noffset_gib = 100")).unwrap();
+        assert_eq!(s.flows[0].file_start, (100.0 * GIB_SECTORS) as u64);
+    }
+
+    fn error(text: &str) -> String {
+        parse(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn unknown_key_is_named_with_its_line() {
+        let e = error(&GOOD.replace("seed = 3", "seed = 3\ncolour = \"red\""));
+        assert!(
+            e.starts_with("s.toml: line ") && e.contains("colour"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        for (from, to, needle) in [
+            ("maxtor-stm332061", "no-such-disk", "no-such-disk"),
+            ("\"clook\"", "\"nope\"", "nope"),
+            (
+                "file_gib = 2",
+                "file_gib = 2\nrequest_kib = 0",
+                "request_kib",
+            ),
+            ("file_gib = 2", "file_gib = 2\nweight = 0", "weight"),
+            ("file_gib = 2", "file_gib = 400", "past the end"),
+            ("rand-read", "sideways", "sideways"),
+            ("warmup_s = 1", "warmup_s = 20", "warmup_s"),
+            ("seed = 3", "seed = \"x\"", "seed"),
+            (
+                "name = \"clook\"",
+                "name = \"clook\"\nquantum = 3",
+                "quantum",
+            ),
+        ] {
+            let e = error(&GOOD.replace(from, to));
+            assert!(e.contains(needle), "{from} -> {to}: {e}");
+            assert!(e.starts_with("s.toml: "), "{e}");
+        }
+    }
+
+    #[test]
+    fn missing_file_names_the_path() {
+        let e = Scenario::load(Path::new("/nonexistent/x.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("/nonexistent/x.toml: "), "{e}");
+    }
+}

@@ -1,0 +1,105 @@
+//! Per-flow measurements shared by every driver: bytes, requests, device
+//! time and a latency histogram.
+
+use hdrhistogram::Histogram;
+
+use crate::types::Nanos;
+
+const US_PER_MS: f64 = 1000.0;
+
+/// What one flow received over the measured window.
+#[derive(Clone, Debug)]
+pub struct FlowMetrics {
+    pub requests: u64,
+    pub bytes: u64,
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Device time attributed to the flow (see [`crate::Service::disk_time`]).
+    pub disk_time: Nanos,
+    latency: Histogram<u64>,
+}
+
+impl Default for FlowMetrics {
+    fn default() -> Self {
+        FlowMetrics {
+            requests: 0,
+            bytes: 0,
+            read_bytes: 0,
+            write_bytes: 0,
+            disk_time: 0,
+            // Microseconds, 3 significant digits, growing only as far as the
+            // largest latency seen (about 100 KiB for seconds-long tails).
+            latency: Histogram::new(3).expect("3 significant digits is valid"),
+        }
+    }
+}
+
+/// Latency summary in milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl FlowMetrics {
+    /// Count one completed request of `bytes` with the given latency.
+    pub fn record(&mut self, bytes: u64, write: bool, latency: Nanos) {
+        self.requests += 1;
+        self.bytes += bytes;
+        if write {
+            self.write_bytes += bytes;
+        } else {
+            self.read_bytes += bytes;
+        }
+        let us = (latency / 1000).max(1);
+        // Auto-resizing histograms only fail beyond u64 range: impossible here.
+        let _ = self.latency.record(us);
+    }
+
+    /// Latency percentiles in ms (zeros when nothing was recorded).
+    pub fn latency_ms(&self) -> LatencySummary {
+        if self.latency.is_empty() {
+            return LatencySummary::default();
+        }
+        let ms = |us: u64| us as f64 / US_PER_MS;
+        LatencySummary {
+            mean: self.latency.mean() / US_PER_MS,
+            p50: ms(self.latency.value_at_quantile(0.50)),
+            p95: ms(self.latency.value_at_quantile(0.95)),
+            p99: ms(self.latency.value_at_quantile(0.99)),
+            max: ms(self.latency.max()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_bytes_by_direction_and_latency_percentiles() {
+        let mut m = FlowMetrics::default();
+        for i in 1..=100u64 {
+            m.record(4096, i % 4 == 0, i * crate::NS_PER_MS);
+        }
+        assert_eq!(m.requests, 100);
+        assert_eq!(m.write_bytes, 25 * 4096);
+        assert_eq!(m.read_bytes, 75 * 4096);
+        let l = m.latency_ms();
+        assert!((l.p50 - 50.0).abs() < 0.1, "{l:?}");
+        assert!((l.p99 - 99.0).abs() < 0.1, "{l:?}");
+        assert!((l.max - 100.0).abs() < 0.1, "{l:?}");
+        assert!((l.mean - 50.5).abs() < 0.1, "{l:?}");
+    }
+
+    #[test]
+    fn empty_metrics_report_zero_latency() {
+        assert_eq!(
+            FlowMetrics::default().latency_ms(),
+            LatencySummary::default()
+        );
+    }
+}

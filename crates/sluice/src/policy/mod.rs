@@ -1,0 +1,119 @@
+//! Every policy, and how to build one by its contract name.
+
+mod clook;
+mod noop;
+mod params;
+mod sstf;
+
+#[cfg(test)]
+pub(crate) use crate::testkit;
+
+pub use clook::Clook;
+pub use noop::Noop;
+pub use params::{ParamValue, Params};
+pub use sstf::Sstf;
+
+use crate::scheduler::Scheduler;
+
+/// A policy sluice can build: its contract name and a one-line description.
+#[derive(Clone, Copy, Debug)]
+pub struct PolicyInfo {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Parameters it accepts, with defaults, for `sluice list`.
+    pub params: &'static str,
+}
+
+/// The policies this build provides.
+pub const POLICIES: &[PolicyInfo] = &[
+    PolicyInfo {
+        name: "noop",
+        summary: "FIFO in arrival order (Linux noop without merging)",
+        params: "",
+    },
+    PolicyInfo {
+        name: "clook",
+        summary: "C-LOOK: ascending sector order from the head, wrapping to the lowest",
+        params: "",
+    },
+    PolicyInfo {
+        name: "sstf",
+        summary: "shortest seek time first, by the device's seek-time estimate",
+        params: "",
+    },
+];
+
+/// Why a policy could not be built.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PolicyError {
+    #[error("unknown policy '{name}' (available: {available})")]
+    UnknownPolicy { name: String, available: String },
+    #[error("policy '{policy}' has no parameter '{param}'{hint}")]
+    UnknownParam {
+        policy: String,
+        param: String,
+        hint: String,
+    },
+    #[error("parameter '{param}' of policy '{policy}': expected {expected}, got {got}")]
+    BadParam {
+        policy: String,
+        param: String,
+        expected: String,
+        got: String,
+    },
+}
+
+/// Build a policy by its contract name with the given parameters. Every
+/// parameter must be consumed: an unknown one is an error naming it.
+pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, PolicyError> {
+    let mut p = params.reader(name);
+    let policy: Box<dyn Scheduler> = match name {
+        "noop" => Box::new(Noop::new()),
+        "clook" => Box::new(Clook::new()),
+        "sstf" => Box::new(Sstf::new()),
+        _ => {
+            return Err(PolicyError::UnknownPolicy {
+                name: name.to_string(),
+                available: POLICIES
+                    .iter()
+                    .map(|p| p.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+        }
+    };
+    let accepted = POLICIES
+        .iter()
+        .find(|i| i.name == name)
+        .map_or("", |i| i.params);
+    p.finish(accepted)?;
+    Ok(policy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_policy_builds_with_defaults() {
+        for info in POLICIES {
+            let s = build(info.name, &Params::default()).unwrap();
+            assert_eq!(s.name(), info.name);
+        }
+    }
+
+    #[test]
+    fn unknown_policy_names_itself_and_the_alternatives() {
+        let err = build("no-such", &Params::default()).err().unwrap();
+        let msg = err.to_string();
+        assert!(msg.contains("no-such") && msg.contains("clook"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_parameter_is_rejected() {
+        let mut params = Params::default();
+        params.insert("quantum", ParamValue::Int(4));
+        let err = build("noop", &params).err().unwrap();
+        assert!(err.to_string().contains("quantum"), "{err}");
+    }
+}

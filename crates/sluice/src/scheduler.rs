@@ -1,0 +1,145 @@
+//! The scheduler interface: the contract between a policy and its driver.
+
+use crate::types::{FlowId, Nanos, Request};
+
+/// What the policy wants done with a free device slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Send this request to the device now.
+    Dispatch(Request),
+    /// Keep the device idle, even though requests may be queued, until the
+    /// given time (anticipation: BFQ's and CFQ's idling for a sync flow that
+    /// is expected to issue its next request soon). The driver calls
+    /// `dispatch` again at that time at the latest, earlier if a request
+    /// arrives or completes.
+    IdleUntil(Nanos),
+    /// Nothing to send (empty, or waiting for in-flight requests to finish,
+    /// as YFQ's batches and VIOS's one-request-at-a-time rule do).
+    Nothing,
+}
+
+/// How the device served a request: passed back on completion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Service {
+    /// When the driver handed the request to the device.
+    pub dispatched: Nanos,
+    /// When the device reported it done.
+    pub completed: Nanos,
+    /// Device time attributed to this request: the time it was in flight,
+    /// where every stretch with k requests in flight counts 1/k to each.
+    /// VIOS charges this to the request's class; BFQ uses it for the
+    /// budget timeout and its peak-rate estimate.
+    pub disk_time: Nanos,
+}
+
+impl Service {
+    /// Dispatch-to-completion time.
+    pub fn response(&self) -> Nanos {
+        self.completed.saturating_sub(self.dispatched)
+    }
+}
+
+/// Per-flow settings a driver gives a policy when the flow appears.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlowConfig {
+    /// Proportional-share weight, 1..=1000 (default 100).
+    pub weight: u32,
+    /// Class or group the flow belongs to (VIOS's OS instance, BFQ's cgroup);
+    /// `None` = the default class.
+    pub class: Option<u32>,
+}
+
+impl Default for FlowConfig {
+    fn default() -> Self {
+        FlowConfig {
+            weight: 100,
+            class: None,
+        }
+    }
+}
+
+/// A read-only view of the device a policy dispatches to.
+///
+/// Position-aware policies use the cost oracle: C-LOOK and SSTF need the head
+/// position, SATF and YFQ's tie-breaking need positioning-time estimates,
+/// Nam–Park's DOR compares estimated costs with a margin of the full-stroke
+/// seek time.
+pub trait DeviceView {
+    /// Requests the device holds now (dispatched, not completed).
+    fn in_flight(&self) -> usize;
+    /// How many requests the device accepts at once (1 = no NCQ/TCQ).
+    fn queue_depth(&self) -> usize;
+    /// The sector just past the last dispatched request: where the head will
+    /// be, as far as the host can know.
+    fn head(&self) -> u64;
+    /// Device size in sectors.
+    fn capacity(&self) -> u64;
+    /// Estimated seek time between two sectors (no rotation): monotone in the
+    /// cylinder distance.
+    fn seek_time(&self, from: u64, to: u64) -> Nanos;
+    /// Estimated positioning time (seek plus rotational wait) to start
+    /// accessing `to` if the head left `from` at time `now`. Devices without
+    /// rotation return their fixed access latency.
+    fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos;
+    /// Full-stroke seek time (Nam–Park's M_dmo is a percentage of it).
+    fn full_stroke_seek(&self) -> Nanos;
+}
+
+/// A disk scheduling policy: a pure state machine driven by its driver.
+///
+/// Call protocol: `add_flow` before a flow's first request; `add` for each
+/// arriving request; `dispatch` whenever the device has a free slot (after
+/// every `add`, every `complete`, and at the time of an `IdleUntil` or of
+/// `next_timer`); `complete` when the device finishes a request;
+/// `on_timer` when the time `next_timer` returned has come.
+///
+/// Invariants every policy keeps (property-tested for each): every added
+/// request is dispatched exactly once; nothing is dispatched that was not
+/// added; a policy that is not idling (`IdleUntil`) and holds requests
+/// dispatches one when asked, unless it is waiting for completions
+/// (`Nothing` with requests in flight, as batch policies do).
+pub trait Scheduler {
+    /// The policy's contract name (`noop`, `clook`, `bfq+`, ...).
+    fn name(&self) -> &str;
+
+    /// A flow appears. Needed by every weighted policy (BFQ, YFQ, DOR) and by
+    /// class-based ones (VIOS). Default: nothing to set up.
+    fn add_flow(&mut self, _now: Nanos, _flow: FlowId, _config: &FlowConfig) {}
+
+    /// Change a flow's weight (proportional-share policies).
+    fn set_weight(&mut self, _now: Nanos, _flow: FlowId, _weight: u32) {}
+
+    /// A flow is gone; it has no queued requests left.
+    fn remove_flow(&mut self, _now: Nanos, _flow: FlowId) {}
+
+    /// A request arrives.
+    fn add(&mut self, now: Nanos, request: Request);
+
+    /// The device has a free slot: say what to do with it.
+    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision;
+
+    /// A dispatched request completed. `service` carries the dispatch and
+    /// completion times and the attributed device time: VIOS charges it,
+    /// BFQ checks its budget timeout and samples the peak rate, YFQ counts
+    /// its batch down.
+    fn complete(&mut self, now: Nanos, request: &Request, service: &Service);
+
+    /// The next time the policy needs to be woken even if nothing happens
+    /// (BFQ's budget timeout, CFQ's slice end). `None` = no timer.
+    fn next_timer(&self) -> Option<Nanos> {
+        None
+    }
+
+    /// The time returned by `next_timer` has come.
+    fn on_timer(&mut self, _now: Nanos) {}
+
+    /// Requests held by the policy (added, not yet dispatched).
+    fn queued(&self) -> usize;
+
+    /// Whether the policy may keep the device idle while it holds requests
+    /// (BFQ, CFQ idle; FIFO, C-LOOK, SSTF never do). Drivers and tests use
+    /// it to check work conservation.
+    fn may_idle(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,60 @@
+//! The model types every policy and driver shares.
+
+/// Time in nanoseconds. Absolute times start at 0 when the driver starts.
+pub type Nanos = u64;
+
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: Nanos = 1_000_000;
+/// Nanoseconds per second.
+pub const NS_PER_S: Nanos = 1_000_000_000;
+/// Positions and sizes are counted in 512-byte sectors, as the papers do.
+pub const SECTOR_BYTES: u64 = 512;
+
+/// A flow: one tenant, application or process whose requests share a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+/// A request's identity, unique for the lifetime of a driver.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RequestId(pub u64);
+
+/// Read or write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    Read,
+    Write,
+}
+
+/// One I/O request as the scheduler sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    pub id: RequestId,
+    pub flow: FlowId,
+    pub dir: Direction,
+    /// Synchronous: the issuer waits for it (reads, fsync'd writes). BFQ and
+    /// CFQ idle only for synchronous flows and queue async writes together.
+    pub sync: bool,
+    /// First sector.
+    pub sector: u64,
+    /// Length in sectors (at least 1).
+    pub sectors: u32,
+    /// When the request reached the scheduler.
+    pub arrival: Nanos,
+}
+
+impl Request {
+    /// The sector just past the request's end.
+    pub fn end(&self) -> u64 {
+        self.sector + u64::from(self.sectors)
+    }
+
+    /// Size in bytes.
+    pub fn bytes(&self) -> u64 {
+        u64::from(self.sectors) * SECTOR_BYTES
+    }
+
+    /// True for writes.
+    pub fn is_write(&self) -> bool {
+        self.dir == Direction::Write
+    }
+}

@@ -1,0 +1,510 @@
+//! Property tests for every policy in `sluice::policy::POLICIES`.
+//!
+//! Every policy is driven through `testkit::Harness` with random scripts
+//! (the harness itself asserts exactly-once dispatch, nothing dispatched that
+//! was not added, idle deadlines honoured and work conservation). On top of
+//! that, this file records what happened and checks:
+//!
+//! * for every policy: a dispatched request is the one that was added, field
+//!   for field (a policy must not rewrite requests);
+//! * `noop`: dispatch order is arrival order;
+//! * `noop`, `clook`, `sstf`: they never leave a device slot free while they
+//!   hold requests (stricter than the harness, which only requires it of an
+//!   empty device);
+//! * `clook`: every dispatch is the elevator's choice given the head and the
+//!   requests pending at that moment, and one sweep over a backlog wraps at
+//!   most once;
+//! * `sstf`: every dispatch has the minimal `FlatDevice::seek_time` from the
+//!   head among the requests pending at that moment.
+//!
+//! The checkers return `Result` so that the `*_detects_*` tests can show
+//! they reject policies that break them (the checkers are not vacuous).
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+use proptest::test_runner::Config as ProptestConfig;
+
+use sluice::policy::{build, Params, POLICIES};
+use sluice::testkit::{FlatDevice, Harness, Op};
+use sluice::{
+    Decision, DeviceView, Direction, FlowId, Nanos, Request, RequestId, Scheduler, Service,
+    NS_PER_MS,
+};
+
+const DEPTHS: [usize; 3] = [1, 4, 32];
+
+// ---------------------------------------------------------------------------
+// Recording a run
+// ---------------------------------------------------------------------------
+
+/// What happened when a script was run through the harness.
+#[derive(Debug)]
+struct Run {
+    name: String,
+    depth: usize,
+    /// The requests as the script added them, indexed by id (the harness
+    /// numbers requests 0, 1, 2, ... in the order of the `Add` ops).
+    added: Vec<Request>,
+    /// Requests dispatched, in order (`Harness::order`).
+    order: Vec<Request>,
+    /// For each dispatch: how many requests had been added when it happened.
+    /// Within one step the harness adds first and dispatches after, so a
+    /// dispatch may pick the request added in its own step.
+    adds_before: Vec<usize>,
+    /// After each script step: (requests held by the policy, requests in
+    /// flight), both recomputed from the script and `order`.
+    fill: Vec<(usize, usize)>,
+}
+
+fn build_policy(name: &str) -> Box<dyn Scheduler> {
+    build(name, &Params::default()).unwrap_or_else(|e| panic!("building {name}: {e}"))
+}
+
+/// Run `script` through the harness at the given device depth, then drain.
+fn run_script(mut sched: Box<dyn Scheduler>, depth: usize, script: &[Op]) -> Run {
+    let name = sched.name().to_string();
+    let mut h = Harness::new(sched.as_mut(), depth);
+    let mut added = Vec::new();
+    let mut adds_before = Vec::new();
+    let mut fill = Vec::new();
+    let mut completed = 0usize;
+    for op in script {
+        let in_flight = h.order.len() - completed;
+        match *op {
+            Op::Add {
+                flow,
+                sector,
+                sectors,
+                write,
+            } => added.push(Request {
+                id: RequestId(added.len() as u64),
+                flow: FlowId(flow),
+                dir: if write {
+                    Direction::Write
+                } else {
+                    Direction::Read
+                },
+                // Not compared: how the harness sets `sync` is its business.
+                sync: !write,
+                sector,
+                sectors: sectors.max(1),
+                arrival: h.now(),
+            }),
+            Op::Complete(_) if in_flight > 0 => completed += 1,
+            _ => {}
+        }
+        h.step(op);
+        adds_before.resize(h.order.len(), added.len());
+        fill.push((added.len() - h.order.len(), h.order.len() - completed));
+    }
+    h.drain();
+    adds_before.resize(h.order.len(), added.len());
+    let order = h.order.clone();
+    Run {
+        name,
+        depth: depth.max(1),
+        added,
+        order,
+        adds_before,
+        fill,
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Checkers
+// ---------------------------------------------------------------------------
+
+/// Every request was dispatched, unchanged.
+fn check_integrity(run: &Run) -> Result<(), String> {
+    if run.order.len() != run.added.len() {
+        return Err(format!(
+            "{}: {} added, {} dispatched",
+            run.name,
+            run.added.len(),
+            run.order.len()
+        ));
+    }
+    for (k, r) in run.order.iter().enumerate() {
+        let Some(a) = run.added.get(r.id.0 as usize) else {
+            return Err(format!(
+                "{}: dispatch {k} has unknown id {:?}",
+                run.name, r.id
+            ));
+        };
+        let same = (a.id, a.flow, a.dir, a.sector, a.sectors, a.arrival)
+            == (r.id, r.flow, r.dir, r.sector, r.sectors, r.arrival);
+        if !same {
+            return Err(format!(
+                "{}: dispatch {k} is {r:?}, but was added as {a:?}",
+                run.name
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Dispatch order is arrival order.
+fn check_fifo(run: &Run) -> Result<(), String> {
+    for (k, r) in run.order.iter().enumerate() {
+        if r.id.0 != k as u64 {
+            return Err(format!(
+                "{}: dispatch {k} is request {}, expected arrival order {:?}",
+                run.name,
+                r.id.0,
+                run.order.iter().map(|r| r.id.0).collect::<Vec<_>>()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// After every step, either the policy holds nothing or the device is full.
+fn check_fills_device(run: &Run) -> Result<(), String> {
+    for (step, &(held, in_flight)) in run.fill.iter().enumerate() {
+        if held > 0 && in_flight < run.depth {
+            return Err(format!(
+                "{}: after step {step} holds {held} requests with {in_flight}/{} in flight",
+                run.name, run.depth
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Replays the run's dispatches against a model of the pending set and the
+/// head (the harness puts the head at the end of the last dispatched request,
+/// starting at 0), and asks `verdict` about each choice.
+fn check_each_choice(
+    run: &Run,
+    verdict: impl Fn(u64, &BTreeMap<(u64, u64), Request>, &Request) -> Result<(), String>,
+) -> Result<(), String> {
+    // Pending requests keyed by (sector, id).
+    let mut pending: BTreeMap<(u64, u64), Request> = BTreeMap::new();
+    let mut next = 0usize;
+    let mut head = 0u64;
+    for (k, r) in run.order.iter().enumerate() {
+        while next < run.adds_before[k] {
+            let a = run.added[next];
+            pending.insert((a.sector, a.id.0), a);
+            next += 1;
+        }
+        verdict(head, &pending, r)
+            .map_err(|e| format!("{}: dispatch {k} (head {head}): {e}", run.name))?;
+        if pending.remove(&(r.sector, r.id.0)).is_none() {
+            return Err(format!("{}: dispatch {k} {r:?} was not pending", run.name));
+        }
+        head = r.end();
+    }
+    Ok(())
+}
+
+/// C-LOOK: the first pending request by (sector, id) at or after the head,
+/// else the lowest one.
+fn check_clook(run: &Run) -> Result<(), String> {
+    check_each_choice(run, |head, pending, r| {
+        let want = pending
+            .range((head, 0)..)
+            .next()
+            .or_else(|| pending.iter().next())
+            .map(|(k, _)| *k);
+        if want == Some((r.sector, r.id.0)) {
+            Ok(())
+        } else {
+            Err(format!(
+                "chose (sector, id) {:?}, C-LOOK wants {want:?}",
+                (r.sector, r.id.0)
+            ))
+        }
+    })
+}
+
+/// SSTF: the chosen request's seek time from the head is minimal among the
+/// pending requests (ties may go either way).
+fn check_sstf(run: &Run) -> Result<(), String> {
+    let dev = FlatDevice::at(0);
+    check_each_choice(run, |head, pending, r| {
+        let best = pending
+            .values()
+            .min_by_key(|p| dev.seek_time(head, p.sector))
+            .ok_or("nothing pending")?;
+        let (got, min) = (
+            dev.seek_time(head, r.sector),
+            dev.seek_time(head, best.sector),
+        );
+        if got == min {
+            Ok(())
+        } else {
+            Err(format!(
+                "chose sector {} (seek {got}), but sector {} (id {}) seeks in {min}",
+                r.sector, best.sector, best.id.0
+            ))
+        }
+    })
+}
+
+fn ok(r: Result<(), String>) -> Result<(), TestCaseError> {
+    r.map_err(TestCaseError::fail)
+}
+
+// ---------------------------------------------------------------------------
+// Strategies
+// ---------------------------------------------------------------------------
+
+/// Sectors anywhere on a 2^40-sector device, or crowded into a few thousand
+/// or a few hundred sectors so that equal sectors, overlaps, seek ties and
+/// near-ties happen.
+fn sector() -> impl Strategy<Value = u64> {
+    prop_oneof![0u64..(1u64 << 40) - 1024, 0u64..4096, 0u64..512]
+}
+
+fn add_op() -> impl Strategy<Value = Op> {
+    (0u32..8, sector(), 1u32..512, any::<bool>()).prop_map(|(flow, sector, sectors, write)| {
+        Op::Add {
+            flow,
+            sector,
+            sectors,
+            write,
+        }
+    })
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => add_op(),
+        3 => (0usize..64).prop_map(Op::Complete),
+        2 => (0..=50 * NS_PER_MS).prop_map(Op::Advance),
+    ]
+}
+
+fn script() -> impl Strategy<Value = Vec<Op>> {
+    prop::collection::vec(op(), 0..250)
+}
+
+fn depth() -> impl Strategy<Value = usize> {
+    prop::sample::select(DEPTHS.to_vec())
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 128,
+        // Do not write proptest-regressions/ files next to this test; a
+        // failure prints the minimal script instead.
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Properties
+// ---------------------------------------------------------------------------
+
+fn every_policy_at_depth(depth: usize, script: &[Op]) -> Result<(), TestCaseError> {
+    assert!(!POLICIES.is_empty());
+    for info in POLICIES {
+        let run = run_script(build_policy(info.name), depth, script);
+        prop_assert_eq!(run.name.as_str(), info.name);
+        ok(check_integrity(&run))?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Every policy keeps the harness invariants and hands requests back
+    /// unchanged, on a device without command queueing.
+    #[test]
+    fn every_policy_keeps_the_invariants_at_depth_1(script in script()) {
+        every_policy_at_depth(1, &script)?;
+    }
+
+    #[test]
+    fn every_policy_keeps_the_invariants_at_depth_4(script in script()) {
+        every_policy_at_depth(4, &script)?;
+    }
+
+    #[test]
+    fn every_policy_keeps_the_invariants_at_depth_32(script in script()) {
+        every_policy_at_depth(32, &script)?;
+    }
+
+    #[test]
+    fn noop_dispatches_in_arrival_order(depth in depth(), script in script()) {
+        ok(check_fifo(&run_script(build_policy("noop"), depth, &script)))?;
+    }
+
+    /// The non-idling, non-batching policies dispatch whenever a slot is free.
+    #[test]
+    fn work_conserving_policies_keep_the_device_full(depth in depth(), script in script()) {
+        for name in ["noop", "clook", "sstf"] {
+            ok(check_fills_device(&run_script(build_policy(name), depth, &script)))?;
+        }
+    }
+
+    #[test]
+    fn clook_takes_the_next_request_above_the_head_or_wraps(depth in depth(), script in script()) {
+        ok(check_clook(&run_script(build_policy("clook"), depth, &script)))?;
+    }
+
+    /// Depth 1: the first request goes to the device at once and the rest
+    /// queue behind it, so they are all pending before the policy chooses
+    /// among them. With non-overlapping requests, the sweep is ascending from
+    /// the head (the end of the first request), then ascending from the
+    /// lowest: exactly one wrap at most.
+    #[test]
+    fn clook_sweeps_a_backlog_with_at_most_one_wrap(
+        reqs in prop::collection::vec((0u64..1 << 24, 1u32..512, 0u32..8, any::<bool>()), 2..200)
+    ) {
+        // Slot s holds sectors [512 s, 512 s + 511]: requests never overlap.
+        let mut seen = std::collections::HashSet::new();
+        let script: Vec<Op> = reqs
+            .into_iter()
+            .filter(|&(slot, ..)| seen.insert(slot))
+            .map(|(slot, sectors, flow, write)| Op::Add { flow, sector: slot * 512, sectors, write })
+            .collect();
+        let run = run_script(build_policy("clook"), 1, &script);
+        prop_assert_eq!(run.order.len(), script.len());
+        prop_assert_eq!(run.order[0].id.0, 0);
+        let head = run.order[0].end();
+        let sweep: Vec<u64> = run.order[1..].iter().map(|r| r.sector).collect();
+        let mut want = sweep.clone();
+        want.sort_unstable();
+        let first_above = want.partition_point(|&s| s < head);
+        want.rotate_left(first_above);
+        prop_assert_eq!(&sweep, &want, "head {}", head);
+        let wraps = std::iter::once(head)
+            .chain(sweep.iter().copied())
+            .collect::<Vec<_>>()
+            .windows(2)
+            .filter(|w| w[1] < w[0])
+            .count();
+        prop_assert!(wraps <= 1, "{} wraps in {:?} from head {}", wraps, sweep, head);
+    }
+
+    #[test]
+    fn sstf_takes_a_nearest_pending_request(depth in depth(), script in script()) {
+        ok(check_sstf(&run_script(build_policy("sstf"), depth, &script)))?;
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The checkers reject wrong policies
+// ---------------------------------------------------------------------------
+
+fn add(sector: u64) -> Op {
+    Op::Add {
+        flow: 0,
+        sector,
+        sectors: 8,
+        write: false,
+    }
+}
+
+/// A fixed script on which FIFO, C-LOOK and SSTF disagree. At depth 1 the
+/// first request goes out at once and the rest queue; the dispatched sectors
+/// are then (noop) 0 5000 100 9000 4000 3000 20 8000 10, (clook) 0 100 3000
+/// 4000 5000 8000 9000 10 20 and (sstf) 0 100 3000 4000 5000 8000 9000 20 10.
+fn mixed_script() -> Vec<Op> {
+    vec![
+        add(0),
+        add(5000),
+        add(100),
+        add(9000),
+        add(4000),
+        Op::Complete(0),
+        add(3000),
+        Op::Complete(0),
+        add(20),
+        add(8000),
+        Op::Complete(0),
+        Op::Complete(0),
+        add(10),
+    ]
+}
+
+#[test]
+fn the_checkers_accept_the_policies_they_describe_on_the_fixed_script() {
+    for depth in DEPTHS {
+        let script = mixed_script();
+        check_fifo(&run_script(build_policy("noop"), depth, &script)).unwrap();
+        check_clook(&run_script(build_policy("clook"), depth, &script)).unwrap();
+        check_sstf(&run_script(build_policy("sstf"), depth, &script)).unwrap();
+    }
+}
+
+#[test]
+fn the_order_checkers_detect_the_other_policies() {
+    let script = mixed_script();
+    let noop = run_script(build_policy("noop"), 1, &script);
+    let clook = run_script(build_policy("clook"), 1, &script);
+    let sstf = run_script(build_policy("sstf"), 1, &script);
+    assert!(check_fifo(&clook).is_err());
+    assert!(check_fifo(&sstf).is_err());
+    assert!(check_clook(&noop).is_err());
+    assert!(check_clook(&sstf).is_err());
+    assert!(check_sstf(&noop).is_err());
+    assert!(check_sstf(&clook).is_err());
+}
+
+/// Wraps a policy and spoils it in a chosen way.
+struct Broken {
+    inner: Box<dyn Scheduler>,
+    /// Shift the sector of every dispatched request.
+    rewrite: bool,
+    /// Send nothing while the device holds a request (like a batch policy).
+    one_at_a_time: bool,
+}
+
+impl Scheduler for Broken {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn add(&mut self, now: Nanos, request: Request) {
+        self.inner.add(now, request);
+    }
+    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+        if self.one_at_a_time && device.in_flight() > 0 {
+            return Decision::Nothing;
+        }
+        match self.inner.dispatch(now, device) {
+            Decision::Dispatch(mut r) if self.rewrite => {
+                r.sector += 1;
+                Decision::Dispatch(r)
+            }
+            d => d,
+        }
+    }
+    fn complete(&mut self, now: Nanos, request: &Request, service: &Service) {
+        self.inner.complete(now, request, service);
+    }
+    fn queued(&self) -> usize {
+        self.inner.queued()
+    }
+}
+
+#[test]
+fn the_integrity_checker_detects_a_rewritten_request() {
+    let broken = Broken {
+        inner: build_policy("noop"),
+        rewrite: true,
+        one_at_a_time: false,
+    };
+    let run = run_script(Box::new(broken), 4, &mixed_script());
+    assert!(check_integrity(&run).is_err());
+    assert!(check_integrity(&run_script(build_policy("noop"), 4, &mixed_script())).is_ok());
+}
+
+#[test]
+fn the_fill_checker_detects_a_policy_that_leaves_slots_free() {
+    let broken = Broken {
+        inner: build_policy("noop"),
+        rewrite: false,
+        one_at_a_time: true,
+    };
+    // The harness accepts it (it only demands dispatch on an empty device)...
+    let run = run_script(Box::new(broken), 4, &mixed_script());
+    check_fifo(&run).unwrap();
+    // ...but it leaves three of four slots free with requests queued.
+    assert!(check_fills_device(&run).is_err());
+}
