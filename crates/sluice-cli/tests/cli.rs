@@ -1,0 +1,145 @@
+//! The binary as a user runs it: exit codes, one-line errors, JSON shape.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn sluice(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .args(args)
+        .output()
+        .expect("run sluice");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sluice-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+const GOOD: &str = r#"name = "cli"
+seed = 2
+duration_s = 5
+warmup_s = 1
+
+[device]
+preset = "maxtor-stm332061"
+
+[scheduler]
+name = "clook"
+
+[[flow]]
+name = "r"
+count = 2
+pattern = "rand-read"
+"#;
+
+#[test]
+fn sim_json_follows_the_contract() {
+    let p = write("good.toml", GOOD);
+    let (code, out, err) = sluice(&["sim", p.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    for key in [
+        "\"schema\": \"sluice.sim/1\"",
+        "\"scenario\": \"cli\"",
+        "\"scheduler\": \"clook\"",
+        "\"measured_from_s\"",
+        "\"disk_time_s\"",
+        "\"p99\"",
+        "\"requests_per_wall_s\"",
+    ] {
+        assert!(out.contains(key), "missing {key} in {out}");
+    }
+}
+
+#[test]
+fn overrides_change_seed_and_policy() {
+    let p = write("over.toml", GOOD);
+    let (code, out, _) = sluice(&[
+        "sim",
+        p.to_str().unwrap(),
+        "--json",
+        "--seed",
+        "9",
+        "--scheduler",
+        "sstf",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("\"seed\": 9") && out.contains("\"scheduler\": \"sstf\""),
+        "{out}"
+    );
+    let (code, _, err) = sluice(&["sim", p.to_str().unwrap(), "--scheduler", "nope"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("nope"), "{err}");
+}
+
+#[test]
+fn bad_input_gets_one_line_naming_file_and_key() {
+    for (name, from, to, needle) in [
+        ("key", "seed = 2", "seed = 2\ncolour = 1", "colour"),
+        ("preset", "maxtor-stm332061", "no-such-disk", "no-such-disk"),
+        (
+            "policy",
+            "\"clook\"",
+            "\"no-such-policy\"",
+            "no-such-policy",
+        ),
+        (
+            "size",
+            "count = 2",
+            "count = 2\nrequest_kib = 0",
+            "request_kib",
+        ),
+        (
+            "type",
+            "duration_s = 5",
+            "duration_s = \"long\"",
+            "duration_s",
+        ),
+        ("toml", "[device]", "[device", "line"),
+    ] {
+        let p = write(&format!("bad-{name}.toml"), &GOOD.replace(from, to));
+        let (code, out, err) = sluice(&["sim", p.to_str().unwrap()]);
+        assert_ne!(code, 0, "{name}");
+        assert!(out.is_empty(), "{name}: {out}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+        assert!(
+            err.contains(needle) && err.contains(p.to_str().unwrap()),
+            "{name}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+    let (code, _, err) = sluice(&["sim", "/nonexistent/s.toml"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("/nonexistent/s.toml"), "{err}");
+}
+
+#[test]
+fn list_names_policies_presets_and_patterns() {
+    let (code, out, _) = sluice(&["list"]);
+    assert_eq!(code, 0);
+    for word in [
+        "noop",
+        "clook",
+        "sstf",
+        "maxtor-stm332061",
+        "seq-read",
+        "rand-write",
+    ] {
+        assert!(out.contains(word), "{word} missing from list");
+    }
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    let (code, out, _) = sluice(&["--help"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("sim") && out.contains("Examples"), "{out}");
+}
