@@ -437,11 +437,14 @@ mod tests {
 
     const ONE_SEQ: &str = "[[flow]]\nname = \"r\"\npattern = \"seq-read\"\n";
 
+    /// When `dispatch` was called, and the idle deadline pending then.
+    type Log = Rc<RefCell<Vec<(Nanos, Option<Nanos>)>>>;
+
     /// FIFO that idles 5 ms before every dispatch and logs when it is asked.
     struct Idler {
         inner: Noop,
         until: Option<Nanos>,
-        asked: Rc<RefCell<Vec<(Nanos, Option<Nanos>)>>>,
+        asked: Log,
     }
 
     impl Scheduler for Idler {
