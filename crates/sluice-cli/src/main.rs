@@ -15,6 +15,7 @@ Examples:
   sluice sim scenarios/10r-rand.toml --json     the same as sluice.sim/1 JSON
   sluice sim scenarios/10r-rand.toml --seed 7 --scheduler sstf
   sluice compare scenarios/10r-rand.toml        every policy on one workload
+  sluice validate --disk ibm-dnes-309170w --trace ibm18es.trace   score a drive model
   sluice list                                   policies, presets, flow patterns";
 
 /// Proportional-share disk I/O scheduling you can run, measure and embed.
@@ -55,6 +56,23 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
         #[arg(long)]
         seed: Option<u64>,
         /// Print a JSON array of sluice.sim/1 objects.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Replay a DiskSim validation trace against a drive model and score it
+    /// with DiskSim's demerit (RMS distance between the response-time
+    /// distributions of model and real drive).
+    #[command(
+        after_help = "Example:\n  sluice validate --disk ../shared/data/disksim-validation/ibm18es.diskspecs \\\n      --trace ../shared/data/disksim-validation/ibm18es.trace"
+    )]
+    Validate {
+        /// A DiskSim .diskspecs file, or a preset name.
+        #[arg(long, value_name = "PATH|PRESET")]
+        disk: String,
+        /// Trace: `R|W Hit block count measured_us interarrival_us` lines.
+        #[arg(long, value_name = "FILE")]
+        trace: PathBuf,
+        /// Print the sluice.validate/1 JSON object.
         #[arg(long)]
         json: bool,
     },
@@ -128,6 +146,24 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&reports)?);
             } else {
                 print!("{}", table::compare(&reports));
+            }
+        }
+        Command::Validate { disk, trace, json } => {
+            let model = match sluice_sim::device::presets::preset(&disk) {
+                Some(m) => m,
+                None if disk.ends_with(".diskspecs") || std::path::Path::new(&disk).exists() => {
+                    sluice_sim::device::Model::Hdd(sluice_sim::device::diskspecs::load(disk.as_ref())?)
+                }
+                None => anyhow::bail!(
+                    "--disk {disk}: neither a preset (see `sluice list`) nor an existing .diskspecs file"
+                ),
+            };
+            let records = sluice_sim::validate::load_trace(&trace)?;
+            let report = sluice_sim::validate::validate(&disk, &model, &records);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", table::validation(&report));
             }
         }
         Command::List => print!("{}", table::list()),

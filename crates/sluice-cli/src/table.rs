@@ -83,6 +83,14 @@ pub fn compare(rs: &[SimReport]) -> String {
     o
 }
 
+/// A validation result.
+pub fn validation(r: &sluice_sim::validate::ValidationReport) -> String {
+    format!(
+        "{}: {} requests\ndemerit {:.3} ms; mean response {:.3} ms simulated vs {:.3} ms measured\nperf: {:.3} s wall, {:.0} requests per wall second\n",
+        r.disk, r.requests, r.demerit_ms, r.mean_sim_ms, r.mean_measured_ms, r.perf.wall_s, r.perf.requests_per_wall_s
+    )
+}
+
 /// Everything a scenario can name.
 pub fn list() -> String {
     let mut o = String::from("Policies ([scheduler] name):\n");

@@ -13,7 +13,8 @@ pub mod device;
 pub mod engine;
 pub mod report;
 pub mod scenario;
-mod workload;
+pub mod validate;
+pub(crate) mod workload;
 
 pub use engine::{simulate, SimError, Simulation};
 pub use report::SimReport;

@@ -11,7 +11,7 @@ use sluice::policy::{ParamValue, Params};
 use sluice::{Nanos, NS_PER_MS, NS_PER_S};
 
 use crate::device::presets::{self, PRESETS};
-use crate::device::InternalOrder;
+use crate::device::{diskspecs, InternalOrder, Model};
 
 const KIB_SECTORS: u64 = 2;
 const GIB_SECTORS: f64 = (1u64 << 30) as f64 / 512.0;
@@ -95,9 +95,12 @@ pub struct FlowSpec {
 /// The device to simulate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceConfig {
-    pub preset: String,
+    /// The model, from a preset or a DiskSim description.
+    pub model: Model,
     pub queue_depth: usize,
     pub internal: InternalOrder,
+    /// `None` keeps the model's own write-back setting.
+    pub write_cache: Option<bool>,
 }
 
 /// A loaded, validated scenario.
@@ -135,9 +138,11 @@ fn one() -> u64 {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawDevice {
-    preset: String,
+    preset: Option<String>,
+    diskspecs: Option<String>,
     queue_depth: Option<u32>,
     internal: Option<String>,
+    write_cache: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -211,10 +216,32 @@ impl Scenario {
                 None => err(msg),
             }
         })?;
-        Self::from_raw(raw).map_err(err)
+        let base = Path::new(file).parent().unwrap_or(Path::new("."));
+        Self::from_raw(raw, base).map_err(err)
     }
 
-    fn from_raw(raw: RawScenario) -> Result<Self, String> {
+    /// The device model a `[device]` table names.
+    fn model(dev: &RawDevice, base: &Path) -> Result<Model, String> {
+        match (&dev.preset, &dev.diskspecs) {
+            (Some(_), Some(_)) => Err("[device]: give either preset or diskspecs, not both".into()),
+            (None, None) => Err("[device]: missing preset (or diskspecs = \"path\")".into()),
+            (Some(name), None) => presets::preset(name).ok_or_else(|| {
+                let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+                format!(
+                    "[device] preset: unknown preset '{name}' (available: {})",
+                    names.join(", ")
+                )
+            }),
+            (None, Some(path)) => {
+                let p = base.join(path);
+                diskspecs::load(&p)
+                    .map(Model::Hdd)
+                    .map_err(|e| format!("[device] diskspecs: {e}"))
+            }
+        }
+    }
+
+    fn from_raw(raw: RawScenario, base: &Path) -> Result<Self, String> {
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
         if warmup >= duration {
@@ -223,18 +250,19 @@ impl Scenario {
                 raw.warmup_s, raw.duration_s
             ));
         }
-        let spec = presets::preset(&raw.device.preset).ok_or_else(|| {
-            let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
-            format!(
-                "[device] preset: unknown preset '{}' (available: {})",
-                raw.device.preset,
-                names.join(", ")
-            )
-        })?;
+        let model = Self::model(&raw.device, base)?;
         let queue_depth = raw.device.queue_depth.unwrap_or(1);
-        if !(1..=256).contains(&queue_depth) {
+        let max = model.max_queue();
+        if queue_depth == 0 || queue_depth as usize > max {
             return Err(format!(
-                "[device] queue_depth must be 1..=256 (got {queue_depth})"
+                "[device] queue_depth must be 1..={max} for {} (got {queue_depth})",
+                model.name()
+            ));
+        }
+        if raw.device.write_cache.is_some() && !model.has_write_cache() {
+            return Err(format!(
+                "[device] write_cache: {} has no write cache to switch",
+                model.name()
             ));
         }
         let internal = match raw.device.internal.as_deref() {
@@ -264,7 +292,7 @@ impl Scenario {
         if raw.flows.is_empty() {
             return Err("no [[flow]]: a scenario needs at least one flow".into());
         }
-        let capacity = spec.layout.capacity();
+        let capacity = model.capacity();
         let mut flows = Vec::new();
         let mut next_free = 0u64;
         for f in &raw.flows {
@@ -326,7 +354,7 @@ impl Scenario {
                     return Err(ctx(format!(
                         "file ends at {:.1} GiB, past the end of {} ({:.1} GiB): lower file_gib, offset_gib or count",
                         end as f64 / GIB_SECTORS,
-                        spec.name,
+                        model.name(),
                         capacity as f64 / GIB_SECTORS
                     )));
                 }
@@ -356,9 +384,10 @@ impl Scenario {
             duration,
             warmup,
             device: DeviceConfig {
-                preset: raw.device.preset,
+                model,
                 queue_depth: queue_depth as usize,
                 internal,
+                write_cache: raw.device.write_cache,
             },
             scheduler: raw.scheduler.name,
             params,

@@ -27,6 +27,8 @@ pub(crate) struct Flow {
     pub completed: u64,
     /// Time of the last completion once a finite flow is done.
     pub done_at: Option<Nanos>,
+    /// A paced writer found its cap full at its last tick.
+    pub waiting_for_room: bool,
     pub metrics: FlowMetrics,
 }
 
@@ -43,6 +45,7 @@ impl Flow {
             issued: 0,
             completed: 0,
             done_at: None,
+            waiting_for_room: false,
             metrics: FlowMetrics::default(),
         }
     }
@@ -50,6 +53,13 @@ impl Flow {
     /// Whether the flow has room to issue another request now.
     pub fn wants_more(&self) -> bool {
         self.in_flight < self.spec.outstanding && self.spec.requests.is_none_or(|n| self.issued < n)
+    }
+
+    /// Asynchronous writers with a think time issue one write every
+    /// `think` (they do not wait for completions), up to their cap; every
+    /// other flow thinks between a completion and its next issue.
+    pub fn paced(&self) -> bool {
+        self.spec.pattern.is_write() && self.spec.think > 0
     }
 
     /// Whether a finite flow has completed all its requests.

@@ -1,7 +1,12 @@
 //! Device models the simulator drives, behind one interface.
 
+pub mod diskspecs;
 pub mod hdd;
 pub mod presets;
+pub mod ssd;
+
+use self::hdd::{Hdd, HddSpec};
+use self::ssd::{Ssd, SsdSpec};
 
 use sluice::Nanos;
 
@@ -48,10 +53,11 @@ pub trait Device {
     fn queue_depth(&self) -> usize;
     /// Hand the device a command at `now` (the driver respects the depth).
     fn submit(&mut self, now: Nanos, cmd: Command);
-    /// When the next command will complete, if any is in service.
+    /// When the device's next internal event happens (a command completes,
+    /// or background work such as a write-back step ends), if any.
     fn next_completion(&self) -> Option<Nanos>;
-    /// The tag of a command completed at or before `now`, if any; call
-    /// repeatedly until `None`.
+    /// Advance to `now` and return the tag of a command completed at or
+    /// before it, if any; call repeatedly until `None`.
     fn pop_completion(&mut self, now: Nanos) -> Option<u64>;
     /// Estimated seek time between two sectors.
     fn seek_time(&self, from: u64, to: u64) -> Nanos;
@@ -59,4 +65,70 @@ pub trait Device {
     fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos;
     /// Full-stroke seek time.
     fn full_stroke_seek(&self) -> Nanos;
+}
+
+/// A device model: what a preset or a DiskSim description gives.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Model {
+    Hdd(HddSpec),
+    Ssd(SsdSpec),
+}
+
+impl Model {
+    /// Model name.
+    pub fn name(&self) -> &str {
+        match self {
+            Model::Hdd(s) => &s.name,
+            Model::Ssd(s) => &s.name,
+        }
+    }
+
+    /// Size in sectors.
+    pub fn capacity(&self) -> u64 {
+        match self {
+            Model::Hdd(s) => s.layout.capacity(),
+            Model::Ssd(s) => s.capacity_sectors,
+        }
+    }
+
+    /// The deepest command queue the device supports.
+    pub fn max_queue(&self) -> usize {
+        match self {
+            Model::Hdd(s) => s.max_queue,
+            Model::Ssd(s) => s.max_queue,
+        }
+    }
+
+    /// Whether the model has a write-back cache to switch.
+    pub fn has_write_cache(&self) -> bool {
+        matches!(self, Model::Hdd(_))
+    }
+}
+
+/// How to instantiate a model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setup {
+    /// Commands the driver may keep in the device.
+    pub queue_depth: usize,
+    /// The drive's own order among queued commands.
+    pub internal: InternalOrder,
+    /// Override the model's write-back setting.
+    pub write_cache: Option<bool>,
+    /// Seeds device state that no scenario sets, such as the platter angle.
+    pub seed: u64,
+}
+
+/// Build a device of `model` as `setup` says.
+pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
+    match model {
+        Model::Hdd(spec) => {
+            let mut spec = spec.clone();
+            if let Some(wc) = setup.write_cache {
+                spec.cache.write_back = wc;
+            }
+            let phase = crate::workload::splitmix(setup.seed) % spec.period();
+            Box::new(Hdd::new(&spec, setup.queue_depth, setup.internal, phase))
+        }
+        Model::Ssd(spec) => Box::new(Ssd::new(spec, setup.queue_depth)),
+    }
 }

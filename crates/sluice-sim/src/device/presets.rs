@@ -5,6 +5,8 @@
 use super::hdd::geometry::{Layout, Zone};
 use super::hdd::seek::SeekCurve;
 use super::hdd::{CacheSpec, HddSpec, Overheads};
+use super::ssd::SsdSpec;
+use super::Model;
 
 /// A preset's name and one-line description, for `sluice list`.
 #[derive(Clone, Copy, Debug)]
@@ -14,17 +16,134 @@ pub struct PresetInfo {
 }
 
 /// The presets this build provides.
-pub const PRESETS: &[PresetInfo] = &[PresetInfo {
-    name: "maxtor-stm332061",
-    summary:
-        "320 GB, 7200 rpm, 89 MB/s outer zone, 55 MB/s inner, no NCQ (BFQ paper, third system)",
-}];
+pub const PRESETS: &[PresetInfo] = &[
+    PresetInfo {
+        name: "ibm-dnes-309170w",
+        summary:
+            "IBM Ultrastar 18ES 9.1 GB, 7200 rpm: DiskSim's validated description (Nam-Park's disk)",
+    },
+    PresetInfo {
+        name: "seagate-st32171w",
+        summary: "Seagate Barracuda ST32171W 2.1 GB, 7200 rpm: DiskSim's validated description",
+    },
+    PresetInfo {
+        name: "maxtor-6l080l0",
+        summary: "82 GB, 7200 rpm, 55 MB/s outer zone, no NCQ (BFQ paper, first system)",
+    },
+    PresetInfo {
+        name: "maxtor-7l250s0",
+        summary: "250 GB, 7200 rpm, 61 MB/s outer zone, NCQ depth 32 (BFQ paper, second system)",
+    },
+    PresetInfo {
+        name: "maxtor-stm332061",
+        summary:
+            "320 GB, 7200 rpm, 89 MB/s outer zone, 55 MB/s inner, no NCQ (BFQ paper, third system)",
+    },
+    PresetInfo {
+        name: "wd-raptor-150",
+        summary: "WD Raptor 150 GB, 10,000 rpm SATA, NCQ depth 32 (VIOS paper's disk)",
+    },
+    PresetInfo {
+        name: "seagate-st39173w",
+        summary: "Seagate Barracuda 9LP 9.1 GB, 7200 rpm wide SCSI, TCQ (YFQ paper's disk)",
+    },
+    PresetInfo {
+        name: "ssd-sata",
+        summary:
+            "generic SATA SSD: 8 channels x 4 dies, 4 KiB pages, 50 us read, 500 us program, NCQ 32",
+    },
+];
 
 /// Look a preset up by name.
-pub fn preset(name: &str) -> Option<HddSpec> {
-    match name {
-        "maxtor-stm332061" => Some(maxtor_stm332061()),
-        _ => None,
+pub fn preset(name: &str) -> Option<Model> {
+    Some(match name {
+        "ibm-dnes-309170w" => Model::Hdd(from_disksim("ibm18es", name, 64)),
+        "seagate-st32171w" => Model::Hdd(from_disksim("barracuda", name, 64)),
+        "maxtor-6l080l0" => Model::Hdd(maxtor_6l080l0()),
+        "maxtor-7l250s0" => Model::Hdd(maxtor_7l250s0()),
+        "maxtor-stm332061" => Model::Hdd(maxtor_stm332061()),
+        "wd-raptor-150" => Model::Hdd(wd_raptor_150()),
+        "seagate-st39173w" => Model::Hdd(seagate_st39173w()),
+        "ssd-sata" => Model::Ssd(ssd_sata()),
+        _ => return None,
+    })
+}
+
+/// A drive from DiskSim's validated descriptions (copied with their
+/// licence into `crates/sluice-sim/data/disksim/`). The validation runs
+/// used a drive queue of 1; the real drives are SCSI with tagged queueing,
+/// so the preset allows `max_queue` commands.
+fn from_disksim(file: &str, name: &str, max_queue: usize) -> HddSpec {
+    let mut spec =
+        super::diskspecs::load_embedded(file).expect("embedded DiskSim descriptions parse");
+    spec.name = name.to_string();
+    spec.max_queue = max_queue;
+    spec
+}
+
+/// Inner-zone rate as a fraction of the outer zone's, for drives whose
+/// datasheet gives only the maximum: 55/89, measured on the STM332061 by the
+/// BFQ paper (its note on zoned recording).
+const INNER_TO_OUTER: f64 = 55.0 / 89.0;
+
+/// The figures a datasheet-derived drive needs.
+struct Datasheet {
+    name: &'static str,
+    capacity: u64,
+    rpm: f64,
+    heads: u32,
+    outer_mb_s: f64,
+    inner_mb_s: f64,
+    track_to_track_ms: f64,
+    average_seek_ms: f64,
+    switch_ms: f64,
+    bus_mb_s: f64,
+    buffer_mib: u64,
+    max_queue: usize,
+}
+
+/// Build a drive from datasheet figures; the parts no datasheet gives
+/// (controller overheads, the buffer's split into segments, write settle)
+/// are the same assumptions for every such preset, stated here once:
+/// overheads 0.05 ms for a cache hit and 0.15 ms for a miss (about half of
+/// the 1999 drives in DiskSim's validation set), 0.1 ms write settle (those
+/// drives: 0.05-0.13 ms), 16 read segments sharing the buffer, each reading
+/// ahead a full segment, and an eighth of the buffer for write-back data.
+fn from_datasheet(d: &Datasheet) -> HddSpec {
+    let layout = zoned_layout(
+        d.capacity,
+        d.heads,
+        16,
+        d.rpm,
+        d.outer_mb_s,
+        d.inner_mb_s,
+        d.switch_ms,
+    );
+    let full = full_stroke_from_average(d.track_to_track_ms, d.average_seek_ms);
+    let seek = SeekCurve::lee_from_datasheet(
+        d.track_to_track_ms,
+        d.average_seek_ms,
+        full,
+        layout.cylinders(),
+    );
+    let buffer_sectors = d.buffer_mib * 2048;
+    HddSpec {
+        name: d.name.into(),
+        layout,
+        seek,
+        rpm: d.rpm,
+        head_switch_ms: d.switch_ms,
+        write_settle_ms: 0.1,
+        overheads: Overheads::uniform(0.05, 0.15),
+        bus_ms_per_sector: 512.0 / (d.bus_mb_s * 1e6) * 1e3,
+        cache: CacheSpec {
+            segments: 16,
+            segment_sectors: (buffer_sectors / 16).max(64),
+            read_ahead_sectors: (buffer_sectors / 16).max(64),
+            write_back: true,
+            write_buffer_sectors: (buffer_sectors / 8).max(64),
+        },
+        max_queue: d.max_queue,
     }
 }
 
@@ -80,42 +199,158 @@ pub fn full_stroke_from_average(track_to_track: f64, average: f64) -> f64 {
 /// I/O Scheduler", Table 1), on which its throughput and start-up results
 /// were measured.
 fn maxtor_stm332061() -> HddSpec {
-    // 320 GB (Table 1) = 625,142,448 sectors, the IDEMA LBA count for 320 GB.
-    let capacity = 625_142_448;
-    // 7200 rpm: the drive family's datasheet.
-    let rpm = 7200.0;
-    // One 320 GB platter, two surfaces (the family's areal density): assumed.
-    let heads = 2;
-    // 89 MB/s read peak rate (Table 1); the peak falls to 55 MB/s in the
-    // inner zone (the paper's discussion of its peak-rate estimator).
-    let (outer, inner) = (89.0, 55.0);
-    // Seek: 8.5 ms average read seek (family datasheet); 0.8 ms
-    // track-to-track assumed, typical of 7200 rpm desktop drives of 2008.
-    let (t2t, avg) = (0.8, 8.5);
-    let full = full_stroke_from_average(t2t, avg);
-    // Head switch (with settle) 1.0 ms: assumed; the skews hide it.
-    let switch_ms = 1.0;
-    let layout = zoned_layout(capacity, heads, 16, rpm, outer, inner, switch_ms);
-    let seek = SeekCurve::lee_from_datasheet(t2t, avg, full, layout.cylinders());
-    HddSpec {
-        name: "maxtor-stm332061".into(),
-        seek,
-        rpm,
-        head_switch_ms: switch_ms,
-        write_settle_ms: 0.1, // assumed (DiskSim's validated drives: 0.05-0.13)
-        // Controller overheads assumed: about half of the 1999 drives in
-        // DiskSim's validation set (ibm18es: 0.08 ms hit, 0.25 ms miss).
-        overheads: Overheads::uniform(0.05, 0.15),
-        // SATA 3 Gb/s: 300 MB/s, 1.7 µs per sector.
-        bus_ms_per_sector: 512.0 / 300e6 * 1e3,
-        // 16 MB buffer (family datasheet) as 16 segments of 1 MiB, each
-        // reading ahead up to a full segment: assumed split.
-        cache: CacheSpec {
-            segments: 16,
-            segment_sectors: 2048,
-            read_ahead_sectors: 2048,
-        },
-        layout,
+    from_datasheet(&Datasheet {
+        name: "maxtor-stm332061",
+        // 320 GB (Table 1) = 625,142,448 sectors, the IDEMA count for 320 GB.
+        capacity: 625_142_448,
+        // 7200 rpm: the drive family's datasheet.
+        rpm: 7200.0,
+        // One 320 GB platter, two surfaces: assumed from the family's density.
+        heads: 2,
+        // 89 MB/s read peak (Table 1), falling to 55 MB/s in the inner zone
+        // (the paper's discussion of its peak-rate estimator).
+        outer_mb_s: 89.0,
+        inner_mb_s: 55.0,
+        // 8.5 ms average read seek (family datasheet); track-to-track
+        // assumed, typical of 7200 rpm desktop drives of 2008.
+        track_to_track_ms: 0.8,
+        average_seek_ms: 8.5,
+        // Head switch with settle, hidden by the skews: assumed.
+        switch_ms: 1.0,
+        // SATA 3 Gb/s.
+        bus_mb_s: 300.0,
+        // 16 MB buffer (family datasheet).
+        buffer_mib: 16,
+        // No NCQ (Table 1).
+        max_queue: 1,
+    })
+}
+
+/// Maxtor DiamondMax 10 6L080L0, 82 GB parallel ATA: the BFQ paper's first
+/// system (Table 1), used for its video-playback results.
+fn maxtor_6l080l0() -> HddSpec {
+    from_datasheet(&Datasheet {
+        name: "maxtor-6l080l0",
+        // 82 GB (Table 1): 160,086,528 sectors, the IDEMA count for 82 GB.
+        capacity: 160_086_528,
+        rpm: 7200.0,
+        // One platter, two surfaces: assumed.
+        heads: 2,
+        // 55 MB/s read peak (Table 1); inner zone by the STM332061's ratio.
+        outer_mb_s: 55.0,
+        inner_mb_s: 55.0 * INNER_TO_OUTER,
+        // "< 9.0 ms" average seek (family datasheet); track-to-track assumed.
+        track_to_track_ms: 0.8,
+        average_seek_ms: 9.0,
+        switch_ms: 1.0,
+        // Ultra ATA/133.
+        bus_mb_s: 133.0,
+        // 2 MB buffer: the "L0" suffix of Maxtor's model numbers.
+        buffer_mib: 2,
+        max_queue: 1,
+    })
+}
+
+/// Maxtor MaXLine III 7L250S0, 250 GB SATA with NCQ: the BFQ paper's second
+/// system (Table 1), the one with command queueing.
+fn maxtor_7l250s0() -> HddSpec {
+    from_datasheet(&Datasheet {
+        name: "maxtor-7l250s0",
+        // 250 GB (Table 1): 488,397,168 sectors, the IDEMA count for 250 GB.
+        capacity: 488_397_168,
+        rpm: 7200.0,
+        // Two platters, four surfaces: assumed.
+        heads: 4,
+        // 61 MB/s read peak (Table 1); inner zone by the STM332061's ratio.
+        outer_mb_s: 61.0,
+        inner_mb_s: 61.0 * INNER_TO_OUTER,
+        // "< 9 ms" average seek (family datasheet); track-to-track assumed.
+        track_to_track_ms: 0.8,
+        average_seek_ms: 9.0,
+        switch_ms: 1.0,
+        // SATA 1.5 Gb/s.
+        bus_mb_s: 150.0,
+        // 16 MB buffer (the "S0" suffix and family datasheet).
+        buffer_mib: 16,
+        // NCQ with 32 tags (SATA NCQ; Table 1 says NCQ-capable).
+        max_queue: 32,
+    })
+}
+
+/// Western Digital Raptor WD1500ADFD, 150 GB, 10,000 rpm SATA: the disk of
+/// the VIOS paper ("Virtual I/O Scheduler", §5.1: a 10,000 RPM 150 GB SATA
+/// disk).
+fn wd_raptor_150() -> HddSpec {
+    from_datasheet(&Datasheet {
+        name: "wd-raptor-150",
+        // 150 GB: 293,046,768 sectors, the IDEMA count for 150 GB.
+        capacity: 293_046_768,
+        rpm: 10_000.0,
+        // Two platters, four surfaces: assumed.
+        heads: 4,
+        // 84 MB/s maximum sustained (datasheet); inner zone by ratio.
+        outer_mb_s: 84.0,
+        inner_mb_s: 84.0 * INNER_TO_OUTER,
+        // 4.6 ms average read seek (datasheet); track-to-track assumed.
+        track_to_track_ms: 0.6,
+        average_seek_ms: 4.6,
+        switch_ms: 0.8,
+        // SATA 1.5 Gb/s.
+        bus_mb_s: 150.0,
+        // 16 MB buffer (datasheet).
+        buffer_mib: 16,
+        // NCQ, 32 tags.
+        max_queue: 32,
+    })
+}
+
+/// Seagate Barracuda 9LP ST39173W, 9.1 GB fast wide SCSI: the disk of the
+/// YFQ paper ("Disk Scheduling with Quality of Service Guarantees", §3.1).
+/// The paper measured 155 Mb/s (19.4 MB/s) for sequential raw reads; that
+/// is the outer-zone rate used here.
+fn seagate_st39173w() -> HddSpec {
+    from_datasheet(&Datasheet {
+        name: "seagate-st39173w",
+        // 9.1 GB: 17,783,240 sectors (datasheet).
+        capacity: 17_783_240,
+        rpm: 7200.0,
+        // Ten surfaces: assumed (five platters, as the 9LP's 9 GB model).
+        heads: 10,
+        outer_mb_s: 19.4,
+        inner_mb_s: 19.4 * INNER_TO_OUTER,
+        // 7.1 ms average read seek, 0.6 ms track-to-track (datasheet).
+        track_to_track_ms: 0.6,
+        average_seek_ms: 7.1,
+        switch_ms: 0.8,
+        // Fast wide SCSI: 20 MB/s.
+        bus_mb_s: 20.0,
+        // 1 MB buffer (datasheet).
+        buffer_mib: 1,
+        // SCSI tagged queueing; FreeBSD pipelined 4 requests into it.
+        max_queue: 64,
+    })
+}
+
+/// A generic SATA SSD of the MLC era: enough that IOPS scale with the queue
+/// depth and writes cost more than reads. All figures assumed, typical of
+/// 2010-2012 controllers and NAND datasheets.
+fn ssd_sata() -> SsdSpec {
+    SsdSpec {
+        name: "ssd-sata".into(),
+        // 128 GB.
+        capacity_sectors: 250_069_680,
+        channels: 8,
+        dies_per_channel: 4,
+        page_sectors: 8,
+        // MLC NAND: 50 µs page read, 500 µs program (ONFI-era datasheets).
+        read_ns: 50_000,
+        program_ns: 500_000,
+        // 4 KiB over a 166 MB/s ONFI 2 channel.
+        channel_page_ns: 25_000,
+        // SATA 3 Gb/s: 300 MB/s.
+        link_sector_ns: 1_707,
+        overhead_ns: 20_000,
+        max_queue: 32,
     }
 }
 
@@ -126,16 +361,15 @@ mod tests {
     #[test]
     fn every_listed_preset_exists() {
         for p in PRESETS {
-            let spec = preset(p.name).unwrap();
-            assert_eq!(spec.name, p.name);
+            let model = preset(p.name).unwrap();
+            assert_eq!(model.name(), p.name);
         }
         assert!(preset("no-such-disk").is_none());
     }
 
     #[test]
     fn stm332061_holds_320_gb() {
-        let s = preset("maxtor-stm332061").unwrap();
-        let cap = s.layout.capacity();
+        let cap = preset("maxtor-stm332061").unwrap().capacity();
         assert!(
             (625_142_448..625_142_448 + 16 * 2 * 2000).contains(&cap),
             "{cap}"

@@ -1,5 +1,7 @@
 //! Every policy, and how to build one by its contract name.
 
+mod bfq;
+mod cfq;
 mod clook;
 mod noop;
 mod params;
@@ -8,6 +10,8 @@ mod sstf;
 #[cfg(test)]
 pub(crate) use crate::testkit;
 
+pub use bfq::{Bfq, BfqConfig, Expiration, ExpirationRecord, RaisingParams};
+pub use cfq::{Cfq, CfqParams};
 pub use clook::Clook;
 pub use noop::Noop;
 pub use params::{ParamValue, Params};
@@ -41,6 +45,21 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "shortest seek time first, by the device's seek-time estimate",
         params: "",
     },
+    PolicyInfo {
+        name: "cfq",
+        summary: "Linux 2.6.34 CFQ: per-process sync queues in time slices, idling, low_latency",
+        params: cfq::PARAMS,
+    },
+    PolicyInfo {
+        name: "bfq",
+        summary: "BFQ (SYSTOR 2012 §3): per-flow budgets scheduled by B-WF2Q+, idling, budget timeout",
+        params: bfq::BFQ_PARAMS,
+    },
+    PolicyInfo {
+        name: "bfq+",
+        summary: "BFQ+ (SYSTOR 2012 §4): BFQ with the five switchable heuristics",
+        params: bfq::BFQ_PLUS_PARAMS,
+    },
 ];
 
 /// Why a policy could not be built.
@@ -71,6 +90,9 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, PolicyEr
         "noop" => Box::new(Noop::new()),
         "clook" => Box::new(Clook::new()),
         "sstf" => Box::new(Sstf::new()),
+        "cfq" => Box::new(Cfq::with_params(CfqParams::read(&mut p)?)),
+        "bfq" => Box::new(Bfq::from_params(false, &mut p)?),
+        "bfq+" => Box::new(Bfq::from_params(true, &mut p)?),
         _ => {
             return Err(PolicyError::UnknownPolicy {
                 name: name.to_string(),

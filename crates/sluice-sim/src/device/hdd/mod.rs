@@ -43,16 +43,24 @@ impl Overheads {
     }
 }
 
-/// Read cache layout.
+/// Buffer layout: read segments with read-ahead, and the write-back part.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CacheSpec {
+    /// Read segments (0 = no read caching).
     pub segments: usize,
     pub segment_sectors: u64,
+    /// Sectors read ahead after a read miss (at most a segment).
     pub read_ahead_sectors: u64,
+    /// Write-back ("fast write"): a write completes once its data is in the
+    /// buffer; the drive writes it to the media later, when idle or when
+    /// the buffer is full. Scenarios can switch it with `write_cache`.
+    pub write_back: bool,
+    /// Dirty sectors the buffer holds before a write must wait for space.
+    pub write_buffer_sectors: u64,
 }
 
 /// Everything that describes one disk drive model.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct HddSpec {
     pub name: String,
     pub layout: Layout,
@@ -64,6 +72,9 @@ pub struct HddSpec {
     /// Host interface transfer time per sector.
     pub bus_ms_per_sector: f64,
     pub cache: CacheSpec,
+    /// Commands the drive can queue (1 = no NCQ/TCQ); scenarios choose the
+    /// depth actually used with `queue_depth`.
+    pub max_queue: usize,
 }
 
 impl HddSpec {
@@ -73,11 +84,42 @@ impl HddSpec {
     }
 }
 
-/// A command in service: its tag and completion time.
+/// What the mechanism is doing: a host command (tagged) or writing dirty
+/// buffer data back to the media (untagged).
 #[derive(Clone, Copy, Debug)]
 struct Busy {
-    tag: u64,
+    tag: Option<u64>,
     done: Nanos,
+}
+
+/// Dirty data waiting in the buffer to be written to the media.
+#[derive(Clone, Debug, Default)]
+struct WriteBack {
+    enabled: bool,
+    capacity: u64,
+    extents: VecDeque<(u64, u32)>,
+    dirty: u64,
+}
+
+impl WriteBack {
+    /// Take a write into the buffer, merging it with the newest extent when
+    /// it continues it.
+    fn absorb(&mut self, lbn: u64, n: u32) {
+        self.dirty += u64::from(n);
+        if let Some(last) = self.extents.back_mut() {
+            if last.0 + u64::from(last.1) == lbn
+                && u64::from(last.1) + u64::from(n) <= u64::from(u32::MAX)
+            {
+                last.1 += n;
+                return;
+            }
+        }
+        self.extents.push_back((lbn, n));
+    }
+
+    fn has_room(&self, n: u32) -> bool {
+        self.dirty + u64::from(n) <= self.capacity
+    }
 }
 
 /// The drive's state.
@@ -88,12 +130,14 @@ pub struct Hdd {
     overheads: Overheads,
     bus: Nanos,
     cache: ReadCache,
+    write_back: WriteBack,
     arm: Arm,
     last_write: bool,
     depth: usize,
     order: InternalOrder,
-    waiting: VecDeque<(Command, Nanos)>,
+    waiting: VecDeque<Command>,
     busy: Option<Busy>,
+    done: VecDeque<u64>,
     full_stroke: Nanos,
 }
 
@@ -119,6 +163,11 @@ impl Hdd {
                 spec.cache.segment_sectors,
                 spec.cache.read_ahead_sectors,
             ),
+            write_back: WriteBack {
+                enabled: spec.cache.write_back && spec.cache.write_buffer_sectors > 0,
+                capacity: spec.cache.write_buffer_sectors,
+                ..WriteBack::default()
+            },
             mech,
             overheads: spec.overheads,
             bus: ms(spec.bus_ms_per_sector),
@@ -128,6 +177,7 @@ impl Hdd {
             order,
             waiting: VecDeque::new(),
             busy: None,
+            done: VecDeque::new(),
             full_stroke,
         }
     }
@@ -135,6 +185,11 @@ impl Hdd {
     /// The mechanical model (for tests and tools).
     pub fn mechanics(&self) -> &Mechanics {
         &self.mech
+    }
+
+    /// Sectors of written data not yet on the media.
+    pub fn dirty_sectors(&self) -> u64 {
+        self.write_back.dirty
     }
 
     /// Where the arm is at `t`: over the read-ahead stream, or where the
@@ -169,17 +224,42 @@ impl Hdd {
                     (a.end + self.bus).max(a.first + bus)
                 }
             }
+        } else if self.write_back.enabled && u64::from(n) <= self.write_back.capacity {
+            // Write-back: make room by writing older data out first if the
+            // buffer is full, then take the data at bus speed.
+            let mut t = t;
+            while !self.write_back.has_room(n) {
+                t = self.destage(t);
+            }
+            self.cache.invalidate(cmd.lbn, n);
+            self.write_back.absorb(cmd.lbn, n);
+            t + self.overhead(self.overheads.write_hit) + bus
         } else {
             // Write-through: the data crosses the bus, then goes to media.
             let start = t + self.overhead(self.overheads.write_miss) + bus;
-            let arm = self.leave_stream(start);
             self.cache.invalidate(cmd.lbn, n);
-            let a = self.mech.access(start, arm, cmd.lbn, n, true);
-            self.arm = a.arm;
-            a.end
+            self.media_write(start, cmd.lbn, n)
         };
         self.last_write = cmd.write;
         done
+    }
+
+    fn media_write(&mut self, start: Nanos, lbn: u64, n: u32) -> Nanos {
+        let arm = self.leave_stream(start);
+        let a = self.mech.access(start, arm, lbn, n, true);
+        self.arm = a.arm;
+        a.end
+    }
+
+    /// Write the oldest dirty extent to the media from `t`; returns when done.
+    fn destage(&mut self, t: Nanos) -> Nanos {
+        match self.write_back.extents.pop_front() {
+            Some((lbn, n)) => {
+                self.write_back.dirty -= u64::from(n);
+                self.media_write(t, lbn, n)
+            }
+            None => t,
+        }
     }
 
     /// Stop any read-ahead at `t`; the arm is where the stream got to.
@@ -200,7 +280,7 @@ impl Hdd {
                     .min_by_key(|&i| {
                         self.mech
                             .layout
-                            .cylinder_of(self.waiting[i].0.lbn)
+                            .cylinder_of(self.waiting[i].lbn)
                             .abs_diff(arm.cyl)
                     })
                     .unwrap_or(0)
@@ -209,22 +289,37 @@ impl Hdd {
                 let arm = self.arm_now(t);
                 (0..self.waiting.len())
                     .min_by_key(|&i| {
-                        let c = &self.waiting[i].0;
-                        self.mech.positioning(t, arm, c.lbn, c.write)
+                        let c = &self.waiting[i];
+                        if c.write && self.write_back.enabled && self.write_back.has_room(c.sectors)
+                        {
+                            0 // straight into the buffer
+                        } else {
+                            self.mech.positioning(t, arm, c.lbn, c.write)
+                        }
                     })
                     .unwrap_or(0)
             }
         }
     }
 
+    /// With the mechanism free at `t`: serve a waiting command, or else
+    /// write dirty data back while idle.
     fn start_next(&mut self, t: Nanos) {
-        if self.busy.is_some() || self.waiting.is_empty() {
+        if self.busy.is_some() {
             return;
         }
-        let i = self.pick(t);
-        let (cmd, _) = self.waiting.remove(i).expect("index from pick");
-        let done = self.serve(t, &cmd);
-        self.busy = Some(Busy { tag: cmd.tag, done });
+        if !self.waiting.is_empty() {
+            let i = self.pick(t);
+            let cmd = self.waiting.remove(i).expect("index from pick");
+            let done = self.serve(t, &cmd);
+            self.busy = Some(Busy {
+                tag: Some(cmd.tag),
+                done,
+            });
+        } else if !self.write_back.extents.is_empty() {
+            let done = self.destage(t);
+            self.busy = Some(Busy { tag: None, done });
+        }
     }
 }
 
@@ -242,7 +337,7 @@ impl Device for Hdd {
     }
 
     fn submit(&mut self, now: Nanos, cmd: Command) {
-        self.waiting.push_back((cmd, now));
+        self.waiting.push_back(cmd);
         self.start_next(now);
     }
 
@@ -251,14 +346,14 @@ impl Device for Hdd {
     }
 
     fn pop_completion(&mut self, now: Nanos) -> Option<u64> {
-        match self.busy {
-            Some(b) if b.done <= now => {
-                self.busy = None;
-                self.start_next(b.done);
-                Some(b.tag)
+        while let Some(b) = self.busy.filter(|b| b.done <= now) {
+            self.busy = None;
+            if let Some(tag) = b.tag {
+                self.done.push_back(tag);
             }
-            _ => None,
+            self.start_next(b.done);
         }
+        self.done.pop_front()
     }
 
     fn seek_time(&self, from: u64, to: u64) -> Nanos {
@@ -275,5 +370,152 @@ impl Device for Hdd {
 
     fn full_stroke_seek(&self) -> Nanos {
         self.full_stroke
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::geometry::Zone;
+    use super::*;
+
+    /// A small drive: 2 heads, 1000 cylinders of 100 sectors, 6000 rpm
+    /// (10 ms per turn), fixed overheads, a 2-segment cache.
+    fn spec(write_back: bool) -> HddSpec {
+        HddSpec {
+            name: "t".into(),
+            layout: Layout::new(2, vec![Zone::new(0, 999, 100, 10, 10)]).unwrap(),
+            seek: SeekCurve::Table(vec![(1, 1.0), (999, 10.0)]),
+            rpm: 6000.0,
+            head_switch_ms: 0.5,
+            write_settle_ms: 0.0,
+            overheads: Overheads::uniform(0.1, 0.2),
+            bus_ms_per_sector: 0.001,
+            cache: CacheSpec {
+                segments: 2,
+                segment_sectors: 1000,
+                read_ahead_sectors: 1000,
+                write_back,
+                write_buffer_sectors: 64,
+            },
+            max_queue: 8,
+        }
+    }
+
+    fn cmd(tag: u64, write: bool, lbn: u64, sectors: u32) -> Command {
+        Command {
+            tag,
+            write,
+            lbn,
+            sectors,
+        }
+    }
+
+    /// Submit at `at`, run to completion, return the response time.
+    fn response(d: &mut Hdd, at: Nanos, c: Command) -> Nanos {
+        d.submit(at, c);
+        loop {
+            let t = d.next_completion().expect("work in progress");
+            if let Some(tag) = d.pop_completion(t) {
+                assert_eq!(tag, c.tag);
+                return t - at;
+            }
+        }
+    }
+
+    #[test]
+    fn read_miss_costs_overhead_positioning_and_transfer() {
+        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, 0);
+        // lbn 0 at t=0: 0.2 ms overhead, then wait for slot 0 (9.8 ms),
+        // 8 sectors (0.8 ms), bus of the last sector.
+        let r = response(&mut d, 0, cmd(1, false, 0, 8));
+        assert_eq!(r, 200_000 + 9_800_000 + 800_000 + 1_000);
+    }
+
+    #[test]
+    fn read_ahead_makes_the_next_read_a_cache_hit() {
+        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, 0);
+        let first = response(&mut d, 0, cmd(1, false, 0, 8));
+        // 50 ms later the read-ahead has buffered the rest of the segment.
+        let hit = response(&mut d, 50_000_000, cmd(2, false, 8, 8));
+        assert_eq!(hit, 100_000 + 8 * 1_000);
+        assert!(first > 10 * hit);
+    }
+
+    #[test]
+    fn write_back_completes_at_bus_speed_and_flushes_when_idle() {
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, 0);
+        d.submit(0, cmd(1, true, 5000, 8));
+        assert_eq!(d.next_completion(), Some(100_000 + 8_000));
+        assert_eq!(d.dirty_sectors(), 8);
+        assert_eq!(d.pop_completion(108_000), Some(1));
+        // Idle: the drive starts writing the data back by itself, which
+        // takes a seek and a rotational wait.
+        let flush_end = d.next_completion().expect("destage scheduled");
+        assert!(flush_end > 108_000 + 1_000_000, "{flush_end}");
+        assert_eq!(d.pop_completion(flush_end), None);
+        assert_eq!(d.dirty_sectors(), 0);
+        assert_eq!(d.next_completion(), None);
+    }
+
+    #[test]
+    fn a_full_write_buffer_makes_writes_wait_for_the_media() {
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, 0);
+        // 64 dirty sectors fill the buffer; the next write must destage.
+        d.submit(0, cmd(1, true, 100_000, 64));
+        d.submit(0, cmd(2, true, 150_000, 8));
+        let mut done = vec![];
+        while done.len() < 2 {
+            let t = d.next_completion().unwrap();
+            while let Some(tag) = d.pop_completion(t) {
+                done.push((tag, t));
+            }
+        }
+        assert!(done[0].1 < 200_000, "{done:?}");
+        assert!(
+            done[1].1 > 2_000_000,
+            "second write waited for a destage: {done:?}"
+        );
+    }
+
+    #[test]
+    fn write_through_goes_to_the_media() {
+        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, 0);
+        let r = response(&mut d, 0, cmd(1, true, 50_000, 8));
+        assert!(r > 1_000_000, "{r}");
+        assert_eq!(d.dirty_sectors(), 0);
+    }
+
+    #[test]
+    fn satf_serves_the_closest_in_time_first() {
+        let mut d = Hdd::new(&spec(false), 4, InternalOrder::Satf, 0);
+        // Busy with a first read; then queue a far one and a near one.
+        d.submit(0, cmd(1, false, 0, 8));
+        d.submit(0, cmd(2, false, 190_000, 8)); // cylinder 950
+        d.submit(0, cmd(3, false, 300, 8)); // cylinder 1, just ahead
+        let mut order = vec![];
+        while order.len() < 3 {
+            let t = d.next_completion().unwrap();
+            while let Some(tag) = d.pop_completion(t) {
+                order.push(tag);
+            }
+        }
+        assert_eq!(order, vec![1, 3, 2]);
+        // FCFS keeps arrival order.
+        let mut f = Hdd::new(&spec(false), 4, InternalOrder::Fcfs, 0);
+        for c in [
+            cmd(1, false, 0, 8),
+            cmd(2, false, 190_000, 8),
+            cmd(3, false, 300, 8),
+        ] {
+            f.submit(0, c);
+        }
+        let mut order = vec![];
+        while order.len() < 3 {
+            let t = f.next_completion().unwrap();
+            while let Some(tag) = f.pop_completion(t) {
+                order.push(tag);
+            }
+        }
+        assert_eq!(order, vec![1, 2, 3]);
     }
 }

@@ -50,7 +50,15 @@ impl SeekCurve {
                     return t0 * f64::from(distance) / f64::from(d0.max(1));
                 }
                 if i == points.len() {
-                    return points[i - 1].1;
+                    // Past the last measured distance: extend the last
+                    // segment's slope, as DiskSim does.
+                    if i < 2 {
+                        return points[i - 1].1;
+                    }
+                    let (d0, t0) = points[i - 2];
+                    let (d1, t1) = points[i - 1];
+                    let slope = (t1 - t0) / f64::from((d1 - d0).max(1));
+                    return t1 + slope.max(0.0) * f64::from(distance - d1);
                 }
                 let (d0, t0) = points[i - 1];
                 let (d1, t1) = points[i];
@@ -99,12 +107,12 @@ mod tests {
     }
 
     #[test]
-    fn table_interpolates_between_points_and_clamps_beyond() {
+    fn table_interpolates_between_points_and_extrapolates_beyond() {
         let s = SeekCurve::Table(vec![(1, 1.0), (10, 2.0), (110, 12.0)]);
         assert_eq!(s.ms(1), 1.0);
         assert_eq!(s.ms(10), 2.0);
         assert!((s.ms(60) - 7.0).abs() < 1e-12);
-        assert_eq!(s.ms(500), 12.0);
+        assert!((s.ms(120) - 13.0).abs() < 1e-12);
         assert_eq!(s.ns(60), 7_000_000);
     }
 }

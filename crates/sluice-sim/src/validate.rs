@@ -1,0 +1,290 @@
+//! Replay a DiskSim validation trace (requests once issued to a real drive,
+//! with their measured response times) open-loop against a model, and
+//! score the model with DiskSim's demerit figure.
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+use sluice::Nanos;
+
+use crate::device::{self, Command, InternalOrder, Model, Setup};
+use crate::report::Perf;
+
+/// Schema tag of [`ValidationReport`].
+pub const VALIDATE_SCHEMA: &str = "sluice.validate/1";
+
+/// One traced request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRecord {
+    pub write: bool,
+    pub lbn: u64,
+    pub sectors: u32,
+    /// Response time the real drive gave.
+    pub measured_us: f64,
+    /// Time since the previous request's arrival.
+    pub interarrival_us: f64,
+}
+
+/// A trace line that does not parse.
+#[derive(Debug, thiserror::Error, PartialEq)]
+#[error("{file}: line {line}: {message}")]
+pub struct TraceError {
+    pub file: String,
+    pub line: usize,
+    pub message: String,
+}
+
+/// Read a validation trace: `R|W Hit block count measured_us interarrival_us`.
+pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, TraceError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let err = |message: String| TraceError {
+            file: file.to_string(),
+            line: i + 1,
+            message,
+        };
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.is_empty() {
+            continue;
+        }
+        if f.len() < 6 {
+            return Err(err(format!(
+                "expected 6 fields (R|W Hit block count response_us interarrival_us), got {}",
+                f.len()
+            )));
+        }
+        let write = match f[0] {
+            "R" => false,
+            "W" => true,
+            other => return Err(err(format!("expected R or W, got '{other}'"))),
+        };
+        let num = |k: usize, what: &str| -> Result<f64, TraceError> {
+            f[k].parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| {
+                    err(format!(
+                        "{what}: expected a non-negative number, got '{}'",
+                        f[k]
+                    ))
+                })
+        };
+        let lbn = num(2, "block")? as u64;
+        let sectors = num(3, "count")? as u32;
+        if sectors == 0 {
+            return Err(err("count: must be at least 1".into()));
+        }
+        out.push(TraceRecord {
+            write,
+            lbn,
+            sectors,
+            measured_us: num(4, "response")?,
+            interarrival_us: num(5, "interarrival")?,
+        });
+    }
+    if out.is_empty() {
+        return Err(TraceError {
+            file: file.to_string(),
+            line: 0,
+            message: "the trace holds no requests".into(),
+        });
+    }
+    Ok(out)
+}
+
+/// Load a trace file.
+pub fn load_trace(path: &Path) -> Result<Vec<TraceRecord>, TraceError> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| TraceError {
+        file: file.clone(),
+        line: 0,
+        message: format!("cannot read trace: {e}"),
+    })?;
+    parse_trace(&file, &text)
+}
+
+/// The `sluice.validate/1` result.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ValidationReport {
+    pub schema: &'static str,
+    pub disk: String,
+    pub requests: u64,
+    pub demerit_ms: f64,
+    pub mean_measured_ms: f64,
+    pub mean_sim_ms: f64,
+    pub perf: Perf,
+}
+
+/// Response times (ms) the model gives for the trace: requests arrive at
+/// their traced times, wait in a FIFO driver queue, and the drive holds one
+/// at a time, as in DiskSim's validation runs.
+pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
+    let mut dev = device::build(
+        model,
+        &Setup {
+            queue_depth: 1,
+            internal: InternalOrder::Fcfs,
+            write_cache: None,
+            seed: 0,
+        },
+    );
+    let capacity = dev.capacity();
+    let mut arrivals: Vec<Nanos> = Vec::with_capacity(trace.len());
+    let mut t = 0f64;
+    for r in trace {
+        t += r.interarrival_us * 1e3;
+        arrivals.push(t.round() as Nanos);
+    }
+    let mut response = vec![0.0; trace.len()];
+    let mut queue: VecDeque<usize> = VecDeque::new();
+    let mut next = 0usize;
+    let mut busy: Option<usize> = None;
+    let mut events = 0u64;
+    let mut done = 0usize;
+    while done < trace.len() {
+        // Next event: an arrival or the device's next step.
+        let arrival = arrivals.get(next).copied();
+        let device_at = dev.next_completion();
+        let now = match (arrival, device_at) {
+            (Some(a), Some(d)) => a.min(d),
+            (Some(a), None) => a,
+            (None, Some(d)) => d,
+            (None, None) => break,
+        };
+        events += 1;
+        while let Some(tag) = dev.pop_completion(now) {
+            let i = tag as usize;
+            response[i] = (now - arrivals[i]) as f64 / 1e6;
+            busy = None;
+            done += 1;
+        }
+        while next < trace.len() && arrivals[next] <= now {
+            queue.push_back(next);
+            next += 1;
+        }
+        if busy.is_none() {
+            if let Some(i) = queue.pop_front() {
+                let r = &trace[i];
+                // Traces of a larger drive wrap onto this one.
+                let lbn = r.lbn % capacity.saturating_sub(u64::from(r.sectors)).max(1);
+                dev.submit(
+                    now,
+                    Command {
+                        tag: i as u64,
+                        write: r.write,
+                        lbn,
+                        sectors: r.sectors,
+                    },
+                );
+                busy = Some(i);
+            }
+        }
+    }
+    (response, events)
+}
+
+/// DiskSim's demerit: the RMS horizontal distance between two response-time
+/// distributions, sampled at quantiles 0.0001, 0.0002, ..., 1.
+pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
+    let sorted = |v: &[f64]| {
+        let mut s = v.to_vec();
+        s.sort_by(f64::total_cmp);
+        s
+    };
+    let (a, b) = (sorted(a), sorted(b));
+    if a.is_empty() || b.is_empty() {
+        return f64::NAN;
+    }
+    let at = |s: &[f64], q: f64| {
+        let i = ((q * s.len() as f64).ceil() as usize).clamp(1, s.len()) - 1;
+        s[i]
+    };
+    let steps = 10_000;
+    let sum: f64 = (1..=steps)
+        .map(|k| {
+            let q = k as f64 / steps as f64;
+            let d = at(&a, q) - at(&b, q);
+            d * d
+        })
+        .sum();
+    (sum / steps as f64).sqrt()
+}
+
+/// Replay `trace` on `model` and score it.
+pub fn validate(disk: &str, model: &Model, trace: &[TraceRecord]) -> ValidationReport {
+    let wall = Instant::now();
+    let (sim, events) = replay(model, trace);
+    let measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1e3).collect();
+    let n = trace.len() as f64;
+    let wall_s = wall.elapsed().as_secs_f64();
+    ValidationReport {
+        schema: VALIDATE_SCHEMA,
+        disk: disk.to_string(),
+        requests: trace.len() as u64,
+        demerit_ms: demerit(&sim, &measured),
+        mean_measured_ms: measured.iter().sum::<f64>() / n,
+        mean_sim_ms: sim.iter().sum::<f64>() / n,
+        perf: Perf {
+            events,
+            wall_s,
+            requests_per_wall_s: if wall_s > 0.0 { n / wall_s } else { 0.0 },
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demerit_is_zero_for_equal_distributions_and_the_shift_otherwise() {
+        let a: Vec<f64> = (0..1000).map(|i| i as f64 / 100.0).collect();
+        assert_eq!(demerit(&a, &a), 0.0);
+        let shifted: Vec<f64> = a.iter().map(|x| x + 0.5).collect();
+        assert!((demerit(&a, &shifted) - 0.5).abs() < 1e-12);
+        // Order does not matter: it compares distributions.
+        let mut rev = a.clone();
+        rev.reverse();
+        assert_eq!(demerit(&a, &rev), 0.0);
+    }
+
+    #[test]
+    fn trace_lines_parse_and_bad_ones_name_their_line() {
+        let t = parse_trace("t", "R Hit 100 8 5000.0 20.5\nW Hit 7 1 300 0\n").unwrap();
+        assert_eq!(t.len(), 2);
+        assert!(t[1].write && t[1].lbn == 7 && t[1].sectors == 1);
+        assert_eq!(t[0].interarrival_us, 20.5);
+        let e = parse_trace("t", "R Hit 100 8 5000.0 20.5\nX Hit 1 1 1 1\n").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().starts_with("t: line 2: "), "{e}");
+        assert!(parse_trace("t", "R Hit 1 0 1 1").is_err());
+        assert!(parse_trace("t", "R Hit 1 1 1").is_err());
+        assert!(parse_trace("t", "").is_err());
+    }
+
+    #[test]
+    fn requests_queue_behind_a_busy_drive() {
+        let model = crate::device::presets::preset("maxtor-stm332061").unwrap();
+        // Two reads at once, far apart: the second waits for the first.
+        let trace = [
+            TraceRecord {
+                write: false,
+                lbn: 0,
+                sectors: 8,
+                measured_us: 0.0,
+                interarrival_us: 0.0,
+            },
+            TraceRecord {
+                write: false,
+                lbn: 400_000_000,
+                sectors: 8,
+                measured_us: 0.0,
+                interarrival_us: 0.0,
+            },
+        ];
+        let (r, _) = replay(&model, &trace);
+        assert!(r[1] > r[0] + 2.0, "{r:?}");
+    }
+}

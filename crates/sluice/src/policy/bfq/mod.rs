@@ -1,0 +1,751 @@
+//! `bfq` and `bfq+`: Budget Fair Queueing, as described in "Improving
+//! Application Responsiveness with the BFQ Disk I/O Scheduler" (Valente and
+//! Andreolini, SYSTOR 2012; `bfq` is its §3, `bfq+` adds the §4 heuristics)
+//! and in its companion technical report (§3: the service loop; §4.4: the
+//! three H-fairness rules).
+//!
+//! # The algorithm, and where it lives
+//!
+//! * **Queues** ([`queue`]): one queue per flow for its synchronous requests,
+//!   one shared queue for every asynchronous request (writes with
+//!   `sync == false`). Inside a queue requests are served in C-LOOK order
+//!   from the device head (report §3, step 2a). A flow that was never
+//!   registered with `add_flow` gets a queue of weight 100 on its first
+//!   request. The shared async queue has weight 100.
+//! * **B-WF2Q+** ([`wf2q`]): picks the next queue to serve among the busy
+//!   ones: eligible (`S <= V`), smallest virtual finish `F = S + budget /
+//!   weight`. O(log n) per operation (two ordered sets).
+//! * **Service slots**: the selected queue is served exclusively until it
+//!   expires (an [`Expiration`]): its next request does not fit in what is
+//!   left of its budget (budget exhausted); it has no request left (after
+//!   an idle wait of `slice_idle_ms` for a synchronous queue that BFQ idles
+//!   for, at once otherwise: no more backlog); or `timeout_ms` (T_max) has
+//!   passed since the slot's first dispatch (budget timeout).
+//! * **Charging**: a dispatched request is charged its size in sectors
+//!   (times `write_charge` for writes under H-write-throt) to the queue's
+//!   slot and to the system virtual time (`V += charge / W` at every
+//!   dispatch, like Linux; updating `V` once per slot at expiration is the
+//!   same total, but would let a queue activated during a long slot start
+//!   from a stale `V`). At expiration the queue's finish time becomes
+//!   `S + charge / weight`, where the charge is the service received, or the
+//!   whole budget when [`budget::full_charge`] says so (budget timeout, a
+//!   too-slow queue; the extra charge also advances `V`).
+//! * **Budget feedback** ([`budget`]): the next budget from the expiration
+//!   reason, with the original rules (`bfq`) or H-throughput's (`bfq+`).
+//! * **B_max** ([`peak_rate`]): `T_max * R_est`, R_est the peak-rate
+//!   estimate (maximum of samples for `bfq`, H-peak-rate's filter for
+//!   `bfq+`); the `max_budget` parameter pins it.
+//! * **Idling**: when the queue in service empties, BFQ keeps the device
+//!   idle for up to `slice_idle_ms` waiting for the queue's next request, if
+//!   the queue is synchronous and not detected as random (report §3.4,
+//!   §3.5). While requests of the queue are still in the device, it waits for
+//!   them first (returns `Nothing`: the idle wait starts once the last one
+//!   completes, as in Linux). BFQ+ also idles for weight-raised queues
+//!   whatever their pattern (§4.1), for random queues until they received
+//!   `B_max / 8` in the slot (H-fairness rule 3), and never on a device that
+//!   queues commands, `queue_depth() > 1` (§5.1). The original `bfq` keeps
+//!   idling on such devices (the paper attributes the NCQ rule to CFQ and
+//!   BFQ+ only).
+//! * **Weight raising** ([`weight_raising`]): H-low-latency.
+//!
+//! # Time bases
+//!
+//! * The budget timeout and the "too slow" test use wall time from the
+//!   slot's first dispatch (the slot's occupation of the disk includes BFQ's
+//!   idle waits, which is what the time constraint of report §3.5 limits);
+//!   the slowness test stops the clock when the final idle wait started
+//!   (otherwise every idling queue would look slow).
+//! * Peak-rate samples use `Service::disk_time` of the slot's completed
+//!   requests (see [`peak_rate`]).
+//!
+//! # `bfq` versus `bfq+`
+//!
+//! Both accept every parameter. `bfq` defaults the five heuristic switches
+//! (`low_latency`, `peak_rate_lpf`, `budget_rules`, `fairness_rules`,
+//! `write_throt`) to false, `bfq+` to true; so `bfq` with one switch on is
+//! "BFQ plus that heuristic", and `bfq+` with one off is the ablation the
+//! paper's §6 discusses. What is not switchable: initial budget (B_max for
+//! `bfq`, B_max / 2 for `bfq+`, part of H-throughput and switched with
+//! `budget_rules`), and the no-idling-with-NCQ rule (`bfq+` only).
+
+mod budget;
+mod peak_rate;
+mod queue;
+mod weight_raising;
+mod wf2q;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+pub use budget::Expiration;
+pub use weight_raising::RaisingParams;
+
+use self::budget::{ChargeCheck, Feedback};
+use self::peak_rate::{PeakRate, Sample};
+use self::queue::BfqQueue;
+use self::wf2q::Wf2q;
+use super::params::ParamReader;
+use super::PolicyError;
+use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::types::{FlowId, Nanos, Request, NS_PER_MS, NS_PER_S, SECTOR_BYTES};
+
+/// Parameters accepted by `bfq` (defaults of the original algorithm).
+pub const BFQ_PARAMS: &str =
+    "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
+budget_step=1024, seek_threshold=8192, low_latency=false, peak_rate_lpf=false, budget_rules=false, \
+fairness_rules=false, write_throt=false, write_charge=10, raising_coeff=10, raising_mb=24, \
+raising_ms=6000, raising_idle_ms=2000";
+
+/// Parameters accepted by `bfq+`.
+pub const BFQ_PLUS_PARAMS: &str =
+    "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
+budget_step=1024, seek_threshold=8192, low_latency=true, peak_rate_lpf=true, budget_rules=true, \
+fairness_rules=true, write_throt=true, write_charge=10, raising_coeff=10, raising_mb=24, \
+raising_ms=6000, raising_idle_ms=2000";
+
+/// Configuration of a BFQ scheduler. Every field is a named parameter of
+/// `bfq`/`bfq+` (see the field docs for the name, default and source).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BfqConfig {
+    /// BFQ+ (`bfq+`): initial budget B_max / 2 when `budget_rules`, no idling
+    /// when the device queues commands (§5.1).
+    pub plus: bool,
+    /// `slice_idle_ms` (8): the idle wait for a synchronous queue's next
+    /// request. The papers say "in the order of the seek and rotational
+    /// latencies"; 8 ms is Linux's `slice_idle`, which BFQ inherited. 0
+    /// disables idling.
+    pub slice_idle: Nanos,
+    /// `timeout_ms` (125): T_max, the budget timeout (paper §3.2, §3.3).
+    pub timeout: Nanos,
+    /// `max_budget` (0 = automatic): pin B_max to this many sectors instead
+    /// of T_max times the peak-rate estimate.
+    pub max_budget: Option<u64>,
+    /// `budget_step` (1024 sectors): the fixed increment of the original
+    /// rule on budget exhaustion (§4.3 says "a fixed quantity" without a
+    /// number; 1024 = 8 x 128 sectors is the step of the original BFQ code).
+    pub budget_step: u64,
+    /// `seek_threshold` (8192 sectors): mean seek distance above which a
+    /// queue is detected as random (report §3.5).
+    pub seek_threshold: u64,
+    /// `low_latency`: H-low-latency, weight raising (§4.1).
+    pub low_latency: bool,
+    /// `peak_rate_lpf`: H-peak-rate, the 7/8 low-pass estimator (§4.2).
+    pub peak_rate_lpf: bool,
+    /// `budget_rules`: H-throughput, initial budget B_max / 2 and the
+    /// multiplicative-increase rules (§4.3).
+    pub budget_rules: bool,
+    /// `fairness_rules`: H-fairness, the three rules of report §4.4.
+    pub fairness_rules: bool,
+    /// `write_throt`: H-write-throt, writes charged `write_charge` per
+    /// sector (§4.5).
+    pub write_throt: bool,
+    /// `write_charge` (10): the write (over)charge coefficient (§4.5).
+    pub write_charge: u32,
+    /// Weight raising: `raising_coeff` (C_rais = 10), `raising_mb` (B_rais =
+    /// 24 MB), `raising_ms` (T_rais = 6000), `raising_idle_ms` (T_idle =
+    /// 2000), all from §4.1.
+    pub raising: RaisingParams,
+}
+
+impl BfqConfig {
+    /// The original BFQ (`bfq`).
+    pub fn original() -> Self {
+        BfqConfig {
+            plus: false,
+            slice_idle: 8 * NS_PER_MS,
+            timeout: 125 * NS_PER_MS,
+            max_budget: None,
+            budget_step: 1024,
+            seek_threshold: 8192,
+            low_latency: false,
+            peak_rate_lpf: false,
+            budget_rules: false,
+            fairness_rules: false,
+            write_throt: false,
+            write_charge: 10,
+            raising: RaisingParams {
+                coeff: 10,
+                budget: 24_000_000 / SECTOR_BYTES,
+                max_time: 6 * NS_PER_S,
+                min_idle: 2 * NS_PER_S,
+            },
+        }
+    }
+
+    /// BFQ+ (`bfq+`), every heuristic on.
+    pub fn plus() -> Self {
+        BfqConfig {
+            plus: true,
+            low_latency: true,
+            peak_rate_lpf: true,
+            budget_rules: true,
+            fairness_rules: true,
+            write_throt: true,
+            ..Self::original()
+        }
+    }
+
+    /// Read the named parameters over the defaults of `bfq` or `bfq+`.
+    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        let d = if plus { Self::plus() } else { Self::original() };
+        let ms = |x: f64| (x * NS_PER_MS as f64).round() as Nanos;
+        let to_ms = |t: Nanos| t as f64 / NS_PER_MS as f64;
+        let slice_idle = ms(p.float("slice_idle_ms", to_ms(d.slice_idle), 0.0, 10_000.0)?);
+        let timeout = ms(p.float("timeout_ms", to_ms(d.timeout), 1.0, 100_000.0)?);
+        let max_budget = p.int("max_budget", 0, 0, 1 << 40)? as u64;
+        let budget_step = p.int("budget_step", d.budget_step as i64, 1, 1 << 40)? as u64;
+        let seek_threshold = p.int("seek_threshold", d.seek_threshold as i64, 0, 1 << 50)? as u64;
+        let low_latency = p.bool("low_latency", d.low_latency)?;
+        let peak_rate_lpf = p.bool("peak_rate_lpf", d.peak_rate_lpf)?;
+        let budget_rules = p.bool("budget_rules", d.budget_rules)?;
+        let fairness_rules = p.bool("fairness_rules", d.fairness_rules)?;
+        let write_throt = p.bool("write_throt", d.write_throt)?;
+        let write_charge = p.int("write_charge", i64::from(d.write_charge), 1, 1000)? as u32;
+        let coeff = p.int("raising_coeff", i64::from(d.raising.coeff), 1, 1000)? as u32;
+        let raising_mb = p.float("raising_mb", 24.0, 0.0, 1e6)?;
+        let raising_ms = p.float("raising_ms", to_ms(d.raising.max_time), 0.0, 1e9)?;
+        let raising_idle_ms = p.float("raising_idle_ms", to_ms(d.raising.min_idle), 0.0, 1e9)?;
+        Ok(BfqConfig {
+            plus,
+            slice_idle,
+            timeout,
+            max_budget: (max_budget > 0).then_some(max_budget),
+            budget_step,
+            seek_threshold,
+            low_latency,
+            peak_rate_lpf,
+            budget_rules,
+            fairness_rules,
+            write_throt,
+            write_charge,
+            raising: RaisingParams {
+                coeff,
+                budget: (raising_mb * 1e6 / SECTOR_BYTES as f64).round() as u64,
+                max_time: ms(raising_ms),
+                min_idle: ms(raising_idle_ms),
+            },
+        })
+    }
+}
+
+/// What happened at the last expiration (for tests and tracing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExpirationRecord {
+    /// The flow of the queue (`None`: the shared async queue).
+    pub flow: Option<FlowId>,
+    pub reason: Expiration,
+    /// The slot's budget.
+    pub budget: u64,
+    /// Service charged by its dispatches.
+    pub service: u64,
+    /// What B-WF2Q+ was charged (the budget on a full charge).
+    pub charged: u64,
+    /// The budget assigned for the next slot.
+    pub next_budget: u64,
+    /// B_max after the expiration's peak-rate sample.
+    pub max_budget: u64,
+}
+
+/// A multiplicative hasher for flow ids (the std SipHash costs more than
+/// the rest of a map lookup).
+#[derive(Default)]
+struct FlowHasher(u64);
+
+impl Hasher for FlowHasher {
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The queue in service's slot.
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    /// Time of the slot's first dispatch.
+    start: Option<Nanos>,
+    /// Service charged (sectors, write-charged).
+    service: u64,
+    /// Sectors and attributed disk time of the slot's completed requests.
+    done_sectors: u64,
+    done_time: Nanos,
+    /// The idle wait: its deadline and when it started.
+    idle_deadline: Option<Nanos>,
+    idle_start: Option<Nanos>,
+}
+
+/// Index of the shared async queue.
+const ASYNC: u32 = 0;
+
+/// The BFQ / BFQ+ scheduler.
+#[derive(Debug)]
+pub struct Bfq {
+    cfg: BfqConfig,
+    queues: Vec<BfqQueue>,
+    free: Vec<u32>,
+    flows: HashMap<FlowId, u32, BuildHasherDefault<FlowHasher>>,
+    wf2q: Wf2q,
+    peak: PeakRate,
+    max_budget: u64,
+    in_service: Option<u32>,
+    slot: Slot,
+    /// End of the last dispatched request (C-LOOK position for requeues).
+    head: u64,
+    queued: usize,
+    last: Option<ExpirationRecord>,
+}
+
+impl Bfq {
+    /// A scheduler with this configuration.
+    pub fn new(cfg: BfqConfig) -> Self {
+        let peak = PeakRate::new(cfg.peak_rate_lpf);
+        let max_budget = cfg
+            .max_budget
+            .unwrap_or_else(|| peak.max_budget(cfg.timeout));
+        Bfq {
+            queues: vec![BfqQueue::new(None, false, 100)],
+            free: Vec::new(),
+            flows: HashMap::default(),
+            wf2q: Wf2q::default(),
+            peak,
+            max_budget,
+            in_service: None,
+            slot: Slot::default(),
+            head: 0,
+            queued: 0,
+            last: None,
+            cfg,
+        }
+    }
+
+    /// Build from named parameters (`plus` selects the `bfq+` defaults).
+    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        Ok(Self::new(BfqConfig::from_params(plus, p)?))
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &BfqConfig {
+        &self.cfg
+    }
+
+    /// B_max, in sectors.
+    pub fn max_budget(&self) -> u64 {
+        self.max_budget
+    }
+
+    /// The peak-rate estimate in sectors per second, once sampled.
+    pub fn peak_rate(&self) -> Option<f64> {
+        self.peak.estimate().map(|r| r * NS_PER_S as f64)
+    }
+
+    /// The last expiration.
+    pub fn last_expiration(&self) -> Option<ExpirationRecord> {
+        self.last
+    }
+
+    /// The flow whose queue is in service (`Some(None)`: the async queue).
+    pub fn in_service(&self) -> Option<Option<FlowId>> {
+        self.in_service.map(|q| self.queues[q as usize].flow)
+    }
+
+    fn flow_queue(&self, flow: FlowId) -> Option<&BfqQueue> {
+        self.flows.get(&flow).map(|&q| &self.queues[q as usize])
+    }
+
+    /// The budget assigned to a flow's queue for its next slot (0 before its
+    /// first activation).
+    pub fn budget_of(&self, flow: FlowId) -> Option<u64> {
+        self.flow_queue(flow).map(|q| q.budget)
+    }
+
+    /// The weight a flow's queue is scheduled with at `now` (raised or not).
+    pub fn weight_of(&self, now: Nanos, flow: FlowId) -> Option<u32> {
+        self.flow_queue(flow).map(|q| self.effective_weight(now, q))
+    }
+
+    /// Whether a flow's queue is weight-raised at `now`.
+    pub fn is_raised(&self, now: Nanos, flow: FlowId) -> bool {
+        self.cfg.low_latency
+            && self
+                .flow_queue(flow)
+                .is_some_and(|q| q.raising.active(now, &self.cfg.raising))
+    }
+
+    /// Whether a flow's queue is detected as random.
+    pub fn is_random(&self, flow: FlowId) -> bool {
+        self.flow_queue(flow)
+            .is_some_and(|q| q.seek.is_random(self.cfg.seek_threshold))
+    }
+
+    fn effective_weight(&self, now: Nanos, q: &BfqQueue) -> u32 {
+        if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
+            q.raising.weight(q.weight, &self.cfg.raising)
+        } else {
+            q.weight
+        }
+    }
+
+    /// What a request costs the budget: its sectors, times the write
+    /// charge for writes under H-write-throt.
+    fn charge(&self, r: &Request) -> u64 {
+        let s = u64::from(r.sectors);
+        if self.cfg.write_throt && r.is_write() {
+            s * u64::from(self.cfg.write_charge)
+        } else {
+            s
+        }
+    }
+
+    fn queue_for(&mut self, flow: FlowId, weight: u32) -> u32 {
+        if let Some(&q) = self.flows.get(&flow) {
+            return q;
+        }
+        let fresh = BfqQueue::new(Some(flow), true, weight);
+        let q = match self.free.pop() {
+            Some(q) => {
+                self.queues[q as usize] = fresh;
+                q
+            }
+            None => {
+                self.queues.push(fresh);
+                (self.queues.len() - 1) as u32
+            }
+        };
+        self.flows.insert(flow, q);
+        q
+    }
+
+    fn route(&mut self, r: &Request) -> u32 {
+        if r.sync {
+            self.queue_for(r.flow, 100)
+        } else {
+            ASYNC
+        }
+    }
+
+    /// The budget a queue is (re)queued with: its assigned budget within
+    /// B_max, and at least the charge of the request it will serve first.
+    fn entity_budget(&self, qi: u32) -> u64 {
+        let q = &self.queues[qi as usize];
+        let next = q.peek(self.head).map_or(0, |r| self.charge(r));
+        q.budget.min(self.max_budget).max(next).max(1)
+    }
+
+    /// Free a removed flow's queue once it is quiet.
+    fn maybe_free(&mut self, qi: u32) {
+        let q = &self.queues[qi as usize];
+        if qi != ASYNC && q.removed && q.is_quiet() && self.in_service != Some(qi) {
+            if let Some(flow) = q.flow {
+                self.flows.remove(&flow);
+            }
+            self.free.push(qi);
+        }
+    }
+
+    /// An idle queue got a request: weight raising, then B-WF2Q+ activation.
+    fn activate(&mut self, now: Nanos, qi: u32) {
+        let cfg = &self.cfg;
+        let q = &mut self.queues[qi as usize];
+        if cfg.low_latency && q.sync {
+            let idle_long = q.in_flight == 0
+                && q.last_completion
+                    .is_some_and(|t| now.saturating_sub(t) >= cfg.raising.min_idle);
+            if !q.seen || idle_long {
+                q.raising.start(now, &cfg.raising);
+            }
+        }
+        q.seen = true;
+        q.raising.expire_if_late(now, &cfg.raising);
+        if q.budget == 0 {
+            q.budget = if cfg.budget_rules {
+                self.max_budget / 2
+            } else {
+                self.max_budget
+            };
+        }
+        let budget = self.entity_budget(qi);
+        let q = &self.queues[qi as usize];
+        let weight = self.effective_weight(now, q);
+        let q = &mut self.queues[qi as usize];
+        self.wf2q.activate(qi, &mut q.entity, weight, budget);
+    }
+
+    /// Whether BFQ idles for the queue in service once it is empty.
+    fn idles_for(&self, now: Nanos, qi: u32, device: &dyn DeviceView) -> bool {
+        let q = &self.queues[qi as usize];
+        if !q.sync || self.cfg.slice_idle == 0 {
+            return false;
+        }
+        if self.cfg.plus && device.queue_depth() > 1 {
+            return false;
+        }
+        if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
+            return true;
+        }
+        if q.seek.is_random(self.cfg.seek_threshold) {
+            // H-fairness rule 3: a random queue still idles until it has
+            // received B_max / 8 in this slot.
+            return self.cfg.fairness_rules && self.slot.service < self.max_budget / 8;
+        }
+        true
+    }
+
+    /// End the slot of the queue in service.
+    fn expire(&mut self, now: Nanos, reason: Expiration) {
+        let Some(qi) = self.in_service.take() else {
+            return;
+        };
+        let slot = std::mem::take(&mut self.slot);
+        let random = self.queues[qi as usize]
+            .seek
+            .is_random(self.cfg.seek_threshold);
+
+        // Peak rate and B_max.
+        let sample = Sample {
+            sectors: slot.done_sectors,
+            time: slot.done_time,
+            random,
+            timed_out: reason == Expiration::BudgetTimeout,
+        };
+        if self.peak.sample(&sample) && self.cfg.max_budget.is_none() {
+            self.max_budget = self.peak.max_budget(self.cfg.timeout);
+        }
+        let max_budget = self.max_budget;
+
+        // Full-budget charge.
+        let q = &self.queues[qi as usize];
+        let budget = q.entity.budget;
+        let end = slot.idle_start.unwrap_or(now);
+        let elapsed = slot.start.map_or(0, |s| end.saturating_sub(s));
+        let slow = elapsed > 0
+            && u128::from(slot.service) * u128::from(self.cfg.timeout)
+                < u128::from(budget) * u128::from(elapsed);
+        let check = ChargeCheck {
+            reason,
+            budget,
+            service: slot.service,
+            max_budget,
+            slow,
+        };
+        let charged = if budget::full_charge(&check, self.cfg.fairness_rules) {
+            budget.max(slot.service)
+        } else {
+            slot.service
+        };
+        self.wf2q.served(charged - slot.service);
+
+        // Budget feedback.
+        let fb = Feedback {
+            reason,
+            budget,
+            service: slot.service,
+            outstanding: q.in_flight > 0,
+            max_budget,
+        };
+        let next_budget = if self.cfg.budget_rules {
+            budget::plus(&fb)
+        } else {
+            budget::original(&fb, self.cfg.budget_step)
+        };
+
+        let q = &mut self.queues[qi as usize];
+        self.wf2q.charge(&mut q.entity, charged);
+        q.budget = next_budget;
+        q.raising.expire_if_late(now, &self.cfg.raising);
+        self.last = Some(ExpirationRecord {
+            flow: q.flow,
+            reason,
+            budget,
+            service: slot.service,
+            charged,
+            next_budget,
+            max_budget,
+        });
+        if q.is_empty() {
+            self.wf2q.deactivate(&mut q.entity);
+            self.maybe_free(qi);
+        } else {
+            let budget = self.entity_budget(qi);
+            let q = &self.queues[qi as usize];
+            let weight = self.effective_weight(now, q);
+            let q = &mut self.queues[qi as usize];
+            self.wf2q.requeue(qi, &mut q.entity, weight, budget);
+        }
+    }
+
+    fn timed_out(&self, now: Nanos) -> bool {
+        self.slot
+            .start
+            .is_some_and(|s| now >= s.saturating_add(self.cfg.timeout))
+    }
+}
+
+impl Scheduler for Bfq {
+    fn name(&self) -> &str {
+        if self.cfg.plus {
+            "bfq+"
+        } else {
+            "bfq"
+        }
+    }
+
+    fn add_flow(&mut self, _now: Nanos, flow: FlowId, config: &FlowConfig) {
+        let q = self.queue_for(flow, config.weight);
+        let q = &mut self.queues[q as usize];
+        q.weight = config.weight.clamp(1, 1000);
+        q.removed = false;
+    }
+
+    fn set_weight(&mut self, _now: Nanos, flow: FlowId, weight: u32) {
+        // Takes effect when B-WF2Q+ next (re)queues the queue.
+        if let Some(&q) = self.flows.get(&flow) {
+            self.queues[q as usize].weight = weight.clamp(1, 1000);
+        }
+    }
+
+    fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+        if let Some(&q) = self.flows.get(&flow) {
+            self.queues[q as usize].removed = true;
+            self.maybe_free(q);
+        }
+    }
+
+    fn add(&mut self, now: Nanos, request: Request) {
+        let qi = self.route(&request);
+        let q = &mut self.queues[qi as usize];
+        q.removed = false;
+        if q.sync {
+            q.seek.update(&request);
+        }
+        q.push(request);
+        self.queued += 1;
+        if self.in_service == Some(qi) {
+            // The request the idle wait was for.
+            self.slot.idle_deadline = None;
+            self.slot.idle_start = None;
+        } else if !self.queues[qi as usize].entity.busy {
+            self.activate(now, qi);
+        }
+    }
+
+    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+        loop {
+            let Some(qi) = self.in_service else {
+                match self.wf2q.select() {
+                    Some(qi) => {
+                        self.in_service = Some(qi);
+                        self.slot = Slot::default();
+                        continue;
+                    }
+                    None => return Decision::Nothing,
+                }
+            };
+            if self.timed_out(now) {
+                self.expire(now, Expiration::BudgetTimeout);
+                continue;
+            }
+            let q = &self.queues[qi as usize];
+            if let Some(&r) = q.peek(device.head()) {
+                let c = self.charge(&r);
+                if self.slot.service > 0 && self.slot.service + c > q.entity.budget {
+                    self.expire(now, Expiration::BudgetExhausted);
+                    continue;
+                }
+                let q = &mut self.queues[qi as usize];
+                q.take(&r);
+                q.in_flight += 1;
+                if self.cfg.low_latency {
+                    q.raising.consume(c);
+                }
+                self.queued -= 1;
+                self.head = r.end();
+                self.slot.start.get_or_insert(now);
+                self.slot.service += c;
+                self.slot.idle_deadline = None;
+                self.slot.idle_start = None;
+                self.wf2q.served(c);
+                return Decision::Dispatch(r);
+            }
+            if self.slot.service >= q.entity.budget {
+                self.expire(now, Expiration::BudgetExhausted);
+                continue;
+            }
+            if self.idles_for(now, qi, device) {
+                if q.in_flight > 0 {
+                    // Wait for the queue's requests before the idle wait.
+                    return Decision::Nothing;
+                }
+                let deadline = *self
+                    .slot
+                    .idle_deadline
+                    .get_or_insert(now.saturating_add(self.cfg.slice_idle));
+                self.slot.idle_start.get_or_insert(now);
+                if deadline > now {
+                    return Decision::IdleUntil(deadline);
+                }
+            }
+            self.expire(now, Expiration::NoMoreBacklog);
+        }
+    }
+
+    fn complete(&mut self, now: Nanos, request: &Request, service: &Service) {
+        let qi = if request.sync {
+            match self.flows.get(&request.flow) {
+                Some(&q) => q,
+                None => return,
+            }
+        } else {
+            ASYNC
+        };
+        let q = &mut self.queues[qi as usize];
+        q.in_flight = q.in_flight.saturating_sub(1);
+        q.last_completion = Some(now);
+        if self.in_service == Some(qi) && self.slot.start.is_some_and(|s| service.dispatched >= s) {
+            self.slot.done_sectors += u64::from(request.sectors);
+            self.slot.done_time += service.disk_time;
+        }
+        self.maybe_free(qi);
+    }
+
+    fn next_timer(&self) -> Option<Nanos> {
+        self.in_service?;
+        let timeout = self.slot.start.map(|s| s.saturating_add(self.cfg.timeout));
+        match (timeout, self.slot.idle_deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn on_timer(&mut self, now: Nanos) {
+        let Some(qi) = self.in_service else {
+            return;
+        };
+        if self.timed_out(now) {
+            self.expire(now, Expiration::BudgetTimeout);
+        } else if self.slot.idle_deadline.is_some_and(|d| now >= d)
+            && self.queues[qi as usize].is_empty()
+        {
+            self.expire(now, Expiration::NoMoreBacklog);
+        }
+    }
+
+    fn queued(&self) -> usize {
+        self.queued
+    }
+
+    fn may_idle(&self) -> bool {
+        true
+    }
+}

@@ -1,0 +1,808 @@
+//! Unit tests: one per mechanism of BFQ and BFQ+.
+
+use super::budget::{self, ChargeCheck, Feedback};
+use super::peak_rate::{PeakRate, Sample, INITIAL_MAX_BUDGET};
+use super::wf2q::{delta, Entity, Wf2q};
+use super::*;
+use crate::testkit::FlatDevice;
+use crate::types::{Direction, RequestId};
+
+/// A small driver: requests in, decisions out, completions on demand.
+struct Drv {
+    s: Bfq,
+    dev: FlatDevice,
+    now: Nanos,
+    id: u64,
+    inflight: Vec<(Request, Nanos)>,
+}
+
+impl Drv {
+    fn new(cfg: BfqConfig) -> Self {
+        Drv {
+            s: Bfq::new(cfg),
+            dev: FlatDevice::at(0),
+            now: 0,
+            id: 0,
+            inflight: Vec::new(),
+        }
+    }
+
+    fn with_depth(mut self, depth: usize) -> Self {
+        self.dev.depth = depth;
+        self
+    }
+
+    fn flow(&mut self, flow: u32, weight: u32) {
+        let cfg = FlowConfig {
+            weight,
+            class: None,
+        };
+        self.s.add_flow(self.now, FlowId(flow), &cfg);
+    }
+
+    fn add_req(&mut self, flow: u32, sector: u64, sectors: u32, write: bool) {
+        let r = Request {
+            id: RequestId(self.id),
+            flow: FlowId(flow),
+            dir: if write {
+                Direction::Write
+            } else {
+                Direction::Read
+            },
+            sync: !write,
+            sector,
+            sectors,
+            arrival: self.now,
+        };
+        self.id += 1;
+        self.s.add(self.now, r);
+    }
+
+    fn add(&mut self, flow: u32, sector: u64, sectors: u32) {
+        self.add_req(flow, sector, sectors, false);
+    }
+
+    fn dispatch(&mut self) -> Decision {
+        let d = self.s.dispatch(self.now, &self.dev);
+        if let Decision::Dispatch(r) = d {
+            self.dev.head = r.end();
+            self.inflight.push((r, self.now));
+            self.dev.in_flight = self.inflight.len();
+        }
+        d
+    }
+
+    /// Dispatch, expecting a request.
+    fn next(&mut self) -> Request {
+        match self.dispatch() {
+            Decision::Dispatch(r) => r,
+            d => panic!("expected a dispatch, got {d:?}"),
+        }
+    }
+
+    /// `dt` passes; everything in flight completes, each charged `dt / n`.
+    fn complete_all(&mut self, dt: Nanos) {
+        self.now += dt;
+        let n = self.inflight.len().max(1) as u64;
+        for (r, at) in std::mem::take(&mut self.inflight) {
+            let svc = Service {
+                dispatched: at,
+                completed: self.now,
+                disk_time: dt / n,
+            };
+            self.s.complete(self.now, &r, &svc);
+        }
+        self.dev.in_flight = 0;
+    }
+
+    /// Dispatch one request and complete it after `dt`.
+    fn serve(&mut self, dt: Nanos) -> Request {
+        let r = self.next();
+        self.complete_all(dt);
+        r
+    }
+
+    /// Let time pass to `t`, firing the policy's timer on the way.
+    fn advance_to(&mut self, t: Nanos) {
+        while let Some(x) = self.s.next_timer().filter(|&x| x <= t) {
+            self.now = self.now.max(x);
+            self.s.on_timer(self.now);
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// The queue in service is empty: BFQ must idle; let the wait lapse.
+    fn lapse_idle(&mut self) {
+        match self.dispatch() {
+            Decision::IdleUntil(t) => self.advance_to(t),
+            d => panic!("expected an idle wait, got {d:?}"),
+        }
+    }
+
+    fn last(&self) -> ExpirationRecord {
+        self.s.last_expiration().expect("an expiration happened")
+    }
+}
+
+fn pinned(mut cfg: BfqConfig, max_budget: u64) -> BfqConfig {
+    cfg.max_budget = Some(max_budget);
+    cfg
+}
+
+const US: Nanos = 1_000;
+
+// ---------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------
+
+#[test]
+fn defaults_are_the_papers() {
+    let b = BfqConfig::original();
+    assert_eq!(b.timeout, 125 * NS_PER_MS);
+    assert_eq!(b.slice_idle, 8 * NS_PER_MS);
+    assert!(!(b.low_latency || b.peak_rate_lpf || b.budget_rules || b.fairness_rules));
+    assert!(!b.write_throt);
+    let p = BfqConfig::plus();
+    assert!(p.low_latency && p.peak_rate_lpf && p.budget_rules && p.fairness_rules);
+    assert!(p.write_throt);
+    assert_eq!(p.write_charge, 10);
+    assert_eq!(p.raising.coeff, 10);
+    assert_eq!(p.raising.budget, 46_875); // 24 MB in sectors
+    assert_eq!(p.raising.max_time, 6 * NS_PER_S);
+    assert_eq!(p.raising.min_idle, 2 * NS_PER_S);
+}
+
+#[test]
+fn parameters_are_read_by_name() {
+    use crate::policy::{build, ParamValue, Params};
+    let mut params = Params::default();
+    params.insert("low_latency", ParamValue::Bool(false));
+    params.insert("timeout_ms", ParamValue::Int(250));
+    params.insert("write_charge", ParamValue::Int(3));
+    let s = build("bfq+", &params).unwrap();
+    assert_eq!(s.name(), "bfq+");
+    let mut r = params.reader("bfq+");
+    let cfg = BfqConfig::from_params(true, &mut r).unwrap();
+    assert!(!cfg.low_latency && cfg.budget_rules);
+    assert_eq!(cfg.timeout, 250 * NS_PER_MS);
+    assert_eq!(cfg.write_charge, 3);
+    params.insert("write_charge", ParamValue::Int(0));
+    assert!(build("bfq", &params).is_err());
+    let mut bad = Params::default();
+    bad.insert("quantum", ParamValue::Int(4));
+    assert!(build("bfq", &bad)
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("quantum"));
+}
+
+// ---------------------------------------------------------------------------
+// B-WF2Q+
+// ---------------------------------------------------------------------------
+
+#[test]
+fn wf2q_picks_the_smallest_finish_with_unequal_weights() {
+    let mut w = Wf2q::default();
+    let (mut a, mut b) = (Entity::default(), Entity::default());
+    w.activate(0, &mut a, 100, 1000);
+    w.activate(1, &mut b, 300, 1000);
+    assert_eq!(w.wsum(), 400);
+    // F_a = 1000/100 > F_b = 1000/300: B first.
+    assert!(b.finish < a.finish);
+    assert_eq!(w.select(), Some(1));
+    w.served(1000);
+    w.charge(&mut b, 1000);
+    w.requeue(1, &mut b, 300, 1000);
+    // V = 1000/400 = 2.5. B's next budget would finish first (6.67 < 10),
+    // but it starts at 3.33 > V: not eligible, A is served.
+    assert!(b.finish < a.finish && b.start > w.vtime());
+    assert_eq!(w.select(), Some(0));
+    assert_eq!(w.waiting(), 1);
+    w.served(1000); // V = 5
+    w.charge(&mut a, 1000);
+    w.requeue(0, &mut a, 100, 1000); // S = 10, F = 20
+    assert_eq!(w.select(), Some(1));
+}
+
+#[test]
+fn wf2q_serves_only_eligible_entities_and_jumps_v_when_none_is() {
+    let mut w = Wf2q::default();
+    let (mut a, mut c) = (Entity::default(), Entity::default());
+    // C was served before: its old finish is 5 (500 sectors at weight 100).
+    c.finish = delta(500, 100);
+    w.activate(0, &mut a, 100, 1000); // S = 0, F = 10
+    w.activate(1, &mut c, 100, 10); // S = 5, F = 5.1
+    assert_eq!(c.start, delta(500, 100));
+    assert!(c.finish < a.finish);
+    // C has the smaller finish but is not eligible (S = 5 > V = 0).
+    assert_eq!(w.select(), Some(0));
+    w.served(1000); // V = 1000 / 200 = 5: C eligible now
+    assert_eq!(w.vtime(), delta(500, 100));
+    w.charge(&mut a, 1000);
+    w.requeue(0, &mut a, 100, 1000);
+    assert_eq!(w.select(), Some(1));
+    // Alone and not eligible: V jumps to its start.
+    let mut w = Wf2q::default();
+    let mut d = Entity {
+        finish: delta(7000, 100),
+        ..Entity::default()
+    };
+    w.activate(2, &mut d, 100, 100);
+    assert_eq!(w.select(), Some(2));
+    assert_eq!(w.vtime(), delta(7000, 100));
+}
+
+#[test]
+fn a_reactivated_queue_starts_at_max_of_v_and_its_old_finish() {
+    let mut w = Wf2q::default();
+    let (mut a, mut b) = (Entity::default(), Entity::default());
+    w.activate(0, &mut a, 100, 1000);
+    assert_eq!(w.select(), Some(0));
+    w.served(400);
+    w.charge(&mut a, 400);
+    w.deactivate(&mut a);
+    assert_eq!(w.wsum(), 0);
+    // A comes back before V reached its finish: S = F_old.
+    w.activate(0, &mut a, 100, 1000);
+    assert_eq!(a.start, delta(400, 100));
+    // B, new, starts at V.
+    w.activate(1, &mut b, 100, 1000);
+    assert_eq!(b.start, w.vtime());
+}
+
+#[test]
+fn service_follows_the_weights() {
+    // Two continuously backlogged sequential flows, weights 1:3.
+    let mut d = Drv::new(pinned(BfqConfig::original(), 512));
+    d.flow(1, 100);
+    d.flow(2, 300);
+    let mut next = [0u64, 1 << 30];
+    for f in 0..2 {
+        for _ in 0..4 {
+            d.add(f + 1, next[f as usize], 64);
+            next[f as usize] += 64;
+        }
+    }
+    let mut served = [0u64; 2];
+    for _ in 0..2000 {
+        let r = d.serve(64 * US);
+        let f = r.flow.0 as usize - 1;
+        served[f] += 64;
+        d.add(r.flow.0, next[f], 64);
+        next[f] += 64;
+    }
+    let ratio = served[1] as f64 / served[0] as f64;
+    assert!((ratio - 3.0).abs() < 0.1, "{served:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Local C-LOOK and request routing
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_queue_is_served_in_c_look_order() {
+    let mut d = Drv::new(BfqConfig::original());
+    d.dev.head = 400;
+    for s in [900, 100, 500, 300] {
+        d.add(1, s, 8);
+    }
+    let order: Vec<u64> = (0..4).map(|_| d.serve(US).sector).collect();
+    assert_eq!(order, vec![500, 900, 100, 300]);
+}
+
+#[test]
+fn an_unregistered_flow_gets_weight_100_and_writes_share_one_queue() {
+    let mut d = Drv::new(BfqConfig::original());
+    d.add_req(8, 1000, 8, true);
+    d.add_req(9, 2000, 8, true);
+    d.add(7, 0, 8);
+    assert_eq!(d.s.weight_of(0, FlowId(7)), Some(100));
+    assert_eq!(
+        d.s.weight_of(0, FlowId(8)),
+        None,
+        "writes go to the async queue"
+    );
+    assert_eq!(d.s.queued(), 3);
+    let (a, b) = (d.serve(US), d.serve(US));
+    assert_eq!((a.sector, b.sector), (1000, 2000));
+    assert_eq!(d.s.in_service(), Some(None), "one async queue served both");
+    assert_eq!(d.serve(US).flow, FlowId(7));
+}
+
+// ---------------------------------------------------------------------------
+// Idling
+// ---------------------------------------------------------------------------
+
+/// A flow whose requests are `gap` sectors apart, four of them seen.
+fn with_pattern(d: &mut Drv, flow: u32, gap: u64) {
+    for i in 0..4 {
+        d.add(flow, i * gap, 8);
+        d.serve(100 * US);
+    }
+}
+
+#[test]
+fn a_sequential_sync_queue_is_idled_for() {
+    let mut d = Drv::new(BfqConfig::original());
+    with_pattern(&mut d, 1, 8);
+    d.add(2, 1 << 30, 8); // someone else is waiting
+    assert!(!d.s.is_random(FlowId(1)));
+    let t = d.now;
+    assert_eq!(d.dispatch(), Decision::IdleUntil(t + 8 * NS_PER_MS));
+    assert_eq!(d.s.next_timer(), Some(t + 8 * NS_PER_MS));
+    // The next request arrives within the wait: served at once.
+    d.now += NS_PER_MS;
+    d.add(1, 32, 8);
+    assert_eq!(d.next().flow, FlowId(1));
+    // Nothing arrives: after the wait the queue expires, no more backlog.
+    d.complete_all(100 * US);
+    d.lapse_idle();
+    assert_eq!(d.last().reason, Expiration::NoMoreBacklog);
+    assert_eq!(d.next().flow, FlowId(2));
+}
+
+#[test]
+fn a_random_queue_is_not_idled_for() {
+    let mut d = Drv::new(BfqConfig::original());
+    with_pattern(&mut d, 1, 100_000);
+    d.add(2, 1 << 30, 8);
+    assert!(d.s.is_random(FlowId(1)));
+    assert_eq!(d.next().flow, FlowId(2), "no idle wait for a random queue");
+    assert_eq!(d.last().reason, Expiration::NoMoreBacklog);
+}
+
+#[test]
+fn an_async_queue_is_not_idled_for() {
+    let mut d = Drv::new(BfqConfig::original());
+    d.add_req(1, 0, 8, true);
+    d.add_req(1, 8, 8, true);
+    d.serve(US);
+    d.serve(US);
+    assert_eq!(d.dispatch(), Decision::Nothing);
+    assert_eq!(d.last().flow, None);
+    assert_eq!(d.last().reason, Expiration::NoMoreBacklog);
+}
+
+#[test]
+fn bfq_plus_never_idles_on_a_queueing_device() {
+    let mut d = Drv::new(BfqConfig::plus()).with_depth(4);
+    for i in 0..4 {
+        d.add(1, i * 8, 8);
+        d.serve(100 * US);
+    }
+    d.add(2, 1 << 30, 8);
+    assert!(
+        d.s.is_raised(d.now, FlowId(1)),
+        "raised, and still no idling"
+    );
+    assert_eq!(d.next().flow, FlowId(2));
+    // Original BFQ idles there (its paper gives the NCQ rule to BFQ+ only).
+    let mut d = Drv::new(BfqConfig::original()).with_depth(4);
+    with_pattern(&mut d, 1, 8);
+    d.add(2, 1 << 30, 8);
+    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+}
+
+#[test]
+fn idling_waits_for_the_queues_requests_in_flight() {
+    let mut d = Drv::new(BfqConfig::original()).with_depth(4);
+    d.add(1, 0, 8);
+    d.add(1, 8, 8);
+    d.add(2, 1 << 30, 8);
+    d.next();
+    d.next();
+    // Queue 1 is empty with two requests in the device: wait for them.
+    assert_eq!(d.dispatch(), Decision::Nothing);
+    d.complete_all(US);
+    assert!(matches!(d.dispatch(), Decision::IdleUntil(t) if t == d.now + 8 * NS_PER_MS));
+}
+
+#[test]
+fn h_fairness_rule_3_keeps_idling_for_a_random_queue_with_little_service() {
+    let mut cfg = pinned(BfqConfig::plus(), 8000);
+    cfg.low_latency = false;
+    let mut d = Drv::new(cfg.clone());
+    with_pattern(&mut d, 1, 100_000);
+    d.add(2, 1 << 30, 8);
+    assert!(d.s.is_random(FlowId(1)));
+    // 32 sectors served in this slot < 8000 / 8: still idled for.
+    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+    cfg.fairness_rules = false;
+    let mut d = Drv::new(cfg);
+    with_pattern(&mut d, 1, 100_000);
+    d.add(2, 1 << 30, 8);
+    assert_eq!(d.next().flow, FlowId(2));
+}
+
+#[test]
+fn a_weight_raised_random_queue_keeps_idling() {
+    let mut cfg = BfqConfig::plus();
+    cfg.fairness_rules = false;
+    let mut d = Drv::new(cfg);
+    with_pattern(&mut d, 1, 100_000);
+    d.add(2, 1 << 30, 8);
+    assert!(d.s.is_random(FlowId(1)) && d.s.is_raised(d.now, FlowId(1)));
+    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+}
+
+// ---------------------------------------------------------------------------
+// Expirations and budget feedback
+// ---------------------------------------------------------------------------
+
+#[test]
+fn original_rules_no_more_backlog_then_exhaustion() {
+    let mut d = Drv::new(pinned(BfqConfig::original(), 4096));
+    for i in 0..8 {
+        d.add(1, i * 100, 100);
+    }
+    for _ in 0..8 {
+        d.serve(10 * US);
+    }
+    d.lapse_idle();
+    let e = d.last();
+    assert_eq!(
+        (e.reason, e.budget, e.service),
+        (Expiration::NoMoreBacklog, 4096, 800)
+    );
+    assert_eq!(e.charged, 800);
+    assert_eq!(e.next_budget, 800, "the service consumed");
+    for i in 0..30 {
+        d.add(1, 10_000 + i * 100, 100);
+    }
+    for _ in 0..8 {
+        d.serve(10 * US);
+    }
+    // The ninth request does not fit in 800: budget exhausted.
+    d.next();
+    let e = d.last();
+    assert_eq!((e.reason, e.service), (Expiration::BudgetExhausted, 800));
+    assert_eq!(e.next_budget, 800 + 1024, "plus the fixed step");
+}
+
+#[test]
+fn budget_timeout_charges_the_full_budget() {
+    let mut d = Drv::new(pinned(BfqConfig::original(), 4096));
+    for i in 0..10 {
+        d.add(1, i * 1_000_000, 8);
+    }
+    let start = d.now;
+    for _ in 0..3 {
+        d.serve(50 * NS_PER_MS);
+    }
+    assert_eq!(d.s.next_timer(), Some(start + 125 * NS_PER_MS));
+    d.advance_to(start + 125 * NS_PER_MS);
+    let e = d.last();
+    assert_eq!(e.reason, Expiration::BudgetTimeout);
+    assert_eq!(e.service, 24);
+    assert_eq!(e.charged, e.budget, "charged the whole budget");
+    assert_eq!(e.next_budget, 4096, "original rule: B_max");
+}
+
+#[test]
+fn bfq_charges_a_slow_queue_its_full_budget_and_bfq_plus_forgives_it() {
+    // A sequential queue served slowly: 8 sectors per 20 ms, far below the
+    // 4096 sectors per 125 ms it would need. It empties after 3 requests.
+    for (cfg, full) in [(BfqConfig::original(), true), (BfqConfig::plus(), false)] {
+        let mut d = Drv::new(pinned(cfg, 4096));
+        for i in 0..3 {
+            d.add(1, i * 8, 8);
+        }
+        for _ in 0..3 {
+            d.serve(20 * NS_PER_MS);
+        }
+        d.lapse_idle();
+        let e = d.last();
+        assert_eq!((e.reason, e.service), (Expiration::NoMoreBacklog, 24));
+        assert_eq!(e.charged == e.budget, full, "{e:?}");
+    }
+}
+
+#[test]
+fn bfq_plus_rules_each_reason() {
+    let f = |reason, budget, outstanding| Feedback {
+        reason,
+        budget,
+        service: 10,
+        outstanding,
+        max_budget: 8000,
+    };
+    assert_eq!(
+        budget::plus(&f(Expiration::NoMoreBacklog, 1000, true)),
+        2000
+    );
+    assert_eq!(
+        budget::plus(&f(Expiration::NoMoreBacklog, 3000, false)),
+        2000
+    );
+    assert_eq!(
+        budget::plus(&f(Expiration::BudgetTimeout, 1000, false)),
+        2000
+    );
+    assert_eq!(
+        budget::plus(&f(Expiration::BudgetExhausted, 1000, false)),
+        4000
+    );
+    assert_eq!(
+        budget::plus(&f(Expiration::BudgetExhausted, 3000, false)),
+        8000
+    );
+    assert_eq!(budget::plus(&f(Expiration::NoMoreBacklog, 300, false)), 250);
+    assert_eq!(
+        budget::original(&f(Expiration::BudgetTimeout, 300, false), 1024),
+        8000
+    );
+    assert_eq!(
+        budget::original(&f(Expiration::NoMoreBacklog, 3000, false), 1024),
+        250
+    );
+}
+
+#[test]
+fn bfq_plus_rules_in_the_scheduler() {
+    // Initial budget B_max / 2, x4 on exhaustion.
+    let mut d = Drv::new(pinned(BfqConfig::plus(), 4096));
+    for i in 0..40 {
+        d.add(1, i * 100, 100);
+    }
+    for _ in 0..20 {
+        d.serve(10 * US);
+    }
+    d.next();
+    let e = d.last();
+    assert_eq!((e.reason, e.budget), (Expiration::BudgetExhausted, 2048));
+    assert_eq!(e.next_budget, 4096, "x4, capped at B_max");
+    // No more backlog with requests outstanding (no idling at depth 4): x2.
+    let mut cfg = pinned(BfqConfig::plus(), 4096);
+    cfg.low_latency = false;
+    let mut d = Drv::new(cfg).with_depth(4);
+    d.add(1, 0, 100);
+    d.add(2, 1 << 30, 100);
+    d.next();
+    assert_eq!(d.next().flow, FlowId(2));
+    let e = d.last();
+    assert_eq!((e.reason, e.budget), (Expiration::NoMoreBacklog, 2048));
+    assert_eq!(e.next_budget, 4096);
+    // Without outstanding requests: minus B_max / 8.
+    let mut cfg = pinned(BfqConfig::plus(), 4096);
+    cfg.low_latency = false;
+    let mut d = Drv::new(cfg);
+    d.add(1, 0, 100);
+    d.serve(10 * US);
+    d.lapse_idle();
+    let e = d.last();
+    assert_eq!(e.reason, Expiration::NoMoreBacklog);
+    assert_eq!(e.next_budget, 2048 - 512);
+}
+
+#[test]
+fn h_fairness_charge_rules() {
+    let c = |reason, budget, service, slow| ChargeCheck {
+        reason,
+        budget,
+        service,
+        max_budget: 8000,
+        slow,
+    };
+    use Expiration::*;
+    // BFQ: timeout or slow => full charge.
+    assert!(budget::full_charge(
+        &c(BudgetTimeout, 4000, 3000, false),
+        false
+    ));
+    assert!(budget::full_charge(
+        &c(NoMoreBacklog, 4000, 100, true),
+        false
+    ));
+    assert!(!budget::full_charge(
+        &c(NoMoreBacklog, 4000, 100, false),
+        false
+    ));
+    // Rule 1: slow with at most B_max / 8 of service: not charged.
+    assert!(!budget::full_charge(
+        &c(NoMoreBacklog, 4000, 1000, true),
+        true
+    ));
+    assert!(budget::full_charge(
+        &c(NoMoreBacklog, 4000, 1001, true),
+        true
+    ));
+    // Rule 2: at least 2/3 of the budget consumed: never charged.
+    assert!(!budget::full_charge(
+        &c(BudgetTimeout, 3000, 2000, false),
+        true
+    ));
+    assert!(!budget::full_charge(
+        &c(BudgetExhausted, 3000, 2000, true),
+        true
+    ));
+    assert!(budget::full_charge(
+        &c(BudgetTimeout, 3000, 1999, false),
+        true
+    ));
+    // A random queue's timeout with little service is still charged.
+    assert!(budget::full_charge(
+        &c(BudgetTimeout, 3000, 24, false),
+        true
+    ));
+}
+
+// ---------------------------------------------------------------------------
+// Peak rate
+// ---------------------------------------------------------------------------
+
+fn sample(sectors: u64, ms: u64, random: bool, timed_out: bool) -> Sample {
+    Sample {
+        sectors,
+        time: ms * NS_PER_MS,
+        random,
+        timed_out,
+    }
+}
+
+#[test]
+fn bfq_peak_rate_is_the_maximum_of_long_enough_samples() {
+    let mut p = PeakRate::new(false);
+    assert_eq!(p.max_budget(125 * NS_PER_MS), INITIAL_MAX_BUDGET);
+    assert!(
+        !p.sample(&sample(100_000, 19, false, false)),
+        "< 20 ms: ignored"
+    );
+    assert!(p.sample(&sample(2000, 20, false, false))); // 100 sectors/ms
+    assert_eq!(p.max_budget(125 * NS_PER_MS), 12_500);
+    assert!(
+        !p.sample(&sample(1000, 20, false, true)),
+        "lower: kept the max"
+    );
+    assert!(p.sample(&sample(4000, 20, false, false)));
+    assert_eq!(p.max_budget(125 * NS_PER_MS), 25_000);
+}
+
+#[test]
+fn bfq_plus_peak_rate_is_low_pass_filtered_under_the_papers_conditions() {
+    let mut p = PeakRate::new(true);
+    p.sample(&sample(8000, 80, false, false)); // first: 100 sectors/ms
+                                               // A cache-hit-like spike moves the estimate by 1/8 only.
+    assert!(p.sample(&sample(90_000, 100, false, false))); // 900/ms
+    let near = |got: u64, want: u64| got.abs_diff(want) <= 1;
+    assert!(near(p.max_budget(125 * NS_PER_MS), 25_000)); // (700 + 900) / 8 = 200/ms
+                                                          // A lower sample is ignored...
+    assert!(!p.sample(&sample(2000, 40, false, false)));
+    // ...and from a random queue's timeout too...
+    assert!(!p.sample(&sample(2000, 40, true, true)));
+    // ...but a sequential queue's timeout pulls the estimate down.
+    assert!(p.sample(&sample(2000, 40, false, true))); // 50/ms
+    assert!(near(p.max_budget(125 * NS_PER_MS), 22_656)); // (1400 + 50) / 8 = 181.25/ms
+    assert!(!p.sample(&sample(100, 19, false, true)), "< 20 ms: ignored");
+}
+
+#[test]
+fn b_max_follows_the_measured_rate_using_disk_time() {
+    let mut d = Drv::new(BfqConfig::original());
+    assert_eq!(d.s.max_budget(), INITIAL_MAX_BUDGET);
+    for i in 0..300 {
+        d.add(1, i * 64, 64);
+    }
+    // 64 sectors per 200 us = 320 sectors/ms; think time between requests
+    // is not disk time and does not lower the sample.
+    for _ in 0..150 {
+        d.serve(200 * US);
+        d.now += 50 * US;
+    }
+    d.advance_to(d.now + 200 * NS_PER_MS);
+    assert!(d.s.last_expiration().is_some());
+    assert_eq!(d.s.max_budget(), 40_000); // 125 ms x 320 sectors/ms
+    assert_eq!(d.s.peak_rate(), Some(320_000.0));
+}
+
+// ---------------------------------------------------------------------------
+// Write throttling
+// ---------------------------------------------------------------------------
+
+#[test]
+fn writes_are_charged_the_write_coefficient() {
+    for (throt, want) in [(true, 80), (false, 8)] {
+        let mut cfg = BfqConfig::plus();
+        cfg.write_throt = throt;
+        let mut d = Drv::new(cfg);
+        d.add_req(1, 0, 8, true);
+        d.serve(US);
+        assert_eq!(d.dispatch(), Decision::Nothing);
+        let e = d.last();
+        assert_eq!((e.flow, e.service), (None, want));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Weight raising
+// ---------------------------------------------------------------------------
+
+fn raising_cfg() -> BfqConfig {
+    let mut cfg = BfqConfig::plus();
+    cfg.raising.budget = 1000;
+    cfg
+}
+
+#[test]
+fn a_new_queue_is_raised_and_its_weight_decays_linearly_with_service() {
+    let mut d = Drv::new(raising_cfg());
+    d.flow(1, 100);
+    for i in 0..20 {
+        d.add(1, i * 100, 100);
+    }
+    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(1000));
+    for _ in 0..5 {
+        d.serve(US);
+    }
+    // 500 of 1000 raising sectors consumed: w + 9 w / 2.
+    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(550));
+    for _ in 0..5 {
+        d.serve(US);
+    }
+    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(100));
+    assert!(!d.s.is_raised(d.now, FlowId(1)), "ends with B_rais");
+}
+
+#[test]
+fn raising_ends_after_t_rais_and_comes_back_after_t_idle() {
+    // T_rais shortened to 50 ms (T_idle stays 2 s).
+    let mut cfg = raising_cfg();
+    cfg.raising.max_time = 50 * NS_PER_MS;
+    let mut d = Drv::new(cfg);
+    d.add(1, 0, 8);
+    d.serve(US);
+    assert!(d.s.is_raised(d.now, FlowId(1)));
+    d.lapse_idle();
+    // At 40 ms: still raised (since 0), idle too short to be raised anew.
+    d.advance_to(40 * NS_PER_MS);
+    d.add(1, 8, 8);
+    assert!(d.s.is_raised(d.now, FlowId(1)));
+    d.serve(US);
+    d.lapse_idle();
+    // At 60 ms T_rais has passed; idle for 20 ms < T_idle: not raised again.
+    d.advance_to(60 * NS_PER_MS);
+    d.add(1, 16, 8);
+    assert!(!d.s.is_raised(d.now, FlowId(1)), "ends with T_rais");
+    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(100));
+    d.serve(US);
+    d.lapse_idle();
+    // Idle for T_idle = 2 s: raised again, with a fresh raising budget.
+    d.advance_to(d.now + 2 * NS_PER_S);
+    d.add(1, 24, 8);
+    assert!(d.s.is_raised(d.now, FlowId(1)));
+    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(1000));
+}
+
+#[test]
+fn a_raised_queue_gets_more_service() {
+    // Flow 1 is backlogged and old; flow 2 appears and is raised.
+    let mut cfg = pinned(BfqConfig::plus(), 1024);
+    cfg.raising.max_time = 100 * NS_PER_S;
+    let mut d = Drv::new(cfg);
+    d.flow(1, 100);
+    d.flow(2, 100);
+    for i in 0..8 {
+        d.add(1, i * 64, 64);
+    }
+    let mut next = [8 * 64, 1 << 30];
+    // Age flow 1 past its own raising.
+    while d.s.is_raised(d.now, FlowId(1)) {
+        let r = d.serve(64 * US);
+        d.add(1, next[0], 64);
+        next[0] += 64;
+        assert_eq!(r.flow, FlowId(1));
+    }
+    for _ in 0..8 {
+        d.add(2, next[1], 64);
+        next[1] += 64;
+    }
+    let mut served = [0u64; 2];
+    for _ in 0..200 {
+        let r = d.serve(64 * US);
+        let f = r.flow.0 as usize - 1;
+        served[f] += 64;
+        d.add(r.flow.0, next[f], 64);
+        next[f] += 64;
+    }
+    assert!(served[1] > 4 * served[0], "{served:?}");
+}
