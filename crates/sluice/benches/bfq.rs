@@ -7,10 +7,10 @@
 //! iteration adds a request to the flow served last, dispatches one to a
 //! depth-1 `FlatDevice` and completes it. Two groups:
 //!
-//! * `bfq+`: defaults. The flow served last is refilled at once, so a queue
+//! * `bfq+_steady`: defaults. The flow served last is refilled at once, so a queue
 //!   keeps its slot until its budget runs out: most requests cost the
 //!   in-slot path, one in about a hundred the expiration and selection.
-//! * `bfq+/slot-per-request`: B_max pinned to 64 sectors, so every
+//! * `bfq+_slot_per_request`: B_max pinned to 64 sectors, so every
 //!   dispatch ends a service slot (expiration, budget feedback, B-WF2Q+
 //!   requeue and selection among all flows once per request): the worst
 //!   case, and the one that shows the O(log n) scaling.
@@ -121,8 +121,8 @@ impl Bench {
 
 fn bfq_plus(c: &mut Criterion) {
     let setups: [(&str, Params); 2] = [
-        ("bfq+", Params::default()),
-        ("bfq+/slot-per-request", {
+        ("bfq+_steady", Params::default()),
+        ("bfq+_slot_per_request", {
             let mut p = Params::default();
             p.insert("max_budget", ParamValue::Int(i64::from(SECTORS)));
             p

@@ -52,7 +52,7 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
     PolicyInfo {
         name: "bfq",
-        summary: "BFQ (SYSTOR 2012 §3): per-flow budgets scheduled by B-WF2Q+, idling, budget timeout",
+        summary: "BFQ (SYSTOR 2012 §3): per-flow sector budgets under B-WF2Q+, idling",
         params: bfq::BFQ_PARAMS,
     },
     PolicyInfo {
