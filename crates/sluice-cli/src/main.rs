@@ -16,6 +16,7 @@ Examples:
   sluice sim scenarios/10r-rand.toml --seed 7 --scheduler sstf
   sluice compare scenarios/10r-rand.toml        every policy on one workload
   sluice validate --disk ibm-dnes-309170w --trace ibm18es.trace   score a drive model
+  sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice list                                   policies, presets, flow patterns";
 
 /// Proportional-share disk I/O scheduling you can run, measure and embed.
@@ -73,6 +74,20 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
         #[arg(long, value_name = "FILE")]
         trace: PathBuf,
         /// Print the sluice.validate/1 JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reproduce a paper's experiments and print ours next to its numbers.
+    #[command(
+        after_help = "Papers: bfq (BFQ/BFQ+ vs CFQ), all. Coming: yfq, vios, dor.\n\nExample:\n  sluice repro bfq --quick"
+    )]
+    Repro {
+        /// bfq, yfq, vios, dor or all.
+        paper: String,
+        /// Shorter runs that keep each experiment's shape (under two minutes).
+        #[arg(long)]
+        quick: bool,
+        /// Print the sluice.repro/1 JSON object instead of tables.
         #[arg(long)]
         json: bool,
     },
@@ -164,6 +179,21 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {
                 print!("{}", table::validation(&report));
+            }
+        }
+        Command::Repro { paper, quick, json } => {
+            let progress = |done: usize, total: usize| {
+                eprint!("\r{paper}: {done}/{total} runs");
+                if done == total {
+                    eprintln!();
+                }
+            };
+            let report =
+                sluice_sim::repro::run(&paper, quick, &progress).map_err(anyhow::Error::msg)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", sluice_sim::repro::tables(&report));
             }
         }
         Command::List => print!("{}", table::list()),

@@ -13,7 +13,7 @@ use sluice::{
 use crate::device::{self, Command, Device, Setup};
 use crate::report::{Aggregate, FlowReport, Latency, Perf, SimReport, SIM_SCHEMA};
 use crate::scenario::Scenario;
-use crate::workload::Flow;
+use crate::workload::{Actions, Flow};
 
 /// Why a simulation could not start.
 #[derive(Debug, thiserror::Error)]
@@ -91,6 +91,10 @@ pub struct Simulation {
     sched: Box<dyn Scheduler>,
     device: Box<dyn Device>,
     flows: Vec<Flow>,
+    /// Scheduler flow id -> (flow index, thread of that flow).
+    owners: Vec<(u32, u32)>,
+    /// First scheduler flow id of each flow.
+    first_thread: Vec<u32>,
     heap: BinaryHeap<Reverse<(Nanos, u64, Event)>>,
     seq: u64,
     now: Nanos,
@@ -104,6 +108,10 @@ pub struct Simulation {
     events: u64,
     completed_total: u64,
     finite_left: usize,
+    stop_after_finite: bool,
+    /// Bytes completed per bin of `timeline_bin`, when asked for.
+    timeline_bin: Option<Nanos>,
+    timeline: Vec<u64>,
 }
 
 impl Simulation {
@@ -131,16 +139,23 @@ impl Simulation {
         );
         let mut heap = BinaryHeap::new();
         let mut flows = Vec::with_capacity(scenario.flows.len());
+        let mut owners = Vec::new();
+        let mut first_thread = Vec::new();
         for (i, f) in scenario.flows.iter().enumerate() {
+            let flow = Flow::new(f.clone(), scenario.seed, i);
             let cfg = FlowConfig {
                 weight: f.weight,
                 class: None,
             };
-            sched.add_flow(0, FlowId(i as u32), &cfg);
+            first_thread.push(owners.len() as u32);
+            for t in 0..flow.threads() {
+                sched.add_flow(0, FlowId(owners.len() as u32), &cfg);
+                owners.push((i as u32, t));
+            }
             heap.push(Reverse((f.start, i as u64, Event::FlowIssue(i as u32))));
-            flows.push(Flow::new(f.clone(), scenario.seed, i));
+            flows.push(flow);
         }
-        let finite_left = flows.iter().filter(|f| f.spec.requests.is_some()).count();
+        let finite_left = flows.iter().filter(|f| f.finite()).count();
         Ok(Simulation {
             scenario_name: scenario.name.clone(),
             scheduler_name: sched.name().to_string(),
@@ -151,6 +166,8 @@ impl Simulation {
             device,
             seq: flows.len() as u64,
             flows,
+            owners,
+            first_thread,
             heap,
             now: 0,
             next_id: 0,
@@ -163,7 +180,17 @@ impl Simulation {
             events: 0,
             completed_total: 0,
             finite_left,
+            stop_after_finite: scenario.stop_after_finite,
+            timeline_bin: None,
+            timeline: Vec::new(),
         })
+    }
+
+    /// Also report the aggregate throughput over time, in bins of `bin`
+    /// (`SimReport::timeline_mb_s`), warm-up included.
+    pub fn with_timeline(mut self, bin: Nanos) -> Self {
+        self.timeline_bin = Some(bin.max(1));
+        self
     }
 
     fn push(&mut self, at: Nanos, ev: Event) {
@@ -174,7 +201,8 @@ impl Simulation {
     /// Run to the end and report.
     pub fn run(mut self) -> SimReport {
         let wall = Instant::now();
-        let all_finite = self.finite_left == self.flows.len();
+        let all_finite =
+            self.stop_after_finite && self.finite_left > 0 || self.finite_left == self.flows.len();
         while let Some(Reverse((t, _, ev))) = self.heap.pop() {
             if t > self.duration {
                 break;
@@ -210,46 +238,37 @@ impl Simulation {
         self.report(end, wall.elapsed().as_secs_f64())
     }
 
-    /// Flow `f` wakes up: a closed-loop flow fills its free slots; a paced
-    /// writer issues one request and sets its next tick.
+    /// Flow `f` is due to act.
     fn issue(&mut self, f: usize) {
-        if self.flows[f].paced() {
-            if self.flows[f].wants_more() {
-                self.issue_one(f);
-                let next = self.now + self.flows[f].spec.think;
-                self.push(next, Event::FlowIssue(f as u32));
-            } else {
-                // At its cap: the next completion issues.
-                self.flows[f].waiting_for_room = true;
-            }
-            return;
-        }
-        while self.flows[f].wants_more() {
-            self.issue_one(f);
-        }
+        let mut act = Actions::default();
+        self.flows[f].wake(self.now, &mut act);
+        self.apply(f, act);
     }
 
-    /// Hand the policy the next request of flow `f`.
-    fn issue_one(&mut self, f: usize) {
+    /// Carry out what flow `f` asked: hand its requests to the policy and
+    /// set its wake-ups.
+    fn apply(&mut self, f: usize, act: Actions) {
         let now = self.now;
-        let flow = &mut self.flows[f];
-        let sector = flow.next_sector();
-        let write = flow.spec.pattern.is_write();
-        let r = Request {
-            id: RequestId(self.next_id),
-            flow: FlowId(f as u32),
-            dir: if write {
-                Direction::Write
-            } else {
-                Direction::Read
-            },
-            sync: !write,
-            sector,
-            sectors: flow.spec.request_sectors,
-            arrival: now,
-        };
-        self.next_id += 1;
-        self.sched.add(now, r);
+        for i in act.issues {
+            let r = Request {
+                id: RequestId(self.next_id),
+                flow: FlowId(self.first_thread[f] + i.thread),
+                dir: if i.write {
+                    Direction::Write
+                } else {
+                    Direction::Read
+                },
+                sync: i.sync,
+                sector: i.sector,
+                sectors: i.sectors,
+                arrival: now,
+            };
+            self.next_id += 1;
+            self.sched.add(now, r);
+        }
+        for t in act.wakes {
+            self.push(t.max(now), Event::FlowIssue(f as u32));
+        }
     }
 
     /// Share the device time since the last change among the requests in
@@ -281,33 +300,27 @@ impl Simulation {
         };
         let r = x.request;
         self.completed_total += 1;
-        let f = r.flow.0 as usize;
+        if let Some(bin) = self.timeline_bin {
+            let i = (now / bin) as usize;
+            if self.timeline.len() <= i {
+                self.timeline.resize(i + 1, 0);
+            }
+            self.timeline[i] += r.bytes();
+        }
+        let (f, thread) = self.owners[r.flow.0 as usize];
+        let f = f as usize;
         let flow = &mut self.flows[f];
-        flow.in_flight -= 1;
-        flow.completed += 1;
         if now >= self.warmup {
             flow.metrics
                 .record(r.bytes(), r.is_write(), now - r.arrival);
             flow.metrics.disk_time += x.disk_time;
         }
-        if flow.finished() && flow.done_at.is_none() {
-            flow.done_at = Some(now);
+        self.sched.complete(now, &r, &svc);
+        let mut act = Actions::default();
+        if self.flows[f].completed(now, thread, self.warmup, &mut act) {
             self.finite_left -= 1;
         }
-        let think = flow.spec.think;
-        self.sched.complete(now, &r, &svc);
-        let flow = &mut self.flows[f];
-        if flow.paced() {
-            if std::mem::take(&mut flow.waiting_for_room) {
-                self.issue(f);
-            }
-        } else if think > 0 {
-            if flow.wants_more() {
-                self.push(now + think, Event::FlowIssue(f as u32));
-            }
-        } else {
-            self.issue(f);
-        }
+        self.apply(f, act);
     }
 
     /// Fill free device slots as the policy decides.
@@ -404,7 +417,10 @@ impl Simulation {
                 done_s: f
                     .done_at
                     .map(|t| t.saturating_sub(f.spec.start) as f64 / NS_PER_S as f64),
-                frames_dropped: None,
+                frames_dropped: f.frames().map(|(_, d)| d),
+                frames: f.frames().map(|(n, _)| n),
+                startups: f.startups().map(|(n, _)| n),
+                startup_s: f.startups().and_then(|(n, m)| (n > 0).then_some(m)),
             });
         }
         SimReport {
@@ -423,6 +439,13 @@ impl Simulation {
                 requests: reqs,
             },
             flows,
+            timeline_mb_s: self.timeline_bin.map(|bin| {
+                let secs = bin as f64 / NS_PER_S as f64;
+                self.timeline
+                    .iter()
+                    .map(|&b| b as f64 / 1e6 / secs)
+                    .collect()
+            }),
             perf: Perf {
                 events: self.events,
                 wall_s,

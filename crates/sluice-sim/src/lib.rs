@@ -12,7 +12,9 @@
 pub mod device;
 pub mod engine;
 pub mod report;
+pub mod repro;
 pub mod scenario;
+pub mod startup;
 pub mod validate;
 pub(crate) mod workload;
 

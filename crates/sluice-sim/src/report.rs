@@ -17,6 +17,9 @@ pub struct SimReport {
     pub measured_from_s: f64,
     pub aggregate: Aggregate,
     pub flows: Vec<FlowReport>,
+    /// Aggregate MB/s per time bin, when the run was asked for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline_mb_s: Option<Vec<f64>>,
     pub perf: Perf,
 }
 
@@ -40,8 +43,15 @@ pub struct FlowReport {
     pub lat_ms: Latency,
     /// Finite flows: seconds from the flow's start to its last completion.
     pub done_s: Option<f64>,
-    /// Video flows: frames not read by their display time.
+    /// Video flows: frames shown after the warm-up not read by their
+    /// display time.
     pub frames_dropped: Option<u64>,
+    /// Video flows: frames shown after the warm-up.
+    pub frames: Option<u64>,
+    /// Start-up flows: start-ups that ended after the warm-up.
+    pub startups: Option<u64>,
+    /// Start-up flows: their mean start-up time, seconds.
+    pub startup_s: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Deserialize;
 use sluice::policy::{ParamValue, Params};
@@ -12,6 +13,7 @@ use sluice::{Nanos, NS_PER_MS, NS_PER_S};
 
 use crate::device::presets::{self, PRESETS};
 use crate::device::{diskspecs, InternalOrder, Model};
+use crate::startup::StartupTrace;
 
 const KIB_SECTORS: u64 = 2;
 const GIB_SECTORS: f64 = (1u64 << 30) as f64 / 512.0;
@@ -32,9 +34,10 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 /// How a flow generates requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Pattern {
     /// Synchronous reads walking through the file (read-ahead sized).
+    #[default]
     SeqRead,
     /// Synchronous reads at uniformly random aligned offsets in the file.
     RandRead,
@@ -42,6 +45,10 @@ pub enum Pattern {
     SeqWrite,
     /// Asynchronous writes at random aligned offsets.
     RandWrite,
+    /// Replay of an application's start-up trace.
+    Startup,
+    /// A video player reading frames at a fixed rate.
+    Video,
 }
 
 /// Flow patterns, for `sluice list`.
@@ -50,6 +57,8 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("rand-read", "greedy random reader: synchronous reads of request_kib (default 4) at random aligned offsets"),
     ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
     ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
+    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path); reports its start-up time; repeat with repeat_s/pause_s"),
+    ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
 ];
 
 impl Pattern {
@@ -59,6 +68,8 @@ impl Pattern {
             "rand-read" => Some(Pattern::RandRead),
             "seq-write" => Some(Pattern::SeqWrite),
             "rand-write" => Some(Pattern::RandWrite),
+            "startup" => Some(Pattern::Startup),
+            "video" => Some(Pattern::Video),
             _ => None,
         }
     }
@@ -75,7 +86,7 @@ impl Pattern {
 }
 
 /// One flow, after `count` expansion and file placement.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct FlowSpec {
     pub name: String,
     pub pattern: Pattern,
@@ -88,8 +99,19 @@ pub struct FlowSpec {
     pub think: Nanos,
     /// Requests kept in flight.
     pub outstanding: u32,
-    /// Stop after this many requests (`None` = greedy until the end).
+    /// Stop after this many requests (`None` = greedy until the end);
+    /// for video flows, the number of frames.
     pub requests: Option<u64>,
+    /// Start-up flows: the trace to replay.
+    pub trace: Option<Arc<StartupTrace>>,
+    /// Start-up flows: start again at max(start + period, end + pause).
+    pub repeat: Option<(Nanos, Nanos)>,
+    /// Start-up flows: stop after this many start-ups.
+    pub runs: Option<u64>,
+    /// Video flows: time between frames.
+    pub frame_period: Nanos,
+    /// Video flows: frames read ahead of the display.
+    pub buffer_frames: u32,
 }
 
 /// The device to simulate.
@@ -110,6 +132,9 @@ pub struct Scenario {
     pub seed: u64,
     pub duration: Nanos,
     pub warmup: Nanos,
+    /// End when every finite flow (start-up, video, `requests = N`) is done,
+    /// even if greedy flows are still running.
+    pub stop_after_finite: bool,
     pub device: DeviceConfig,
     pub scheduler: String,
     pub params: Params,
@@ -125,6 +150,9 @@ struct RawScenario {
     duration_s: f64,
     #[serde(default)]
     warmup_s: f64,
+    /// End the run as soon as every finite flow is done.
+    #[serde(default)]
+    stop_after_finite: bool,
     device: RawDevice,
     scheduler: RawScheduler,
     #[serde(rename = "flow", default)]
@@ -165,6 +193,23 @@ struct RawFlow {
     offset_gib: Option<f64>,
     think_ms: Option<f64>,
     outstanding: Option<u32>,
+    requests: Option<u64>,
+    trace: Option<String>,
+    repeat_s: Option<f64>,
+    pause_s: Option<f64>,
+    runs: Option<u64>,
+    fps: Option<f64>,
+    buffer_frames: Option<u32>,
+    clip_s: Option<f64>,
+}
+
+/// Settings of start-up and video flows, read once per `[[flow]]`.
+#[derive(Default)]
+struct KindKeys {
+    trace: Option<Arc<StartupTrace>>,
+    repeat: Option<(Nanos, Nanos)>,
+    frame_period: Nanos,
+    buffer_frames: u32,
     requests: Option<u64>,
 }
 
@@ -241,6 +286,78 @@ impl Scenario {
         }
     }
 
+    /// Where copy `i` of a flow's file starts: at `offset_gib` (copies one
+    /// after another), or after the files laid out so far.
+    fn place(f: &RawFlow, i: u32, file_sectors: u64, next_free: u64) -> Result<u64, String> {
+        match f.offset_gib {
+            Some(g) if !g.is_finite() || g < 0.0 => {
+                Err(format!("offset_gib must be >= 0 (got {g})"))
+            }
+            Some(g) => Ok((g * GIB_SECTORS) as u64 + u64::from(i) * file_sectors),
+            None => Ok(next_free),
+        }
+    }
+
+    /// Keys that only start-up or video flows take.
+    fn kind_keys(f: &RawFlow, pattern: Pattern, base: &Path) -> Result<KindKeys, String> {
+        let mut k = KindKeys::default();
+        let only = |key: &str, set: bool, which: Pattern| {
+            if set && pattern != which {
+                Err(format!(
+                    "{key} applies only to pattern = \"{}\"",
+                    if which == Pattern::Startup {
+                        "startup"
+                    } else {
+                        "video"
+                    }
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        only("trace", f.trace.is_some(), Pattern::Startup)?;
+        only("repeat_s", f.repeat_s.is_some(), Pattern::Startup)?;
+        only("pause_s", f.pause_s.is_some(), Pattern::Startup)?;
+        only("runs", f.runs.is_some(), Pattern::Startup)?;
+        only("fps", f.fps.is_some(), Pattern::Video)?;
+        only("buffer_frames", f.buffer_frames.is_some(), Pattern::Video)?;
+        only("clip_s", f.clip_s.is_some(), Pattern::Video)?;
+        match pattern {
+            Pattern::Startup => {
+                let spec = f
+                    .trace
+                    .as_deref()
+                    .ok_or("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"path\"")?;
+                k.trace = Some(StartupTrace::resolve(spec, base)?);
+                if f.repeat_s.is_some() || f.pause_s.is_some() {
+                    let period = seconds("repeat_s", f.repeat_s.unwrap_or(0.0), 0.0)?;
+                    let pause = seconds("pause_s", f.pause_s.unwrap_or(0.0), 0.0)?;
+                    k.repeat = Some((period, pause));
+                }
+                if f.runs == Some(0) {
+                    return Err("runs must be at least 1".into());
+                }
+            }
+            Pattern::Video => {
+                let fps = f.fps.unwrap_or(27.0);
+                if !fps.is_finite() || !(0.1..=1000.0).contains(&fps) {
+                    return Err(format!("fps must be 0.1..=1000 (got {fps})"));
+                }
+                let clip = f.clip_s.unwrap_or(30.0);
+                if !clip.is_finite() || !(0.1..=1e6).contains(&clip) {
+                    return Err(format!(
+                        "clip_s must be a positive number of seconds (got {clip})"
+                    ));
+                }
+                k.frame_period = (NS_PER_S as f64 / fps).round() as Nanos;
+                k.buffer_frames = f.buffer_frames.unwrap_or(8);
+                k.requests = Some(((clip * fps).round() as u64).max(1));
+            }
+            _ => {}
+        }
+        Ok(k)
+    }
+
     fn from_raw(raw: RawScenario, base: &Path) -> Result<Self, String> {
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
@@ -309,7 +426,11 @@ impl Scenario {
             if count == 0 || count > 100_000 {
                 return Err(ctx(format!("count must be 1..=100000 (got {count})")));
             }
-            let default_kib = if pattern.is_sequential() { 128 } else { 4 };
+            let default_kib = match pattern {
+                Pattern::Video => 64,
+                p if p.is_sequential() => 128,
+                _ => 4,
+            };
             let kib = f.request_kib.unwrap_or(default_kib);
             if kib == 0 || kib > 65_536 {
                 return Err(ctx(format!("request_kib must be 1..=65536 (got {kib})")));
@@ -340,14 +461,21 @@ impl Scenario {
             if f.requests == Some(0) {
                 return Err(ctx("requests must be at least 1".into()));
             }
+            let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
             for i in 0..count {
-                let file_start = match f.offset_gib {
-                    Some(g) if !g.is_finite() || g < 0.0 => {
-                        return Err(ctx(format!("offset_gib must be >= 0 (got {g})")))
+                let (file_start, file_sectors) = if pattern == Pattern::Startup {
+                    // A start-up trace keeps its recorded positions (from
+                    // offset_gib if given), wrapped onto the device.
+                    let off = (f.offset_gib.unwrap_or(0.0).max(0.0) * GIB_SECTORS) as u64;
+                    if off >= capacity {
+                        return Err(ctx("offset_gib is past the end of the device".into()));
                     }
-                    // Copies of one flow sit one after another from the offset.
-                    Some(g) => (g * GIB_SECTORS) as u64 + u64::from(i) * file_sectors,
-                    None => next_free,
+                    (off, capacity - off)
+                } else {
+                    (
+                        Self::place(f, i, file_sectors, next_free).map_err(ctx)?,
+                        file_sectors,
+                    )
                 };
                 let end = file_start + file_sectors;
                 if end > capacity {
@@ -358,7 +486,9 @@ impl Scenario {
                         capacity as f64 / GIB_SECTORS
                     )));
                 }
-                next_free = next_free.max(end);
+                if pattern != Pattern::Startup {
+                    next_free = next_free.max(end);
+                }
                 let name = if count > 1 {
                     format!("{}{}", f.name, i)
                 } else {
@@ -374,7 +504,12 @@ impl Scenario {
                     start,
                     think: (think_ms * NS_PER_MS as f64).round() as Nanos,
                     outstanding,
-                    requests: f.requests,
+                    requests: kind.requests.or(f.requests),
+                    trace: kind.trace.clone(),
+                    repeat: kind.repeat,
+                    runs: f.runs,
+                    frame_period: kind.frame_period,
+                    buffer_frames: kind.buffer_frames,
                 });
             }
         }
@@ -383,6 +518,7 @@ impl Scenario {
             seed: raw.seed,
             duration,
             warmup,
+            stop_after_finite: raw.stop_after_finite,
             device: DeviceConfig {
                 model,
                 queue_depth: queue_depth as usize,

@@ -1,5 +1,9 @@
-//! Closed-loop flows: each keeps up to `outstanding` requests in flight,
-//! issuing the next one when one completes (after its think time).
+//! Flows: the closed-loop state machines that generate requests. Greedy
+//! readers and writers, start-up replays and a video player. A flow may
+//! own several threads (a start-up trace's processes); each thread is one
+//! scheduler flow, as each process is one queue in Linux's schedulers.
+
+use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -7,6 +11,7 @@ use sluice::metrics::FlowMetrics;
 use sluice::Nanos;
 
 use crate::scenario::{FlowSpec, Pattern};
+use crate::startup::StartupTrace;
 
 /// SplitMix64: spreads a seed into independent-looking stream seeds.
 pub(crate) fn splitmix(mut x: u64) -> u64 {
@@ -16,20 +21,37 @@ pub(crate) fn splitmix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// A request a flow wants issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Issue {
+    pub thread: u32,
+    pub sector: u64,
+    pub sectors: u32,
+    pub write: bool,
+    pub sync: bool,
+}
+
+/// What a flow asks of the engine after an event.
+#[derive(Debug, Default)]
+pub(crate) struct Actions {
+    pub issues: Vec<Issue>,
+    /// Times at which the flow wants to be woken.
+    pub wakes: Vec<Nanos>,
+}
+
 /// A flow's running state.
 pub(crate) struct Flow {
     pub spec: FlowSpec,
-    rng: Pcg64Mcg,
-    /// Next offset in the file for sequential patterns.
-    cursor: u64,
-    pub in_flight: u32,
-    pub issued: u64,
-    pub completed: u64,
     /// Time of the last completion once a finite flow is done.
     pub done_at: Option<Nanos>,
-    /// A paced writer found its cap full at its last tick.
-    pub waiting_for_room: bool,
     pub metrics: FlowMetrics,
+    kind: Kind,
+}
+
+enum Kind {
+    Greedy(Greedy),
+    Startup(Startup),
+    Video(Video),
 }
 
 impl Flow {
@@ -37,54 +59,363 @@ impl Flow {
     /// its own stream, so adding a flow does not change the others' draws.
     pub fn new(spec: FlowSpec, seed: u64, index: usize) -> Self {
         let stream = splitmix(seed ^ splitmix(index as u64 + 1));
+        let kind = match spec.pattern {
+            Pattern::Startup => Kind::Startup(Startup::new(
+                spec.trace.clone().expect("startup flows carry a trace"),
+            )),
+            Pattern::Video => Kind::Video(Video::default()),
+            _ => Kind::Greedy(Greedy {
+                rng: Pcg64Mcg::seed_from_u64(stream),
+                cursor: 0,
+                in_flight: 0,
+                issued: 0,
+                completed: 0,
+                waiting_for_room: false,
+            }),
+        };
         Flow {
             spec,
-            rng: Pcg64Mcg::seed_from_u64(stream),
-            cursor: 0,
-            in_flight: 0,
-            issued: 0,
-            completed: 0,
             done_at: None,
-            waiting_for_room: false,
             metrics: FlowMetrics::default(),
+            kind,
         }
     }
 
-    /// Whether the flow has room to issue another request now.
-    pub fn wants_more(&self) -> bool {
-        self.in_flight < self.spec.outstanding && self.spec.requests.is_none_or(|n| self.issued < n)
+    /// Scheduler flows (threads) this flow uses.
+    pub fn threads(&self) -> u32 {
+        match &self.kind {
+            Kind::Startup(s) => s.trace.threads.len() as u32,
+            _ => 1,
+        }
+    }
+
+    /// Whether the flow ends by itself (and the run may end with it).
+    pub fn finite(&self) -> bool {
+        match self.kind {
+            Kind::Startup(_) => self.spec.repeat.is_none() || self.spec.runs.is_some(),
+            Kind::Video(_) => true,
+            Kind::Greedy(_) => self.spec.requests.is_some(),
+        }
+    }
+
+    /// The flow is due to act at `now` (its start, or a wake it asked for).
+    pub fn wake(&mut self, now: Nanos, act: &mut Actions) {
+        let spec = &self.spec;
+        match &mut self.kind {
+            Kind::Greedy(g) => g.wake(spec, now, act),
+            Kind::Startup(s) => s.wake(spec, now, act),
+            Kind::Video(v) => v.wake(spec, now, act),
+        }
+    }
+
+    /// A request of thread `thread` completed at `now`. Returns true when
+    /// this completion finished a finite flow.
+    pub fn completed(&mut self, now: Nanos, thread: u32, warmup: Nanos, act: &mut Actions) -> bool {
+        let spec = &self.spec;
+        let finished = match &mut self.kind {
+            Kind::Greedy(g) => g.completed(spec, now, act),
+            Kind::Startup(s) => s.completed(spec, now, thread, warmup, act),
+            Kind::Video(v) => v.completed(spec, now, warmup, act),
+        };
+        if finished && self.done_at.is_none() {
+            self.done_at = Some(now);
+            return true;
+        }
+        false
+    }
+
+    /// Start-ups completed after the warm-up: (count, mean seconds).
+    pub fn startups(&self) -> Option<(u64, f64)> {
+        match &self.kind {
+            Kind::Startup(s) => {
+                let n = s.measured.len() as u64;
+                let mean = if n > 0 {
+                    s.measured.iter().sum::<Nanos>() as f64 / n as f64 / 1e9
+                } else {
+                    f64::NAN
+                };
+                Some((n, mean))
+            }
+            _ => None,
+        }
+    }
+
+    /// Video frames displayed after the warm-up, and how many were late.
+    pub fn frames(&self) -> Option<(u64, u64)> {
+        match &self.kind {
+            Kind::Video(v) => Some((v.frames_measured, v.dropped_measured)),
+            _ => None,
+        }
+    }
+}
+
+/// Greedy readers and writers: keep `outstanding` requests in flight.
+struct Greedy {
+    rng: Pcg64Mcg,
+    /// Next offset in the file for sequential patterns.
+    cursor: u64,
+    in_flight: u32,
+    issued: u64,
+    completed: u64,
+    /// A paced writer found its cap full at its last tick.
+    waiting_for_room: bool,
+}
+
+impl Greedy {
+    fn wants_more(&self, spec: &FlowSpec) -> bool {
+        self.in_flight < spec.outstanding && spec.requests.is_none_or(|n| self.issued < n)
     }
 
     /// Asynchronous writers with a think time issue one write every
     /// `think` (they do not wait for completions), up to their cap; every
     /// other flow thinks between a completion and its next issue.
-    pub fn paced(&self) -> bool {
-        self.spec.pattern.is_write() && self.spec.think > 0
-    }
-
-    /// Whether a finite flow has completed all its requests.
-    pub fn finished(&self) -> bool {
-        self.spec.requests.is_some_and(|n| self.completed >= n)
+    fn paced(spec: &FlowSpec) -> bool {
+        spec.pattern.is_write() && spec.think > 0
     }
 
     /// The start sector of the next request; counts it as issued.
-    pub fn next_sector(&mut self) -> u64 {
-        let size = u64::from(self.spec.request_sectors);
-        let slots = (self.spec.file_sectors / size).max(1);
+    fn next_sector(&mut self, spec: &FlowSpec) -> u64 {
+        let size = u64::from(spec.request_sectors);
+        let slots = (spec.file_sectors / size).max(1);
         self.issued += 1;
         self.in_flight += 1;
-        let offset = match self.spec.pattern {
-            Pattern::SeqRead | Pattern::SeqWrite => {
-                let o = self.cursor;
-                self.cursor += size;
-                if self.cursor + size > self.spec.file_sectors {
-                    self.cursor = 0;
-                }
-                o
+        let offset = if spec.pattern.is_sequential() {
+            let o = self.cursor;
+            self.cursor += size;
+            if self.cursor + size > spec.file_sectors {
+                self.cursor = 0;
             }
-            Pattern::RandRead | Pattern::RandWrite => self.rng.gen_range(0..slots) * size,
+            o
+        } else {
+            self.rng.gen_range(0..slots) * size
         };
-        self.spec.file_start + offset
+        spec.file_start + offset
+    }
+
+    fn issue_one(&mut self, spec: &FlowSpec, act: &mut Actions) {
+        let sector = self.next_sector(spec);
+        let write = spec.pattern.is_write();
+        act.issues.push(Issue {
+            thread: 0,
+            sector,
+            sectors: spec.request_sectors,
+            write,
+            sync: !write,
+        });
+    }
+
+    fn wake(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+        if Self::paced(spec) {
+            if self.wants_more(spec) {
+                self.issue_one(spec, act);
+                act.wakes.push(now + spec.think);
+            } else {
+                // At its cap: the next completion issues.
+                self.waiting_for_room = true;
+            }
+            return;
+        }
+        while self.wants_more(spec) {
+            self.issue_one(spec, act);
+        }
+    }
+
+    fn completed(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) -> bool {
+        self.in_flight -= 1;
+        self.completed += 1;
+        if Self::paced(spec) {
+            if std::mem::take(&mut self.waiting_for_room) {
+                self.wake(spec, now, act);
+            }
+        } else if spec.think > 0 {
+            if self.wants_more(spec) {
+                act.wakes.push(now + spec.think);
+            }
+        } else {
+            self.wake(spec, now, act);
+        }
+        spec.requests.is_some_and(|n| self.completed >= n)
+    }
+}
+
+/// One thread (process) of a start-up replay.
+#[derive(Clone, Copy, Debug, Default)]
+struct ThreadState {
+    in_flight: u32,
+    /// Waiting for every request it issued to complete.
+    blocked: bool,
+}
+
+/// Replay of an application's start-up. Records are issued in trace order:
+/// record i goes out its recorded gap after record i-1 went out, but not
+/// before its own thread is unblocked (a blocking request blocks its
+/// thread until it and every earlier request of the thread complete). On a
+/// disk as fast as the recording's, the replay keeps the recorded timing;
+/// on a slower one, waiting for I/O eats into the gaps, as it would for the
+/// real application. The start-up time runs from the first request to the
+/// last completion. With `repeat_s`/`pause_s` the application is started
+/// again and again, always cold: the simulator has no page cache.
+struct Startup {
+    trace: Arc<StartupTrace>,
+    threads: Vec<ThreadState>,
+    /// Next record to issue.
+    cursor: usize,
+    /// When the previous record was issued.
+    last_issue: Nanos,
+    run_start: Option<Nanos>,
+    next_run: Nanos,
+    runs: u64,
+    /// Start-up times of runs that ended after the warm-up.
+    measured: Vec<Nanos>,
+}
+
+impl Startup {
+    fn new(trace: Arc<StartupTrace>) -> Self {
+        Startup {
+            threads: vec![ThreadState::default(); trace.threads.len()],
+            trace,
+            cursor: 0,
+            last_issue: 0,
+            run_start: None,
+            next_run: 0,
+            runs: 0,
+            measured: Vec::new(),
+        }
+    }
+
+    /// Issue what the trace allows at `now`.
+    fn advance(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+        while let Some(r) = self.trace.records.get(self.cursor) {
+            let th = &mut self.threads[r.thread as usize];
+            if th.blocked {
+                return; // resumes when the thread's requests complete
+            }
+            let ready = self.last_issue + r.think;
+            if ready > now {
+                act.wakes.push(ready);
+                return;
+            }
+            act.issues.push(Issue {
+                thread: r.thread,
+                sector: spec.file_start + r.sector % spec.file_sectors.max(1),
+                sectors: r.sectors,
+                write: r.write,
+                sync: true,
+            });
+            th.in_flight += 1;
+            th.blocked = r.blocking;
+            self.last_issue = now;
+            self.cursor += 1;
+        }
+    }
+
+    fn wake(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+        if self.run_start.is_none() {
+            if now < self.next_run || spec.runs.is_some_and(|n| self.runs >= n) {
+                return;
+            }
+            self.run_start = Some(now);
+            self.runs += 1;
+            self.cursor = 0;
+            self.last_issue = now;
+            self.threads.fill(ThreadState::default());
+        }
+        self.advance(spec, now, act);
+    }
+
+    fn completed(
+        &mut self,
+        spec: &FlowSpec,
+        now: Nanos,
+        thread: u32,
+        warmup: Nanos,
+        act: &mut Actions,
+    ) -> bool {
+        let th = &mut self.threads[thread as usize];
+        th.in_flight -= 1;
+        if th.in_flight == 0 && th.blocked {
+            th.blocked = false;
+            self.advance(spec, now, act);
+        }
+        let done = self.cursor == self.trace.records.len()
+            && self.threads.iter().all(|t| t.in_flight == 0);
+        if !done {
+            return false;
+        }
+        let start = self.run_start.take().expect("a run is in progress");
+        if now >= warmup {
+            self.measured.push(now - start);
+        }
+        match spec.repeat {
+            Some((period, pause)) if spec.runs.is_none_or(|n| self.runs < n) => {
+                self.next_run = (start + period).max(now + pause);
+                act.wakes.push(self.next_run);
+                false
+            }
+            _ => true,
+        }
+    }
+}
+
+/// A video player: frames of `request_kib` read one at a time from a file,
+/// at most `buffer_frames` ahead of the display; a frame that arrives after
+/// its display time is dropped.
+#[derive(Default)]
+struct Video {
+    /// Next frame to read.
+    next: u64,
+    in_flight: bool,
+    frames_measured: u64,
+    dropped_measured: u64,
+}
+
+impl Video {
+    /// Frame `k` may be read from this time on.
+    fn readable(spec: &FlowSpec, k: u64) -> Nanos {
+        spec.start + k * spec.frame_period
+    }
+
+    /// Frame `k` is shown at this time.
+    fn display(spec: &FlowSpec, k: u64) -> Nanos {
+        Self::readable(spec, k + u64::from(spec.buffer_frames))
+    }
+
+    fn frames(spec: &FlowSpec) -> u64 {
+        spec.requests.unwrap_or(1)
+    }
+
+    fn wake(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+        if self.in_flight || self.next >= Self::frames(spec) {
+            return;
+        }
+        let at = Self::readable(spec, self.next);
+        if at > now {
+            act.wakes.push(at);
+            return;
+        }
+        let slots = (spec.file_sectors / u64::from(spec.request_sectors)).max(1);
+        act.issues.push(Issue {
+            thread: 0,
+            sector: spec.file_start + (self.next % slots) * u64::from(spec.request_sectors),
+            sectors: spec.request_sectors,
+            write: false,
+            sync: true,
+        });
+        self.in_flight = true;
+    }
+
+    fn completed(&mut self, spec: &FlowSpec, now: Nanos, warmup: Nanos, act: &mut Actions) -> bool {
+        self.in_flight = false;
+        let shown = Self::display(spec, self.next);
+        if shown >= warmup {
+            self.frames_measured += 1;
+            if now > shown {
+                self.dropped_measured += 1;
+            }
+        }
+        self.next += 1;
+        self.wake(spec, now, act);
+        self.next >= Self::frames(spec)
     }
 }
 
@@ -104,50 +435,150 @@ mod tests {
             think: 0,
             outstanding: 2,
             requests: Some(5),
+            ..FlowSpec::default()
+        }
+    }
+
+    fn greedy(spec: &FlowSpec) -> Greedy {
+        match Flow::new(spec.clone(), 1, 0).kind {
+            Kind::Greedy(g) => g,
+            _ => unreachable!(),
         }
     }
 
     #[test]
     fn sequential_flows_walk_their_file_and_wrap() {
-        let mut f = Flow::new(spec(Pattern::SeqRead), 1, 0);
-        let got: Vec<u64> = (0..5).map(|_| f.next_sector()).collect();
+        let s = spec(Pattern::SeqRead);
+        let mut g = greedy(&s);
+        let got: Vec<u64> = (0..5).map(|_| g.next_sector(&s)).collect();
         assert_eq!(got, vec![1000, 1008, 1016, 1024, 1000]);
     }
 
     #[test]
     fn random_flows_stay_aligned_inside_their_file() {
-        let mut f = Flow::new(spec(Pattern::RandRead), 1, 0);
+        let s = spec(Pattern::RandRead);
+        let mut g = greedy(&s);
         for _ in 0..100 {
-            let s = f.next_sector();
+            let x = g.next_sector(&s);
             assert!(
-                (1000..1032).contains(&s) && (s - 1000).is_multiple_of(8),
-                "{s}"
+                (1000..1032).contains(&x) && (x - 1000).is_multiple_of(8),
+                "{x}"
             );
         }
     }
 
     #[test]
     fn outstanding_and_request_count_limit_issuing() {
-        let mut f = Flow::new(spec(Pattern::SeqRead), 1, 0);
-        assert!(f.wants_more());
-        f.next_sector();
-        f.next_sector();
-        assert!(!f.wants_more(), "two in flight is the cap");
-        f.in_flight = 0;
-        f.issued = 5;
-        assert!(!f.wants_more(), "five requests is the total");
-        f.completed = 5;
-        assert!(f.finished());
+        let s = spec(Pattern::SeqRead);
+        let mut f = Flow::new(s.clone(), 1, 0);
+        let mut act = Actions::default();
+        f.wake(0, &mut act);
+        assert_eq!(act.issues.len(), 2, "two in flight is the cap");
+        let mut done = false;
+        for i in 0..5 {
+            let mut act = Actions::default();
+            done = f.completed(i, 0, 0, &mut act);
+        }
+        assert!(done, "five requests is the total");
     }
 
     #[test]
     fn streams_differ_by_seed_and_by_flow() {
+        let s = spec(Pattern::RandRead);
         let draw = |seed, idx| {
-            let mut f = Flow::new(spec(Pattern::RandRead), seed, idx);
-            (0..8).map(|_| f.next_sector()).collect::<Vec<_>>()
+            let mut g = match Flow::new(s.clone(), seed, idx).kind {
+                Kind::Greedy(g) => g,
+                _ => unreachable!(),
+            };
+            (0..8).map(|_| g.next_sector(&s)).collect::<Vec<_>>()
         };
         assert_eq!(draw(1, 0), draw(1, 0));
-        assert_ne!(draw(1, 0), draw(2, 0));
         assert_ne!(draw(1, 0), draw(1, 1));
+        assert_ne!(draw(1, 0), draw(2, 0));
+    }
+
+    fn startup_spec(text: &str) -> FlowSpec {
+        let trace = StartupTrace::parse("t", "t", text).unwrap();
+        FlowSpec {
+            pattern: Pattern::Startup,
+            file_sectors: u64::MAX,
+            trace: Some(Arc::new(trace)),
+            requests: None,
+            ..spec(Pattern::Startup)
+        }
+    }
+
+    #[test]
+    fn a_startup_replays_in_trace_order_with_gaps_and_blocking() {
+        // a: RA at 0 (no block); 1 ms later RM (blocks a); b: R right after
+        // (b is not blocked); 2 ms after that, a's R, once a is unblocked.
+        let s = startup_spec(
+            "a-1 0 8 100 Rand 0 0 RA 0 START\na-1 .001 8 200 Rand 0 0 RM 0 C\nb-2 0 8 300 Rand 0 0 R 0 C\na-1 .002 8 400 Rand 0 0 R 0 C\n",
+        );
+        let mut f = Flow::new(s, 1, 0);
+        assert_eq!(f.threads(), 2);
+        let mut act = Actions::default();
+        f.wake(0, &mut act);
+        assert_eq!(act.issues.len(), 1);
+        assert_eq!(act.wakes, vec![1_000_000]);
+        let mut act = Actions::default();
+        f.wake(1_000_000, &mut act);
+        let sectors: Vec<u64> = act.issues.iter().map(|i| i.sector - 1000).collect();
+        assert_eq!(sectors, vec![200, 300], "RM, then b's R at once");
+        assert!(act.wakes.is_empty(), "a's R waits for a to unblock");
+        // The RM completes but the RA is still out: still blocked.
+        let mut act = Actions::default();
+        assert!(!f.completed(4_000_000, 0, 0, &mut act));
+        assert!(act.issues.is_empty());
+        // The RA completes: a resumes, its gap long past: issue at once.
+        let mut act = Actions::default();
+        f.completed(5_000_000, 0, 0, &mut act);
+        assert_eq!(act.issues.len(), 1);
+        let mut act = Actions::default();
+        assert!(!f.completed(6_000_000, 1, 0, &mut act));
+        assert!(f.completed(8_000_000, 0, 0, &mut act), "all threads done");
+        assert_eq!(f.startups(), Some((1, 0.008)));
+    }
+
+    #[test]
+    fn a_repeated_startup_starts_again_after_its_pause() {
+        let mut s = startup_spec("a-1 0 8 100 Rand 0 0 R 0 START\n");
+        s.repeat = Some((0, 1_000_000_000));
+        let mut f = Flow::new(s, 1, 0);
+        let mut act = Actions::default();
+        f.wake(0, &mut act);
+        let mut act = Actions::default();
+        assert!(!f.completed(5_000_000, 0, 0, &mut act));
+        assert_eq!(act.wakes, vec![1_005_000_000]);
+        let mut act = Actions::default();
+        f.wake(1_005_000_000, &mut act);
+        assert_eq!(act.issues.len(), 1);
+    }
+
+    #[test]
+    fn video_frames_late_for_display_are_dropped() {
+        let s = FlowSpec {
+            pattern: Pattern::Video,
+            frame_period: 10_000_000,
+            buffer_frames: 2,
+            requests: Some(3),
+            ..spec(Pattern::Video)
+        };
+        let mut f = Flow::new(s, 1, 0);
+        let mut act = Actions::default();
+        f.wake(0, &mut act);
+        assert_eq!(act.issues.len(), 1);
+        // Frame 0 shows at 20 ms: in time.
+        let mut act = Actions::default();
+        f.completed(5_000_000, 0, 0, &mut act);
+        assert_eq!(act.wakes, vec![10_000_000], "frame 1 readable at 10 ms");
+        let mut act = Actions::default();
+        f.wake(10_000_000, &mut act);
+        // Frame 1 shows at 30 ms: late.
+        let mut act = Actions::default();
+        f.completed(31_000_000, 0, 0, &mut act);
+        assert_eq!(act.issues.len(), 1, "frame 2 already readable");
+        assert!(f.completed(32_000_000, 0, 0, &mut Actions::default()));
+        assert_eq!(f.frames(), Some((3, 1)));
     }
 }

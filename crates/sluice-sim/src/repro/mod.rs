@@ -1,0 +1,184 @@
+//! Reproductions of the papers' experiments: each builds scenarios, runs
+//! them, and reports our value next to the paper's.
+
+mod bfq;
+
+use std::fmt::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::Serialize;
+use sluice::NS_PER_S;
+
+use crate::{Scenario, SimReport, Simulation};
+
+/// Schema tag of [`ReproReport`].
+pub const REPRO_SCHEMA: &str = "sluice.repro/1";
+
+/// Papers this build reproduces, and the ones still to come.
+pub const PAPERS: &[(&str, bool)] = &[
+    ("bfq", true),
+    ("yfq", false),
+    ("vios", false),
+    ("dor", false),
+];
+
+/// One figure: ours next to the paper's.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Row {
+    pub scheduler: String,
+    pub workload: String,
+    pub metric: String,
+    pub unit: String,
+    pub ours: f64,
+    pub paper: Option<f64>,
+}
+
+/// One experiment of a paper.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Experiment {
+    /// The paper it comes from.
+    pub paper: String,
+    pub id: String,
+    pub title: String,
+    /// How we set it up and where it departs from the paper.
+    pub notes: String,
+    pub rows: Vec<Row>,
+}
+
+/// The `sluice.repro/1` result.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReproReport {
+    pub schema: &'static str,
+    pub paper: String,
+    pub experiments: Vec<Experiment>,
+}
+
+/// Run one paper's experiments (`all`: every paper available).
+/// `progress` is told about each finished run.
+pub fn run(
+    paper: &str,
+    quick: bool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<ReproReport, String> {
+    let experiments =
+        match paper {
+            "bfq" => bfq::experiments(quick, progress)?,
+            "all" => {
+                let mut v = Vec::new();
+                for (p, ready) in PAPERS {
+                    if *ready {
+                        v.extend(run(p, quick, progress)?.experiments);
+                    }
+                }
+                v
+            }
+            other => return Err(match PAPERS.iter().find(|(p, _)| *p == other) {
+                Some(_) => format!(
+                    "the {other} paper's reproduction is not implemented yet (available: bfq, all)"
+                ),
+                None => format!("unknown paper '{other}' (expected bfq, yfq, vios, dor or all)"),
+            }),
+        };
+    Ok(ReproReport {
+        schema: REPRO_SCHEMA,
+        paper: paper.to_string(),
+        experiments,
+    })
+}
+
+/// A scenario to run, with what to extract from it.
+pub(crate) struct Job {
+    pub text: String,
+    /// Time-series bin, if the experiment needs throughput over time.
+    pub timeline_ms: Option<u64>,
+}
+
+/// Run jobs on all cores; results come back in job order (each run is
+/// deterministic, so the order of execution does not matter).
+pub(crate) fn run_jobs(
+    jobs: &[Job],
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<SimReport>, String> {
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<SimReport, String>>>> =
+        Mutex::new(vec![None; jobs.len()].into_iter().collect());
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(jobs.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(job) = jobs.get(i) else { break };
+                let r = run_one(job);
+                results.lock().expect("no panics while holding the lock")[i] = Some(r);
+                progress(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+            });
+        }
+    });
+    results
+        .into_inner()
+        .expect("threads joined")
+        .into_iter()
+        .map(|r| r.expect("every job ran"))
+        .collect()
+}
+
+fn run_one(job: &Job) -> Result<SimReport, String> {
+    let scenario =
+        Scenario::parse("(repro)", &job.text).map_err(|e| format!("{e}\n{}", job.text))?;
+    let mut sim = Simulation::new(&scenario).map_err(|e| e.to_string())?;
+    if let Some(ms) = job.timeline_ms {
+        sim = sim.with_timeline(ms * NS_PER_S / 1000);
+    }
+    Ok(sim.run())
+}
+
+/// Readable tables of a report, one per experiment.
+pub fn tables(r: &ReproReport) -> String {
+    let mut o = String::new();
+    for e in &r.experiments {
+        let _ = writeln!(o, "== {} {}: {}", e.paper, e.id, e.title);
+        if !e.notes.is_empty() {
+            let _ = writeln!(o, "   {}", e.notes);
+        }
+        let w = e
+            .rows
+            .iter()
+            .map(|r| r.scheduler.len())
+            .max()
+            .unwrap_or(9)
+            .max(9);
+        let ww = e
+            .rows
+            .iter()
+            .map(|r| r.workload.len())
+            .max()
+            .unwrap_or(8)
+            .max(8);
+        let mw = e
+            .rows
+            .iter()
+            .map(|r| r.metric.len())
+            .max()
+            .unwrap_or(6)
+            .max(6);
+        let _ = writeln!(
+            o,
+            "{:<w$}  {:<ww$}  {:<mw$}  {:>12}  {:>10}  unit",
+            "scheduler", "workload", "metric", "ours", "paper"
+        );
+        for row in &e.rows {
+            let paper = row.paper.map_or("-".to_string(), |p| format!("{p:.2}"));
+            let _ = writeln!(
+                o,
+                "{:<w$}  {:<ww$}  {:<mw$}  {:>12.2}  {:>10}  {}",
+                row.scheduler, row.workload, row.metric, row.ours, paper, row.unit
+            );
+        }
+        o.push('\n');
+    }
+    o
+}

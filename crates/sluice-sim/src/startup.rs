@@ -1,0 +1,169 @@
+//! Application start-up traces (the S benchmark suite's recordings): parsed
+//! into per-thread scripts that a start-up flow replays.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use sluice::{Nanos, NS_PER_S};
+
+/// The traces shipped with sluice (GPL-2.0, from the S suite; see
+/// `data/startup/COPYING`).
+pub const EMBEDDED: &[(&str, &str)] = &[
+    ("xterm", include_str!("../data/startup/xterm.trace")),
+    ("gnometerm", include_str!("../data/startup/gnometerm.trace")),
+];
+
+/// One recorded request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StartupRecord {
+    pub thread: u32,
+    /// CPU time before the request, after the thread may issue.
+    pub think: Nanos,
+    pub sector: u64,
+    pub sectors: u32,
+    /// R, RM and WS block their thread until they and every earlier
+    /// request of the thread complete; RA (read-ahead) does not.
+    pub blocking: bool,
+    pub write: bool,
+}
+
+/// A parsed start-up trace.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartupTrace {
+    pub name: String,
+    pub records: Vec<StartupRecord>,
+    /// Record indices of each thread, in trace order.
+    pub threads: Vec<Vec<u32>>,
+    pub thread_names: Vec<String>,
+}
+
+impl StartupTrace {
+    /// Parse trace text; `file` names it in errors.
+    pub fn parse(name: &str, file: &str, text: &str) -> Result<Self, String> {
+        let mut records = Vec::new();
+        let mut thread_names: Vec<String> = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            if f.is_empty() {
+                continue;
+            }
+            let err = |m: String| format!("{file}: line {}: {m}", i + 1);
+            if f.len() < 8 {
+                return Err(err(format!("expected at least 8 columns, got {}", f.len())));
+            }
+            let thread = match thread_names.iter().position(|t| t == f[0]) {
+                Some(t) => t,
+                None => {
+                    thread_names.push(f[0].to_string());
+                    thread_names.len() - 1
+                }
+            } as u32;
+            let think: f64 = f[1]
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .ok_or_else(|| err(format!("think time: expected seconds, got '{}'", f[1])))?;
+            let sectors: u32 = f[2]
+                .parse()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| err(format!("size: expected sectors, got '{}'", f[2])))?;
+            let sector: u64 = f[3]
+                .parse()
+                .map_err(|_| err(format!("sector: expected a number, got '{}'", f[3])))?;
+            let (blocking, write) = match f[7] {
+                "R" | "RM" => (true, false),
+                "RA" => (false, false),
+                "WS" => (true, true),
+                other => {
+                    return Err(err(format!(
+                        "action: expected R, RM, RA or WS, got '{other}'"
+                    )))
+                }
+            };
+            records.push(StartupRecord {
+                thread,
+                think: (think * NS_PER_S as f64).round() as Nanos,
+                sector,
+                sectors,
+                blocking,
+                write,
+            });
+        }
+        if records.is_empty() {
+            return Err(format!("{file}: the trace holds no requests"));
+        }
+        let mut threads = vec![Vec::new(); thread_names.len()];
+        for (i, r) in records.iter().enumerate() {
+            threads[r.thread as usize].push(i as u32);
+        }
+        Ok(StartupTrace {
+            name: name.to_string(),
+            records,
+            threads,
+            thread_names,
+        })
+    }
+
+    /// An embedded trace by name (`xterm`, `gnometerm`), or a file.
+    pub fn resolve(spec: &str, base: &Path) -> Result<Arc<Self>, String> {
+        if let Some((name, text)) = EMBEDDED.iter().find(|(n, _)| *n == spec) {
+            return Self::parse(name, name, text).map(Arc::new);
+        }
+        let path = base.join(spec);
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            format!(
+                "trace '{spec}': not an embedded trace (xterm, gnometerm) and cannot read {}: {e}",
+                path.display()
+            )
+        })?;
+        let name = path
+            .file_stem()
+            .map_or(spec.to_string(), |s| s.to_string_lossy().into_owned());
+        Self::parse(&name, &path.display().to_string(), &text).map(Arc::new)
+    }
+
+    /// Sectors the trace reads or writes.
+    pub fn total_sectors(&self) -> u64 {
+        self.records.iter().map(|r| u64::from(r.sectors)).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_traces_parse_with_their_published_sizes() {
+        let x = StartupTrace::resolve("xterm", Path::new(".")).unwrap();
+        assert_eq!(x.records.len(), 718);
+        assert_eq!(x.thread_names, vec!["xterm-31657", "Xorg-925"]);
+        // 6.2 MB.
+        assert!((x.total_sectors() * 512) as f64 / 1e6 > 6.0);
+        let g = StartupTrace::resolve("gnometerm", Path::new(".")).unwrap();
+        assert_eq!(g.records.len(), 2781);
+        assert!(g.threads.len() >= 6);
+    }
+
+    #[test]
+    fn actions_map_to_blocking_and_direction() {
+        let t = StartupTrace::parse(
+            "t",
+            "t",
+            "a-1 0 8 100 Rand 0 0 RM 0 START\na-1 .5 8 108 Seq 0 8 RA 0.5 C\nb-2 0 16 50 Rand 0 0 WS 0.6 C\n",
+        )
+        .unwrap();
+        assert!(t.records[0].blocking);
+        assert!(!t.records[1].blocking);
+        assert_eq!(t.records[1].think, 500_000_000);
+        assert!(t.records[2].write && t.records[2].blocking);
+        assert_eq!(t.threads, vec![vec![0, 1], vec![2]]);
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        let e = StartupTrace::parse("t", "t", "a-1 0 8 100 Rand 0 0 XX 0 C\n").unwrap_err();
+        assert!(e.contains("line 1") && e.contains("XX"), "{e}");
+        assert!(StartupTrace::resolve("no-such-trace", Path::new("/nonexistent")).is_err());
+    }
+}
