@@ -112,6 +112,8 @@ pub struct Simulation {
     /// Bytes completed per bin of `timeline_bin`, when asked for.
     timeline_bin: Option<Nanos>,
     timeline: Vec<u64>,
+    /// Device time per flow per bin, when the timeline is on.
+    disk_timeline: Vec<Vec<Nanos>>,
 }
 
 impl Simulation {
@@ -141,11 +143,14 @@ impl Simulation {
         let mut flows = Vec::with_capacity(scenario.flows.len());
         let mut owners = Vec::new();
         let mut first_thread = Vec::new();
+        for (i, c) in scenario.classes.iter().enumerate() {
+            sched.add_class(0, i as u32, c);
+        }
         for (i, f) in scenario.flows.iter().enumerate() {
             let flow = Flow::new(f.clone(), scenario.seed, i);
             let cfg = FlowConfig {
                 weight: f.weight,
-                class: None,
+                class: f.class,
             };
             first_thread.push(owners.len() as u32);
             for t in 0..flow.threads() {
@@ -183,6 +188,7 @@ impl Simulation {
             stop_after_finite: scenario.stop_after_finite,
             timeline_bin: None,
             timeline: Vec::new(),
+            disk_timeline: Vec::new(),
         })
     }
 
@@ -190,6 +196,7 @@ impl Simulation {
     /// (`SimReport::timeline_mb_s`), warm-up included.
     pub fn with_timeline(mut self, bin: Nanos) -> Self {
         self.timeline_bin = Some(bin.max(1));
+        self.disk_timeline = vec![Vec::new(); self.flows.len()];
         self
     }
 
@@ -252,6 +259,7 @@ impl Simulation {
         for i in act.issues {
             let r = Request {
                 id: RequestId(self.next_id),
+                origin: RequestId(self.next_id),
                 flow: FlowId(self.first_thread[f] + i.thread),
                 dir: if i.write {
                     Direction::Write
@@ -309,6 +317,14 @@ impl Simulation {
         }
         let (f, thread) = self.owners[r.flow.0 as usize];
         let f = f as usize;
+        if let Some(bin) = self.timeline_bin {
+            let i = (now / bin) as usize;
+            let tl = &mut self.disk_timeline[f];
+            if tl.len() <= i {
+                tl.resize(i + 1, 0);
+            }
+            tl[i] += x.disk_time;
+        }
         let flow = &mut self.flows[f];
         if now >= self.warmup {
             flow.metrics
@@ -393,7 +409,7 @@ impl Simulation {
         let mb = |bytes: u64| per_s(bytes as f64 / 1e6);
         let mut flows = Vec::with_capacity(self.flows.len());
         let (mut bytes, mut rb, mut wb, mut reqs) = (0, 0, 0, 0);
-        for f in &self.flows {
+        for (fi, f) in self.flows.iter().enumerate() {
             let m = &f.metrics;
             bytes += m.bytes;
             rb += m.read_bytes;
@@ -407,6 +423,7 @@ impl Simulation {
                 bytes: m.bytes,
                 mb_s: mb(m.bytes),
                 disk_time_s: m.disk_time as f64 / NS_PER_S as f64,
+                over_1s: m.count_above(NS_PER_S),
                 lat_ms: Latency {
                     mean: l.mean,
                     p50: l.p50,
@@ -421,6 +438,10 @@ impl Simulation {
                 frames: f.frames().map(|(n, _)| n),
                 startups: f.startups().map(|(n, _)| n),
                 startup_s: f.startups().and_then(|(n, m)| (n > 0).then_some(m)),
+                disk_timeline_s: self
+                    .disk_timeline
+                    .get(fi)
+                    .map(|tl| tl.iter().map(|&t| t as f64 / NS_PER_S as f64).collect()),
             });
         }
         SimReport {

@@ -41,6 +41,8 @@ pub struct FlowReport {
     pub mb_s: f64,
     pub disk_time_s: f64,
     pub lat_ms: Latency,
+    /// Requests that took longer than one second.
+    pub over_1s: u64,
     /// Finite flows: seconds from the flow's start to its last completion.
     pub done_s: Option<f64>,
     /// Video flows: frames shown after the warm-up not read by their
@@ -52,6 +54,10 @@ pub struct FlowReport {
     pub startups: Option<u64>,
     /// Start-up flows: their mean start-up time, seconds.
     pub startup_s: Option<f64>,
+    /// Device time (s) per timeline bin, when the run was asked for a
+    /// timeline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disk_timeline_s: Option<Vec<f64>>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use sluice::policy::{ParamValue, Params};
-use sluice::{Nanos, NS_PER_MS, NS_PER_S};
+use sluice::{ClassConfig, Nanos, NS_PER_MS, NS_PER_S};
 
 use crate::device::presets::{self, PRESETS};
 use crate::device::{diskspecs, InternalOrder, Model};
@@ -112,6 +112,8 @@ pub struct FlowSpec {
     pub frame_period: Nanos,
     /// Video flows: frames read ahead of the display.
     pub buffer_frames: u32,
+    /// Index into `Scenario::classes`, if the flow belongs to a class.
+    pub class: Option<u32>,
 }
 
 /// The device to simulate.
@@ -138,6 +140,9 @@ pub struct Scenario {
     pub device: DeviceConfig,
     pub scheduler: String,
     pub params: Params,
+    /// Classes of flows (VIOS's OS instances), in file order; a flow's
+    /// `class` indexes this list.
+    pub classes: Vec<ClassConfig>,
     pub flows: Vec<FlowSpec>,
 }
 
@@ -157,6 +162,16 @@ struct RawScenario {
     scheduler: RawScheduler,
     #[serde(rename = "flow", default)]
     flows: Vec<RawFlow>,
+    #[serde(rename = "class", default)]
+    classes: Vec<RawClass>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawClass {
+    name: String,
+    quantum_ms: Option<f64>,
+    inner: Option<String>,
 }
 
 fn one() -> u64 {
@@ -201,6 +216,7 @@ struct RawFlow {
     fps: Option<f64>,
     buffer_frames: Option<u32>,
     clip_s: Option<f64>,
+    class: Option<String>,
 }
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
@@ -406,6 +422,27 @@ impl Scenario {
         }
         sluice::policy::build(&raw.scheduler.name, &params)
             .map_err(|e| format!("[scheduler] {e}"))?;
+        let mut classes: Vec<ClassConfig> = Vec::new();
+        for c in &raw.classes {
+            if classes.iter().any(|k| k.name == c.name) {
+                return Err(format!("[[class]] '{}' is defined twice", c.name));
+            }
+            let q = c.quantum_ms.unwrap_or(20.0);
+            if !q.is_finite() || !(0.001..=1e6).contains(&q) {
+                return Err(format!(
+                    "[[class]] '{}': quantum_ms must be a positive number of ms (got {q})",
+                    c.name
+                ));
+            }
+            let inner = c.inner.clone().unwrap_or_else(|| "noop".into());
+            sluice::policy::build(&inner, &Params::default())
+                .map_err(|e| format!("[[class]] '{}': inner: {e}", c.name))?;
+            classes.push(ClassConfig {
+                name: c.name.clone(),
+                quantum: (q * NS_PER_MS as f64).round() as Nanos,
+                inner,
+            });
+        }
         if raw.flows.is_empty() {
             return Err("no [[flow]]: a scenario needs at least one flow".into());
         }
@@ -462,6 +499,22 @@ impl Scenario {
                 return Err(ctx("requests must be at least 1".into()));
             }
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
+            let class = match &f.class {
+                None => None,
+                Some(name) => Some(classes.iter().position(|c| &c.name == name).ok_or_else(
+                    || {
+                        let names: Vec<_> = classes.iter().map(|c| c.name.as_str()).collect();
+                        ctx(format!(
+                            "class: no [[class]] named '{name}' (defined: {})",
+                            if names.is_empty() {
+                                "none".to_string()
+                            } else {
+                                names.join(", ")
+                            }
+                        ))
+                    },
+                )? as u32),
+            };
             for i in 0..count {
                 let (file_start, file_sectors) = if pattern == Pattern::Startup {
                     // A start-up trace keeps its recorded positions (from
@@ -510,6 +563,7 @@ impl Scenario {
                     runs: f.runs,
                     frame_period: kind.frame_period,
                     buffer_frames: kind.buffer_frames,
+                    class,
                 });
             }
         }
@@ -527,6 +581,7 @@ impl Scenario {
             },
             scheduler: raw.scheduler.name,
             params,
+            classes,
             flows,
         })
     }
@@ -615,6 +670,22 @@ file_gib = 2
             assert!(e.contains(needle), "{from} -> {to}: {e}");
             assert!(e.starts_with("s.toml: "), "{e}");
         }
+    }
+
+    #[test]
+    fn classes_are_parsed_and_flows_name_them() {
+        let text = GOOD.replace("file_gib = 2", "file_gib = 2\nclass = \"os2\"")
+            + "\n[[class]]\nname = \"os1\"\n\n[[class]]\nname = \"os2\"\nquantum_ms = 40\ninner = \"clook\"\n";
+        let s = parse(&text).unwrap();
+        assert_eq!(s.classes.len(), 2);
+        assert_eq!(s.classes[1].quantum, 40 * NS_PER_MS);
+        assert_eq!(s.classes[1].inner, "clook");
+        assert_eq!(s.classes[0].inner, "noop");
+        assert!(s.flows.iter().all(|f| f.class == Some(1)));
+        let e = error(&GOOD.replace("file_gib = 2", "file_gib = 2\nclass = \"nope\""));
+        assert!(e.contains("nope") && e.contains("class"), "{e}");
+        let e = error(&(GOOD.to_string() + "\n[[class]]\nname = \"c\"\ninner = \"bogus\"\n"));
+        assert!(e.contains("bogus"), "{e}");
     }
 
     #[test]

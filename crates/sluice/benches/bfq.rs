@@ -81,6 +81,7 @@ impl Bench {
     fn add(&mut self, flow: FlowId) {
         let r = Request {
             id: RequestId(self.next_id),
+            origin: RequestId(self.next_id),
             flow,
             dir: Direction::Read,
             sync: true,

@@ -13,5 +13,5 @@ mod scheduler;
 pub mod testkit;
 mod types;
 
-pub use scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+pub use scheduler::{ClassConfig, Decision, DeviceView, FlowConfig, Scheduler, Service};
 pub use types::{Direction, FlowId, Nanos, Request, RequestId, NS_PER_MS, NS_PER_S, SECTOR_BYTES};

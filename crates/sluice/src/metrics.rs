@@ -59,6 +59,14 @@ impl FlowMetrics {
         let _ = self.latency.record(us);
     }
 
+    /// Requests whose latency exceeded `ns`.
+    pub fn count_above(&self, ns: Nanos) -> u64 {
+        let us = ns / 1000;
+        let from = self.latency.next_non_equivalent(us);
+        self.latency
+            .count_between(from, self.latency.max().max(from))
+    }
+
     /// Latency percentiles in ms (zeros when nothing was recorded).
     pub fn latency_ms(&self) -> LatencySummary {
         if self.latency.is_empty() {
@@ -93,6 +101,7 @@ mod tests {
         assert!((l.p99 - 99.0).abs() < 0.1, "{l:?}");
         assert!((l.max - 100.0).abs() < 0.1, "{l:?}");
         assert!((l.mean - 50.5).abs() < 0.1, "{l:?}");
+        assert_eq!(m.count_above(90 * crate::NS_PER_MS), 10);
     }
 
     #[test]

@@ -58,6 +58,18 @@ impl Default for FlowConfig {
     }
 }
 
+/// A class of flows (VIOS's operating-system instance, a cgroup): its
+/// share and the policy that orders its own requests.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassConfig {
+    pub name: String,
+    /// Disk time the class gets per round (VIOS's Q_i).
+    pub quantum: Nanos,
+    /// Contract name of the policy that orders the class's requests
+    /// (`noop` = FCFS).
+    pub inner: String,
+}
+
 /// A read-only view of the device a policy dispatches to.
 ///
 /// Position-aware policies use the cost oracle: C-LOOK and SSTF need the head
@@ -105,6 +117,11 @@ pub trait Scheduler {
     /// A flow appears. Needed by every weighted policy (BFQ, YFQ, DOR) and by
     /// class-based ones (VIOS). Default: nothing to set up.
     fn add_flow(&mut self, _now: Nanos, _flow: FlowId, _config: &FlowConfig) {}
+
+    /// A class appears (before any flow names it). Class-based policies
+    /// (VIOS) build the class's inner scheduler here; others ignore it and
+    /// treat flows of every class alike.
+    fn add_class(&mut self, _now: Nanos, _class: u32, _config: &ClassConfig) {}
 
     /// Change a flow's weight (proportional-share policies).
     fn set_weight(&mut self, _now: Nanos, _flow: FlowId, _weight: u32) {}

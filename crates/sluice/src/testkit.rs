@@ -61,6 +61,7 @@ impl DeviceView for FlatDevice {
 pub fn req(id: u64, flow: u32, sector: u64) -> Request {
     Request {
         id: RequestId(id),
+        origin: RequestId(id),
         flow: FlowId(flow),
         dir: Direction::Read,
         sync: true,
@@ -145,6 +146,7 @@ impl<'a> Harness<'a> {
                 self.flow(flow, 100);
                 let r = Request {
                     id: RequestId(self.next_id),
+                    origin: RequestId(self.next_id),
                     flow: FlowId(flow),
                     dir: if write {
                         Direction::Write

@@ -29,6 +29,12 @@ pub enum Direction {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
     pub id: RequestId,
+    /// The application request this one is a fragment of (its own id when
+    /// not fragmented). FreeBSD splits large raw I/O into fragments of at
+    /// most 64 KiB that arrive together; YFQ gives all fragments of one
+    /// origin the finish tag of the whole request and may issue them as a
+    /// group (YFQ paper §3.4).
+    pub origin: RequestId,
     pub flow: FlowId,
     pub dir: Direction,
     /// Synchronous: the issuer waits for it (reads, fsync'd writes). BFQ and

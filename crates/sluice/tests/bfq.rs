@@ -174,6 +174,7 @@ fn check_fairness(
         next_size[f] += 1;
         let r = Request {
             id: RequestId(id),
+            origin: RequestId(id),
             flow: FlowId(f as u32),
             dir: Direction::Read,
             sync: true,

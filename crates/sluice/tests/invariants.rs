@@ -79,6 +79,7 @@ fn run_script(mut sched: Box<dyn Scheduler>, depth: usize, script: &[Op]) -> Run
                 write,
             } => added.push(Request {
                 id: RequestId(added.len() as u64),
+                origin: RequestId(added.len() as u64),
                 flow: FlowId(flow),
                 dir: if write {
                     Direction::Write

@@ -2,6 +2,7 @@
 //! them, and reports our value next to the paper's.
 
 mod bfq;
+mod vios;
 
 use std::fmt::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -61,25 +62,27 @@ pub fn run(
     quick: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ReproReport, String> {
-    let experiments =
-        match paper {
-            "bfq" => bfq::experiments(quick, progress)?,
-            "all" => {
-                let mut v = Vec::new();
-                for (p, ready) in PAPERS {
-                    if *ready {
-                        v.extend(run(p, quick, progress)?.experiments);
-                    }
+    let experiments = match paper {
+        "bfq" => bfq::experiments(quick, progress)?,
+        "vios" => vios::experiments(quick, progress)?,
+        "all" => {
+            let mut v = Vec::new();
+            for (p, ready) in PAPERS {
+                if *ready {
+                    v.extend(run(p, quick, progress)?.experiments);
                 }
-                v
             }
-            other => return Err(match PAPERS.iter().find(|(p, _)| *p == other) {
+            v
+        }
+        other => {
+            return Err(match PAPERS.iter().find(|(p, _)| *p == other) {
                 Some(_) => format!(
                     "the {other} paper's reproduction is not implemented yet (available: bfq, all)"
                 ),
                 None => format!("unknown paper '{other}' (expected bfq, yfq, vios, dor or all)"),
-            }),
-        };
+            })
+        }
+    };
     Ok(ReproReport {
         schema: REPRO_SCHEMA,
         paper: paper.to_string(),

@@ -1151,6 +1151,7 @@ mod tests {
         fn add_at(&mut self, f: u32, sector: u64, sync: bool) {
             let r = Request {
                 id: RequestId(self.next_id),
+                origin: RequestId(self.next_id),
                 flow: FlowId(f),
                 dir: if sync {
                     Direction::Read

@@ -43,6 +43,7 @@ impl Drv {
     fn add_req(&mut self, flow: u32, sector: u64, sectors: u32, write: bool) {
         let r = Request {
             id: RequestId(self.id),
+            origin: RequestId(self.id),
             flow: FlowId(flow),
             dir: if write {
                 Direction::Write

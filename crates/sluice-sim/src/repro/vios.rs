@@ -1,0 +1,307 @@
+//! "Virtual I/O Scheduler: A Scheduler of Schedulers for Performance
+//! Virtualization" (VEE 2007): disk-time fairness between two application
+//! classes with different request sizes or seek behaviour, performance
+//! isolation, and VIOS(P) on a queueing drive.
+
+use super::{run_jobs, Experiment, Job, Row};
+use crate::SimReport;
+
+/// 1M sectors of 512 B in GiB: the paper's file size and seek unit.
+const MSECT_GIB: f64 = 0.5;
+const RAPTOR: &str = "preset = \"wd-raptor-150\"";
+
+fn head(name: &str, device: &str, sched: &str, classes: &[&str]) -> String {
+    let mut s = format!(
+        "name = \"{name}\"\nseed = 1\nduration_s = 3000\nwarmup_s = 0\n\n[device]\n{device}\n\n[scheduler]\nname = \"{sched}\"\n\n"
+    );
+    for c in classes {
+        s += &format!("[[class]]\nname = \"{c}\"\nquantum_ms = 20\ninner = \"noop\"\n\n");
+    }
+    s
+}
+
+/// A tiobench-like application: `threads` threads, each reading `n` random
+/// blocks of `kib` from its own 512 MiB file, files from `offset_gib`.
+fn tiobench(app: &str, threads: u32, n: u64, kib: u32, offset_gib: f64) -> String {
+    format!(
+        "[[flow]]\nname = \"{app}.t\"\nclass = \"{app}\"\ncount = {threads}\npattern = \"rand-read\"\nrequest_kib = {kib}\nfile_gib = 0.5\noffset_gib = {offset_gib}\nrequests = {n}\n\n"
+    )
+}
+
+/// Program 1/2 of §5.1.2: three threads, each reading a third of its own
+/// 512 MiB file sequentially; the files sit `spacing_m` million sectors
+/// apart from `base_m`.
+fn program(app: &str, base_m: f64, spacing_m: f64, requests: u64) -> String {
+    (0..3)
+        .map(|k| {
+            let off = (base_m + spacing_m * k as f64) * MSECT_GIB;
+            format!(
+                "[[flow]]\nname = \"{app}.t{k}\"\nclass = \"{app}\"\npattern = \"seq-read\"\nrequest_kib = 64\nfile_gib = 0.5\noffset_gib = {off}\nrequests = {requests}\n\n"
+            )
+        })
+        .collect()
+}
+
+fn row(
+    sched: &str,
+    workload: &str,
+    metric: &str,
+    unit: &str,
+    ours: f64,
+    paper: Option<f64>,
+) -> Row {
+    Row {
+        scheduler: sched.into(),
+        workload: workload.into(),
+        metric: metric.into(),
+        unit: unit.into(),
+        ours,
+        paper,
+    }
+}
+
+fn flows_of<'a>(
+    r: &'a SimReport,
+    app: &'a str,
+) -> impl Iterator<Item = &'a crate::report::FlowReport> + 'a {
+    r.flows
+        .iter()
+        .filter(move |f| f.name.starts_with(&format!("{app}.")))
+}
+
+/// When the last thread of `app` finished.
+fn done(r: &SimReport, app: &str) -> f64 {
+    flows_of(r, app)
+        .map(|f| f.done_s.unwrap_or(r.sim_time_s))
+        .fold(0.0, f64::max)
+}
+
+/// Disk-time shares of app1 and app2 while both ran.
+fn shares(r: &SimReport, bin_s: f64) -> (f64, f64) {
+    let until = ((done(r, "app1").min(done(r, "app2"))) / bin_s).floor() as usize;
+    let sum = |app: &str| -> f64 {
+        flows_of(r, app)
+            .map(|f| {
+                f.disk_timeline_s
+                    .as_deref()
+                    .unwrap_or(&[])
+                    .iter()
+                    .take(until)
+                    .sum::<f64>()
+            })
+            .sum()
+    };
+    let (a, b) = (sum("app1"), sum("app2"));
+    let t = (a + b).max(f64::MIN_POSITIVE);
+    (a / t, b / t)
+}
+
+fn mb_s(r: &SimReport, app: &str) -> f64 {
+    let bytes: u64 = flows_of(r, app).map(|f| f.bytes).sum();
+    bytes as f64 / 1e6 / done(r, app).max(1e-9)
+}
+
+/// Every experiment of the paper.
+pub(super) fn experiments(
+    quick: bool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<Experiment>, String> {
+    let n = if quick { 150 } else { 1000 };
+    // A program reads a third of a 512 MiB file per thread in 64 KiB reads.
+    let prog_reqs = if quick { 500 } else { 512 * 1024 / 3 / 64 };
+    let scheds = ["vios", "fq-rr"];
+    let mut jobs = Vec::new();
+    let mut add = |text: String| {
+        jobs.push(Job {
+            text,
+            timeline_ms: Some(100),
+        });
+        jobs.len() - 1
+    };
+    let two = ["app1", "app2"];
+    let mut reqsize = Vec::new();
+    let mut seek = Vec::new();
+    let mut iso_size = Vec::new();
+    let mut iso_seek = Vec::new();
+    let mut alone = Vec::new();
+    for s in scheds {
+        let t = head("4k-vs-256k", RAPTOR, s, &two)
+            + &tiobench("app1", 8, n, 4, 0.0)
+            + &tiobench("app2", 8, n, 256, 4.0);
+        reqsize.push((s, add(t)));
+        let t = head("1M-vs-64M", RAPTOR, s, &two)
+            + &program("app1", 0.0, 1.0, prog_reqs)
+            + &program("app2", 3.0, 64.0, prog_reqs);
+        seek.push((s, add(t)));
+        for kib in [4, 16, 32, 64, 128, 256, 512] {
+            let t = head(&format!("app2-{kib}k"), RAPTOR, s, &two)
+                + &tiobench("app1", 8, n, 4, 0.0)
+                + &tiobench("app2", 8, n, kib, 4.0);
+            iso_size.push((s, kib, add(t)));
+        }
+        for d in [1, 16, 32, 64] {
+            let t = head(&format!("app2-{d}M"), RAPTOR, s, &two)
+                + &program("app1", 0.0, 1.0, prog_reqs)
+                + &program("app2", 3.0, f64::from(d), prog_reqs);
+            iso_seek.push((s, d, add(t)));
+        }
+        let t = head("app1-alone", RAPTOR, s, &two) + &tiobench("app1", 8, n, 4, 0.0);
+        let p = head("program1-alone", RAPTOR, s, &two) + &program("app1", 0.0, 1.0, prog_reqs);
+        alone.push((s, add(t), add(p)));
+    }
+    // §7: 32 threads x 1000 random 4 KB reads on a queueing drive; each
+    // thread is its own class for VIOS.
+    let tcq_n = if quick { 200 } else { 1000 };
+    let tcq_dev = "preset = \"wd-raptor-150\"\nqueue_depth = 32\ninternal = \"satf\"";
+    let mut tcq = Vec::new();
+    for s in ["vios", "vios-p", "noop", "deadline", "cfq"] {
+        let classes: Vec<String> = (0..32).map(|i| format!("t{i}")).collect();
+        let class_refs: Vec<&str> = classes.iter().map(|c| c.as_str()).collect();
+        let mut t = head("32x1000-rand4k", tcq_dev, s, &class_refs);
+        for (i, c) in classes.iter().enumerate() {
+            t += &format!(
+                "[[flow]]\nname = \"{c}.t\"\nclass = \"{c}\"\npattern = \"rand-read\"\nrequest_kib = 4\nfile_gib = 0.5\noffset_gib = {}\nrequests = {tcq_n}\n\n",
+                i as f64 * 0.5
+            );
+        }
+        tcq.push((s, add(t)));
+    }
+
+    let res = run_jobs(&jobs, progress)?;
+    let bin = 0.1;
+    let mut out = Vec::new();
+    let mut pair = |id: &str, title: &str, notes: &str, workload: &str, list: &[(&str, usize)]| {
+        let mut rows = Vec::new();
+        for (s, i) in list {
+            let r = &res[*i];
+            let (a, b) = shares(r, bin);
+            let fair = (*s == "vios").then_some(0.5);
+            rows.push(row(s, workload, "disk_share_app1", "fraction", a, fair));
+            rows.push(row(s, workload, "disk_share_app2", "fraction", b, fair));
+            rows.push(row(s, workload, "mb_s_app1", "MB/s", mb_s(r, "app1"), None));
+            rows.push(row(s, workload, "mb_s_app2", "MB/s", mb_s(r, "app2"), None));
+            rows.push(row(s, workload, "app1_done_s", "s", done(r, "app1"), None));
+            rows.push(row(s, workload, "app2_done_s", "s", done(r, "app2"), None));
+        }
+        out.push(super::Experiment {
+            paper: "vios".into(),
+            id: id.into(),
+            title: title.into(),
+            notes: notes.into(),
+            rows,
+        });
+    };
+    pair(
+        "reqsize",
+        "Disk-time shares: 4 KB against 256 KB requests (wd-raptor-150)",
+        &format!("Two classes of 8 tiobench-like threads, {n} random reads each, quantum 20 ms, FCFS inside a class. Paper (Fig. 2): about 50% of the disk time each under VIOS."),
+        "4k-vs-256k",
+        &reqsize,
+    );
+    pair(
+        "seek",
+        "Disk-time shares: 1M against 64M sector seeks (wd-raptor-150)",
+        "Programs 1 and 2: three threads each reading a third of their 512 MiB file in 64 KiB reads; files 1M and 64M sectors apart. Paper (Fig. 3): about 50% each; Program 1 done at about 170 s, Program 2 about 30 s later.",
+        "1M-vs-64M",
+        &seek,
+    );
+    let find_alone = |s: &str| alone.iter().find(|(a, _, _)| *a == s).expect("alone runs");
+    let mut rows = Vec::new();
+    for (s, kib, i) in &iso_size {
+        let r = &res[*i];
+        let w = format!("app2-{kib}k");
+        rows.push(row(s, &w, "app1_done_s", "s", done(r, "app1"), None));
+        rows.push(row(s, &w, "app2_done_s", "s", done(r, "app2"), None));
+        rows.push(row(
+            s,
+            &w,
+            "app1_alone_s",
+            "s",
+            done(&res[find_alone(s).1], "app1"),
+            None,
+        ));
+    }
+    out.push(Experiment {
+        paper: "vios".into(),
+        id: "isolation_size".into(),
+        title: "Isolation: app1 (4 KB) against app2 of growing request size".into(),
+        notes: "Paper (Fig. 4): app1's time does not change with app2's request size under VIOS."
+            .into(),
+        rows,
+    });
+    let mut rows = Vec::new();
+    for (s, d, i) in &iso_seek {
+        let r = &res[*i];
+        let w = format!("app2-{d}M");
+        rows.push(row(s, &w, "app1_done_s", "s", done(r, "app1"), None));
+        rows.push(row(s, &w, "app2_done_s", "s", done(r, "app2"), None));
+        rows.push(row(
+            s,
+            &w,
+            "app1_alone_s",
+            "s",
+            done(&res[find_alone(s).2], "app1"),
+            None,
+        ));
+    }
+    out.push(Experiment {
+        paper: "vios".into(),
+        id: "isolation_seek".into(),
+        title: "Isolation: Program 1 (1M) against Program 2 of growing seek distance".into(),
+        notes: "Paper (Fig. 5): Program 1's time does not change with Program 2's seek distance under VIOS.".into(),
+        rows,
+    });
+    let mut rows = Vec::new();
+    for (s, i) in &tcq {
+        let r = &res[*i];
+        let reqs: u64 = r.flows.iter().map(|f| f.requests).sum();
+        let avg = r
+            .flows
+            .iter()
+            .map(|f| f.lat_ms.mean * f.requests as f64)
+            .sum::<f64>()
+            / reqs.max(1) as f64;
+        let max = r.flows.iter().map(|f| f.lat_ms.max).fold(0.0, f64::max);
+        let slow: u64 = r.flows.iter().map(|f| f.over_1s).sum();
+        let dones: Vec<f64> = r
+            .flows
+            .iter()
+            .map(|f| f.done_s.unwrap_or(r.sim_time_s))
+            .collect();
+        let w = "32x1000-rand4k";
+        rows.push(row(s, w, "avg_lat_ms", "ms", avg, None));
+        rows.push(row(s, w, "max_lat_ms", "ms", max, None));
+        rows.push(row(
+            s,
+            w,
+            "pct_over_1s",
+            "%",
+            100.0 * slow as f64 / reqs.max(1) as f64,
+            None,
+        ));
+        rows.push(row(
+            s,
+            w,
+            "first_done_s",
+            "s",
+            dones.iter().cloned().fold(f64::INFINITY, f64::min),
+            None,
+        ));
+        rows.push(row(
+            s,
+            w,
+            "last_done_s",
+            "s",
+            dones.iter().cloned().fold(0.0, f64::max),
+            None,
+        ));
+    }
+    out.push(Experiment {
+        paper: "vios".into(),
+        id: "tcq".into(),
+        title: "32 threads on a queueing drive (wd-raptor-150, depth 32, SATF)".into(),
+        notes: format!("32 threads x {tcq_n} random 4 KiB reads, one class per thread for VIOS. Paper (Fig. 6): VIOS(P) has no request over 1 s; Deadline and Noop about 5%; VIOS fairest."),
+        rows,
+    });
+    Ok(out)
+}
