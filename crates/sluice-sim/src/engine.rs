@@ -99,6 +99,8 @@ pub struct Simulation {
     seq: u64,
     now: Nanos,
     next_id: u64,
+    /// Id of the application request the next fragment belongs to.
+    origin: u64,
     in_flight: Vec<InFlight>,
     head: u64,
     last_change: Nanos,
@@ -136,6 +138,7 @@ impl Simulation {
                 queue_depth: d.queue_depth,
                 internal: d.internal,
                 write_cache: d.write_cache,
+                read_cache: d.read_cache,
                 seed: scenario.seed,
             },
         );
@@ -176,6 +179,7 @@ impl Simulation {
             heap,
             now: 0,
             next_id: 0,
+            origin: 0,
             in_flight: Vec::new(),
             head: 0,
             last_change: 0,
@@ -257,9 +261,12 @@ impl Simulation {
     fn apply(&mut self, f: usize, act: Actions) {
         let now = self.now;
         for i in act.issues {
+            if !i.continues {
+                self.origin = self.next_id;
+            }
             let r = Request {
                 id: RequestId(self.next_id),
-                origin: RequestId(self.next_id),
+                origin: RequestId(self.origin),
                 flow: FlowId(self.first_thread[f] + i.thread),
                 dir: if i.write {
                     Direction::Write

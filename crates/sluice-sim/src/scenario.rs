@@ -114,6 +114,9 @@ pub struct FlowSpec {
     pub buffer_frames: u32,
     /// Index into `Scenario::classes`, if the flow belongs to a class.
     pub class: Option<u32>,
+    /// Split each request into fragments of at most this many sectors,
+    /// issued together (FreeBSD's 64 KiB raw-I/O limit in the YFQ paper).
+    pub fragment_sectors: Option<u32>,
 }
 
 /// The device to simulate.
@@ -125,6 +128,8 @@ pub struct DeviceConfig {
     pub internal: InternalOrder,
     /// `None` keeps the model's own write-back setting.
     pub write_cache: Option<bool>,
+    /// `Some(false)` turns the drive's read cache and read-ahead off.
+    pub read_cache: Option<bool>,
 }
 
 /// A loaded, validated scenario.
@@ -186,6 +191,7 @@ struct RawDevice {
     queue_depth: Option<u32>,
     internal: Option<String>,
     write_cache: Option<bool>,
+    read_cache: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -217,6 +223,7 @@ struct RawFlow {
     buffer_frames: Option<u32>,
     clip_s: Option<f64>,
     class: Option<String>,
+    fragment_kib: Option<u32>,
 }
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
@@ -392,7 +399,7 @@ impl Scenario {
                 model.name()
             ));
         }
-        if raw.device.write_cache.is_some() && !model.has_write_cache() {
+        if (raw.device.write_cache.is_some() || raw.device.read_cache.is_some()) && !model.has_write_cache() {
             return Err(format!(
                 "[device] write_cache: {} has no write cache to switch",
                 model.name()
@@ -499,6 +506,12 @@ impl Scenario {
                 return Err(ctx("requests must be at least 1".into()));
             }
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
+            if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
+                return Err(ctx("fragment_kib must be 1..=65536".into()));
+            }
+            if f.fragment_kib.is_some() && matches!(pattern, Pattern::Startup | Pattern::Video) {
+                return Err(ctx("fragment_kib applies to greedy readers and writers only".into()));
+            }
             let class = match &f.class {
                 None => None,
                 Some(name) => Some(classes.iter().position(|c| &c.name == name).ok_or_else(
@@ -564,6 +577,7 @@ impl Scenario {
                     frame_period: kind.frame_period,
                     buffer_frames: kind.buffer_frames,
                     class,
+                    fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
                 });
             }
         }
@@ -578,6 +592,7 @@ impl Scenario {
                 queue_depth: queue_depth as usize,
                 internal,
                 write_cache: raw.device.write_cache,
+                read_cache: raw.device.read_cache,
             },
             scheduler: raw.scheduler.name,
             params,

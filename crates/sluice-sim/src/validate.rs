@@ -127,6 +127,7 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
             queue_depth: 1,
             internal: InternalOrder::Fcfs,
             write_cache: None,
+            read_cache: None,
             seed: 0,
         },
     );

@@ -25,6 +25,8 @@ pub(crate) fn splitmix(mut x: u64) -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Issue {
     pub thread: u32,
+    /// Continues the previous issue's application request (a fragment).
+    pub continues: bool,
     pub sector: u64,
     pub sectors: u32,
     pub write: bool,
@@ -162,8 +164,15 @@ struct Greedy {
 }
 
 impl Greedy {
+    /// Fragments per application request (1 unless `fragment_kib` splits
+    /// it, as FreeBSD's raw I/O does at 64 KiB).
+    fn fragments(spec: &FlowSpec) -> u32 {
+        spec.request_sectors.div_ceil(spec.fragment_sectors.unwrap_or(spec.request_sectors).max(1))
+    }
+
     fn wants_more(&self, spec: &FlowSpec) -> bool {
-        self.in_flight < spec.outstanding && spec.requests.is_none_or(|n| self.issued < n)
+        let k = Self::fragments(spec);
+        self.in_flight + k <= spec.outstanding * k && spec.requests.is_none_or(|n| self.issued < n)
     }
 
     /// Asynchronous writers with a think time issue one write every
@@ -178,7 +187,7 @@ impl Greedy {
         let size = u64::from(spec.request_sectors);
         let slots = (spec.file_sectors / size).max(1);
         self.issued += 1;
-        self.in_flight += 1;
+        self.in_flight += Self::fragments(spec);
         let offset = if spec.pattern.is_sequential() {
             let o = self.cursor;
             self.cursor += size;
@@ -195,13 +204,19 @@ impl Greedy {
     fn issue_one(&mut self, spec: &FlowSpec, act: &mut Actions) {
         let sector = self.next_sector(spec);
         let write = spec.pattern.is_write();
-        act.issues.push(Issue {
-            thread: 0,
-            sector,
-            sectors: spec.request_sectors,
-            write,
-            sync: !write,
-        });
+        let frag = spec.fragment_sectors.unwrap_or(spec.request_sectors).max(1);
+        let mut off = 0;
+        while off < spec.request_sectors {
+            act.issues.push(Issue {
+                thread: 0,
+                continues: off > 0,
+                sector: sector + u64::from(off),
+                sectors: frag.min(spec.request_sectors - off),
+                write,
+                sync: !write,
+            });
+            off += frag;
+        }
     }
 
     fn wake(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
@@ -222,6 +237,9 @@ impl Greedy {
 
     fn completed(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) -> bool {
         self.in_flight -= 1;
+        if self.in_flight % Self::fragments(spec) != 0 {
+            return false; // other fragments of the request are still out
+        }
         self.completed += 1;
         if Self::paced(spec) {
             if std::mem::take(&mut self.waiting_for_room) {
@@ -297,6 +315,7 @@ impl Startup {
             }
             act.issues.push(Issue {
                 thread: r.thread,
+                continues: false,
                 sector: spec.file_start + r.sector % spec.file_sectors.max(1),
                 sectors: r.sectors,
                 write: r.write,
@@ -396,6 +415,7 @@ impl Video {
         let slots = (spec.file_sectors / u64::from(spec.request_sectors)).max(1);
         act.issues.push(Issue {
             thread: 0,
+            continues: false,
             sector: spec.file_start + (self.next % slots) * u64::from(spec.request_sectors),
             sectors: spec.request_sectors,
             write: false,
@@ -580,5 +600,33 @@ mod tests {
         assert_eq!(act.issues.len(), 1, "frame 2 already readable");
         assert!(f.completed(32_000_000, 0, 0, &mut Actions::default()));
         assert_eq!(f.frames(), Some((3, 1)));
+    }
+
+    #[test]
+    fn large_requests_go_out_as_fragments_and_complete_together() {
+        let s = FlowSpec {
+            request_sectors: 512,
+            fragment_sectors: Some(128),
+            file_sectors: 1 << 20,
+            outstanding: 1,
+            requests: None,
+            ..spec(Pattern::RandRead)
+        };
+        let mut f = Flow::new(s, 1, 0);
+        let mut act = Actions::default();
+        f.wake(0, &mut act);
+        assert_eq!(act.issues.len(), 4);
+        assert!(!act.issues[0].continues && act.issues[1..].iter().all(|i| i.continues));
+        let base = act.issues[0].sector;
+        let starts: Vec<u64> = act.issues.iter().map(|i| i.sector - base).collect();
+        assert_eq!(starts, vec![0, 128, 256, 384]);
+        for k in 0..3 {
+            let mut act = Actions::default();
+            f.completed(k, 0, 0, &mut act);
+            assert!(act.issues.is_empty(), "request still has fragments out");
+        }
+        let mut act = Actions::default();
+        f.completed(3, 0, 0, &mut act);
+        assert_eq!(act.issues.len(), 4, "the next request goes out whole");
     }
 }

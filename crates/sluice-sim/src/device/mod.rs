@@ -114,6 +114,8 @@ pub struct Setup {
     pub internal: InternalOrder,
     /// Override the model's write-back setting.
     pub write_cache: Option<bool>,
+    /// `Some(false)`: no read caching or read-ahead.
+    pub read_cache: Option<bool>,
     /// Seeds device state that no scenario sets, such as the platter angle.
     pub seed: u64,
 }
@@ -125,6 +127,10 @@ pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
             let mut spec = spec.clone();
             if let Some(wc) = setup.write_cache {
                 spec.cache.write_back = wc;
+            }
+            if setup.read_cache == Some(false) {
+                spec.cache.segments = 0;
+                spec.cache.read_ahead_sectors = 0;
             }
             let phase = crate::workload::splitmix(setup.seed) % spec.period();
             Box::new(Hdd::new(&spec, setup.queue_depth, setup.internal, phase))
