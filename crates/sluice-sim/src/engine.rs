@@ -11,7 +11,7 @@ use sluice::{
 };
 
 use crate::device::{self, Command, Device, Setup};
-use crate::report::{Aggregate, FlowReport, Latency, Perf, SimReport, SIM_SCHEMA};
+use crate::report::{Aggregate, FlowReport, Latency, Perf, SimReport, ThreadReport, SIM_SCHEMA};
 use crate::scenario::Scenario;
 use crate::workload::{Actions, Flow};
 
@@ -157,6 +157,10 @@ impl Simulation {
             };
             first_thread.push(owners.len() as u32);
             for t in 0..flow.threads() {
+                let cfg = FlowConfig {
+                    weight: flow.thread_weight(t),
+                    ..cfg.clone()
+                };
                 sched.add_flow(0, FlowId(owners.len() as u32), &cfg);
                 owners.push((i as u32, t));
             }
@@ -445,6 +449,18 @@ impl Simulation {
                 frames: f.frames().map(|(n, _)| n),
                 startups: f.startups().map(|(n, _)| n),
                 startup_s: f.startups().and_then(|(n, m)| (n > 0).then_some(m)),
+                threads: f.reports_threads().then(|| {
+                    f.thread_stats
+                        .iter()
+                        .enumerate()
+                        .map(|(t, &(n, sectors))| ThreadReport {
+                            weight: f.thread_weight(t as u32),
+                            requests: n,
+                            iops: per_s(n as f64),
+                            mb_s: mb(sectors * 512),
+                        })
+                        .collect()
+                }),
                 disk_timeline_s: self
                     .disk_timeline
                     .get(fi)
@@ -467,6 +483,7 @@ impl Simulation {
                 requests: reqs,
             },
             flows,
+            policy_stats: self.sched.stats().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
             timeline_mb_s: self.timeline_bin.map(|bin| {
                 let secs = bin as f64 / NS_PER_S as f64;
                 self.timeline

@@ -17,6 +17,9 @@ pub struct SimReport {
     pub measured_from_s: f64,
     pub aggregate: Aggregate,
     pub flows: Vec<FlowReport>,
+    /// Counters the policy reports (see `Scheduler::stats`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub policy_stats: std::collections::BTreeMap<String, f64>,
     /// Aggregate MB/s per time bin, when the run was asked for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline_mb_s: Option<Vec<f64>>,
@@ -54,6 +57,9 @@ pub struct FlowReport {
     pub startups: Option<u64>,
     /// Start-up flows: their mean start-up time, seconds.
     pub startup_s: Option<f64>,
+    /// Pool flows: each reservation queue's share.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<Vec<ThreadReport>>,
     /// Device time (s) per timeline bin, when the run was asked for a
     /// timeline.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -77,4 +83,13 @@ pub struct Perf {
     pub wall_s: f64,
     /// Simulated requests completed (warm-up included) per wall-clock second.
     pub requests_per_wall_s: f64,
+}
+
+/// One thread (reservation queue) of a pool flow.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ThreadReport {
+    pub weight: u32,
+    pub requests: u64,
+    pub iops: f64,
+    pub mb_s: f64,
 }

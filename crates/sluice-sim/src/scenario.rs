@@ -49,6 +49,9 @@ pub enum Pattern {
     Startup,
     /// A video player reading frames at a fixed rate.
     Video,
+    /// Weighted reservation queues, each with a fixed number of requests
+    /// in flight (Nam–Park's synthetic load).
+    Pool,
 }
 
 /// Flow patterns, for `sluice list`.
@@ -58,6 +61,7 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
     ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
     ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path); reports its start-up time; repeat with repeat_s/pause_s"),
+    ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
     ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
 ];
 
@@ -70,6 +74,7 @@ impl Pattern {
             "rand-write" => Some(Pattern::RandWrite),
             "startup" => Some(Pattern::Startup),
             "video" => Some(Pattern::Video),
+            "pool" => Some(Pattern::Pool),
             _ => None,
         }
     }
@@ -114,6 +119,12 @@ pub struct FlowSpec {
     pub buffer_frames: u32,
     /// Index into `Scenario::classes`, if the flow belongs to a class.
     pub class: Option<u32>,
+    /// Pool flows: the weight of each reservation queue (one thread each).
+    pub pool_weights: Vec<u32>,
+    /// Pool flows: request size distribution (sectors) and read share.
+    pub size_mean: f64,
+    pub size_sd: f64,
+    pub read_fraction: f64,
     /// Split each request into fragments of at most this many sectors,
     /// issued together (FreeBSD's 64 KiB raw-I/O limit in the YFQ paper).
     pub fragment_sectors: Option<u32>,
@@ -224,11 +235,19 @@ struct RawFlow {
     clip_s: Option<f64>,
     class: Option<String>,
     fragment_kib: Option<u32>,
+    weights: Option<Vec<u32>>,
+    size_mean_sectors: Option<f64>,
+    size_sd_sectors: Option<f64>,
+    read_fraction: Option<f64>,
 }
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
 #[derive(Default)]
 struct KindKeys {
+    pool_weights: Vec<u32>,
+    size_mean: f64,
+    size_sd: f64,
+    read_fraction: f64,
     trace: Option<Arc<StartupTrace>>,
     repeat: Option<(Nanos, Nanos)>,
     frame_period: Nanos,
@@ -345,6 +364,10 @@ impl Scenario {
         only("fps", f.fps.is_some(), Pattern::Video)?;
         only("buffer_frames", f.buffer_frames.is_some(), Pattern::Video)?;
         only("clip_s", f.clip_s.is_some(), Pattern::Video)?;
+        only("weights", f.weights.is_some(), Pattern::Pool)?;
+        only("size_mean_sectors", f.size_mean_sectors.is_some(), Pattern::Pool)?;
+        only("size_sd_sectors", f.size_sd_sectors.is_some(), Pattern::Pool)?;
+        only("read_fraction", f.read_fraction.is_some(), Pattern::Pool)?;
         match pattern {
             Pattern::Startup => {
                 let spec = f
@@ -359,6 +382,22 @@ impl Scenario {
                 }
                 if f.runs == Some(0) {
                     return Err("runs must be at least 1".into());
+                }
+            }
+            Pattern::Pool => {
+                let w = f.weights.clone().unwrap_or_else(|| vec![80, 20]);
+                if w.is_empty() || w.len() > 64 || w.iter().any(|&x| !(1..=1000).contains(&x)) {
+                    return Err("weights must list 1..=64 weights, each 1..=1000".into());
+                }
+                k.pool_weights = w;
+                k.size_mean = f.size_mean_sectors.unwrap_or(8.0);
+                k.size_sd = f.size_sd_sectors.unwrap_or(2.0);
+                k.read_fraction = f.read_fraction.unwrap_or(2.0 / 3.0);
+                if !(k.size_mean.is_finite() && k.size_mean >= 1.0 && k.size_sd.is_finite() && k.size_sd >= 0.0) {
+                    return Err("size_mean_sectors must be >= 1 and size_sd_sectors >= 0".into());
+                }
+                if !(0.0..=1.0).contains(&k.read_fraction) {
+                    return Err(format!("read_fraction must be 0..=1 (got {})", k.read_fraction));
                 }
             }
             Pattern::Video => {
@@ -578,6 +617,10 @@ impl Scenario {
                     buffer_frames: kind.buffer_frames,
                     class,
                     fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
+                    pool_weights: kind.pool_weights.clone(),
+                    size_mean: kind.size_mean,
+                    size_sd: kind.size_sd,
+                    read_fraction: kind.read_fraction,
                 });
             }
         }

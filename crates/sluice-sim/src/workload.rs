@@ -47,10 +47,13 @@ pub(crate) struct Flow {
     /// Time of the last completion once a finite flow is done.
     pub done_at: Option<Nanos>,
     pub metrics: FlowMetrics,
+    /// (requests, sectors) completed per thread after the warm-up.
+    pub thread_stats: Vec<(u64, u64)>,
     kind: Kind,
 }
 
 enum Kind {
+    Pool(Pool),
     Greedy(Greedy),
     Startup(Startup),
     Video(Video),
@@ -66,6 +69,10 @@ impl Flow {
                 spec.trace.clone().expect("startup flows carry a trace"),
             )),
             Pattern::Video => Kind::Video(Video::default()),
+            Pattern::Pool => Kind::Pool(Pool {
+                rng: Pcg64Mcg::seed_from_u64(stream),
+                in_flight: vec![0; spec.pool_weights.len()],
+            }),
             _ => Kind::Greedy(Greedy {
                 rng: Pcg64Mcg::seed_from_u64(stream),
                 cursor: 0,
@@ -75,18 +82,22 @@ impl Flow {
                 waiting_for_room: false,
             }),
         };
-        Flow {
+        let mut flow = Flow {
             spec,
             done_at: None,
             metrics: FlowMetrics::default(),
+            thread_stats: Vec::new(),
             kind,
-        }
+        };
+        flow.thread_stats = vec![(0, 0); flow.threads() as usize];
+        flow
     }
 
     /// Scheduler flows (threads) this flow uses.
     pub fn threads(&self) -> u32 {
         match &self.kind {
             Kind::Startup(s) => s.trace.threads.len() as u32,
+            Kind::Pool(_) => self.spec.pool_weights.len() as u32,
             _ => 1,
         }
     }
@@ -96,7 +107,7 @@ impl Flow {
         match self.kind {
             Kind::Startup(_) => self.spec.repeat.is_none() || self.spec.runs.is_some(),
             Kind::Video(_) => true,
-            Kind::Greedy(_) => self.spec.requests.is_some(),
+            Kind::Greedy(_) | Kind::Pool(_) => self.spec.requests.is_some(),
         }
     }
 
@@ -105,6 +116,7 @@ impl Flow {
         let spec = &self.spec;
         match &mut self.kind {
             Kind::Greedy(g) => g.wake(spec, now, act),
+            Kind::Pool(p) => p.fill(spec, act),
             Kind::Startup(s) => s.wake(spec, now, act),
             Kind::Video(v) => v.wake(spec, now, act),
         }
@@ -116,6 +128,7 @@ impl Flow {
         let spec = &self.spec;
         let finished = match &mut self.kind {
             Kind::Greedy(g) => g.completed(spec, now, act),
+            Kind::Pool(p) => p.completed(spec, thread, act),
             Kind::Startup(s) => s.completed(spec, now, thread, warmup, act),
             Kind::Video(v) => v.completed(spec, now, warmup, act),
         };
@@ -142,12 +155,62 @@ impl Flow {
         }
     }
 
+    /// Weight of one of the flow's threads.
+    pub fn thread_weight(&self, thread: u32) -> u32 {
+        self.spec.pool_weights.get(thread as usize).copied().unwrap_or(self.spec.weight)
+    }
+
+    /// Whether per-thread results are worth reporting (pool flows).
+    pub fn reports_threads(&self) -> bool {
+        matches!(self.kind, Kind::Pool(_))
+    }
+
     /// Video frames displayed after the warm-up, and how many were late.
     pub fn frames(&self) -> Option<(u64, u64)> {
         match &self.kind {
             Kind::Video(v) => Some((v.frames_measured, v.dropped_measured)),
             _ => None,
         }
+    }
+}
+
+/// Reservation queues (Nam–Park §3.1), one thread each: every queue keeps
+/// `outstanding` requests in flight, each of a normally distributed size,
+/// read or write at random, anywhere in the file. Both queues stay
+/// backlogged, so the service ratio is the scheduler's doing.
+struct Pool {
+    rng: Pcg64Mcg,
+    in_flight: Vec<u32>,
+}
+
+impl Pool {
+    fn fill(&mut self, spec: &FlowSpec, act: &mut Actions) {
+        for thread in 0..spec.pool_weights.len() {
+            while self.in_flight[thread] < spec.outstanding {
+                // Box-Muller for a normal size, rounded, at least one sector.
+                let (u1, u2): (f64, f64) = (self.rng.gen_range(f64::EPSILON..1.0), self.rng.gen());
+                let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
+                let sectors = (spec.size_mean + spec.size_sd * z).round().max(1.0) as u32;
+                let span = spec.file_sectors.saturating_sub(u64::from(sectors)).max(1);
+                let sector = spec.file_start + self.rng.gen_range(0..span);
+                let write = self.rng.gen::<f64>() >= spec.read_fraction;
+                act.issues.push(Issue {
+                    thread: thread as u32,
+                    continues: false,
+                    sector,
+                    sectors,
+                    write,
+                    sync: true,
+                });
+                self.in_flight[thread] += 1;
+            }
+        }
+    }
+
+    fn completed(&mut self, spec: &FlowSpec, thread: u32, act: &mut Actions) -> bool {
+        self.in_flight[thread as usize] -= 1;
+        self.fill(spec, act);
+        false
     }
 }
 

@@ -153,6 +153,12 @@ pub trait Scheduler {
     /// Requests held by the policy (added, not yet dispatched).
     fn queued(&self) -> usize;
 
+    /// Counters the policy wants reported (e.g. DOR's sequence lengths),
+    /// as (name, value) pairs; drivers print them with the results.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
     /// Whether the policy may keep the device idle while it holds requests
     /// (BFQ, CFQ idle; FIFO, C-LOOK, SSTF never do). Drivers and tests use
     /// it to check work conservation.

@@ -2,7 +2,9 @@
 //! them, and reports our value next to the paper's.
 
 mod bfq;
+mod dor;
 mod vios;
+mod yfq;
 
 use std::fmt::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,9 +21,9 @@ pub const REPRO_SCHEMA: &str = "sluice.repro/1";
 /// Papers this build reproduces, and the ones still to come.
 pub const PAPERS: &[(&str, bool)] = &[
     ("bfq", true),
-    ("yfq", false),
+    ("yfq", true),
     ("vios", false),
-    ("dor", false),
+    ("dor", true),
 ];
 
 /// One figure: ours next to the paper's.
@@ -65,6 +67,8 @@ pub fn run(
     let experiments = match paper {
         "bfq" => bfq::experiments(quick, progress)?,
         "vios" => vios::experiments(quick, progress)?,
+        "yfq" => yfq::experiments(quick, progress)?,
+        "dor" => dor::experiments(quick, progress)?,
         "all" => {
             let mut v = Vec::new();
             for (p, ready) in PAPERS {

@@ -310,7 +310,7 @@ pub struct Bfq {
 impl Bfq {
     /// A scheduler with this configuration.
     pub fn new(cfg: BfqConfig) -> Self {
-        let peak = PeakRate::new(cfg.peak_rate_lpf);
+        let peak = PeakRate::new(cfg.peak_rate_lpf, cfg.timeout);
         let max_budget = cfg
             .max_budget
             .unwrap_or_else(|| peak.max_budget(cfg.timeout));
@@ -345,7 +345,8 @@ impl Bfq {
         self.max_budget
     }
 
-    /// The peak-rate estimate in sectors per second, once sampled.
+    /// The peak-rate estimate in sectors per second: once sampled for `bfq`,
+    /// from the start for `bfq+` (see [`peak_rate`]).
     pub fn peak_rate(&self) -> Option<f64> {
         self.peak.estimate().map(|r| r * NS_PER_S as f64)
     }
@@ -687,10 +688,18 @@ impl Scheduler for Bfq {
                 self.wf2q.served(c);
                 return Decision::Dispatch(r);
             }
-            if self.slot.service >= q.entity.budget {
-                self.expire(now, Expiration::BudgetExhausted);
-                continue;
-            }
+            // The queue is empty. Even if it consumed its whole budget, it
+            // has no backlog, so this is not a budget exhaustion ("the
+            // application has still backlog, as otherwise it would have
+            // fallen into the no-more-backlog case", §4.3): BFQ idles for
+            // it as for any empty queue, and the slot ends as budget
+            // exhausted only if a request that does not fit arrives during
+            // the wait (the check above), as in Linux, where an empty
+            // in-service queue always waits for its next request or
+            // expires for no more requests. Expiring it at once as
+            // exhausted would multiply by four the budget of every
+            // application that happens to read exactly its budget per
+            // burst (a video player's frames), then cut it again.
             if self.idles_for(now, qi, device) {
                 if q.in_flight > 0 {
                     // Wait for the queue's requests before the idle wait.

@@ -23,10 +23,25 @@
 //! not the host's think time or BFQ's idle waits (Linux, which has no such
 //! attribution, measures wall time from the slot start instead).
 //!
-//! Until the first accepted sample, B_max is the initial maximum budget
-//! (16384 sectors, Linux's default) and the first accepted sample becomes
-//! R_est directly (a filter started at 0 would take dozens of slots to
-//! converge, with tiny budgets meanwhile).
+//! Start of the estimate. B_max before any sample is the initial maximum
+//! budget (16384 sectors, Linux's default).
+//!
+//! * BFQ: the first accepted sample becomes R_est directly (a maximum
+//!   started at the rate the initial B_max implies could never go below it;
+//!   and any later faster sample replaces a low first one at once).
+//! * BFQ+: the filter starts from `R_0 = 16384 / T_max`, the rate the
+//!   initial B_max stands for, so that `B_max = T_max * R_est` holds from the
+//!   start and the paper's update rule applies to every sample, the first
+//!   included. Seeding R_est with the first sample instead (as this module
+//!   once did) breaks that rule: the first sample is as likely as not a
+//!   random queue's (0.5 MB/s on a 50 MB/s disk), which the paper never
+//!   lets lower R_est, and once B_max has collapsed to that rate the filter
+//!   cannot recover: budgets are capped at a few requests, so no sequential
+//!   queue is served for the 20 ms a sample needs, while every random queue
+//!   keeps sampling its own rate. The papers do not say where R_est starts;
+//!   Linux BFQ of the time kept B_max at its default until it had 32
+//!   samples, and its later versions start the filter from a default peak
+//!   rate, as here.
 
 use crate::types::{Nanos, NS_PER_MS};
 
@@ -37,7 +52,7 @@ pub const MIN_SAMPLE_TIME: Nanos = 20 * NS_PER_MS;
 pub const INITIAL_MAX_BUDGET: u64 = 16384;
 
 /// The estimator.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct PeakRate {
     /// Sectors per nanosecond.
     est: Option<f64>,
@@ -57,8 +72,12 @@ pub(crate) struct Sample {
 }
 
 impl PeakRate {
-    pub fn new(lpf: bool) -> Self {
-        PeakRate { est: None, lpf }
+    /// An estimator for the budget timeout `timeout` (T_max): BFQ+'s
+    /// filter (`lpf`) starts from the rate the initial B_max stands for,
+    /// BFQ's maximum from its first sample.
+    pub fn new(lpf: bool, timeout: Nanos) -> Self {
+        let est = lpf.then(|| INITIAL_MAX_BUDGET as f64 / timeout.max(1) as f64);
+        PeakRate { est, lpf }
     }
 
     /// The estimate, in sectors per nanosecond.
@@ -91,7 +110,7 @@ impl PeakRate {
     pub fn max_budget(&self, timeout: Nanos) -> u64 {
         match self.est {
             None => INITIAL_MAX_BUDGET,
-            Some(r) => ((r * timeout as f64) as u64).max(1),
+            Some(r) => ((r * timeout as f64).round() as u64).max(1),
         }
     }
 }

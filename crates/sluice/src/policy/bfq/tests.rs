@@ -576,6 +576,43 @@ fn bfq_plus_rules_in_the_scheduler() {
     assert_eq!(e.next_budget, 2048 - 512);
 }
 
+/// Regression: a queue that emptied having consumed exactly its budget was
+/// expired at once as budget exhausted (budget x4 under BFQ+), although it
+/// had no backlog (§4.3). It is idled for like any empty sync queue; the
+/// slot ends as exhausted only if a request that does not fit arrives.
+#[test]
+fn an_empty_queue_that_used_its_whole_budget_has_no_more_backlog() {
+    let mut cfg = pinned(BfqConfig::plus(), 4096);
+    cfg.low_latency = false;
+    for arrives in [false, true] {
+        let mut d = Drv::new(cfg.clone());
+        // Initial budget B_max / 2 = 2048: sixteen 128-sector requests.
+        for i in 0..16 {
+            d.add(1, i * 128, 128);
+        }
+        for _ in 0..16 {
+            d.serve(US);
+        }
+        assert!(d.s.last_expiration().is_none());
+        let Decision::IdleUntil(t) = d.dispatch() else {
+            panic!("an empty sync queue is idled for");
+        };
+        if arrives {
+            d.now += US;
+            d.add(1, 16 * 128, 128);
+            assert_eq!(d.next().flow, FlowId(1));
+            let e = d.last();
+            assert_eq!((e.reason, e.service), (Expiration::BudgetExhausted, 2048));
+            assert_eq!(e.next_budget, 4096);
+        } else {
+            d.advance_to(t);
+            let e = d.last();
+            assert_eq!((e.reason, e.service), (Expiration::NoMoreBacklog, 2048));
+            assert_eq!(e.next_budget, 2048 - 512);
+        }
+    }
+}
+
 #[test]
 fn h_fairness_charge_rules() {
     let c = |reason, budget, service, slow| ChargeCheck {
@@ -643,7 +680,7 @@ fn sample(sectors: u64, ms: u64, random: bool, timed_out: bool) -> Sample {
 
 #[test]
 fn bfq_peak_rate_is_the_maximum_of_long_enough_samples() {
-    let mut p = PeakRate::new(false);
+    let mut p = PeakRate::new(false, 125 * NS_PER_MS);
     assert_eq!(p.max_budget(125 * NS_PER_MS), INITIAL_MAX_BUDGET);
     assert!(
         !p.sample(&sample(100_000, 19, false, false)),
@@ -661,20 +698,52 @@ fn bfq_peak_rate_is_the_maximum_of_long_enough_samples() {
 
 #[test]
 fn bfq_plus_peak_rate_is_low_pass_filtered_under_the_papers_conditions() {
-    let mut p = PeakRate::new(true);
-    p.sample(&sample(8000, 80, false, false)); // first: 100 sectors/ms
-                                               // A cache-hit-like spike moves the estimate by 1/8 only.
-    assert!(p.sample(&sample(90_000, 100, false, false))); // 900/ms
+    const T_MAX: Nanos = 125 * NS_PER_MS;
+    let mut p = PeakRate::new(true, T_MAX);
+    // The filter starts from the rate the initial B_max stands for:
+    // 16384 sectors per 125 ms = 131.072 sectors/ms.
+    assert_eq!(p.max_budget(T_MAX), INITIAL_MAX_BUDGET);
     let near = |got: u64, want: u64| got.abs_diff(want) <= 1;
-    assert!(near(p.max_budget(125 * NS_PER_MS), 25_000)); // (700 + 900) / 8 = 200/ms
-                                                          // A lower sample is ignored...
+    // A lower sample is ignored, the first one included...
     assert!(!p.sample(&sample(2000, 40, false, false)));
-    // ...and from a random queue's timeout too...
-    assert!(!p.sample(&sample(2000, 40, true, true)));
+    // ...and so is a random queue's timeout...
+    assert!(!p.sample(&sample(152, 125, true, true)));
+    assert_eq!(p.max_budget(T_MAX), INITIAL_MAX_BUDGET);
+    // A cache-hit-like spike moves the estimate by 1/8 only.
+    assert!(p.sample(&sample(90_000, 100, false, false))); // 900/ms
+    assert!(near(p.max_budget(T_MAX), 28_398)); // 7/8 131.072 + 900/8
     // ...but a sequential queue's timeout pulls the estimate down.
     assert!(p.sample(&sample(2000, 40, false, true))); // 50/ms
-    assert!(near(p.max_budget(125 * NS_PER_MS), 22_656)); // (1400 + 50) / 8 = 181.25/ms
+    assert!(near(p.max_budget(T_MAX), 25_630)); // 7/8 227.188 + 50/8
     assert!(!p.sample(&sample(100, 19, false, true)), "< 20 ms: ignored");
+}
+
+/// Regression: B_max collapsed to the rate of a random reader. The first
+/// sample used to become R_est directly; when it came from a random queue
+/// (19 requests of 8 sectors in T_max), B_max fell to ~150 sectors, random
+/// queues then consumed >= 2/3 of such budgets and were no longer
+/// (over)charged on their timeouts, and a video player competing with them
+/// got one frame per round of ten 125 ms slots.
+#[test]
+fn bfq_plus_b_max_does_not_follow_a_random_queue_timing_out() {
+    let mut cfg = BfqConfig::plus();
+    cfg.low_latency = false;
+    let mut d = Drv::new(cfg);
+    for i in 0..40 {
+        d.add(1, (i * 7_919_009) % (1 << 30), 8);
+    }
+    let start = d.now;
+    while d.s.last_expiration().is_none() {
+        d.serve(6_600 * US);
+        d.advance_to(d.now);
+    }
+    let e = d.last();
+    assert!(d.s.is_random(FlowId(1)));
+    assert_eq!(e.reason, Expiration::BudgetTimeout, "{e:?}");
+    assert!(d.now >= start + 125 * NS_PER_MS);
+    assert_eq!(d.s.max_budget(), INITIAL_MAX_BUDGET, "{e:?}");
+    assert_eq!(e.charged, e.budget, "timed out with little service: {e:?}");
+    assert_eq!(e.next_budget, INITIAL_MAX_BUDGET, "doubled: {e:?}");
 }
 
 #[test]

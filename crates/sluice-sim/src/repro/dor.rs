@@ -1,0 +1,146 @@
+//! Nam and Park, "Design and evaluation of an efficient proportional-share
+//! disk scheduling algorithm": BQS + DOR on DiskSim's IBM DNES-309170W, two
+//! reservation queues weighted 80:20.
+
+use super::{run_jobs, Experiment, Job, Row};
+use crate::SimReport;
+
+const IO_LEVELS: [u32; 13] = [1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61];
+const MDMO: [u32; 7] = [0, 5, 10, 20, 40, 60, 100];
+const MQOS: [f64; 5] = [0.0, 0.5, 1.0, 5.0, 10.0];
+
+fn scenario(io: u32, dur: f64, sched: &str) -> String {
+    format!(
+        "name = \"io={io}\"\nseed = 1\nduration_s = {dur}\nwarmup_s = 2\n\n[device]\npreset = \"ibm-dnes-309170w\"\nqueue_depth = 4\ninternal = \"fcfs\"\n\n{sched}\n[[flow]]\nname = \"rq\"\npattern = \"pool\"\nweights = [80, 20]\noutstanding = {io}\nfile_gib = 8.5\noffset_gib = 0\n"
+    )
+}
+
+fn dor(m_dmo: u32, m_qos: f64) -> String {
+    format!("[scheduler]\nname = \"dor\"\nm_dmo = {m_dmo}\nm_qos = {m_qos}\n")
+}
+
+fn row(sched: &str, workload: &str, metric: &str, unit: &str, ours: f64) -> Row {
+    Row {
+        scheduler: sched.into(),
+        workload: workload.into(),
+        metric: metric.into(),
+        unit: unit.into(),
+        ours,
+        paper: None,
+    }
+}
+
+fn threads(r: &SimReport) -> (f64, f64) {
+    let t = r.flows[0].threads.as_deref().unwrap_or(&[]);
+    (t.first().map_or(0.0, |t| t.iops), t.get(1).map_or(0.0, |t| t.iops))
+}
+
+fn ratio(r: &SimReport) -> f64 {
+    let (a, b) = threads(r);
+    if b > 0.0 {
+        a / b
+    } else {
+        f64::NAN
+    }
+}
+
+fn stat(r: &SimReport, key: &str) -> f64 {
+    r.policy_stats.get(key).copied().unwrap_or(f64::NAN)
+}
+
+/// Requests per second dispatched as part of the base sequence, and
+/// inserted by DOR.
+fn split_iops(r: &SimReport) -> (f64, f64) {
+    let secs = (r.sim_time_s - r.measured_from_s).max(1e-9);
+    let (b, d) = (stat(r, "bqs_requests"), stat(r, "dor_requests"));
+    let total = b + d;
+    if total > 0.0 {
+        (r.aggregate.iops * b / total, r.aggregate.iops * d / total)
+    } else {
+        (r.aggregate.requests as f64 / secs, 0.0)
+    }
+}
+
+fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
+    Experiment {
+        paper: "dor".into(),
+        id: id.into(),
+        title: title.into(),
+        notes: notes.into(),
+        rows,
+    }
+}
+
+/// Every experiment of the paper.
+pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Vec<Experiment>, String> {
+    let dur = if quick { 15.0 } else { 60.0 };
+    let mut jobs = Vec::new();
+    let mut add = |text: String| {
+        jobs.push(Job { text, timeline_ms: None });
+        jobs.len() - 1
+    };
+    let mut mdmo = Vec::new();
+    for io in IO_LEVELS {
+        for m in MDMO {
+            mdmo.push((io, m, add(scenario(io, dur, &dor(m, 0.5)))));
+        }
+    }
+    let mut mqos = Vec::new();
+    for io in [11, 61] {
+        for q in MQOS {
+            mqos.push((io, q, add(scenario(io, dur, &dor(20, q)))));
+        }
+    }
+    let mut vs = Vec::new();
+    for io in IO_LEVELS {
+        for (label, q) in [("yfq", 0.0), ("dor-q0.5", 0.5), ("dor-q1", 1.0)] {
+            vs.push((io, label, add(scenario(io, dur, &dor(20, q)))));
+        }
+    }
+    let res = run_jobs(&jobs, progress)?;
+    let mut out = Vec::new();
+
+    let mut rows = Vec::new();
+    for (io, m, i) in &mdmo {
+        let r = &res[*i];
+        let w = format!("io={io}");
+        rows.push(row("dor", &w, &format!("mdmo={m}"), "IOPS", r.aggregate.iops));
+        rows.push(row("dor", &w, &format!("len@mdmo={m}"), "requests", stat(r, "mean_sequence_len")));
+    }
+    out.push(experiment(
+        "mdmo",
+        "Throughput against the DME margin M_dmo (M_qos = 0.5)",
+        "Two reservation queues (80:20), each keeping |IO| requests outstanding (so both stay backlogged and the ratio is the scheduler's): normal sizes (mean 8, sd 2 sectors), reads:writes 2:1, uniform over the disk; the drive serves FIFO with up to 4 outstanding. Paper: Figs. 2-3 (best M_dmo = 20).",
+        rows,
+    ));
+    let mut rows = Vec::new();
+    for (io, q, i) in &mqos {
+        let r = &res[*i];
+        let w = format!("io={io}");
+        let (b, d) = split_iops(r);
+        rows.push(row("dor", &w, &format!("iops@mqos={q}"), "IOPS", r.aggregate.iops));
+        rows.push(row("dor", &w, &format!("ratio@mqos={q}"), "RQ1:RQ2", ratio(r)));
+        rows.push(row("dor", &w, &format!("bqs_iops@mqos={q}"), "IOPS", b));
+        rows.push(row("dor", &w, &format!("dor_iops@mqos={q}"), "IOPS", d));
+    }
+    out.push(experiment(
+        "mqos",
+        "Throughput and QoS ratio against the DQE margin M_qos (M_dmo = 20)",
+        "Paper: Figs. 6-7 (RQ1 falls and RQ2 rises as M_qos grows; DOR_IO dominates).",
+        rows,
+    ));
+    let mut rows = Vec::new();
+    for (io, label, i) in &vs {
+        let r = &res[*i];
+        let w = format!("io={io}");
+        rows.push(row(label, &w, "iops", "IOPS", r.aggregate.iops));
+        rows.push(row(label, &w, "ratio", "RQ1:RQ2", ratio(r)));
+    }
+    out.push(experiment(
+        "vs_yfq",
+        "DOR against BQS alone (YFQ tags, M_qos = 0)",
+        "Paper: Fig. 9 (M_qos 0.5 and 1 keep 3.99:1 and 3.96:1 against 4:1, with 11-19% more throughput).",
+        rows,
+    ));
+    Ok(out)
+}

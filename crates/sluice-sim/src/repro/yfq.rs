@@ -1,0 +1,229 @@
+//! "Disk Scheduling with Quality of Service Guarantees" (ICMCS 1999): YFQ
+//! against FreeBSD's pipelined FIFO, and the enhancements of §3 (batching,
+//! overlapping, tie-breaking, fragment grouping, latency accounting).
+
+use super::{run_jobs, Experiment, Job, Row};
+use crate::SimReport;
+
+/// Tables 1 and 2: (task, YFQ, BSD) for 1, 2 and 3 tasks.
+const PAPER_DELAY: [[(f64, f64); 3]; 3] = [
+    [(12.0, 12.0), (f64::NAN, f64::NAN), (f64::NAN, f64::NAN)],
+    [(50.0, 54.0), (50.0, 50.0), (f64::NAN, f64::NAN)],
+    [(66.0, 1445.0), (66.0, 75.0), (66.0, 75.0)],
+];
+const PAPER_KBS: [[(f64, f64); 3]; 3] = [
+    [(7815.0, 7815.0), (f64::NAN, f64::NAN), (f64::NAN, f64::NAN)],
+    [(1302.0, 1302.0), (1302.0, 1302.0), (f64::NAN, f64::NAN)],
+    [(977.0, 977.0), (977.0, 1944.0), (977.0, 1905.0)],
+];
+
+fn paper(v: f64) -> Option<f64> {
+    (!v.is_nan()).then_some(v)
+}
+
+/// `[scheduler]` for a label such as `yfq-b4-overlap` or `bsd-grouped`.
+fn scheduler(label: &str, extra: &str) -> String {
+    let mut s = String::from("[scheduler]\n");
+    if let Some(rest) = label.strip_prefix("yfq") {
+        s += "name = \"yfq\"\n";
+        let mut batch = 1;
+        for part in rest.split('-').filter(|p| !p.is_empty()) {
+            match part {
+                p if p.starts_with('b') => {
+                    batch = p[1..].parse().unwrap_or(1);
+                    s += &format!("batch = {batch}\n");
+                }
+                "overlap" => s += "overlap = true\n",
+                "tiebreak" => s += "tie_break = true\n",
+                // Grouping needs n >= b + 1 (§3.4), with tie-breaking.
+                "grouped" => s += &format!("group = {}\ntie_break = true\n", batch + 1),
+                _ => {}
+            }
+        }
+    } else {
+        s += &format!("name = \"{label}\"\n");
+    }
+    s + extra + "\n"
+}
+
+fn head(name: &str, duration: f64, cache: bool) -> String {
+    let cache = if cache { "" } else { "read_cache = false\nwrite_cache = false\n" };
+    format!(
+        "name = \"{name}\"\nseed = 1\nduration_s = {duration}\nwarmup_s = 2\n\n[device]\npreset = \"seagate-st39173w\"\nqueue_depth = 32\ninternal = \"satf\"\n{cache}\n"
+    )
+}
+
+/// `n` tasks of random reads of `kib`, spread over the disk; requests
+/// larger than 64 KiB go out as 64 KiB fragments, as FreeBSD does.
+fn random_tasks(name: &str, n: u32, kib: u32, offset_gib: f64, span_gib: f64) -> String {
+    let frag = if kib > 64 { "fragment_kib = 64\n" } else { "" };
+    format!(
+        "[[flow]]\nname = \"{name}\"\ncount = {n}\npattern = \"rand-read\"\nrequest_kib = {kib}\nfile_gib = {}\noffset_gib = {offset_gib}\n{frag}\n",
+        span_gib / f64::from(n)
+    )
+}
+
+fn row(sched: &str, workload: &str, metric: &str, unit: &str, ours: f64, paper: Option<f64>) -> Row {
+    Row {
+        scheduler: sched.into(),
+        workload: workload.into(),
+        metric: metric.into(),
+        unit: unit.into(),
+        ours,
+        paper,
+    }
+}
+
+fn kb_s(r: &SimReport) -> f64 {
+    r.aggregate.mb_s * 1000.0
+}
+
+fn flow_kb_s(r: &SimReport, prefix: &str) -> f64 {
+    let fs: Vec<_> = r.flows.iter().filter(|f| f.name.starts_with(prefix)).collect();
+    fs.iter().map(|f| f.mb_s * 1000.0).sum::<f64>() / fs.len().max(1) as f64
+}
+
+fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
+    Experiment {
+        paper: "yfq".into(),
+        id: id.into(),
+        title: title.into(),
+        notes: notes.into(),
+        rows,
+    }
+}
+
+/// Every experiment of the paper.
+pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Vec<Experiment>, String> {
+    let dur = if quick { 20.0 } else { 60.0 };
+    let disk_gib = 8.0;
+    let mut jobs = Vec::new();
+    let mut add = |text: String| {
+        jobs.push(Job { text, timeline_ms: None });
+        jobs.len() - 1
+    };
+
+    // Tables 1-2: sequential 64 KB readers, cache off; task 1 at sector 0,
+    // the others 8 GB in.
+    let mut pipe = Vec::new();
+    for s in ["yfq-b1", "bsd"] {
+        for n in 1..=3u32 {
+            let mut t = head(&format!("{n}tasks"), dur, false) + &scheduler(s, "");
+            for k in 1..=n {
+                let off = if k == 1 { 0.0 } else { 8e9 / 1073741824.0 + 0.25 * f64::from(k - 2) };
+                t += &format!("[[flow]]\nname = \"task{k}\"\npattern = \"seq-read\"\nrequest_kib = 64\nfile_gib = 0.25\noffset_gib = {off}\n\n");
+            }
+            pipe.push((s, n, add(t)));
+        }
+    }
+    // Figs. 2-5: random readers, batching, overlap, tie-breaking.
+    let batch_scheds = ["yfq-b1", "yfq-b4", "yfq-b16", "yfq-b4-overlap", "yfq-b16-overlap", "bsd"];
+    let mut batch = Vec::new();
+    let mut ties = Vec::new();
+    for kib in [64, 8] {
+        for n in [1, 2, 4, 8, 16] {
+            let w = format!("{kib}k-{n}tasks");
+            for s in batch_scheds {
+                batch.push((s, w.clone(), add(head(&w, dur, true) + &scheduler(s, "") + &random_tasks("task", n, kib, 0.0, disk_gib))));
+            }
+            for s in ["yfq-b4", "yfq-b4-tiebreak"] {
+                ties.push((s, w.clone(), add(head(&w, dur, true) + &scheduler(s, "") + &random_tasks("task", n, kib, 0.0, disk_gib))));
+            }
+        }
+    }
+    // Figs. 6-8: 256 KB reads in 64 KB fragments, grouped or not.
+    let mut frags = Vec::new();
+    let mut small = Vec::new();
+    for n in [1, 2, 4, 8] {
+        for s in ["bsd", "bsd-grouped", "yfq-b4", "yfq-b4-grouped"] {
+            let w = format!("256k-{n}tasks");
+            frags.push((s, w.clone(), add(head(&w, dur, true) + &scheduler(s, "") + &random_tasks("task", n, 256, 0.0, disk_gib))));
+            let w = format!("1x8k+{n}x256k");
+            let t = head(&w, dur, true)
+                + &scheduler(s, "")
+                + &random_tasks("small", 1, 8, 0.0, 0.5)
+                + &random_tasks("big", n, 256, 0.5, disk_gib - 0.5);
+            small.push((s, w, add(t)));
+        }
+    }
+    // Figs. 9-10: one 64 KB task against seven 8 KB tasks, l_lat varied.
+    let mut llat = Vec::new();
+    for x in [0, 32, 64, 125, 250] {
+        let t = head("1x64k+7x8k", dur, true)
+            + &scheduler("yfq", &format!("l_lat_kb = {x}"))
+            + &random_tasks("big", 1, 64, 0.0, 1.0)
+            + &random_tasks("small", 7, 8, 1.0, disk_gib - 1.0);
+        llat.push((x, add(t)));
+    }
+
+    let res = run_jobs(&jobs, progress)?;
+    let mut out = Vec::new();
+
+    let mut rows = Vec::new();
+    for (s, n, i) in &pipe {
+        let r = &res[*i];
+        let col = |p: (f64, f64)| if *s == "bsd" { p.1 } else { p.0 };
+        for k in 1..=*n as usize {
+            let f = r.flows.iter().find(|f| f.name == format!("task{k}")).expect("task flow");
+            let w = format!("{n}tasks");
+            let (pk, pd) = (PAPER_KBS[*n as usize - 1][k - 1], PAPER_DELAY[*n as usize - 1][k - 1]);
+            rows.push(row(s, &w, &format!("task{k}_kb_s"), "KB/s", f.mb_s * 1000.0, paper(col(pk))));
+            rows.push(row(s, &w, &format!("task{k}_maxdelay_ms"), "ms", f.lat_ms.max, paper(col(pd))));
+        }
+    }
+    out.push(experiment(
+        "pipelining",
+        "Pipelining and reordering: sequential 64 KB readers, drive cache off (seagate-st39173w)",
+        "Task 1 at sector 0, tasks 2 and 3 8 GB in; bsd pipelines 4 requests into a drive that reorders them (SATF); yfq-b1 sends one at a time. Paper: Tables 1-2.",
+        rows,
+    ));
+    let mut rows = Vec::new();
+    for (s, w, i) in &batch {
+        rows.push(row(s, w, "aggregate_kb_s", "KB/s", kb_s(&res[*i]), None));
+    }
+    out.push(experiment(
+        "batching",
+        "Batching and overlapping: random readers",
+        "Tasks read random blocks spread over the disk; drive queue 32, SATF. Paper: Figs. 2-3 (b = 4 much better than b = 1; b = 16 approaches FreeBSD; overlap better still).",
+        rows,
+    ));
+    let mut rows = Vec::new();
+    for (s, w, i) in &ties {
+        rows.push(row(s, w, "aggregate_kb_s", "KB/s", kb_s(&res[*i]), None));
+    }
+    out.push(experiment(
+        "tiebreak",
+        "Breaking ties by positioning cost",
+        "Equal finish tags are broken by the least estimated positioning time from the head. Paper: Figs. 4-5.",
+        rows,
+    ));
+    let mut rows = Vec::new();
+    for (s, w, i) in &frags {
+        rows.push(row(s, w, "aggregate_kb_s", "KB/s", kb_s(&res[*i]), None));
+    }
+    for (s, w, i) in &small {
+        rows.push(row(s, w, "task8k_kb_s", "KB/s", flow_kb_s(&res[*i], "small"), None));
+    }
+    out.push(experiment(
+        "fragments",
+        "256 KB requests as 64 KB fragments: interleaved or grouped",
+        "Fragments of one request share its finish tag; grouped = n fragments issued together (n = b + 1 for YFQ, all four for FreeBSD). Paper: Figs. 6-8.",
+        rows,
+    ));
+    let mut rows = Vec::new();
+    for (x, i) in &llat {
+        let r = &res[*i];
+        let big = r.flows.iter().find(|f| f.name == "big").expect("big task");
+        let w = "1x64k+7x8k";
+        rows.push(row("yfq", w, &format!("l_lat={x}:task64k_kb_s"), "KB/s", big.mb_s * 1000.0, None));
+        rows.push(row("yfq", w, &format!("l_lat={x}:task8k_kb_s"), "KB/s", flow_kb_s(r, "small"), None));
+        rows.push(row("yfq", w, &format!("l_lat={x}:task64k_maxdelay_ms"), "ms", big.lat_ms.max, None));
+    }
+    out.push(experiment(
+        "llat",
+        "Latency accounting: l_lat added to every request length",
+        "task8k_kb_s is the mean over the seven 8 KB tasks. Paper: Figs. 9-10 suggest l_lat = 125 KB.",
+        rows,
+    ));
+    Ok(out)
+}

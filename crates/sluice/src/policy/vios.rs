@@ -1,0 +1,1193 @@
+//! `vios`, `vios-p` and `fq-rr`: the Virtual I/O Scheduler, a scheduler of
+//! schedulers (S. Seelam, P. Teller, "Virtual I/O Scheduler: A Scheduler of
+//! Schedulers for Performance Virtualization", VEE 2007).
+//!
+//! # Composition
+//!
+//! Flows belong to classes (the paper's application classes / OS instances;
+//! `FlowConfig::class`, `None` = class 0). Each class owns an *inner*
+//! scheduler, any sluice policy built by name with default parameters
+//! ([`crate::policy::build`]); `noop` (FCFS) is what the paper used. VIOS
+//! forwards `add_flow`, `set_weight`, `remove_flow`, `add`, `complete` and the
+//! timers to the class's inner scheduler, and when a class has its turn it asks
+//! that inner scheduler for the class's next request. The outer level only
+//! decides *which class* may send and *how much*.
+//!
+//! A class must be announced with [`Scheduler::add_class`] before its flows
+//! appear. A flow whose class was never announced (and class 0 when it was
+//! never announced) goes to one implicit default class with the policy's
+//! `quantum_ms` and inner `noop`. `add_class` panics if `inner` is not a
+//! policy name: drivers validate it with `policy::build` first (the scenario
+//! loader does).
+//!
+//! The inner scheduler sees a *virtual device*: the real device's geometry,
+//! head and cost oracle, but its own class's requests in flight and a queue
+//! depth of 1 (`vios`, `fq-rr`) or the real depth (`vios-p`).
+//!
+//! # CFQ-CRR (`vios`, paper §3.6–3.7, Lemma 1, Theorem 1)
+//!
+//! Classes are served in rounds, in the order they were added. At the start
+//! of its turn a backlogged class i gets the allotment `A_i = Q_i - CQ_i`
+//! (its quantum less the compensating quantum carried from its previous
+//! turn) and `CQ_i` is zeroed. Only one request is in the device at a time:
+//! `dispatch` returns `Nothing` while one is in flight. Each completed request
+//! is charged its measured service time, `Service::disk_time` (with one
+//! request in the device that equals completion minus dispatch). The class
+//! keeps dispatching while its charged time `T_i < A_i`; when `T_i >= A_i`
+//! its turn ends with `CQ_i = T_i - A_i` (the overrun, `0 <= CQ_i < T_max`:
+//! Lemma 1). A class whose inner scheduler has nothing to send while
+//! `T_i < A_i` forfeits the rest (`CQ_i = 0`, work conserving). If the
+//! allotment is not positive (`CQ_i >= Q_i`, possible only when a quantum is
+//! not larger than the largest service time, outside the paper's assumption)
+//! the class sends nothing that turn and carries `CQ_i = -A_i`, as §3.7 says.
+//! The sign convention is the paper's: `CQ_i` is the overrun, non-negative.
+//!
+//! # VIOS(P) (`vios-p`, paper §6)
+//!
+//! The same rounds and compensation, but a class's turn is bounded by
+//! sectors: it may send `SQ_i = A_i * BW` sectors (the paper writes
+//! `2 * Q * BW` with Q in ms and BW in MB/s; the factor 2 converts that to
+//! 512-byte sectors, here BW is in sectors per ns so no factor is needed),
+//! up to K = `device.queue_depth()` requests in the device. When the device
+//! is full, or when a class used up its sectors, dispatching waits until at
+//! most `resume_at` (default 2) requests remain in the device (hysteresis,
+//! step 4 of §6.2). A class whose queue empties hands over at once (step 3).
+//! The turn also ends early if the time already charged reaches `A_i`.
+//!
+//! Compensation is computed from the measured service (step 6): a class's
+//! turn is *settled* when all requests it sent in that turn have completed,
+//! or at the start of its next turn if some are still in flight (their
+//! charges then count toward the new turn, so no disk time is lost from the
+//! telescoping sum of Lemma 2). `CQ_i = T_i - A_i`; it can be negative (a
+//! credit) when the sector budget ran out before the quantum, i.e. when BW
+//! was overestimated... or underestimated before the first measurements; a
+//! credit is capped at one quantum. A class that emptied with `T_i < A_i`
+//! forfeits as in CFQ-CRR.
+//!
+//! BW, the maximum bandwidth, is the largest of: the initial estimate
+//! `bw_mb_s` (used only until the first measurement), the rate of every
+//! request that was alone in the device (sectors / disk time), and the rate of
+//! every round (sectors completed / disk time charged during the round).
+//! Requests served while others were in flight are not sampled one by one:
+//! their split disk time would overstate the rate.
+//!
+//! # FQ-RR (`fq-rr`, paper §3.5)
+//!
+//! The baseline whose unfairness Eq. (1) describes: same rounds and one
+//! request at a time, each class gets `Q_i` per turn and dispatches while its
+//! charged time is below `Q_i`, but overruns are never compensated.
+//!
+//! # Idling and `Nothing` from an inner scheduler
+//!
+//! If the class whose turn it is gets `IdleUntil(t)` from its inner
+//! scheduler (CFQ or BFQ anticipating), VIOS passes the idle through and
+//! charges the idle stretch to the class's turn (it holds the disk for the
+//! class), so idling is bounded by the class's quantum; an idle stretch also
+//! counts as a "service time" for T_max. `may_idle()` is true when some
+//! class's inner scheduler may idle. If the inner scheduler answers `Nothing`
+//! with an empty queue, the class has emptied (forfeit, next class). If it
+//! answers `Nothing` while holding requests (it waits for its own requests in
+//! flight, as batch policies do), VIOS waits too if the device holds
+//! requests, and otherwise ends the class's turn as if it had emptied.
+
+use std::collections::HashMap;
+
+use super::params::ParamReader;
+use super::{build, Params, PolicyError};
+use crate::scheduler::{ClassConfig, Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::types::{FlowId, Nanos, Request, RequestId, NS_PER_MS, NS_PER_S, SECTOR_BYTES};
+
+/// Parameters of `vios` for `POLICIES`.
+pub(crate) const VIOS_PARAMS: &str = "quantum_ms = 20";
+/// Parameters of `vios-p` for `POLICIES`.
+pub(crate) const VIOS_P_PARAMS: &str = "quantum_ms = 20, resume_at = 2, bw_mb_s = 50";
+
+/// Which of the paper's outer schedulers runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ViosMode {
+    /// CFQ-CRR (§3.7): one request at a time, compensated quanta.
+    Crr,
+    /// VIOS(P) (§6.2): sector budgets per turn, up to K requests in the device.
+    Parallel,
+    /// FQ-RR (§3.5): one request at a time, uncompensated quanta.
+    FqRr,
+}
+
+/// Settings of the outer scheduler.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViosConfig {
+    pub mode: ViosMode,
+    /// Quantum of classes that do not set their own (and of the implicit
+    /// default class).
+    pub quantum: Nanos,
+    /// VIOS(P): resume dispatching when at most this many requests remain in
+    /// the device.
+    pub resume_at: usize,
+    /// VIOS(P): bandwidth estimate before the first measurement, in sectors
+    /// per nanosecond.
+    pub initial_bw: f64,
+}
+
+impl ViosConfig {
+    /// Defaults of the given mode: 20 ms quantum (§4, Comment after
+    /// Theorem 1), resume at 2 (§6.2), 50 MB/s initial bandwidth.
+    pub fn new(mode: ViosMode) -> Self {
+        ViosConfig {
+            mode,
+            quantum: 20 * NS_PER_MS,
+            resume_at: 2,
+            initial_bw: mb_s_to_sectors_per_ns(50.0),
+        }
+    }
+
+    /// Read the parameters by name (`quantum_ms`; `resume_at` and `bw_mb_s`
+    /// for VIOS(P)).
+    pub(crate) fn read(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        let mut c = ViosConfig::new(mode);
+        let q = p.float("quantum_ms", 20.0, 0.001, 1e6)?;
+        c.quantum = (q * NS_PER_MS as f64).round() as Nanos;
+        if mode == ViosMode::Parallel {
+            c.resume_at = p.int("resume_at", 2, 0, 1 << 20)? as usize;
+            c.initial_bw = mb_s_to_sectors_per_ns(p.float("bw_mb_s", 50.0, 0.001, 1e7)?);
+        }
+        Ok(c)
+    }
+}
+
+/// MB/s (10^6 bytes) to 512-byte sectors per nanosecond.
+pub fn mb_s_to_sectors_per_ns(mb_s: f64) -> f64 {
+    mb_s * 1e6 / SECTOR_BYTES as f64 / NS_PER_S as f64
+}
+
+/// Why a class's turn ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TurnEnd {
+    /// Its charged time reached its allotment.
+    Quantum,
+    /// Its inner scheduler had nothing more to send.
+    Emptied,
+    /// VIOS(P): its sector budget SQ_i was used up.
+    Budget,
+}
+
+/// A class as an inspection snapshot ([`Vios::stats`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassStats {
+    /// The class id given to `add_class`; `None` for the implicit default.
+    pub class: Option<u32>,
+    pub name: String,
+    pub inner: String,
+    /// Q_i.
+    pub quantum: Nanos,
+    /// CQ_i carried into the class's next turn (the paper's sign: overrun
+    /// >= 0; VIOS(P) may hold a credit < 0).
+    pub compensation: i64,
+    /// A_i of the current (or last) turn: Q_i - CQ_i at its start.
+    pub allotment: i64,
+    /// Time charged to the current (or last, until settled) turn.
+    pub used: i64,
+    /// Overrun of the last finished turn (FQ-RR keeps it here but never
+    /// carries it).
+    pub last_overrun: i64,
+    /// Disk time of all its completed requests (idle stretches excluded).
+    pub served: Nanos,
+    /// Idle stretches charged to it (inner anticipation).
+    pub idled: Nanos,
+    /// Turns it was given.
+    pub turns: u64,
+    /// Requests dispatched.
+    pub dispatched: u64,
+    /// Requests in flight.
+    pub in_flight: usize,
+    /// Requests held by its inner scheduler.
+    pub queued: usize,
+}
+
+struct Class {
+    id: Option<u32>,
+    name: String,
+    inner_name: String,
+    quantum: Nanos,
+    inner: Box<dyn Scheduler>,
+    in_flight: usize,
+    allot: i64,
+    used: i64,
+    cq: i64,
+    sent_sectors: u64,
+    unsettled: Option<TurnEnd>,
+    last_overrun: i64,
+    served: Nanos,
+    idled: Nanos,
+    turns: u64,
+    dispatched: u64,
+}
+
+impl Class {
+    fn new(id: Option<u32>, name: String, quantum: Nanos, inner_name: &str) -> Self {
+        let inner = build(inner_name, &Params::default()).unwrap_or_else(|e| {
+            panic!("VIOS class '{name}': cannot build inner scheduler '{inner_name}': {e}")
+        });
+        Class {
+            id,
+            name,
+            inner_name: inner_name.to_string(),
+            quantum,
+            inner,
+            in_flight: 0,
+            allot: 0,
+            used: 0,
+            cq: 0,
+            sent_sectors: 0,
+            unsettled: None,
+            last_overrun: 0,
+            served: 0,
+            idled: 0,
+            turns: 0,
+            dispatched: 0,
+        }
+    }
+}
+
+/// The device as a class's inner scheduler sees it.
+struct ClassView<'a> {
+    dev: &'a dyn DeviceView,
+    in_flight: usize,
+    depth: usize,
+}
+
+impl DeviceView for ClassView<'_> {
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+    fn queue_depth(&self) -> usize {
+        self.depth
+    }
+    fn head(&self) -> u64 {
+        self.dev.head()
+    }
+    fn capacity(&self) -> u64 {
+        self.dev.capacity()
+    }
+    fn seek_time(&self, from: u64, to: u64) -> Nanos {
+        self.dev.seek_time(from, to)
+    }
+    fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos {
+        self.dev.positioning_time(now, from, to)
+    }
+    fn full_stroke_seek(&self) -> Nanos {
+        self.dev.full_stroke_seek()
+    }
+}
+
+/// VIOS: an outer round robin over classes (CFQ-CRR, VIOS(P) or FQ-RR), each
+/// class ordering its own requests with its inner scheduler.
+pub struct Vios {
+    cfg: ViosConfig,
+    classes: Vec<Class>,
+    /// Index of the implicit default class, once created.
+    default_class: Option<usize>,
+    flows: HashMap<FlowId, usize>,
+    requests: HashMap<RequestId, usize>,
+    /// Class whose turn it is.
+    current: Option<usize>,
+    /// Next class the round robin looks at.
+    pos: usize,
+    rounds: u64,
+    outstanding: usize,
+    /// VIOS(P): waiting for the device to drain to `resume_at`.
+    paused: bool,
+    /// The current class's inner scheduler asked to idle, since this time.
+    idle_since: Option<Nanos>,
+    t_max: Nanos,
+    /// Measured maximum bandwidth (sectors/ns), once sampled.
+    bw_measured: Option<f64>,
+    round_sectors: u64,
+    round_time: Nanos,
+}
+
+impl std::fmt::Debug for Vios {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Vios")
+            .field("cfg", &self.cfg)
+            .field("classes", &self.stats())
+            .field("current", &self.current)
+            .field("rounds", &self.rounds)
+            .finish()
+    }
+}
+
+/// Safety bound on turns started within one `dispatch` call.
+const MAX_TURNS_PER_CALL: usize = 100_000;
+
+impl Vios {
+    pub fn new(cfg: ViosConfig) -> Self {
+        Vios {
+            cfg,
+            classes: Vec::new(),
+            default_class: None,
+            flows: HashMap::new(),
+            requests: HashMap::new(),
+            current: None,
+            pos: 0,
+            rounds: 0,
+            outstanding: 0,
+            paused: false,
+            idle_since: None,
+            t_max: 0,
+            bw_measured: None,
+            round_sectors: 0,
+            round_time: 0,
+        }
+    }
+
+    /// Build from parameters (`vios`, `vios-p`, `fq-rr`).
+    pub(crate) fn from_params(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        Ok(Vios::new(ViosConfig::read(mode, p)?))
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &ViosConfig {
+        &self.cfg
+    }
+
+    /// Every class, in round-robin order.
+    pub fn stats(&self) -> Vec<ClassStats> {
+        self.classes.iter().map(Self::snapshot).collect()
+    }
+
+    /// One announced class by id.
+    pub fn class_stats(&self, class: u32) -> Option<ClassStats> {
+        self.classes
+            .iter()
+            .find(|c| c.id == Some(class))
+            .map(Self::snapshot)
+    }
+
+    fn snapshot(c: &Class) -> ClassStats {
+        ClassStats {
+            class: c.id,
+            name: c.name.clone(),
+            inner: c.inner_name.clone(),
+            quantum: c.quantum,
+            compensation: c.cq,
+            allotment: c.allot,
+            used: c.used,
+            last_overrun: c.last_overrun,
+            served: c.served,
+            idled: c.idled,
+            turns: c.turns,
+            dispatched: c.dispatched,
+            in_flight: c.in_flight,
+            queued: c.inner.queued(),
+        }
+    }
+
+    /// Completed rounds (passes of the round robin over the classes).
+    pub fn rounds(&self) -> u64 {
+        self.rounds
+    }
+
+    /// The largest service time charged so far (T_max of Lemma 1).
+    pub fn t_max(&self) -> Nanos {
+        self.t_max
+    }
+
+    /// VIOS(P)'s bandwidth estimate BW in sectors per nanosecond.
+    pub fn bandwidth(&self) -> f64 {
+        self.bw_measured.unwrap_or(self.cfg.initial_bw)
+    }
+
+    /// The class id (as given to `add_class`) whose turn it is; `Some(None)`
+    /// for the implicit default class.
+    pub fn current_class(&self) -> Option<Option<u32>> {
+        self.current.map(|c| self.classes[c].id)
+    }
+
+    /// Lemma 1: every class's carried compensation is 0 or strictly below
+    /// T_max (CFQ-CRR: `0 <= CQ_i < T_max`). `Err` names the class.
+    pub fn check_lemma1(&self) -> Result<(), String> {
+        for c in &self.classes {
+            let ok = c.cq == 0 || (c.cq > 0 && (c.cq as u64) < self.t_max);
+            if !ok {
+                return Err(format!(
+                    "class {:?} ('{}'): CQ = {} ns, T_max = {} ns",
+                    c.id, c.name, c.cq, self.t_max
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn default_index(&mut self) -> usize {
+        if let Some(i) = self.default_class {
+            return i;
+        }
+        let c = Class::new(None, "default".into(), self.cfg.quantum, "noop");
+        self.classes.push(c);
+        let i = self.classes.len() - 1;
+        self.default_class = Some(i);
+        i
+    }
+
+    fn resolve_class(&mut self, class: Option<u32>) -> usize {
+        let id = class.unwrap_or(0);
+        match self.classes.iter().position(|c| c.id == Some(id)) {
+            Some(i) => i,
+            None => self.default_index(),
+        }
+    }
+
+    fn class_of_flow(&mut self, now: Nanos, flow: FlowId) -> usize {
+        if let Some(&c) = self.flows.get(&flow) {
+            return c;
+        }
+        let cfg = FlowConfig::default();
+        let c = self.resolve_class(cfg.class);
+        self.classes[c].inner.add_flow(now, flow, &cfg);
+        self.flows.insert(flow, c);
+        c
+    }
+
+    fn sample_bw(&mut self, sectors: u64, time: Nanos) {
+        if time == 0 || sectors == 0 {
+            return;
+        }
+        let bw = sectors as f64 / time as f64;
+        self.bw_measured = Some(self.bw_measured.map_or(bw, |b| b.max(bw)));
+    }
+
+    /// Compute CQ_i for class `c`'s finished turn and reset its charge.
+    fn settle(&mut self, c: usize) {
+        let mode = self.cfg.mode;
+        let cl = &mut self.classes[c];
+        let Some(end) = cl.unsettled.take() else {
+            return;
+        };
+        let over = cl.used - cl.allot;
+        cl.last_overrun = over;
+        cl.cq = match mode {
+            ViosMode::FqRr => 0,
+            _ if end == TurnEnd::Emptied && over < 0 => 0,
+            ViosMode::Crr => over.max(0),
+            ViosMode::Parallel => over.max(-(cl.quantum as i64)),
+        };
+        cl.used = 0;
+    }
+
+    fn end_turn(&mut self, c: usize, why: TurnEnd) {
+        if self.current == Some(c) {
+            self.current = None;
+            self.idle_since = None;
+        }
+        self.classes[c].unsettled = Some(why);
+        if self.classes[c].in_flight == 0 {
+            self.settle(c);
+        }
+    }
+
+    /// Give the next backlogged class its turn. `None` if no class holds
+    /// requests.
+    fn start_next_turn(&mut self) -> Option<usize> {
+        let n = self.classes.len();
+        for _ in 0..MAX_TURNS_PER_CALL {
+            if !self.classes.iter().any(|c| c.inner.queued() > 0) {
+                return None;
+            }
+            if self.pos >= n {
+                // A pass over the classes is complete: a round boundary.
+                self.pos = 0;
+                self.rounds += 1;
+                let (s, t) = (self.round_sectors, self.round_time);
+                if self.cfg.mode == ViosMode::Parallel {
+                    self.sample_bw(s, t);
+                }
+                self.round_sectors = 0;
+                self.round_time = 0;
+            }
+            let c = self.pos;
+            self.pos += 1;
+            if self.classes[c].inner.queued() == 0 {
+                continue;
+            }
+            // Late charges of an unsettled turn count toward the new one.
+            self.settle(c);
+            let cl = &mut self.classes[c];
+            cl.turns += 1;
+            cl.allot = match self.cfg.mode {
+                ViosMode::FqRr => cl.quantum as i64,
+                _ => cl.quantum as i64 - cl.cq,
+            };
+            cl.cq = 0;
+            cl.sent_sectors = 0;
+            if cl.allot <= 0 {
+                // §3.7: a non-positive quantum sends nothing this round and
+                // carries CQ_i = T_i - A_i (T_i = 0 unless late charges of
+                // VIOS(P) arrived).
+                let over = cl.used - cl.allot;
+                cl.last_overrun = over;
+                cl.cq = over;
+                cl.used = 0;
+                continue;
+            }
+            self.current = Some(c);
+            return Some(c);
+        }
+        None
+    }
+
+    fn charge_idle(&mut self, now: Nanos) {
+        if let (Some(since), Some(c)) = (self.idle_since.take(), self.current) {
+            let d = now.saturating_sub(since);
+            let cl = &mut self.classes[c];
+            cl.used += d as i64;
+            cl.idled += d;
+            self.t_max = self.t_max.max(d);
+        }
+    }
+
+    fn budget(&self, c: usize) -> f64 {
+        self.classes[c].allot as f64 * self.bandwidth()
+    }
+}
+
+impl Scheduler for Vios {
+    fn name(&self) -> &str {
+        match self.cfg.mode {
+            ViosMode::Crr => "vios",
+            ViosMode::Parallel => "vios-p",
+            ViosMode::FqRr => "fq-rr",
+        }
+    }
+
+    fn add_class(&mut self, _now: Nanos, class: u32, config: &ClassConfig) {
+        let quantum = if config.quantum == 0 {
+            self.cfg.quantum
+        } else {
+            config.quantum
+        };
+        if let Some(c) = self.classes.iter_mut().find(|c| c.id == Some(class)) {
+            c.name = config.name.clone();
+            c.quantum = quantum;
+            let idle = c.in_flight == 0 && c.inner.queued() == 0;
+            if c.inner_name != config.inner && idle {
+                *c = Class::new(Some(class), config.name.clone(), quantum, &config.inner);
+            }
+            return;
+        }
+        let c = Class::new(Some(class), config.name.clone(), quantum, &config.inner);
+        self.classes.push(c);
+    }
+
+    fn add_flow(&mut self, now: Nanos, flow: FlowId, config: &FlowConfig) {
+        let c = self.resolve_class(config.class);
+        self.classes[c].inner.add_flow(now, flow, config);
+        self.flows.insert(flow, c);
+    }
+
+    fn set_weight(&mut self, now: Nanos, flow: FlowId, weight: u32) {
+        if let Some(&c) = self.flows.get(&flow) {
+            self.classes[c].inner.set_weight(now, flow, weight);
+        }
+    }
+
+    fn remove_flow(&mut self, now: Nanos, flow: FlowId) {
+        if let Some(c) = self.flows.remove(&flow) {
+            self.classes[c].inner.remove_flow(now, flow);
+        }
+    }
+
+    fn add(&mut self, now: Nanos, request: Request) {
+        let c = self.class_of_flow(now, request.flow);
+        self.classes[c].inner.add(now, request);
+    }
+
+    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+        self.charge_idle(now);
+        let in_dev = device.in_flight().max(self.outstanding);
+        let parallel = self.cfg.mode == ViosMode::Parallel;
+        let k = if parallel {
+            device.queue_depth().max(1)
+        } else {
+            1
+        };
+        if parallel {
+            if self.paused {
+                if in_dev <= self.cfg.resume_at {
+                    self.paused = false;
+                } else {
+                    return Decision::Nothing;
+                }
+            }
+            if in_dev >= k {
+                self.paused = true;
+                return Decision::Nothing;
+            }
+        } else if in_dev > 0 {
+            return Decision::Nothing;
+        }
+        for _ in 0..MAX_TURNS_PER_CALL {
+            let c = match self.current {
+                Some(c) => c,
+                None => match self.start_next_turn() {
+                    Some(c) => c,
+                    None => return Decision::Nothing,
+                },
+            };
+            if self.classes[c].used >= self.classes[c].allot {
+                self.end_turn(c, TurnEnd::Quantum);
+                continue;
+            }
+            if parallel && self.classes[c].sent_sectors as f64 >= self.budget(c) {
+                self.end_turn(c, TurnEnd::Budget);
+                if in_dev > self.cfg.resume_at {
+                    self.paused = true;
+                    return Decision::Nothing;
+                }
+                continue;
+            }
+            let cl = &mut self.classes[c];
+            let view = ClassView {
+                dev: device,
+                in_flight: cl.in_flight,
+                depth: k,
+            };
+            match cl.inner.dispatch(now, &view) {
+                Decision::Dispatch(r) => {
+                    cl.in_flight += 1;
+                    cl.dispatched += 1;
+                    cl.sent_sectors += u64::from(r.sectors);
+                    self.outstanding += 1;
+                    self.requests.insert(r.id, c);
+                    if parallel && in_dev + 1 >= k {
+                        self.paused = true;
+                    }
+                    return Decision::Dispatch(r);
+                }
+                Decision::IdleUntil(t) => {
+                    self.idle_since = Some(now);
+                    return Decision::IdleUntil(t);
+                }
+                Decision::Nothing => {
+                    if cl.inner.queued() > 0 && in_dev > 0 {
+                        return Decision::Nothing;
+                    }
+                    self.end_turn(c, TurnEnd::Emptied);
+                }
+            }
+        }
+        Decision::Nothing
+    }
+
+    fn complete(&mut self, now: Nanos, request: &Request, service: &Service) {
+        let Some(c) = self.requests.remove(&request.id) else {
+            return;
+        };
+        let charge = service.disk_time;
+        self.outstanding = self.outstanding.saturating_sub(1);
+        self.t_max = self.t_max.max(charge);
+        self.round_sectors += u64::from(request.sectors);
+        self.round_time += charge;
+        if self.cfg.mode == ViosMode::Parallel && charge == service.response() {
+            self.sample_bw(u64::from(request.sectors), charge);
+        }
+        let cl = &mut self.classes[c];
+        cl.inner.complete(now, request, service);
+        cl.in_flight = cl.in_flight.saturating_sub(1);
+        cl.used += charge as i64;
+        cl.served += charge;
+        if self.current == Some(c) && cl.used >= cl.allot {
+            self.end_turn(c, TurnEnd::Quantum);
+        } else if cl.unsettled.is_some() && cl.in_flight == 0 {
+            self.settle(c);
+        }
+    }
+
+    fn next_timer(&self) -> Option<Nanos> {
+        self.classes.iter().filter_map(|c| c.inner.next_timer()).min()
+    }
+
+    fn on_timer(&mut self, now: Nanos) {
+        for c in &mut self.classes {
+            if c.inner.next_timer().is_some_and(|t| t <= now) {
+                c.inner.on_timer(now);
+            }
+        }
+    }
+
+    fn queued(&self) -> usize {
+        self.classes.iter().map(|c| c.inner.queued()).sum()
+    }
+
+    fn may_idle(&self) -> bool {
+        self.classes.iter().any(|c| c.inner.may_idle())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testkit::{req, FlatDevice};
+
+    const MS: Nanos = NS_PER_MS;
+
+    fn class(name: &str, q_ms: u64, inner: &str) -> ClassConfig {
+        ClassConfig {
+            name: name.into(),
+            quantum: q_ms * MS,
+            inner: inner.into(),
+        }
+    }
+
+    /// A VIOS with classes 0 and 1 (flow f belongs to class f % 2).
+    fn two_classes(mode: ViosMode, q0: u64, q1: u64, inner: &str) -> Vios {
+        let mut v = Vios::new(ViosConfig::new(mode));
+        v.add_class(0, 0, &class("a", q0, inner));
+        v.add_class(0, 1, &class("b", q1, inner));
+        for f in 0..4u32 {
+            let cfg = FlowConfig {
+                weight: 100,
+                class: Some(f % 2),
+            };
+            v.add_flow(0, FlowId(f), &cfg);
+        }
+        v
+    }
+
+    fn r(id: u64, flow: u32, sector: u64, sectors: u32) -> Request {
+        let mut q = req(id, flow, sector);
+        q.sectors = sectors;
+        q
+    }
+
+    fn svc(dispatched: Nanos, completed: Nanos) -> Service {
+        Service {
+            dispatched,
+            completed,
+            disk_time: completed - dispatched,
+        }
+    }
+
+    /// Depth-1 driver: dispatch, serve for `service(r)`, complete; returns
+    /// the (flow, id) sequence.
+    fn run_serial(
+        v: &mut Vios,
+        now: &mut Nanos,
+        steps: usize,
+        service: impl Fn(&Request) -> Nanos,
+    ) -> Vec<(u32, u64)> {
+        let mut dev = FlatDevice::at(0);
+        let mut out = Vec::new();
+        for _ in 0..steps {
+            match v.dispatch(*now, &dev) {
+                Decision::Dispatch(r) => {
+                    dev.in_flight = 1;
+                    assert_eq!(v.dispatch(*now, &dev), Decision::Nothing);
+                    let start = *now;
+                    *now += service(&r);
+                    dev.in_flight = 0;
+                    dev.head = r.end();
+                    v.complete(*now, &r, &svc(start, *now));
+                    out.push((r.flow.0, r.id.0));
+                }
+                Decision::Nothing => break,
+                d => panic!("{d:?}"),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn one_request_in_the_device_at_a_time() {
+        for mode in [ViosMode::Crr, ViosMode::FqRr] {
+            let mut v = two_classes(mode, 20, 20, "noop");
+            for i in 0..6 {
+                v.add(0, req(i, (i % 2) as u32, i * 100));
+            }
+            let mut dev = FlatDevice::at(0);
+            dev.depth = 32;
+            let Decision::Dispatch(first) = v.dispatch(0, &dev) else {
+                panic!()
+            };
+            dev.in_flight = 1;
+            assert_eq!(v.dispatch(0, &dev), Decision::Nothing);
+            v.complete(MS, &first, &svc(0, MS));
+            dev.in_flight = 0;
+            assert!(matches!(v.dispatch(MS, &dev), Decision::Dispatch(_)));
+        }
+    }
+
+    #[test]
+    fn a_class_dispatches_while_its_quantum_is_positive_then_carries_the_overrun() {
+        // Q = 20 ms for both; class 0's requests take 7 ms, class 1's 10 ms.
+        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
+        for i in 0..40 {
+            v.add(0, req(i, (i % 2) as u32, i));
+        }
+        let mut now = 0;
+        let svc_of = |r: &Request| if r.flow.0 % 2 == 0 { 7 * MS } else { 10 * MS };
+        // Round 1: class 0 sends 3 (7, 14, 21 >= 20: overrun 1 ms), class 1
+        // sends 2 (exactly 20: CQ = 0).
+        let seq = run_serial(&mut v, &mut now, 5, svc_of);
+        let flows: Vec<u32> = seq.iter().map(|s| s.0 % 2).collect();
+        assert_eq!(flows, vec![0, 0, 0, 1, 1]);
+        assert_eq!(v.class_stats(0).unwrap().compensation, MS as i64);
+        assert_eq!(v.class_stats(1).unwrap().compensation, 0);
+        // Round 2: class 0's quantum is 19 ms: 7, 14, 21 -> overrun 2 ms.
+        let seq = run_serial(&mut v, &mut now, 3, svc_of);
+        assert!(seq.iter().all(|s| s.0 % 2 == 0));
+        assert_eq!(v.rounds(), 1);
+        let s0 = v.class_stats(0).unwrap();
+        assert_eq!(s0.allotment, 19 * MS as i64);
+        assert_eq!(s0.compensation, 2 * MS as i64);
+        v.check_lemma1().unwrap();
+    }
+
+    #[test]
+    fn a_non_positive_quantum_skips_the_turn_and_carries_the_rest() {
+        // Q = 5 ms, a 12 ms request: overrun 7 ms; next allotment -2 ms ->
+        // no dispatch, CQ = 2 ms; then 3 ms.
+        let mut v = two_classes(ViosMode::Crr, 5, 100, "noop");
+        for i in 0..10 {
+            v.add(0, req(i, (i % 2) as u32, i));
+        }
+        let mut now = 0;
+        let svc_of = |r: &Request| if r.flow.0 % 2 == 0 { 12 * MS } else { MS };
+        let seq = run_serial(&mut v, &mut now, 1, svc_of);
+        assert_eq!(seq[0].0 % 2, 0);
+        assert_eq!(v.class_stats(0).unwrap().compensation, 7 * MS as i64);
+        // Class 1 has 5 requests of 1 ms: it empties before 100 ms.
+        let seq = run_serial(&mut v, &mut now, 5, svc_of);
+        assert!(seq.iter().all(|s| s.0 % 2 == 1));
+        assert_eq!(v.class_stats(1).unwrap().compensation, 0, "forfeits");
+        // Class 0's turn: allotment 5 - 7 < 0, skipped, CQ = 2 ms, then the
+        // next round's allotment 3 ms lets it send.
+        let seq = run_serial(&mut v, &mut now, 1, svc_of);
+        assert_eq!(seq[0].0 % 2, 0);
+        let s0 = v.class_stats(0).unwrap();
+        assert_eq!(s0.allotment, 3 * MS as i64);
+        assert_eq!(s0.turns, 3);
+        assert_eq!(s0.compensation, 9 * MS as i64);
+    }
+
+    #[test]
+    fn a_class_that_empties_forfeits_the_rest_of_its_quantum() {
+        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
+        // Class 0 has one 5 ms request, class 1 has many.
+        v.add(0, req(0, 0, 0));
+        for i in 1..10 {
+            v.add(0, req(i, 1, i));
+        }
+        let mut now = 0;
+        let seq = run_serial(&mut v, &mut now, 3, |_| 5 * MS);
+        assert_eq!(seq.iter().map(|s| s.0).collect::<Vec<_>>(), vec![0, 1, 1]);
+        let s0 = v.class_stats(0).unwrap();
+        assert_eq!(s0.compensation, 0);
+        assert_eq!(s0.last_overrun, -15 * MS as i64);
+        // Class 0 gets a new request: it waits for class 1's turn to end
+        // (4 x 5 ms = 20 ms) and then starts afresh with a full quantum.
+        v.add(now, req(100, 0, 0));
+        let seq = run_serial(&mut v, &mut now, 3, |_| 5 * MS);
+        assert_eq!(seq.iter().map(|s| s.0).collect::<Vec<_>>(), vec![1, 1, 0]);
+        assert_eq!(v.class_stats(0).unwrap().allotment, 20 * MS as i64);
+        // Work conserving: alone, class 1 keeps the disk.
+        let seq = run_serial(&mut v, &mut now, 100, |_| 5 * MS);
+        assert!(seq.iter().all(|s| s.0 == 1));
+        assert_eq!(v.queued(), 0);
+    }
+
+    #[test]
+    fn the_inner_scheduler_orders_the_class_requests() {
+        let mut v = two_classes(ViosMode::Crr, 20, 20, "clook");
+        for (i, sector) in [900u64, 100, 500, 300].into_iter().enumerate() {
+            v.add(0, req(i as u64, 0, sector));
+        }
+        let mut now = 0;
+        let seq = run_serial(&mut v, &mut now, 10, |_| MS);
+        // FlatDevice starts at 0: ascending sectors.
+        assert_eq!(
+            seq.iter().map(|s| s.1).collect::<Vec<_>>(),
+            vec![1, 3, 2, 0]
+        );
+        // And noop keeps arrival order.
+        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
+        for (i, sector) in [900u64, 100, 500, 300].into_iter().enumerate() {
+            v.add(0, req(i as u64, 0, sector));
+        }
+        let seq = run_serial(&mut v, &mut now, 10, |_| MS);
+        assert_eq!(
+            seq.iter().map(|s| s.1).collect::<Vec<_>>(),
+            vec![0, 1, 2, 3]
+        );
+    }
+
+    #[test]
+    fn unannounced_classes_go_to_the_implicit_default_class() {
+        let mut v = Vios::new(ViosConfig::new(ViosMode::Crr));
+        v.add_class(0, 3, &class("three", 10, "clook"));
+        v.add_flow(0, FlowId(1), &FlowConfig::default());
+        v.add_flow(
+            0,
+            FlowId(2),
+            &FlowConfig {
+                weight: 100,
+                class: Some(9),
+            },
+        );
+        v.add(0, req(0, 1, 0));
+        v.add(0, req(1, 2, 0));
+        v.add(0, req(2, 7, 0)); // flow never announced
+        let st = v.stats();
+        assert_eq!(st.len(), 2);
+        assert_eq!(st[1].class, None);
+        assert_eq!(st[1].queued, 3);
+        assert_eq!(st[1].quantum, 20 * MS);
+        assert_eq!(st[1].inner, "noop");
+    }
+
+    #[test]
+    fn fq_rr_never_compensates() {
+        let mut v = two_classes(ViosMode::FqRr, 20, 20, "noop");
+        for i in 0..60 {
+            v.add(0, req(i, (i % 2) as u32, i));
+        }
+        let mut now = 0;
+        let svc_of = |r: &Request| if r.flow.0 % 2 == 0 { 7 * MS } else { 10 * MS };
+        let seq = run_serial(&mut v, &mut now, 40, svc_of);
+        // Every round: 3 of class 0 (21 ms), 2 of class 1 (20 ms).
+        let flows: Vec<u32> = seq.iter().map(|s| s.0 % 2).collect();
+        assert_eq!(flows, [0, 0, 0, 1, 1].repeat(8));
+        let s0 = v.class_stats(0).unwrap();
+        assert_eq!(s0.compensation, 0);
+        assert_eq!(s0.allotment, 20 * MS as i64);
+        assert_eq!(s0.last_overrun, MS as i64);
+        assert_eq!(s0.served, 8 * 21 * MS);
+        // CFQ-CRR on the same load: the overruns add up (allotments 20, 19,
+        // ..., 15 ms) and class 0's 7th turn has only 2 requests.
+        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
+        for i in 0..60 {
+            v.add(0, req(i, (i % 2) as u32, i));
+        }
+        let mut now = 0;
+        let seq = run_serial(&mut v, &mut now, 40, svc_of);
+        let flows: Vec<u32> = seq.iter().map(|s| s.0 % 2).collect();
+        assert_eq!(flows[..30], [0, 0, 0, 1, 1].repeat(6)[..]);
+        assert_eq!(flows[30..34], [0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn inner_idling_is_passed_through_and_charged() {
+        let mut v = Vios::new(ViosConfig::new(ViosMode::Crr));
+        v.add_class(0, 0, &class("idler", 20, "cfq"));
+        v.add_class(0, 1, &class("plain", 20, "noop"));
+        v.add_flow(0, FlowId(0), &FlowConfig { weight: 100, class: Some(0) });
+        v.add_flow(0, FlowId(1), &FlowConfig { weight: 100, class: Some(1) });
+        assert!(v.may_idle());
+        v.add(0, req(0, 0, 0));
+        v.add(0, req(1, 1, 1 << 30));
+        let mut dev = FlatDevice::at(0);
+        let Decision::Dispatch(a) = v.dispatch(0, &dev) else {
+            panic!()
+        };
+        assert_eq!(a.flow, FlowId(0));
+        dev.in_flight = 1;
+        dev.head = a.end();
+        v.complete(MS, &a, &svc(0, MS));
+        dev.in_flight = 0;
+        // CFQ anticipates the sync flow's next request, so the class keeps
+        // the disk (idling) and the idle time is charged to it.
+        let mut now = MS;
+        loop {
+            match v.dispatch(now, &dev) {
+                Decision::IdleUntil(t) => {
+                    assert!(t > now);
+                    now = t;
+                    if let Some(tt) = v.next_timer().filter(|&tt| tt <= now) {
+                        v.on_timer(tt);
+                    }
+                }
+                Decision::Dispatch(b) => {
+                    assert_eq!(b.flow, FlowId(1));
+                    break;
+                }
+                Decision::Nothing => panic!("nothing with requests queued"),
+            }
+        }
+        let s0 = v.class_stats(0).unwrap();
+        assert_eq!(s0.idled, now - MS);
+        assert!(now - MS <= 20 * MS);
+    }
+
+    // ---- VIOS(P) ----
+
+    fn parallel(q_ms: u64, bw_mb_s: f64, resume_at: usize) -> Vios {
+        let mut cfg = ViosConfig::new(ViosMode::Parallel);
+        cfg.initial_bw = mb_s_to_sectors_per_ns(bw_mb_s);
+        cfg.resume_at = resume_at;
+        let mut v = Vios::new(cfg);
+        v.add_class(0, 0, &class("a", q_ms, "noop"));
+        v.add_class(0, 1, &class("b", q_ms, "noop"));
+        for f in 0..2u32 {
+            v.add_flow(0, FlowId(f), &FlowConfig { weight: 100, class: Some(f) });
+        }
+        v
+    }
+
+    #[test]
+    fn vios_p_sends_the_sector_budget_of_a_turn() {
+        // 10 ms at 51.2 MB/s = 100_000 sectors/s -> SQ = 1000 sectors.
+        let mut v = parallel(10, 51.2, 2);
+        assert!((v.budget_for_test(10 * MS) - 1000.0).abs() < 1e-6);
+        for i in 0..20 {
+            v.add(0, r(i, (i % 2) as u32, i * 1000, 300));
+        }
+        let mut dev = FlatDevice::at(0);
+        dev.depth = 32;
+        let mut sent = Vec::new();
+        while let Decision::Dispatch(q) = v.dispatch(0, &dev) {
+            dev.in_flight += 1;
+            sent.push(q);
+        }
+        // 300 + 300 + 300 < 1000, the 4th (1200) crosses it: 4 from class 0,
+        // then the device holds 4 > resume_at: wait.
+        assert_eq!(sent.len(), 4);
+        assert!(sent.iter().all(|q| q.flow == FlowId(0)));
+        assert_eq!(v.current_class(), None);
+    }
+
+    #[test]
+    fn vios_p_fills_at_most_k_then_resumes_at_two() {
+        let mut v = parallel(1000, 50.0, 2);
+        for i in 0..40 {
+            v.add(0, r(i, 0, i * 1000, 8));
+        }
+        let mut dev = FlatDevice::at(0);
+        dev.depth = 4;
+        let mut inflight = Vec::new();
+        let mut now = 0;
+        while let Decision::Dispatch(q) = v.dispatch(now, &dev) {
+            dev.in_flight += 1;
+            inflight.push((q, now));
+            assert!(dev.in_flight <= 4);
+        }
+        assert_eq!(inflight.len(), 4);
+        // Full: one completion leaves 3 > 2 in the device: still nothing,
+        // even though a slot is free.
+        let mut complete_one = |v: &mut Vios, dev: &mut FlatDevice, now: Nanos| {
+            let (q, t0) = inflight.remove(0);
+            dev.in_flight -= 1;
+            v.complete(now, &q, &Service { dispatched: t0, completed: now, disk_time: (now - t0) / 4 });
+        };
+        now += MS;
+        complete_one(&mut v, &mut dev, now);
+        assert_eq!(v.dispatch(now, &dev), Decision::Nothing);
+        // At two, it resumes and fills the device again.
+        complete_one(&mut v, &mut dev, now);
+        let mut n = 0;
+        while let Decision::Dispatch(_) = v.dispatch(now, &dev) {
+            dev.in_flight += 1;
+            n += 1;
+        }
+        assert_eq!(n, 2);
+        assert_eq!(dev.in_flight, 4);
+    }
+
+    #[test]
+    fn vios_p_with_resume_at_zero_waits_for_an_empty_device() {
+        let mut v = parallel(1000, 50.0, 0);
+        for i in 0..10 {
+            v.add(0, r(i, 0, i * 1000, 8));
+        }
+        let mut dev = FlatDevice::at(0);
+        dev.depth = 2;
+        let Decision::Dispatch(a) = v.dispatch(0, &dev) else {
+            panic!()
+        };
+        dev.in_flight = 1;
+        let Decision::Dispatch(b) = v.dispatch(0, &dev) else {
+            panic!()
+        };
+        dev.in_flight = 2;
+        assert_eq!(v.dispatch(0, &dev), Decision::Nothing);
+        v.complete(MS, &a, &svc(0, MS));
+        dev.in_flight = 1;
+        assert_eq!(v.dispatch(MS, &dev), Decision::Nothing, "1 > resume_at");
+        v.complete(MS, &b, &svc(0, MS));
+        dev.in_flight = 0;
+        assert!(matches!(v.dispatch(MS, &dev), Decision::Dispatch(_)));
+    }
+
+    #[test]
+    fn vios_p_measures_bandwidth_and_compensates_from_measured_service() {
+        // Initial estimate 51.2 MB/s = 1e-4 sectors/ns. Class 0's 500-sector
+        // requests take 10 ms alone (5e-5 sectors/ns: the first sample
+        // replaces the initial estimate), class 1's take 5 ms (1e-4: the new
+        // maximum).
+        let mut v = parallel(20, 51.2, 2);
+        for i in 0..40 {
+            v.add(0, r(i, (i % 2) as u32, i * 1000, 500));
+        }
+        let mut now = 0;
+        let seq = run_serial(&mut v, &mut now, 4, |q| if q.flow.0 == 0 { 10 * MS } else { 5 * MS });
+        // Class 0's turn: 2 requests (time reaches 20 ms), then class 1's
+        // turn: its 4 requests (2000 sectors) in 20 ms.
+        assert_eq!(seq.iter().map(|s| s.0).collect::<Vec<_>>(), vec![0, 0, 1, 1]);
+        assert!((v.bandwidth() - 0.0001).abs() < 1e-12);
+        let seq2 = run_serial(&mut v, &mut now, 2, |q| if q.flow.0 == 0 { 10 * MS } else { 5 * MS });
+        assert_eq!(seq2.iter().map(|s| s.0).collect::<Vec<_>>(), vec![1, 1]);
+        let s1 = v.class_stats(1).unwrap();
+        assert_eq!(s1.compensation, 0);
+        assert_eq!(s1.served, 20 * MS);
+    }
+
+    #[test]
+    fn vios_p_carries_an_overrun_measured_after_the_turn() {
+        // Class 0 sends 4 x 250 sectors (SQ = 1000) into a deep device; they
+        // are charged 8 ms each: 32 ms for a 10 ms quantum -> CQ = 22 ms.
+        let mut v = parallel(10, 51.2, 2);
+        for i in 0..20 {
+            v.add(0, r(i, (i % 2) as u32, i * 1000, 250));
+        }
+        let mut dev = FlatDevice::at(0);
+        dev.depth = 8;
+        let mut sent = Vec::new();
+        while let Decision::Dispatch(q) = v.dispatch(0, &dev) {
+            dev.in_flight += 1;
+            sent.push(q);
+        }
+        assert_eq!(sent.len(), 4);
+        for q in &sent {
+            dev.in_flight -= 1;
+            v.complete(32 * MS, q, &Service { dispatched: 0, completed: 32 * MS, disk_time: 8 * MS });
+        }
+        let s0 = v.class_stats(0).unwrap();
+        assert_eq!(s0.compensation, 22 * MS as i64);
+        // Class 1's turn: 4 requests, charged 2 ms each: it used only 8 ms of
+        // its 10 ms when its sector budget ran out: a 2 ms credit.
+        let mut sent = Vec::new();
+        while let Decision::Dispatch(q) = v.dispatch(32 * MS, &dev) {
+            dev.in_flight += 1;
+            sent.push(q);
+        }
+        assert!(sent.iter().all(|q| q.flow == FlowId(1)), "{sent:?}");
+        assert_eq!(sent.len(), 4);
+        for q in &sent {
+            dev.in_flight -= 1;
+            v.complete(40 * MS, q, &Service { dispatched: 32 * MS, completed: 40 * MS, disk_time: 2 * MS });
+        }
+        assert_eq!(v.class_stats(1).unwrap().compensation, -2 * MS as i64);
+        // Round 2: class 0's allotment is 10 - 22 < 0: skipped (CQ = 12 ms);
+        // class 1 gets 12 ms.
+        let Decision::Dispatch(q) = v.dispatch(40 * MS, &dev) else {
+            panic!()
+        };
+        assert_eq!(q.flow, FlowId(1));
+        assert_eq!(v.class_stats(0).unwrap().compensation, 12 * MS as i64);
+        assert_eq!(v.class_stats(1).unwrap().allotment, 12 * MS as i64);
+    }
+
+    impl Vios {
+        fn budget_for_test(&self, allot: Nanos) -> f64 {
+            allot as f64 * self.bandwidth()
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! `yfq`: YFQ, from "Disk Scheduling with Quality of Service Guarantees"
+//! (Bruno et al., ICMCS 1999), §2 and the enhancements of §3.
+//!
+//! Reservations are flows, weighted by `FlowConfig::weight` (a flow first
+//! seen in `add` gets 100). Each reservation `i` has a FIFO queue `q_i` and
+//! tags `S_i`, `F_i` (initially 0); [`tags`] holds the tag arithmetic and the
+//! virtual work function `v(t)` that `dor` reuses.
+//!
+//! * **Tags (§2).** A request arriving at an empty `q_i` gets
+//!   `S_i = max(v(t), F_i)`, `F_i = S_i + l/w_i`. When the head of `q_i`
+//!   completes and `q_i` is not empty, the next head gets `S_i = F_i`,
+//!   `F_i = S_i + l'/w_i`. These values are fixed the moment a request joins
+//!   the queue (the chain does not depend on when the head completes), so
+//!   each queued request carries its own tags.
+//! * **`v(t)` (§2).** `v(0) = 0`; while the disk is busy, the minimum start
+//!   tag of the busy reservations, a reservation being busy from the arrival
+//!   of a request until the completion of its last one (a request stays at
+//!   the head of `q_i` while the disk serves it); when the disk becomes idle,
+//!   the maximum of all finish tags, where it stays until the next arrival.
+//! * **Selection (§2).** The request with the smallest finish tag among the
+//!   busy reservations' not-yet-selected requests. With `batch = 1` and no
+//!   overlap nothing is in service when selecting, so this is exactly "the
+//!   head of the busy queue with the smallest `F_i`"; with batches, later
+//!   requests of a queue whose head is in service compete with their own
+//!   (chained) tags.
+//! * **Batches (§2, §3.2).** `batch = b` selects up to `b` requests at once
+//!   into a sort queue that is handed to the device in selection order (the
+//!   drive may reorder them: that is the scenario's queue depth and internal
+//!   order); the next batch is selected when the whole batch has completed,
+//!   or, with `overlap`, when all but one of its requests have completed (so
+//!   at most `b + 1` are outstanding).
+//! * **Tie-breaking (§3.3).** With `tie_break`, among the requests with the
+//!   smallest finish tag, the one with the least
+//!   `DeviceView::positioning_time` from `device.head()` (for later picks of
+//!   one batch: from the end of the previous pick).
+//! * **Fragments (§3.4).** Requests with the same `origin` that arrive one
+//!   after the other in a flow (the workload adds all fragments of a large
+//!   request before asking for a dispatch) form one entry of `q_i`: the
+//!   whole request's tags, `F = S + (sum of fragment lengths)/w`, shared by
+//!   every fragment. A fragment arriving after one of its siblings was
+//!   selected starts a new entry. `group = n` issues fragments of one origin
+//!   `n` at a time, like FreeBSD's physio with the paper's grouping change:
+//!   the next `n` become selectable when the whole previous group has
+//!   completed (`group = 1`: one fragment at a time, unmodified FreeBSD;
+//!   `group = 0`: all at once).
+//! * **Latency (§3.5).** `l_lat_kb` KiB (2 sectors per KiB) is added to the
+//!   length of every request (once per fragmented request) in the tags.
+
+pub mod tags;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use super::params::ParamReader;
+use super::PolicyError;
+use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::types::{FlowId, Nanos, Request, RequestId};
+use tags::{Tag, VirtualWork};
+
+/// Parameters of `yfq`, for `POLICIES`.
+pub const PARAMS: &str = "batch = 1, overlap = false, tie_break = false, group = 1, l_lat_kb = 0";
+
+/// YFQ's parameters (paper sections in brackets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct YfqParams {
+    /// Batch size `b` (§2, §3.2).
+    pub batch: usize,
+    /// Send the next batch when all but one request of the current one
+    /// have completed (§3.2).
+    pub overlap: bool,
+    /// Among equal finish tags, take the least positioning cost (§3.3).
+    pub tie_break: bool,
+    /// Fragments of one origin issued `n` at a time; 0 = all (§3.4).
+    pub group: usize,
+    /// `l_lat` in KiB, added to every request's length (§3.5).
+    pub l_lat_kb: u64,
+}
+
+impl Default for YfqParams {
+    fn default() -> Self {
+        YfqParams {
+            batch: 1,
+            overlap: false,
+            tie_break: false,
+            group: 1,
+            l_lat_kb: 0,
+        }
+    }
+}
+
+impl YfqParams {
+    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        Ok(YfqParams {
+            batch: p.int("batch", 1, 1, 1024)? as usize,
+            overlap: p.bool("overlap", false)?,
+            tie_break: p.bool("tie_break", false)?,
+            group: p.int("group", 1, 0, 1 << 20)? as usize,
+            l_lat_kb: p.int("l_lat_kb", 0, 0, 1 << 30)? as u64,
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FragState {
+    /// Waiting for its group (fragment grouping).
+    Held,
+    /// Selectable.
+    Ready,
+    /// In a batch: in the sort queue or in the device.
+    Selected,
+    /// Completed.
+    Done,
+}
+
+#[derive(Debug)]
+struct Frag {
+    req: Request,
+    state: FragState,
+}
+
+/// One application request (all its fragments) in a reservation's queue.
+#[derive(Debug)]
+struct Entry {
+    seq: u64,
+    origin: RequestId,
+    start: Tag,
+    finish: Tag,
+    sectors: u64,
+    frags: Vec<Frag>,
+    /// Fragments released in the current group.
+    in_group: usize,
+    /// Released fragments not yet completed.
+    open: usize,
+    done: usize,
+}
+
+impl Entry {
+    fn selected_any(&self) -> bool {
+        self.frags
+            .iter()
+            .any(|f| matches!(f.state, FragState::Selected | FragState::Done))
+    }
+    fn unselected(&self) -> bool {
+        self.frags
+            .iter()
+            .any(|f| matches!(f.state, FragState::Held | FragState::Ready))
+    }
+}
+
+#[derive(Debug)]
+struct Flow {
+    weight: u32,
+    /// `F_i` as the paper keeps it: the finish tag of the last request that
+    /// joined the queue.
+    last_finish: Tag,
+    /// Requests not yet completed, in arrival order.
+    queue: VecDeque<Entry>,
+    /// The flow's key in `ready`: the finish tag of its next selectable entry.
+    key: Option<Tag>,
+}
+
+impl Flow {
+    fn new(weight: u32) -> Self {
+        Flow {
+            weight: weight.max(1),
+            last_finish: Tag::ZERO,
+            queue: VecDeque::new(),
+            key: None,
+        }
+    }
+
+    /// `S_i` while busy: the start tag of the head of `q_i`.
+    fn head_start(&self) -> Option<Tag> {
+        self.queue.front().map(|e| e.start)
+    }
+
+    /// The entry the flow serves next: the first one with unselected
+    /// fragments, if one of them is ready (queues are FIFO).
+    fn next_entry(&self) -> Option<usize> {
+        let i = self.queue.iter().position(Entry::unselected)?;
+        self.queue[i]
+            .frags
+            .iter()
+            .any(|f| f.state == FragState::Ready)
+            .then_some(i)
+    }
+}
+
+/// YFQ with batching, overlapping, tie-breaking, fragment grouping and
+/// `l_lat`.
+#[derive(Debug)]
+pub struct Yfq {
+    params: YfqParams,
+    flows: BTreeMap<FlowId, Flow>,
+    vwork: VirtualWork,
+    /// Flows with a selectable request, by (finish tag, flow).
+    ready: BTreeSet<(Tag, FlowId)>,
+    /// Where each added, not yet completed request is: (flow, entry seq).
+    index: HashMap<RequestId, (FlowId, u64, u64)>,
+    /// The batch handed to the device, not yet dispatched.
+    sort_queue: VecDeque<Request>,
+    /// Outstanding batches: (batch number, requests not yet completed).
+    batches: VecDeque<(u64, usize)>,
+    next_batch: u64,
+    next_seq: u64,
+    queued: usize,
+}
+
+impl Default for Yfq {
+    fn default() -> Self {
+        Self::new(YfqParams::default())
+    }
+}
+
+impl Yfq {
+    pub fn new(params: YfqParams) -> Self {
+        Yfq {
+            params: YfqParams {
+                batch: params.batch.max(1),
+                ..params
+            },
+            flows: BTreeMap::new(),
+            vwork: VirtualWork::default(),
+            ready: BTreeSet::new(),
+            index: HashMap::new(),
+            sort_queue: VecDeque::new(),
+            batches: VecDeque::new(),
+            next_batch: 0,
+            next_seq: 0,
+            queued: 0,
+        }
+    }
+
+    pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        Ok(Self::new(YfqParams::read(p)?))
+    }
+
+    /// The parameters in force.
+    pub fn params(&self) -> YfqParams {
+        self.params
+    }
+
+    /// The virtual work function `v(t)` now, in sectors per weight unit.
+    pub fn virtual_work(&self) -> f64 {
+        self.vwork.value().as_f64()
+    }
+
+    /// A reservation's `(S_i, F_i)` in sectors per weight unit: the start tag
+    /// of the head of its queue (of its last request once idle) and the
+    /// finish tag of its last request.
+    pub fn tags(&self, flow: FlowId) -> Option<(f64, f64)> {
+        let f = self.flows.get(&flow)?;
+        let s = f.head_start().unwrap_or(f.last_finish);
+        Some((s.as_f64(), f.last_finish.as_f64()))
+    }
+
+    /// The finish tag a queued (or in-service) request carries, in sectors
+    /// per weight unit: for fragments, that of the whole request.
+    pub fn finish_tag(&self, id: RequestId) -> Option<f64> {
+        let &(flow, seq, _) = self.index.get(&id)?;
+        let e = self.entry(flow, seq)?;
+        Some(e.finish.as_f64())
+    }
+
+    /// Requests selected into batches and not yet completed.
+    pub fn outstanding(&self) -> usize {
+        self.batches.iter().map(|b| b.1).sum()
+    }
+
+    fn entry(&self, flow: FlowId, seq: u64) -> Option<&Entry> {
+        let q = &self.flows.get(&flow)?.queue;
+        let i = q.binary_search_by_key(&seq, |e| e.seq).ok()?;
+        q.get(i)
+    }
+
+    fn len_tag(&self, sectors: u64, weight: u32) -> Tag {
+        Tag::service(sectors + 2 * self.params.l_lat_kb, weight)
+    }
+
+    fn flow_mut(&mut self, flow: FlowId) -> &mut Flow {
+        self.flows.entry(flow).or_insert_with(|| Flow::new(100))
+    }
+
+    /// Recompute a flow's key in `ready`.
+    fn refresh(&mut self, flow: FlowId) {
+        let Some(f) = self.flows.get_mut(&flow) else {
+            return;
+        };
+        let key = f.next_entry().map(|i| f.queue[i].finish);
+        if key != f.key {
+            if let Some(k) = f.key {
+                self.ready.remove(&(k, flow));
+            }
+            if let Some(k) = key {
+                self.ready.insert((k, flow));
+            }
+            f.key = key;
+        }
+    }
+
+    fn can_form_batch(&self) -> bool {
+        match self.batches.len() {
+            0 => true,
+            1 => self.params.overlap && self.batches[0].1 <= 1,
+            _ => false,
+        }
+    }
+
+    /// Choose the next request by tags; `from` is where the head will be.
+    fn pick(&mut self, now: Nanos, device: &dyn DeviceView, from: u64) -> Option<Request> {
+        let &(fmin, first) = self.ready.first()?;
+        let (flow, seq, k) = if self.params.tie_break {
+            let mut best: Option<(Nanos, FlowId, u64, usize)> = None;
+            for &(f, flow) in self.ready.iter() {
+                if f != fmin {
+                    break;
+                }
+                let fl = &self.flows[&flow];
+                let i = fl.next_entry().expect("ready flows have a next entry");
+                let e = &fl.queue[i];
+                for (k, fr) in e.frags.iter().enumerate() {
+                    if fr.state == FragState::Ready {
+                        let cost = device.positioning_time(now, from, fr.req.sector);
+                        if best.is_none_or(|b| cost < b.0) {
+                            best = Some((cost, flow, e.seq, k));
+                        }
+                    }
+                }
+            }
+            let (_, flow, seq, k) = best?;
+            (flow, seq, k)
+        } else {
+            let fl = &self.flows[&first];
+            let e = &fl.queue[fl.next_entry()?];
+            let k = e.frags.iter().position(|f| f.state == FragState::Ready)?;
+            (first, e.seq, k)
+        };
+        let fl = self.flows.get_mut(&flow)?;
+        let i = fl.queue.binary_search_by_key(&seq, |e| e.seq).ok()?;
+        let fr = &mut fl.queue[i].frags[k];
+        fr.state = FragState::Selected;
+        let r = fr.req;
+        self.refresh(flow);
+        Some(r)
+    }
+}
+
+impl Scheduler for Yfq {
+    fn name(&self) -> &str {
+        "yfq"
+    }
+
+    fn add_flow(&mut self, _now: Nanos, flow: FlowId, config: &FlowConfig) {
+        self.flow_mut(flow).weight = config.weight.max(1);
+    }
+
+    fn set_weight(&mut self, _now: Nanos, flow: FlowId, weight: u32) {
+        self.flow_mut(flow).weight = weight.max(1);
+    }
+
+    fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+        if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
+            self.flows.remove(&flow);
+        }
+    }
+
+    fn add(&mut self, _now: Nanos, request: Request) {
+        let v = self.vwork.value();
+        let group = self.params.group;
+        let lat = 2 * self.params.l_lat_kb;
+        let flow_id = request.flow;
+        let seq = self.next_seq;
+        let f = self.flow_mut(flow_id);
+        let w = f.weight;
+        let merge = f
+            .queue
+            .back()
+            .is_some_and(|e| e.origin == request.origin && !e.selected_any());
+        let was_idle = f.queue.is_empty();
+        if !merge {
+            // A new entry of q_i: S = max(v, F_i) at an empty queue, else the
+            // chain S = F_i (the previous request's finish tag).
+            let start = if was_idle {
+                v.max(f.last_finish)
+            } else {
+                f.last_finish
+            };
+            f.queue.push_back(Entry {
+                seq,
+                origin: request.origin,
+                start,
+                finish: start,
+                sectors: 0,
+                frags: Vec::new(),
+                in_group: 0,
+                open: 0,
+                done: 0,
+            });
+        }
+        let e = f.queue.back_mut().expect("just pushed or merged");
+        e.sectors += u64::from(request.sectors);
+        e.finish = e.start + Tag::service(e.sectors + lat, w);
+        let state = if group == 0 || e.in_group < group {
+            e.in_group += 1;
+            e.open += 1;
+            FragState::Ready
+        } else {
+            FragState::Held
+        };
+        e.frags.push(Frag {
+            req: request,
+            state,
+        });
+        let (eseq, start, finish) = (e.seq, e.start, e.finish);
+        f.last_finish = finish;
+        if !merge {
+            self.next_seq += 1;
+        }
+        self.index.insert(request.id, (flow_id, eseq, 0));
+        self.vwork.note_finish(finish);
+        if was_idle {
+            self.vwork.set_start(flow_id, None, Some(start));
+        }
+        self.queued += 1;
+        self.refresh(flow_id);
+    }
+
+    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+        if self.sort_queue.is_empty() && self.can_form_batch() {
+            let batch = self.next_batch;
+            let mut from = device.head();
+            let mut n = 0;
+            while n < self.params.batch {
+                let Some(r) = self.pick(now, device, from) else {
+                    break;
+                };
+                from = r.end();
+                if let Some(x) = self.index.get_mut(&r.id) {
+                    x.2 = batch;
+                }
+                self.sort_queue.push_back(r);
+                n += 1;
+            }
+            if n > 0 {
+                self.batches.push_back((batch, n));
+                self.next_batch += 1;
+            }
+        }
+        match self.sort_queue.pop_front() {
+            Some(r) => {
+                self.queued -= 1;
+                Decision::Dispatch(r)
+            }
+            None => Decision::Nothing,
+        }
+    }
+
+    fn complete(&mut self, _now: Nanos, request: &Request, _service: &Service) {
+        let Some((flow, seq, batch)) = self.index.remove(&request.id) else {
+            return;
+        };
+        if let Some(b) = self.batches.iter_mut().find(|b| b.0 == batch) {
+            b.1 = b.1.saturating_sub(1);
+        }
+        self.batches.retain(|b| b.1 > 0);
+        let group = self.params.group;
+        let Some(f) = self.flows.get_mut(&flow) else {
+            return;
+        };
+        let old_start = f.head_start();
+        if let Ok(i) = f.queue.binary_search_by_key(&seq, |e| e.seq) {
+            let e = &mut f.queue[i];
+            if let Some(fr) = e.frags.iter_mut().find(|fr| fr.req.id == request.id) {
+                fr.state = FragState::Done;
+                e.done += 1;
+                e.open = e.open.saturating_sub(1);
+            }
+            if e.open == 0 {
+                // The group is complete: release the next one.
+                e.in_group = 0;
+                for fr in e.frags.iter_mut() {
+                    if fr.state == FragState::Held && (group == 0 || e.in_group < group) {
+                        fr.state = FragState::Ready;
+                        e.in_group += 1;
+                        e.open += 1;
+                    }
+                }
+            }
+        }
+        // Dequeue completed requests from the head of q_i.
+        while f.queue.front().is_some_and(|e| e.done == e.frags.len()) {
+            f.queue.pop_front();
+        }
+        let new_start = f.head_start();
+        if new_start != old_start {
+            self.vwork.set_start(flow, old_start, new_start);
+        }
+        self.refresh(flow);
+    }
+
+    fn queued(&self) -> usize {
+        self.queued
+    }
+}
+
+#[cfg(test)]
+mod tests;
