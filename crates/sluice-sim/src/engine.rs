@@ -483,7 +483,12 @@ impl Simulation {
                 requests: reqs,
             },
             flows,
-            policy_stats: self.sched.stats().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            policy_stats: self
+                .sched
+                .stats()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
             timeline_mb_s: self.timeline_bin.map(|bin| {
                 let secs = bin as f64 / NS_PER_S as f64;
                 self.timeline

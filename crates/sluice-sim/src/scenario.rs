@@ -365,8 +365,16 @@ impl Scenario {
         only("buffer_frames", f.buffer_frames.is_some(), Pattern::Video)?;
         only("clip_s", f.clip_s.is_some(), Pattern::Video)?;
         only("weights", f.weights.is_some(), Pattern::Pool)?;
-        only("size_mean_sectors", f.size_mean_sectors.is_some(), Pattern::Pool)?;
-        only("size_sd_sectors", f.size_sd_sectors.is_some(), Pattern::Pool)?;
+        only(
+            "size_mean_sectors",
+            f.size_mean_sectors.is_some(),
+            Pattern::Pool,
+        )?;
+        only(
+            "size_sd_sectors",
+            f.size_sd_sectors.is_some(),
+            Pattern::Pool,
+        )?;
         only("read_fraction", f.read_fraction.is_some(), Pattern::Pool)?;
         match pattern {
             Pattern::Startup => {
@@ -393,11 +401,18 @@ impl Scenario {
                 k.size_mean = f.size_mean_sectors.unwrap_or(8.0);
                 k.size_sd = f.size_sd_sectors.unwrap_or(2.0);
                 k.read_fraction = f.read_fraction.unwrap_or(2.0 / 3.0);
-                if !(k.size_mean.is_finite() && k.size_mean >= 1.0 && k.size_sd.is_finite() && k.size_sd >= 0.0) {
+                if !(k.size_mean.is_finite()
+                    && k.size_mean >= 1.0
+                    && k.size_sd.is_finite()
+                    && k.size_sd >= 0.0)
+                {
                     return Err("size_mean_sectors must be >= 1 and size_sd_sectors >= 0".into());
                 }
                 if !(0.0..=1.0).contains(&k.read_fraction) {
-                    return Err(format!("read_fraction must be 0..=1 (got {})", k.read_fraction));
+                    return Err(format!(
+                        "read_fraction must be 0..=1 (got {})",
+                        k.read_fraction
+                    ));
                 }
             }
             Pattern::Video => {
@@ -438,7 +453,9 @@ impl Scenario {
                 model.name()
             ));
         }
-        if (raw.device.write_cache.is_some() || raw.device.read_cache.is_some()) && !model.has_write_cache() {
+        if (raw.device.write_cache.is_some() || raw.device.read_cache.is_some())
+            && !model.has_write_cache()
+        {
             return Err(format!(
                 "[device] write_cache: {} has no write cache to switch",
                 model.name()
@@ -549,7 +566,9 @@ impl Scenario {
                 return Err(ctx("fragment_kib must be 1..=65536".into()));
             }
             if f.fragment_kib.is_some() && matches!(pattern, Pattern::Startup | Pattern::Video) {
-                return Err(ctx("fragment_kib applies to greedy readers and writers only".into()));
+                return Err(ctx(
+                    "fragment_kib applies to greedy readers and writers only".into(),
+                ));
             }
             let class = match &f.class {
                 None => None,

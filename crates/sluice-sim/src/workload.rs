@@ -157,7 +157,11 @@ impl Flow {
 
     /// Weight of one of the flow's threads.
     pub fn thread_weight(&self, thread: u32) -> u32 {
-        self.spec.pool_weights.get(thread as usize).copied().unwrap_or(self.spec.weight)
+        self.spec
+            .pool_weights
+            .get(thread as usize)
+            .copied()
+            .unwrap_or(self.spec.weight)
     }
 
     /// Whether per-thread results are worth reporting (pool flows).
@@ -230,7 +234,8 @@ impl Greedy {
     /// Fragments per application request (1 unless `fragment_kib` splits
     /// it, as FreeBSD's raw I/O does at 64 KiB).
     fn fragments(spec: &FlowSpec) -> u32 {
-        spec.request_sectors.div_ceil(spec.fragment_sectors.unwrap_or(spec.request_sectors).max(1))
+        spec.request_sectors
+            .div_ceil(spec.fragment_sectors.unwrap_or(spec.request_sectors).max(1))
     }
 
     fn wants_more(&self, spec: &FlowSpec) -> bool {
@@ -300,7 +305,7 @@ impl Greedy {
 
     fn completed(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) -> bool {
         self.in_flight -= 1;
-        if self.in_flight % Self::fragments(spec) != 0 {
+        if !self.in_flight.is_multiple_of(Self::fragments(spec)) {
             return false; // other fragments of the request are still out
         }
         self.completed += 1;

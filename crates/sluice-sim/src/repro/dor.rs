@@ -32,7 +32,10 @@ fn row(sched: &str, workload: &str, metric: &str, unit: &str, ours: f64) -> Row 
 
 fn threads(r: &SimReport) -> (f64, f64) {
     let t = r.flows[0].threads.as_deref().unwrap_or(&[]);
-    (t.first().map_or(0.0, |t| t.iops), t.get(1).map_or(0.0, |t| t.iops))
+    (
+        t.first().map_or(0.0, |t| t.iops),
+        t.get(1).map_or(0.0, |t| t.iops),
+    )
 }
 
 fn ratio(r: &SimReport) -> f64 {
@@ -72,11 +75,17 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
 }
 
 /// Every experiment of the paper.
-pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(
+    quick: bool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<Experiment>, String> {
     let dur = if quick { 15.0 } else { 60.0 };
     let mut jobs = Vec::new();
     let mut add = |text: String| {
-        jobs.push(Job { text, timeline_ms: None });
+        jobs.push(Job {
+            text,
+            timeline_ms: None,
+        });
         jobs.len() - 1
     };
     let mut mdmo = Vec::new();
@@ -104,8 +113,20 @@ pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync))
     for (io, m, i) in &mdmo {
         let r = &res[*i];
         let w = format!("io={io}");
-        rows.push(row("dor", &w, &format!("mdmo={m}"), "IOPS", r.aggregate.iops));
-        rows.push(row("dor", &w, &format!("len@mdmo={m}"), "requests", stat(r, "mean_sequence_len")));
+        rows.push(row(
+            "dor",
+            &w,
+            &format!("mdmo={m}"),
+            "IOPS",
+            r.aggregate.iops,
+        ));
+        rows.push(row(
+            "dor",
+            &w,
+            &format!("len@mdmo={m}"),
+            "requests",
+            stat(r, "mean_sequence_len"),
+        ));
     }
     out.push(experiment(
         "mdmo",
@@ -118,8 +139,20 @@ pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync))
         let r = &res[*i];
         let w = format!("io={io}");
         let (b, d) = split_iops(r);
-        rows.push(row("dor", &w, &format!("iops@mqos={q}"), "IOPS", r.aggregate.iops));
-        rows.push(row("dor", &w, &format!("ratio@mqos={q}"), "RQ1:RQ2", ratio(r)));
+        rows.push(row(
+            "dor",
+            &w,
+            &format!("iops@mqos={q}"),
+            "IOPS",
+            r.aggregate.iops,
+        ));
+        rows.push(row(
+            "dor",
+            &w,
+            &format!("ratio@mqos={q}"),
+            "RQ1:RQ2",
+            ratio(r),
+        ));
         rows.push(row("dor", &w, &format!("bqs_iops@mqos={q}"), "IOPS", b));
         rows.push(row("dor", &w, &format!("dor_iops@mqos={q}"), "IOPS", d));
     }

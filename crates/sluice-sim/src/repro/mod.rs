@@ -19,12 +19,7 @@ use crate::{Scenario, SimReport, Simulation};
 pub const REPRO_SCHEMA: &str = "sluice.repro/1";
 
 /// Papers this build reproduces, and the ones still to come.
-pub const PAPERS: &[(&str, bool)] = &[
-    ("bfq", true),
-    ("yfq", true),
-    ("vios", false),
-    ("dor", true),
-];
+pub const PAPERS: &[(&str, bool)] = &[("bfq", true), ("yfq", true), ("vios", false), ("dor", true)];
 
 /// One figure: ours next to the paper's.
 #[derive(Clone, Debug, Serialize, PartialEq)]

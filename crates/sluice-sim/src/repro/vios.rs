@@ -6,6 +6,20 @@
 use super::{run_jobs, Experiment, Job, Row};
 use crate::SimReport;
 
+/// Program 1 reads files 5, 6 and 7 (§5.1.2).
+const PROGRAM1: [u32; 3] = [5, 6, 7];
+
+/// Program 2's files for a seek distance of `d` million sectors: files 8-10
+/// next to Program 1 for 1M; otherwise the first file, the last one `d`
+/// files on, and one half way (the paper: "files 1 and 64" for 64M).
+fn program2(d: u32) -> [u32; 3] {
+    if d <= 1 {
+        [8, 9, 10]
+    } else {
+        [1, 1 + d / 2, d]
+    }
+}
+
 /// 1M sectors of 512 B in GiB: the paper's file size and seek unit.
 const MSECT_GIB: f64 = 0.5;
 const RAPTOR: &str = "preset = \"wd-raptor-150\"";
@@ -29,12 +43,14 @@ fn tiobench(app: &str, threads: u32, n: u64, kib: u32, offset_gib: f64) -> Strin
 }
 
 /// Program 1/2 of §5.1.2: three threads, each reading a third of its own
-/// 512 MiB file sequentially; the files sit `spacing_m` million sectors
-/// apart from `base_m`.
-fn program(app: &str, base_m: f64, spacing_m: f64, requests: u64) -> String {
-    (0..3)
-        .map(|k| {
-            let off = (base_m + spacing_m * k as f64) * MSECT_GIB;
+/// 512 MiB file sequentially. The disk holds 64 such files of 1M sectors
+/// (file k starts at (k-1)M); `files` are the 1-based file numbers.
+fn program(app: &str, files: [u32; 3], requests: u64) -> String {
+    files
+        .iter()
+        .enumerate()
+        .map(|(k, file)| {
+            let off = f64::from(file - 1) * MSECT_GIB;
             format!(
                 "[[flow]]\nname = \"{app}.t{k}\"\nclass = \"{app}\"\npattern = \"seq-read\"\nrequest_kib = 64\nfile_gib = 0.5\noffset_gib = {off}\nrequests = {requests}\n\n"
             )
@@ -130,8 +146,8 @@ pub(super) fn experiments(
             + &tiobench("app2", 8, n, 256, 4.0);
         reqsize.push((s, add(t)));
         let t = head("1M-vs-64M", RAPTOR, s, &two)
-            + &program("app1", 0.0, 1.0, prog_reqs)
-            + &program("app2", 3.0, 64.0, prog_reqs);
+            + &program("app1", PROGRAM1, prog_reqs)
+            + &program("app2", program2(64), prog_reqs);
         seek.push((s, add(t)));
         for kib in [4, 16, 32, 64, 128, 256, 512] {
             let t = head(&format!("app2-{kib}k"), RAPTOR, s, &two)
@@ -141,12 +157,12 @@ pub(super) fn experiments(
         }
         for d in [1, 16, 32, 64] {
             let t = head(&format!("app2-{d}M"), RAPTOR, s, &two)
-                + &program("app1", 0.0, 1.0, prog_reqs)
-                + &program("app2", 3.0, f64::from(d), prog_reqs);
+                + &program("app1", PROGRAM1, prog_reqs)
+                + &program("app2", program2(d), prog_reqs);
             iso_seek.push((s, d, add(t)));
         }
         let t = head("app1-alone", RAPTOR, s, &two) + &tiobench("app1", 8, n, 4, 0.0);
-        let p = head("program1-alone", RAPTOR, s, &two) + &program("app1", 0.0, 1.0, prog_reqs);
+        let p = head("program1-alone", RAPTOR, s, &two) + &program("app1", PROGRAM1, prog_reqs);
         alone.push((s, add(t), add(p)));
     }
     // §7: 32 threads x 1000 random 4 KB reads on a queueing drive; each
@@ -201,7 +217,7 @@ pub(super) fn experiments(
     pair(
         "seek",
         "Disk-time shares: 1M against 64M sector seeks (wd-raptor-150)",
-        "Programs 1 and 2: three threads each reading a third of their 512 MiB file in 64 KiB reads; files 1M and 64M sectors apart. Paper (Fig. 3): about 50% each; Program 1 done at about 170 s, Program 2 about 30 s later.",
+        "Programs 1 and 2: three threads each reading a third of their 512 MiB file in 64 KiB reads; 64 files of 1M sectors on the disk, Program 1 on files 5-7, Program 2 on files 1, 33 and 64. Paper (Fig. 3): about 50% each; Program 1 done at about 170 s, Program 2 about 30 s later.",
         "1M-vs-64M",
         &seek,
     );

@@ -47,7 +47,11 @@ fn scheduler(label: &str, extra: &str) -> String {
 }
 
 fn head(name: &str, duration: f64, cache: bool) -> String {
-    let cache = if cache { "" } else { "read_cache = false\nwrite_cache = false\n" };
+    let cache = if cache {
+        ""
+    } else {
+        "read_cache = false\nwrite_cache = false\n"
+    };
     format!(
         "name = \"{name}\"\nseed = 1\nduration_s = {duration}\nwarmup_s = 2\n\n[device]\npreset = \"seagate-st39173w\"\nqueue_depth = 32\ninternal = \"satf\"\n{cache}\n"
     )
@@ -63,7 +67,14 @@ fn random_tasks(name: &str, n: u32, kib: u32, offset_gib: f64, span_gib: f64) ->
     )
 }
 
-fn row(sched: &str, workload: &str, metric: &str, unit: &str, ours: f64, paper: Option<f64>) -> Row {
+fn row(
+    sched: &str,
+    workload: &str,
+    metric: &str,
+    unit: &str,
+    ours: f64,
+    paper: Option<f64>,
+) -> Row {
     Row {
         scheduler: sched.into(),
         workload: workload.into(),
@@ -79,7 +90,11 @@ fn kb_s(r: &SimReport) -> f64 {
 }
 
 fn flow_kb_s(r: &SimReport, prefix: &str) -> f64 {
-    let fs: Vec<_> = r.flows.iter().filter(|f| f.name.starts_with(prefix)).collect();
+    let fs: Vec<_> = r
+        .flows
+        .iter()
+        .filter(|f| f.name.starts_with(prefix))
+        .collect();
     fs.iter().map(|f| f.mb_s * 1000.0).sum::<f64>() / fs.len().max(1) as f64
 }
 
@@ -94,12 +109,18 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
 }
 
 /// Every experiment of the paper.
-pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync)) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(
+    quick: bool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<Experiment>, String> {
     let dur = if quick { 20.0 } else { 60.0 };
     let disk_gib = 8.0;
     let mut jobs = Vec::new();
     let mut add = |text: String| {
-        jobs.push(Job { text, timeline_ms: None });
+        jobs.push(Job {
+            text,
+            timeline_ms: None,
+        });
         jobs.len() - 1
     };
 
@@ -110,24 +131,47 @@ pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync))
         for n in 1..=3u32 {
             let mut t = head(&format!("{n}tasks"), dur, false) + &scheduler(s, "");
             for k in 1..=n {
-                let off = if k == 1 { 0.0 } else { 8e9 / 1073741824.0 + 0.25 * f64::from(k - 2) };
+                let off = if k == 1 {
+                    0.0
+                } else {
+                    8e9 / 1073741824.0 + 0.25 * f64::from(k - 2)
+                };
                 t += &format!("[[flow]]\nname = \"task{k}\"\npattern = \"seq-read\"\nrequest_kib = 64\nfile_gib = 0.25\noffset_gib = {off}\n\n");
             }
             pipe.push((s, n, add(t)));
         }
     }
     // Figs. 2-5: random readers, batching, overlap, tie-breaking.
-    let batch_scheds = ["yfq-b1", "yfq-b4", "yfq-b16", "yfq-b4-overlap", "yfq-b16-overlap", "bsd"];
+    let batch_scheds = [
+        "yfq-b1",
+        "yfq-b4",
+        "yfq-b16",
+        "yfq-b4-overlap",
+        "yfq-b16-overlap",
+        "bsd",
+    ];
     let mut batch = Vec::new();
     let mut ties = Vec::new();
     for kib in [64, 8] {
         for n in [1, 2, 4, 8, 16] {
             let w = format!("{kib}k-{n}tasks");
             for s in batch_scheds {
-                batch.push((s, w.clone(), add(head(&w, dur, true) + &scheduler(s, "") + &random_tasks("task", n, kib, 0.0, disk_gib))));
+                batch.push((
+                    s,
+                    w.clone(),
+                    add(head(&w, dur, true)
+                        + &scheduler(s, "")
+                        + &random_tasks("task", n, kib, 0.0, disk_gib)),
+                ));
             }
             for s in ["yfq-b4", "yfq-b4-tiebreak"] {
-                ties.push((s, w.clone(), add(head(&w, dur, true) + &scheduler(s, "") + &random_tasks("task", n, kib, 0.0, disk_gib))));
+                ties.push((
+                    s,
+                    w.clone(),
+                    add(head(&w, dur, true)
+                        + &scheduler(s, "")
+                        + &random_tasks("task", n, kib, 0.0, disk_gib)),
+                ));
             }
         }
     }
@@ -137,7 +181,13 @@ pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync))
     for n in [1, 2, 4, 8] {
         for s in ["bsd", "bsd-grouped", "yfq-b4", "yfq-b4-grouped"] {
             let w = format!("256k-{n}tasks");
-            frags.push((s, w.clone(), add(head(&w, dur, true) + &scheduler(s, "") + &random_tasks("task", n, 256, 0.0, disk_gib))));
+            frags.push((
+                s,
+                w.clone(),
+                add(head(&w, dur, true)
+                    + &scheduler(s, "")
+                    + &random_tasks("task", n, 256, 0.0, disk_gib)),
+            ));
             let w = format!("1x8k+{n}x256k");
             let t = head(&w, dur, true)
                 + &scheduler(s, "")
@@ -164,11 +214,32 @@ pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync))
         let r = &res[*i];
         let col = |p: (f64, f64)| if *s == "bsd" { p.1 } else { p.0 };
         for k in 1..=*n as usize {
-            let f = r.flows.iter().find(|f| f.name == format!("task{k}")).expect("task flow");
+            let f = r
+                .flows
+                .iter()
+                .find(|f| f.name == format!("task{k}"))
+                .expect("task flow");
             let w = format!("{n}tasks");
-            let (pk, pd) = (PAPER_KBS[*n as usize - 1][k - 1], PAPER_DELAY[*n as usize - 1][k - 1]);
-            rows.push(row(s, &w, &format!("task{k}_kb_s"), "KB/s", f.mb_s * 1000.0, paper(col(pk))));
-            rows.push(row(s, &w, &format!("task{k}_maxdelay_ms"), "ms", f.lat_ms.max, paper(col(pd))));
+            let (pk, pd) = (
+                PAPER_KBS[*n as usize - 1][k - 1],
+                PAPER_DELAY[*n as usize - 1][k - 1],
+            );
+            rows.push(row(
+                s,
+                &w,
+                &format!("task{k}_kb_s"),
+                "KB/s",
+                f.mb_s * 1000.0,
+                paper(col(pk)),
+            ));
+            rows.push(row(
+                s,
+                &w,
+                &format!("task{k}_maxdelay_ms"),
+                "ms",
+                f.lat_ms.max,
+                paper(col(pd)),
+            ));
         }
     }
     out.push(experiment(
@@ -202,7 +273,14 @@ pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync))
         rows.push(row(s, w, "aggregate_kb_s", "KB/s", kb_s(&res[*i]), None));
     }
     for (s, w, i) in &small {
-        rows.push(row(s, w, "task8k_kb_s", "KB/s", flow_kb_s(&res[*i], "small"), None));
+        rows.push(row(
+            s,
+            w,
+            "task8k_kb_s",
+            "KB/s",
+            flow_kb_s(&res[*i], "small"),
+            None,
+        ));
     }
     out.push(experiment(
         "fragments",
@@ -215,9 +293,30 @@ pub(super) fn experiments(quick: bool, progress: &(dyn Fn(usize, usize) + Sync))
         let r = &res[*i];
         let big = r.flows.iter().find(|f| f.name == "big").expect("big task");
         let w = "1x64k+7x8k";
-        rows.push(row("yfq", w, &format!("l_lat={x}:task64k_kb_s"), "KB/s", big.mb_s * 1000.0, None));
-        rows.push(row("yfq", w, &format!("l_lat={x}:task8k_kb_s"), "KB/s", flow_kb_s(r, "small"), None));
-        rows.push(row("yfq", w, &format!("l_lat={x}:task64k_maxdelay_ms"), "ms", big.lat_ms.max, None));
+        rows.push(row(
+            "yfq",
+            w,
+            &format!("l_lat={x}:task64k_kb_s"),
+            "KB/s",
+            big.mb_s * 1000.0,
+            None,
+        ));
+        rows.push(row(
+            "yfq",
+            w,
+            &format!("l_lat={x}:task8k_kb_s"),
+            "KB/s",
+            flow_kb_s(r, "small"),
+            None,
+        ));
+        rows.push(row(
+            "yfq",
+            w,
+            &format!("l_lat={x}:task64k_maxdelay_ms"),
+            "ms",
+            big.lat_ms.max,
+            None,
+        ));
     }
     out.push(experiment(
         "llat",

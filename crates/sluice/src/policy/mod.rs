@@ -1,21 +1,33 @@
 //! Every policy, and how to build one by its contract name.
 
 mod bfq;
+mod bsd;
 mod cfq;
 mod clook;
+mod deadline;
+mod dor;
+mod fq_rr;
 mod noop;
 mod params;
 mod sstf;
+mod vios;
+mod yfq;
 
 #[cfg(test)]
 pub(crate) use crate::testkit;
 
 pub use bfq::{Bfq, BfqConfig, Expiration, ExpirationRecord, RaisingParams};
+pub use bsd::Bsd;
 pub use cfq::{Cfq, CfqParams};
 pub use clook::Clook;
+pub use deadline::{Deadline, DeadlineParams};
+pub use dor::{Dor, DorParams};
+pub use fq_rr::fq_rr;
 pub use noop::Noop;
 pub use params::{ParamValue, Params};
 pub use sstf::Sstf;
+pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
+pub use yfq::{Yfq, YfqParams};
 
 use crate::scheduler::Scheduler;
 
@@ -60,6 +72,46 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "BFQ+ (SYSTOR 2012 §4): BFQ with the five switchable heuristics",
         params: bfq::BFQ_PLUS_PARAMS,
     },
+    PolicyInfo {
+        name: "vios",
+        summary: "VIOS CFQ-CRR (VEE 2007 §3.7): per-class quanta of disk time, compensated overruns, one request at a time, inner scheduler per class",
+        params: vios::VIOS_PARAMS,
+    },
+    PolicyInfo {
+        name: "vios-p",
+        summary: "VIOS(P) (VEE 2007 §6.2): per-class sector budgets 2·Q·BW, up to K in the device, resume at 2, compensated",
+        params: vios::VIOS_P_PARAMS,
+    },
+    PolicyInfo {
+        name: "fq-rr",
+        summary: "FQ-RR (VEE 2007 §3.5): per-class quanta of disk time, overruns never compensated",
+        params: fq_rr::FQ_RR_PARAMS,
+    },
+    PolicyInfo {
+        name: "deadline",
+        summary: "Linux 2.6 deadline: sector-sorted batches per direction, FIFO expiry, reads preferred",
+        params: deadline::PARAMS,
+    },
+    PolicyInfo {
+        name: "yfq",
+        summary: "YFQ (ICMCS 1999 §2-3): start/finish tags, batches, overlap, tie-breaking, fragment groups, l_lat",
+        params: yfq::PARAMS,
+    },
+    PolicyInfo {
+        name: "bsd",
+        summary: "FreeBSD 2.2.7 disk queue (YFQ paper §3.2): FIFO pipelined into the drive, fragments one at a time",
+        params: bsd::BSD_PARAMS,
+    },
+    PolicyInfo {
+        name: "bsd-grouped",
+        summary: "bsd with the fragments of one request issued together (YFQ paper §3.4)",
+        params: bsd::BSD_GROUPED_PARAMS,
+    },
+    PolicyInfo {
+        name: "dor",
+        summary: "Nam-Park BQS+DOR: YFQ base sequence in C-SCAN order, expanded where seek slack and M_qos allow",
+        params: dor::PARAMS,
+    },
 ];
 
 /// Why a policy could not be built.
@@ -93,6 +145,14 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, PolicyEr
         "cfq" => Box::new(Cfq::with_params(CfqParams::read(&mut p)?)),
         "bfq" => Box::new(Bfq::from_params(false, &mut p)?),
         "bfq+" => Box::new(Bfq::from_params(true, &mut p)?),
+        "vios" => Box::new(Vios::from_params(ViosMode::Crr, &mut p)?),
+        "vios-p" => Box::new(Vios::from_params(ViosMode::Parallel, &mut p)?),
+        "fq-rr" => Box::new(fq_rr::from_params(&mut p)?),
+        "deadline" => Box::new(Deadline::with_params(DeadlineParams::read(&mut p)?)),
+        "yfq" => Box::new(Yfq::from_params(&mut p)?),
+        "bsd" => Box::new(Bsd::from_params(false, &mut p)?),
+        "bsd-grouped" => Box::new(Bsd::from_params(true, &mut p)?),
+        "dor" => Box::new(Dor::from_params(&mut p)?),
         _ => {
             return Err(PolicyError::UnknownPolicy {
                 name: name.to_string(),

@@ -19,8 +19,11 @@
 //!   expires (an [`Expiration`]): its next request does not fit in what is
 //!   left of its budget (budget exhausted); it has no request left (after
 //!   an idle wait of `slice_idle_ms` for a synchronous queue that BFQ idles
-//!   for, at once otherwise: no more backlog); or `timeout_ms` (T_max) has
-//!   passed since the slot's first dispatch (budget timeout).
+//!   for, at once otherwise: no more backlog, even when it consumed its
+//!   whole budget, §4.3); or `timeout_ms` (T_max) has passed since the
+//!   slot's first dispatch (budget timeout). The queue in service is never
+//!   preempted (neither paper preempts): a request of another queue, raised
+//!   or not, waits for the end of the slot, up to T_max.
 //! * **Charging**: a dispatched request is charged its size in sectors
 //!   (times `write_charge` for writes under H-write-throt) to the queue's
 //!   slot and to the system virtual time (`V += charge / W` at every
@@ -34,7 +37,9 @@
 //!   reason, with the original rules (`bfq`) or H-throughput's (`bfq+`).
 //! * **B_max** ([`peak_rate`]): `T_max * R_est`, R_est the peak-rate
 //!   estimate (maximum of samples for `bfq`, H-peak-rate's filter for
-//!   `bfq+`); the `max_budget` parameter pins it.
+//!   `bfq+`, started from the rate the initial B_max stands for; a random
+//!   queue's slow slot never lowers it); the `max_budget` parameter pins
+//!   it.
 //! * **Idling**: when the queue in service empties, BFQ keeps the device
 //!   idle for up to `slice_idle_ms` waiting for the queue's next request, if
 //!   the queue is synchronous and not detected as random (report §3.4,
@@ -579,9 +584,6 @@ impl Bfq {
             next_budget,
             max_budget,
         });
-        if std::env::var_os("BFQ_TRACE").is_some() {
-            eprintln!("{:.3} EXP {:?} {:?} b={} svc={} ch={} nb={} bmax={} rate={:?} rnd={} S={} F={} V={} infl={} empty={} phase={} raised={} w={}", now as f64/1e9, q.flow, reason, budget, slot.service, charged, next_budget, max_budget, self.peak.estimate().map(|r| r*1e9), random, q.entity.start>>20, q.entity.finish>>20, self.wf2q.vt()>>20, q.in_flight, q.is_empty(), q.phase_service, q.raising.left, q.entity.weight);
-        }
         if q.is_empty() {
             self.wf2q.deactivate(&mut q.entity);
             self.maybe_free(qi);

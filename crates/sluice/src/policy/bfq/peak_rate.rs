@@ -26,9 +26,14 @@
 //! Start of the estimate. B_max before any sample is the initial maximum
 //! budget (16384 sectors, Linux's default).
 //!
-//! * BFQ: the first accepted sample becomes R_est directly (a maximum
-//!   started at the rate the initial B_max implies could never go below it;
-//!   and any later faster sample replaces a low first one at once).
+//! * BFQ: the first sample of a queue not detected as random becomes R_est
+//!   directly (a maximum started at the rate the initial B_max implies
+//!   could never go below it, and any later faster sample replaces a low
+//!   first one at once). A random queue's sample only counts once there is
+//!   an estimate, if it is higher: a random reader's rate (0.5 MB/s on a
+//!   50 MB/s disk) is no measure of the peak rate, and as a first estimate
+//!   it shrinks B_max to a few requests, after which a sequential queue
+//!   rarely gets the 20 ms of service a correcting sample needs.
 //! * BFQ+: the filter starts from `R_0 = 16384 / T_max`, the rate the
 //!   initial B_max stands for, so that `B_max = T_max * R_est` holds from the
 //!   start and the paper's update rule applies to every sample, the first
@@ -92,6 +97,11 @@ impl PeakRate {
         }
         let r = s.sectors as f64 / s.time as f64;
         let Some(est) = self.est else {
+            // BFQ's first estimate: not from a random queue (see the
+            // module doc).
+            if s.random {
+                return false;
+            }
             self.est = Some(r);
             return true;
         };

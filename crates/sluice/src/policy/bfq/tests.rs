@@ -682,6 +682,10 @@ fn sample(sectors: u64, ms: u64, random: bool, timed_out: bool) -> Sample {
 fn bfq_peak_rate_is_the_maximum_of_long_enough_samples() {
     let mut p = PeakRate::new(false, 125 * NS_PER_MS);
     assert_eq!(p.max_budget(125 * NS_PER_MS), INITIAL_MAX_BUDGET);
+    // Regression: a random queue's slot is no first estimate (it used to
+    // shrink B_max to ~150 sectors).
+    assert!(!p.sample(&sample(152, 125, true, true)));
+    assert_eq!(p.max_budget(125 * NS_PER_MS), INITIAL_MAX_BUDGET);
     assert!(
         !p.sample(&sample(100_000, 19, false, false)),
         "< 20 ms: ignored"
@@ -709,12 +713,14 @@ fn bfq_plus_peak_rate_is_low_pass_filtered_under_the_papers_conditions() {
     // ...and so is a random queue's timeout...
     assert!(!p.sample(&sample(152, 125, true, true)));
     assert_eq!(p.max_budget(T_MAX), INITIAL_MAX_BUDGET);
-    // A cache-hit-like spike moves the estimate by 1/8 only.
-    assert!(p.sample(&sample(90_000, 100, false, false))); // 900/ms
-    assert!(near(p.max_budget(T_MAX), 28_398)); // 7/8 131.072 + 900/8
-    // ...but a sequential queue's timeout pulls the estimate down.
-    assert!(p.sample(&sample(2000, 40, false, true))); // 50/ms
-    assert!(near(p.max_budget(T_MAX), 25_630)); // 7/8 227.188 + 50/8
+    // A cache-hit-like spike (900 sectors/ms) moves the estimate by 1/8
+    // only: 7/8 131.072 + 900/8 sectors/ms.
+    assert!(p.sample(&sample(90_000, 100, false, false)));
+    assert!(near(p.max_budget(T_MAX), 28_398));
+    // ...but a sequential queue's timeout pulls the estimate down (50/ms):
+    assert!(p.sample(&sample(2000, 40, false, true)));
+    // 7/8 227.188 + 50/8 sectors/ms:
+    assert!(near(p.max_budget(T_MAX), 25_630));
     assert!(!p.sample(&sample(100, 19, false, true)), "< 20 ms: ignored");
 }
 

@@ -79,9 +79,6 @@ impl Wf2q {
         self.vtime
     }
 
-    pub fn vt(&self) -> Vt {
-        self.vtime
-    }
     /// Sum of the weights of busy entities.
     #[cfg(test)]
     pub fn wsum(&self) -> u64 {

@@ -203,6 +203,7 @@ pub struct Yfq {
     next_batch: u64,
     next_seq: u64,
     queued: usize,
+    selected: u64,
 }
 
 impl Default for Yfq {
@@ -227,6 +228,7 @@ impl Yfq {
             next_batch: 0,
             next_seq: 0,
             queued: 0,
+            selected: 0,
         }
     }
 
@@ -270,10 +272,6 @@ impl Yfq {
         let q = &self.flows.get(&flow)?.queue;
         let i = q.binary_search_by_key(&seq, |e| e.seq).ok()?;
         q.get(i)
-    }
-
-    fn len_tag(&self, sectors: u64, weight: u32) -> Tag {
-        Tag::service(sectors + 2 * self.params.l_lat_kb, weight)
     }
 
     fn flow_mut(&mut self, flow: FlowId) -> &mut Flow {
@@ -441,6 +439,7 @@ impl Scheduler for Yfq {
                 n += 1;
             }
             if n > 0 {
+                self.selected += n as u64;
                 self.batches.push_back((batch, n));
                 self.next_batch += 1;
             }
@@ -499,6 +498,19 @@ impl Scheduler for Yfq {
 
     fn queued(&self) -> usize {
         self.queued
+    }
+
+    /// `batches` formed and their `mean_batch_len`.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        let mean = if self.next_batch > 0 {
+            self.selected as f64 / self.next_batch as f64
+        } else {
+            0.0
+        };
+        vec![
+            ("batches", self.next_batch as f64),
+            ("mean_batch_len", mean),
+        ]
     }
 }
 

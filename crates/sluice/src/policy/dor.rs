@@ -1,0 +1,660 @@
+//! `dor`: BQS + DOR from "Design and evaluation of an efficient
+//! proportional-share disk scheduling algorithm" (Y. J. Nam, C. Park), §2.
+//!
+//! * **Reservation queues.** One FIFO queue `RQ_k` per flow, weight
+//!   `phi_k = FlowConfig::weight` (100 for a flow first seen in `add`).
+//! * **BQS (§2.2.1, Algorithm 1).** When the previous sequence has been
+//!   dispatched and has completed, select up to `base` requests (default 4):
+//!   repeatedly take the head of the non-empty `RQ_k` with the smallest
+//!   `F_k`, set `v(t) = S_k`, and, if `RQ_k` is still non-empty, `S_k = F_k`,
+//!   `F_k = S_k + l/phi_k` for its new head (otherwise the tags stay). A
+//!   request arriving at an empty `RQ_k` gets `S_k = max(v(t), F_k)`,
+//!   `F_k = S_k + l/phi_k`. (Algorithm 1's loop condition reads "while every
+//!   `RQ_k` is non-empty"; we read it as "while some `RQ_k` is non-empty",
+//!   since the literal reading would select nothing whenever one reservation
+//!   is idle.) The selected requests are reordered C-SCAN from the head
+//!   (ascending sectors from `device.head()`, then from the lowest): the
+//!   base sequence `R^1 .. R^N`. Tags use [`super::yfq::tags`].
+//! * **DOR (§2.2.2, Algorithm 2).** Walk the sequence from `R^1` to the
+//!   last element; at each `R^cur`, insert after it the first queued
+//!   request `r` (flows in ascending id, each queue in order; any request
+//!   of a queue, not only its head) that satisfies
+//!   - **Property 1 (DME):** `T(R^cur, r) + T(r, R^next) <= T(R^cur, R^next)
+//!     + M_dmo`, with `T(a, b) = DeviceView::seek_time(a.end(), b.sector)`
+//!     (seek-curve estimate, no rotation) and `M_dmo = m_dmo`% of
+//!     `device.full_stroke_seek()`;
+//!   - **Property 2 (DQE):** with `f_k` raised by `l/phi_k`, the spread
+//!     `max |f_i - f_j|` of the additional finish tags over the backlogged
+//!     queues (including `k`) stays at most `m_qos` (sectors per weight
+//!     unit, as the paper's tags);
+//!
+//!   then `f_k += l/phi_k`, and the walk continues from the inserted
+//!   request (so a gap can take several). `f_k` starts at 0; when a request
+//!   arrives at an empty `RQ_k`, `f_k = max(f_k, min f_j)` over the other
+//!   non-empty queues. `m_qos = 0` disables DOR (the paper: no request
+//!   passes with `M_qos = 0`, which is then BQS alone, i.e. YFQ).
+//! * **Dispatch.** The expanded sequence goes to the device in order as
+//!   slots free up (the drive serves FIFO with up to 4 outstanding in the
+//!   paper: that is the scenario's device); the next sequence is formed
+//!   when this one is exhausted and all of it has completed, like a YFQ
+//!   batch (the paper does not say more).
+//!
+//! Taking a request out of `RQ_k` for DOR does not move `S_k`: if it was
+//! the head, the new head inherits `S_k` and `F_k = S_k + l/phi_k` is
+//! recomputed for it (`F_k = S_k` if the queue is now empty), so BQS never
+//! charges a reservation for a request DOR served. The paper does not say
+//! how BQS tags react to DOR taking a head.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use super::params::ParamReader;
+use super::yfq::tags::{FlowTags, Tag};
+use super::PolicyError;
+use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::types::{FlowId, Nanos, Request, RequestId};
+
+/// Parameters of `dor`, for `POLICIES`.
+pub const PARAMS: &str =
+    "base = 4, m_dmo = 20 (% of full-stroke seek), m_qos = 1 (sectors/weight; 0 = BQS alone)";
+
+/// BQS+DOR parameters (paper sections in brackets).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DorParams {
+    /// Requests BQS selects per sequence (§2.2.1, §3.1.2: 4).
+    pub base: usize,
+    /// `M_dmo`, percent of the full-stroke seek time (§2.2.2.1, §3.2.1: 20).
+    pub m_dmo: f64,
+    /// `M_qos`, sectors per weight unit (§2.2.2.2, §3.2.2: 0.5..=1).
+    pub m_qos: f64,
+}
+
+impl Default for DorParams {
+    fn default() -> Self {
+        DorParams {
+            base: 4,
+            m_dmo: 20.0,
+            m_qos: 1.0,
+        }
+    }
+}
+
+impl DorParams {
+    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        Ok(DorParams {
+            base: p.int("base", 4, 1, 1024)? as usize,
+            m_dmo: p.float("m_dmo", 20.0, 0.0, 1000.0)?,
+            m_qos: p.float("m_qos", 1.0, 0.0, 1e12)?,
+        })
+    }
+}
+
+#[derive(Debug)]
+struct DFlow {
+    weight: u32,
+    tags: FlowTags,
+    /// DQE's additional finish tag `f_k`.
+    f: Tag,
+    queue: VecDeque<Request>,
+}
+
+impl DFlow {
+    fn new(weight: u32) -> Self {
+        DFlow {
+            weight: weight.max(1),
+            tags: FlowTags::default(),
+            f: Tag::ZERO,
+            queue: VecDeque::new(),
+        }
+    }
+    fn len(&self, r: &Request) -> Tag {
+        Tag::service(u64::from(r.sectors), self.weight)
+    }
+}
+
+/// Nam–Park's BQS + DOR.
+#[derive(Debug)]
+pub struct Dor {
+    name: &'static str,
+    params: DorParams,
+    /// False: BQS alone (no DOR module at all).
+    dor: bool,
+    flows: BTreeMap<FlowId, DFlow>,
+    /// `F_k` of the non-empty queues.
+    keys: BTreeSet<(Tag, FlowId)>,
+    /// Multiset of `f_k` of the non-empty queues.
+    fset: BTreeMap<Tag, usize>,
+    v: Tag,
+    sequence: VecDeque<Request>,
+    outstanding: usize,
+    queued: usize,
+    last_base: Vec<RequestId>,
+    last_expanded: Vec<RequestId>,
+    bqs_count: u64,
+    dor_count: u64,
+    sequences: u64,
+}
+
+impl Default for Dor {
+    fn default() -> Self {
+        Self::new(DorParams::default())
+    }
+}
+
+impl Dor {
+    pub fn new(params: DorParams) -> Self {
+        Dor {
+            name: "dor",
+            params: DorParams {
+                base: params.base.max(1),
+                ..params
+            },
+            dor: params.m_qos > 0.0,
+            flows: BTreeMap::new(),
+            keys: BTreeSet::new(),
+            fset: BTreeMap::new(),
+            v: Tag::ZERO,
+            sequence: VecDeque::new(),
+            outstanding: 0,
+            queued: 0,
+            last_base: Vec::new(),
+            last_expanded: Vec::new(),
+            bqs_count: 0,
+            dor_count: 0,
+            sequences: 0,
+        }
+    }
+
+    /// The BQS module alone (no DOR), selecting `base` requests per
+    /// sequence: the reference `m_qos = 0` must equal.
+    pub fn bqs(base: usize) -> Self {
+        let mut d = Self::new(DorParams {
+            base,
+            m_qos: 0.0,
+            ..DorParams::default()
+        });
+        d.name = "bqs";
+        d.dor = false;
+        d
+    }
+
+    pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+        Ok(Self::new(DorParams::read(p)?))
+    }
+
+    /// The ids of the last base sequence (after C-SCAN) and of the last
+    /// expanded sequence.
+    pub fn last_sequences(&self) -> (&[RequestId], &[RequestId]) {
+        (&self.last_base, &self.last_expanded)
+    }
+
+    /// Requests dispatched through BQS and through DOR so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.bqs_count, self.dor_count)
+    }
+
+    /// A flow's additional finish tag `f_k` (sectors per weight unit).
+    pub fn additional_finish(&self, flow: FlowId) -> Option<f64> {
+        self.flows.get(&flow).map(|f| f.f.as_f64())
+    }
+
+    /// A flow's BQS tags `(S_k, F_k)` (sectors per weight unit).
+    pub fn tags(&self, flow: FlowId) -> Option<(f64, f64)> {
+        self.flows
+            .get(&flow)
+            .map(|f| (f.tags.start.as_f64(), f.tags.finish.as_f64()))
+    }
+
+    /// BQS's `v(t)` (sectors per weight unit).
+    pub fn virtual_time(&self) -> f64 {
+        self.v.as_f64()
+    }
+
+    fn fset_insert(&mut self, t: Tag) {
+        *self.fset.entry(t).or_insert(0) += 1;
+    }
+
+    fn fset_remove(&mut self, t: Tag) {
+        if let Some(c) = self.fset.get_mut(&t) {
+            *c -= 1;
+            if *c == 0 {
+                self.fset.remove(&t);
+            }
+        }
+    }
+
+    /// The spread of the `f` of the non-empty queues if one of them moves
+    /// from `old` to `new`.
+    fn spread_if(&self, old: Tag, new: Tag) -> Tag {
+        let keep = |(&t, &c): (&Tag, &usize)| t != old || c > 1;
+        let lo = self
+            .fset
+            .iter()
+            .find(|x| keep(*x))
+            .map_or(new, |x| new.min(*x.0));
+        let hi = self
+            .fset
+            .iter()
+            .rev()
+            .find(|x| keep(*x))
+            .map_or(new, |x| new.max(*x.0));
+        Tag(hi.0 - lo.0)
+    }
+
+    /// Property 2: inserting `r` of flow `k` keeps the spread within `M_qos`.
+    fn property2(&self, fl: &DFlow, r: &Request) -> bool {
+        self.spread_if(fl.f, fl.f + fl.len(r)) <= Tag::from_f64(self.params.m_qos)
+    }
+
+    /// Algorithm 1 plus the C-SCAN reorder.
+    fn base_sequence(&mut self, head: u64) -> Vec<Request> {
+        let mut base = Vec::with_capacity(self.params.base);
+        while base.len() < self.params.base {
+            let Some((_, k)) = self.keys.pop_first() else {
+                break;
+            };
+            let fl = self.flows.get_mut(&k).expect("keyed flows exist");
+            let r = fl.queue.pop_front().expect("keyed flows are backlogged");
+            self.v = fl.tags.start;
+            match fl.queue.front() {
+                Some(next) => {
+                    let len = fl.len(next);
+                    fl.tags.advance(len);
+                    self.keys.insert((fl.tags.finish, k));
+                }
+                None => {
+                    let f = fl.f;
+                    self.fset_remove(f);
+                }
+            }
+            base.push(r);
+        }
+        base.sort_by_key(|r| (r.sector, r.id.0));
+        let above = base.partition_point(|r| r.sector < head);
+        base.rotate_left(above);
+        base
+    }
+
+    /// Algorithm 2: expand the base sequence in place.
+    fn expand(&mut self, seq: &mut Vec<Request>, device: &dyn DeviceView) {
+        let margin = (self.params.m_dmo / 100.0 * device.full_stroke_seek() as f64) as Nanos;
+        let mut cur = 0;
+        while cur + 1 < seq.len() {
+            let (a, b) = (seq[cur], seq[cur + 1]);
+            let direct = device.seek_time(a.end(), b.sector);
+            let mut found = None;
+            'scan: for (&k, fl) in &self.flows {
+                for (i, r) in fl.queue.iter().enumerate() {
+                    if self.property2(fl, r)
+                        && device.seek_time(a.end(), r.sector) + device.seek_time(r.end(), b.sector)
+                            <= direct + margin
+                    {
+                        found = Some((k, i));
+                        break 'scan;
+                    }
+                }
+            }
+            if let Some((k, i)) = found {
+                let r = self.take(k, i);
+                seq.insert(cur + 1, r);
+                self.dor_count += 1;
+            }
+            cur += 1;
+        }
+    }
+
+    /// Remove request `i` of flow `k` for DOR, charging `f_k`.
+    fn take(&mut self, k: FlowId, i: usize) -> Request {
+        let fl = self.flows.get_mut(&k).expect("scanned flows exist");
+        let r = fl.queue.remove(i).expect("scanned index");
+        let (old_f, old_finish) = (fl.f, fl.tags.finish);
+        fl.f += fl.len(&r);
+        let new_f = fl.f;
+        let mut new_key = None;
+        if i == 0 {
+            // The new head inherits S_k.
+            fl.tags.finish = match fl.queue.front() {
+                Some(next) => fl.tags.start + fl.len(next),
+                None => fl.tags.start,
+            };
+            if !fl.queue.is_empty() {
+                new_key = Some(fl.tags.finish);
+            }
+        } else {
+            new_key = Some(old_finish);
+        }
+        let backlogged = !fl.queue.is_empty();
+        self.keys.remove(&(old_finish, k));
+        if let Some(f) = new_key {
+            self.keys.insert((f, k));
+        }
+        self.fset_remove(old_f);
+        if backlogged {
+            self.fset_insert(new_f);
+        }
+        r
+    }
+}
+
+impl Scheduler for Dor {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn add_flow(&mut self, _now: Nanos, flow: FlowId, config: &FlowConfig) {
+        self.flows
+            .entry(flow)
+            .or_insert_with(|| DFlow::new(100))
+            .weight = config.weight.max(1);
+    }
+
+    fn set_weight(&mut self, _now: Nanos, flow: FlowId, weight: u32) {
+        self.flows
+            .entry(flow)
+            .or_insert_with(|| DFlow::new(100))
+            .weight = weight.max(1);
+    }
+
+    fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+        if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
+            self.flows.remove(&flow);
+        }
+    }
+
+    fn add(&mut self, _now: Nanos, request: Request) {
+        let v = self.v;
+        let min_other_f = self.fset.keys().next().copied();
+        let k = request.flow;
+        let fl = self.flows.entry(k).or_insert_with(|| DFlow::new(100));
+        let mut new_f = None;
+        if fl.queue.is_empty() {
+            let len = fl.len(&request);
+            fl.tags.arrive_at_empty(v, len);
+            self.keys.insert((fl.tags.finish, k));
+            // f_k = max(f_k, min over the other non-empty queues of f_j).
+            if let Some(m) = min_other_f {
+                fl.f = fl.f.max(m);
+            }
+            new_f = Some(fl.f);
+        }
+        fl.queue.push_back(request);
+        if let Some(f) = new_f {
+            self.fset_insert(f);
+        }
+        self.queued += 1;
+    }
+
+    fn dispatch(&mut self, _now: Nanos, device: &dyn DeviceView) -> Decision {
+        if self.sequence.is_empty() && self.outstanding == 0 && !self.keys.is_empty() {
+            let mut seq = self.base_sequence(device.head());
+            self.bqs_count += seq.len() as u64;
+            self.last_base = seq.iter().map(|r| r.id).collect();
+            if self.dor {
+                self.expand(&mut seq, device);
+            }
+            self.last_expanded = seq.iter().map(|r| r.id).collect();
+            self.sequences += 1;
+            self.sequence = seq.into();
+        }
+        match self.sequence.pop_front() {
+            Some(r) => {
+                self.queued -= 1;
+                self.outstanding += 1;
+                Decision::Dispatch(r)
+            }
+            None => Decision::Nothing,
+        }
+    }
+
+    fn complete(&mut self, _now: Nanos, _request: &Request, _service: &Service) {
+        self.outstanding = self.outstanding.saturating_sub(1);
+    }
+
+    fn queued(&self) -> usize {
+        self.queued
+    }
+
+    /// `bqs_requests` / `dor_requests`: requests dispatched through the base
+    /// sequence and inserted by DOR; `sequences`; `mean_sequence_len`: mean
+    /// length of the expanded sequence (the paper's Fig. 4).
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        let total = (self.bqs_count + self.dor_count) as f64;
+        let mean = if self.sequences > 0 {
+            total / self.sequences as f64
+        } else {
+            0.0
+        };
+        vec![
+            ("bqs_requests", self.bqs_count as f64),
+            ("dor_requests", self.dor_count as f64),
+            ("sequences", self.sequences as f64),
+            ("mean_sequence_len", mean),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testkit::{req, FlatDevice};
+
+    /// Seek 1 µs + 1 ns per sector; full stroke 10_001_000 ns, so 1 % of
+    /// it is a margin of 100_010 ns.
+    fn dev(head: u64) -> FlatDevice {
+        let mut d = FlatDevice::at(head);
+        d.capacity = 10_000_000;
+        d.depth = 64;
+        d
+    }
+
+    fn dor(m_dmo: f64, m_qos: f64, base: usize) -> Dor {
+        Dor::new(DorParams { base, m_dmo, m_qos })
+    }
+
+    fn drain(s: &mut Dor, head: u64) -> Vec<u64> {
+        let d = dev(head);
+        let mut out = Vec::new();
+        while let Decision::Dispatch(r) = s.dispatch(0, &d) {
+            out.push(r.id.0);
+        }
+        out
+    }
+
+    fn weight(s: &mut Dor, f: u32, w: u32) {
+        s.add_flow(
+            0,
+            FlowId(f),
+            &FlowConfig {
+                weight: w,
+                class: None,
+            },
+        );
+    }
+
+    #[test]
+    fn bqs_selects_by_finish_tag_and_updates_v_s_f_as_algorithm_1() {
+        let mut s = Dor::bqs(4);
+        weight(&mut s, 1, 80);
+        weight(&mut s, 2, 20);
+        // 8-sector requests: F_1 steps by 0.1, F_2 by 0.4.
+        for i in 0..6 {
+            s.add(0, req(i, 1, 1000 * i));
+        }
+        for i in 10..12 {
+            s.add(0, req(i, 2, 1000 * i));
+        }
+        let (s1, f1) = s.tags(FlowId(1)).unwrap();
+        assert!(s1 == 0.0 && (f1 - 0.1).abs() < 1e-9);
+        let got = drain(&mut s, 0);
+        // F: r0 0.1, r1 0.2, r2 0.3, r3 0.4 = r10 0.4 (flow 1 first on ties).
+        assert_eq!(got, vec![0, 1, 2, 3]);
+        // v = S of the last selection; flow 1 moved on to r4.
+        assert!((s.virtual_time() - 0.3).abs() < 1e-9);
+        let (s1, f1) = s.tags(FlowId(1)).unwrap();
+        assert!((s1 - 0.4).abs() < 1e-9 && (f1 - 0.5).abs() < 1e-9);
+        // Nothing more until the whole sequence has completed.
+        assert_eq!(drain(&mut s, 0), Vec::<u64>::new());
+        for i in 0..4 {
+            s.complete(1, &req(i, 1, 1000 * i), &svc());
+        }
+        // Selected by tags: r10 (0.4), r4 (0.5), r5 (0.6), r11 (0.8); sent in
+        // C-SCAN order from the head.
+        assert_eq!(drain(&mut s, 0), vec![4, 5, 10, 11]);
+    }
+
+    fn svc() -> Service {
+        Service {
+            dispatched: 0,
+            completed: 1,
+            disk_time: 1,
+        }
+    }
+
+    #[test]
+    fn the_base_sequence_is_in_c_scan_order_from_the_head() {
+        let mut s = Dor::bqs(4);
+        for (i, sector) in [(0u64, 900u64), (1, 100), (2, 500), (3, 300)] {
+            s.add(0, req(i, i as u32, sector));
+        }
+        assert_eq!(drain(&mut s, 400), vec![2, 0, 1, 3]);
+        let (base, expanded) = s.last_sequences();
+        assert_eq!(base, expanded);
+        assert_eq!(
+            base.iter().map(|r| r.0).collect::<Vec<_>>(),
+            vec![2, 0, 1, 3]
+        );
+    }
+
+    /// Flows 1 and 2 of equal weight; BQS (base 2) takes A (flow 1, sector 0)
+    /// and B (flow 2, sector 1e6); `extra` requests wait in the queues.
+    fn two_gap(m_dmo: f64, m_qos: f64, extra: &[(u64, u32, u64)]) -> Dor {
+        let mut s = dor(m_dmo, m_qos, 2);
+        s.add(0, req(0, 1, 0));
+        s.add(0, req(1, 2, 1_000_000));
+        for &(id, flow, sector) in extra {
+            s.add(0, req(id, flow, sector));
+        }
+        s
+    }
+
+    #[test]
+    fn property_1_admits_requests_within_the_seek_margin_only() {
+        // X on the way from A to B costs 992 ns more than A -> B (the 1 µs
+        // seek constant less its 8 sectors); Y beyond B costs 8 ms more.
+        // Margin: 1 % of the full stroke = 100 µs.
+        let mut s = two_gap(1.0, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
+        assert_eq!(drain(&mut s, 0), vec![0, 11, 1]);
+        assert_eq!(s.counts(), (2, 1));
+        // With a margin of 500 ns, below the detour, nothing is inserted;
+        // with 1000 ns it is.
+        let mut s = two_gap(0.01, 1.0, &[(11, 2, 500_000)]);
+        assert_eq!(drain(&mut s, 0), vec![0, 11, 1]);
+        let mut s = two_gap(0.005, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
+        assert_eq!(drain(&mut s, 0), vec![0, 1]);
+        // A 50 % margin (5 ms) still rejects the 8 ms detour.
+        let mut s = two_gap(50.0, 1.0, &[(10, 1, 5_000_000)]);
+        assert_eq!(drain(&mut s, 0), vec![0, 1]);
+        let mut s = two_gap(90.0, 1.0, &[(10, 1, 5_000_000)]);
+        assert_eq!(drain(&mut s, 0), vec![0, 10, 1]);
+    }
+
+    #[test]
+    fn property_2_bounds_the_spread_of_the_additional_finish_tags() {
+        // X1, X2 of flow 1 and Y of flow 2 all lie on the way; each adds
+        // 8/100 = 0.08 to its flow's f. Z1, Z2 are far, keeping both flows
+        // backlogged.
+        let extra = [
+            (10, 1, 300_000),
+            (11, 1, 400_000),
+            (12, 2, 600_000),
+            (13, 1, 9_000_000),
+            (14, 2, 9_000_000),
+        ];
+        // M_qos = 0.1: X1 (spread 0.08), then not X2 (0.16), but Y (0).
+        let mut s = two_gap(1.0, 0.1, &extra);
+        assert_eq!(drain(&mut s, 0), vec![0, 10, 12, 1]);
+        assert!((s.additional_finish(FlowId(1)).unwrap() - 0.08).abs() < 1e-9);
+        assert!((s.additional_finish(FlowId(2)).unwrap() - 0.08).abs() < 1e-9);
+        // M_qos = 0.05: even the first insertion would spread 0.08.
+        let mut s = two_gap(1.0, 0.05, &extra);
+        assert_eq!(drain(&mut s, 0), vec![0, 1]);
+        // M_qos = 1: all three.
+        let mut s = two_gap(1.0, 1.0, &extra);
+        assert_eq!(drain(&mut s, 0), vec![0, 10, 11, 12, 1]);
+    }
+
+    #[test]
+    fn property_2_predicate_on_explicit_tags() {
+        let mut s = dor(20.0, 0.5, 4);
+        s.add(0, req(0, 1, 0));
+        s.add(0, req(1, 2, 0));
+        s.add(0, req(2, 3, 0));
+        // Non-empty queues with f = 0.3, 0.0, 0.1.
+        let set = |s: &mut Dor, k: u32, f: f64| {
+            let old = s.flows[&FlowId(k)].f;
+            s.fset_remove(old);
+            s.flows.get_mut(&FlowId(k)).unwrap().f = Tag::from_f64(f);
+            s.fset_insert(Tag::from_f64(f));
+        };
+        set(&mut s, 1, 0.3);
+        set(&mut s, 3, 0.1);
+        let r = req(9, 0, 0); // 8 sectors at weight 100: +0.08
+        let p2 = |s: &Dor, k: u32| s.property2(&s.flows[&FlowId(k)], &r);
+        assert!(p2(&s, 2)); // f_2 0.08: spread 0.3 - 0.08
+        assert!(p2(&s, 1)); // f_1 0.38: spread 0.38 - 0 <= 0.5
+        set(&mut s, 1, 0.45);
+        assert!(!p2(&s, 1)); // 0.53 - 0 > 0.5
+        assert!(p2(&s, 3)); // 0.45 - 0 <= 0.5
+    }
+
+    #[test]
+    fn additional_finish_tags_start_at_the_minimum_of_the_backlogged_others() {
+        // Make f_1 = 0.16, f_2 = 0.08 with both still backlogged (far Z1, Z2).
+        let extra = [
+            (10, 1, 300_000),
+            (11, 1, 400_000),
+            (12, 2, 600_000),
+            (13, 1, 9_000_000),
+            (14, 2, 9_000_000),
+        ];
+        let mut s = two_gap(1.0, 1.0, &extra);
+        assert_eq!(s.additional_finish(FlowId(1)), Some(0.0));
+        drain(&mut s, 0);
+        let f1 = s.additional_finish(FlowId(1)).unwrap();
+        let f2 = s.additional_finish(FlowId(2)).unwrap();
+        assert!((f1 - 0.16).abs() < 1e-9 && (f2 - 0.08).abs() < 1e-9);
+        // Flow 3 arrives at its empty queue: f_3 = max(0, min(f_1, f_2)).
+        s.add(0, req(20, 3, 7_000_000));
+        assert_eq!(s.additional_finish(FlowId(3)), Some(f2));
+        // With no other queue backlogged a newcomer keeps its own f.
+        let mut s = dor(20.0, 1.0, 4);
+        s.add(0, req(0, 4, 0));
+        assert_eq!(s.additional_finish(FlowId(4)), Some(0.0));
+    }
+
+    #[test]
+    fn m_qos_zero_is_bqs_alone() {
+        let extra = [(10, 1, 300_000), (11, 1, 400_000), (12, 2, 600_000)];
+        let mut a = two_gap(100.0, 0.0, &extra);
+        let mut b = Dor::bqs(2);
+        b.add(0, req(0, 1, 0));
+        b.add(0, req(1, 2, 1_000_000));
+        for &(id, flow, sector) in &extra {
+            b.add(0, req(id, flow, sector));
+        }
+        let mut got = (Vec::new(), Vec::new());
+        for _ in 0..3 {
+            for (s, out) in [(&mut a, &mut got.0), (&mut b, &mut got.1)] {
+                let ids = drain(s, 0);
+                for &i in &ids {
+                    s.complete(1, &req(i, 0, 0), &svc());
+                }
+                out.extend(ids);
+            }
+        }
+        assert_eq!(got.0, got.1);
+        assert_eq!(got.0.len(), 5);
+        assert_eq!(a.counts(), (5, 0));
+        let stats = a.stats();
+        assert!(stats.contains(&("dor_requests", 0.0)) && stats.contains(&("bqs_requests", 5.0)));
+    }
+}

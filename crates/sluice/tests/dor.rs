@@ -1,0 +1,110 @@
+//! Nam–Park BQS+DOR ("Design and evaluation of an efficient
+//! proportional-share disk scheduling algorithm", §2): with `m_qos = 0` the
+//! policy is BQS alone, dispatch for dispatch; with any parameters it keeps
+//! the scheduler invariants.
+
+use proptest::prelude::*;
+use proptest::test_runner::Config as ProptestConfig;
+
+use sluice::policy::{build, Dor, DorParams, ParamValue, Params};
+use sluice::testkit::{Harness, Op};
+use sluice::{Scheduler, NS_PER_MS};
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 96,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        5 => (0u32..4, prop_oneof![0u64..1 << 30, 0u64..4096], 1u32..64, any::<bool>())
+            .prop_map(|(flow, sector, sectors, write)| Op::Add { flow, sector, sectors, write }),
+        3 => (0usize..8).prop_map(Op::Complete),
+        1 => (0..=10 * NS_PER_MS).prop_map(Op::Advance),
+    ]
+}
+
+/// Run a script through the harness (which checks exactly-once dispatch
+/// and the empty-device rule); the dispatched ids in order.
+fn run(s: &mut dyn Scheduler, depth: usize, weights: &[u32], script: &[Op]) -> Vec<u64> {
+    let mut h = Harness::new(s, depth);
+    for (f, &w) in weights.iter().enumerate() {
+        h.flow(f as u32, w);
+    }
+    for op in script {
+        h.step(op);
+    }
+    h.drain();
+    h.order.iter().map(|r| r.id.0).collect()
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn m_qos_zero_dispatches_exactly_what_bqs_alone_does(
+        script in prop::collection::vec(op(), 0..200),
+        depth in prop::sample::select(vec![1usize, 4, 32]),
+        base in 1usize..8,
+        m_dmo in 0.0f64..=100.0,
+        weights in prop::collection::vec(1u32..=1000, 4),
+    ) {
+        let mut dor = Dor::new(DorParams { base, m_dmo, m_qos: 0.0 });
+        let mut bqs = Dor::bqs(base);
+        let a = run(&mut dor, depth, &weights, &script);
+        let b = run(&mut bqs, depth, &weights, &script);
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(dor.counts().1, 0);
+    }
+
+    #[test]
+    fn dor_keeps_the_invariants_with_any_parameters(
+        script in prop::collection::vec(op(), 0..200),
+        depth in prop::sample::select(vec![1usize, 4, 32]),
+        base in 1i64..8,
+        m_dmo in 0.0f64..=100.0,
+        m_qos in prop::sample::select(vec![0.0f64, 0.5, 1.0, 5.0]),
+        weights in prop::collection::vec(1u32..=1000, 4),
+    ) {
+        let mut p = Params::default();
+        p.insert("base", ParamValue::Int(base));
+        p.insert("m_dmo", ParamValue::Float(m_dmo));
+        p.insert("m_qos", ParamValue::Float(m_qos));
+        let mut s = build("dor", &p).unwrap();
+        run(s.as_mut(), depth, &weights, &script);
+    }
+}
+
+#[test]
+fn dor_expands_the_base_sequence_on_a_crowded_queue() {
+    // Two flows with 30 requests each spread over a small area: with the
+    // default margins DOR inserts requests, and the dispatch count is
+    // unchanged.
+    let script: Vec<Op> = (0..60u64)
+        .map(|i| Op::Add {
+            flow: (i % 2) as u32,
+            sector: (i * 7919) % 50_000,
+            sectors: 8,
+            write: false,
+        })
+        .collect();
+    let mut dor = Dor::new(DorParams::default());
+    let order = run(&mut dor, 4, &[80, 20], &script);
+    assert_eq!(order.len(), 60);
+    let (bqs, extra) = dor.counts();
+    assert_eq!(bqs + extra, 60);
+    assert!(extra > 0, "no DOR insertions: {bqs} + {extra}");
+}
+
+#[test]
+fn unknown_dor_parameters_are_rejected() {
+    let mut p = Params::default();
+    p.insert("m_qoss", ParamValue::Float(1.0));
+    assert!(build("dor", &p).is_err());
+    let mut p = Params::default();
+    p.insert("m_qos", ParamValue::Float(-1.0));
+    assert!(build("dor", &p).is_err());
+}
