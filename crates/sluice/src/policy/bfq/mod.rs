@@ -47,7 +47,7 @@
 //!   them first (returns `Nothing`: the idle wait starts once the last one
 //!   completes, as in Linux). BFQ+ also idles for weight-raised queues
 //!   whatever their pattern (§4.1), for random queues until they received
-//!   `B_max / 8` in their current disk-bound phase (H-fairness rule 3), and never on a device that
+//!   `B_max / 8` in the slot (H-fairness rule 3), and never on a device that
 //!   queues commands, `queue_depth() > 1` (§5.1). The original `bfq` keeps
 //!   idling on such devices (the paper attributes the NCQ rule to CFQ and
 //!   BFQ+ only).
@@ -468,8 +468,6 @@ impl Bfq {
             && q.last_completion
                 .is_some_and(|t| now.saturating_sub(t) >= cfg.raising.min_idle);
         if !q.seen || idle_long {
-            // A new disk-bound phase (H-fairness rule 3 counts from here).
-            q.phase_service = 0;
             if cfg.low_latency && q.sync {
                 q.raising.start(now, &cfg.raising);
             }
@@ -503,12 +501,11 @@ impl Bfq {
             return true;
         }
         if q.seek.is_random(self.cfg.seek_threshold) {
-            // H-fairness rule 3 (report §4.4): at the start of a disk-bound
-            // phase a few far requests make a sequential application look
-            // random; it still idles until it has received B_max / 8 in
-            // this phase. (Counting per slot instead would let truly random
-            // readers hold the disk for whole slots.)
-            return self.cfg.fairness_rules && q.phase_service < self.max_budget / 8;
+            // H-fairness rule 3 (report §4.4): a queue detected as random
+            // still idles until it has received B_max / 8. The report does
+            // not say over what span; BFQ's code of the time counted the
+            // service of the current slot (`entity.service`), and so do we.
+            return self.cfg.fairness_rules && self.slot.service < self.max_budget / 8;
         }
         true
     }
@@ -677,7 +674,6 @@ impl Scheduler for Bfq {
                 let q = &mut self.queues[qi as usize];
                 q.take(&r);
                 q.in_flight += 1;
-                q.phase_service = q.phase_service.saturating_add(c);
                 if self.cfg.low_latency {
                     q.raising.consume(c);
                 }

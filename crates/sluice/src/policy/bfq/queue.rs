@@ -52,11 +52,6 @@ impl SeekStats {
 /// A BFQ queue.
 #[derive(Debug)]
 pub(crate) struct BfqQueue {
-    /// Service (sectors) since the queue's current disk-bound phase began:
-    /// when it was first seen, or came back after at least T_idle without
-    /// requests. H-fairness rule 3 keeps idling for a queue detected as
-    /// random until this reaches B_max / 8.
-    pub phase_service: u64,
     /// The owning flow; `None` for the shared async queue.
     pub flow: Option<FlowId>,
     /// Synchronous (per-flow) queue: the only kind BFQ idles for.
@@ -87,7 +82,6 @@ pub(crate) struct BfqQueue {
 impl BfqQueue {
     pub fn new(flow: Option<FlowId>, sync: bool, weight: u32) -> Self {
         BfqQueue {
-            phase_service: 0,
             flow,
             sync,
             reqs: BTreeMap::new(),
