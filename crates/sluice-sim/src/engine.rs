@@ -101,6 +101,8 @@ pub struct Simulation {
     next_id: u64,
     /// Id of the application request the next fragment belongs to.
     origin: u64,
+    /// Requests issued and not completed: id -> (flow, arrival).
+    pending: std::collections::BTreeMap<u64, (u32, Nanos)>,
     in_flight: Vec<InFlight>,
     head: u64,
     last_change: Nanos,
@@ -184,6 +186,7 @@ impl Simulation {
             now: 0,
             next_id: 0,
             origin: 0,
+            pending: std::collections::BTreeMap::new(),
             in_flight: Vec::new(),
             head: 0,
             last_change: 0,
@@ -283,6 +286,7 @@ impl Simulation {
                 arrival: now,
             };
             self.next_id += 1;
+            self.pending.insert(r.id.0, (f as u32, now));
             self.sched.add(now, r);
         }
         for t in act.wakes {
@@ -319,6 +323,7 @@ impl Simulation {
         };
         let r = x.request;
         self.completed_total += 1;
+        self.pending.remove(&r.id.0);
         if let Some(bin) = self.timeline_bin {
             let i = (now / bin) as usize;
             if self.timeline.len() <= i {
@@ -418,6 +423,11 @@ impl Simulation {
         let secs = (end.saturating_sub(self.warmup)) as f64 / NS_PER_S as f64;
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         let mb = |bytes: u64| per_s(bytes as f64 / 1e6);
+        let mut oldest: Vec<Option<Nanos>> = vec![None; self.flows.len()];
+        for &(f, arrival) in self.pending.values() {
+            let o = &mut oldest[f as usize];
+            *o = Some(o.map_or(arrival, |a: Nanos| a.min(arrival)));
+        }
         let mut flows = Vec::with_capacity(self.flows.len());
         let (mut bytes, mut rb, mut wb, mut reqs) = (0, 0, 0, 0);
         for (fi, f) in self.flows.iter().enumerate() {
@@ -435,6 +445,7 @@ impl Simulation {
                 mb_s: mb(m.bytes),
                 disk_time_s: m.disk_time as f64 / NS_PER_S as f64,
                 over_1s: m.count_above(NS_PER_S),
+                oldest_pending_ms: oldest[fi].map(|a| end.saturating_sub(a) as f64 / 1e6),
                 lat_ms: Latency {
                     mean: l.mean,
                     p50: l.p50,

@@ -46,6 +46,9 @@ pub struct FlowReport {
     pub lat_ms: Latency,
     /// Requests that took longer than one second.
     pub over_1s: u64,
+    /// Age (ms) of the oldest request still unserved when the run ended:
+    /// a starved flow's delay, which `lat_ms` (completions only) misses.
+    pub oldest_pending_ms: Option<f64>,
     /// Finite flows: seconds from the flow's start to its last completion.
     pub done_s: Option<f64>,
     /// Video flows: frames shown after the warm-up not read by their

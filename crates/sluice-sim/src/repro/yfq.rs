@@ -57,14 +57,18 @@ fn head(name: &str, duration: f64, cache: bool) -> String {
     )
 }
 
-/// `n` tasks of random reads of `kib`, spread over the disk; requests
-/// larger than 64 KiB go out as 64 KiB fragments, as FreeBSD does.
+/// `n` tasks of random reads of `kib` anywhere in `[offset_gib,
+/// offset_gib + span_gib)`: raw-disk I/O, every task over the whole span.
+/// Requests larger than 64 KiB go out as 64 KiB fragments, as FreeBSD does.
 fn random_tasks(name: &str, n: u32, kib: u32, offset_gib: f64, span_gib: f64) -> String {
     let frag = if kib > 64 { "fragment_kib = 64\n" } else { "" };
-    format!(
-        "[[flow]]\nname = \"{name}\"\ncount = {n}\npattern = \"rand-read\"\nrequest_kib = {kib}\nfile_gib = {}\noffset_gib = {offset_gib}\n{frag}\n",
-        span_gib / f64::from(n)
-    )
+    (0..n)
+        .map(|k| {
+            format!(
+                "[[flow]]\nname = \"{name}{k}\"\npattern = \"rand-read\"\nrequest_kib = {kib}\nfile_gib = {span_gib}\noffset_gib = {offset_gib}\n{frag}\n"
+            )
+        })
+        .collect()
 }
 
 fn row(
@@ -237,7 +241,9 @@ pub(super) fn experiments(
                 &w,
                 &format!("task{k}_maxdelay_ms"),
                 "ms",
-                f.lat_ms.max,
+                // A starved task's delay is that of its oldest unserved
+                // request.
+                f.lat_ms.max.max(f.oldest_pending_ms.unwrap_or(0.0)),
                 paper(col(pd)),
             ));
         }
@@ -291,7 +297,11 @@ pub(super) fn experiments(
     let mut rows = Vec::new();
     for (x, i) in &llat {
         let r = &res[*i];
-        let big = r.flows.iter().find(|f| f.name == "big").expect("big task");
+        let big = r
+            .flows
+            .iter()
+            .find(|f| f.name.starts_with("big"))
+            .expect("big task");
         let w = "1x64k+7x8k";
         rows.push(row(
             "yfq",

@@ -294,7 +294,16 @@ impl Hdd {
                         {
                             0 // straight into the buffer
                         } else {
-                            self.mech.positioning(t, arm, c.lbn, c.write)
+                            // The arm moves once the controller overhead is
+                            // over: judge the rotational position from then,
+                            // or SATF favours targets it will just miss.
+                            let table = if c.write {
+                                self.overheads.write_miss
+                            } else {
+                                self.overheads.read_miss
+                            };
+                            let start = t + self.overhead(table);
+                            self.mech.positioning(start, arm, c.lbn, c.write)
                         }
                     })
                     .unwrap_or(0)

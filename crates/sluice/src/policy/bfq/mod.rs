@@ -467,10 +467,8 @@ impl Bfq {
         let idle_long = q.in_flight == 0
             && q.last_completion
                 .is_some_and(|t| now.saturating_sub(t) >= cfg.raising.min_idle);
-        if !q.seen || idle_long {
-            if cfg.low_latency && q.sync {
-                q.raising.start(now, &cfg.raising);
-            }
+        if (!q.seen || idle_long) && cfg.low_latency && q.sync {
+            q.raising.start(now, &cfg.raising);
         }
         q.seen = true;
         q.raising.expire_if_late(now, &cfg.raising);
