@@ -346,6 +346,9 @@ impl Simulation {
             flow.metrics
                 .record(r.bytes(), r.is_write(), now - r.arrival);
             flow.metrics.disk_time += x.disk_time;
+            let ts = &mut flow.thread_stats[thread as usize];
+            ts.0 += 1;
+            ts.1 += u64::from(r.sectors);
         }
         self.sched.complete(now, &r, &svc);
         let mut act = Actions::default();
