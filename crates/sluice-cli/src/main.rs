@@ -79,7 +79,7 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
     },
     /// Reproduce a paper's experiments and print ours next to its numbers.
     #[command(
-        after_help = "Papers: bfq (BFQ/BFQ+ vs CFQ), all. Coming: yfq, vios, dor.\n\nExample:\n  sluice repro bfq --quick"
+        after_help = "Papers: bfq (BFQ, BFQ+ and CFQ), yfq (YFQ and FreeBSD), vios (VIOS, VIOS(P)), dor (Nam-Park BQS+DOR), all.\n\nExample:\n  sluice repro bfq --quick"
     )]
     Repro {
         /// bfq, yfq, vios, dor or all.
@@ -152,7 +152,7 @@ fn run(cli: Cli) -> Result<()> {
                     s.scheduler = p.name.to_string();
                     s.params = Default::default();
                 }
-                if !json {
+                if !json && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
                     eprintln!("running {} ...", p.name);
                 }
                 reports.push(simulate(&s)?);
@@ -182,10 +182,13 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Repro { paper, quick, json } => {
+            let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
             let progress = |done: usize, total: usize| {
-                eprint!("\r{paper}: {done}/{total} runs");
-                if done == total {
-                    eprintln!();
+                if tty {
+                    eprint!("\r{paper}: {done}/{total} runs");
+                    if done == total {
+                        eprintln!();
+                    }
                 }
             };
             let report =
