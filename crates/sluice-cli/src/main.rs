@@ -90,6 +90,10 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
         /// Print the sluice.repro/1 JSON object instead of tables.
         #[arg(long)]
         json: bool,
+        /// Also write every simulated scenario as a TOML file in DIR (run
+        /// one with `sluice sim DIR/NAME.toml`).
+        #[arg(long, value_name = "DIR")]
+        save_scenarios: Option<PathBuf>,
     },
     /// List policies, device presets and flow patterns.
     List,
@@ -181,7 +185,12 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{}", table::validation(&report));
             }
         }
-        Command::Repro { paper, quick, json } => {
+        Command::Repro {
+            paper,
+            quick,
+            json,
+            save_scenarios,
+        } => {
             let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
             let progress = |done: usize, total: usize| {
                 if tty {
@@ -191,8 +200,12 @@ fn run(cli: Cli) -> Result<()> {
                     }
                 }
             };
-            let report =
-                sluice_sim::repro::run(&paper, quick, &progress).map_err(anyhow::Error::msg)?;
+            let opts = sluice_sim::repro::Options {
+                quick,
+                progress: &progress,
+                save_scenarios: save_scenarios.as_deref(),
+            };
+            let report = sluice_sim::repro::run_with(&paper, &opts).map_err(anyhow::Error::msg)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

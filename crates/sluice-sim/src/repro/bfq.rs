@@ -133,10 +133,8 @@ fn startup_time(r: &SimReport, app: &str) -> f64 {
 }
 
 /// Every experiment of the paper.
-pub(super) fn experiments(
-    quick: bool,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+    let quick = opts.quick;
     let plan = Plan { quick };
     let (dur, warm) = plan.long();
     let mut jobs = Vec::new();
@@ -233,7 +231,7 @@ pub(super) fn experiments(
         }
     }
 
-    let res = run_jobs(&jobs, progress)?;
+    let res = run_jobs(&jobs, opts)?;
     let mut out = Vec::new();
 
     let mut rows = Vec::new();

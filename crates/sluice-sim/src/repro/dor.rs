@@ -75,10 +75,8 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
 }
 
 /// Every experiment of the paper.
-pub(super) fn experiments(
-    quick: bool,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+    let quick = opts.quick;
     let dur = if quick { 15.0 } else { 60.0 };
     let mut jobs = Vec::new();
     let mut add = |text: String| {
@@ -106,7 +104,7 @@ pub(super) fn experiments(
             vs.push((io, label, add(scenario(io, dur, &dor(20, q)))));
         }
     }
-    let res = run_jobs(&jobs, progress)?;
+    let res = run_jobs(&jobs, opts)?;
     let mut out = Vec::new();
 
     let mut rows = Vec::new();

@@ -52,22 +52,44 @@ pub struct ReproReport {
     pub experiments: Vec<Experiment>,
 }
 
-/// Run one paper's experiments (`all`: every paper available).
-/// `progress` is told about each finished run.
+/// How to run a reproduction.
+pub struct Options<'a> {
+    /// Shorter runs that keep each experiment's shape.
+    pub quick: bool,
+    /// Told (done, total) after each simulation.
+    pub progress: &'a (dyn Fn(usize, usize) + Sync),
+    /// Also write every simulated scenario as a TOML file here.
+    pub save_scenarios: Option<&'a std::path::Path>,
+}
+
+/// Run one paper's experiments (`all`: every paper), quick or full, telling
+/// `progress` about each finished run.
 pub fn run(
     paper: &str,
     quick: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<ReproReport, String> {
+    run_with(
+        paper,
+        &Options {
+            quick,
+            progress,
+            save_scenarios: None,
+        },
+    )
+}
+
+/// [`run`] with every option.
+pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport, String> {
     let experiments = match paper {
-        "bfq" => bfq::experiments(quick, progress)?,
-        "vios" => vios::experiments(quick, progress)?,
-        "yfq" => yfq::experiments(quick, progress)?,
-        "dor" => dor::experiments(quick, progress)?,
+        "bfq" => bfq::experiments(opts)?,
+        "vios" => vios::experiments(opts)?,
+        "yfq" => yfq::experiments(opts)?,
+        "dor" => dor::experiments(opts)?,
         "all" => {
             let mut v = Vec::new();
             for p in PAPERS {
-                v.extend(run(p, quick, progress)?.experiments);
+                v.extend(run_with(p, opts)?.experiments);
             }
             v
         }
@@ -93,10 +115,11 @@ pub(crate) struct Job {
 
 /// Run jobs on all cores; results come back in job order (each run is
 /// deterministic, so the order of execution does not matter).
-pub(crate) fn run_jobs(
-    jobs: &[Job],
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<SimReport>, String> {
+pub(crate) fn run_jobs(jobs: &[Job], opts: &Options) -> Result<Vec<SimReport>, String> {
+    if let Some(dir) = opts.save_scenarios {
+        save(jobs, dir)?;
+    }
+    let progress = opts.progress;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Result<SimReport, String>>>> =
@@ -121,6 +144,47 @@ pub(crate) fn run_jobs(
         .into_iter()
         .map(|r| r.expect("every job ran"))
         .collect()
+}
+
+/// Write each job's scenario as `NNN-name.toml` under `dir`.
+fn save(jobs: &[Job], dir: &std::path::Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for job in jobs {
+        // Scenario name plus the [scheduler] table's values, e.g.
+        // `8k-8tasks--yfq-4-true.toml`.
+        let mut lines = job.text.lines();
+        let name = lines
+            .by_ref()
+            .find_map(|l| l.strip_prefix("name = "))
+            .unwrap_or("run")
+            .to_string();
+        let sched: Vec<&str> = lines
+            .skip_while(|l| *l != "[scheduler]")
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty() && !l.starts_with('['))
+            .filter_map(|l| l.split_once('=').map(|(_, v)| v.trim()))
+            .collect();
+        let label = format!("{name}--{}", sched.join("-"));
+        let safe: String = label
+            .chars()
+            .filter(|&c| c != '"')
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '+' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let mut path = dir.join(format!("{safe}.toml"));
+        let mut k = 1;
+        while path.exists() {
+            k += 1;
+            path = dir.join(format!("{safe}-{k}.toml"));
+        }
+        std::fs::write(&path, &job.text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 fn run_one(job: &Job) -> Result<SimReport, String> {

@@ -118,10 +118,8 @@ fn mb_s(r: &SimReport, app: &str) -> f64 {
 }
 
 /// Every experiment of the paper.
-pub(super) fn experiments(
-    quick: bool,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+    let quick = opts.quick;
     let n = if quick { 150 } else { 1000 };
     // A program reads a third of a 512 MiB file per thread in 64 KiB reads.
     let prog_reqs = if quick { 500 } else { 512 * 1024 / 3 / 64 };
@@ -183,7 +181,7 @@ pub(super) fn experiments(
         tcq.push((s, add(t)));
     }
 
-    let res = run_jobs(&jobs, progress)?;
+    let res = run_jobs(&jobs, opts)?;
     let bin = 0.1;
     let mut out = Vec::new();
     let mut pair = |id: &str, title: &str, notes: &str, workload: &str, list: &[(&str, usize)]| {

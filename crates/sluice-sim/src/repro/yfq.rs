@@ -113,10 +113,8 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
 }
 
 /// Every experiment of the paper.
-pub(super) fn experiments(
-    quick: bool,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+    let quick = opts.quick;
     let dur = if quick { 20.0 } else { 60.0 };
     let disk_gib = 8.0;
     let mut jobs = Vec::new();
@@ -210,7 +208,7 @@ pub(super) fn experiments(
         llat.push((x, add(t)));
     }
 
-    let res = run_jobs(&jobs, progress)?;
+    let res = run_jobs(&jobs, opts)?;
     let mut out = Vec::new();
 
     let mut rows = Vec::new();
