@@ -137,6 +137,8 @@ pub struct Hdd {
     order: InternalOrder,
     waiting: VecDeque<Command>,
     busy: Option<Busy>,
+    /// An idle drive got commands: it starts one at this time.
+    start_at: Option<Nanos>,
     done: VecDeque<u64>,
     full_stroke: Nanos,
 }
@@ -177,6 +179,7 @@ impl Hdd {
             order,
             waiting: VecDeque::new(),
             busy: None,
+            start_at: None,
             done: VecDeque::new(),
             full_stroke,
         }
@@ -347,14 +350,26 @@ impl Device for Hdd {
 
     fn submit(&mut self, now: Nanos, cmd: Command) {
         self.waiting.push_back(cmd);
-        self.start_next(now);
+        // An idle drive picks its first command once everything the host
+        // sends at this instant has arrived: commands sent back to back
+        // reach it within its command overhead, so SATF sees them all.
+        if self.busy.is_none() && self.start_at.is_none() {
+            self.start_at = Some(now);
+        }
     }
 
     fn next_completion(&self) -> Option<Nanos> {
-        self.busy.map(|b| b.done)
+        match (self.busy.map(|b| b.done), self.start_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn pop_completion(&mut self, now: Nanos) -> Option<u64> {
+        if let Some(t) = self.start_at.filter(|&t| t <= now && self.busy.is_none()) {
+            self.start_at = None;
+            self.start_next(t);
+        }
         while let Some(b) = self.busy.filter(|b| b.done <= now) {
             self.busy = None;
             if let Some(tag) = b.tag {
@@ -454,6 +469,10 @@ mod tests {
     fn write_back_completes_at_bus_speed_and_flushes_when_idle() {
         let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, 0);
         d.submit(0, cmd(1, true, 5000, 8));
+        // The idle drive takes the command at once...
+        assert_eq!(d.next_completion(), Some(0));
+        assert_eq!(d.pop_completion(0), None);
+        // ...and reports it done at bus speed.
         assert_eq!(d.next_completion(), Some(100_000 + 8_000));
         assert_eq!(d.dirty_sectors(), 8);
         assert_eq!(d.pop_completion(108_000), Some(1));
@@ -497,10 +516,12 @@ mod tests {
     #[test]
     fn satf_serves_the_closest_in_time_first() {
         let mut d = Hdd::new(&spec(false), 4, InternalOrder::Satf, 0);
-        // Busy with a first read; then queue a far one and a near one.
+        // Three commands at once: lbn 0 has just passed under the head
+        // (almost a full turn away), 300 is one cylinder and a short turn
+        // away, 190,000 is far.
         d.submit(0, cmd(1, false, 0, 8));
         d.submit(0, cmd(2, false, 190_000, 8)); // cylinder 950
-        d.submit(0, cmd(3, false, 300, 8)); // cylinder 1, just ahead
+        d.submit(0, cmd(3, false, 300, 8)); // cylinder 1
         let mut order = vec![];
         while order.len() < 3 {
             let t = d.next_completion().unwrap();
@@ -508,7 +529,7 @@ mod tests {
                 order.push(tag);
             }
         }
-        assert_eq!(order, vec![1, 3, 2]);
+        assert_eq!(order, vec![3, 1, 2]);
         // FCFS keeps arrival order.
         let mut f = Hdd::new(&spec(false), 4, InternalOrder::Fcfs, 0);
         for c in [
