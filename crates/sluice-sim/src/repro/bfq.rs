@@ -2,7 +2,7 @@
 //! (SYSTOR 2012) and its technical report: aggregate throughput, start-up
 //! times, video playback, NCQ, weights, and an ablation of the heuristics.
 
-use super::{run_jobs, Experiment, Job, Row};
+use super::{row, run_jobs, Experiment, Job, Row};
 use crate::SimReport;
 
 const SCHEDS: [&str; 3] = ["bfq+", "bfq", "cfq"];
@@ -93,34 +93,6 @@ impl Plan {
     }
 }
 
-fn row(
-    sched: &str,
-    workload: &str,
-    metric: &str,
-    unit: &str,
-    ours: f64,
-    paper: Option<f64>,
-) -> Row {
-    Row {
-        scheduler: sched.into(),
-        workload: workload.into(),
-        metric: metric.into(),
-        unit: unit.into(),
-        ours,
-        paper,
-    }
-}
-
-fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
-    Experiment {
-        paper: "bfq".into(),
-        id: id.into(),
-        title: title.into(),
-        notes: notes.into(),
-        rows,
-    }
-}
-
 /// Mean start-up time of the flow named `app`, or the time the run was cut
 /// at if it never finished (a lower bound).
 fn startup_time(r: &SimReport, app: &str) -> f64 {
@@ -133,6 +105,10 @@ fn startup_time(r: &SimReport, app: &str) -> f64 {
 }
 
 /// Every experiment of the paper.
+fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
+    super::experiment("bfq", id, title, notes, rows)
+}
+
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
     let quick = opts.quick;
     let plan = Plan { quick };

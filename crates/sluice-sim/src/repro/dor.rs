@@ -2,7 +2,7 @@
 //! disk scheduling algorithm": BQS + DOR on DiskSim's IBM DNES-309170W, two
 //! reservation queues weighted 80:20.
 
-use super::{run_jobs, Experiment, Job, Row};
+use super::{row, run_jobs, Experiment, Job, Row};
 use crate::SimReport;
 
 const IO_LEVELS: [u32; 13] = [1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61];
@@ -17,17 +17,6 @@ fn scenario(io: u32, dur: f64, sched: &str) -> String {
 
 fn dor(m_dmo: u32, m_qos: f64) -> String {
     format!("[scheduler]\nname = \"dor\"\nm_dmo = {m_dmo}\nm_qos = {m_qos}\n")
-}
-
-fn row(sched: &str, workload: &str, metric: &str, unit: &str, ours: f64) -> Row {
-    Row {
-        scheduler: sched.into(),
-        workload: workload.into(),
-        metric: metric.into(),
-        unit: unit.into(),
-        ours,
-        paper: None,
-    }
 }
 
 fn threads(r: &SimReport) -> (f64, f64) {
@@ -64,17 +53,11 @@ fn split_iops(r: &SimReport) -> (f64, f64) {
     }
 }
 
+/// Every experiment of the paper.
 fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
-    Experiment {
-        paper: "dor".into(),
-        id: id.into(),
-        title: title.into(),
-        notes: notes.into(),
-        rows,
-    }
+    super::experiment("dor", id, title, notes, rows)
 }
 
-/// Every experiment of the paper.
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
     let quick = opts.quick;
     let dur = if quick { 15.0 } else { 60.0 };
@@ -117,6 +100,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             &format!("mdmo={m}"),
             "IOPS",
             r.aggregate.iops,
+            None,
         ));
         rows.push(row(
             "dor",
@@ -124,6 +108,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             &format!("len@mdmo={m}"),
             "requests",
             stat(r, "mean_sequence_len"),
+            None,
         ));
     }
     out.push(experiment(
@@ -143,6 +128,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             &format!("iops@mqos={q}"),
             "IOPS",
             r.aggregate.iops,
+            None,
         ));
         rows.push(row(
             "dor",
@@ -150,9 +136,24 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             &format!("ratio@mqos={q}"),
             "RQ1:RQ2",
             ratio(r),
+            None,
         ));
-        rows.push(row("dor", &w, &format!("bqs_iops@mqos={q}"), "IOPS", b));
-        rows.push(row("dor", &w, &format!("dor_iops@mqos={q}"), "IOPS", d));
+        rows.push(row(
+            "dor",
+            &w,
+            &format!("bqs_iops@mqos={q}"),
+            "IOPS",
+            b,
+            None,
+        ));
+        rows.push(row(
+            "dor",
+            &w,
+            &format!("dor_iops@mqos={q}"),
+            "IOPS",
+            d,
+            None,
+        ));
     }
     out.push(experiment(
         "mqos",
@@ -164,8 +165,8 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     for (io, label, i) in &vs {
         let r = &res[*i];
         let w = format!("io={io}");
-        rows.push(row(label, &w, "iops", "IOPS", r.aggregate.iops));
-        rows.push(row(label, &w, "ratio", "RQ1:RQ2", ratio(r)));
+        rows.push(row(label, &w, "iops", "IOPS", r.aggregate.iops, None));
+        rows.push(row(label, &w, "ratio", "RQ1:RQ2", ratio(r), None));
     }
     out.push(experiment(
         "vs_yfq",

@@ -44,6 +44,42 @@ pub struct Experiment {
     pub rows: Vec<Row>,
 }
 
+/// A row of an experiment.
+pub(crate) fn row(
+    sched: &str,
+    workload: &str,
+    metric: &str,
+    unit: &str,
+    ours: f64,
+    paper: Option<f64>,
+) -> Row {
+    Row {
+        scheduler: sched.into(),
+        workload: workload.into(),
+        metric: metric.into(),
+        unit: unit.into(),
+        ours,
+        paper,
+    }
+}
+
+/// An experiment of `paper`.
+pub(crate) fn experiment(
+    paper: &str,
+    id: &str,
+    title: &str,
+    notes: &str,
+    rows: Vec<Row>,
+) -> Experiment {
+    Experiment {
+        paper: paper.into(),
+        id: id.into(),
+        title: title.into(),
+        notes: notes.into(),
+        rows,
+    }
+}
+
 /// The `sluice.repro/1` result.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ReproReport {

@@ -3,7 +3,7 @@
 //! classes with different request sizes or seek behaviour, performance
 //! isolation, and VIOS(P) on a queueing drive.
 
-use super::{run_jobs, Experiment, Job, Row};
+use super::{row, run_jobs, Experiment, Job};
 use crate::SimReport;
 
 /// Program 1 reads files 5, 6 and 7 (§5.1.2).
@@ -56,24 +56,6 @@ fn program(app: &str, files: [u32; 3], requests: u64) -> String {
             )
         })
         .collect()
-}
-
-fn row(
-    sched: &str,
-    workload: &str,
-    metric: &str,
-    unit: &str,
-    ours: f64,
-    paper: Option<f64>,
-) -> Row {
-    Row {
-        scheduler: sched.into(),
-        workload: workload.into(),
-        metric: metric.into(),
-        unit: unit.into(),
-        ours,
-        paper,
-    }
 }
 
 fn flows_of<'a>(

@@ -2,7 +2,7 @@
 //! against FreeBSD's pipelined FIFO, and the enhancements of §3 (batching,
 //! overlapping, tie-breaking, fragment grouping, latency accounting).
 
-use super::{run_jobs, Experiment, Job, Row};
+use super::{row, run_jobs, Experiment, Job, Row};
 use crate::SimReport;
 
 /// Tables 1 and 2: (task, YFQ, BSD) for 1, 2 and 3 tasks.
@@ -71,24 +71,6 @@ fn random_tasks(name: &str, n: u32, kib: u32, offset_gib: f64, span_gib: f64) ->
         .collect()
 }
 
-fn row(
-    sched: &str,
-    workload: &str,
-    metric: &str,
-    unit: &str,
-    ours: f64,
-    paper: Option<f64>,
-) -> Row {
-    Row {
-        scheduler: sched.into(),
-        workload: workload.into(),
-        metric: metric.into(),
-        unit: unit.into(),
-        ours,
-        paper,
-    }
-}
-
 fn kb_s(r: &SimReport) -> f64 {
     r.aggregate.mb_s * 1000.0
 }
@@ -102,17 +84,11 @@ fn flow_kb_s(r: &SimReport, prefix: &str) -> f64 {
     fs.iter().map(|f| f.mb_s * 1000.0).sum::<f64>() / fs.len().max(1) as f64
 }
 
+/// Every experiment of the paper.
 fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
-    Experiment {
-        paper: "yfq".into(),
-        id: id.into(),
-        title: title.into(),
-        notes: notes.into(),
-        rows,
-    }
+    super::experiment("yfq", id, title, notes, rows)
 }
 
-/// Every experiment of the paper.
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
     let quick = opts.quick;
     let dur = if quick { 20.0 } else { 60.0 };
