@@ -58,7 +58,7 @@ pub fn compare(rs: &[SimReport]) -> String {
     }
     let _ = writeln!(
         o,
-        "{:<10} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10}",
+        "{:<12} {:>9} {:>9} {:>11} {:>11} {:>11} {:>10}",
         "policy", "MB/s", "IOPS", "mean ms", "worst p99", "max ms", "Jain"
     );
     for r in rs {
@@ -76,7 +76,7 @@ pub fn compare(rs: &[SimReport]) -> String {
         let jain = if s2 > 0.0 { s * s / (n * s2) } else { 0.0 };
         let _ = writeln!(
             o,
-            "{:<10} {:>9.2} {:>9.1} {:>11.2} {:>11.2} {:>11.2} {:>10.3}",
+            "{:<12} {:>9.2} {:>9.1} {:>11.2} {:>11.2} {:>11.2} {:>10.3}",
             r.scheduler, r.aggregate.mb_s, r.aggregate.iops, mean, p99, max, jain
         );
     }
