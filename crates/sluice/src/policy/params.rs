@@ -60,7 +60,6 @@ pub(crate) struct ParamReader<'a> {
     used: Vec<&'a str>,
 }
 
-#[allow(dead_code)] // typed getters are used by the weighted policies
 impl<'a> ParamReader<'a> {
     fn bad(&self, param: &str, expected: &str, got: &ParamValue) -> PolicyError {
         PolicyError::BadParam {
