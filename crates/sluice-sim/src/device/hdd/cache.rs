@@ -181,6 +181,7 @@ mod tests {
 
     fn mech() -> Mechanics {
         Mechanics {
+            run_cache: Default::default(),
             layout: Layout::new(1, vec![Zone::new(0, 999, 100, 10, 10)]).unwrap(),
             seek: SeekCurve::Table(vec![(1, 1.0), (999, 10.0)]),
             period: 10_000_000,

@@ -1,6 +1,8 @@
 //! Arm and platter: seek, head switch, rotational wait to the exact angle of
 //! the target sector, and media transfer at the zone's rate.
 
+use std::cell::Cell;
+
 use sluice::Nanos;
 
 use super::geometry::{Layout, Location};
@@ -27,6 +29,10 @@ pub struct Access {
 /// The mechanical model of a drive.
 #[derive(Clone, Debug)]
 pub struct Mechanics {
+    /// The last located run of physically contiguous sectors: (first lbn,
+    /// its location). Streaming and positioning look up the same runs again
+    /// and again, and a full DiskSim-layout lookup costs a dozen divisions.
+    pub(crate) run_cache: Cell<Option<(u64, Location)>>,
     pub layout: Layout,
     pub seek: SeekCurve,
     /// One revolution.
@@ -39,6 +45,24 @@ pub struct Mechanics {
 }
 
 impl Mechanics {
+    /// Where `lbn` is, through a one-run cache: inside a cached run of
+    /// contiguous sectors the location follows by arithmetic.
+    pub fn locate(&self, lbn: u64) -> Location {
+        if let Some((first, loc)) = self.run_cache.get() {
+            if lbn >= first && lbn - first < u64::from(loc.left_on_track) {
+                let d = (lbn - first) as u32;
+                return Location {
+                    slot: (loc.slot + d) % loc.spt,
+                    left_on_track: loc.left_on_track - d,
+                    ..loc
+                };
+            }
+        }
+        let loc = self.layout.locate(lbn);
+        self.run_cache.set(Some((lbn, loc)));
+        loc
+    }
+
     /// Angular position at time `t`, in ns of rotation since the index mark.
     fn angle(&self, t: Nanos) -> Nanos {
         (t + self.phase) % self.period
@@ -87,7 +111,7 @@ impl Mechanics {
     /// Seek plus rotational wait to begin accessing `lbn` with the arm
     /// leaving `from` at `start`.
     pub fn positioning(&self, start: Nanos, from: Arm, lbn: u64, write: bool) -> Nanos {
-        let loc = self.layout.locate(lbn);
+        let loc = self.locate(lbn);
         let t = start + self.move_time(from, &loc, write);
         t + self.rotational_wait(t, loc.slot, loc.spt) - start
     }
@@ -96,7 +120,7 @@ impl Mechanics {
     /// Crossing a track costs a head switch (or a one-cylinder seek) and the
     /// wait for the skewed first sector of the next track.
     pub fn access(&self, start: Nanos, from: Arm, lbn: u64, n: u32, write: bool) -> Access {
-        let mut loc = self.layout.locate(lbn);
+        let mut loc = self.locate(lbn);
         let mut t = start + self.move_time(from, &loc, write);
         t += self.rotational_wait(t, loc.slot, loc.spt);
         let first = t;
@@ -114,7 +138,7 @@ impl Mechanics {
             if left == 0 || lbn >= self.layout.capacity() {
                 return Access { first, end: t, arm };
             }
-            let next = self.layout.locate(lbn);
+            let next = self.locate(lbn);
             t += self.move_time(arm, &next, write);
             t += self.rotational_wait(t, next.slot, next.spt);
             loc = next;
@@ -123,7 +147,7 @@ impl Mechanics {
 
     /// The arm position over logical sector `lbn`.
     pub fn arm_at(&self, lbn: u64) -> Arm {
-        let l = self.layout.locate(lbn);
+        let l = self.locate(lbn);
         Arm {
             cyl: l.cyl,
             head: l.head,
@@ -147,7 +171,7 @@ impl Mechanics {
         let mut arm = self.arm_at(from.saturating_sub(1));
         let mut now = t0;
         while lbn < limit && lbn < self.layout.capacity() {
-            let loc = self.layout.locate(lbn);
+            let loc = self.locate(lbn);
             now += self.move_time(arm, &loc, false);
             now += self.rotational_wait(now, loc.slot, loc.spt);
             if now >= t {
@@ -191,6 +215,7 @@ mod tests {
     /// 1 head, 100 cylinders of 100 sectors, 10 ms per revolution, skew 10.
     fn mech() -> Mechanics {
         Mechanics {
+            run_cache: Default::default(),
             layout: Layout::new(1, vec![Zone::new(0, 99, 100, 10, 10)]).unwrap(),
             seek: SeekCurve::Table(vec![(1, 1.0), (99, 5.0)]),
             period: 10_000_000,
@@ -250,5 +275,35 @@ mod tests {
             assert!(m.stream_progress(0, 0, t - 1, 10_000) < to, "to={to}");
         }
         assert_eq!(m.stream_progress(0, 0, u64::MAX / 4, 333), 333);
+    }
+
+    #[test]
+    fn the_run_cache_never_changes_a_location() {
+        let model = crate::device::presets::preset("ibm-dnes-309170w").unwrap();
+        let crate::device::Model::Hdd(spec) = model else {
+            unreachable!()
+        };
+        let m = Mechanics {
+            run_cache: Default::default(),
+            layout: spec.layout.clone(),
+            seek: spec.seek.clone(),
+            period: spec.period(),
+            head_switch: 1,
+            write_settle: 0,
+            phase: 0,
+        };
+        let cap = m.layout.capacity();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Runs of nearby lookups (cache hits) mixed with far jumps.
+            let base = x % cap;
+            for d in [0, 1, 5, 300, 2] {
+                let lbn = (base + d).min(cap - 1);
+                assert_eq!(m.locate(lbn), m.layout.locate(lbn), "lbn {lbn}");
+            }
+        }
     }
 }

@@ -150,6 +150,7 @@ impl Hdd {
     pub fn new(spec: &HddSpec, depth: usize, order: InternalOrder, phase: Nanos) -> Self {
         let period = spec.period();
         let mech = Mechanics {
+            run_cache: Default::default(),
             layout: spec.layout.clone(),
             seek: spec.seek.clone(),
             period,
@@ -354,7 +355,12 @@ impl Device for Hdd {
         // sends at this instant has arrived: commands sent back to back
         // reach it within its command overhead, so SATF sees them all.
         if self.busy.is_none() && self.start_at.is_none() {
-            self.start_at = Some(now);
+            if self.depth == 1 {
+                // Nothing else can come: start at once.
+                self.start_next(now);
+            } else {
+                self.start_at = Some(now);
+            }
         }
     }
 
@@ -469,10 +475,6 @@ mod tests {
     fn write_back_completes_at_bus_speed_and_flushes_when_idle() {
         let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, 0);
         d.submit(0, cmd(1, true, 5000, 8));
-        // The idle drive takes the command at once...
-        assert_eq!(d.next_completion(), Some(0));
-        assert_eq!(d.pop_completion(0), None);
-        // ...and reports it done at bus speed.
         assert_eq!(d.next_completion(), Some(100_000 + 8_000));
         assert_eq!(d.dirty_sectors(), 8);
         assert_eq!(d.pop_completion(108_000), Some(1));
