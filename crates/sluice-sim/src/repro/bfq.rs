@@ -2,7 +2,7 @@
 //! (SYSTOR 2012) and its technical report: aggregate throughput, start-up
 //! times, video playback, NCQ, weights, and an ablation of the heuristics.
 
-use super::{row, run_jobs, Experiment, Job, Row};
+use super::{row, Experiment, Jobs, Row};
 use crate::SimReport;
 
 const SCHEDS: [&str; 3] = ["bfq+", "bfq", "cfq"];
@@ -113,18 +113,14 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     let quick = opts.quick;
     let plan = Plan { quick };
     let (dur, warm) = plan.long();
-    let mut jobs = Vec::new();
-    let mut add = |text: String, timeline_ms: Option<u64>| {
-        jobs.push(Job { text, timeline_ms });
-        jobs.len() - 1
-    };
+    let mut jobs = Jobs::new(None);
 
     // Long benchmark: steady throughput.
     let mut thr = Vec::new();
     for w in WORKLOADS {
         for s in SCHEDS {
             let text = head(w, dur, warm, STM, false) + &scheduler(s) + &workload(w);
-            thr.push((s, w, add(text, None)));
+            thr.push((s, w, jobs.add_with(text, None)));
         }
     }
     // Short benchmark: the first 15 s of 10r-seq.
@@ -132,7 +128,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     for s in SCHEDS {
         let text =
             head("10r-seq-short", 15.0, 0.0, STM, false) + &scheduler(s) + &workload("10r-seq");
-        short.push((s, add(text, Some(100))));
+        short.push((s, jobs.add_with(text, Some(100))));
     }
     // Start-up under load: the workload runs from 0, the application is
     // started at 10 s (5 s quick), then again after 1 s pauses.
@@ -146,7 +142,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                     + &scheduler(s)
                     + &app(a, app_start, plan.runs(), "pause_s = 1")
                     + &workload(w);
-                startup.push((s, w, a, add(text, None)));
+                startup.push((s, w, a, jobs.add_with(text, None)));
             }
         }
     }
@@ -160,7 +156,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                 + "[[flow]]\nname = \"video\"\npattern = \"video\"\nrequest_kib = 64\nfps = 27\nclip_s = 30\nbuffer_frames = 8\nfile_gib = 1\n\n"
                 + &app("xterm", 10.0, 1000, "repeat_s = 3")
                 + &workload(w);
-            video.push((s, w, add(text, None)));
+            video.push((s, w, jobs.add_with(text, None)));
         }
     }
     // NCQ: the second system, depth 32, the drive reorders.
@@ -174,7 +170,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                     + &scheduler(s)
                     + &app(a, app_start, 1, "")
                     + &workload(w);
-                ncq.push((s, w, a, add(text, None)));
+                ncq.push((s, w, a, jobs.add_with(text, None)));
             }
         }
     }
@@ -185,7 +181,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
         for (i, wt) in [100, 200, 300].iter().enumerate() {
             text += &format!("[[flow]]\nname = \"r{i}\"\npattern = \"seq-read\"\nfile_gib = {FILE_GIB}\nweight = {wt}\n\n");
         }
-        weights.push((s, add(text, None)));
+        weights.push((s, jobs.add_with(text, None)));
     }
     // Ablation: each heuristic off in turn.
     let variants = [
@@ -203,11 +199,11 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                 + &scheduler(v)
                 + &app("xterm", app_start, plan.runs(), "pause_s = 1")
                 + &workload(w);
-            ablation.push((v, w, add(text, None)));
+            ablation.push((v, w, jobs.add_with(text, None)));
         }
     }
 
-    let res = run_jobs(&jobs, opts)?;
+    let res = jobs.run(opts)?;
     let mut out = Vec::new();
 
     let mut rows = Vec::new();

@@ -2,7 +2,7 @@
 //! disk scheduling algorithm": BQS + DOR on DiskSim's IBM DNES-309170W, two
 //! reservation queues weighted 80:20.
 
-use super::{row, run_jobs, Experiment, Job, Row};
+use super::{row, Experiment, Jobs, Row};
 use crate::SimReport;
 
 const IO_LEVELS: [u32; 13] = [1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61];
@@ -61,33 +61,26 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
     let quick = opts.quick;
     let dur = if quick { 15.0 } else { 60.0 };
-    let mut jobs = Vec::new();
-    let mut add = |text: String| {
-        jobs.push(Job {
-            text,
-            timeline_ms: None,
-        });
-        jobs.len() - 1
-    };
+    let mut jobs = Jobs::new(None);
     let mut mdmo = Vec::new();
     for io in IO_LEVELS {
         for m in MDMO {
-            mdmo.push((io, m, add(scenario(io, dur, &dor(m, 0.5)))));
+            mdmo.push((io, m, jobs.add(scenario(io, dur, &dor(m, 0.5)))));
         }
     }
     let mut mqos = Vec::new();
     for io in [11, 61] {
         for q in MQOS {
-            mqos.push((io, q, add(scenario(io, dur, &dor(20, q)))));
+            mqos.push((io, q, jobs.add(scenario(io, dur, &dor(20, q)))));
         }
     }
     let mut vs = Vec::new();
     for io in IO_LEVELS {
         for (label, q) in [("yfq", 0.0), ("dor-q0.5", 0.5), ("dor-q1", 1.0)] {
-            vs.push((io, label, add(scenario(io, dur, &dor(20, q)))));
+            vs.push((io, label, jobs.add(scenario(io, dur, &dor(20, q)))));
         }
     }
-    let res = run_jobs(&jobs, opts)?;
+    let res = jobs.run(opts)?;
     let mut out = Vec::new();
 
     let mut rows = Vec::new();

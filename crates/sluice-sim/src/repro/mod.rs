@@ -143,15 +143,50 @@ pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport, String> {
 }
 
 /// A scenario to run, with what to extract from it.
-pub(crate) struct Job {
+struct Job {
     pub text: String,
     /// Time-series bin, if the experiment needs throughput over time.
     pub timeline_ms: Option<u64>,
 }
 
+/// The scenarios of one paper's experiments, built up then run together.
+pub(crate) struct Jobs {
+    list: Vec<Job>,
+    /// Time-series bin every job asks for, if any.
+    timeline_ms: Option<u64>,
+}
+
+impl Jobs {
+    /// Jobs that report a throughput and disk-time timeline in bins of
+    /// `timeline_ms`, or none.
+    pub fn new(timeline_ms: Option<u64>) -> Self {
+        Jobs {
+            list: Vec::new(),
+            timeline_ms,
+        }
+    }
+
+    /// Queue a scenario; returns its index in the results.
+    pub fn add(&mut self, text: String) -> usize {
+        let timeline_ms = self.timeline_ms;
+        self.add_with(text, timeline_ms)
+    }
+
+    /// Queue a scenario with its own timeline setting.
+    pub fn add_with(&mut self, text: String, timeline_ms: Option<u64>) -> usize {
+        self.list.push(Job { text, timeline_ms });
+        self.list.len() - 1
+    }
+
+    /// Run every queued scenario.
+    pub fn run(&self, opts: &Options) -> Result<Vec<SimReport>, String> {
+        run_jobs(&self.list, opts)
+    }
+}
+
 /// Run jobs on all cores; results come back in job order (each run is
 /// deterministic, so the order of execution does not matter).
-pub(crate) fn run_jobs(jobs: &[Job], opts: &Options) -> Result<Vec<SimReport>, String> {
+fn run_jobs(jobs: &[Job], opts: &Options) -> Result<Vec<SimReport>, String> {
     if let Some(dir) = opts.save_scenarios {
         save(jobs, dir)?;
     }

@@ -3,7 +3,7 @@
 //! classes with different request sizes or seek behaviour, performance
 //! isolation, and VIOS(P) on a queueing drive.
 
-use super::{row, run_jobs, Experiment, Job};
+use super::{row, Experiment, Jobs};
 use crate::SimReport;
 
 /// Program 1 reads files 5, 6 and 7 (§5.1.2).
@@ -106,14 +106,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     // A program reads a third of a 512 MiB file per thread in 64 KiB reads.
     let prog_reqs = if quick { 500 } else { 512 * 1024 / 3 / 64 };
     let scheds = ["vios", "fq-rr"];
-    let mut jobs = Vec::new();
-    let mut add = |text: String| {
-        jobs.push(Job {
-            text,
-            timeline_ms: Some(100),
-        });
-        jobs.len() - 1
-    };
+    let mut jobs = Jobs::new(Some(100));
     let two = ["app1", "app2"];
     let mut reqsize = Vec::new();
     let mut seek = Vec::new();
@@ -124,26 +117,26 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
         let t = head("4k-vs-256k", RAPTOR, s, &two)
             + &tiobench("app1", 8, n, 4, 0.0)
             + &tiobench("app2", 8, n, 256, 4.0);
-        reqsize.push((s, add(t)));
+        reqsize.push((s, jobs.add(t)));
         let t = head("1M-vs-64M", RAPTOR, s, &two)
             + &program("app1", PROGRAM1, prog_reqs)
             + &program("app2", program2(64), prog_reqs);
-        seek.push((s, add(t)));
+        seek.push((s, jobs.add(t)));
         for kib in [4, 16, 32, 64, 128, 256, 512] {
             let t = head(&format!("app2-{kib}k"), RAPTOR, s, &two)
                 + &tiobench("app1", 8, n, 4, 0.0)
                 + &tiobench("app2", 8, n, kib, 4.0);
-            iso_size.push((s, kib, add(t)));
+            iso_size.push((s, format!("app2-{kib}k"), jobs.add(t)));
         }
         for d in [1, 16, 32, 64] {
             let t = head(&format!("app2-{d}M"), RAPTOR, s, &two)
                 + &program("app1", PROGRAM1, prog_reqs)
                 + &program("app2", program2(d), prog_reqs);
-            iso_seek.push((s, d, add(t)));
+            iso_seek.push((s, format!("app2-{d}M"), jobs.add(t)));
         }
         let t = head("app1-alone", RAPTOR, s, &two) + &tiobench("app1", 8, n, 4, 0.0);
         let p = head("program1-alone", RAPTOR, s, &two) + &program("app1", PROGRAM1, prog_reqs);
-        alone.push((s, add(t), add(p)));
+        alone.push((s, jobs.add(t), jobs.add(p)));
     }
     // §7: 32 threads x 1000 random 4 KB reads on a queueing drive; each
     // thread is its own class for VIOS.
@@ -160,10 +153,10 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                 i as f64 * 0.5
             );
         }
-        tcq.push((s, add(t)));
+        tcq.push((s, jobs.add(t)));
     }
 
-    let res = run_jobs(&jobs, opts)?;
+    let res = jobs.run(opts)?;
     let bin = 0.1;
     let mut out = Vec::new();
     let mut pair = |id: &str, title: &str, notes: &str, workload: &str, list: &[(&str, usize)]| {
@@ -179,13 +172,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             rows.push(row(s, workload, "app1_done_s", "s", done(r, "app1"), None));
             rows.push(row(s, workload, "app2_done_s", "s", done(r, "app2"), None));
         }
-        out.push(super::Experiment {
-            paper: "vios".into(),
-            id: id.into(),
-            title: title.into(),
-            notes: notes.into(),
-            rows,
-        });
+        out.push(super::experiment("vios", id, title, notes, rows));
     };
     pair(
         "reqsize",
@@ -201,52 +188,44 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
         "1M-vs-64M",
         &seek,
     );
-    let find_alone = |s: &str| alone.iter().find(|(a, _, _)| *a == s).expect("alone runs");
-    let mut rows = Vec::new();
-    for (s, kib, i) in &iso_size {
-        let r = &res[*i];
-        let w = format!("app2-{kib}k");
-        rows.push(row(s, &w, "app1_done_s", "s", done(r, "app1"), None));
-        rows.push(row(s, &w, "app2_done_s", "s", done(r, "app2"), None));
-        rows.push(row(
-            s,
-            &w,
-            "app1_alone_s",
-            "s",
-            done(&res[find_alone(s).1], "app1"),
-            None,
-        ));
-    }
-    out.push(Experiment {
-        paper: "vios".into(),
-        id: "isolation_size".into(),
-        title: "Isolation: app1 (4 KB) against app2 of growing request size".into(),
-        notes: "Paper (Fig. 4): app1's time does not change with app2's request size under VIOS."
-            .into(),
-        rows,
-    });
-    let mut rows = Vec::new();
-    for (s, d, i) in &iso_seek {
-        let r = &res[*i];
-        let w = format!("app2-{d}M");
-        rows.push(row(s, &w, "app1_done_s", "s", done(r, "app1"), None));
-        rows.push(row(s, &w, "app2_done_s", "s", done(r, "app2"), None));
-        rows.push(row(
-            s,
-            &w,
-            "app1_alone_s",
-            "s",
-            done(&res[find_alone(s).2], "app1"),
-            None,
-        ));
-    }
-    out.push(Experiment {
-        paper: "vios".into(),
-        id: "isolation_seek".into(),
-        title: "Isolation: Program 1 (1M) against Program 2 of growing seek distance".into(),
-        notes: "Paper (Fig. 5): Program 1's time does not change with Program 2's seek distance under VIOS.".into(),
-        rows,
-    });
+    // Isolation: app1's time against each app2 variant, and app1 alone
+    // (`alone` index 1: tiobench app1, 2: Program 1).
+    let isolation = |list: &[(&str, String, usize)], which: usize| {
+        let mut rows = Vec::new();
+        for (s, w, i) in list {
+            let r = &res[*i];
+            let solo = alone
+                .iter()
+                .find(|a| a.0 == *s)
+                .map(|a| if which == 1 { a.1 } else { a.2 });
+            let solo = solo.expect("every scheduler has its alone runs");
+            rows.push(row(s, w, "app1_done_s", "s", done(r, "app1"), None));
+            rows.push(row(s, w, "app2_done_s", "s", done(r, "app2"), None));
+            rows.push(row(
+                s,
+                w,
+                "app1_alone_s",
+                "s",
+                done(&res[solo], "app1"),
+                None,
+            ));
+        }
+        rows
+    };
+    out.push(super::experiment(
+        "vios",
+        "isolation_size",
+        "Isolation: app1 (4 KB) against app2 of growing request size",
+        "Paper (Fig. 4): app1's time does not change with app2's request size under VIOS.",
+        isolation(&iso_size, 1),
+    ));
+    out.push(super::experiment(
+        "vios",
+        "isolation_seek",
+        "Isolation: Program 1 (1M) against Program 2 of growing seek distance",
+        "Paper (Fig. 5): Program 1's time does not change with Program 2's seek distance under VIOS.",
+        isolation(&iso_seek, 2),
+    ));
     let mut rows = Vec::new();
     for (s, i) in &tcq {
         let r = &res[*i];
@@ -292,12 +271,12 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             None,
         ));
     }
-    out.push(Experiment {
-        paper: "vios".into(),
-        id: "tcq".into(),
-        title: "32 threads on a queueing drive (wd-raptor-150, depth 32, SATF)".into(),
-        notes: format!("32 threads x {tcq_n} random 4 KiB reads, one class per thread for VIOS. Paper (Fig. 6): VIOS(P) has no request over 1 s; Deadline and Noop about 5%; VIOS fairest."),
+    out.push(super::experiment(
+        "vios",
+        "tcq",
+        "32 threads on a queueing drive (wd-raptor-150, depth 32, SATF)",
+        &format!("32 threads x {tcq_n} random 4 KiB reads, one class per thread for VIOS. Paper (Fig. 6): VIOS(P) has no request over 1 s; Deadline and Noop about 5%; VIOS fairest."),
         rows,
-    });
+    ));
     Ok(out)
 }

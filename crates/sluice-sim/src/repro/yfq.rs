@@ -2,7 +2,7 @@
 //! against FreeBSD's pipelined FIFO, and the enhancements of §3 (batching,
 //! overlapping, tie-breaking, fragment grouping, latency accounting).
 
-use super::{row, run_jobs, Experiment, Job, Row};
+use super::{row, Experiment, Jobs, Row};
 use crate::SimReport;
 
 /// Tables 1 and 2: (task, YFQ, BSD) for 1, 2 and 3 tasks.
@@ -93,14 +93,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     let quick = opts.quick;
     let dur = if quick { 20.0 } else { 60.0 };
     let disk_gib = 8.0;
-    let mut jobs = Vec::new();
-    let mut add = |text: String| {
-        jobs.push(Job {
-            text,
-            timeline_ms: None,
-        });
-        jobs.len() - 1
-    };
+    let mut jobs = Jobs::new(None);
 
     // Tables 1-2: sequential 64 KB readers, cache off; task 1 at sector 0,
     // the others 8 GB in.
@@ -116,7 +109,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                 };
                 t += &format!("[[flow]]\nname = \"task{k}\"\npattern = \"seq-read\"\nrequest_kib = 64\nfile_gib = 0.25\noffset_gib = {off}\n\n");
             }
-            pipe.push((s, n, add(t)));
+            pipe.push((s, n, jobs.add(t)));
         }
     }
     // Figs. 2-5: random readers, batching, overlap, tie-breaking.
@@ -137,18 +130,22 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                 batch.push((
                     s,
                     w.clone(),
-                    add(head(&w, dur, true)
-                        + &scheduler(s, "")
-                        + &random_tasks("task", n, kib, 0.0, disk_gib)),
+                    jobs.add(
+                        head(&w, dur, true)
+                            + &scheduler(s, "")
+                            + &random_tasks("task", n, kib, 0.0, disk_gib),
+                    ),
                 ));
             }
             for s in ["yfq-b4", "yfq-b4-tiebreak"] {
                 ties.push((
                     s,
                     w.clone(),
-                    add(head(&w, dur, true)
-                        + &scheduler(s, "")
-                        + &random_tasks("task", n, kib, 0.0, disk_gib)),
+                    jobs.add(
+                        head(&w, dur, true)
+                            + &scheduler(s, "")
+                            + &random_tasks("task", n, kib, 0.0, disk_gib),
+                    ),
                 ));
             }
         }
@@ -162,16 +159,18 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             frags.push((
                 s,
                 w.clone(),
-                add(head(&w, dur, true)
-                    + &scheduler(s, "")
-                    + &random_tasks("task", n, 256, 0.0, disk_gib)),
+                jobs.add(
+                    head(&w, dur, true)
+                        + &scheduler(s, "")
+                        + &random_tasks("task", n, 256, 0.0, disk_gib),
+                ),
             ));
             let w = format!("1x8k+{n}x256k");
             let t = head(&w, dur, true)
                 + &scheduler(s, "")
                 + &random_tasks("small", 1, 8, 0.0, 0.5)
                 + &random_tasks("big", n, 256, 0.5, disk_gib - 0.5);
-            small.push((s, w, add(t)));
+            small.push((s, w, jobs.add(t)));
         }
     }
     // Figs. 9-10: one 64 KB task against seven 8 KB tasks, l_lat varied.
@@ -181,10 +180,10 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             + &scheduler("yfq", &format!("l_lat_kb = {x}"))
             + &random_tasks("big", 1, 64, 0.0, 1.0)
             + &random_tasks("small", 7, 8, 1.0, disk_gib - 1.0);
-        llat.push((x, add(t)));
+        llat.push((x, jobs.add(t)));
     }
 
-    let res = run_jobs(&jobs, opts)?;
+    let res = jobs.run(opts)?;
     let mut out = Vec::new();
 
     let mut rows = Vec::new();
