@@ -48,6 +48,11 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
         /// dropped).
         #[arg(long, value_name = "POLICY")]
         scheduler: Option<String>,
+        /// Also write every completed request as CSV to FILE (flow, thread,
+        /// direction, sector, size, and when it arrived, was dispatched and
+        /// completed): the raw material for tracing why a flow waited.
+        #[arg(long, value_name = "FILE")]
+        log_requests: Option<PathBuf>,
     },
     /// Run one scenario under every policy and compare them side by side.
     Compare {
@@ -127,6 +132,21 @@ fn simulate(s: &Scenario) -> Result<SimReport> {
     Ok(sluice_sim::simulate(s)?)
 }
 
+/// The request log as CSV, flows by name.
+fn write_request_log(
+    file: std::fs::File,
+    s: &Scenario,
+    log: &[sluice_sim::RequestRecord],
+) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(file);
+    writeln!(out, "{}", sluice_sim::RequestRecord::CSV_HEADER)?;
+    for r in log {
+        writeln!(out, "{}", r.csv(&s.flows[r.flow as usize].name))?;
+    }
+    out.flush()
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Sim {
@@ -134,9 +154,23 @@ fn run(cli: Cli) -> Result<()> {
             json,
             seed,
             scheduler,
+            log_requests,
         } => {
             let s = load(&scenario, seed, scheduler.as_deref())?;
-            let report = simulate(&s)?;
+            let report = match &log_requests {
+                None => simulate(&s)?,
+                Some(path) => {
+                    // Open first: a bad path fails before a long run.
+                    let file = std::fs::File::create(path)
+                        .with_context(|| format!("--log-requests {}", path.display()))?;
+                    let (report, log) = sluice_sim::Simulation::new(&s)?
+                        .with_request_log()
+                        .run_logged();
+                    write_request_log(file, &s, &log)
+                        .with_context(|| format!("--log-requests {}", path.display()))?;
+                    report
+                }
+            };
             if json {
                 println!("{}", serde_json::to_string_pretty(&report)?);
             } else {

@@ -143,3 +143,37 @@ fn help_teaches_with_examples() {
     assert_eq!(code, 0);
     assert!(out.contains("sim") && out.contains("Examples"), "{out}");
 }
+
+#[test]
+fn sim_writes_a_request_log_on_request() {
+    let p = write("log.toml", GOOD);
+    let log = p.with_file_name("requests.csv");
+    let (code, out, err) = sluice(&[
+        "sim",
+        p.to_str().unwrap(),
+        "--log-requests",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("aggregate"));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms")
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert!(rows.len() > 100);
+    assert!(rows
+        .iter()
+        .all(|r| r.starts_with("r0,") || r.starts_with("r1,")));
+    // A log that cannot be written is a one-line error naming the flag.
+    let (code, _, err) = sluice(&[
+        "sim",
+        p.to_str().unwrap(),
+        "--log-requests",
+        "/nonexistent-dir/x.csv",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--log-requests"), "{err}");
+}

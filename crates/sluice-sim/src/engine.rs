@@ -74,6 +74,48 @@ impl DeviceView for View<'_> {
     }
 }
 
+/// One served request, as the request log records it (times in ns).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestRecord {
+    /// Index of the flow in the scenario.
+    pub flow: u32,
+    /// Thread of that flow (start-up replays have several).
+    pub thread: u32,
+    pub write: bool,
+    pub sync: bool,
+    pub sector: u64,
+    pub sectors: u32,
+    /// When the flow issued it.
+    pub arrival: Nanos,
+    /// When the policy sent it to the device.
+    pub dispatched: Nanos,
+    /// When the device completed it.
+    pub completed: Nanos,
+}
+
+impl RequestRecord {
+    /// Header of the CSV form.
+    pub const CSV_HEADER: &'static str =
+        "flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms";
+
+    /// One CSV line (no newline), with `flow` written as the flow's name.
+    pub fn csv(&self, flow_name: &str) -> String {
+        let ms = |t: Nanos| t as f64 / 1e6;
+        format!(
+            "{},{},{},{},{},{},{:.6},{:.6},{:.6}",
+            flow_name,
+            self.thread,
+            if self.write { "W" } else { "R" },
+            u8::from(self.sync),
+            self.sector,
+            self.sectors,
+            ms(self.arrival),
+            ms(self.dispatched),
+            ms(self.completed)
+        )
+    }
+}
+
 /// A pending timer slot: generation and time of the event in the heap.
 #[derive(Default)]
 struct Armed {
@@ -118,6 +160,8 @@ pub struct Simulation {
     timeline: Vec<u64>,
     /// Device time per flow per bin, when the timeline is on.
     disk_timeline: Vec<Vec<Nanos>>,
+    /// Every completed request, when asked for (`with_request_log`).
+    log: Option<Vec<RequestRecord>>,
 }
 
 impl Simulation {
@@ -200,6 +244,7 @@ impl Simulation {
             timeline_bin: None,
             timeline: Vec::new(),
             disk_timeline: Vec::new(),
+            log: None,
         })
     }
 
@@ -211,13 +256,26 @@ impl Simulation {
         self
     }
 
+    /// Also record every completed request (see `run_logged`): the raw
+    /// material for tracing why a flow waited.
+    pub fn with_request_log(mut self) -> Self {
+        self.log = Some(Vec::new());
+        self
+    }
+
     fn push(&mut self, at: Nanos, ev: Event) {
         self.seq += 1;
         self.heap.push(Reverse((at, self.seq, ev)));
     }
 
     /// Run to the end and report.
-    pub fn run(mut self) -> SimReport {
+    pub fn run(self) -> SimReport {
+        self.run_logged().0
+    }
+
+    /// Run to the end; report, and the request log if one was asked for
+    /// (empty otherwise), in completion order.
+    pub fn run_logged(mut self) -> (SimReport, Vec<RequestRecord>) {
         let wall = Instant::now();
         let all_finite =
             self.stop_after_finite && self.finite_left > 0 || self.finite_left == self.flows.len();
@@ -253,7 +311,8 @@ impl Simulation {
         } else {
             self.duration
         };
-        self.report(end, wall.elapsed().as_secs_f64())
+        let report = self.report(end, wall.elapsed().as_secs_f64());
+        (report, self.log.take().unwrap_or_default())
     }
 
     /// Flow `f` is due to act.
@@ -267,6 +326,9 @@ impl Simulation {
     /// set its wake-ups.
     fn apply(&mut self, f: usize, act: Actions) {
         let now = self.now;
+        if act.new_process {
+            self.respawn(f);
+        }
         for i in act.issues {
             if !i.continues {
                 self.origin = self.next_id;
@@ -291,6 +353,27 @@ impl Simulation {
         }
         for t in act.wakes {
             self.push(t.max(now), Event::FlowIssue(f as u32));
+        }
+    }
+
+    /// Give flow `f`'s threads fresh scheduler flow ids (the old ones are
+    /// removed; their requests still in flight keep their owner).
+    fn respawn(&mut self, f: usize) {
+        let now = self.now;
+        let threads = self.flows[f].threads();
+        let old = self.first_thread[f];
+        for t in 0..threads {
+            self.sched.remove_flow(now, FlowId(old + t));
+        }
+        let first = self.owners.len() as u32;
+        self.first_thread[f] = first;
+        for t in 0..threads {
+            let cfg = FlowConfig {
+                weight: self.flows[f].thread_weight(t),
+                class: self.flows[f].spec.class,
+            };
+            self.sched.add_flow(now, FlowId(first + t), &cfg);
+            self.owners.push((f as u32, t));
         }
     }
 
@@ -340,6 +423,19 @@ impl Simulation {
                 tl.resize(i + 1, 0);
             }
             tl[i] += x.disk_time;
+        }
+        if let Some(log) = &mut self.log {
+            log.push(RequestRecord {
+                flow: f as u32,
+                thread,
+                write: r.is_write(),
+                sync: r.sync,
+                sector: r.sector,
+                sectors: r.sectors,
+                arrival: r.arrival,
+                dispatched: x.dispatched,
+                completed: now,
+            });
         }
         let flow = &mut self.flows[f];
         if now >= self.warmup {
@@ -723,5 +819,93 @@ mod tests {
         let n = r.flows[0].requests;
         assert!((895..=905).contains(&n), "{n}");
         assert!(r.flows[0].lat_ms.mean < 1.0, "{}", r.flows[0].lat_ms.mean);
+    }
+
+    /// Noop that logs which flows it was told about.
+    struct Registry {
+        inner: Noop,
+        events: Rc<RefCell<Vec<(bool, u32)>>>,
+        seen: Rc<RefCell<Vec<u32>>>,
+    }
+
+    impl Scheduler for Registry {
+        fn name(&self) -> &str {
+            "registry"
+        }
+        fn add_flow(&mut self, _now: Nanos, flow: FlowId, _c: &FlowConfig) {
+            self.events.borrow_mut().push((true, flow.0));
+        }
+        fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+            self.events.borrow_mut().push((false, flow.0));
+        }
+        fn add(&mut self, now: Nanos, r: Request) {
+            self.seen.borrow_mut().push(r.flow.0);
+            self.inner.add(now, r)
+        }
+        fn dispatch(&mut self, now: Nanos, dev: &dyn DeviceView) -> Decision {
+            self.inner.dispatch(now, dev)
+        }
+        fn complete(&mut self, now: Nanos, r: &Request, s: &Service) {
+            self.inner.complete(now, r, s)
+        }
+        fn queued(&self) -> usize {
+            self.inner.queued()
+        }
+    }
+
+    #[test]
+    fn each_start_up_run_is_a_new_process() {
+        let flows = "[[flow]]\nname = \"x\"\npattern = \"startup\"\ntrace = \"xterm\"\nruns = 2\npause_s = 1\n";
+        let mut s = scenario(flows, "stop_after_finite = true");
+        s.warmup = 0;
+        s.duration = 60 * NS_PER_S;
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let policy = Registry {
+            inner: Noop::new(),
+            events: events.clone(),
+            seen: seen.clone(),
+        };
+        let r = Simulation::with_policy(&s, Box::new(policy)).unwrap().run();
+        assert_eq!(r.flows[0].startups, Some(2));
+        // xterm has two threads: flows 0 and 1 first, then 2 and 3 after
+        // 0 and 1 were removed.
+        let ev = events.borrow();
+        assert_eq!(
+            *ev,
+            vec![
+                (true, 0),
+                (true, 1),
+                (false, 0),
+                (false, 1),
+                (true, 2),
+                (true, 3)
+            ]
+        );
+        let seen = seen.borrow();
+        let half = seen.len() / 2;
+        assert!(seen[..half].iter().all(|&f| f < 2));
+        assert!(seen[half..].iter().all(|&f| f >= 2));
+    }
+
+    #[test]
+    fn the_request_log_holds_every_completion_in_order() {
+        let flows = "[[flow]]\nname = \"r\"\ncount = 3\npattern = \"rand-read\"\n";
+        let mut s = scenario(flows, "");
+        s.warmup = 0;
+        let (r, log) = Simulation::new(&s).unwrap().with_request_log().run_logged();
+        assert_eq!(log.len() as u64, r.aggregate.requests);
+        for x in &log {
+            assert!(x.arrival <= x.dispatched && x.dispatched < x.completed);
+            assert!(x.flow < 3 && !x.write && x.sectors == 8);
+        }
+        assert!(log.windows(2).all(|w| w[0].completed <= w[1].completed));
+        let line = log[0].csv("r0");
+        assert_eq!(
+            line.split(',').count(),
+            RequestRecord::CSV_HEADER.split(',').count()
+        );
+        // Without asking, no log.
+        assert!(Simulation::new(&s).unwrap().run_logged().1.is_empty());
     }
 }

@@ -18,6 +18,6 @@ pub mod startup;
 pub mod validate;
 pub(crate) mod workload;
 
-pub use engine::{simulate, SimError, Simulation};
+pub use engine::{simulate, RequestRecord, SimError, Simulation};
 pub use report::SimReport;
 pub use scenario::{Scenario, ScenarioError};

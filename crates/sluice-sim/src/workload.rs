@@ -36,6 +36,10 @@ pub(crate) struct Issue {
 /// What a flow asks of the engine after an event.
 #[derive(Debug, Default)]
 pub(crate) struct Actions {
+    /// The flow starts over as new processes: its threads get fresh
+    /// scheduler flows before `issues` go out (an application started again
+    /// is a new process, and a scheduler sees it as a new queue).
+    pub new_process: bool,
     pub issues: Vec<Issue>,
     /// Times at which the flow wants to be woken.
     pub wakes: Vec<Nanos>,
@@ -402,6 +406,7 @@ impl Startup {
                 return;
             }
             self.run_start = Some(now);
+            act.new_process = self.runs > 0;
             self.runs += 1;
             self.cursor = 0;
             self.last_issue = now;

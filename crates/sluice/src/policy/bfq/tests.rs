@@ -366,23 +366,75 @@ fn an_async_queue_is_not_idled_for() {
 }
 
 #[test]
-fn bfq_plus_never_idles_on_a_queueing_device() {
+fn bfq_plus_idles_on_a_queueing_device_only_for_raised_queues() {
+    // A raised queue keeps its idling whatever the device (§4.1: idling is
+    // never disabled for raised applications).
     let mut d = Drv::new(BfqConfig::plus()).with_depth(4);
     for i in 0..4 {
         d.add(1, i * 8, 8);
         d.serve(100 * US);
     }
     d.add(2, 1 << 30, 8);
-    assert!(
-        d.s.is_raised(d.now, FlowId(1)),
-        "raised, and still no idling"
-    );
+    assert!(d.s.is_raised(d.now, FlowId(1)));
+    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+    // Not raised: no idling on a device that queues commands (§5.1).
+    let cfg = BfqConfig {
+        low_latency: false,
+        ..BfqConfig::plus()
+    };
+    let mut d = Drv::new(cfg).with_depth(4);
+    for i in 0..4 {
+        d.add(1, i * 8, 8);
+        d.serve(100 * US);
+    }
+    d.add(2, 1 << 30, 8);
     assert_eq!(d.next().flow, FlowId(2));
     // Original BFQ idles there (its paper gives the NCQ rule to BFQ+ only).
     let mut d = Drv::new(BfqConfig::original()).with_depth(4);
     with_pattern(&mut d, 1, 8);
     d.add(2, 1 << 30, 8);
     assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+}
+
+#[test]
+fn raised_queues_idle_longer_and_time_out_later_when_asked() {
+    // Off by default (the papers' BFQ+): a raised queue idles slice_idle
+    // and times out at T_max.
+    let mut d = Drv::new(BfqConfig::plus());
+    d.add(1, 0, 8);
+    d.serve(100 * US);
+    d.add(2, 1 << 30, 8);
+    assert!(d.s.is_raised(d.now, FlowId(1)));
+    assert!(matches!(d.dispatch(), Decision::IdleUntil(t) if t == d.now + 8 * NS_PER_MS));
+    // BFQ's later code: three idle slices, and T_max times the raised
+    // weight over the original one (10 at the start of raising).
+    let cfg = BfqConfig {
+        raised_idle_factor: 3,
+        raised_timeout: true,
+        ..BfqConfig::plus()
+    };
+    let mut d = Drv::new(cfg);
+    d.add(1, 0, 8);
+    d.serve(100 * US);
+    d.add(2, 1 << 30, 8);
+    assert!(matches!(d.dispatch(), Decision::IdleUntil(t) if t == d.now + 24 * NS_PER_MS));
+    d.add(1, 8, 8);
+    d.next();
+    // The slot started at 0, with 8 of B_rais's sectors served.
+    let t = d.s.next_timer().expect("a budget timeout");
+    assert!((1240 * NS_PER_MS..=1250 * NS_PER_MS).contains(&t), "{t}");
+    // A queue that is not raised keeps T_max.
+    let cfg = BfqConfig {
+        low_latency: false,
+        raised_idle_factor: 3,
+        raised_timeout: true,
+        ..BfqConfig::plus()
+    };
+    let mut d = Drv::new(cfg);
+    d.add(1, 0, 8);
+    let start = d.now;
+    d.next();
+    assert_eq!(d.s.next_timer(), Some(start + 125 * NS_PER_MS));
 }
 
 #[test]
