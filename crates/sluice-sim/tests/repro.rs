@@ -36,6 +36,25 @@ fn bfq_shapes() {
     // BFQ+ starts xterm under load far faster than CFQ.
     let x = |s| value(&r, "startup", s, "10r-seq", "xterm");
     assert!(x("cfq") > 3.0 * x("bfq+"), "{} {}", x("cfq"), x("bfq+"));
+    // BFQ's later raised-queue idling and timeout: faster start-ups, paid
+    // for by a video player beside repeated start-ups.
+    let later = "bfq+ raised_idle_factor=3 raised_timeout=true";
+    assert!(x(later) < 0.75 * x("bfq+"), "{} {}", x(later), x("bfq+"));
+    let drops = |s| value(&r, "video", s, "10r-seq", "drop_rate");
+    assert!(
+        drops(later) > 2.0 * drops("bfq+"),
+        "{} {}",
+        drops(later),
+        drops("bfq+")
+    );
+    // Under NCQ a raised start-up still idles, which noop cannot do.
+    let ncq = |s| value(&r, "ncq", s, "10r-seq", "xterm");
+    assert!(
+        ncq("noop") > 3.0 * ncq("bfq+"),
+        "{} {}",
+        ncq("noop"),
+        ncq("bfq+")
+    );
     for (i, ideal) in [1.0 / 6.0, 2.0 / 6.0, 3.0 / 6.0].iter().enumerate() {
         let share = value(
             &r,
