@@ -197,19 +197,7 @@ impl Simulation {
         }
         for (i, f) in scenario.flows.iter().enumerate() {
             let flow = Flow::new(f.clone(), scenario.seed, i);
-            let cfg = FlowConfig {
-                weight: f.weight,
-                class: f.class,
-            };
-            first_thread.push(owners.len() as u32);
-            for t in 0..flow.threads() {
-                let cfg = FlowConfig {
-                    weight: flow.thread_weight(t),
-                    ..cfg.clone()
-                };
-                sched.add_flow(0, FlowId(owners.len() as u32), &cfg);
-                owners.push((i as u32, t));
-            }
+            first_thread.push(register_threads(sched.as_mut(), &mut owners, &flow, i, 0));
             heap.push(Reverse((f.start, i as u64, Event::FlowIssue(i as u32))));
             flows.push(flow);
         }
@@ -359,22 +347,17 @@ impl Simulation {
     /// Give flow `f`'s threads fresh scheduler flow ids (the old ones are
     /// removed; their requests still in flight keep their owner).
     fn respawn(&mut self, f: usize) {
-        let now = self.now;
-        let threads = self.flows[f].threads();
         let old = self.first_thread[f];
-        for t in 0..threads {
-            self.sched.remove_flow(now, FlowId(old + t));
+        for t in 0..self.flows[f].threads() {
+            self.sched.remove_flow(self.now, FlowId(old + t));
         }
-        let first = self.owners.len() as u32;
-        self.first_thread[f] = first;
-        for t in 0..threads {
-            let cfg = FlowConfig {
-                weight: self.flows[f].thread_weight(t),
-                class: self.flows[f].spec.class,
-            };
-            self.sched.add_flow(now, FlowId(first + t), &cfg);
-            self.owners.push((f as u32, t));
-        }
+        self.first_thread[f] = register_threads(
+            self.sched.as_mut(),
+            &mut self.owners,
+            &self.flows[f],
+            f,
+            self.now,
+        );
     }
 
     /// Share the device time since the last change among the requests in
@@ -617,6 +600,27 @@ impl Simulation {
             },
         }
     }
+}
+
+/// Register flow `f`'s threads with the policy under the next free flow
+/// ids, recording their owner; returns the first id.
+fn register_threads(
+    sched: &mut dyn Scheduler,
+    owners: &mut Vec<(u32, u32)>,
+    flow: &Flow,
+    f: usize,
+    now: Nanos,
+) -> u32 {
+    let first = owners.len() as u32;
+    for t in 0..flow.threads() {
+        let cfg = FlowConfig {
+            weight: flow.thread_weight(t),
+            class: flow.spec.class,
+        };
+        sched.add_flow(now, FlowId(first + t), &cfg);
+        owners.push((f as u32, t));
+    }
+    first
 }
 
 /// Load-and-run convenience: simulate `scenario` and report.

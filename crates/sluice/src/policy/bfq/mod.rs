@@ -50,8 +50,9 @@
 //!   `B_max / 8` in the slot (H-fairness rule 3), and not on a device that
 //!   queues commands, `queue_depth() > 1` (§5.1), except for raised queues:
 //!   §4.1 never disables idling for them "whatever their request patterns",
-//!   and BFQ's code of the time did the same (its hardware-queueing test
-//!   dropped idling only for queues that were not raised). Without that
+//!   and BFQ's code of 2011-12 (the oldest with weight raising we could
+//!   read) did the same: its hardware-queueing test dropped idling only for
+//!   queues that were not raised. Without that
 //!   exception a raised start-up under NCQ is served no better than under
 //!   noop. The original `bfq` keeps idling on such devices (the paper
 //!   attributes the NCQ rule to CFQ and BFQ+ only).
