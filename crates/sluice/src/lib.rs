@@ -1,17 +1,29 @@
-//! sluice: disk I/O scheduling policies as pure state machines.
+//! sluice: disk I/O scheduling policies as pure state machines, and the one
+//! driver that runs them.
 //!
-//! A policy never reads a clock or does I/O: time is an argument (nanoseconds)
-//! and the device is a read-only [`DeviceView`]. The same policy code runs in
-//! the simulator's virtual time and in real time under an I/O engine.
+//! A policy never reads a clock or does I/O: time is an argument (a typed
+//! [`Instant`]) and the device is a read-only [`DeviceView`]. A host (the
+//! simulator, the test kit, a real I/O engine) never calls a policy itself:
+//! it feeds a [`Driver`] arrivals, completions and its clock, and the driver
+//! calls the policy. The same policy code runs in virtual and in real time.
 //!
-//! Start with [`Scheduler`] (the interface every driver calls) and
-//! [`policy::build`] (construct a policy by its contract name).
+//! Start with [`Scheduler`] (the interface every policy implements),
+//! [`Driver`] (what hosts call) and [`policy::build`] (construct a policy by
+//! its contract name).
 
+pub mod driver;
+mod error;
 pub mod metrics;
 pub mod policy;
 mod scheduler;
 pub mod testkit;
+pub mod time;
 mod types;
 
-pub use scheduler::{ClassConfig, Decision, DeviceView, FlowConfig, Scheduler, Service};
-pub use types::{Direction, FlowId, Nanos, Request, RequestId, NS_PER_MS, NS_PER_S, SECTOR_BYTES};
+pub use driver::{Completion, Driver, LastAnswer};
+pub use error::Error;
+pub use scheduler::{
+    ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service,
+};
+pub use time::{Duration, Instant, NS_PER_MS, NS_PER_S, NS_PER_US};
+pub use types::{Direction, FlowId, Request, RequestId, SECTOR_BYTES};

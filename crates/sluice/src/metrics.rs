@@ -3,7 +3,7 @@
 
 use hdrhistogram::Histogram;
 
-use crate::types::Nanos;
+use crate::time::Duration;
 
 const US_PER_MS: f64 = 1000.0;
 
@@ -15,7 +15,7 @@ pub struct FlowMetrics {
     pub read_bytes: u64,
     pub write_bytes: u64,
     /// Device time attributed to the flow (see [`crate::Service::disk_time`]).
-    pub disk_time: Nanos,
+    pub disk_time: Duration,
     latency: Histogram<u64>,
 }
 
@@ -26,7 +26,7 @@ impl Default for FlowMetrics {
             bytes: 0,
             read_bytes: 0,
             write_bytes: 0,
-            disk_time: 0,
+            disk_time: Duration::ZERO,
             // Microseconds, 3 significant digits, growing only as far as the
             // largest latency seen (about 100 KiB for seconds-long tails).
             latency: Histogram::new(3).expect("3 significant digits is valid"),
@@ -46,7 +46,7 @@ pub struct LatencySummary {
 
 impl FlowMetrics {
     /// Count one completed request of `bytes` with the given latency.
-    pub fn record(&mut self, bytes: u64, write: bool, latency: Nanos) {
+    pub fn record(&mut self, bytes: u64, write: bool, latency: Duration) {
         self.requests += 1;
         self.bytes += bytes;
         if write {
@@ -54,14 +54,14 @@ impl FlowMetrics {
         } else {
             self.read_bytes += bytes;
         }
-        let us = (latency / 1000).max(1);
+        let us = (latency.as_nanos() / 1000).max(1);
         // Auto-resizing histograms only fail beyond u64 range: impossible here.
         let _ = self.latency.record(us);
     }
 
-    /// Requests whose latency exceeded `ns`.
-    pub fn count_above(&self, ns: Nanos) -> u64 {
-        let us = ns / 1000;
+    /// Requests whose latency exceeded `limit`.
+    pub fn count_above(&self, limit: Duration) -> u64 {
+        let us = limit.as_nanos() / 1000;
         let from = self.latency.next_non_equivalent(us);
         self.latency
             .count_between(from, self.latency.max().max(from))
@@ -91,7 +91,7 @@ mod tests {
     fn records_bytes_by_direction_and_latency_percentiles() {
         let mut m = FlowMetrics::default();
         for i in 1..=100u64 {
-            m.record(4096, i % 4 == 0, i * crate::NS_PER_MS);
+            m.record(4096, i % 4 == 0, Duration::from_millis(i));
         }
         assert_eq!(m.requests, 100);
         assert_eq!(m.write_bytes, 25 * 4096);
@@ -101,7 +101,7 @@ mod tests {
         assert!((l.p99 - 99.0).abs() < 0.1, "{l:?}");
         assert!((l.max - 100.0).abs() < 0.1, "{l:?}");
         assert!((l.mean - 50.5).abs() < 0.1, "{l:?}");
-        assert_eq!(m.count_above(90 * crate::NS_PER_MS), 10);
+        assert_eq!(m.count_above(Duration::from_millis(90)), 10);
     }
 
     #[test]

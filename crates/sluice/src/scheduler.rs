@@ -1,18 +1,21 @@
 //! The scheduler interface: the contract between a policy and its driver.
 
-use crate::types::{FlowId, Nanos, Request};
+use crate::error::Error;
+use crate::time::{Duration, Instant};
+use crate::types::{FlowId, Request};
 
 /// What the policy wants done with a free device slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decision {
     /// Send this request to the device now.
     Dispatch(Request),
-    /// Keep the device idle, even though requests may be queued, until the
-    /// given time (anticipation: BFQ's and CFQ's idling for a sync flow that
-    /// is expected to issue its next request soon). The driver calls
-    /// `dispatch` again at that time at the latest, earlier if a request
-    /// arrives or completes.
-    IdleUntil(Nanos),
+    /// Keep the device idle on purpose, even though requests may be queued
+    /// (anticipation: BFQ's and CFQ's idling for a sync flow that is
+    /// expected to issue its next request soon). The policy has set when the
+    /// wait ends through [`Scheduler::poll_timeout`]; the driver calls
+    /// `dispatch` again then at the latest, earlier if a request arrives or
+    /// completes.
+    Idle,
     /// Nothing to send (empty, or waiting for in-flight requests to finish,
     /// as YFQ's batches and VIOS's one-request-at-a-time rule do).
     Nothing,
@@ -22,20 +25,20 @@ pub enum Decision {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Service {
     /// When the driver handed the request to the device.
-    pub dispatched: Nanos,
+    pub dispatched: Instant,
     /// When the device reported it done.
-    pub completed: Nanos,
+    pub completed: Instant,
     /// Device time attributed to this request: the time it was in flight,
     /// where every stretch with k requests in flight counts 1/k to each.
     /// VIOS charges this to the request's class; BFQ uses it for the
     /// budget timeout and its peak-rate estimate.
-    pub disk_time: Nanos,
+    pub disk_time: Duration,
 }
 
 impl Service {
     /// Dispatch-to-completion time.
-    pub fn response(&self) -> Nanos {
-        self.completed.saturating_sub(self.dispatched)
+    pub fn response(&self) -> Duration {
+        self.completed.saturating_duration_since(self.dispatched)
     }
 }
 
@@ -63,20 +66,39 @@ impl Default for FlowConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassConfig {
     pub name: String,
-    /// Disk time the class gets per round (VIOS's Q_i).
-    pub quantum: Nanos,
+    /// Disk time the class gets per round (VIOS's Q_i); zero = the
+    /// policy's default quantum.
+    pub quantum: Duration,
     /// Contract name of the policy that orders the class's requests
     /// (`noop` = FCFS).
     pub inner: String,
 }
 
-/// A read-only view of the device a policy dispatches to.
+/// What a host knows of its device's costs: the oracle position-aware
+/// policies consult. The simulator answers from its drive model, a real
+/// engine from a model of its target (or zeros, for a flat device).
+pub trait CostModel {
+    /// Device size in sectors.
+    fn capacity(&self) -> u64;
+    /// Estimated seek time between two sectors (no rotation): monotone in the
+    /// cylinder distance.
+    fn seek_time(&self, from: u64, to: u64) -> Duration;
+    /// Estimated positioning time (seek plus rotational wait) to start
+    /// accessing `to` if the head left `from` at time `now`. Devices without
+    /// rotation return their fixed access latency.
+    fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration;
+    /// Full-stroke seek time (Nam–Park's M_dmo is a percentage of it).
+    fn full_stroke_seek(&self) -> Duration;
+}
+
+/// A read-only view of the device a policy dispatches to: the driver's
+/// state (requests in flight, depth, head) over the host's [`CostModel`].
 ///
 /// Position-aware policies use the cost oracle: C-LOOK and SSTF need the head
 /// position, SATF and YFQ's tie-breaking need positioning-time estimates,
 /// Nam–Park's DOR compares estimated costs with a margin of the full-stroke
 /// seek time.
-pub trait DeviceView {
+pub trait DeviceView: CostModel {
     /// Requests the device holds now (dispatched, not completed).
     fn in_flight(&self) -> usize;
     /// How many requests the device accepts at once (1 = no NCQ/TCQ).
@@ -84,71 +106,77 @@ pub trait DeviceView {
     /// The sector just past the last dispatched request: where the head will
     /// be, as far as the host can know.
     fn head(&self) -> u64;
-    /// Device size in sectors.
-    fn capacity(&self) -> u64;
-    /// Estimated seek time between two sectors (no rotation): monotone in the
-    /// cylinder distance.
-    fn seek_time(&self, from: u64, to: u64) -> Nanos;
-    /// Estimated positioning time (seek plus rotational wait) to start
-    /// accessing `to` if the head left `from` at time `now`. Devices without
-    /// rotation return their fixed access latency.
-    fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos;
-    /// Full-stroke seek time (Nam–Park's M_dmo is a percentage of it).
-    fn full_stroke_seek(&self) -> Nanos;
 }
 
 /// A disk scheduling policy: a pure state machine driven by its driver.
 ///
-/// Call protocol: `add_flow` before a flow's first request; `add` for each
-/// arriving request; `dispatch` whenever the device has a free slot (after
-/// every `add`, every `complete`, and at the time of an `IdleUntil` or of
-/// `next_timer`); `complete` when the device finishes a request;
-/// `on_timer` when the time `next_timer` returned has come.
+/// Call protocol (the [`crate::driver::Driver`] keeps it; hosts never call a
+/// policy directly): `add_flow` before a flow's first request; `add` for
+/// each arriving request; `dispatch` whenever the device has a free slot
+/// (after every `add`, every `complete` and every wake-up); `complete` when
+/// the device finishes a request.
+///
+/// Time reaches a policy through one channel: [`Scheduler::poll_timeout`]
+/// says when it next needs to be called even if nothing happens (the end of
+/// an idle wait, a budget timeout, a slice end: all alike), and
+/// [`Scheduler::handle_timeout`] is that call. The driver makes it once the
+/// instant has come and before the next `dispatch`, so `dispatch` never sees
+/// an overdue timer.
 ///
 /// Invariants every policy keeps (property-tested for each): every added
 /// request is dispatched exactly once; nothing is dispatched that was not
-/// added; a policy that is not idling (`IdleUntil`) and holds requests
-/// dispatches one when asked, unless it is waiting for completions
-/// (`Nothing` with requests in flight, as batch policies do).
+/// added; a policy that is not idling ([`Decision::Idle`], with a wake-up
+/// set) and holds requests dispatches one when asked, unless it is waiting
+/// for completions (`Nothing` with requests in flight, as batch policies do).
 pub trait Scheduler {
     /// The policy's contract name (`noop`, `clook`, `bfq+`, ...).
     fn name(&self) -> &str;
 
     /// A flow appears. Needed by every weighted policy (BFQ, YFQ, DOR) and by
     /// class-based ones (VIOS). Default: nothing to set up.
-    fn add_flow(&mut self, _now: Nanos, _flow: FlowId, _config: &FlowConfig) {}
+    fn add_flow(&mut self, _now: Instant, _flow: FlowId, _config: &FlowConfig) {}
 
     /// A class appears (before any flow names it). Class-based policies
-    /// (VIOS) build the class's inner scheduler here; others ignore it and
-    /// treat flows of every class alike.
-    fn add_class(&mut self, _now: Nanos, _class: u32, _config: &ClassConfig) {}
+    /// (VIOS) build the class's inner scheduler here, and fail if it names no
+    /// policy; others ignore it and treat flows of every class alike.
+    fn add_class(
+        &mut self,
+        _now: Instant,
+        _class: u32,
+        _config: &ClassConfig,
+    ) -> Result<(), Error> {
+        Ok(())
+    }
 
     /// Change a flow's weight (proportional-share policies).
-    fn set_weight(&mut self, _now: Nanos, _flow: FlowId, _weight: u32) {}
+    fn set_weight(&mut self, _now: Instant, _flow: FlowId, _weight: u32) {}
 
     /// A flow is gone; it has no queued requests left.
-    fn remove_flow(&mut self, _now: Nanos, _flow: FlowId) {}
+    fn remove_flow(&mut self, _now: Instant, _flow: FlowId) {}
 
     /// A request arrives.
-    fn add(&mut self, now: Nanos, request: Request);
+    fn add(&mut self, now: Instant, request: Request);
 
     /// The device has a free slot: say what to do with it.
-    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision;
+    fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision;
 
     /// A dispatched request completed. `service` carries the dispatch and
     /// completion times and the attributed device time: VIOS charges it,
     /// BFQ checks its budget timeout and samples the peak rate, YFQ counts
     /// its batch down.
-    fn complete(&mut self, now: Nanos, request: &Request, service: &Service);
+    fn complete(&mut self, now: Instant, request: &Request, service: &Service);
 
-    /// The next time the policy needs to be woken even if nothing happens
-    /// (BFQ's budget timeout, CFQ's slice end). `None` = no timer.
-    fn next_timer(&self) -> Option<Nanos> {
+    /// The one time channel, outward: when the policy next needs a call even
+    /// if nothing happens (the end of an idle wait, BFQ's budget timeout,
+    /// CFQ's idle timer). `None` = no wake-up needed. After
+    /// `handle_timeout(now)` it must be later than `now` or `None`.
+    fn poll_timeout(&self) -> Option<Instant> {
         None
     }
 
-    /// The time returned by `next_timer` has come.
-    fn on_timer(&mut self, _now: Nanos) {}
+    /// The one time channel, inward: the instant `poll_timeout` returned has
+    /// come (`now` is at or after it).
+    fn handle_timeout(&mut self, _now: Instant) {}
 
     /// Requests held by the policy (added, not yet dispatched).
     fn queued(&self) -> usize;
@@ -166,3 +194,59 @@ pub trait Scheduler {
         false
     }
 }
+
+/// A boxed or borrowed policy is a policy: `Driver<Box<dyn Scheduler>>`
+/// drives one chosen by name at run time, `Driver<&mut dyn Scheduler>` one
+/// the caller keeps.
+macro_rules! forward_scheduler {
+    ($($ty:ty),*) => {$(
+impl<S: Scheduler + ?Sized> Scheduler for $ty {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn add_flow(&mut self, now: Instant, flow: FlowId, config: &FlowConfig) {
+        (**self).add_flow(now, flow, config)
+    }
+    fn add_class(
+        &mut self,
+        now: Instant,
+        class: u32,
+        config: &ClassConfig,
+    ) -> Result<(), Error> {
+        (**self).add_class(now, class, config)
+    }
+    fn set_weight(&mut self, now: Instant, flow: FlowId, weight: u32) {
+        (**self).set_weight(now, flow, weight)
+    }
+    fn remove_flow(&mut self, now: Instant, flow: FlowId) {
+        (**self).remove_flow(now, flow)
+    }
+    fn add(&mut self, now: Instant, request: Request) {
+        (**self).add(now, request)
+    }
+    fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
+        (**self).dispatch(now, device)
+    }
+    fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
+        (**self).complete(now, request, service)
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        (**self).poll_timeout()
+    }
+    fn handle_timeout(&mut self, now: Instant) {
+        (**self).handle_timeout(now)
+    }
+    fn queued(&self) -> usize {
+        (**self).queued()
+    }
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        (**self).stats()
+    }
+    fn may_idle(&self) -> bool {
+        (**self).may_idle()
+    }
+}
+    )*};
+}
+
+forward_scheduler!(Box<S>, &mut S);

@@ -1,12 +1,7 @@
 //! The model types every policy and driver shares.
 
-/// Time in nanoseconds. Absolute times start at 0 when the driver starts.
-pub type Nanos = u64;
+use crate::time::Instant;
 
-/// Nanoseconds per millisecond.
-pub const NS_PER_MS: Nanos = 1_000_000;
-/// Nanoseconds per second.
-pub const NS_PER_S: Nanos = 1_000_000_000;
 /// Positions and sizes are counted in 512-byte sectors, as the papers do.
 pub const SECTOR_BYTES: u64 = 512;
 
@@ -45,7 +40,7 @@ pub struct Request {
     /// Length in sectors (at least 1).
     pub sectors: u32,
     /// When the request reached the scheduler.
-    pub arrival: Nanos,
+    pub arrival: Instant,
 }
 
 impl Request {

@@ -23,9 +23,10 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::clook::Clook;
 use super::params::ParamReader;
-use super::PolicyError;
+use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
-use crate::types::{Nanos, Request, RequestId};
+use crate::types::{Request, RequestId};
+use crate::time::Instant;
 
 /// Parameters of `bsd`, for `POLICIES`.
 pub const BSD_PARAMS: &str = "pipeline = 4, cscan = false";
@@ -132,7 +133,7 @@ impl Bsd {
         }
     }
 
-    pub(crate) fn from_params(grouped: bool, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn from_params(grouped: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         let pipeline = p.int("pipeline", 4, 1, 1 << 16)? as usize;
         let cscan = p.bool("cscan", false)?;
         Ok(if grouped {
@@ -162,13 +163,13 @@ impl Scheduler for Bsd {
         self.name
     }
 
-    fn add(&mut self, _now: Nanos, request: Request) {
+    fn add(&mut self, _now: Instant, request: Request) {
         if let Some(r) = self.gate.add(request) {
             self.enqueue(r);
         }
     }
 
-    fn dispatch(&mut self, _now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         if self.outstanding >= self.pipeline {
             return Decision::Nothing;
         }
@@ -186,7 +187,7 @@ impl Scheduler for Bsd {
         }
     }
 
-    fn complete(&mut self, _now: Nanos, request: &Request, _service: &Service) {
+    fn complete(&mut self, _now: Instant, request: &Request, _service: &Service) {
         self.outstanding = self.outstanding.saturating_sub(1);
         for r in self.gate.complete(request) {
             self.enqueue(r);

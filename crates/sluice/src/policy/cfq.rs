@@ -83,9 +83,10 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::params::ParamReader;
-use super::PolicyError;
+use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Nanos, Request, NS_PER_MS, NS_PER_S};
+use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
+use crate::types::{FlowId, Request};
 
 /// Signed nanoseconds: tree keys and slice residuals go negative.
 type T = i64;
@@ -126,25 +127,25 @@ pub struct CfqParams {
     /// normally, all of it early in a slice).
     pub quantum: u32,
     /// `cfq_fifo_expire[1]` = HZ/8 = 125 ms.
-    pub fifo_expire_sync: Nanos,
+    pub fifo_expire_sync: Duration,
     /// `cfq_fifo_expire[0]` = HZ/4 = 250 ms.
-    pub fifo_expire_async: Nanos,
+    pub fifo_expire_async: Duration,
     /// `cfq_back_max` = 16 MiB, in KiB.
     pub back_seek_max_kib: u64,
     /// `cfq_back_penalty` = 2.
     pub back_seek_penalty: u64,
     /// `cfq_slice_sync` = HZ/10 = 100 ms.
-    pub slice_sync: Nanos,
+    pub slice_sync: Duration,
     /// `cfq_slice_async` = HZ/25 = 40 ms.
-    pub slice_async: Nanos,
+    pub slice_async: Duration,
     /// `cfq_slice_async_rq` = 2.
     pub slice_async_rq: u32,
     /// `cfq_slice_idle` = HZ/125 = 8 ms (0 disables idling).
-    pub slice_idle: Nanos,
+    pub slice_idle: Duration,
     /// `cfq_latency` = 1 (sysfs `low_latency`).
     pub low_latency: bool,
     /// `cfq_target_latency` = 300 ms.
-    pub target_latency: Nanos,
+    pub target_latency: Duration,
     /// `blk_queue_nonrot`: the device has no seek penalty (SSD).
     pub nonrot: bool,
 }
@@ -153,16 +154,16 @@ impl Default for CfqParams {
     fn default() -> Self {
         CfqParams {
             quantum: 8,
-            fifo_expire_sync: 125 * NS_PER_MS,
-            fifo_expire_async: 250 * NS_PER_MS,
+            fifo_expire_sync: Duration::from_millis(125),
+            fifo_expire_async: Duration::from_millis(250),
             back_seek_max_kib: 16 * 1024,
             back_seek_penalty: 2,
-            slice_sync: 100 * NS_PER_MS,
-            slice_async: 40 * NS_PER_MS,
+            slice_sync: Duration::from_millis(100),
+            slice_async: Duration::from_millis(40),
             slice_async_rq: 2,
-            slice_idle: 8 * NS_PER_MS,
+            slice_idle: Duration::from_millis(8),
             low_latency: true,
-            target_latency: 300 * NS_PER_MS,
+            target_latency: Duration::from_millis(300),
             nonrot: false,
         }
     }
@@ -176,9 +177,9 @@ nonrot = false";
 
 impl CfqParams {
     /// Read the parameters by name; absent ones keep the 2.6.34 defaults.
-    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
         let d = CfqParams::default();
-        let ms = |x: i64| x as Nanos * NS_PER_MS;
+        let ms = |x: i64| Duration::from_millis(x as u64);
         Ok(CfqParams {
             quantum: p.int("quantum", d.quantum.into(), 1, 1024)? as u32,
             slice_sync: ms(p.int("slice_sync_ms", 100, 1, 10_000)?),
@@ -382,9 +383,9 @@ impl Cfq {
     /// Set a flow's best-effort I/O priority, 0 (highest) ..= 7; the default
     /// is 4. Takes effect for queues created afterwards and for the flow's
     /// sync queue's next slice.
-    pub fn set_ioprio(&mut self, now: Nanos, flow: FlowId, prio: u8) {
+    pub fn set_ioprio(&mut self, now: Instant, flow: FlowId, prio: u8) {
         let prio = prio.min(PRIO_LEVELS as u8 - 1);
-        let f = self.flow_mut(now as T, flow);
+        let f = self.flow_mut(now.as_nanos() as T, flow);
         f.prio = prio;
         if let Some(q) = f.sync_q {
             self.queues[q].prio = prio;
@@ -406,9 +407,9 @@ impl Cfq {
     /// `cfq_prio_slice`.
     fn prio_slice(&self, sync: bool, prio: u8) -> T {
         let base = if sync {
-            self.p.slice_sync
+            self.p.slice_sync.as_nanos()
         } else {
-            self.p.slice_async
+            self.p.slice_async.as_nanos()
         } as T;
         base + base / SLICE_SCALE * (T::from(NORM_PRIO) - T::from(prio))
     }
@@ -431,12 +432,12 @@ impl Cfq {
         let mut slice = self.prio_slice(sync, prio);
         if self.p.low_latency {
             let iq = self.avg_queues() as T;
-            let sync_slice = self.p.slice_sync as T;
+            let sync_slice = self.p.slice_sync.as_nanos() as T;
             let expect_latency = sync_slice * iq;
             // One group: its share of the target latency is all of it.
-            let group_slice = self.p.target_latency as T;
+            let group_slice = self.p.target_latency.as_nanos() as T;
             if expect_latency > group_slice {
-                let base_low_slice = 2 * self.p.slice_idle as T;
+                let base_low_slice = 2 * self.p.slice_idle.as_nanos() as T;
                 let low_slice = slice.min(base_low_slice * slice / sync_slice);
                 slice = (slice * group_slice / expect_latency).max(low_slice);
             }
@@ -532,15 +533,15 @@ impl Cfq {
         }
         self.serving_type = self.choose_wl();
         let count = self.trees[self.serving_type].len() as T;
-        let group_slice = self.p.target_latency as T;
+        let group_slice = self.p.target_latency.as_nanos() as T;
         let mut slice = group_slice * count / (self.busy_queues_avg as T).max(busy as T);
         if self.serving_type == ASYNC {
-            let tmp = self.p.target_latency as T * self.trees[ASYNC].len() as T
+            let tmp = self.p.target_latency.as_nanos() as T * self.trees[ASYNC].len() as T
                 / self.busy_queues.max(1) as T;
             slice = slice.min(tmp);
-            slice = slice * self.p.slice_async as T / self.p.slice_sync as T;
+            slice = slice * self.p.slice_async.as_nanos() as T / self.p.slice_sync.as_nanos() as T;
         } else {
-            slice = slice.max(2 * self.p.slice_idle as T);
+            slice = slice.max(2 * self.p.slice_idle.as_nanos() as T);
         }
         slice = slice.max(MIN_TT);
         self.workload_expires = now + slice;
@@ -654,7 +655,7 @@ impl Cfq {
     /// `cfq_slice_used_soon`.
     fn slice_used_soon(&self, qi: usize, now: T) -> bool {
         let q = &self.queues[qi];
-        q.slice_new || now + self.p.slice_idle as T * q.dispatched as T > q.slice_end
+        q.slice_new || now + self.p.slice_idle.as_nanos() as T * q.dispatched as T > q.slice_end
     }
 
     /// `cfq_may_dispatch`.
@@ -679,7 +680,7 @@ impl Cfq {
         }
         if !q.sync && self.p.low_latency {
             let last_sync = now - self.last_delayed_sync;
-            let mut depth = (last_sync / self.p.slice_sync as T).max(0) as usize;
+            let mut depth = (last_sync / self.p.slice_sync.as_nanos() as T).max(0) as usize;
             if depth == 0 && q.dispatched == 0 {
                 depth = 1;
             }
@@ -757,7 +758,7 @@ impl Cfq {
         if self.p.nonrot && self.hw_tag {
             return;
         }
-        if self.p.slice_idle == 0 || !self.should_idle(qi) {
+        if self.p.slice_idle.as_nanos() == 0 || !self.should_idle(qi) {
             return;
         }
         let q = &self.queues[qi];
@@ -774,7 +775,7 @@ impl Cfq {
             return;
         }
         self.queues[qi].wait_request = true;
-        self.idle_timer = Some(now + self.p.slice_idle as T);
+        self.idle_timer = Some(now + self.p.slice_idle.as_nanos() as T);
     }
 
     /// `cfq_idle_slice_timer`, if it is due.
@@ -872,7 +873,7 @@ impl Cfq {
 
     /// `cfq_update_io_thinktime`.
     fn update_thinktime(&mut self, now: T, flow: FlowId) {
-        let cap = 2 * self.p.slice_idle;
+        let cap = 2 * self.p.slice_idle.as_nanos();
         let f = self.flow_mut(now, flow);
         let ttime = ((now - f.last_end_request).max(0) as u64).min(cap);
         f.ttime_samples = (7 * f.ttime_samples + 256) / 8;
@@ -902,7 +903,7 @@ impl Cfq {
         if !self.queues[qi].sync {
             return;
         }
-        let slice_idle = self.p.slice_idle;
+        let slice_idle = self.p.slice_idle.as_nanos();
         let (alive, valid, mean) = self.flows.get(&flow).map_or((false, false, 0), |f| {
             (f.alive, f.ttime_valid(), f.ttime_mean)
         });
@@ -929,13 +930,13 @@ impl Scheduler for Cfq {
         "cfq"
     }
 
-    fn add_flow(&mut self, now: Nanos, flow: FlowId, _config: &FlowConfig) {
-        let f = self.flow_mut(now as T, flow);
+    fn add_flow(&mut self, now: Instant, flow: FlowId, _config: &FlowConfig) {
+        let f = self.flow_mut(now.as_nanos() as T, flow);
         f.alive = true;
     }
 
-    fn remove_flow(&mut self, now: Nanos, flow: FlowId) {
-        let now = now as T;
+    fn remove_flow(&mut self, now: Instant, flow: FlowId) {
+        let now = now.as_nanos() as T;
         let Some(f) = self.flows.get_mut(&flow) else {
             return;
         };
@@ -948,13 +949,13 @@ impl Scheduler for Cfq {
     }
 
     /// `cfq_insert_request` + `cfq_add_rq_rb` + `cfq_rq_enqueued`.
-    fn add(&mut self, now: Nanos, rq: Request) {
-        let now = now as T;
+    fn add(&mut self, now: Instant, rq: Request) {
+        let now = now.as_nanos() as T;
         let qi = self.queue_for(now, &rq);
         let expire = if rq.sync {
-            self.p.fifo_expire_sync
+            self.p.fifo_expire_sync.as_nanos()
         } else {
-            self.p.fifo_expire_async
+            self.p.fifo_expire_async.as_nanos()
         } as T;
         let deadline = now + expire;
         let q = &mut self.queues[qi];
@@ -985,16 +986,15 @@ impl Scheduler for Cfq {
     }
 
     /// `cfq_dispatch_requests`.
-    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
-        let now = now as T;
+    fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
+        let now = now.as_nanos() as T;
         self.hw_tag = device.queue_depth() > 1;
-        self.fire_due_timer(now);
         if self.busy_queues == 0 {
             return Decision::Nothing;
         }
         let Some(qi) = self.select_queue(now) else {
             return match self.idle_timer {
-                Some(t) if t > now => Decision::IdleUntil(t as Nanos),
+                Some(t) if t > now => Decision::Idle,
                 _ => Decision::Nothing,
             };
         };
@@ -1013,8 +1013,8 @@ impl Scheduler for Cfq {
     }
 
     /// `cfq_completed_request`.
-    fn complete(&mut self, now: Nanos, rq: &Request, _service: &Service) {
-        let now = now as T;
+    fn complete(&mut self, now: Instant, rq: &Request, _service: &Service) {
+        let now = now.as_nanos() as T;
         let Some(qi) = self.in_flight.remove(&rq.id.0) else {
             return;
         };
@@ -1025,7 +1025,7 @@ impl Scheduler for Cfq {
             if let Some(f) = self.flows.get_mut(&rq.flow) {
                 f.last_end_request = now;
             }
-            if rq.arrival as T + self.p.fifo_expire_sync as T <= now {
+            if rq.arrival.as_nanos() as T + self.p.fifo_expire_sync.as_nanos() as T <= now {
                 self.last_delayed_sync = now;
             }
         }
@@ -1037,7 +1037,7 @@ impl Scheduler for Cfq {
             self.queues[qi].slice_new = false;
         }
         if self.should_wait_busy(qi, now) {
-            self.queues[qi].slice_end = now + self.p.slice_idle as T;
+            self.queues[qi].slice_end = now + self.p.slice_idle.as_nanos() as T;
             self.queues[qi].wait_busy = true;
         }
         let q = &self.queues[qi];
@@ -1053,12 +1053,12 @@ impl Scheduler for Cfq {
         }
     }
 
-    fn next_timer(&self) -> Option<Nanos> {
-        self.idle_timer.map(|t| t.max(0) as Nanos)
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.idle_timer.map(|t| Instant::from_nanos(t.max(0) as u64))
     }
 
-    fn on_timer(&mut self, now: Nanos) {
-        self.fire_due_timer(now as T);
+    fn handle_timeout(&mut self, now: Instant) {
+        self.fire_due_timer(now.as_nanos() as T);
     }
 
     fn queued(&self) -> usize {
@@ -1102,7 +1102,7 @@ mod tests {
     struct Sim {
         s: Cfq,
         dev: FlatDevice,
-        now: Nanos,
+        now: Instant,
         next_id: u64,
         service: Nanos,
         flows: Vec<SimFlow>,

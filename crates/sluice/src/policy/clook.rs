@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
-use crate::types::{Nanos, Request};
+use crate::time::Instant;
+use crate::types::Request;
 
 /// Requests sorted by (sector, id); the id breaks ties in arrival order.
 #[derive(Debug, Default)]
@@ -37,18 +38,18 @@ impl Scheduler for Clook {
         "clook"
     }
 
-    fn add(&mut self, _now: Nanos, request: Request) {
+    fn add(&mut self, _now: Instant, request: Request) {
         self.sorted.insert((request.sector, request.id.0), request);
     }
 
-    fn dispatch(&mut self, _now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         match Self::pop_from(&mut self.sorted, device.head()) {
             Some(r) => Decision::Dispatch(r),
             None => Decision::Nothing,
         }
     }
 
-    fn complete(&mut self, _now: Nanos, _request: &Request, _service: &Service) {}
+    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.sorted.len()

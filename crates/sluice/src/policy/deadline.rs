@@ -22,9 +22,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::params::ParamReader;
-use super::PolicyError;
+use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
-use crate::types::{Nanos, Request, NS_PER_MS};
+use crate::types::Request;
+use crate::time::{Duration, Instant};
 
 /// Parameters of `deadline` for `POLICIES`.
 pub(crate) const PARAMS: &str =
@@ -33,8 +34,8 @@ pub(crate) const PARAMS: &str =
 /// The tunables, with the kernel's defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeadlineParams {
-    pub read_expire: Nanos,
-    pub write_expire: Nanos,
+    pub read_expire: Duration,
+    pub write_expire: Duration,
     pub writes_starved: u32,
     pub fifo_batch: u32,
 }
@@ -42,8 +43,8 @@ pub struct DeadlineParams {
 impl Default for DeadlineParams {
     fn default() -> Self {
         DeadlineParams {
-            read_expire: 500 * NS_PER_MS,
-            write_expire: 5000 * NS_PER_MS,
+            read_expire: Duration::from_millis(500),
+            write_expire: Duration::from_millis(5000),
             writes_starved: 2,
             fifo_batch: 16,
         }
@@ -52,8 +53,8 @@ impl Default for DeadlineParams {
 
 impl DeadlineParams {
     /// Read the parameters by name; absent ones keep the kernel defaults.
-    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
-        let ms = |x: i64| x as Nanos * NS_PER_MS;
+    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        let ms = |x: i64| Duration::from_millis(x as u64);
         Ok(DeadlineParams {
             read_expire: ms(p.int("read_expire_ms", 500, 0, 1_000_000)?),
             write_expire: ms(p.int("write_expire_ms", 5000, 0, 1_000_000)?),
@@ -66,12 +67,12 @@ impl DeadlineParams {
 /// One direction's requests: sorted by (sector, id) and by (deadline, id).
 #[derive(Debug, Default)]
 struct DirQueue {
-    sorted: BTreeMap<(u64, u64), (Request, Nanos)>,
-    fifo: BTreeSet<(Nanos, u64, u64)>,
+    sorted: BTreeMap<(u64, u64), (Request, Instant)>,
+    fifo: BTreeSet<(Instant, u64, u64)>,
 }
 
 impl DirQueue {
-    fn insert(&mut self, r: Request, deadline: Nanos) {
+    fn insert(&mut self, r: Request, deadline: Instant) {
         self.sorted.insert((r.sector, r.id.0), (r, deadline));
         self.fifo.insert((deadline, r.id.0, r.sector));
     }
@@ -83,7 +84,7 @@ impl DirQueue {
     }
 
     /// The oldest request's key and whether its deadline has passed.
-    fn fifo_head(&self, now: Nanos) -> Option<((u64, u64), bool)> {
+    fn fifo_head(&self, now: Instant) -> Option<((u64, u64), bool)> {
         self.fifo
             .iter()
             .next()
@@ -146,7 +147,7 @@ impl Scheduler for Deadline {
         "deadline"
     }
 
-    fn add(&mut self, now: Nanos, request: Request) {
+    fn add(&mut self, now: Instant, request: Request) {
         let (dir, expire) = if request.is_write() {
             (1, self.p.write_expire)
         } else {
@@ -155,7 +156,7 @@ impl Scheduler for Deadline {
         self.q[dir].insert(request, now + expire);
     }
 
-    fn dispatch(&mut self, now: Nanos, _device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, now: Instant, _device: &dyn DeviceView) -> Decision {
         // Continue the current batch.
         let cur = match (self.next[0], self.next[1]) {
             (Some(k), _) => Some((0, k)),
@@ -195,7 +196,7 @@ impl Scheduler for Deadline {
         Decision::Dispatch(self.take(dir, key))
     }
 
-    fn complete(&mut self, _now: Nanos, _request: &Request, _service: &Service) {}
+    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.q[0].sorted.len() + self.q[1].sorted.len()
@@ -215,7 +216,7 @@ mod tests {
         r
     }
 
-    fn drain(s: &mut Deadline, now: Nanos) -> Vec<u64> {
+    fn drain(s: &mut Deadline, now: Instant) -> Vec<u64> {
         let dev = FlatDevice::at(0);
         let mut out = Vec::new();
         while let Decision::Dispatch(r) = s.dispatch(now, &dev) {

@@ -49,9 +49,10 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::params::ParamReader;
 use super::yfq::tags::{FlowTags, Tag};
-use super::PolicyError;
+use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Nanos, Request, RequestId};
+use crate::types::{FlowId, Request, RequestId};
+use crate::time::{Duration, Instant};
 
 /// Parameters of `dor`, for `POLICIES`.
 pub const PARAMS: &str =
@@ -79,7 +80,7 @@ impl Default for DorParams {
 }
 
 impl DorParams {
-    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
         Ok(DorParams {
             base: p.int("base", 4, 1, 1024)? as usize,
             m_dmo: p.float("m_dmo", 20.0, 0.0, 1000.0)?,
@@ -177,7 +178,7 @@ impl Dor {
         d
     }
 
-    pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Self, Error> {
         Ok(Self::new(DorParams::read(p)?))
     }
 
@@ -276,7 +277,9 @@ impl Dor {
 
     /// Algorithm 2: expand the base sequence in place.
     fn expand(&mut self, seq: &mut Vec<Request>, device: &dyn DeviceView) {
-        let margin = (self.params.m_dmo / 100.0 * device.full_stroke_seek() as f64) as Nanos;
+        let margin = Duration::from_nanos(
+            (self.params.m_dmo / 100.0 * device.full_stroke_seek().as_nanos() as f64) as u64,
+        );
         let mut cur = 0;
         while cur + 1 < seq.len() {
             let (a, b) = (seq[cur], seq[cur + 1]);
@@ -340,27 +343,27 @@ impl Scheduler for Dor {
         self.name
     }
 
-    fn add_flow(&mut self, _now: Nanos, flow: FlowId, config: &FlowConfig) {
+    fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
         self.flows
             .entry(flow)
             .or_insert_with(|| DFlow::new(100))
             .weight = config.weight.max(1);
     }
 
-    fn set_weight(&mut self, _now: Nanos, flow: FlowId, weight: u32) {
+    fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
         self.flows
             .entry(flow)
             .or_insert_with(|| DFlow::new(100))
             .weight = weight.max(1);
     }
 
-    fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+    fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
         if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
             self.flows.remove(&flow);
         }
     }
 
-    fn add(&mut self, _now: Nanos, request: Request) {
+    fn add(&mut self, _now: Instant, request: Request) {
         let v = self.v;
         let min_other_f = self.fset.keys().next().copied();
         let k = request.flow;
@@ -383,7 +386,7 @@ impl Scheduler for Dor {
         self.queued += 1;
     }
 
-    fn dispatch(&mut self, _now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         if self.sequence.is_empty() && self.outstanding == 0 && !self.keys.is_empty() {
             let mut seq = self.base_sequence(device.head());
             self.bqs_count += seq.len() as u64;
@@ -405,7 +408,7 @@ impl Scheduler for Dor {
         }
     }
 
-    fn complete(&mut self, _now: Nanos, _request: &Request, _service: &Service) {
+    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {
         self.outstanding = self.outstanding.saturating_sub(1);
     }
 

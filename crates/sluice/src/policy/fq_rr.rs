@@ -12,21 +12,21 @@
 
 use super::params::ParamReader;
 use super::vios::{Vios, ViosConfig, ViosMode};
-use super::PolicyError;
-use crate::types::Nanos;
+use crate::error::Error;
+use crate::time::Duration;
 
 /// Parameters of `fq-rr` for `POLICIES`.
 pub(crate) const FQ_RR_PARAMS: &str = "quantum_ms = 20";
 
 /// An FQ-RR scheduler with the given default quantum.
-pub fn fq_rr(quantum: Nanos) -> Vios {
+pub fn fq_rr(quantum: Duration) -> Vios {
     let mut cfg = ViosConfig::new(ViosMode::FqRr);
     cfg.quantum = quantum;
     Vios::new(cfg)
 }
 
 /// Build `fq-rr` from parameters (`quantum_ms`).
-pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Vios, PolicyError> {
+pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Vios, Error> {
     Vios::from_params(ViosMode::FqRr, p)
 }
 

@@ -29,6 +29,7 @@ pub use sstf::Sstf;
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
 pub use yfq::{Yfq, YfqParams};
 
+use crate::error::Error;
 use crate::scheduler::Scheduler;
 
 /// A policy sluice can build: its contract name and a one-line description.
@@ -114,29 +115,9 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
 ];
 
-/// Why a policy could not be built.
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum PolicyError {
-    #[error("unknown policy '{name}' (available: {available})")]
-    UnknownPolicy { name: String, available: String },
-    #[error("policy '{policy}' has no parameter '{param}'{hint}")]
-    UnknownParam {
-        policy: String,
-        param: String,
-        hint: String,
-    },
-    #[error("parameter '{param}' of policy '{policy}': expected {expected}, got {got}")]
-    BadParam {
-        policy: String,
-        param: String,
-        expected: String,
-        got: String,
-    },
-}
-
 /// Build a policy by its contract name with the given parameters. Every
 /// parameter must be consumed: an unknown one is an error naming it.
-pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, PolicyError> {
+pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
     let mut p = params.reader(name);
     let policy: Box<dyn Scheduler> = match name {
         "noop" => Box::new(Noop::new()),
@@ -154,7 +135,7 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, PolicyEr
         "bsd-grouped" => Box::new(Bsd::from_params(true, &mut p)?),
         "dor" => Box::new(Dor::from_params(&mut p)?),
         _ => {
-            return Err(PolicyError::UnknownPolicy {
+            return Err(Error::UnknownPolicy {
                 name: name.to_string(),
                 available: POLICIES
                     .iter()

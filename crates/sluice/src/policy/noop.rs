@@ -4,7 +4,8 @@
 use std::collections::VecDeque;
 
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
-use crate::types::{Nanos, Request};
+use crate::time::Instant;
+use crate::types::Request;
 
 /// FIFO in arrival order.
 #[derive(Debug, Default)]
@@ -23,18 +24,18 @@ impl Scheduler for Noop {
         "noop"
     }
 
-    fn add(&mut self, _now: Nanos, request: Request) {
+    fn add(&mut self, _now: Instant, request: Request) {
         self.queue.push_back(request);
     }
 
-    fn dispatch(&mut self, _now: Nanos, _device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, _now: Instant, _device: &dyn DeviceView) -> Decision {
         match self.queue.pop_front() {
             Some(r) => Decision::Dispatch(r),
             None => Decision::Nothing,
         }
     }
 
-    fn complete(&mut self, _now: Nanos, _request: &Request, _service: &Service) {}
+    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.queue.len()

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::PolicyError;
+use crate::error::Error;
 
 /// One parameter value. Kept independent of any file format so the core
 /// crate needs no parser.
@@ -61,8 +61,8 @@ pub(crate) struct ParamReader<'a> {
 }
 
 impl<'a> ParamReader<'a> {
-    fn bad(&self, param: &str, expected: &str, got: &ParamValue) -> PolicyError {
-        PolicyError::BadParam {
+    fn bad(&self, param: &str, expected: &str, got: &ParamValue) -> Error {
+        Error::BadParam {
             policy: self.policy.to_string(),
             param: param.to_string(),
             expected: expected.to_string(),
@@ -79,7 +79,7 @@ impl<'a> ParamReader<'a> {
     }
 
     /// A boolean switch.
-    pub fn bool(&mut self, name: &'a str, default: bool) -> Result<bool, PolicyError> {
+    pub fn bool(&mut self, name: &'a str, default: bool) -> Result<bool, Error> {
         match self.get(name) {
             None => Ok(default),
             Some(ParamValue::Bool(b)) => Ok(*b),
@@ -94,7 +94,7 @@ impl<'a> ParamReader<'a> {
         default: f64,
         min: f64,
         max: f64,
-    ) -> Result<f64, PolicyError> {
+    ) -> Result<f64, Error> {
         let x = match self.get(name) {
             None => return Ok(default),
             Some(ParamValue::Float(x)) => *x,
@@ -116,7 +116,7 @@ impl<'a> ParamReader<'a> {
         default: i64,
         min: i64,
         max: i64,
-    ) -> Result<i64, PolicyError> {
+    ) -> Result<i64, Error> {
         match self.get(name) {
             None => Ok(default),
             Some(ParamValue::Int(i)) if (min..=max).contains(i) => Ok(*i),
@@ -126,7 +126,7 @@ impl<'a> ParamReader<'a> {
 
     /// Fail on any parameter the policy did not read; `accepted` lists the
     /// ones it knows, for the error message.
-    pub fn finish(&mut self, accepted: &str) -> Result<(), PolicyError> {
+    pub fn finish(&mut self, accepted: &str) -> Result<(), Error> {
         for name in self.params.values.keys() {
             if !self.used.contains(&name.as_str()) {
                 let hint = if accepted.is_empty() {
@@ -134,7 +134,7 @@ impl<'a> ParamReader<'a> {
                 } else {
                     format!(" (it takes: {accepted})")
                 };
-                return Err(PolicyError::UnknownParam {
+                return Err(Error::UnknownParam {
                     policy: self.policy.to_string(),
                     param: name.clone(),
                     hint,

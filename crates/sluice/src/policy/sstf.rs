@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
-use crate::types::{Nanos, Request};
+use crate::time::Instant;
+use crate::types::Request;
 
 /// Requests sorted by (sector, id).
 #[derive(Debug, Default)]
@@ -25,11 +26,11 @@ impl Scheduler for Sstf {
         "sstf"
     }
 
-    fn add(&mut self, _now: Nanos, request: Request) {
+    fn add(&mut self, _now: Instant, request: Request) {
         self.sorted.insert((request.sector, request.id.0), request);
     }
 
-    fn dispatch(&mut self, _now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         let head = device.head();
         let above = self.sorted.range((head, 0)..).next().map(|(k, _)| *k);
         let below = self.sorted.range(..(head, 0)).next_back().map(|(k, _)| *k);
@@ -49,7 +50,7 @@ impl Scheduler for Sstf {
         Decision::Dispatch(r)
     }
 
-    fn complete(&mut self, _now: Nanos, _request: &Request, _service: &Service) {}
+    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.sorted.len()

@@ -93,9 +93,11 @@
 use std::collections::HashMap;
 
 use super::params::ParamReader;
-use super::{build, Params, PolicyError};
-use crate::scheduler::{ClassConfig, Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Nanos, Request, RequestId, NS_PER_MS, NS_PER_S, SECTOR_BYTES};
+use super::{build, Params};
+use crate::error::Error;
+use crate::scheduler::{ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::types::{FlowId, Request, RequestId, SECTOR_BYTES};
+use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
 
 /// Parameters of `vios` for `POLICIES`.
 pub(crate) const VIOS_PARAMS: &str = "quantum_ms = 20";
@@ -119,7 +121,7 @@ pub struct ViosConfig {
     pub mode: ViosMode,
     /// Quantum of classes that do not set their own (and of the implicit
     /// default class).
-    pub quantum: Nanos,
+    pub quantum: Duration,
     /// VIOS(P): resume dispatching when at most this many requests remain in
     /// the device.
     pub resume_at: usize,
@@ -134,7 +136,7 @@ impl ViosConfig {
     pub fn new(mode: ViosMode) -> Self {
         ViosConfig {
             mode,
-            quantum: 20 * NS_PER_MS,
+            quantum: Duration::from_millis(20),
             resume_at: 2,
             initial_bw: mb_s_to_sectors_per_ns(50.0),
         }
@@ -142,10 +144,10 @@ impl ViosConfig {
 
     /// Read the parameters by name (`quantum_ms`; `resume_at` and `bw_mb_s`
     /// for VIOS(P)).
-    pub(crate) fn read(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn read(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         let mut c = ViosConfig::new(mode);
         let q = p.float("quantum_ms", 20.0, 0.001, 1e6)?;
-        c.quantum = (q * NS_PER_MS as f64).round() as Nanos;
+        c.quantum = Duration::from_nanos((q * NS_PER_MS as f64).round() as u64);
         if mode == ViosMode::Parallel {
             c.resume_at = p.int("resume_at", 2, 0, 1 << 20)? as usize;
             c.initial_bw = mb_s_to_sectors_per_ns(p.float("bw_mb_s", 50.0, 0.001, 1e7)?);
@@ -178,7 +180,7 @@ pub struct ClassStats {
     pub name: String,
     pub inner: String,
     /// Q_i.
-    pub quantum: Nanos,
+    pub quantum: Duration,
     /// CQ_i carried into the class's next turn (the paper's sign: overrun
     /// >= 0; VIOS(P) may hold a credit < 0).
     pub compensation: i64,
@@ -190,9 +192,9 @@ pub struct ClassStats {
     /// carries it).
     pub last_overrun: i64,
     /// Disk time of all its completed requests (idle stretches excluded).
-    pub served: Nanos,
+    pub served: Duration,
     /// Idle stretches charged to it (inner anticipation).
-    pub idled: Nanos,
+    pub idled: Duration,
     /// Turns it was given.
     pub turns: u64,
     /// Requests dispatched.
@@ -207,7 +209,7 @@ struct Class {
     id: Option<u32>,
     name: String,
     inner_name: String,
-    quantum: Nanos,
+    quantum: Duration,
     inner: Box<dyn Scheduler>,
     in_flight: usize,
     allot: i64,
@@ -216,18 +218,30 @@ struct Class {
     sent_sectors: u64,
     unsettled: Option<TurnEnd>,
     last_overrun: i64,
-    served: Nanos,
-    idled: Nanos,
+    served: Duration,
+    idled: Duration,
     turns: u64,
     dispatched: u64,
 }
 
 impl Class {
-    fn new(id: Option<u32>, name: String, quantum: Nanos, inner_name: &str) -> Self {
-        let inner = build(inner_name, &Params::default()).unwrap_or_else(|e| {
-            panic!("VIOS class '{name}': cannot build inner scheduler '{inner_name}': {e}")
-        });
-        Class {
+    /// A class ordered by the policy named `inner_name` (with its default
+    /// parameters); an error if that names no policy.
+    fn new(
+        id: Option<u32>,
+        name: String,
+        quantum: Duration,
+        inner_name: &str,
+    ) -> Result<Self, Error> {
+        let inner = build(inner_name, &Params::default()).map_err(|e| match e {
+            Error::UnknownPolicy { available, .. } => Error::UnknownInner {
+                class: id.unwrap_or(0),
+                inner: inner_name.to_string(),
+                available,
+            },
+            other => other,
+        })?;
+        Ok(Class {
             id,
             name,
             inner_name: inner_name.to_string(),
@@ -240,11 +254,11 @@ impl Class {
             sent_sectors: 0,
             unsettled: None,
             last_overrun: 0,
-            served: 0,
-            idled: 0,
+            served: Duration::ZERO,
+            idled: Duration::ZERO,
             turns: 0,
             dispatched: 0,
-        }
+        })
     }
 }
 
@@ -265,16 +279,19 @@ impl DeviceView for ClassView<'_> {
     fn head(&self) -> u64 {
         self.dev.head()
     }
+}
+
+impl CostModel for ClassView<'_> {
     fn capacity(&self) -> u64 {
         self.dev.capacity()
     }
-    fn seek_time(&self, from: u64, to: u64) -> Nanos {
+    fn seek_time(&self, from: u64, to: u64) -> Duration {
         self.dev.seek_time(from, to)
     }
-    fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos {
+    fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration {
         self.dev.positioning_time(now, from, to)
     }
-    fn full_stroke_seek(&self) -> Nanos {
+    fn full_stroke_seek(&self) -> Duration {
         self.dev.full_stroke_seek()
     }
 }
@@ -297,12 +314,12 @@ pub struct Vios {
     /// VIOS(P): waiting for the device to drain to `resume_at`.
     paused: bool,
     /// The current class's inner scheduler asked to idle, since this time.
-    idle_since: Option<Nanos>,
-    t_max: Nanos,
+    idle_since: Option<Instant>,
+    t_max: Duration,
     /// Measured maximum bandwidth (sectors/ns), once sampled.
     bw_measured: Option<f64>,
     round_sectors: u64,
-    round_time: Nanos,
+    round_time: Duration,
 }
 
 impl std::fmt::Debug for Vios {
@@ -333,10 +350,10 @@ impl Vios {
             outstanding: 0,
             paused: false,
             idle_since: None,
-            t_max: 0,
+            t_max: Duration::ZERO,
             bw_measured: None,
             round_sectors: 0,
-            round_time: 0,
+            round_time: Duration::ZERO,
         }
     }
 
@@ -344,7 +361,7 @@ impl Vios {
     pub(crate) fn from_params(
         mode: ViosMode,
         p: &mut ParamReader<'_>,
-    ) -> Result<Self, PolicyError> {
+    ) -> Result<Self, Error> {
         Ok(Vios::new(ViosConfig::read(mode, p)?))
     }
 
@@ -391,7 +408,7 @@ impl Vios {
     }
 
     /// The largest service time charged so far (T_max of Lemma 1).
-    pub fn t_max(&self) -> Nanos {
+    pub fn t_max(&self) -> Duration {
         self.t_max
     }
 
@@ -410,11 +427,14 @@ impl Vios {
     /// T_max (CFQ-CRR: `0 <= CQ_i < T_max`). `Err` names the class.
     pub fn check_lemma1(&self) -> Result<(), String> {
         for c in &self.classes {
-            let ok = c.cq == 0 || (c.cq > 0 && (c.cq as u64) < self.t_max);
+            let ok = c.cq == 0 || (c.cq > 0 && (c.cq as u64) < self.t_max.as_nanos());
             if !ok {
                 return Err(format!(
                     "class {:?} ('{}'): CQ = {} ns, T_max = {} ns",
-                    c.id, c.name, c.cq, self.t_max
+                    c.id,
+                    c.name,
+                    c.cq,
+                    self.t_max.as_nanos()
                 ));
             }
         }
@@ -425,7 +445,8 @@ impl Vios {
         if let Some(i) = self.default_class {
             return i;
         }
-        let c = Class::new(None, "default".into(), self.cfg.quantum, "noop");
+        let c = Class::new(None, "default".into(), self.cfg.quantum, "noop")
+            .expect("noop is a policy");
         self.classes.push(c);
         let i = self.classes.len() - 1;
         self.default_class = Some(i);
@@ -440,7 +461,7 @@ impl Vios {
         }
     }
 
-    fn class_of_flow(&mut self, now: Nanos, flow: FlowId) -> usize {
+    fn class_of_flow(&mut self, now: Instant, flow: FlowId) -> usize {
         if let Some(&c) = self.flows.get(&flow) {
             return c;
         }
@@ -451,11 +472,11 @@ impl Vios {
         c
     }
 
-    fn sample_bw(&mut self, sectors: u64, time: Nanos) {
-        if time == 0 || sectors == 0 {
+    fn sample_bw(&mut self, sectors: u64, time: Duration) {
+        if time.is_zero() || sectors == 0 {
             return;
         }
-        let bw = sectors as f64 / time as f64;
+        let bw = sectors as f64 / time.as_nanos() as f64;
         self.bw_measured = Some(self.bw_measured.map_or(bw, |b| b.max(bw)));
     }
 
@@ -472,7 +493,7 @@ impl Vios {
             ViosMode::FqRr => 0,
             _ if end == TurnEnd::Emptied && over < 0 => 0,
             ViosMode::Crr => over.max(0),
-            ViosMode::Parallel => over.max(-(cl.quantum as i64)),
+            ViosMode::Parallel => over.max(-(cl.quantum.as_nanos() as i64)),
         };
         cl.used = 0;
     }
@@ -505,7 +526,7 @@ impl Vios {
                     self.sample_bw(s, t);
                 }
                 self.round_sectors = 0;
-                self.round_time = 0;
+                self.round_time = Duration::ZERO;
             }
             let c = self.pos;
             self.pos += 1;
@@ -517,8 +538,8 @@ impl Vios {
             let cl = &mut self.classes[c];
             cl.turns += 1;
             cl.allot = match self.cfg.mode {
-                ViosMode::FqRr => cl.quantum as i64,
-                _ => cl.quantum as i64 - cl.cq,
+                ViosMode::FqRr => cl.quantum.as_nanos() as i64,
+                _ => cl.quantum.as_nanos() as i64 - cl.cq,
             };
             cl.cq = 0;
             cl.sent_sectors = 0;
@@ -538,11 +559,11 @@ impl Vios {
         None
     }
 
-    fn charge_idle(&mut self, now: Nanos) {
+    fn charge_idle(&mut self, now: Instant) {
         if let (Some(since), Some(c)) = (self.idle_since.take(), self.current) {
-            let d = now.saturating_sub(since);
+            let d = now.saturating_duration_since(since);
             let cl = &mut self.classes[c];
-            cl.used += d as i64;
+            cl.used += d.as_nanos() as i64;
             cl.idled += d;
             self.t_max = self.t_max.max(d);
         }
@@ -562,8 +583,8 @@ impl Scheduler for Vios {
         }
     }
 
-    fn add_class(&mut self, _now: Nanos, class: u32, config: &ClassConfig) {
-        let quantum = if config.quantum == 0 {
+    fn add_class(&mut self, _now: Instant, class: u32, config: &ClassConfig) -> Result<(), Error> {
+        let quantum = if config.quantum.is_zero() {
             self.cfg.quantum
         } else {
             config.quantum
@@ -573,38 +594,39 @@ impl Scheduler for Vios {
             c.quantum = quantum;
             let idle = c.in_flight == 0 && c.inner.queued() == 0;
             if c.inner_name != config.inner && idle {
-                *c = Class::new(Some(class), config.name.clone(), quantum, &config.inner);
+                *c = Class::new(Some(class), config.name.clone(), quantum, &config.inner)?;
             }
-            return;
+            return Ok(());
         }
-        let c = Class::new(Some(class), config.name.clone(), quantum, &config.inner);
+        let c = Class::new(Some(class), config.name.clone(), quantum, &config.inner)?;
         self.classes.push(c);
+        Ok(())
     }
 
-    fn add_flow(&mut self, now: Nanos, flow: FlowId, config: &FlowConfig) {
+    fn add_flow(&mut self, now: Instant, flow: FlowId, config: &FlowConfig) {
         let c = self.resolve_class(config.class);
         self.classes[c].inner.add_flow(now, flow, config);
         self.flows.insert(flow, c);
     }
 
-    fn set_weight(&mut self, now: Nanos, flow: FlowId, weight: u32) {
+    fn set_weight(&mut self, now: Instant, flow: FlowId, weight: u32) {
         if let Some(&c) = self.flows.get(&flow) {
             self.classes[c].inner.set_weight(now, flow, weight);
         }
     }
 
-    fn remove_flow(&mut self, now: Nanos, flow: FlowId) {
+    fn remove_flow(&mut self, now: Instant, flow: FlowId) {
         if let Some(c) = self.flows.remove(&flow) {
             self.classes[c].inner.remove_flow(now, flow);
         }
     }
 
-    fn add(&mut self, now: Nanos, request: Request) {
+    fn add(&mut self, now: Instant, request: Request) {
         let c = self.class_of_flow(now, request.flow);
         self.classes[c].inner.add(now, request);
     }
 
-    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         self.charge_idle(now);
         let in_dev = device.in_flight().max(self.outstanding);
         let parallel = self.cfg.mode == ViosMode::Parallel;
@@ -666,9 +688,9 @@ impl Scheduler for Vios {
                     }
                     return Decision::Dispatch(r);
                 }
-                Decision::IdleUntil(t) => {
+                Decision::Idle => {
                     self.idle_since = Some(now);
-                    return Decision::IdleUntil(t);
+                    return Decision::Idle;
                 }
                 Decision::Nothing => {
                     if cl.inner.queued() > 0 && in_dev > 0 {
@@ -681,7 +703,7 @@ impl Scheduler for Vios {
         Decision::Nothing
     }
 
-    fn complete(&mut self, now: Nanos, request: &Request, service: &Service) {
+    fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
         let Some(c) = self.requests.remove(&request.id) else {
             return;
         };
@@ -696,7 +718,7 @@ impl Scheduler for Vios {
         let cl = &mut self.classes[c];
         cl.inner.complete(now, request, service);
         cl.in_flight = cl.in_flight.saturating_sub(1);
-        cl.used += charge as i64;
+        cl.used += charge.as_nanos() as i64;
         cl.served += charge;
         if self.current == Some(c) && cl.used >= cl.allot {
             self.end_turn(c, TurnEnd::Quantum);
@@ -705,17 +727,17 @@ impl Scheduler for Vios {
         }
     }
 
-    fn next_timer(&self) -> Option<Nanos> {
+    fn poll_timeout(&self) -> Option<Instant> {
         self.classes
             .iter()
-            .filter_map(|c| c.inner.next_timer())
+            .filter_map(|c| c.inner.poll_timeout())
             .min()
     }
 
-    fn on_timer(&mut self, now: Nanos) {
+    fn handle_timeout(&mut self, now: Instant) {
         for c in &mut self.classes {
-            if c.inner.next_timer().is_some_and(|t| t <= now) {
-                c.inner.on_timer(now);
+            if c.inner.poll_timeout().is_some_and(|t| t <= now) {
+                c.inner.handle_timeout(now);
             }
         }
     }
@@ -1118,7 +1140,7 @@ mod tests {
         assert_eq!(inflight.len(), 4);
         // Full: one completion leaves 3 > 2 in the device: still nothing,
         // even though a slot is free.
-        let mut complete_one = |v: &mut Vios, dev: &mut FlatDevice, now: Nanos| {
+        let mut complete_one = |v: &mut Vios, dev: &mut FlatDevice, now: Instant| {
             let (q, t0) = inflight.remove(0);
             dev.in_flight -= 1;
             v.complete(

@@ -111,9 +111,10 @@ use self::peak_rate::{PeakRate, Sample};
 use self::queue::BfqQueue;
 use self::wf2q::Wf2q;
 use super::params::ParamReader;
-use super::PolicyError;
+use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Nanos, Request, NS_PER_MS, NS_PER_S, SECTOR_BYTES};
+use crate::types::{FlowId, Request, SECTOR_BYTES};
+use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
 
 /// Parameters accepted by `bfq` (defaults of the original algorithm).
 pub const BFQ_PARAMS: &str =
@@ -140,9 +141,9 @@ pub struct BfqConfig {
     /// request. The papers say "in the order of the seek and rotational
     /// latencies"; 8 ms is Linux's `slice_idle`, which BFQ inherited. 0
     /// disables idling.
-    pub slice_idle: Nanos,
+    pub slice_idle: Duration,
     /// `timeout_ms` (125): T_max, the budget timeout (paper §3.2, §3.3).
-    pub timeout: Nanos,
+    pub timeout: Duration,
     /// `max_budget` (0 = automatic): pin B_max to this many sectors instead
     /// of T_max times the peak-rate estimate.
     pub max_budget: Option<u64>,
@@ -188,8 +189,8 @@ impl BfqConfig {
     pub fn original() -> Self {
         BfqConfig {
             plus: false,
-            slice_idle: 8 * NS_PER_MS,
-            timeout: 125 * NS_PER_MS,
+            slice_idle: Duration::from_millis(8),
+            timeout: Duration::from_millis(125),
             max_budget: None,
             budget_step: 1024,
             seek_threshold: 8192,
@@ -202,8 +203,8 @@ impl BfqConfig {
             raising: RaisingParams {
                 coeff: 10,
                 budget: 24_000_000 / SECTOR_BYTES,
-                max_time: 6 * NS_PER_S,
-                min_idle: 2 * NS_PER_S,
+                max_time: Duration::from_secs(6),
+                min_idle: Duration::from_secs(2),
             },
             raised_idle_factor: 1,
             raised_timeout: false,
@@ -224,10 +225,10 @@ impl BfqConfig {
     }
 
     /// Read the named parameters over the defaults of `bfq` or `bfq+`.
-    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         let d = if plus { Self::plus() } else { Self::original() };
-        let ms = |x: f64| (x * NS_PER_MS as f64).round() as Nanos;
-        let to_ms = |t: Nanos| t as f64 / NS_PER_MS as f64;
+        let ms = |x: f64| Duration::from_nanos((x * NS_PER_MS as f64).round() as u64);
+        let to_ms = |t: Duration| t.as_millis_f64();
         let slice_idle = ms(p.float("slice_idle_ms", to_ms(d.slice_idle), 0.0, 10_000.0)?);
         let timeout = ms(p.float("timeout_ms", to_ms(d.timeout), 1.0, 100_000.0)?);
         let max_budget = p.int("max_budget", 0, 0, 1 << 40)? as u64;
@@ -319,18 +320,18 @@ impl Hasher for FlowHasher {
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     /// Time of the slot's first dispatch.
-    start: Option<Nanos>,
+    start: Option<Instant>,
     /// The slot's budget timeout (T_max, scaled for a raised queue under
     /// `raised_timeout`), fixed at its first dispatch.
-    timeout: Nanos,
+    timeout: Duration,
     /// Service charged (sectors, write-charged).
     service: u64,
     /// Sectors and attributed disk time of the slot's completed requests.
     done_sectors: u64,
-    done_time: Nanos,
+    done_time: Duration,
     /// The idle wait: its deadline and when it started.
-    idle_deadline: Option<Nanos>,
-    idle_start: Option<Nanos>,
+    idle_deadline: Option<Instant>,
+    idle_start: Option<Instant>,
 }
 
 /// Index of the shared async queue.
@@ -378,7 +379,7 @@ impl Bfq {
     }
 
     /// Build from named parameters (`plus` selects the `bfq+` defaults).
-    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         Ok(Self::new(BfqConfig::from_params(plus, p)?))
     }
 
@@ -419,12 +420,12 @@ impl Bfq {
     }
 
     /// The weight a flow's queue is scheduled with at `now` (raised or not).
-    pub fn weight_of(&self, now: Nanos, flow: FlowId) -> Option<u32> {
+    pub fn weight_of(&self, now: Instant, flow: FlowId) -> Option<u32> {
         self.flow_queue(flow).map(|q| self.effective_weight(now, q))
     }
 
     /// Whether a flow's queue is weight-raised at `now`.
-    pub fn is_raised(&self, now: Nanos, flow: FlowId) -> bool {
+    pub fn is_raised(&self, now: Instant, flow: FlowId) -> bool {
         self.cfg.low_latency
             && self
                 .flow_queue(flow)
@@ -437,7 +438,7 @@ impl Bfq {
             .is_some_and(|q| q.seek.is_random(self.cfg.seek_threshold))
     }
 
-    fn effective_weight(&self, now: Nanos, q: &BfqQueue) -> u32 {
+    fn effective_weight(&self, now: Instant, q: &BfqQueue) -> u32 {
         if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
             q.raising.weight(q.weight, &self.cfg.raising)
         } else {
@@ -503,12 +504,12 @@ impl Bfq {
     }
 
     /// An idle queue got a request: weight raising, then B-WF2Q+ activation.
-    fn activate(&mut self, now: Nanos, qi: u32) {
+    fn activate(&mut self, now: Instant, qi: u32) {
         let cfg = &self.cfg;
         let q = &mut self.queues[qi as usize];
         let idle_long = q.in_flight == 0
             && q.last_completion
-                .is_some_and(|t| now.saturating_sub(t) >= cfg.raising.min_idle);
+                .is_some_and(|t| now.saturating_duration_since(t) >= cfg.raising.min_idle);
         if (!q.seen || idle_long) && cfg.low_latency && q.sync {
             q.raising.start(now, &cfg.raising);
         }
@@ -529,9 +530,9 @@ impl Bfq {
     }
 
     /// Whether BFQ idles for the queue in service once it is empty.
-    fn idles_for(&self, now: Nanos, qi: u32, device: &dyn DeviceView) -> bool {
+    fn idles_for(&self, now: Instant, qi: u32, device: &dyn DeviceView) -> bool {
         let q = &self.queues[qi as usize];
-        if !q.sync || self.cfg.slice_idle == 0 {
+        if !q.sync || self.cfg.slice_idle.is_zero() {
             return false;
         }
         if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
@@ -551,7 +552,7 @@ impl Bfq {
     }
 
     /// End the slot of the queue in service.
-    fn expire(&mut self, now: Nanos, reason: Expiration) {
+    fn expire(&mut self, now: Instant, reason: Expiration) {
         let Some(qi) = self.in_service.take() else {
             return;
         };
@@ -576,10 +577,12 @@ impl Bfq {
         let q = &self.queues[qi as usize];
         let budget = q.entity.budget;
         let end = slot.idle_start.unwrap_or(now);
-        let elapsed = slot.start.map_or(0, |s| end.saturating_sub(s));
-        let slow = elapsed > 0
-            && u128::from(slot.service) * u128::from(self.cfg.timeout)
-                < u128::from(budget) * u128::from(elapsed);
+        let elapsed = slot
+            .start
+            .map_or(Duration::ZERO, |s| end.saturating_duration_since(s));
+        let slow = !elapsed.is_zero()
+            && u128::from(slot.service) * u128::from(self.cfg.timeout.as_nanos())
+                < u128::from(budget) * u128::from(elapsed.as_nanos());
         let check = ChargeCheck {
             reason,
             budget,
@@ -633,7 +636,7 @@ impl Bfq {
         }
     }
 
-    fn timed_out(&self, now: Nanos) -> bool {
+    fn timed_out(&self, now: Instant) -> bool {
         self.slot
             .start
             .is_some_and(|s| now >= s.saturating_add(self.slot.timeout))
@@ -641,23 +644,23 @@ impl Bfq {
 
     /// The budget timeout of a slot of queue `qi` starting now: T_max, or
     /// T_max times the raised weight over the original one.
-    fn slot_timeout(&self, now: Nanos, qi: u32) -> Nanos {
+    fn slot_timeout(&self, now: Instant, qi: u32) -> Duration {
         let q = &self.queues[qi as usize];
         if !self.cfg.raised_timeout {
             return self.cfg.timeout;
         }
         let raised = u128::from(self.effective_weight(now, q).max(q.weight));
-        let scaled = u128::from(self.cfg.timeout) * raised / u128::from(q.weight.max(1));
-        Nanos::try_from(scaled).unwrap_or(Nanos::MAX)
+        let scaled = u128::from(self.cfg.timeout.as_nanos()) * raised / u128::from(q.weight.max(1));
+        u64::try_from(scaled).map_or(Duration::MAX, Duration::from_nanos)
     }
 
     /// How long to idle for queue `qi`'s next request.
-    fn idle_wait(&self, now: Nanos, qi: u32) -> Nanos {
+    fn idle_wait(&self, now: Instant, qi: u32) -> Duration {
         let q = &self.queues[qi as usize];
         if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
             self.cfg
                 .slice_idle
-                .saturating_mul(Nanos::from(self.cfg.raised_idle_factor))
+                .saturating_mul(u64::from(self.cfg.raised_idle_factor))
         } else {
             self.cfg.slice_idle
         }
@@ -673,28 +676,28 @@ impl Scheduler for Bfq {
         }
     }
 
-    fn add_flow(&mut self, _now: Nanos, flow: FlowId, config: &FlowConfig) {
+    fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
         let q = self.queue_for(flow, config.weight);
         let q = &mut self.queues[q as usize];
         q.weight = config.weight.clamp(1, 1000);
         q.removed = false;
     }
 
-    fn set_weight(&mut self, _now: Nanos, flow: FlowId, weight: u32) {
+    fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
         // Takes effect when B-WF2Q+ next (re)queues the queue.
         if let Some(&q) = self.flows.get(&flow) {
             self.queues[q as usize].weight = weight.clamp(1, 1000);
         }
     }
 
-    fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+    fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
         if let Some(&q) = self.flows.get(&flow) {
             self.queues[q as usize].removed = true;
             self.maybe_free(q);
         }
     }
 
-    fn add(&mut self, now: Nanos, request: Request) {
+    fn add(&mut self, now: Instant, request: Request) {
         let qi = self.route(&request);
         let q = &mut self.queues[qi as usize];
         q.removed = false;
@@ -712,7 +715,7 @@ impl Scheduler for Bfq {
         }
     }
 
-    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         loop {
             let Some(qi) = self.in_service else {
                 match self.wf2q.select() {
@@ -777,14 +780,14 @@ impl Scheduler for Bfq {
                     .get_or_insert(now.saturating_add(wait));
                 self.slot.idle_start.get_or_insert(now);
                 if deadline > now {
-                    return Decision::IdleUntil(deadline);
+                    return Decision::Idle;
                 }
             }
             self.expire(now, Expiration::NoMoreBacklog);
         }
     }
 
-    fn complete(&mut self, now: Nanos, request: &Request, service: &Service) {
+    fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
         let qi = if request.sync {
             match self.flows.get(&request.flow) {
                 Some(&q) => q,
@@ -803,7 +806,7 @@ impl Scheduler for Bfq {
         self.maybe_free(qi);
     }
 
-    fn next_timer(&self) -> Option<Nanos> {
+    fn poll_timeout(&self) -> Option<Instant> {
         self.in_service?;
         let timeout = self.slot.start.map(|s| s.saturating_add(self.slot.timeout));
         match (timeout, self.slot.idle_deadline) {
@@ -812,7 +815,7 @@ impl Scheduler for Bfq {
         }
     }
 
-    fn on_timer(&mut self, now: Nanos) {
+    fn handle_timeout(&mut self, now: Instant) {
         let Some(qi) = self.in_service else {
             return;
         };

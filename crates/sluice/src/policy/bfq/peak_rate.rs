@@ -48,10 +48,10 @@
 //!   samples, and its later versions start the filter from a default peak
 //!   rate, as here.
 
-use crate::types::{Nanos, NS_PER_MS};
+use crate::time::Duration;
 
 /// Shortest service time a sample is taken from.
-pub const MIN_SAMPLE_TIME: Nanos = 20 * NS_PER_MS;
+pub const MIN_SAMPLE_TIME: Duration = Duration::from_millis(20);
 
 /// B_max before any sample, in sectors.
 pub const INITIAL_MAX_BUDGET: u64 = 16384;
@@ -69,7 +69,7 @@ pub(crate) struct PeakRate {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Sample {
     pub sectors: u64,
-    pub time: Nanos,
+    pub time: Duration,
     /// The queue is detected as random.
     pub random: bool,
     /// The slot ended with a budget timeout.
@@ -80,8 +80,8 @@ impl PeakRate {
     /// An estimator for the budget timeout `timeout` (T_max): BFQ+'s
     /// filter (`lpf`) starts from the rate the initial B_max stands for,
     /// BFQ's maximum from its first sample.
-    pub fn new(lpf: bool, timeout: Nanos) -> Self {
-        let est = lpf.then(|| INITIAL_MAX_BUDGET as f64 / timeout.max(1) as f64);
+    pub fn new(lpf: bool, timeout: Duration) -> Self {
+        let est = lpf.then(|| INITIAL_MAX_BUDGET as f64 / timeout.as_nanos().max(1) as f64);
         PeakRate { est, lpf }
     }
 
@@ -95,7 +95,7 @@ impl PeakRate {
         if s.time < MIN_SAMPLE_TIME || s.sectors == 0 {
             return false;
         }
-        let r = s.sectors as f64 / s.time as f64;
+        let r = s.sectors as f64 / s.time.as_nanos() as f64;
         let Some(est) = self.est else {
             // BFQ's first estimate: not from a random queue (see the
             // module doc).
@@ -117,10 +117,10 @@ impl PeakRate {
     }
 
     /// B_max = T_max * R_est, in sectors (at least one sector).
-    pub fn max_budget(&self, timeout: Nanos) -> u64 {
+    pub fn max_budget(&self, timeout: Duration) -> u64 {
         match self.est {
             None => INITIAL_MAX_BUDGET,
-            Some(r) => ((r * timeout as f64).round() as u64).max(1),
+            Some(r) => ((r * timeout.as_nanos() as f64).round() as u64).max(1),
         }
     }
 }

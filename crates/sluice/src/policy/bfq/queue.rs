@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 
 use super::weight_raising::Raising;
 use super::wf2q::Entity;
-use crate::types::{FlowId, Nanos, Request};
+use crate::types::{FlowId, Request};
+use crate::time::Instant;
 
 /// Seek-distance statistics: "detected as random" (technical report §3.5).
 ///
@@ -73,7 +74,7 @@ pub(crate) struct BfqQueue {
     /// The queue has been backlogged at least once.
     pub seen: bool,
     /// When its last request completed (T_idle is measured from it).
-    pub last_completion: Option<Nanos>,
+    pub last_completion: Option<Instant>,
     /// The flow was removed while the queue still had work: free it when
     /// it goes idle.
     pub removed: bool,

@@ -11,7 +11,7 @@ use crate::types::{Direction, RequestId};
 struct Drv {
     s: Bfq,
     dev: FlatDevice,
-    now: Nanos,
+    now: Instant,
     id: u64,
     inflight: Vec<(Request, Nanos)>,
 }

@@ -17,7 +17,7 @@
 //! holds no application's start-up reads (Linux never raises async queues
 //! either).
 
-use crate::types::Nanos;
+use crate::time::{Duration, Instant};
 
 /// Weight-raising parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -27,9 +27,9 @@ pub struct RaisingParams {
     /// B_rais: raising budget in sectors (default 24 MB = 46875 sectors).
     pub budget: u64,
     /// T_rais: maximum raising time (default 6 s).
-    pub max_time: Nanos,
+    pub max_time: Duration,
     /// T_idle: minimum idle time before a queue is raised again (default 2 s).
-    pub min_idle: Nanos,
+    pub min_idle: Duration,
 }
 
 /// A queue's raising state.
@@ -38,26 +38,26 @@ pub(crate) struct Raising {
     /// Raising budget left, in sectors (0 = not raised).
     pub left: u64,
     /// When the weight was last raised.
-    pub since: Nanos,
+    pub since: Instant,
 }
 
 impl Raising {
     /// Raise the weight now.
-    pub fn start(&mut self, now: Nanos, p: &RaisingParams) {
+    pub fn start(&mut self, now: Instant, p: &RaisingParams) {
         self.left = p.budget;
         self.since = now;
     }
 
     /// End raising if T_rais has passed since it started.
-    pub fn expire_if_late(&mut self, now: Nanos, p: &RaisingParams) {
-        if self.left > 0 && now.saturating_sub(self.since) >= p.max_time {
+    pub fn expire_if_late(&mut self, now: Instant, p: &RaisingParams) {
+        if self.left > 0 && now.saturating_duration_since(self.since) >= p.max_time {
             self.left = 0;
         }
     }
 
     /// Whether the queue is raised at `now`.
-    pub fn active(&self, now: Nanos, p: &RaisingParams) -> bool {
-        self.left > 0 && now.saturating_sub(self.since) < p.max_time
+    pub fn active(&self, now: Instant, p: &RaisingParams) -> bool {
+        self.left > 0 && now.saturating_duration_since(self.since) < p.max_time
     }
 
     /// The queue received `service` sectors.

@@ -51,9 +51,10 @@ pub mod tags;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use super::params::ParamReader;
-use super::PolicyError;
+use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Nanos, Request, RequestId};
+use crate::types::{FlowId, Request, RequestId};
+use crate::time::{Duration, Instant};
 use tags::{Tag, VirtualWork};
 
 /// Parameters of `yfq`, for `POLICIES`.
@@ -88,7 +89,7 @@ impl Default for YfqParams {
 }
 
 impl YfqParams {
-    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
         Ok(YfqParams {
             batch: p.int("batch", 1, 1, 1024)? as usize,
             overlap: p.bool("overlap", false)?,
@@ -232,7 +233,7 @@ impl Yfq {
         }
     }
 
-    pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Self, PolicyError> {
+    pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Self, Error> {
         Ok(Self::new(YfqParams::read(p)?))
     }
 
@@ -304,10 +305,10 @@ impl Yfq {
     }
 
     /// Choose the next request by tags; `from` is where the head will be.
-    fn pick(&mut self, now: Nanos, device: &dyn DeviceView, from: u64) -> Option<Request> {
+    fn pick(&mut self, now: Instant, device: &dyn DeviceView, from: u64) -> Option<Request> {
         let &(fmin, first) = self.ready.first()?;
         let (flow, seq, k) = if self.params.tie_break {
-            let mut best: Option<(Nanos, FlowId, u64, usize)> = None;
+            let mut best: Option<(Duration, FlowId, u64, usize)> = None;
             for &(f, flow) in self.ready.iter() {
                 if f != fmin {
                     break;
@@ -347,21 +348,21 @@ impl Scheduler for Yfq {
         "yfq"
     }
 
-    fn add_flow(&mut self, _now: Nanos, flow: FlowId, config: &FlowConfig) {
+    fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
         self.flow_mut(flow).weight = config.weight.max(1);
     }
 
-    fn set_weight(&mut self, _now: Nanos, flow: FlowId, weight: u32) {
+    fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
         self.flow_mut(flow).weight = weight.max(1);
     }
 
-    fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+    fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
         if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
             self.flows.remove(&flow);
         }
     }
 
-    fn add(&mut self, _now: Nanos, request: Request) {
+    fn add(&mut self, _now: Instant, request: Request) {
         let v = self.vwork.value();
         let group = self.params.group;
         let lat = 2 * self.params.l_lat_kb;
@@ -422,7 +423,7 @@ impl Scheduler for Yfq {
         self.refresh(flow_id);
     }
 
-    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         if self.sort_queue.is_empty() && self.can_form_batch() {
             let batch = self.next_batch;
             let mut from = device.head();
@@ -453,7 +454,7 @@ impl Scheduler for Yfq {
         }
     }
 
-    fn complete(&mut self, _now: Nanos, request: &Request, _service: &Service) {
+    fn complete(&mut self, _now: Instant, request: &Request, _service: &Service) {
         let Some((flow, seq, batch)) = self.index.remove(&request.id) else {
             return;
         };

@@ -1,0 +1,294 @@
+//! The driver: the one piece of code that drives a policy, for every host.
+//!
+//! A host (the simulator, the test kit, a real I/O engine) owns a clock and
+//! a device; the driver owns everything between them and the policy: the
+//! requests in flight, the device's queue depth, the head position, the
+//! attribution of device time to requests, and the policy's wake-ups. It
+//! never reads a clock and does no I/O (sans-I/O, in the manner of
+//! quinn-proto's `Connection` or smoltcp's `Interface`):
+//!
+//! ```text
+//!   host                              driver                     policy
+//!   ----                              ------                     ------
+//!   request arrives      -- add(now, r) ----------------------->  add
+//!   device has room      -- poll_dispatch(now, costs) -> Some(r)  dispatch
+//!   device finished r    -- complete(now, id) -> Completion ---->  complete
+//!   clock reaches t      -- handle_timeout(now) --------------->  handle_timeout
+//!   before sleeping      <- poll_timeout() = t ------------------  poll_timeout
+//! ```
+//!
+//! After every input (an arrival, a completion, a wake-up) the host calls
+//! `poll_dispatch` until it returns `None`, handing each request to its
+//! device, then sleeps until its device's next completion or
+//! `poll_timeout()`, whichever is first.
+
+use crate::error::Error;
+use crate::scheduler::{
+    ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service,
+};
+use crate::time::{Duration, Instant};
+use crate::types::{FlowId, Request, RequestId};
+
+/// A request in the device.
+#[derive(Clone, Copy, Debug)]
+struct InFlight {
+    request: Request,
+    dispatched: Instant,
+    /// Device time attributed so far.
+    disk_time: Duration,
+}
+
+/// A finished request, as the driver hands it back to its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub request: Request,
+    /// Dispatch and completion times and the attributed device time (what
+    /// the policy was told).
+    pub service: Service,
+}
+
+/// What the policy answered the last time the device had room.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LastAnswer {
+    /// It dispatched until the device was full (or has not been asked).
+    Full,
+    /// It holds the device idle on purpose until its wake-up.
+    Idle,
+    /// It had nothing to send.
+    Nothing,
+}
+
+/// The device as a policy sees it: the driver's state over the host's costs.
+struct View<'a> {
+    costs: &'a dyn CostModel,
+    in_flight: usize,
+    depth: usize,
+    head: u64,
+}
+
+impl CostModel for View<'_> {
+    fn capacity(&self) -> u64 {
+        self.costs.capacity()
+    }
+    fn seek_time(&self, from: u64, to: u64) -> Duration {
+        self.costs.seek_time(from, to)
+    }
+    fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration {
+        self.costs.positioning_time(now, from, to)
+    }
+    fn full_stroke_seek(&self) -> Duration {
+        self.costs.full_stroke_seek()
+    }
+}
+
+impl DeviceView for View<'_> {
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+    fn queue_depth(&self) -> usize {
+        self.depth
+    }
+    fn head(&self) -> u64 {
+        self.head
+    }
+}
+
+/// Drives one policy `P` for a device of a fixed queue depth.
+pub struct Driver<P> {
+    policy: P,
+    depth: usize,
+    in_flight: Vec<InFlight>,
+    head: u64,
+    /// When the set of requests in flight last changed (device time since
+    /// then is shared among them).
+    last_change: Instant,
+    last_answer: LastAnswer,
+}
+
+impl<P: Scheduler> Driver<P> {
+    /// A driver for `policy` on a device that holds up to `queue_depth`
+    /// requests at once (at least 1).
+    pub fn new(policy: P, queue_depth: usize) -> Self {
+        let depth = queue_depth.max(1);
+        Driver {
+            policy,
+            depth,
+            in_flight: Vec::with_capacity(depth),
+            head: 0,
+            last_change: Instant::ZERO,
+            last_answer: LastAnswer::Full,
+        }
+    }
+
+    /// The policy (read-only: its statistics, its state in tests).
+    pub fn policy(&self) -> &P {
+        &self.policy
+    }
+
+    /// The policy, to change its settings between calls.
+    pub fn policy_mut(&mut self) -> &mut P {
+        &mut self.policy
+    }
+
+    /// The queue depth the driver keeps.
+    pub fn queue_depth(&self) -> usize {
+        self.depth
+    }
+
+    /// Requests in the device now.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// The requests in the device, with when each was dispatched.
+    pub fn in_flight_requests(&self) -> impl Iterator<Item = (&Request, Instant)> {
+        self.in_flight.iter().map(|x| (&x.request, x.dispatched))
+    }
+
+    /// The sector past the last dispatched request.
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// Requests the policy holds (added, not dispatched).
+    pub fn queued(&self) -> usize {
+        self.policy.queued()
+    }
+
+    /// What the policy said the last time it was asked for a request.
+    pub fn last_answer(&self) -> LastAnswer {
+        self.last_answer
+    }
+
+    /// A class of flows appears (VIOS builds its inner scheduler).
+    pub fn add_class(
+        &mut self,
+        now: Instant,
+        class: u32,
+        config: &ClassConfig,
+    ) -> Result<(), Error> {
+        self.policy.add_class(now, class, config)
+    }
+
+    /// A flow appears.
+    pub fn add_flow(&mut self, now: Instant, flow: FlowId, config: &FlowConfig) {
+        self.policy.add_flow(now, flow, config);
+    }
+
+    /// A flow's weight changes.
+    pub fn set_weight(&mut self, now: Instant, flow: FlowId, weight: u32) {
+        self.policy.set_weight(now, flow, weight);
+    }
+
+    /// A flow is gone (its requests in flight still complete normally).
+    pub fn remove_flow(&mut self, now: Instant, flow: FlowId) {
+        self.policy.remove_flow(now, flow);
+    }
+
+    /// A request arrives. Call `poll_dispatch` afterwards.
+    pub fn add(&mut self, now: Instant, request: Request) {
+        self.policy.add(now, request);
+    }
+
+    /// The device has room: the next request to send it, if the policy
+    /// sends one now. Fires the policy's wake-up first if it is due. Call
+    /// until `None`, submitting each request to the device.
+    pub fn poll_dispatch(&mut self, now: Instant, costs: &dyn CostModel) -> Option<Request> {
+        if self.in_flight.len() >= self.depth {
+            self.last_answer = LastAnswer::Full;
+            return None;
+        }
+        self.fire_due(now);
+        let view = View {
+            costs,
+            in_flight: self.in_flight.len(),
+            depth: self.depth,
+            head: self.head,
+        };
+        match self.policy.dispatch(now, &view) {
+            Decision::Dispatch(request) => {
+                self.attribute(now);
+                self.head = request.end();
+                self.in_flight.push(InFlight {
+                    request,
+                    dispatched: now,
+                    disk_time: Duration::ZERO,
+                });
+                self.last_answer = LastAnswer::Full;
+                Some(request)
+            }
+            Decision::Idle => {
+                debug_assert!(
+                    self.policy.poll_timeout().is_some_and(|t| t > now),
+                    "{} idles without a wake-up after now",
+                    self.policy.name()
+                );
+                self.last_answer = LastAnswer::Idle;
+                None
+            }
+            Decision::Nothing => {
+                self.last_answer = LastAnswer::Nothing;
+                None
+            }
+        }
+    }
+
+    /// The device finished request `id`: tell the policy and hand back what
+    /// was served. Call `poll_dispatch` afterwards.
+    pub fn complete(&mut self, now: Instant, id: RequestId) -> Result<Completion, Error> {
+        self.attribute(now);
+        let i = self
+            .in_flight
+            .iter()
+            .position(|x| x.request.id == id)
+            .ok_or(Error::NotInFlight(id))?;
+        let x = self.in_flight.swap_remove(i);
+        let service = Service {
+            dispatched: x.dispatched,
+            completed: now,
+            disk_time: x.disk_time,
+        };
+        self.policy.complete(now, &x.request, &service);
+        Ok(Completion {
+            request: x.request,
+            service,
+        })
+    }
+
+    /// When the driver next needs `handle_timeout`, even if nothing else
+    /// happens. `None`: only arrivals and completions matter.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.policy.poll_timeout()
+    }
+
+    /// The host's clock reached the instant `poll_timeout` gave (calling it
+    /// early or twice does nothing). Call `poll_dispatch` afterwards.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.fire_due(now);
+    }
+
+    fn fire_due(&mut self, now: Instant) {
+        if self.policy.poll_timeout().is_some_and(|t| t <= now) {
+            self.policy.handle_timeout(now);
+        }
+    }
+
+    /// Share the device time since the last change evenly among the
+    /// requests in flight (the first `rem` get one nanosecond more).
+    fn attribute(&mut self, now: Instant) {
+        let k = self.in_flight.len() as u64;
+        let elapsed = now - self.last_change;
+        if let (Some(share), Some(rem)) = (
+            elapsed.as_nanos().checked_div(k),
+            elapsed.as_nanos().checked_rem(k),
+        ) {
+            for (i, x) in self.in_flight.iter_mut().enumerate() {
+                x.disk_time += Duration::from_nanos(share + u64::from((i as u64) < rem));
+            }
+        }
+        self.last_change = now;
+    }
+}
+
+#[cfg(test)]
+mod tests;

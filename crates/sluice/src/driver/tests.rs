@@ -1,0 +1,1 @@
+//! Tests of the driver: depth, attribution, the time channel.

@@ -1,0 +1,273 @@
+//! Typed time: an [`Instant`] is a point on the driver's clock, a
+//! [`Duration`] a span between two of them. Both are nanoseconds in a `u64`
+//! inside, so they cost what a bare integer costs, but the compiler refuses
+//! an instant where a duration is meant (and the other way round).
+//!
+//! Arithmetic follows the integers they wrap: `Instant - Instant` and
+//! `Duration - Duration` panic on underflow in debug builds, exactly as the
+//! `u64` arithmetic they replace; the `saturating_*` forms say where an
+//! underflow is expected and clamps to zero.
+
+use std::fmt;
+use std::iter::Sum;
+use std::ops::{Add, AddAssign, Div, Mul, Rem, Sub, SubAssign};
+
+/// Nanoseconds per microsecond.
+pub const NS_PER_US: u64 = 1_000;
+/// Nanoseconds per millisecond.
+pub const NS_PER_MS: u64 = 1_000_000;
+/// Nanoseconds per second.
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+/// A point in time on the driver's clock: nanoseconds since the driver
+/// started (virtual time in the simulator, monotonic time in a real engine).
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Instant(u64);
+
+/// A span of time, in nanoseconds.
+#[derive(Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration(u64);
+
+impl Instant {
+    /// The clock's origin.
+    pub const ZERO: Instant = Instant(0);
+    /// The farthest instant (used as "never").
+    pub const MAX: Instant = Instant(u64::MAX);
+
+    /// The instant `ns` nanoseconds after the origin.
+    pub const fn from_nanos(ns: u64) -> Self {
+        Instant(ns)
+    }
+
+    /// Nanoseconds since the origin.
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// Time since the origin.
+    pub const fn since_origin(self) -> Duration {
+        Duration(self.0)
+    }
+
+    /// Seconds since the origin.
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_S as f64
+    }
+
+    /// Milliseconds since the origin.
+    pub fn as_millis_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_MS as f64
+    }
+
+    /// Time from `earlier` to `self`, zero if `earlier` is later.
+    pub fn saturating_duration_since(self, earlier: Instant) -> Duration {
+        Duration(self.0.saturating_sub(earlier.0))
+    }
+
+    /// Time from `earlier` to `self`, `None` if `earlier` is later.
+    pub fn checked_duration_since(self, earlier: Instant) -> Option<Duration> {
+        self.0.checked_sub(earlier.0).map(Duration)
+    }
+
+    /// `self + d`, clamped at [`Instant::MAX`].
+    pub fn saturating_add(self, d: Duration) -> Instant {
+        Instant(self.0.saturating_add(d.0))
+    }
+
+    /// `self - d`, clamped at the origin.
+    pub fn saturating_sub(self, d: Duration) -> Instant {
+        Instant(self.0.saturating_sub(d.0))
+    }
+}
+
+impl Duration {
+    /// No time.
+    pub const ZERO: Duration = Duration(0);
+    /// The longest span.
+    pub const MAX: Duration = Duration(u64::MAX);
+
+    pub const fn from_nanos(ns: u64) -> Self {
+        Duration(ns)
+    }
+    pub const fn from_micros(us: u64) -> Self {
+        Duration(us * NS_PER_US)
+    }
+    pub const fn from_millis(ms: u64) -> Self {
+        Duration(ms * NS_PER_MS)
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        Duration(s * NS_PER_S)
+    }
+
+    /// Nanoseconds.
+    pub const fn as_nanos(self) -> u64 {
+        self.0
+    }
+
+    /// Seconds.
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_S as f64
+    }
+
+    /// Milliseconds.
+    pub fn as_millis_f64(self) -> f64 {
+        self.0 as f64 / NS_PER_MS as f64
+    }
+
+    /// True for a zero span.
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn saturating_sub(self, other: Duration) -> Duration {
+        Duration(self.0.saturating_sub(other.0))
+    }
+    pub fn saturating_add(self, other: Duration) -> Duration {
+        Duration(self.0.saturating_add(other.0))
+    }
+    pub fn checked_sub(self, other: Duration) -> Option<Duration> {
+        self.0.checked_sub(other.0).map(Duration)
+    }
+    pub fn saturating_mul(self, k: u64) -> Duration {
+        Duration(self.0.saturating_mul(k))
+    }
+    /// `self / k`, `None` for `k == 0`.
+    pub fn checked_div(self, k: u64) -> Option<Duration> {
+        self.0.checked_div(k).map(Duration)
+    }
+}
+
+impl Add<Duration> for Instant {
+    type Output = Instant;
+    fn add(self, d: Duration) -> Instant {
+        Instant(self.0 + d.0)
+    }
+}
+
+impl AddAssign<Duration> for Instant {
+    fn add_assign(&mut self, d: Duration) {
+        self.0 += d.0;
+    }
+}
+
+impl Sub<Duration> for Instant {
+    type Output = Instant;
+    fn sub(self, d: Duration) -> Instant {
+        Instant(self.0 - d.0)
+    }
+}
+
+impl Sub for Instant {
+    type Output = Duration;
+    fn sub(self, earlier: Instant) -> Duration {
+        Duration(self.0 - earlier.0)
+    }
+}
+
+impl Add for Duration {
+    type Output = Duration;
+    fn add(self, d: Duration) -> Duration {
+        Duration(self.0 + d.0)
+    }
+}
+
+impl AddAssign for Duration {
+    fn add_assign(&mut self, d: Duration) {
+        self.0 += d.0;
+    }
+}
+
+impl Sub for Duration {
+    type Output = Duration;
+    fn sub(self, d: Duration) -> Duration {
+        Duration(self.0 - d.0)
+    }
+}
+
+impl SubAssign for Duration {
+    fn sub_assign(&mut self, d: Duration) {
+        self.0 -= d.0;
+    }
+}
+
+impl Mul<u64> for Duration {
+    type Output = Duration;
+    fn mul(self, k: u64) -> Duration {
+        Duration(self.0 * k)
+    }
+}
+
+impl Div<u64> for Duration {
+    type Output = Duration;
+    fn div(self, k: u64) -> Duration {
+        Duration(self.0 / k)
+    }
+}
+
+/// How many times `d` fits in `self`.
+impl Div for Duration {
+    type Output = u64;
+    fn div(self, d: Duration) -> u64 {
+        self.0 / d.0
+    }
+}
+
+impl Rem for Duration {
+    type Output = Duration;
+    fn rem(self, d: Duration) -> Duration {
+        Duration(self.0 % d.0)
+    }
+}
+
+impl Sum for Duration {
+    fn sum<I: Iterator<Item = Duration>>(iter: I) -> Duration {
+        Duration(iter.map(|d| d.0).sum())
+    }
+}
+
+impl fmt::Debug for Instant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "t={}ns", self.0)
+    }
+}
+
+impl fmt::Debug for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}ns", self.0)
+    }
+}
+
+impl fmt::Display for Instant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.6} ms", self.as_millis_f64())
+    }
+}
+
+impl fmt::Display for Duration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.6} ms", self.as_millis_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instants_and_durations_combine_as_a_clock_does() {
+        let t = Instant::from_nanos(5) + Duration::from_millis(2);
+        assert_eq!(t.as_nanos(), 2_000_005);
+        assert_eq!(t - Instant::from_nanos(5), Duration::from_millis(2));
+        assert_eq!(
+            Instant::from_nanos(3).saturating_duration_since(t),
+            Duration::ZERO
+        );
+        assert_eq!(Instant::from_nanos(3).checked_duration_since(t), None);
+        assert_eq!(Instant::MAX.saturating_add(Duration::from_secs(1)), Instant::MAX);
+        assert_eq!(Duration::from_secs(1) / Duration::from_millis(250), 4);
+        assert_eq!(Duration::from_millis(9) % Duration::from_millis(4), Duration::from_millis(1));
+        let total: Duration = [1, 2, 3].map(Duration::from_micros).into_iter().sum();
+        assert_eq!(total, Duration::from_micros(6));
+        assert_eq!(Duration::from_millis(3).checked_div(0), None);
+    }
+}
