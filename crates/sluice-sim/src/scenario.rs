@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 use sluice::policy::{ParamValue, Params};
-use sluice::{ClassConfig, Nanos, NS_PER_MS, NS_PER_S};
+use sluice::{ClassConfig, Duration, Instant, NS_PER_MS, NS_PER_S};
 
 use crate::device::presets::{self, PRESETS};
 use crate::device::{diskspecs, InternalOrder, Model};
@@ -100,8 +100,11 @@ pub struct FlowSpec {
     pub file_start: u64,
     pub file_sectors: u64,
     pub weight: u32,
-    pub start: Nanos,
-    pub think: Nanos,
+    /// When the flow starts.
+    pub start: Instant,
+    /// Pause between a completion and the next issue (or, for a paced
+    /// writer, between issues).
+    pub think: Duration,
     /// Requests kept in flight.
     pub outstanding: u32,
     /// Stop after this many requests (`None` = greedy until the end);
@@ -110,11 +113,11 @@ pub struct FlowSpec {
     /// Start-up flows: the trace to replay.
     pub trace: Option<Arc<StartupTrace>>,
     /// Start-up flows: start again at max(start + period, end + pause).
-    pub repeat: Option<(Nanos, Nanos)>,
+    pub repeat: Option<(Duration, Duration)>,
     /// Start-up flows: stop after this many start-ups.
     pub runs: Option<u64>,
     /// Video flows: time between frames.
-    pub frame_period: Nanos,
+    pub frame_period: Duration,
     /// Video flows: frames read ahead of the display.
     pub buffer_frames: u32,
     /// Index into `Scenario::classes`, if the flow belongs to a class.
@@ -148,8 +151,8 @@ pub struct DeviceConfig {
 pub struct Scenario {
     pub name: String,
     pub seed: u64,
-    pub duration: Nanos,
-    pub warmup: Nanos,
+    pub duration: Duration,
+    pub warmup: Duration,
     /// End when every finite flow (start-up, video, `requests = N`) is done,
     /// even if greedy flows are still running.
     pub stop_after_finite: bool,
@@ -249,8 +252,8 @@ struct KindKeys {
     size_sd: f64,
     read_fraction: f64,
     trace: Option<Arc<StartupTrace>>,
-    repeat: Option<(Nanos, Nanos)>,
-    frame_period: Nanos,
+    repeat: Option<(Duration, Duration)>,
+    frame_period: Duration,
     buffer_frames: u32,
     requests: Option<u64>,
 }
@@ -264,13 +267,13 @@ fn line_of(text: &str, at: usize) -> usize {
         + 1
 }
 
-fn seconds(key: &str, v: f64, min: f64) -> Result<Nanos, String> {
+fn seconds(key: &str, v: f64, min: f64) -> Result<Duration, String> {
     if !v.is_finite() || v < min || v > 1e7 {
         return Err(format!(
             "{key} must be a number of seconds >= {min} (got {v})"
         ));
     }
-    Ok((v * NS_PER_S as f64).round() as Nanos)
+    Ok(Duration::from_nanos((v * NS_PER_S as f64).round() as u64))
 }
 
 impl Scenario {
@@ -426,7 +429,7 @@ impl Scenario {
                         "clip_s must be a positive number of seconds (got {clip})"
                     ));
                 }
-                k.frame_period = (NS_PER_S as f64 / fps).round() as Nanos;
+                k.frame_period = Duration::from_nanos((NS_PER_S as f64 / fps).round() as u64);
                 k.buffer_frames = f.buffer_frames.unwrap_or(8);
                 k.requests = Some(((clip * fps).round() as u64).max(1));
             }
@@ -502,7 +505,7 @@ impl Scenario {
                 .map_err(|e| format!("[[class]] '{}': inner: {e}", c.name))?;
             classes.push(ClassConfig {
                 name: c.name.clone(),
-                quantum: (q * NS_PER_MS as f64).round() as Nanos,
+                quantum: Duration::from_nanos((q * NS_PER_MS as f64).round() as u64),
                 inner,
             });
         }
@@ -545,7 +548,8 @@ impl Scenario {
             if !(1..=1000).contains(&weight) {
                 return Err(ctx(format!("weight must be 1..=1000 (got {weight})")));
             }
-            let start = seconds("start_s", f.start_s.unwrap_or(0.0), 0.0).map_err(ctx)?;
+            let start =
+                Instant::ZERO + seconds("start_s", f.start_s.unwrap_or(0.0), 0.0).map_err(ctx)?;
             let think_ms = f.think_ms.unwrap_or(0.0);
             if !think_ms.is_finite() || !(0.0..=1e7).contains(&think_ms) {
                 return Err(ctx(format!("think_ms must be >= 0 (got {think_ms})")));
@@ -626,7 +630,7 @@ impl Scenario {
                     file_sectors,
                     weight,
                     start,
-                    think: (think_ms * NS_PER_MS as f64).round() as Nanos,
+                    think: Duration::from_nanos((think_ms * NS_PER_MS as f64).round() as u64),
                     outstanding,
                     requests: kind.requests.or(f.requests),
                     trace: kind.trace.clone(),
@@ -699,7 +703,10 @@ file_gib = 2
         assert_eq!(s.flows[1].file_start, s.flows[0].file_sectors);
         assert_eq!(s.flows[0].request_sectors, 8);
         assert_eq!(s.flows[0].outstanding, 1);
-        assert_eq!((s.seed, s.duration, s.warmup), (3, 10 * NS_PER_S, NS_PER_S));
+        assert_eq!(
+            (s.seed, s.duration, s.warmup),
+            (3, Duration::from_secs(10), Duration::from_secs(1))
+        );
     }
 
     #[test]
@@ -755,7 +762,7 @@ file_gib = 2
             + "\n[[class]]\nname = \"os1\"\n\n[[class]]\nname = \"os2\"\nquantum_ms = 40\ninner = \"clook\"\n";
         let s = parse(&text).unwrap();
         assert_eq!(s.classes.len(), 2);
-        assert_eq!(s.classes[1].quantum, 40 * NS_PER_MS);
+        assert_eq!(s.classes[1].quantum, Duration::from_millis(40));
         assert_eq!(s.classes[1].inner, "clook");
         assert_eq!(s.classes[0].inner, "noop");
         assert!(s.flows.iter().all(|f| f.class == Some(1)));

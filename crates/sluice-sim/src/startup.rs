@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use sluice::{Nanos, NS_PER_S};
+use sluice::{Duration, NS_PER_S};
 
 /// The traces shipped with sluice (GPL-2.0, from the S suite; see
 /// `data/startup/COPYING`).
@@ -18,7 +18,7 @@ pub const EMBEDDED: &[(&str, &str)] = &[
 pub struct StartupRecord {
     pub thread: u32,
     /// CPU time before the request, after the thread may issue.
-    pub think: Nanos,
+    pub think: Duration,
     pub sector: u64,
     pub sectors: u32,
     /// R, RM and WS block their thread until they and every earlier
@@ -83,7 +83,7 @@ impl StartupTrace {
             };
             records.push(StartupRecord {
                 thread,
-                think: (think * NS_PER_S as f64).round() as Nanos,
+                think: Duration::from_nanos((think * NS_PER_S as f64).round() as u64),
                 sector,
                 sectors,
                 blocking,

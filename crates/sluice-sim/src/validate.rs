@@ -2,12 +2,12 @@
 //! with their measured response times) open-loop against a model, and
 //! score the model with DiskSim's demerit figure.
 
-use std::collections::VecDeque;
 use std::path::Path;
-use std::time::Instant;
+use std::time::Instant as WallClock;
 
 use serde::Serialize;
-use sluice::Nanos;
+use sluice::policy::Noop;
+use sluice::{Direction, Driver, FlowId, Instant, Request, RequestId};
 
 use crate::device::{self, Command, InternalOrder, Model, Setup};
 use crate::report::Perf;
@@ -118,8 +118,9 @@ pub struct ValidationReport {
 }
 
 /// Response times (ms) the model gives for the trace: requests arrive at
-/// their traced times, wait in a FIFO driver queue, and the drive holds one
-/// at a time, as in DiskSim's validation runs.
+/// their traced times, wait in a FIFO driver queue (the [`Driver`] with
+/// `noop`), and the drive holds one at a time, as in DiskSim's validation
+/// runs.
 pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
     let mut dev = device::build(
         model,
@@ -131,17 +132,16 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
             seed: 0,
         },
     );
+    let mut driver = Driver::new(Noop::new(), 1);
     let capacity = dev.capacity();
-    let mut arrivals: Vec<Nanos> = Vec::with_capacity(trace.len());
+    let mut arrivals: Vec<Instant> = Vec::with_capacity(trace.len());
     let mut t = 0f64;
     for r in trace {
         t += r.interarrival_us * 1e3;
-        arrivals.push(t.round() as Nanos);
+        arrivals.push(Instant::from_nanos(t.round() as u64));
     }
     let mut response = vec![0.0; trace.len()];
-    let mut queue: VecDeque<usize> = VecDeque::new();
     let mut next = 0usize;
-    let mut busy: Option<usize> = None;
     let mut events = 0u64;
     let mut done = 0usize;
     while done < trace.len() {
@@ -157,30 +157,38 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
         events += 1;
         while let Some(tag) = dev.pop_completion(now) {
             let i = tag as usize;
-            response[i] = (now - arrivals[i]) as f64 / 1e6;
-            busy = None;
+            driver
+                .complete(now, RequestId(tag))
+                .expect("the drive completes what it was given");
+            response[i] = (now - arrivals[i]).as_millis_f64();
             done += 1;
         }
         while next < trace.len() && arrivals[next] <= now {
-            queue.push_back(next);
+            let r = &trace[next];
+            // Traces of a larger drive wrap onto this one.
+            let lbn = r.lbn % capacity.saturating_sub(u64::from(r.sectors)).max(1);
+            let id = RequestId(next as u64);
+            driver.add(
+                now,
+                Request {
+                    id,
+                    origin: id,
+                    flow: FlowId(0),
+                    dir: if r.write {
+                        Direction::Write
+                    } else {
+                        Direction::Read
+                    },
+                    sync: !r.write,
+                    sector: lbn,
+                    sectors: r.sectors,
+                    arrival: now,
+                },
+            );
             next += 1;
         }
-        if busy.is_none() {
-            if let Some(i) = queue.pop_front() {
-                let r = &trace[i];
-                // Traces of a larger drive wrap onto this one.
-                let lbn = r.lbn % capacity.saturating_sub(u64::from(r.sectors)).max(1);
-                dev.submit(
-                    now,
-                    Command {
-                        tag: i as u64,
-                        write: r.write,
-                        lbn,
-                        sectors: r.sectors,
-                    },
-                );
-                busy = Some(i);
-            }
+        while let Some(r) = driver.poll_dispatch(now, dev.as_ref()) {
+            dev.submit(now, Command::of(&r));
         }
     }
     (response, events)
@@ -215,7 +223,7 @@ pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
 
 /// Replay `trace` on `model` and score it.
 pub fn validate(disk: &str, model: &Model, trace: &[TraceRecord]) -> ValidationReport {
-    let wall = Instant::now();
+    let wall = WallClock::now();
     let (sim, events) = replay(model, trace);
     let measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1e3).collect();
     let n = trace.len() as f64;

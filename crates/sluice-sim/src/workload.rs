@@ -8,7 +8,7 @@ use std::sync::Arc;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use sluice::metrics::FlowMetrics;
-use sluice::Nanos;
+use sluice::{Duration, Instant};
 
 use crate::scenario::{FlowSpec, Pattern};
 use crate::startup::StartupTrace;
@@ -42,14 +42,14 @@ pub(crate) struct Actions {
     pub new_process: bool,
     pub issues: Vec<Issue>,
     /// Times at which the flow wants to be woken.
-    pub wakes: Vec<Nanos>,
+    pub wakes: Vec<Instant>,
 }
 
 /// A flow's running state.
 pub(crate) struct Flow {
     pub spec: FlowSpec,
     /// Time of the last completion once a finite flow is done.
-    pub done_at: Option<Nanos>,
+    pub done_at: Option<Instant>,
     pub metrics: FlowMetrics,
     /// (requests, sectors) completed per thread after the warm-up.
     pub thread_stats: Vec<(u64, u64)>,
@@ -116,7 +116,7 @@ impl Flow {
     }
 
     /// The flow is due to act at `now` (its start, or a wake it asked for).
-    pub fn wake(&mut self, now: Nanos, act: &mut Actions) {
+    pub fn wake(&mut self, now: Instant, act: &mut Actions) {
         let spec = &self.spec;
         match &mut self.kind {
             Kind::Greedy(g) => g.wake(spec, now, act),
@@ -128,7 +128,13 @@ impl Flow {
 
     /// A request of thread `thread` completed at `now`. Returns true when
     /// this completion finished a finite flow.
-    pub fn completed(&mut self, now: Nanos, thread: u32, warmup: Nanos, act: &mut Actions) -> bool {
+    pub fn completed(
+        &mut self,
+        now: Instant,
+        thread: u32,
+        warmup: Instant,
+        act: &mut Actions,
+    ) -> bool {
         let spec = &self.spec;
         let finished = match &mut self.kind {
             Kind::Greedy(g) => g.completed(spec, now, act),
@@ -149,7 +155,7 @@ impl Flow {
             Kind::Startup(s) => {
                 let n = s.measured.len() as u64;
                 let mean = if n > 0 {
-                    s.measured.iter().sum::<Nanos>() as f64 / n as f64 / 1e9
+                    s.measured.iter().copied().sum::<Duration>().as_nanos() as f64 / n as f64 / 1e9
                 } else {
                     f64::NAN
                 };
@@ -251,7 +257,7 @@ impl Greedy {
     /// `think` (they do not wait for completions), up to their cap; every
     /// other flow thinks between a completion and its next issue.
     fn paced(spec: &FlowSpec) -> bool {
-        spec.pattern.is_write() && spec.think > 0
+        spec.pattern.is_write() && !spec.think.is_zero()
     }
 
     /// The start sector of the next request; counts it as issued.
@@ -291,7 +297,7 @@ impl Greedy {
         }
     }
 
-    fn wake(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+    fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         if Self::paced(spec) {
             if self.wants_more(spec) {
                 self.issue_one(spec, act);
@@ -307,7 +313,7 @@ impl Greedy {
         }
     }
 
-    fn completed(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) -> bool {
+    fn completed(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) -> bool {
         self.in_flight -= 1;
         if !self.in_flight.is_multiple_of(Self::fragments(spec)) {
             return false; // other fragments of the request are still out
@@ -317,7 +323,7 @@ impl Greedy {
             if std::mem::take(&mut self.waiting_for_room) {
                 self.wake(spec, now, act);
             }
-        } else if spec.think > 0 {
+        } else if !spec.think.is_zero() {
             if self.wants_more(spec) {
                 act.wakes.push(now + spec.think);
             }
@@ -351,12 +357,12 @@ struct Startup {
     /// Next record to issue.
     cursor: usize,
     /// When the previous record was issued.
-    last_issue: Nanos,
-    run_start: Option<Nanos>,
-    next_run: Nanos,
+    last_issue: Instant,
+    run_start: Option<Instant>,
+    next_run: Instant,
     runs: u64,
     /// Start-up times of runs that ended after the warm-up.
-    measured: Vec<Nanos>,
+    measured: Vec<Duration>,
 }
 
 impl Startup {
@@ -365,16 +371,16 @@ impl Startup {
             threads: vec![ThreadState::default(); trace.threads.len()],
             trace,
             cursor: 0,
-            last_issue: 0,
+            last_issue: Instant::ZERO,
             run_start: None,
-            next_run: 0,
+            next_run: Instant::ZERO,
             runs: 0,
             measured: Vec::new(),
         }
     }
 
     /// Issue what the trace allows at `now`.
-    fn advance(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+    fn advance(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         while let Some(r) = self.trace.records.get(self.cursor) {
             let th = &mut self.threads[r.thread as usize];
             if th.blocked {
@@ -400,7 +406,7 @@ impl Startup {
         }
     }
 
-    fn wake(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+    fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         if self.run_start.is_none() {
             if now < self.next_run || spec.runs.is_some_and(|n| self.runs >= n) {
                 return;
@@ -418,9 +424,9 @@ impl Startup {
     fn completed(
         &mut self,
         spec: &FlowSpec,
-        now: Nanos,
+        now: Instant,
         thread: u32,
-        warmup: Nanos,
+        warmup: Instant,
         act: &mut Actions,
     ) -> bool {
         let th = &mut self.threads[thread as usize];
@@ -463,12 +469,12 @@ struct Video {
 
 impl Video {
     /// Frame `k` may be read from this time on.
-    fn readable(spec: &FlowSpec, k: u64) -> Nanos {
-        spec.start + k * spec.frame_period
+    fn readable(spec: &FlowSpec, k: u64) -> Instant {
+        spec.start + spec.frame_period * k
     }
 
     /// Frame `k` is shown at this time.
-    fn display(spec: &FlowSpec, k: u64) -> Nanos {
+    fn display(spec: &FlowSpec, k: u64) -> Instant {
         Self::readable(spec, k + u64::from(spec.buffer_frames))
     }
 
@@ -476,7 +482,7 @@ impl Video {
         spec.requests.unwrap_or(1)
     }
 
-    fn wake(&mut self, spec: &FlowSpec, now: Nanos, act: &mut Actions) {
+    fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         if self.in_flight || self.next >= Self::frames(spec) {
             return;
         }
@@ -497,7 +503,13 @@ impl Video {
         self.in_flight = true;
     }
 
-    fn completed(&mut self, spec: &FlowSpec, now: Nanos, warmup: Nanos, act: &mut Actions) -> bool {
+    fn completed(
+        &mut self,
+        spec: &FlowSpec,
+        now: Instant,
+        warmup: Instant,
+        act: &mut Actions,
+    ) -> bool {
         self.in_flight = false;
         let shown = Self::display(spec, self.next);
         if shown >= warmup {
@@ -524,8 +536,8 @@ mod tests {
             file_start: 1000,
             file_sectors: 32,
             weight: 100,
-            start: 0,
-            think: 0,
+            start: Instant::ZERO,
+            think: Duration::ZERO,
             outstanding: 2,
             requests: Some(5),
             ..FlowSpec::default()

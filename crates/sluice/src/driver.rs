@@ -17,6 +17,11 @@
 //!   before sleeping      <- poll_timeout() = t ------------------  poll_timeout
 //! ```
 //!
+//! The driver's wake-up is the policy's (the one time channel: idle-wait
+//! ends and budget or slice timers alike), plus the end of the last idle
+//! wait the policy announced: the device is offered to the policy then even
+//! if a request arrived earlier and ended the wait.
+//!
 //! After every input (an arrival, a completion, a wake-up) the host calls
 //! `poll_dispatch` until it returns `None`, handing each request to its
 //! device, then sleeps until its device's next completion or
@@ -103,6 +108,10 @@ pub struct Driver<P> {
     /// then is shared among them).
     last_change: Instant,
     last_answer: LastAnswer,
+    /// The end of the last idle wait the policy announced: the driver offers
+    /// the device again then, even if an arrival cut the wait short (a
+    /// policy that checks its slices lazily, as CFQ does, may act on it).
+    idle_end: Option<Instant>,
 }
 
 impl<P: Scheduler> Driver<P> {
@@ -117,6 +126,7 @@ impl<P: Scheduler> Driver<P> {
             head: 0,
             last_change: Instant::ZERO,
             last_answer: LastAnswer::Full,
+            idle_end: None,
         }
     }
 
@@ -224,6 +234,7 @@ impl<P: Scheduler> Driver<P> {
                     self.policy.name()
                 );
                 self.last_answer = LastAnswer::Idle;
+                self.idle_end = self.policy.poll_timeout();
                 None
             }
             Decision::Nothing => {
@@ -258,12 +269,18 @@ impl<P: Scheduler> Driver<P> {
     /// When the driver next needs `handle_timeout`, even if nothing else
     /// happens. `None`: only arrivals and completions matter.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        self.policy.poll_timeout()
+        match (self.policy.poll_timeout(), self.idle_end) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The host's clock reached the instant `poll_timeout` gave (calling it
     /// early or twice does nothing). Call `poll_dispatch` afterwards.
     pub fn handle_timeout(&mut self, now: Instant) {
+        if self.idle_end.is_some_and(|t| t <= now) {
+            self.idle_end = None;
+        }
         self.fire_due(now);
     }
 

@@ -129,7 +129,13 @@ pub struct ClosedFlow {
 }
 
 impl ClosedFlow {
-    pub fn new(flow: u32, pattern: Pattern, sync: bool, outstanding: usize, think: Duration) -> Self {
+    pub fn new(
+        flow: u32,
+        pattern: Pattern,
+        sync: bool,
+        outstanding: usize,
+        think: Duration,
+    ) -> Self {
         ClosedFlow {
             flow,
             pattern,
@@ -335,7 +341,11 @@ impl<P: Scheduler> Testbed<P> {
     /// `dt` passes (without firing wake-ups); everything in flight completes.
     pub fn complete_all(&mut self, dt: Duration) {
         self.now += dt;
-        let ids: Vec<RequestId> = self.driver.in_flight_requests().map(|(r, _)| r.id).collect();
+        let ids: Vec<RequestId> = self
+            .driver
+            .in_flight_requests()
+            .map(|(r, _)| r.id)
+            .collect();
         for id in ids {
             self.complete(id);
         }
@@ -380,7 +390,10 @@ impl<P: Scheduler> Testbed<P> {
                 self.now
             );
         }
-        let t = self.driver.poll_timeout().expect("an idling policy has a wake-up");
+        let t = self
+            .driver
+            .poll_timeout()
+            .expect("an idling policy has a wake-up");
         self.advance_to(t);
     }
 
@@ -396,8 +409,11 @@ impl<P: Scheduler> Testbed<P> {
                 self.add_request(flow, sector, sectors, write);
             }
             Op::Complete(i) => {
-                let ids: Vec<RequestId> =
-                    self.driver.in_flight_requests().map(|(r, _)| r.id).collect();
+                let ids: Vec<RequestId> = self
+                    .driver
+                    .in_flight_requests()
+                    .map(|(r, _)| r.id)
+                    .collect();
                 if !ids.is_empty() {
                     self.complete(ids[i % ids.len()]);
                 }
@@ -423,7 +439,11 @@ impl<P: Scheduler> Testbed<P> {
             }
         }
         let name = self.driver.policy().name().to_string();
-        assert_eq!(self.driver.queued(), 0, "{name}: requests stuck in the policy");
+        assert_eq!(
+            self.driver.queued(),
+            0,
+            "{name}: requests stuck in the policy"
+        );
         assert_eq!(
             self.dispatched.len(),
             self.added.len(),
@@ -519,8 +539,16 @@ impl<P: Scheduler> Testbed<P> {
         let name = self.driver.policy().name().to_string();
         let name = name.as_str();
         if let Some(r) = r {
-            assert!(self.added.contains(&r.id), "{name}: dispatched {:?}, never added", r.id);
-            assert!(self.dispatched.insert(r.id), "{name}: dispatched {:?} twice", r.id);
+            assert!(
+                self.added.contains(&r.id),
+                "{name}: dispatched {:?}, never added",
+                r.id
+            );
+            assert!(
+                self.dispatched.insert(r.id),
+                "{name}: dispatched {:?} twice",
+                r.id
+            );
             self.log.push((self.now, r));
             let done = self
                 .due
@@ -534,7 +562,10 @@ impl<P: Scheduler> Testbed<P> {
         }
         match self.driver.last_answer() {
             LastAnswer::Idle => {
-                assert!(self.driver.policy().may_idle(), "{name}: idles but says it never does");
+                assert!(
+                    self.driver.policy().may_idle(),
+                    "{name}: idles but says it never does"
+                );
                 let until = self.driver.poll_timeout();
                 assert!(
                     until.is_some_and(|t| t > self.now),

@@ -263,9 +263,15 @@ mod tests {
             Duration::ZERO
         );
         assert_eq!(Instant::from_nanos(3).checked_duration_since(t), None);
-        assert_eq!(Instant::MAX.saturating_add(Duration::from_secs(1)), Instant::MAX);
+        assert_eq!(
+            Instant::MAX.saturating_add(Duration::from_secs(1)),
+            Instant::MAX
+        );
         assert_eq!(Duration::from_secs(1) / Duration::from_millis(250), 4);
-        assert_eq!(Duration::from_millis(9) % Duration::from_millis(4), Duration::from_millis(1));
+        assert_eq!(
+            Duration::from_millis(9) % Duration::from_millis(4),
+            Duration::from_millis(1)
+        );
         let total: Duration = [1, 2, 3].map(Duration::from_micros).into_iter().sum();
         assert_eq!(total, Duration::from_micros(6));
         assert_eq!(Duration::from_millis(3).checked_div(0), None);

@@ -8,7 +8,7 @@ pub mod ssd;
 use self::hdd::{Hdd, HddSpec};
 use self::ssd::{Ssd, SsdSpec};
 
-use sluice::Nanos;
+use sluice::{CostModel, Instant, Request};
 
 /// One command as the device sees it. `tag` is the driver's request id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +17,18 @@ pub struct Command {
     pub write: bool,
     pub lbn: u64,
     pub sectors: u32,
+}
+
+impl Command {
+    /// The command that serves a scheduler's request (tagged with its id).
+    pub fn of(r: &Request) -> Self {
+        Command {
+            tag: r.id.0,
+            write: r.is_write(),
+            lbn: r.sector,
+            sectors: r.sectors,
+        }
+    }
 }
 
 /// The order in which a drive with a command queue serves it.
@@ -43,28 +55,21 @@ impl InternalOrder {
 }
 
 /// A simulated storage device: accepts commands, completes them in virtual
-/// time, and answers cost questions for position-aware policies.
-pub trait Device {
+/// time, and answers cost questions for position-aware policies (its
+/// [`CostModel`] half).
+pub trait Device: CostModel {
     /// Model name.
     fn name(&self) -> &str;
-    /// Size in sectors.
-    fn capacity(&self) -> u64;
     /// Commands the device accepts at once.
     fn queue_depth(&self) -> usize;
     /// Hand the device a command at `now` (the driver respects the depth).
-    fn submit(&mut self, now: Nanos, cmd: Command);
+    fn submit(&mut self, now: Instant, cmd: Command);
     /// When the device's next internal event happens (a command completes,
     /// or background work such as a write-back step ends), if any.
-    fn next_completion(&self) -> Option<Nanos>;
+    fn next_completion(&self) -> Option<Instant>;
     /// Advance to `now` and return the tag of a command completed at or
     /// before it, if any; call repeatedly until `None`.
-    fn pop_completion(&mut self, now: Nanos) -> Option<u64>;
-    /// Estimated seek time between two sectors.
-    fn seek_time(&self, from: u64, to: u64) -> Nanos;
-    /// Estimated seek plus rotation to begin `to`, leaving `from` at `now`.
-    fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos;
-    /// Full-stroke seek time.
-    fn full_stroke_seek(&self) -> Nanos;
+    fn pop_completion(&mut self, now: Instant) -> Option<u64>;
 }
 
 /// A device model: what a preset or a DiskSim description gives.

@@ -10,7 +10,10 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use sluice::Nanos;
+use sluice::{CostModel, Duration, Instant};
+
+/// Nanoseconds as the model computes internally (to be typed).
+type Nanos = u64;
 
 use super::{Command, Device};
 
@@ -106,20 +109,19 @@ impl Device for Ssd {
     fn name(&self) -> &str {
         &self.spec.name
     }
-    fn capacity(&self) -> u64 {
-        self.spec.capacity_sectors
-    }
     fn queue_depth(&self) -> usize {
         self.depth
     }
-    fn submit(&mut self, now: Nanos, cmd: Command) {
+    fn submit(&mut self, now: Instant, cmd: Command) {
+        let now = now.as_nanos();
         let done = self.schedule(now, &cmd);
         self.pending.push(Reverse((done, cmd.tag)));
     }
-    fn next_completion(&self) -> Option<Nanos> {
-        self.pending.peek().map(|r| r.0 .0)
+    fn next_completion(&self) -> Option<Instant> {
+        self.pending.peek().map(|r| Instant::from_nanos(r.0 .0))
     }
-    fn pop_completion(&mut self, now: Nanos) -> Option<u64> {
+    fn pop_completion(&mut self, now: Instant) -> Option<u64> {
+        let now = now.as_nanos();
         match self.pending.peek() {
             Some(&Reverse((t, tag))) if t <= now => {
                 self.pending.pop();
@@ -128,14 +130,20 @@ impl Device for Ssd {
             _ => None,
         }
     }
-    fn seek_time(&self, _from: u64, _to: u64) -> Nanos {
-        0
+}
+
+impl CostModel for Ssd {
+    fn capacity(&self) -> u64 {
+        self.spec.capacity_sectors
     }
-    fn positioning_time(&self, _now: Nanos, _from: u64, _to: u64) -> Nanos {
-        self.spec.read_ns
+    fn seek_time(&self, _from: u64, _to: u64) -> Duration {
+        Duration::ZERO
     }
-    fn full_stroke_seek(&self) -> Nanos {
-        0
+    fn positioning_time(&self, _now: Instant, _from: u64, _to: u64) -> Duration {
+        Duration::from_nanos(self.spec.read_ns)
+    }
+    fn full_stroke_seek(&self) -> Duration {
+        Duration::ZERO
     }
 }
 

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use serde::Serialize;
-use sluice::NS_PER_S;
+use sluice::Duration;
 
 use crate::{Scenario, SimReport, Simulation};
 
@@ -263,7 +263,7 @@ fn run_one(job: &Job) -> Result<SimReport, String> {
         Scenario::parse("(repro)", &job.text).map_err(|e| format!("{e}\n{}", job.text))?;
     let mut sim = Simulation::new(&scenario).map_err(|e| e.to_string())?;
     if let Some(ms) = job.timeline_ms {
-        sim = sim.with_timeline(ms * NS_PER_S / 1000);
+        sim = sim.with_timeline(Duration::from_millis(ms));
     }
     Ok(sim.run())
 }

@@ -25,8 +25,8 @@ use super::clook::Clook;
 use super::params::ParamReader;
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
-use crate::types::{Request, RequestId};
 use crate::time::Instant;
+use crate::types::{Request, RequestId};
 
 /// Parameters of `bsd`, for `POLICIES`.
 pub const BSD_PARAMS: &str = "pipeline = 4, cscan = false";

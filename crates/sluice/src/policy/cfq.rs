@@ -1054,7 +1054,8 @@ impl Scheduler for Cfq {
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
-        self.idle_timer.map(|t| Instant::from_nanos(t.max(0) as u64))
+        self.idle_timer
+            .map(|t| Instant::from_nanos(t.max(0) as u64))
     }
 
     fn handle_timeout(&mut self, now: Instant) {

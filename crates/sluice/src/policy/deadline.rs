@@ -24,8 +24,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::params::ParamReader;
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
-use crate::types::Request;
 use crate::time::{Duration, Instant};
+use crate::types::Request;
 
 /// Parameters of `deadline` for `POLICIES`.
 pub(crate) const PARAMS: &str =

@@ -51,8 +51,8 @@ use super::params::ParamReader;
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Request, RequestId};
 use crate::time::{Duration, Instant};
+use crate::types::{FlowId, Request, RequestId};
 
 /// Parameters of `dor`, for `POLICIES`.
 pub const PARAMS: &str =

@@ -88,13 +88,7 @@ impl<'a> ParamReader<'a> {
     }
 
     /// A number within `[min, max]` (integers are accepted for floats).
-    pub fn float(
-        &mut self,
-        name: &'a str,
-        default: f64,
-        min: f64,
-        max: f64,
-    ) -> Result<f64, Error> {
+    pub fn float(&mut self, name: &'a str, default: f64, min: f64, max: f64) -> Result<f64, Error> {
         let x = match self.get(name) {
             None => return Ok(default),
             Some(ParamValue::Float(x)) => *x,
@@ -110,13 +104,7 @@ impl<'a> ParamReader<'a> {
     }
 
     /// An integer within `[min, max]`.
-    pub fn int(
-        &mut self,
-        name: &'a str,
-        default: i64,
-        min: i64,
-        max: i64,
-    ) -> Result<i64, Error> {
+    pub fn int(&mut self, name: &'a str, default: i64, min: i64, max: i64) -> Result<i64, Error> {
         match self.get(name) {
             None => Ok(default),
             Some(ParamValue::Int(i)) if (min..=max).contains(i) => Ok(*i),

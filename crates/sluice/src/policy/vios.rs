@@ -95,9 +95,11 @@ use std::collections::HashMap;
 use super::params::ParamReader;
 use super::{build, Params};
 use crate::error::Error;
-use crate::scheduler::{ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Request, RequestId, SECTOR_BYTES};
+use crate::scheduler::{
+    ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service,
+};
 use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
+use crate::types::{FlowId, Request, RequestId, SECTOR_BYTES};
 
 /// Parameters of `vios` for `POLICIES`.
 pub(crate) const VIOS_PARAMS: &str = "quantum_ms = 20";
@@ -358,10 +360,7 @@ impl Vios {
     }
 
     /// Build from parameters (`vios`, `vios-p`, `fq-rr`).
-    pub(crate) fn from_params(
-        mode: ViosMode,
-        p: &mut ParamReader<'_>,
-    ) -> Result<Self, Error> {
+    pub(crate) fn from_params(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         Ok(Vios::new(ViosConfig::read(mode, p)?))
     }
 
@@ -445,8 +444,8 @@ impl Vios {
         if let Some(i) = self.default_class {
             return i;
         }
-        let c = Class::new(None, "default".into(), self.cfg.quantum, "noop")
-            .expect("noop is a policy");
+        let c =
+            Class::new(None, "default".into(), self.cfg.quantum, "noop").expect("noop is a policy");
         self.classes.push(c);
         let i = self.classes.len() - 1;
         self.default_class = Some(i);

@@ -2,7 +2,8 @@
 //! consecutive sectors, filled by reads and by read-ahead after them. At
 //! most one segment grows at a time: the one the head is streaming into.
 
-use sluice::Nanos;
+/// Nanoseconds as the model computes internally (to be typed).
+type Nanos = u64;
 
 use super::mechanics::Mechanics;
 

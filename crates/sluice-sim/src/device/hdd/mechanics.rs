@@ -3,7 +3,8 @@
 
 use std::cell::Cell;
 
-use sluice::Nanos;
+/// Nanoseconds as the model computes internally (to be typed).
+type Nanos = u64;
 
 use super::geometry::{Layout, Location};
 use super::seek::SeekCurve;

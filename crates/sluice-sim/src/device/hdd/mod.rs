@@ -9,7 +9,10 @@ pub mod seek;
 
 use std::collections::VecDeque;
 
-use sluice::{Nanos, NS_PER_MS};
+use sluice::{CostModel, Duration, Instant, NS_PER_MS};
+
+/// Nanoseconds as the model computes internally (to be typed).
+type Nanos = u64;
 
 use self::cache::{Lookup, ReadCache};
 use self::geometry::Layout;
@@ -341,15 +344,12 @@ impl Device for Hdd {
         &self.name
     }
 
-    fn capacity(&self) -> u64 {
-        self.mech.layout.capacity()
-    }
-
     fn queue_depth(&self) -> usize {
         self.depth
     }
 
-    fn submit(&mut self, now: Nanos, cmd: Command) {
+    fn submit(&mut self, now: Instant, cmd: Command) {
+        let now = now.as_nanos();
         self.waiting.push_back(cmd);
         // An idle drive picks its first command once everything the host
         // sends at this instant has arrived: commands sent back to back
@@ -364,14 +364,16 @@ impl Device for Hdd {
         }
     }
 
-    fn next_completion(&self) -> Option<Nanos> {
-        match (self.busy.map(|b| b.done), self.start_at) {
+    fn next_completion(&self) -> Option<Instant> {
+        let next = match (self.busy.map(|b| b.done), self.start_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        next.map(Instant::from_nanos)
     }
 
-    fn pop_completion(&mut self, now: Nanos) -> Option<u64> {
+    fn pop_completion(&mut self, now: Instant) -> Option<u64> {
+        let now = now.as_nanos();
         if let Some(t) = self.start_at.filter(|&t| t <= now && self.busy.is_none()) {
             self.start_at = None;
             self.start_next(t);
@@ -385,21 +387,33 @@ impl Device for Hdd {
         }
         self.done.pop_front()
     }
+}
 
-    fn seek_time(&self, from: u64, to: u64) -> Nanos {
+impl CostModel for Hdd {
+    fn capacity(&self) -> u64 {
+        self.mech.layout.capacity()
+    }
+
+    fn seek_time(&self, from: u64, to: u64) -> Duration {
         let l = &self.mech.layout;
-        self.mech
-            .seek
-            .ns(l.cylinder_of(from).abs_diff(l.cylinder_of(to)))
+        Duration::from_nanos(
+            self.mech
+                .seek
+                .ns(l.cylinder_of(from).abs_diff(l.cylinder_of(to))),
+        )
     }
 
-    fn positioning_time(&self, now: Nanos, from: u64, to: u64) -> Nanos {
-        self.mech
-            .positioning(now, self.mech.arm_at(from), to, false)
+    fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration {
+        Duration::from_nanos(self.mech.positioning(
+            now.as_nanos(),
+            self.mech.arm_at(from),
+            to,
+            false,
+        ))
     }
 
-    fn full_stroke_seek(&self) -> Nanos {
-        self.full_stroke
+    fn full_stroke_seek(&self) -> Duration {
+        Duration::from_nanos(self.full_stroke)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Seek time as a function of cylinder distance.
 
-use sluice::Nanos;
+/// Nanoseconds as the model computes internally (to be typed).
+type Nanos = u64;
 
 /// A seek curve: either measured points (DiskSim's extracted `.seek` files)
 /// interpolated linearly, or Lee's three-parameter formula fitted to the

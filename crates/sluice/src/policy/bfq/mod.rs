@@ -113,8 +113,8 @@ use self::wf2q::Wf2q;
 use super::params::ParamReader;
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Request, SECTOR_BYTES};
 use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
+use crate::types::{FlowId, Request, SECTOR_BYTES};
 
 /// Parameters accepted by `bfq` (defaults of the original algorithm).
 pub const BFQ_PARAMS: &str =

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 
 use super::weight_raising::Raising;
 use super::wf2q::Entity;
-use crate::types::{FlowId, Request};
 use crate::time::Instant;
+use crate::types::{FlowId, Request};
 
 /// Seek-distance statistics: "detected as random" (technical report §3.5).
 ///

@@ -53,8 +53,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use super::params::ParamReader;
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::types::{FlowId, Request, RequestId};
 use crate::time::{Duration, Instant};
+use crate::types::{FlowId, Request, RequestId};
 use tags::{Tag, VirtualWork};
 
 /// Parameters of `yfq`, for `POLICIES`.

@@ -1,0 +1,206 @@
+//! What a run measures: per-flow metrics after the warm-up, the optional
+//! timelines and request log, and the `sluice.sim/1` report built from them.
+
+use sluice::{Completion, Duration, Instant};
+
+use super::population::Population;
+use super::request_log::RequestRecord;
+use crate::report::{Aggregate, FlowReport, Latency, Perf, SimReport, ThreadReport, SIM_SCHEMA};
+
+/// Measurements of one run.
+pub(crate) struct Recorder {
+    /// Completions before this instant are not measured.
+    pub warmup: Instant,
+    /// Requests completed, warm-up included (for the speed figure).
+    pub completed_total: u64,
+    /// Bytes completed per bin of `timeline_bin`, when asked for.
+    timeline_bin: Option<Duration>,
+    timeline: Vec<u64>,
+    /// Device time per flow per bin, when the timeline is on.
+    disk_timeline: Vec<Vec<Duration>>,
+    /// Every completed request, when asked for.
+    log: Option<Vec<RequestRecord>>,
+}
+
+/// The run's identity, for the report.
+pub(crate) struct RunInfo<'a> {
+    pub scenario: &'a str,
+    pub scheduler: &'a str,
+    pub device: &'a str,
+    pub seed: u64,
+    pub policy_stats: Vec<(&'static str, f64)>,
+    pub events: u64,
+}
+
+impl Recorder {
+    pub fn new(warmup: Instant) -> Self {
+        Recorder {
+            warmup,
+            completed_total: 0,
+            timeline_bin: None,
+            timeline: Vec::new(),
+            disk_timeline: Vec::new(),
+            log: None,
+        }
+    }
+
+    /// Also record throughput and device time per flow over time.
+    pub fn with_timeline(&mut self, bin: Duration, flows: usize) {
+        self.timeline_bin = Some(bin.max(Duration::from_nanos(1)));
+        self.disk_timeline = vec![Vec::new(); flows];
+    }
+
+    /// Also record every completed request.
+    pub fn with_log(&mut self) {
+        self.log = Some(Vec::new());
+    }
+
+    /// The request log (empty unless asked for).
+    pub fn take_log(&mut self) -> Vec<RequestRecord> {
+        self.log.take().unwrap_or_default()
+    }
+
+    /// Account for a completion of flow `f`'s thread `thread` at `now`.
+    pub fn record(&mut self, pop: &mut Population, f: usize, thread: u32, done: &Completion) {
+        let (r, svc) = (&done.request, &done.service);
+        let now = svc.completed;
+        self.completed_total += 1;
+        if let Some(bin) = self.timeline_bin {
+            let i = (now.since_origin() / bin) as usize;
+            if self.timeline.len() <= i {
+                self.timeline.resize(i + 1, 0);
+            }
+            self.timeline[i] += r.bytes();
+            let tl = &mut self.disk_timeline[f];
+            if tl.len() <= i {
+                tl.resize(i + 1, Duration::ZERO);
+            }
+            tl[i] += svc.disk_time;
+        }
+        if let Some(log) = &mut self.log {
+            log.push(RequestRecord {
+                flow: f as u32,
+                thread,
+                write: r.is_write(),
+                sync: r.sync,
+                sector: r.sector,
+                sectors: r.sectors,
+                arrival: r.arrival,
+                dispatched: svc.dispatched,
+                completed: now,
+            });
+        }
+        if now >= self.warmup {
+            let flow = &mut pop.flows[f];
+            flow.metrics
+                .record(r.bytes(), r.is_write(), now - r.arrival);
+            flow.metrics.disk_time += svc.disk_time;
+            let ts = &mut flow.thread_stats[thread as usize];
+            ts.0 += 1;
+            ts.1 += u64::from(r.sectors);
+        }
+    }
+
+    /// The report of a run that ended at `end`.
+    pub fn report(
+        &self,
+        pop: &Population,
+        info: RunInfo<'_>,
+        end: Instant,
+        wall_s: f64,
+    ) -> SimReport {
+        let secs = end.saturating_duration_since(self.warmup).as_secs_f64();
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let mb = |bytes: u64| per_s(bytes as f64 / 1e6);
+        let oldest = pop.oldest_pending();
+        let mut flows = Vec::with_capacity(pop.flows.len());
+        let (mut bytes, mut rb, mut wb, mut reqs) = (0, 0, 0, 0);
+        for (fi, f) in pop.flows.iter().enumerate() {
+            let m = &f.metrics;
+            bytes += m.bytes;
+            rb += m.read_bytes;
+            wb += m.write_bytes;
+            reqs += m.requests;
+            let l = m.latency_ms();
+            flows.push(FlowReport {
+                name: f.spec.name.clone(),
+                weight: f.spec.weight,
+                requests: m.requests,
+                bytes: m.bytes,
+                mb_s: mb(m.bytes),
+                disk_time_s: m.disk_time.as_secs_f64(),
+                over_1s: m.count_above(Duration::from_secs(1)),
+                oldest_pending_ms: oldest[fi]
+                    .map(|a| end.saturating_duration_since(a).as_millis_f64()),
+                lat_ms: Latency {
+                    mean: l.mean,
+                    p50: l.p50,
+                    p95: l.p95,
+                    p99: l.p99,
+                    max: l.max,
+                },
+                done_s: f
+                    .done_at
+                    .map(|t| t.saturating_duration_since(f.spec.start).as_secs_f64()),
+                frames_dropped: f.frames().map(|(_, d)| d),
+                frames: f.frames().map(|(n, _)| n),
+                startups: f.startups().map(|(n, _)| n),
+                startup_s: f.startups().and_then(|(n, m)| (n > 0).then_some(m)),
+                threads: f.reports_threads().then(|| {
+                    f.thread_stats
+                        .iter()
+                        .enumerate()
+                        .map(|(t, &(n, sectors))| ThreadReport {
+                            weight: f.thread_weight(t as u32),
+                            requests: n,
+                            iops: per_s(n as f64),
+                            mb_s: mb(sectors * 512),
+                        })
+                        .collect()
+                }),
+                disk_timeline_s: self
+                    .disk_timeline
+                    .get(fi)
+                    .map(|tl| tl.iter().map(|t| t.as_secs_f64()).collect()),
+            });
+        }
+        SimReport {
+            schema: SIM_SCHEMA,
+            scenario: info.scenario.to_string(),
+            scheduler: info.scheduler.to_string(),
+            device: info.device.to_string(),
+            seed: info.seed,
+            sim_time_s: end.as_secs_f64(),
+            measured_from_s: self.warmup.as_secs_f64(),
+            aggregate: Aggregate {
+                mb_s: mb(bytes),
+                read_mb_s: mb(rb),
+                write_mb_s: mb(wb),
+                iops: per_s(reqs as f64),
+                requests: reqs,
+            },
+            flows,
+            policy_stats: info
+                .policy_stats
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            timeline_mb_s: self.timeline_bin.map(|bin| {
+                let secs = bin.as_secs_f64();
+                self.timeline
+                    .iter()
+                    .map(|&b| b as f64 / 1e6 / secs)
+                    .collect()
+            }),
+            perf: Perf {
+                events: info.events,
+                wall_s,
+                requests_per_wall_s: if wall_s > 0.0 {
+                    self.completed_total as f64 / wall_s
+                } else {
+                    0.0
+                },
+            },
+        }
+    }
+}
