@@ -33,10 +33,9 @@ pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Vios, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
     use crate::policy::{build, ParamValue, Params};
-    use crate::scheduler::{Decision, Scheduler, Service};
-    use crate::types::NS_PER_MS;
+    use crate::scheduler::Scheduler;
+    use crate::testkit::Testbed;
 
     #[test]
     fn builds_by_name_with_its_quantum() {
@@ -44,41 +43,29 @@ mod tests {
         p.insert("quantum_ms", ParamValue::Float(5.0));
         let s = build("fq-rr", &p).unwrap();
         assert_eq!(s.name(), "fq-rr");
-        assert!(build("fq-rr", &{
-            let mut p = Params::default();
-            p.insert("resume_at", ParamValue::Int(2));
-            p
-        })
-        .is_err());
+        let mut p = Params::default();
+        p.insert("resume_at", ParamValue::Int(2));
+        assert!(build("fq-rr", &p).is_err(), "a VIOS(P) parameter");
     }
 
     #[test]
     fn every_slice_starts_with_the_full_quantum_whatever_the_overrun() {
         // Default class only: 15 ms requests against a 20 ms quantum overrun
         // by 10 ms every slice; the next slice is still 20 ms.
-        let mut s = fq_rr(20 * NS_PER_MS);
+        let ms = Duration::from_millis;
+        let mut tb = Testbed::new(fq_rr(ms(20)), 1);
         for i in 0..8 {
-            s.add(0, req(i, 0, i));
+            tb.add(0, i, 8);
         }
-        let mut dev = FlatDevice::at(0);
-        let mut now = 0;
-        while let Decision::Dispatch(r) = s.dispatch(now, &dev) {
-            dev.in_flight = 1;
-            let t0 = now;
-            now += 15 * NS_PER_MS;
-            dev.in_flight = 0;
-            let svc = Service {
-                dispatched: t0,
-                completed: now,
-                disk_time: now - t0,
-            };
-            s.complete(now, &r, &svc);
-            let st = &s.stats()[0];
+        for _ in 0..8 {
+            tb.serve(ms(15));
+            let st = &tb.policy().stats()[0];
             assert_eq!(st.compensation, 0);
-            assert_eq!(st.allotment, 20 * NS_PER_MS as i64);
+            assert_eq!(st.allotment, ms(20).as_nanos() as i64);
         }
-        let st = &s.stats()[0];
+        assert_eq!(tb.poll(), None);
+        let st = &tb.policy().stats()[0];
         assert_eq!(st.turns, 4);
-        assert_eq!(st.last_overrun, 10 * NS_PER_MS as i64);
+        assert_eq!(st.last_overrun, ms(10).as_nanos() as i64);
     }
 }

@@ -8,17 +8,20 @@
 //! `FlowConfig::class`, `None` = class 0). Each class owns an *inner*
 //! scheduler, any sluice policy built by name with default parameters
 //! ([`crate::policy::build`]); `noop` (FCFS) is what the paper used. VIOS
-//! forwards `add_flow`, `set_weight`, `remove_flow`, `add`, `complete` and the
-//! timers to the class's inner scheduler, and when a class has its turn it asks
-//! that inner scheduler for the class's next request. The outer level only
-//! decides *which class* may send and *how much*.
+//! forwards `add_flow`, `set_weight`, `remove_flow`, `add` and `complete` to
+//! the class's inner scheduler, and when a class has its turn it asks that
+//! inner scheduler for the class's next request. The outer level only decides
+//! *which class* may send and *how much*. Time goes through the one channel:
+//! VIOS's `poll_timeout` is the earliest of its inner schedulers' and
+//! `handle_timeout` passes the call on to every inner scheduler whose
+//! wake-up is due.
 //!
 //! A class must be announced with [`Scheduler::add_class`] before its flows
 //! appear. A flow whose class was never announced (and class 0 when it was
 //! never announced) goes to one implicit default class with the policy's
-//! `quantum_ms` and inner `noop`. `add_class` panics if `inner` is not a
-//! policy name: drivers validate it with `policy::build` first (the scenario
-//! loader does).
+//! `quantum_ms` and inner `noop`. `add_class` fails with
+//! [`Error::UnknownInner`] if `inner` names no policy, and leaves the class
+//! as it was.
 //!
 //! The inner scheduler sees a *virtual device*: the real device's geometry,
 //! head and cost oracle, but its own class's requests in flight and a queue
@@ -79,16 +82,19 @@
 //!
 //! # Idling and `Nothing` from an inner scheduler
 //!
-//! If the class whose turn it is gets `IdleUntil(t)` from its inner
-//! scheduler (CFQ or BFQ anticipating), VIOS passes the idle through and
-//! charges the idle stretch to the class's turn (it holds the disk for the
-//! class), so idling is bounded by the class's quantum; an idle stretch also
-//! counts as a "service time" for T_max. `may_idle()` is true when some
-//! class's inner scheduler may idle. If the inner scheduler answers `Nothing`
-//! with an empty queue, the class has emptied (forfeit, next class). If it
-//! answers `Nothing` while holding requests (it waits for its own requests in
-//! flight, as batch policies do), VIOS waits too if the device holds
-//! requests, and otherwise ends the class's turn as if it had emptied.
+//! If the class whose turn it is gets [`Decision::Idle`] from its inner
+//! scheduler (CFQ or BFQ anticipating), VIOS answers `Idle` too (the wait
+//! ends at the inner scheduler's wake-up, which VIOS's `poll_timeout`
+//! reports) and charges the idle stretch, up to its next `dispatch` call, to
+//! the class's turn: it holds the disk for the class, so idling is bounded by
+//! the class's quantum. An idle stretch also counts as a "service time" for
+//! T_max. `may_idle()` is true when some class's inner scheduler may idle.
+//!
+//! If the inner scheduler answers `Nothing` with an empty queue, the class
+//! has emptied (forfeit, next class). If it answers `Nothing` while holding
+//! requests (it waits for its own requests in flight, as batch policies do),
+//! VIOS waits too if the device holds requests, and otherwise ends the
+//! class's turn as if it had emptied.
 
 use std::collections::HashMap;
 
@@ -163,6 +169,11 @@ pub fn mb_s_to_sectors_per_ns(mb_s: f64) -> f64 {
     mb_s * 1e6 / SECTOR_BYTES as f64 / NS_PER_S as f64
 }
 
+/// A span in the signed nanoseconds of the compensation accounts.
+fn signed_ns(d: Duration) -> i64 {
+    d.as_nanos() as i64
+}
+
 /// Why a class's turn ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum TurnEnd {
@@ -175,6 +186,10 @@ enum TurnEnd {
 }
 
 /// A class as an inspection snapshot ([`Vios::stats`]).
+///
+/// The compensation accounts (`compensation`, `allotment`, `used`,
+/// `last_overrun`) are signed nanoseconds, not [`Duration`]s: VIOS(P)'s
+/// compensation and a skipped turn's allotment can be negative.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassStats {
     /// The class id given to `add_class`; `None` for the implicit default.
@@ -183,15 +198,15 @@ pub struct ClassStats {
     pub inner: String,
     /// Q_i.
     pub quantum: Duration,
-    /// CQ_i carried into the class's next turn (the paper's sign: overrun
-    /// >= 0; VIOS(P) may hold a credit < 0).
+    /// CQ_i in ns, carried into the class's next turn (the paper's sign:
+    /// overrun >= 0; VIOS(P) may hold a credit < 0).
     pub compensation: i64,
-    /// A_i of the current (or last) turn: Q_i - CQ_i at its start.
+    /// A_i in ns of the current (or last) turn: Q_i - CQ_i at its start.
     pub allotment: i64,
-    /// Time charged to the current (or last, until settled) turn.
+    /// Time in ns charged to the current (or last, until settled) turn.
     pub used: i64,
-    /// Overrun of the last finished turn (FQ-RR keeps it here but never
-    /// carries it).
+    /// Overrun in ns of the last finished turn (FQ-RR keeps it here but
+    /// never carries it).
     pub last_overrun: i64,
     /// Disk time of all its completed requests (idle stretches excluded).
     pub served: Duration,
@@ -214,6 +229,7 @@ struct Class {
     quantum: Duration,
     inner: Box<dyn Scheduler>,
     in_flight: usize,
+    /// A_i, T_i and CQ_i in signed nanoseconds (see [`ClassStats`]).
     allot: i64,
     used: i64,
     cq: i64,
@@ -492,7 +508,7 @@ impl Vios {
             ViosMode::FqRr => 0,
             _ if end == TurnEnd::Emptied && over < 0 => 0,
             ViosMode::Crr => over.max(0),
-            ViosMode::Parallel => over.max(-(cl.quantum.as_nanos() as i64)),
+            ViosMode::Parallel => over.max(-signed_ns(cl.quantum)),
         };
         cl.used = 0;
     }
@@ -537,8 +553,8 @@ impl Vios {
             let cl = &mut self.classes[c];
             cl.turns += 1;
             cl.allot = match self.cfg.mode {
-                ViosMode::FqRr => cl.quantum.as_nanos() as i64,
-                _ => cl.quantum.as_nanos() as i64 - cl.cq,
+                ViosMode::FqRr => signed_ns(cl.quantum),
+                _ => signed_ns(cl.quantum) - cl.cq,
             };
             cl.cq = 0;
             cl.sent_sectors = 0;
@@ -562,7 +578,7 @@ impl Vios {
         if let (Some(since), Some(c)) = (self.idle_since.take(), self.current) {
             let d = now.saturating_duration_since(since);
             let cl = &mut self.classes[c];
-            cl.used += d.as_nanos() as i64;
+            cl.used += signed_ns(d);
             cl.idled += d;
             self.t_max = self.t_max.max(d);
         }
@@ -589,11 +605,14 @@ impl Scheduler for Vios {
             config.quantum
         };
         if let Some(c) = self.classes.iter_mut().find(|c| c.id == Some(class)) {
-            c.name = config.name.clone();
-            c.quantum = quantum;
             let idle = c.in_flight == 0 && c.inner.queued() == 0;
             if c.inner_name != config.inner && idle {
+                // Built before anything changes, so that an error leaves the
+                // class as it was.
                 *c = Class::new(Some(class), config.name.clone(), quantum, &config.inner)?;
+            } else {
+                c.name = config.name.clone();
+                c.quantum = quantum;
             }
             return Ok(());
         }
@@ -717,7 +736,7 @@ impl Scheduler for Vios {
         let cl = &mut self.classes[c];
         cl.inner.complete(now, request, service);
         cl.in_flight = cl.in_flight.saturating_sub(1);
-        cl.used += charge.as_nanos() as i64;
+        cl.used += signed_ns(charge);
         cl.served += charge;
         if self.current == Some(c) && cl.used >= cl.allot {
             self.end_turn(c, TurnEnd::Quantum);
@@ -751,549 +770,4 @@ impl Scheduler for Vios {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
-
-    const MS: Nanos = NS_PER_MS;
-
-    fn class(name: &str, q_ms: u64, inner: &str) -> ClassConfig {
-        ClassConfig {
-            name: name.into(),
-            quantum: q_ms * MS,
-            inner: inner.into(),
-        }
-    }
-
-    /// A VIOS with classes 0 and 1 (flow f belongs to class f % 2).
-    fn two_classes(mode: ViosMode, q0: u64, q1: u64, inner: &str) -> Vios {
-        let mut v = Vios::new(ViosConfig::new(mode));
-        v.add_class(0, 0, &class("a", q0, inner));
-        v.add_class(0, 1, &class("b", q1, inner));
-        for f in 0..4u32 {
-            let cfg = FlowConfig {
-                weight: 100,
-                class: Some(f % 2),
-            };
-            v.add_flow(0, FlowId(f), &cfg);
-        }
-        v
-    }
-
-    fn r(id: u64, flow: u32, sector: u64, sectors: u32) -> Request {
-        let mut q = req(id, flow, sector);
-        q.sectors = sectors;
-        q
-    }
-
-    fn svc(dispatched: Nanos, completed: Nanos) -> Service {
-        Service {
-            dispatched,
-            completed,
-            disk_time: completed - dispatched,
-        }
-    }
-
-    /// Depth-1 driver: dispatch, serve for `service(r)`, complete; returns
-    /// the (flow, id) sequence.
-    fn run_serial(
-        v: &mut Vios,
-        now: &mut Nanos,
-        steps: usize,
-        service: impl Fn(&Request) -> Nanos,
-    ) -> Vec<(u32, u64)> {
-        let mut dev = FlatDevice::at(0);
-        let mut out = Vec::new();
-        for _ in 0..steps {
-            match v.dispatch(*now, &dev) {
-                Decision::Dispatch(r) => {
-                    dev.in_flight = 1;
-                    assert_eq!(v.dispatch(*now, &dev), Decision::Nothing);
-                    let start = *now;
-                    *now += service(&r);
-                    dev.in_flight = 0;
-                    dev.head = r.end();
-                    v.complete(*now, &r, &svc(start, *now));
-                    out.push((r.flow.0, r.id.0));
-                }
-                Decision::Nothing => break,
-                d => panic!("{d:?}"),
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn one_request_in_the_device_at_a_time() {
-        for mode in [ViosMode::Crr, ViosMode::FqRr] {
-            let mut v = two_classes(mode, 20, 20, "noop");
-            for i in 0..6 {
-                v.add(0, req(i, (i % 2) as u32, i * 100));
-            }
-            let mut dev = FlatDevice::at(0);
-            dev.depth = 32;
-            let Decision::Dispatch(first) = v.dispatch(0, &dev) else {
-                panic!()
-            };
-            dev.in_flight = 1;
-            assert_eq!(v.dispatch(0, &dev), Decision::Nothing);
-            v.complete(MS, &first, &svc(0, MS));
-            dev.in_flight = 0;
-            assert!(matches!(v.dispatch(MS, &dev), Decision::Dispatch(_)));
-        }
-    }
-
-    #[test]
-    fn a_class_dispatches_while_its_quantum_is_positive_then_carries_the_overrun() {
-        // Q = 20 ms for both; class 0's requests take 7 ms, class 1's 10 ms.
-        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
-        for i in 0..40 {
-            v.add(0, req(i, (i % 2) as u32, i));
-        }
-        let mut now = 0;
-        let svc_of = |r: &Request| {
-            if r.flow.0.is_multiple_of(2) {
-                7 * MS
-            } else {
-                10 * MS
-            }
-        };
-        // Round 1: class 0 sends 3 (7, 14, 21 >= 20: overrun 1 ms), class 1
-        // sends 2 (exactly 20: CQ = 0).
-        let seq = run_serial(&mut v, &mut now, 5, svc_of);
-        let flows: Vec<u32> = seq.iter().map(|s| s.0 % 2).collect();
-        assert_eq!(flows, vec![0, 0, 0, 1, 1]);
-        assert_eq!(v.class_stats(0).unwrap().compensation, MS as i64);
-        assert_eq!(v.class_stats(1).unwrap().compensation, 0);
-        // Round 2: class 0's quantum is 19 ms: 7, 14, 21 -> overrun 2 ms.
-        let seq = run_serial(&mut v, &mut now, 3, svc_of);
-        assert!(seq.iter().all(|s| s.0 % 2 == 0));
-        assert_eq!(v.rounds(), 1);
-        let s0 = v.class_stats(0).unwrap();
-        assert_eq!(s0.allotment, 19 * MS as i64);
-        assert_eq!(s0.compensation, 2 * MS as i64);
-        v.check_lemma1().unwrap();
-    }
-
-    #[test]
-    fn a_non_positive_quantum_skips_the_turn_and_carries_the_rest() {
-        // Q = 5 ms, a 12 ms request: overrun 7 ms; next allotment -2 ms ->
-        // no dispatch, CQ = 2 ms; then 3 ms.
-        let mut v = two_classes(ViosMode::Crr, 5, 100, "noop");
-        for i in 0..10 {
-            v.add(0, req(i, (i % 2) as u32, i));
-        }
-        let mut now = 0;
-        let svc_of = |r: &Request| {
-            if r.flow.0.is_multiple_of(2) {
-                12 * MS
-            } else {
-                MS
-            }
-        };
-        let seq = run_serial(&mut v, &mut now, 1, svc_of);
-        assert_eq!(seq[0].0 % 2, 0);
-        assert_eq!(v.class_stats(0).unwrap().compensation, 7 * MS as i64);
-        // Class 1 has 5 requests of 1 ms: it empties before 100 ms.
-        let seq = run_serial(&mut v, &mut now, 5, svc_of);
-        assert!(seq.iter().all(|s| s.0 % 2 == 1));
-        assert_eq!(v.class_stats(1).unwrap().compensation, 0, "forfeits");
-        // Class 0's turn: allotment 5 - 7 < 0, skipped, CQ = 2 ms, then the
-        // next round's allotment 3 ms lets it send.
-        let seq = run_serial(&mut v, &mut now, 1, svc_of);
-        assert_eq!(seq[0].0 % 2, 0);
-        let s0 = v.class_stats(0).unwrap();
-        assert_eq!(s0.allotment, 3 * MS as i64);
-        assert_eq!(s0.turns, 3);
-        assert_eq!(s0.compensation, 9 * MS as i64);
-    }
-
-    #[test]
-    fn a_class_that_empties_forfeits_the_rest_of_its_quantum() {
-        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
-        // Class 0 has one 5 ms request, class 1 has many.
-        v.add(0, req(0, 0, 0));
-        for i in 1..10 {
-            v.add(0, req(i, 1, i));
-        }
-        let mut now = 0;
-        let seq = run_serial(&mut v, &mut now, 3, |_| 5 * MS);
-        assert_eq!(seq.iter().map(|s| s.0).collect::<Vec<_>>(), vec![0, 1, 1]);
-        let s0 = v.class_stats(0).unwrap();
-        assert_eq!(s0.compensation, 0);
-        assert_eq!(s0.last_overrun, -15 * MS as i64);
-        // Class 0 gets a new request: it waits for class 1's turn to end
-        // (4 x 5 ms = 20 ms) and then starts afresh with a full quantum.
-        v.add(now, req(100, 0, 0));
-        let seq = run_serial(&mut v, &mut now, 3, |_| 5 * MS);
-        assert_eq!(seq.iter().map(|s| s.0).collect::<Vec<_>>(), vec![1, 1, 0]);
-        assert_eq!(v.class_stats(0).unwrap().allotment, 20 * MS as i64);
-        // Work conserving: alone, class 1 keeps the disk.
-        let seq = run_serial(&mut v, &mut now, 100, |_| 5 * MS);
-        assert!(seq.iter().all(|s| s.0 == 1));
-        assert_eq!(v.queued(), 0);
-    }
-
-    #[test]
-    fn the_inner_scheduler_orders_the_class_requests() {
-        let mut v = two_classes(ViosMode::Crr, 20, 20, "clook");
-        for (i, sector) in [900u64, 100, 500, 300].into_iter().enumerate() {
-            v.add(0, req(i as u64, 0, sector));
-        }
-        let mut now = 0;
-        let seq = run_serial(&mut v, &mut now, 10, |_| MS);
-        // FlatDevice starts at 0: ascending sectors.
-        assert_eq!(
-            seq.iter().map(|s| s.1).collect::<Vec<_>>(),
-            vec![1, 3, 2, 0]
-        );
-        // And noop keeps arrival order.
-        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
-        for (i, sector) in [900u64, 100, 500, 300].into_iter().enumerate() {
-            v.add(0, req(i as u64, 0, sector));
-        }
-        let seq = run_serial(&mut v, &mut now, 10, |_| MS);
-        assert_eq!(
-            seq.iter().map(|s| s.1).collect::<Vec<_>>(),
-            vec![0, 1, 2, 3]
-        );
-    }
-
-    #[test]
-    fn unannounced_classes_go_to_the_implicit_default_class() {
-        let mut v = Vios::new(ViosConfig::new(ViosMode::Crr));
-        v.add_class(0, 3, &class("three", 10, "clook"));
-        v.add_flow(0, FlowId(1), &FlowConfig::default());
-        v.add_flow(
-            0,
-            FlowId(2),
-            &FlowConfig {
-                weight: 100,
-                class: Some(9),
-            },
-        );
-        v.add(0, req(0, 1, 0));
-        v.add(0, req(1, 2, 0));
-        v.add(0, req(2, 7, 0)); // flow never announced
-        let st = v.stats();
-        assert_eq!(st.len(), 2);
-        assert_eq!(st[1].class, None);
-        assert_eq!(st[1].queued, 3);
-        assert_eq!(st[1].quantum, 20 * MS);
-        assert_eq!(st[1].inner, "noop");
-    }
-
-    #[test]
-    fn fq_rr_never_compensates() {
-        let mut v = two_classes(ViosMode::FqRr, 20, 20, "noop");
-        for i in 0..60 {
-            v.add(0, req(i, (i % 2) as u32, i));
-        }
-        let mut now = 0;
-        let svc_of = |r: &Request| {
-            if r.flow.0.is_multiple_of(2) {
-                7 * MS
-            } else {
-                10 * MS
-            }
-        };
-        let seq = run_serial(&mut v, &mut now, 40, svc_of);
-        // Every round: 3 of class 0 (21 ms), 2 of class 1 (20 ms).
-        let flows: Vec<u32> = seq.iter().map(|s| s.0 % 2).collect();
-        assert_eq!(flows, [0, 0, 0, 1, 1].repeat(8));
-        let s0 = v.class_stats(0).unwrap();
-        assert_eq!(s0.compensation, 0);
-        assert_eq!(s0.allotment, 20 * MS as i64);
-        assert_eq!(s0.last_overrun, MS as i64);
-        assert_eq!(s0.served, 8 * 21 * MS);
-        // CFQ-CRR on the same load: the overruns add up (allotments 20, 19,
-        // ..., 15 ms) and class 0's 7th turn has only 2 requests.
-        let mut v = two_classes(ViosMode::Crr, 20, 20, "noop");
-        for i in 0..60 {
-            v.add(0, req(i, (i % 2) as u32, i));
-        }
-        let mut now = 0;
-        let seq = run_serial(&mut v, &mut now, 40, svc_of);
-        let flows: Vec<u32> = seq.iter().map(|s| s.0 % 2).collect();
-        assert_eq!(flows[..30], [0, 0, 0, 1, 1].repeat(6)[..]);
-        assert_eq!(flows[30..34], [0, 0, 1, 1]);
-    }
-
-    #[test]
-    fn inner_idling_is_passed_through_and_charged() {
-        let mut v = Vios::new(ViosConfig::new(ViosMode::Crr));
-        v.add_class(0, 0, &class("idler", 20, "cfq"));
-        v.add_class(0, 1, &class("plain", 20, "noop"));
-        v.add_flow(
-            0,
-            FlowId(0),
-            &FlowConfig {
-                weight: 100,
-                class: Some(0),
-            },
-        );
-        v.add_flow(
-            0,
-            FlowId(1),
-            &FlowConfig {
-                weight: 100,
-                class: Some(1),
-            },
-        );
-        assert!(v.may_idle());
-        v.add(0, req(0, 0, 0));
-        v.add(0, req(1, 1, 1 << 30));
-        let mut dev = FlatDevice::at(0);
-        let Decision::Dispatch(a) = v.dispatch(0, &dev) else {
-            panic!()
-        };
-        assert_eq!(a.flow, FlowId(0));
-        dev.in_flight = 1;
-        dev.head = a.end();
-        v.complete(MS, &a, &svc(0, MS));
-        dev.in_flight = 0;
-        // CFQ anticipates the sync flow's next request, so the class keeps
-        // the disk (idling) and the idle time is charged to it.
-        let mut now = MS;
-        loop {
-            match v.dispatch(now, &dev) {
-                Decision::IdleUntil(t) => {
-                    assert!(t > now);
-                    now = t;
-                    if let Some(tt) = v.next_timer().filter(|&tt| tt <= now) {
-                        v.on_timer(tt);
-                    }
-                }
-                Decision::Dispatch(b) => {
-                    assert_eq!(b.flow, FlowId(1));
-                    break;
-                }
-                Decision::Nothing => panic!("nothing with requests queued"),
-            }
-        }
-        let s0 = v.class_stats(0).unwrap();
-        assert!(s0.idled > 0, "CFQ anticipated");
-        assert_eq!(s0.idled, now - MS);
-        assert!(now - MS <= 20 * MS);
-    }
-
-    // ---- VIOS(P) ----
-
-    fn parallel(q_ms: u64, bw_mb_s: f64, resume_at: usize) -> Vios {
-        let mut cfg = ViosConfig::new(ViosMode::Parallel);
-        cfg.initial_bw = mb_s_to_sectors_per_ns(bw_mb_s);
-        cfg.resume_at = resume_at;
-        let mut v = Vios::new(cfg);
-        v.add_class(0, 0, &class("a", q_ms, "noop"));
-        v.add_class(0, 1, &class("b", q_ms, "noop"));
-        for f in 0..2u32 {
-            v.add_flow(
-                0,
-                FlowId(f),
-                &FlowConfig {
-                    weight: 100,
-                    class: Some(f),
-                },
-            );
-        }
-        v
-    }
-
-    #[test]
-    fn vios_p_sends_the_sector_budget_of_a_turn() {
-        // 10 ms at 51.2 MB/s = 100_000 sectors/s -> SQ = 1000 sectors.
-        let mut v = parallel(10, 51.2, 2);
-        assert!((v.budget_for_test(10 * MS) - 1000.0).abs() < 1e-6);
-        for i in 0..20 {
-            v.add(0, r(i, (i % 2) as u32, i * 1000, 300));
-        }
-        let mut dev = FlatDevice::at(0);
-        dev.depth = 32;
-        let mut sent = Vec::new();
-        while let Decision::Dispatch(q) = v.dispatch(0, &dev) {
-            dev.in_flight += 1;
-            sent.push(q);
-        }
-        // 300 + 300 + 300 < 1000, the 4th (1200) crosses it: 4 from class 0,
-        // then the device holds 4 > resume_at: wait.
-        assert_eq!(sent.len(), 4);
-        assert!(sent.iter().all(|q| q.flow == FlowId(0)));
-        assert_eq!(v.current_class(), None);
-    }
-
-    #[test]
-    fn vios_p_fills_at_most_k_then_resumes_at_two() {
-        let mut v = parallel(1000, 50.0, 2);
-        for i in 0..40 {
-            v.add(0, r(i, 0, i * 1000, 8));
-        }
-        let mut dev = FlatDevice::at(0);
-        dev.depth = 4;
-        let mut inflight = Vec::new();
-        let mut now = 0;
-        while let Decision::Dispatch(q) = v.dispatch(now, &dev) {
-            dev.in_flight += 1;
-            inflight.push((q, now));
-            assert!(dev.in_flight <= 4);
-        }
-        assert_eq!(inflight.len(), 4);
-        // Full: one completion leaves 3 > 2 in the device: still nothing,
-        // even though a slot is free.
-        let mut complete_one = |v: &mut Vios, dev: &mut FlatDevice, now: Instant| {
-            let (q, t0) = inflight.remove(0);
-            dev.in_flight -= 1;
-            v.complete(
-                now,
-                &q,
-                &Service {
-                    dispatched: t0,
-                    completed: now,
-                    disk_time: (now - t0) / 4,
-                },
-            );
-        };
-        now += MS;
-        complete_one(&mut v, &mut dev, now);
-        assert_eq!(v.dispatch(now, &dev), Decision::Nothing);
-        // At two, it resumes and fills the device again.
-        complete_one(&mut v, &mut dev, now);
-        let mut n = 0;
-        while let Decision::Dispatch(_) = v.dispatch(now, &dev) {
-            dev.in_flight += 1;
-            n += 1;
-        }
-        assert_eq!(n, 2);
-        assert_eq!(dev.in_flight, 4);
-    }
-
-    #[test]
-    fn vios_p_with_resume_at_zero_waits_for_an_empty_device() {
-        let mut v = parallel(1000, 50.0, 0);
-        for i in 0..10 {
-            v.add(0, r(i, 0, i * 1000, 8));
-        }
-        let mut dev = FlatDevice::at(0);
-        dev.depth = 2;
-        let Decision::Dispatch(a) = v.dispatch(0, &dev) else {
-            panic!()
-        };
-        dev.in_flight = 1;
-        let Decision::Dispatch(b) = v.dispatch(0, &dev) else {
-            panic!()
-        };
-        dev.in_flight = 2;
-        assert_eq!(v.dispatch(0, &dev), Decision::Nothing);
-        v.complete(MS, &a, &svc(0, MS));
-        dev.in_flight = 1;
-        assert_eq!(v.dispatch(MS, &dev), Decision::Nothing, "1 > resume_at");
-        v.complete(MS, &b, &svc(0, MS));
-        dev.in_flight = 0;
-        assert!(matches!(v.dispatch(MS, &dev), Decision::Dispatch(_)));
-    }
-
-    #[test]
-    fn vios_p_measures_bandwidth_and_compensates_from_measured_service() {
-        // Initial estimate 51.2 MB/s = 1e-4 sectors/ns. Class 0's 500-sector
-        // requests take 10 ms alone (5e-5 sectors/ns: the first sample
-        // replaces the initial estimate), class 1's take 5 ms (1e-4: the new
-        // maximum).
-        let mut v = parallel(20, 51.2, 2);
-        for i in 0..40 {
-            v.add(0, r(i, (i % 2) as u32, i * 1000, 500));
-        }
-        let mut now = 0;
-        let seq = run_serial(&mut v, &mut now, 4, |q| {
-            if q.flow.0 == 0 {
-                10 * MS
-            } else {
-                5 * MS
-            }
-        });
-        // Class 0's turn: 2 requests (time reaches 20 ms), then class 1's
-        // turn: its 4 requests (2000 sectors) in 20 ms.
-        assert_eq!(
-            seq.iter().map(|s| s.0).collect::<Vec<_>>(),
-            vec![0, 0, 1, 1]
-        );
-        assert!((v.bandwidth() - 0.0001).abs() < 1e-12);
-        let seq2 = run_serial(&mut v, &mut now, 2, |q| {
-            if q.flow.0 == 0 {
-                10 * MS
-            } else {
-                5 * MS
-            }
-        });
-        assert_eq!(seq2.iter().map(|s| s.0).collect::<Vec<_>>(), vec![1, 1]);
-        let s1 = v.class_stats(1).unwrap();
-        assert_eq!(s1.compensation, 0);
-        assert_eq!(s1.served, 20 * MS);
-    }
-
-    #[test]
-    fn vios_p_carries_an_overrun_measured_after_the_turn() {
-        // Class 0 sends 4 x 250 sectors (SQ = 1000) into a deep device; they
-        // are charged 8 ms each: 32 ms for a 10 ms quantum -> CQ = 22 ms.
-        let mut v = parallel(10, 51.2, 2);
-        for i in 0..20 {
-            v.add(0, r(i, (i % 2) as u32, i * 1000, 250));
-        }
-        let mut dev = FlatDevice::at(0);
-        dev.depth = 8;
-        let mut sent = Vec::new();
-        while let Decision::Dispatch(q) = v.dispatch(0, &dev) {
-            dev.in_flight += 1;
-            sent.push(q);
-        }
-        assert_eq!(sent.len(), 4);
-        for q in &sent {
-            dev.in_flight -= 1;
-            v.complete(
-                32 * MS,
-                q,
-                &Service {
-                    dispatched: 0,
-                    completed: 32 * MS,
-                    disk_time: 8 * MS,
-                },
-            );
-        }
-        let s0 = v.class_stats(0).unwrap();
-        assert_eq!(s0.compensation, 22 * MS as i64);
-        // Class 1's turn: 4 requests, charged 2 ms each: it used only 8 ms of
-        // its 10 ms when its sector budget ran out: a 2 ms credit.
-        let mut sent = Vec::new();
-        while let Decision::Dispatch(q) = v.dispatch(32 * MS, &dev) {
-            dev.in_flight += 1;
-            sent.push(q);
-        }
-        assert!(sent.iter().all(|q| q.flow == FlowId(1)), "{sent:?}");
-        assert_eq!(sent.len(), 4);
-        for q in &sent {
-            dev.in_flight -= 1;
-            v.complete(
-                40 * MS,
-                q,
-                &Service {
-                    dispatched: 32 * MS,
-                    completed: 40 * MS,
-                    disk_time: 2 * MS,
-                },
-            );
-        }
-        assert_eq!(v.class_stats(1).unwrap().compensation, -2 * MS as i64);
-        // Round 2: class 0's allotment is 10 - 22 < 0: skipped (CQ = 12 ms);
-        // class 1 gets 12 ms.
-        let Decision::Dispatch(q) = v.dispatch(40 * MS, &dev) else {
-            panic!()
-        };
-        assert_eq!(q.flow, FlowId(1));
-        assert_eq!(v.class_stats(0).unwrap().compensation, 12 * MS as i64);
-        assert_eq!(v.class_stats(1).unwrap().allotment, 12 * MS as i64);
-    }
-
-    impl Vios {
-        fn budget_for_test(&self, allot: Nanos) -> f64 {
-            allot as f64 * self.bandwidth()
-        }
-    }
-}
+mod tests;
