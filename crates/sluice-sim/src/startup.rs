@@ -155,7 +155,7 @@ mod tests {
         .unwrap();
         assert!(t.records[0].blocking);
         assert!(!t.records[1].blocking);
-        assert_eq!(t.records[1].think, 500_000_000);
+        assert_eq!(t.records[1].think, Duration::from_millis(500));
         assert!(t.records[2].write && t.records[2].blocking);
         assert_eq!(t.threads, vec![vec![0, 1], vec![2]]);
     }

@@ -528,6 +528,11 @@ impl Video {
 mod tests {
     use super::*;
 
+    /// The instant `n` nanoseconds after the origin.
+    fn ns(n: u64) -> Instant {
+        Instant::from_nanos(n)
+    }
+
     fn spec(pattern: Pattern) -> FlowSpec {
         FlowSpec {
             name: "f".into(),
@@ -577,12 +582,12 @@ mod tests {
         let s = spec(Pattern::SeqRead);
         let mut f = Flow::new(s.clone(), 1, 0);
         let mut act = Actions::default();
-        f.wake(0, &mut act);
+        f.wake(ns(0), &mut act);
         assert_eq!(act.issues.len(), 2, "two in flight is the cap");
         let mut done = false;
         for i in 0..5 {
             let mut act = Actions::default();
-            done = f.completed(i, 0, 0, &mut act);
+            done = f.completed(ns(i), 0, ns(0), &mut act);
         }
         assert!(done, "five requests is the total");
     }
@@ -623,40 +628,40 @@ mod tests {
         let mut f = Flow::new(s, 1, 0);
         assert_eq!(f.threads(), 2);
         let mut act = Actions::default();
-        f.wake(0, &mut act);
+        f.wake(ns(0), &mut act);
         assert_eq!(act.issues.len(), 1);
-        assert_eq!(act.wakes, vec![1_000_000]);
+        assert_eq!(act.wakes, vec![ns(1_000_000)]);
         let mut act = Actions::default();
-        f.wake(1_000_000, &mut act);
+        f.wake(ns(1_000_000), &mut act);
         let sectors: Vec<u64> = act.issues.iter().map(|i| i.sector - 1000).collect();
         assert_eq!(sectors, vec![200, 300], "RM, then b's R at once");
         assert!(act.wakes.is_empty(), "a's R waits for a to unblock");
         // The RM completes but the RA is still out: still blocked.
         let mut act = Actions::default();
-        assert!(!f.completed(4_000_000, 0, 0, &mut act));
+        assert!(!f.completed(ns(4_000_000), 0, ns(0), &mut act));
         assert!(act.issues.is_empty());
         // The RA completes: a resumes, its gap long past: issue at once.
         let mut act = Actions::default();
-        f.completed(5_000_000, 0, 0, &mut act);
+        f.completed(ns(5_000_000), 0, ns(0), &mut act);
         assert_eq!(act.issues.len(), 1);
         let mut act = Actions::default();
-        assert!(!f.completed(6_000_000, 1, 0, &mut act));
-        assert!(f.completed(8_000_000, 0, 0, &mut act), "all threads done");
+        assert!(!f.completed(ns(6_000_000), 1, ns(0), &mut act));
+        assert!(f.completed(ns(8_000_000), 0, ns(0), &mut act), "all threads done");
         assert_eq!(f.startups(), Some((1, 0.008)));
     }
 
     #[test]
     fn a_repeated_startup_starts_again_after_its_pause() {
         let mut s = startup_spec("a-1 0 8 100 Rand 0 0 R 0 START\n");
-        s.repeat = Some((0, 1_000_000_000));
+        s.repeat = Some((Duration::ZERO, Duration::from_secs(1)));
         let mut f = Flow::new(s, 1, 0);
         let mut act = Actions::default();
-        f.wake(0, &mut act);
+        f.wake(ns(0), &mut act);
         let mut act = Actions::default();
-        assert!(!f.completed(5_000_000, 0, 0, &mut act));
-        assert_eq!(act.wakes, vec![1_005_000_000]);
+        assert!(!f.completed(ns(5_000_000), 0, ns(0), &mut act));
+        assert_eq!(act.wakes, vec![ns(1_005_000_000)]);
         let mut act = Actions::default();
-        f.wake(1_005_000_000, &mut act);
+        f.wake(ns(1_005_000_000), &mut act);
         assert_eq!(act.issues.len(), 1);
     }
 
@@ -664,26 +669,26 @@ mod tests {
     fn video_frames_late_for_display_are_dropped() {
         let s = FlowSpec {
             pattern: Pattern::Video,
-            frame_period: 10_000_000,
+            frame_period: Duration::from_millis(10),
             buffer_frames: 2,
             requests: Some(3),
             ..spec(Pattern::Video)
         };
         let mut f = Flow::new(s, 1, 0);
         let mut act = Actions::default();
-        f.wake(0, &mut act);
+        f.wake(ns(0), &mut act);
         assert_eq!(act.issues.len(), 1);
         // Frame 0 shows at 20 ms: in time.
         let mut act = Actions::default();
-        f.completed(5_000_000, 0, 0, &mut act);
-        assert_eq!(act.wakes, vec![10_000_000], "frame 1 readable at 10 ms");
+        f.completed(ns(5_000_000), 0, ns(0), &mut act);
+        assert_eq!(act.wakes, vec![ns(10_000_000)], "frame 1 readable at 10 ms");
         let mut act = Actions::default();
-        f.wake(10_000_000, &mut act);
+        f.wake(ns(10_000_000), &mut act);
         // Frame 1 shows at 30 ms: late.
         let mut act = Actions::default();
-        f.completed(31_000_000, 0, 0, &mut act);
+        f.completed(ns(31_000_000), 0, ns(0), &mut act);
         assert_eq!(act.issues.len(), 1, "frame 2 already readable");
-        assert!(f.completed(32_000_000, 0, 0, &mut Actions::default()));
+        assert!(f.completed(ns(32_000_000), 0, ns(0), &mut Actions::default()));
         assert_eq!(f.frames(), Some((3, 1)));
     }
 
@@ -699,7 +704,7 @@ mod tests {
         };
         let mut f = Flow::new(s, 1, 0);
         let mut act = Actions::default();
-        f.wake(0, &mut act);
+        f.wake(ns(0), &mut act);
         assert_eq!(act.issues.len(), 4);
         assert!(!act.issues[0].continues && act.issues[1..].iter().all(|i| i.continues));
         let base = act.issues[0].sector;
@@ -707,11 +712,11 @@ mod tests {
         assert_eq!(starts, vec![0, 128, 256, 384]);
         for k in 0..3 {
             let mut act = Actions::default();
-            f.completed(k, 0, 0, &mut act);
+            f.completed(ns(k), 0, ns(0), &mut act);
             assert!(act.issues.is_empty(), "request still has fragments out");
         }
         let mut act = Actions::default();
-        f.completed(3, 0, 0, &mut act);
+        f.completed(ns(3), 0, ns(0), &mut act);
         assert_eq!(act.issues.len(), 4, "the next request goes out whole");
     }
 }

@@ -1,7 +1,9 @@
 //! Tests of the simulator engine: the loop around the driver.
 
 use super::*;
+use crate::report::Perf;
 use sluice::policy::Noop;
+use sluice::{Decision, DeviceView, FlowConfig, FlowId, Request, Service};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -14,42 +16,53 @@ fn scenario(flows: &str, extra: &str) -> Scenario {
 
 const ONE_SEQ: &str = "[[flow]]\nname = \"r\"\npattern = \"seq-read\"\n";
 
-/// When `dispatch` was called, and the idle deadline pending then.
-type Log = Rc<RefCell<Vec<(Nanos, Option<Nanos>)>>>;
+/// Idle deadlines the policy set, and the instants it was woken at.
+#[derive(Default)]
+struct Calls {
+    deadlines: Vec<Instant>,
+    woken: Vec<Instant>,
+}
 
-/// FIFO that idles 5 ms before every dispatch and logs when it is asked.
+/// FIFO that idles 5 ms before every dispatch, through the one time
+/// channel, and logs its deadlines and wake-ups.
 struct Idler {
     inner: Noop,
-    until: Option<Nanos>,
-    asked: Log,
+    until: Option<Instant>,
+    ready: bool,
+    calls: Rc<RefCell<Calls>>,
 }
 
 impl Scheduler for Idler {
     fn name(&self) -> &str {
         "idler"
     }
-    fn add(&mut self, now: Nanos, r: Request) {
+    fn add(&mut self, now: Instant, r: Request) {
         self.inner.add(now, r)
     }
-    fn dispatch(&mut self, now: Nanos, dev: &dyn DeviceView) -> Decision {
-        self.asked.borrow_mut().push((now, self.until));
+    fn dispatch(&mut self, now: Instant, dev: &dyn DeviceView) -> Decision {
         if self.inner.queued() == 0 {
             return Decision::Nothing;
         }
-        match self.until {
-            Some(t) if now >= t => {
-                self.until = None;
-                self.inner.dispatch(now, dev)
-            }
-            Some(t) => Decision::IdleUntil(t),
-            None => {
-                self.until = Some(now + 5_000_000);
-                Decision::IdleUntil(now + 5_000_000)
-            }
+        if std::mem::take(&mut self.ready) {
+            return self.inner.dispatch(now, dev);
         }
+        if self.until.is_none() {
+            let t = now + Duration::from_millis(5);
+            self.until = Some(t);
+            self.calls.borrow_mut().deadlines.push(t);
+        }
+        Decision::Idle
     }
-    fn complete(&mut self, now: Nanos, r: &Request, s: &Service) {
+    fn complete(&mut self, now: Instant, r: &Request, s: &Service) {
         self.inner.complete(now, r, s)
+    }
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.until
+    }
+    fn handle_timeout(&mut self, now: Instant) {
+        self.calls.borrow_mut().woken.push(now);
+        self.until = None;
+        self.ready = true;
     }
     fn queued(&self) -> usize {
         self.inner.queued()
@@ -61,21 +74,24 @@ impl Scheduler for Idler {
 
 #[test]
 fn the_driver_calls_back_exactly_when_idling_ends() {
-    let asked = Rc::new(RefCell::new(Vec::new()));
+    let calls = Rc::new(RefCell::new(Calls::default()));
     let policy = Idler {
         inner: Noop::new(),
         until: None,
-        asked: asked.clone(),
+        ready: false,
+        calls: calls.clone(),
     };
     let s = scenario(ONE_SEQ, "");
     let r = Simulation::with_policy(&s, Box::new(policy)).unwrap().run();
     assert!(r.aggregate.requests > 100);
-    let asked = asked.borrow();
-    let deadlines: Vec<Nanos> = asked.iter().filter_map(|&(_, u)| u).collect();
-    assert!(!deadlines.is_empty());
-    for d in deadlines {
-        assert!(asked.iter().any(|&(t, _)| t == d), "not called back at {d}");
-    }
+    let calls = calls.borrow();
+    assert!(!calls.deadlines.is_empty());
+    // Woken at every deadline, and only then (the last may be past the end).
+    let n = calls.woken.len();
+    assert!(n + 1 >= calls.deadlines.len() && n <= calls.deadlines.len());
+    assert_eq!(calls.woken[..], calls.deadlines[..n]);
+    // Every request waited its 5 ms, so a 1.5 ms read takes 6.5 ms or more.
+    assert!(r.flows[0].lat_ms.p50 >= 6.4, "{}", r.flows[0].lat_ms.p50);
 }
 
 #[test]
@@ -106,7 +122,7 @@ fn disk_time_is_split_among_requests_in_flight() {
 #[test]
 fn warmup_excludes_early_completions() {
     let mut a = scenario(ONE_SEQ, "");
-    a.warmup = 0;
+    a.warmup = Duration::ZERO;
     let b = scenario(ONE_SEQ, "");
     let (ra, rb) = (simulate(&a).unwrap(), simulate(&b).unwrap());
     assert!(ra.aggregate.requests > rb.aggregate.requests);
@@ -118,7 +134,7 @@ fn warmup_excludes_early_completions() {
 fn finite_flows_report_done_time_and_end_the_run() {
     let flows = "[[flow]]\nname = \"r\"\npattern = \"rand-read\"\nrequests = 200\nstart_s = 1\n";
     let mut s = scenario(flows, "");
-    s.warmup = 0;
+    s.warmup = Duration::ZERO;
     let r = simulate(&s).unwrap();
     let done = r.flows[0].done_s.unwrap();
     assert_eq!(r.flows[0].requests, 200);
@@ -205,20 +221,20 @@ impl Scheduler for Registry {
     fn name(&self) -> &str {
         "registry"
     }
-    fn add_flow(&mut self, _now: Nanos, flow: FlowId, _c: &FlowConfig) {
+    fn add_flow(&mut self, _now: Instant, flow: FlowId, _c: &FlowConfig) {
         self.events.borrow_mut().push((true, flow.0));
     }
-    fn remove_flow(&mut self, _now: Nanos, flow: FlowId) {
+    fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
         self.events.borrow_mut().push((false, flow.0));
     }
-    fn add(&mut self, now: Nanos, r: Request) {
+    fn add(&mut self, now: Instant, r: Request) {
         self.seen.borrow_mut().push(r.flow.0);
         self.inner.add(now, r)
     }
-    fn dispatch(&mut self, now: Nanos, dev: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, now: Instant, dev: &dyn DeviceView) -> Decision {
         self.inner.dispatch(now, dev)
     }
-    fn complete(&mut self, now: Nanos, r: &Request, s: &Service) {
+    fn complete(&mut self, now: Instant, r: &Request, s: &Service) {
         self.inner.complete(now, r, s)
     }
     fn queued(&self) -> usize {
@@ -231,8 +247,8 @@ fn each_start_up_run_is_a_new_process() {
     let flows =
         "[[flow]]\nname = \"x\"\npattern = \"startup\"\ntrace = \"xterm\"\nruns = 2\npause_s = 1\n";
     let mut s = scenario(flows, "stop_after_finite = true");
-    s.warmup = 0;
-    s.duration = 60 * NS_PER_S;
+    s.warmup = Duration::ZERO;
+    s.duration = Duration::from_secs(60);
     let events = Rc::new(RefCell::new(Vec::new()));
     let seen = Rc::new(RefCell::new(Vec::new()));
     let policy = Registry {
@@ -266,7 +282,7 @@ fn each_start_up_run_is_a_new_process() {
 fn the_request_log_holds_every_completion_in_order() {
     let flows = "[[flow]]\nname = \"r\"\ncount = 3\npattern = \"rand-read\"\n";
     let mut s = scenario(flows, "");
-    s.warmup = 0;
+    s.warmup = Duration::ZERO;
     let (r, log) = Simulation::new(&s).unwrap().with_request_log().run_logged();
     assert_eq!(log.len() as u64, r.aggregate.requests);
     for x in &log {
