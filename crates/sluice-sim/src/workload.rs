@@ -646,7 +646,10 @@ mod tests {
         assert_eq!(act.issues.len(), 1);
         let mut act = Actions::default();
         assert!(!f.completed(ns(6_000_000), 1, ns(0), &mut act));
-        assert!(f.completed(ns(8_000_000), 0, ns(0), &mut act), "all threads done");
+        assert!(
+            f.completed(ns(8_000_000), 0, ns(0), &mut act),
+            "all threads done"
+        );
         assert_eq!(f.startups(), Some((1, 0.008)));
     }
 

@@ -29,7 +29,7 @@
 
 use crate::error::Error;
 use crate::scheduler::{
-    ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service,
+    ClassConfig, CostModel, Decision, DeviceState, FlowConfig, Scheduler, Service,
 };
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
@@ -61,41 +61,6 @@ pub enum LastAnswer {
     Idle,
     /// It had nothing to send.
     Nothing,
-}
-
-/// The device as a policy sees it: the driver's state over the host's costs.
-struct View<'a> {
-    costs: &'a dyn CostModel,
-    in_flight: usize,
-    depth: usize,
-    head: u64,
-}
-
-impl CostModel for View<'_> {
-    fn capacity(&self) -> u64 {
-        self.costs.capacity()
-    }
-    fn seek_time(&self, from: u64, to: u64) -> Duration {
-        self.costs.seek_time(from, to)
-    }
-    fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration {
-        self.costs.positioning_time(now, from, to)
-    }
-    fn full_stroke_seek(&self) -> Duration {
-        self.costs.full_stroke_seek()
-    }
-}
-
-impl DeviceView for View<'_> {
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-    fn queue_depth(&self) -> usize {
-        self.depth
-    }
-    fn head(&self) -> u64 {
-        self.head
-    }
 }
 
 /// Drives one policy `P` for a device of a fixed queue depth.
@@ -209,7 +174,7 @@ impl<P: Scheduler> Driver<P> {
             return None;
         }
         self.fire_due(now);
-        let view = View {
+        let view = DeviceState {
             costs,
             in_flight: self.in_flight.len(),
             depth: self.depth,

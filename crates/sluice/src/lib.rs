@@ -22,6 +22,8 @@ mod types;
 
 pub use driver::{Completion, Driver, LastAnswer};
 pub use error::Error;
-pub use scheduler::{ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service};
+pub use scheduler::{
+    ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
+};
 pub use time::{Duration, Instant, NS_PER_MS, NS_PER_S, NS_PER_US};
 pub use types::{Direction, FlowId, Request, RequestId, SECTOR_BYTES};

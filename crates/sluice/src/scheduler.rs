@@ -108,6 +108,44 @@ pub trait DeviceView: CostModel {
     fn head(&self) -> u64;
 }
 
+/// A device view made of parts: a cost model and the queue state laid over
+/// it. The driver shows its policy one; VIOS shows each class's inner
+/// scheduler one with only that class's requests in flight.
+#[derive(Clone, Copy)]
+pub struct DeviceState<'a> {
+    pub costs: &'a dyn CostModel,
+    pub in_flight: usize,
+    pub depth: usize,
+    pub head: u64,
+}
+
+impl CostModel for DeviceState<'_> {
+    fn capacity(&self) -> u64 {
+        self.costs.capacity()
+    }
+    fn seek_time(&self, from: u64, to: u64) -> Duration {
+        self.costs.seek_time(from, to)
+    }
+    fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration {
+        self.costs.positioning_time(now, from, to)
+    }
+    fn full_stroke_seek(&self) -> Duration {
+        self.costs.full_stroke_seek()
+    }
+}
+
+impl DeviceView for DeviceState<'_> {
+    fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+    fn queue_depth(&self) -> usize {
+        self.depth
+    }
+    fn head(&self) -> u64 {
+        self.head
+    }
+}
+
 /// A disk scheduling policy: a pure state machine driven by its driver.
 ///
 /// Call protocol (the [`crate::driver::Driver`] keeps it; hosts never call a

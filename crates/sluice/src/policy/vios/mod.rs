@@ -102,7 +102,7 @@ use super::params::ParamReader;
 use super::{build, Params};
 use crate::error::Error;
 use crate::scheduler::{
-    ClassConfig, CostModel, Decision, DeviceView, FlowConfig, Scheduler, Service,
+    ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
 use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
 use crate::types::{FlowId, Request, RequestId, SECTOR_BYTES};
@@ -277,40 +277,6 @@ impl Class {
             turns: 0,
             dispatched: 0,
         })
-    }
-}
-
-/// The device as a class's inner scheduler sees it.
-struct ClassView<'a> {
-    dev: &'a dyn DeviceView,
-    in_flight: usize,
-    depth: usize,
-}
-
-impl DeviceView for ClassView<'_> {
-    fn in_flight(&self) -> usize {
-        self.in_flight
-    }
-    fn queue_depth(&self) -> usize {
-        self.depth
-    }
-    fn head(&self) -> u64 {
-        self.dev.head()
-    }
-}
-
-impl CostModel for ClassView<'_> {
-    fn capacity(&self) -> u64 {
-        self.dev.capacity()
-    }
-    fn seek_time(&self, from: u64, to: u64) -> Duration {
-        self.dev.seek_time(from, to)
-    }
-    fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration {
-        self.dev.positioning_time(now, from, to)
-    }
-    fn full_stroke_seek(&self) -> Duration {
-        self.dev.full_stroke_seek()
     }
 }
 
@@ -689,10 +655,13 @@ impl Scheduler for Vios {
                 continue;
             }
             let cl = &mut self.classes[c];
-            let view = ClassView {
-                dev: device,
+            // The inner scheduler sees the device with only its class's
+            // requests in flight and the depth VIOS allows the class.
+            let view = DeviceState {
+                costs: device,
                 in_flight: cl.in_flight,
                 depth: k,
+                head: device.head(),
             };
             match cl.inner.dispatch(now, &view) {
                 Decision::Dispatch(r) => {
