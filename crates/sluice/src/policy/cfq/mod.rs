@@ -77,31 +77,49 @@
 //! * `hw_tag` is the device's queue depth instead of the kernel's estimate.
 //! * Times are exact nanoseconds instead of jiffies (HZ = 1000 assumed for
 //!   the jiffy constants: `CFQ_MIN_TT` = 2 ms, one-jiffy margins = 1 ms).
+//!   Where the kernel gives a jiffies value a special meaning (`slice_end`
+//!   = 0 before a slice starts, `workload_expires = jiffies - 1`,
+//!   `last_delayed_sync` a second before boot) an `Option` says so; only
+//!   service-tree keys and slice residuals stay signed, as in the kernel.
 //! * There is no slice-end timer, as in the kernel: slice expiry is checked
-//!   whenever the policy is called; the only timer is the idle timer.
+//!   whenever the policy is called. The one time channel is the idle timer:
+//!   `poll_timeout` returns it and `handle_timeout` fires it
+//!   (`cfq_idle_slice_timer`).
 
 use std::collections::{BTreeMap, HashMap};
 
 use super::params::ParamReader;
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
+use crate::time::{Duration, Instant, NS_PER_S};
 use crate::types::{FlowId, Request};
 
-/// Signed nanoseconds: tree keys and slice residuals go negative.
-type T = i64;
+/// A service-tree key (`rb_key`) or a slice residual: signed nanoseconds
+/// from the origin. Not an [`Instant`]: the slice offset, the residual and
+/// the front-of-tree rule (one second before the first key) put keys before
+/// the origin, and the kernel compares them signed (`time_before`).
+type Key = i64;
 
-const MS: T = NS_PER_MS as T;
+/// An instant as a signed key.
+fn key(t: Instant) -> Key {
+    t.as_nanos() as Key
+}
+
+/// A span as a signed key difference.
+fn span(d: Duration) -> Key {
+    d.as_nanos() as Key
+}
+
 /// `IOPRIO_NORM`: the default best-effort priority.
 const NORM_PRIO: u8 = 4;
 /// `IOPRIO_BE_NR`.
 const PRIO_LEVELS: usize = 8;
 /// `CFQ_SLICE_SCALE`.
-const SLICE_SCALE: T = 5;
+const SLICE_SCALE: u64 = 5;
 /// `CFQ_MIN_TT`: 2 jiffies.
-const MIN_TT: T = 2 * MS;
+const MIN_TT: Duration = Duration::from_millis(2);
 /// One jiffy at HZ = 1000.
-const JIFFY: T = MS;
+const JIFFY: Duration = Duration::from_millis(1);
 /// `CFQQ_SEEK_THR`: a seek longer than this (sectors) counts as seeky.
 const SEEK_THR: u64 = 8 * 100;
 /// `CFQQ_SECT_THR_NONROT`: on SSDs, requests smaller than this are "seeky".
@@ -204,14 +222,14 @@ struct FlowState {
     prio: u8,
     alive: bool,
     sync_q: Option<usize>,
-    last_end_request: T,
+    last_end_request: Instant,
     ttime_samples: u64,
     ttime_total: u64,
     ttime_mean: u64,
 }
 
 impl FlowState {
-    fn new(now: T) -> Self {
+    fn new(now: Instant) -> Self {
         FlowState {
             prio: NORM_PRIO,
             alive: true,
@@ -234,20 +252,23 @@ struct Queue {
     sync: bool,
     prio: u8,
     /// Pending requests by (sector, id), with their FIFO deadline.
-    sorted: BTreeMap<(u64, u64), (Request, T)>,
+    sorted: BTreeMap<(u64, u64), (Request, Instant)>,
     /// Pending requests by (FIFO deadline, id) -> sector.
-    fifo: BTreeMap<(T, u64), u64>,
+    fifo: BTreeMap<(Instant, u64), u64>,
     /// Requests in flight.
     dispatched: usize,
     /// On a service tree (busy): `on_rr`.
     on_rr: bool,
     /// The tree it is on and its key there.
-    tree: Option<(usize, (T, u64))>,
-    slice_new: bool,
-    slice_start: T,
-    slice_end: T,
+    tree: Option<(usize, (Key, u64))>,
+    /// When the slice started: at the slot's first completion.
+    slice_start: Option<Instant>,
+    /// When the slice ends; `None` until it starts (the kernel's
+    /// `slice_new` flag, with `slice_end` = 0).
+    slice_end: Option<Instant>,
     slice_dispatch: u32,
-    slice_resid: T,
+    /// Slice time left at a preemption; negative if the slice had overrun.
+    slice_resid: Key,
     wait_request: bool,
     wait_busy: bool,
     fifo_checked: bool,
@@ -267,9 +288,8 @@ impl Queue {
             dispatched: 0,
             on_rr: false,
             tree: None,
-            slice_new: true,
-            slice_start: 0,
-            slice_end: 0,
+            slice_start: None,
+            slice_end: None,
             slice_dispatch: 0,
             slice_resid: 0,
             wait_request: false,
@@ -299,8 +319,8 @@ impl Queue {
     }
 
     /// `cfq_slice_used`.
-    fn slice_used(&self, now: T) -> bool {
-        !self.slice_new && now >= self.slice_end
+    fn slice_used(&self, now: Instant) -> bool {
+        self.slice_end.is_some_and(|end| now >= end)
     }
 }
 
@@ -312,7 +332,7 @@ pub struct Cfq {
     flows: BTreeMap<FlowId, FlowState>,
     async_q: [Option<usize>; PRIO_LEVELS],
     /// Service trees by workload: (key, insertion seq) -> queue.
-    trees: [BTreeMap<(T, u64), usize>; 3],
+    trees: [BTreeMap<(Key, u64), usize>; 3],
     seq: u64,
     busy_queues: usize,
     busy_queues_avg: u64,
@@ -324,12 +344,19 @@ pub struct Cfq {
     /// The flow of the first request the active queue dispatched.
     active_cic: Option<FlowId>,
     serving_type: usize,
-    workload_expires: T,
-    saved_workload_slice: T,
+    /// When the served workload's share ends; `None`: it has (the kernel
+    /// sets `jiffies - 1`).
+    workload_expires: Option<Instant>,
+    /// Workload share left when the last slot ended (zero: none).
+    saved_workload_slice: Duration,
     saved_workload: usize,
     noidle_tree_requires_idle: bool,
-    idle_timer: Option<T>,
-    last_delayed_sync: T,
+    /// `idle_slice_timer`: CFQ's one wake-up.
+    idle_timer: Option<Instant>,
+    /// When a sync request last completed after its FIFO deadline; `None`:
+    /// never, taken as one second before the origin ("assume sync ops
+    /// weren't delayed in the last second").
+    last_delayed_sync: Option<Instant>,
     last_position: u64,
     hw_tag: bool,
 }
@@ -363,13 +390,12 @@ impl Cfq {
             active: None,
             active_cic: None,
             serving_type: ASYNC,
-            workload_expires: 0,
-            saved_workload_slice: 0,
+            workload_expires: None,
+            saved_workload_slice: Duration::ZERO,
             saved_workload: ASYNC,
             noidle_tree_requires_idle: false,
             idle_timer: None,
-            // "assume sync ops weren't delayed in the last second"
-            last_delayed_sync: -(NS_PER_S as T),
+            last_delayed_sync: None,
             last_position: 0,
             hw_tag: false,
         }
@@ -385,14 +411,14 @@ impl Cfq {
     /// sync queue's next slice.
     pub fn set_ioprio(&mut self, now: Instant, flow: FlowId, prio: u8) {
         let prio = prio.min(PRIO_LEVELS as u8 - 1);
-        let f = self.flow_mut(now.as_nanos() as T, flow);
+        let f = self.flow_mut(now, flow);
         f.prio = prio;
         if let Some(q) = f.sync_q {
             self.queues[q].prio = prio;
         }
     }
 
-    fn flow_mut(&mut self, now: T, flow: FlowId) -> &mut FlowState {
+    fn flow_mut(&mut self, now: Instant, flow: FlowId) -> &mut FlowState {
         self.flows
             .entry(flow)
             .or_insert_with(|| FlowState::new(now))
@@ -405,13 +431,15 @@ impl Cfq {
     // ----- slices -------------------------------------------------------
 
     /// `cfq_prio_slice`.
-    fn prio_slice(&self, sync: bool, prio: u8) -> T {
+    fn prio_slice(&self, sync: bool, prio: u8) -> Duration {
         let base = if sync {
-            self.p.slice_sync.as_nanos()
+            self.p.slice_sync
         } else {
-            self.p.slice_async.as_nanos()
-        } as T;
-        base + base / SLICE_SCALE * (T::from(NORM_PRIO) - T::from(prio))
+            self.p.slice_async
+        };
+        let step = base / SLICE_SCALE;
+        // prio <= 7: the slice stays above 2/5 of the base.
+        base + step * u64::from(NORM_PRIO) - step * u64::from(prio)
     }
 
     /// `cfq_group_get_avg_queues`: rises fast, decays slowly.
@@ -426,25 +454,29 @@ impl Cfq {
         self.busy_queues_avg
     }
 
-    /// `cfq_set_prio_slice`: start the active queue's slice now.
-    fn set_prio_slice(&mut self, qi: usize, now: T) {
+    /// `cfq_set_prio_slice`: start the active queue's slice now; returns
+    /// its end.
+    fn set_prio_slice(&mut self, qi: usize, now: Instant) -> Instant {
         let (sync, prio) = (self.queues[qi].sync, self.queues[qi].prio);
         let mut slice = self.prio_slice(sync, prio);
         if self.p.low_latency {
-            let iq = self.avg_queues() as T;
-            let sync_slice = self.p.slice_sync.as_nanos() as T;
+            let iq = self.avg_queues();
+            let sync_slice = self.p.slice_sync;
             let expect_latency = sync_slice * iq;
             // One group: its share of the target latency is all of it.
-            let group_slice = self.p.target_latency.as_nanos() as T;
+            let group_slice = self.p.target_latency;
             if expect_latency > group_slice {
-                let base_low_slice = 2 * self.p.slice_idle.as_nanos() as T;
-                let low_slice = slice.min(base_low_slice * slice / sync_slice);
-                slice = (slice * group_slice / expect_latency).max(low_slice);
+                let base_low_slice = self.p.slice_idle * 2;
+                let low_slice =
+                    slice.min(base_low_slice * slice.as_nanos() / sync_slice.as_nanos());
+                slice = (slice * group_slice.as_nanos() / expect_latency.as_nanos()).max(low_slice);
             }
         }
+        let end = now + slice;
         let q = &mut self.queues[qi];
-        q.slice_start = now;
-        q.slice_end = now + slice;
+        q.slice_start = Some(now);
+        q.slice_end = Some(end);
+        end
     }
 
     /// `cfq_prio_to_maxrq`.
@@ -456,20 +488,21 @@ impl Cfq {
     // ----- service trees ------------------------------------------------
 
     /// `cfq_service_tree_add`.
-    fn service_tree_add(&mut self, qi: usize, add_front: bool, now: T) {
+    fn service_tree_add(&mut self, qi: usize, add_front: bool, now: Instant) {
         let wl = self.queues[qi].workload();
         let key = if !add_front {
             // cfq_slice_offset: counts the busy queues of the group, this one
-            // included if it is already on a tree.
+            // included if it is already on a tree (so it is negative for
+            // the first busy queue).
             let q = &self.queues[qi];
-            let offset = (self.nr_cfqq() as T - 1)
-                * (self.prio_slice(true, 0) - self.prio_slice(q.sync, q.prio));
-            let key = offset + now - q.slice_resid;
+            let offset = (self.nr_cfqq() as Key - 1)
+                * (span(self.prio_slice(true, 0)) - span(self.prio_slice(q.sync, q.prio)));
+            let key = offset + key(now) - q.slice_resid;
             self.queues[qi].slice_resid = 0;
             key
         } else {
             let first = self.trees[wl].iter().next().map(|(k, _)| k.0);
-            first.unwrap_or(now) - NS_PER_S as T
+            first.unwrap_or(key(now)) - NS_PER_S as Key
         };
         if let Some((old_wl, old_key)) = self.queues[qi].tree {
             if old_wl == wl && old_key.0 == key {
@@ -484,7 +517,7 @@ impl Cfq {
     }
 
     /// `cfq_add_cfqq_rr`.
-    fn add_rr(&mut self, qi: usize, now: T) {
+    fn add_rr(&mut self, qi: usize, now: Instant) {
         self.queues[qi].on_rr = true;
         self.busy_queues += 1;
         self.service_tree_add(qi, false, now);
@@ -509,7 +542,7 @@ impl Cfq {
     /// `cfq_choose_wl`: the workload whose first queue has the lowest key.
     fn choose_wl(&self) -> usize {
         let mut best = SYNC_NOIDLE;
-        let mut lowest: Option<T> = None;
+        let mut lowest: Option<Key> = None;
         for wl in [ASYNC, SYNC_NOIDLE, SYNC] {
             if let Some((k, _)) = self.trees[wl].iter().next() {
                 if lowest.is_none_or(|l| k.0 < l) {
@@ -522,39 +555,41 @@ impl Cfq {
     }
 
     /// `choose_service_tree`.
-    fn choose_service_tree(&mut self, now: T) {
+    fn choose_service_tree(&mut self, now: Instant) {
         let busy = self.nr_cfqq();
         if busy == 0 {
-            self.workload_expires = now + JIFFY;
+            self.workload_expires = Some(now + JIFFY);
             return;
         }
-        if !self.trees[self.serving_type].is_empty() && now <= self.workload_expires {
+        if !self.trees[self.serving_type].is_empty()
+            && self.workload_expires.is_some_and(|end| now <= end)
+        {
             return;
         }
         self.serving_type = self.choose_wl();
-        let count = self.trees[self.serving_type].len() as T;
-        let group_slice = self.p.target_latency.as_nanos() as T;
-        let mut slice = group_slice * count / (self.busy_queues_avg as T).max(busy as T);
+        let count = self.trees[self.serving_type].len() as u64;
+        let group_slice = self.p.target_latency;
+        let mut slice = group_slice * count / self.busy_queues_avg.max(busy as u64);
         if self.serving_type == ASYNC {
-            let tmp = self.p.target_latency.as_nanos() as T * self.trees[ASYNC].len() as T
-                / self.busy_queues.max(1) as T;
+            let tmp = self.p.target_latency * self.trees[ASYNC].len() as u64
+                / self.busy_queues.max(1) as u64;
             slice = slice.min(tmp);
-            slice = slice * self.p.slice_async.as_nanos() as T / self.p.slice_sync.as_nanos() as T;
+            slice = slice * self.p.slice_async.as_nanos() / self.p.slice_sync.as_nanos();
         } else {
-            slice = slice.max(2 * self.p.slice_idle.as_nanos() as T);
+            slice = slice.max(self.p.slice_idle * 2);
         }
         slice = slice.max(MIN_TT);
-        self.workload_expires = now + slice;
+        self.workload_expires = Some(now + slice);
         self.noidle_tree_requires_idle = false;
     }
 
     /// `cfq_choose_cfqg` for the one group: resume the saved workload.
-    fn choose_cfqg(&mut self, now: T) {
-        if self.saved_workload_slice > 0 {
-            self.workload_expires = now + self.saved_workload_slice;
+    fn choose_cfqg(&mut self, now: Instant) {
+        if !self.saved_workload_slice.is_zero() {
+            self.workload_expires = Some(now + self.saved_workload_slice);
             self.serving_type = self.saved_workload;
         } else {
-            self.workload_expires = now - 1;
+            self.workload_expires = None;
         }
         self.choose_service_tree(now);
     }
@@ -565,19 +600,18 @@ impl Cfq {
     fn set_active(&mut self, qi: Option<usize>) {
         if let Some(i) = qi {
             let q = &mut self.queues[i];
-            q.slice_start = 0;
-            q.slice_end = 0;
+            q.slice_start = None;
+            q.slice_end = None;
             q.slice_dispatch = 0;
             q.wait_request = false;
             q.fifo_checked = false;
-            q.slice_new = true;
             self.idle_timer = None;
         }
         self.active = qi;
     }
 
     /// `__cfq_slice_expired` (with `cfq_group_served` for one group).
-    fn slice_expired(&mut self, timed_out: bool, now: T) {
+    fn slice_expired(&mut self, timed_out: bool, now: Instant) {
         let Some(qi) = self.active else { return };
         let q = &mut self.queues[qi];
         if q.wait_request {
@@ -585,14 +619,15 @@ impl Cfq {
         }
         q.wait_request = false;
         q.wait_busy = false;
-        if timed_out && !q.slice_new {
-            q.slice_resid = q.slice_end - now;
+        if let Some(end) = q.slice_end.filter(|_| timed_out) {
+            q.slice_resid = key(end) - key(now);
         }
-        if self.workload_expires > now {
-            self.saved_workload_slice = self.workload_expires - now;
-            self.saved_workload = self.serving_type;
-        } else {
-            self.saved_workload_slice = 0;
+        match self.workload_expires {
+            Some(end) if end > now => {
+                self.saved_workload_slice = end - now;
+                self.saved_workload = self.serving_type;
+            }
+            _ => self.saved_workload_slice = Duration::ZERO,
         }
         if self.queues[qi].on_rr && self.queues[qi].sorted.is_empty() {
             self.del_rr(qi);
@@ -616,7 +651,7 @@ impl Cfq {
     /// `cfq_select_queue`: keep the active queue or pick the next one.
     /// `None` while keeping an active queue that waits (idle timer or
     /// requests in flight).
-    fn select_queue(&mut self, now: T) -> Option<usize> {
+    fn select_queue(&mut self, now: Instant) -> Option<usize> {
         if let Some(qi) = self.active {
             if self.rq_queued == 0 {
                 return None;
@@ -653,13 +688,14 @@ impl Cfq {
     }
 
     /// `cfq_slice_used_soon`.
-    fn slice_used_soon(&self, qi: usize, now: T) -> bool {
+    fn slice_used_soon(&self, qi: usize, now: Instant) -> bool {
         let q = &self.queues[qi];
-        q.slice_new || now + self.p.slice_idle.as_nanos() as T * q.dispatched as T > q.slice_end
+        q.slice_end
+            .is_none_or(|end| now + self.p.slice_idle * q.dispatched as u64 > end)
     }
 
     /// `cfq_may_dispatch`.
-    fn may_dispatch(&self, qi: usize, now: T) -> bool {
+    fn may_dispatch(&self, qi: usize, now: Instant) -> bool {
         let q = &self.queues[qi];
         if self.should_idle(qi) && self.rq_in_flight[0] > 0 {
             return false;
@@ -679,8 +715,11 @@ impl Cfq {
             };
         }
         if !q.sync && self.p.low_latency {
-            let last_sync = now - self.last_delayed_sync;
-            let mut depth = (last_sync / self.p.slice_sync.as_nanos() as T).max(0) as usize;
+            let last_sync = match self.last_delayed_sync {
+                Some(t) => now.saturating_duration_since(t),
+                None => now.since_origin() + Duration::from_secs(1),
+            };
+            let mut depth = (last_sync / self.p.slice_sync) as usize;
             if depth == 0 && q.dispatched == 0 {
                 depth = 1;
             }
@@ -717,7 +756,7 @@ impl Cfq {
     }
 
     /// `cfq_check_fifo`: once per slice, the oldest request if expired.
-    fn check_fifo(&mut self, qi: usize, now: T) -> Option<(u64, u64)> {
+    fn check_fifo(&mut self, qi: usize, now: Instant) -> Option<(u64, u64)> {
         let q = &mut self.queues[qi];
         if q.fifo_checked {
             return None;
@@ -728,7 +767,7 @@ impl Cfq {
     }
 
     /// `cfq_dispatch_request` + `cfq_dispatch_insert`.
-    fn dispatch_from(&mut self, qi: usize, now: T, head: u64) -> Option<Request> {
+    fn dispatch_from(&mut self, qi: usize, now: Instant, head: u64) -> Option<Request> {
         if !self.may_dispatch(qi, now) {
             return None;
         }
@@ -752,8 +791,9 @@ impl Cfq {
 
     // ----- idling -------------------------------------------------------
 
-    /// `cfq_arm_slice_timer`.
-    fn arm_slice_timer(&mut self, now: T) {
+    /// `cfq_arm_slice_timer`, for the active queue whose slice ends at
+    /// `slice_end` (started: `complete` starts it first).
+    fn arm_slice_timer(&mut self, slice_end: Instant, now: Instant) {
         let Some(qi) = self.active else { return };
         if self.p.nonrot && self.hw_tag {
             return;
@@ -771,18 +811,18 @@ impl Cfq {
         if !f.alive {
             return;
         }
-        if f.ttime_valid() && q.slice_end - now < f.ttime_mean as T {
+        // `slice_end - now < ttime_mean`, without the subtraction.
+        if f.ttime_valid() && slice_end < now + Duration::from_nanos(f.ttime_mean) {
             return;
         }
         self.queues[qi].wait_request = true;
-        self.idle_timer = Some(now + self.p.slice_idle.as_nanos() as T);
+        self.idle_timer = Some(now + self.p.slice_idle);
     }
 
-    /// `cfq_idle_slice_timer`, if it is due.
-    fn fire_due_timer(&mut self, now: T) {
-        match self.idle_timer {
-            Some(t) if t <= now => {}
-            _ => return,
+    /// `cfq_idle_slice_timer`, if it is due (early calls do nothing).
+    fn idle_slice_timer(&mut self, now: Instant) {
+        if self.idle_timer.is_none_or(|t| t > now) {
+            return;
         }
         self.idle_timer = None;
         let Some(qi) = self.active else { return };
@@ -798,27 +838,29 @@ impl Cfq {
         }
     }
 
-    /// `cfq_should_wait_busy` (one group: only when this is the only busy queue).
-    fn should_wait_busy(&self, qi: usize, now: T) -> bool {
+    /// `cfq_should_wait_busy` (one group: only when this is the only busy
+    /// queue), for the active queue whose started slice ends at `slice_end`.
+    fn should_wait_busy(&self, slice_end: Instant, now: Instant) -> bool {
         if self.nr_cfqq() > 1 {
             return false;
         }
-        let q = &self.queues[qi];
-        if q.slice_used(now) {
+        // cfq_slice_used
+        if now >= slice_end {
             return true;
         }
-        let left = q.slice_end - now;
+        let left = slice_end - now;
         if let Some(f) = self.active_cic.and_then(|f| self.flows.get(&f)) {
-            if f.ttime_valid() && left < f.ttime_mean as T {
+            if f.ttime_valid() && left < Duration::from_nanos(f.ttime_mean) {
                 return true;
             }
         }
-        left > 0 && left <= JIFFY
+        // (`left > 0` holds: the slice is not used.)
+        left <= JIFFY
     }
 
     /// `cfq_should_preempt`: may `qi`, which just got `rq`, preempt the
     /// active queue?
-    fn should_preempt(&self, qi: usize, rq: &Request, now: T) -> bool {
+    fn should_preempt(&self, qi: usize, rq: &Request, now: Instant) -> bool {
         let Some(ai) = self.active else { return false };
         let a = &self.queues[ai];
         if rq.sync && !a.sync {
@@ -841,16 +883,14 @@ impl Cfq {
     }
 
     /// `cfq_preempt_queue`.
-    fn preempt(&mut self, qi: usize, now: T) {
+    fn preempt(&mut self, qi: usize, now: Instant) {
         self.slice_expired(true, now);
         self.service_tree_add(qi, true, now);
-        let q = &mut self.queues[qi];
-        q.slice_end = 0;
-        q.slice_new = true;
+        self.queues[qi].slice_end = None;
     }
 
     /// The queue a request goes to, created on demand (`cfq_get_queue`).
-    fn queue_for(&mut self, now: T, rq: &Request) -> usize {
+    fn queue_for(&mut self, now: Instant, rq: &Request) -> usize {
         let f = self.flow_mut(now, rq.flow);
         let prio = f.prio;
         let existing = if rq.sync {
@@ -872,10 +912,13 @@ impl Cfq {
     }
 
     /// `cfq_update_io_thinktime`.
-    fn update_thinktime(&mut self, now: T, flow: FlowId) {
-        let cap = 2 * self.p.slice_idle.as_nanos();
+    fn update_thinktime(&mut self, now: Instant, flow: FlowId) {
+        let cap = self.p.slice_idle * 2;
         let f = self.flow_mut(now, flow);
-        let ttime = ((now - f.last_end_request).max(0) as u64).min(cap);
+        let ttime = now
+            .saturating_duration_since(f.last_end_request)
+            .min(cap)
+            .as_nanos();
         f.ttime_samples = (7 * f.ttime_samples + 256) / 8;
         f.ttime_total = (7 * f.ttime_total + 256 * ttime) / 8;
         f.ttime_mean = (f.ttime_total + 128) / f.ttime_samples;
@@ -919,9 +962,9 @@ impl Cfq {
     }
 
     #[cfg(test)]
-    fn active_slice(&self) -> Option<(T, T)> {
+    fn active_slice(&self) -> Option<(Instant, Instant)> {
         let q = &self.queues[self.active?];
-        (!q.slice_new).then_some((q.slice_start, q.slice_end))
+        Some((q.slice_start?, q.slice_end?))
     }
 }
 
@@ -931,12 +974,11 @@ impl Scheduler for Cfq {
     }
 
     fn add_flow(&mut self, now: Instant, flow: FlowId, _config: &FlowConfig) {
-        let f = self.flow_mut(now.as_nanos() as T, flow);
+        let f = self.flow_mut(now, flow);
         f.alive = true;
     }
 
     fn remove_flow(&mut self, now: Instant, flow: FlowId) {
-        let now = now.as_nanos() as T;
         let Some(f) = self.flows.get_mut(&flow) else {
             return;
         };
@@ -950,13 +992,12 @@ impl Scheduler for Cfq {
 
     /// `cfq_insert_request` + `cfq_add_rq_rb` + `cfq_rq_enqueued`.
     fn add(&mut self, now: Instant, rq: Request) {
-        let now = now.as_nanos() as T;
         let qi = self.queue_for(now, &rq);
         let expire = if rq.sync {
-            self.p.fifo_expire_sync.as_nanos()
+            self.p.fifo_expire_sync
         } else {
-            self.p.fifo_expire_async.as_nanos()
-        } as T;
+            self.p.fifo_expire_async
+        };
         let deadline = now + expire;
         let q = &mut self.queues[qi];
         q.sorted.insert((rq.sector, rq.id.0), (rq, deadline));
@@ -987,7 +1028,6 @@ impl Scheduler for Cfq {
 
     /// `cfq_dispatch_requests`.
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
-        let now = now.as_nanos() as T;
         self.hw_tag = device.queue_depth() > 1;
         if self.busy_queues == 0 {
             return Decision::Nothing;
@@ -1006,7 +1046,7 @@ impl Scheduler for Cfq {
         let (sync, prio, n) = (q.sync, q.prio, q.slice_dispatch);
         // An async queue ends its slot after its request allowance.
         if self.busy_queues > 1 && !sync && n >= self.prio_to_maxrq(prio) {
-            self.queues[qi].slice_end = now + JIFFY;
+            self.queues[qi].slice_end = Some(now + JIFFY);
             self.slice_expired(false, now);
         }
         Decision::Dispatch(rq)
@@ -1014,7 +1054,6 @@ impl Scheduler for Cfq {
 
     /// `cfq_completed_request`.
     fn complete(&mut self, now: Instant, rq: &Request, _service: &Service) {
-        let now = now.as_nanos() as T;
         let Some(qi) = self.in_flight.remove(&rq.id.0) else {
             return;
         };
@@ -1025,19 +1064,20 @@ impl Scheduler for Cfq {
             if let Some(f) = self.flows.get_mut(&rq.flow) {
                 f.last_end_request = now;
             }
-            if rq.arrival.as_nanos() as T + self.p.fifo_expire_sync.as_nanos() as T <= now {
-                self.last_delayed_sync = now;
+            if rq.arrival + self.p.fifo_expire_sync <= now {
+                self.last_delayed_sync = Some(now);
             }
         }
         if self.active != Some(qi) {
             return;
         }
-        if self.queues[qi].slice_new {
-            self.set_prio_slice(qi, now);
-            self.queues[qi].slice_new = false;
-        }
-        if self.should_wait_busy(qi, now) {
-            self.queues[qi].slice_end = now + self.p.slice_idle.as_nanos() as T;
+        let mut slice_end = match self.queues[qi].slice_end {
+            Some(end) => end,
+            None => self.set_prio_slice(qi, now),
+        };
+        if self.should_wait_busy(slice_end, now) {
+            slice_end = now + self.p.slice_idle;
+            self.queues[qi].slice_end = Some(slice_end);
             self.queues[qi].wait_busy = true;
         }
         let q = &self.queues[qi];
@@ -1048,18 +1088,19 @@ impl Scheduler for Cfq {
             let noidle = rq.is_write();
             self.noidle_tree_requires_idle |= !noidle;
             if self.serving_type == SYNC || self.noidle_tree_requires_idle || self.nr_cfqq() == 1 {
-                self.arm_slice_timer(now);
+                self.arm_slice_timer(slice_end, now);
             }
         }
     }
 
+    /// The idle timer, while CFQ idles for the active queue.
     fn poll_timeout(&self) -> Option<Instant> {
         self.idle_timer
-            .map(|t| Instant::from_nanos(t.max(0) as u64))
     }
 
+    /// `cfq_idle_slice_timer`.
     fn handle_timeout(&mut self, now: Instant) {
-        self.fire_due_timer(now.as_nanos() as T);
+        self.idle_slice_timer(now);
     }
 
     fn queued(&self) -> usize {
@@ -1072,478 +1113,4 @@ impl Scheduler for Cfq {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::testkit::FlatDevice;
-    use crate::types::{Direction, RequestId};
-
-    const MSN: Nanos = NS_PER_MS;
-
-    /// How a simulated flow issues requests.
-    #[derive(Clone, Copy)]
-    enum Pattern {
-        /// Sequential 8-sector requests from `next`.
-        Seq { next: u64 },
-        /// Random 8-sector requests (a fixed LCG) over a 2^30-sector span.
-        Rand { state: u64 },
-    }
-
-    struct SimFlow {
-        pattern: Pattern,
-        sync: bool,
-        /// Requests kept outstanding (queued or in flight).
-        outstanding: usize,
-        /// Pause between a completion and the next issue.
-        think: Nanos,
-        live: usize,
-    }
-
-    /// A small event-driven driver: a depth-`depth` device that serves each
-    /// request in `service`, closed-loop flows, and the idle timer.
-    struct Sim {
-        s: Cfq,
-        dev: FlatDevice,
-        now: Instant,
-        next_id: u64,
-        service: Nanos,
-        flows: Vec<SimFlow>,
-        in_flight: Vec<(Request, Nanos, Nanos)>,
-        issues: Vec<(Nanos, usize)>,
-        idle_until: Option<Nanos>,
-        /// (time, flow, sync, sector) of every dispatch.
-        log: Vec<(Nanos, u32, bool, u64)>,
-        idles: Vec<(Nanos, Nanos)>,
-    }
-
-    impl Sim {
-        fn new(s: Cfq, depth: usize) -> Self {
-            let mut dev = FlatDevice::at(0);
-            dev.depth = depth;
-            Sim {
-                s,
-                dev,
-                now: 0,
-                next_id: 0,
-                service: MSN,
-                flows: Vec::new(),
-                in_flight: Vec::new(),
-                issues: Vec::new(),
-                idle_until: None,
-                log: Vec::new(),
-                idles: Vec::new(),
-            }
-        }
-
-        fn flow(&mut self, pattern: Pattern, sync: bool, outstanding: usize, think: Nanos) {
-            self.flows.push(SimFlow {
-                pattern,
-                sync,
-                outstanding,
-                think,
-                live: 0,
-            });
-            let f = self.flows.len() - 1;
-            for _ in 0..outstanding {
-                self.issues.push((self.now, f));
-            }
-        }
-
-        /// Add one request from flow `f` at `sector` now.
-        fn add_at(&mut self, f: u32, sector: u64, sync: bool) {
-            let r = Request {
-                id: RequestId(self.next_id),
-                origin: RequestId(self.next_id),
-                flow: FlowId(f),
-                dir: if sync {
-                    Direction::Read
-                } else {
-                    Direction::Write
-                },
-                sync,
-                sector,
-                sectors: 8,
-                arrival: self.now,
-            };
-            self.next_id += 1;
-            self.s.add(self.now, r);
-        }
-
-        fn issue(&mut self, f: usize) {
-            let fl = &mut self.flows[f];
-            let sector = match &mut fl.pattern {
-                Pattern::Seq { next } => {
-                    *next += 8;
-                    *next - 8
-                }
-                Pattern::Rand { state } => {
-                    *state = state
-                        .wrapping_mul(6364136223846793005)
-                        .wrapping_add(1442695040888963407);
-                    (*state >> 34) << 3
-                }
-            };
-            fl.live += 1;
-            let sync = fl.sync;
-            self.add_at(f as u32, sector, sync);
-        }
-
-        fn pump(&mut self) {
-            self.idle_until = None;
-            while self.in_flight.len() < self.dev.depth {
-                self.dev.in_flight = self.in_flight.len();
-                match self.s.dispatch(self.now, &self.dev) {
-                    Decision::Dispatch(r) => {
-                        self.dev.head = r.end();
-                        let done = self
-                            .in_flight
-                            .last()
-                            .map_or(self.now, |x| x.2.max(self.now))
-                            + self.service;
-                        self.in_flight.push((r, self.now, done));
-                        self.log.push((self.now, r.flow.0, r.sync, r.sector));
-                    }
-                    Decision::IdleUntil(t) => {
-                        assert!(t > self.now);
-                        self.idles.push((self.now, t));
-                        self.idle_until = Some(t);
-                        break;
-                    }
-                    Decision::Nothing => {
-                        assert!(self.s.queued() == 0 || !self.in_flight.is_empty());
-                        break;
-                    }
-                }
-            }
-            self.dev.in_flight = self.in_flight.len();
-        }
-
-        /// Run events up to `end`.
-        fn run(&mut self, end: Nanos) {
-            loop {
-                self.issues.sort();
-                let next_issue = self.issues.first().map(|x| x.0);
-                let next_done = self.in_flight.iter().map(|x| x.2).min();
-                let next_timer = self.s.next_timer();
-                let t = [next_issue, next_done, next_timer, self.idle_until]
-                    .into_iter()
-                    .flatten()
-                    .min();
-                let Some(t) = t.filter(|&t| t <= end) else {
-                    break;
-                };
-                self.now = self.now.max(t);
-                if let Some(i) = self.in_flight.iter().position(|x| x.2 <= self.now) {
-                    let (r, d, c) = self.in_flight.remove(i);
-                    let svc = Service {
-                        dispatched: d,
-                        completed: c,
-                        disk_time: c - d,
-                    };
-                    self.s.complete(self.now, &r, &svc);
-                    let f = r.flow.0 as usize;
-                    if f < self.flows.len() {
-                        self.flows[f].live -= 1;
-                        let think = self.flows[f].think;
-                        self.issues.push((self.now + think, f));
-                    }
-                } else if next_issue.is_some_and(|i| i <= self.now) {
-                    let (_, f) = self.issues.remove(0);
-                    if self.flows[f].live < self.flows[f].outstanding {
-                        self.issue(f);
-                    }
-                } else if self.s.next_timer().is_some_and(|x| x <= self.now) {
-                    self.s.on_timer(self.now);
-                }
-                self.pump();
-            }
-            self.now = end;
-        }
-
-        /// Maximal runs of consecutive dispatches of one flow: (flow, count,
-        /// first time, last time).
-        fn runs(&self) -> Vec<(u32, usize, Nanos, Nanos)> {
-            let mut out: Vec<(u32, usize, Nanos, Nanos)> = Vec::new();
-            for &(t, f, ..) in &self.log {
-                match out.last_mut() {
-                    Some(r) if r.0 == f => {
-                        r.1 += 1;
-                        r.3 = t;
-                    }
-                    _ => out.push((f, 1, t, t)),
-                }
-            }
-            out
-        }
-
-        fn count(&self, f: u32) -> usize {
-            self.log.iter().filter(|x| x.1 == f).count()
-        }
-    }
-
-    fn seq(start: u64) -> Pattern {
-        Pattern::Seq { next: start }
-    }
-
-    fn cfq_with(f: impl FnOnce(&mut CfqParams)) -> Cfq {
-        let mut p = CfqParams::default();
-        f(&mut p);
-        Cfq::with_params(p)
-    }
-
-    #[test]
-    fn defaults_are_those_of_linux_2_6_34() {
-        let p = CfqParams::default();
-        assert_eq!(p.quantum, 8);
-        assert_eq!(p.slice_sync, 100 * MSN);
-        assert_eq!(p.slice_async, 40 * MSN);
-        assert_eq!(p.slice_idle, 8 * MSN);
-        assert_eq!(p.fifo_expire_sync, 125 * MSN);
-        assert_eq!(p.fifo_expire_async, 250 * MSN);
-        assert_eq!((p.back_seek_max_kib, p.back_seek_penalty), (16384, 2));
-        assert_eq!((p.slice_async_rq, p.target_latency), (2, 300 * MSN));
-        assert!(p.low_latency && !p.nonrot);
-    }
-
-    #[test]
-    fn slice_lengths_scale_with_priority() {
-        let s = Cfq::new();
-        assert_eq!(s.prio_slice(true, 4), 100 * MS);
-        assert_eq!(s.prio_slice(false, 4), 40 * MS);
-        assert_eq!(s.prio_slice(true, 0), 180 * MS);
-        assert_eq!(s.prio_slice(true, 7), 40 * MS);
-        assert_eq!(s.prio_slice(false, 0), 72 * MS);
-        assert_eq!(s.prio_to_maxrq(4), 16);
-    }
-
-    /// Two backlogged sequential readers: 100 ms slices (from the first
-    /// completion), served in turn.
-    #[test]
-    fn sync_queues_get_100ms_slices_in_round_robin() {
-        let mut sim = Sim::new(Cfq::new(), 1);
-        sim.flow(seq(0), true, 2, 0);
-        sim.flow(seq(1 << 30), true, 2, 0);
-        sim.run(1000 * MSN);
-        let runs = sim.runs();
-        assert!(runs.len() >= 8, "{runs:?}");
-        for w in runs.windows(2) {
-            assert_ne!(w[0].0, w[1].0);
-        }
-        // Each slot: first dispatch at t, slice from t + 1 ms to t + 101 ms,
-        // so 101 dispatches of 1 ms.
-        for r in &runs[..runs.len() - 1] {
-            assert_eq!(r.1, 101, "{runs:?}");
-        }
-    }
-
-    #[test]
-    fn the_first_completion_starts_a_100ms_sync_or_40ms_async_slice() {
-        for (sync, len) in [(true, 100 * MS), (false, 40 * MS)] {
-            let mut sim = Sim::new(Cfq::new(), 1);
-            sim.flow(seq(0), sync, 4, 0);
-            sim.run(3 * MSN);
-            let (start, end) = sim.s.active_slice().expect("slice started");
-            assert_eq!(start, MS);
-            assert_eq!(end - start, len);
-        }
-    }
-
-    /// A sequential reader that thinks 3 ms between requests keeps the disk
-    /// although another reader is backlogged: CFQ idles 8 ms after each of
-    /// its completions and the next request arrives within the window.
-    #[test]
-    fn idles_8ms_for_an_emptied_sync_queue_and_keeps_serving_it() {
-        let mut sim = Sim::new(Cfq::new(), 1);
-        sim.flow(seq(0), true, 1, 3 * MSN);
-        sim.run(0);
-        sim.flow(seq(1 << 30), true, 4, 0);
-        sim.run(50 * MSN);
-        assert_eq!(sim.idles[0], (MSN, 9 * MSN));
-        assert!(sim.idles.iter().all(|&(a, b)| b - a == 8 * MSN));
-        // Only the thinking reader is served within its slice.
-        assert!(sim.log.iter().all(|x| x.1 == 0), "{:?}", sim.log);
-        assert!(sim.count(0) >= 12);
-    }
-
-    /// When the emptied queue does not issue within 8 ms, the idle timer
-    /// expires the slot and the other queue runs.
-    #[test]
-    fn idle_timeout_hands_the_disk_to_the_next_queue() {
-        let mut sim = Sim::new(Cfq::new(), 1);
-        sim.flow(seq(0), true, 1, 20 * MSN);
-        sim.run(0);
-        sim.flow(seq(1 << 30), true, 4, 0);
-        sim.run(12 * MSN);
-        assert_eq!(sim.idles[0], (MSN, 9 * MSN));
-        assert_eq!(sim.log[1].0, 9 * MSN);
-        assert_eq!(sim.log[1].1, 1);
-    }
-
-    /// Four random readers with a 2 ms think time: once their seek history
-    /// marks them seeky they lose their idle window and, with other queues
-    /// on their (SYNC_NOIDLE) tree, the disk goes to the next queue at once.
-    /// (In 2.6.34 the last queue of that tree is still idled for.)
-    #[test]
-    fn seeky_queues_are_not_idled_for() {
-        let mut sim = Sim::new(Cfq::new(), 1);
-        for seed in [1, 99, 12345, 777] {
-            sim.flow(Pattern::Rand { state: seed }, true, 1, 2 * MSN);
-        }
-        sim.run(1000 * MSN);
-        let late_idles = sim.idles.iter().filter(|x| x.0 > 500 * MSN).count();
-        assert_eq!(late_idles, 0, "{:?}", &sim.idles);
-        assert!(sim.s.queues.iter().all(|q| q.seeky() && !q.idle_window));
-        let late: Vec<_> = sim.log.iter().filter(|x| x.0 > 500 * MSN).collect();
-        assert!(late.windows(2).all(|w| w[0].1 != w[1].1));
-        // The same flows reading sequentially are idled for.
-        let mut sim = Sim::new(Cfq::new(), 1);
-        for f in 0..4u64 {
-            sim.flow(seq(f << 30), true, 1, 2 * MSN);
-        }
-        sim.run(1000 * MSN);
-        assert!(sim.idles.iter().filter(|x| x.0 > 500 * MSN).count() > 10);
-    }
-
-    /// On a deep device, a queue may have quantum/2 = 4 requests in flight
-    /// while another queue is busy; a lone queue has no limit.
-    #[test]
-    fn quantum_limits_the_requests_one_queue_has_in_flight() {
-        let dev = {
-            let mut d = FlatDevice::at(0);
-            d.depth = 32;
-            d
-        };
-        for (flows, want) in [(2u32, 4usize), (1, 20)] {
-            let mut s = Cfq::new();
-            let mut id = 0;
-            for f in 0..flows {
-                for i in 0..20u64 {
-                    let mut r = crate::policy::testkit::req(id, f, (u64::from(f) << 30) | (i * 8));
-                    r.arrival = 0;
-                    s.add(0, r);
-                    id += 1;
-                }
-            }
-            let mut got = Vec::new();
-            let mut d = dev.clone();
-            while let Decision::Dispatch(r) = s.dispatch(0, &d) {
-                got.push(r.flow);
-                d.in_flight += 1;
-                d.head = r.end();
-            }
-            assert_eq!(got.len(), want, "{flows} flows");
-            assert!(got.iter().all(|&f| f == got[0]));
-        }
-    }
-
-    /// A request older than fifo_expire is served first at the start of its
-    /// queue's next slot, ahead of the sector order.
-    #[test]
-    fn fifo_expiry_overrides_the_sorted_order() {
-        for (expire_ms, want_far_first) in [(50, true), (125, false)] {
-            let mut sim = Sim::new(cfq_with(|p| p.fifo_expire_sync = expire_ms * MSN), 1);
-            sim.flow(seq(0), true, 2, 0);
-            sim.run(0);
-            // Flow 1: a far request now, a near one (just above the other
-            // flow's position) later; both wait for flow 0's slice.
-            sim.add_at(1, 900_000_000, true);
-            sim.run(60 * MSN);
-            sim.add_at(1, 100_000, true);
-            sim.run(200 * MSN);
-            assert_eq!(sim.runs()[1].0, 1);
-            let order: Vec<u64> = sim.log.iter().filter(|x| x.1 == 1).map(|x| x.3).collect();
-            assert_eq!(order[0] == 900_000_000, want_far_first, "{order:?}");
-        }
-    }
-
-    /// With ten backlogged readers, low_latency shrinks a sync slice so
-    /// that ten fit in the 300 ms target latency (the busy-queue average
-    /// rises to 8 at the first slice: 100 * 300 / 800 = 37.5 ms).
-    #[test]
-    fn low_latency_scales_slices_down_with_many_busy_queues() {
-        for (low_latency, want) in [(true, 37_500_000), (false, 100 * MS)] {
-            let mut sim = Sim::new(cfq_with(|p| p.low_latency = low_latency), 1);
-            for f in 0..10u64 {
-                sim.flow(seq(f << 30), true, 2, 0);
-            }
-            sim.run(2 * MSN);
-            let (start, end) = sim.s.active_slice().unwrap();
-            assert_eq!(end - start, want);
-        }
-        // Over a second, every reader is served within the target latency.
-        let mut sim = Sim::new(Cfq::new(), 1);
-        for f in 0..10u64 {
-            sim.flow(seq(f << 30), true, 2, 0);
-        }
-        sim.run(1000 * MSN);
-        let runs = sim.runs();
-        assert!(runs.iter().skip(1).take(10).all(|r| r.1 <= 40), "{runs:?}");
-        assert!((0..10).all(|f| sim.count(f) > 0));
-    }
-
-    /// A backlogged reader and a backlogged async writer: the reader gets
-    /// most of the disk, the writer is not starved.
-    #[test]
-    fn sync_is_preferred_over_async() {
-        let mut sim = Sim::new(Cfq::new(), 1);
-        sim.flow(seq(1 << 30), false, 64, 0);
-        sim.flow(seq(0), true, 1, 0);
-        sim.run(2000 * MSN);
-        let (w, r) = (sim.count(0), sim.count(1));
-        // Sync slots are 100 ms, the async workload ~60 ms (40/100 of its
-        // 150 ms share of the target latency).
-        assert!(r * 10 > w * 13, "reads {r}, writes {w}");
-        let runs = sim.runs();
-        assert!(
-            runs.iter().skip(2).filter(|x| x.0 == 0).all(|x| x.1 <= 70),
-            "{runs:?}"
-        );
-        assert!(w > 0);
-    }
-
-    /// A sync request preempts an active async queue, and async requests
-    /// are held back while sync ones are in flight.
-    #[test]
-    fn sync_request_preempts_async_and_async_waits_for_sync_in_flight() {
-        let mut s = Cfq::new();
-        let mut d = FlatDevice::at(0);
-        d.depth = 4;
-        for i in 0..8u64 {
-            let mut r = crate::policy::testkit::req(i, 0, (1 << 30) | (i * 8));
-            r.sync = false;
-            r.dir = Direction::Write;
-            s.add(0, r);
-        }
-        let Decision::Dispatch(w) = s.dispatch(0, &d) else {
-            panic!()
-        };
-        assert!(!w.sync);
-        d.in_flight = 1;
-        s.add(MSN, crate::policy::testkit::req(100, 1, 0));
-        assert!(s.active.is_none(), "the async slot was preempted");
-        // No sync in flight yet; whatever goes next, once a sync request is
-        // in flight no async one follows it.
-        let mut seen_sync = false;
-        while let Decision::Dispatch(r) = s.dispatch(MSN, &d) {
-            d.in_flight += 1;
-            if r.sync {
-                seen_sync = true;
-            } else {
-                assert!(!seen_sync, "async dispatched with sync in flight");
-            }
-            if d.in_flight == d.depth {
-                break;
-            }
-        }
-    }
-
-    #[test]
-    fn builds_by_name_with_parameters() {
-        let mut params = crate::policy::Params::default();
-        params.insert("slice_idle_ms", crate::policy::ParamValue::Int(0));
-        params.insert("low_latency", crate::policy::ParamValue::Bool(false));
-        let s = crate::policy::build("cfq", &params).unwrap();
-        assert_eq!(s.name(), "cfq");
-        params.insert("quantum", crate::policy::ParamValue::Int(0));
-        assert!(crate::policy::build("cfq", &params).is_err());
-    }
-}
+mod tests;
