@@ -171,11 +171,7 @@ fn run(cli: Cli) -> Result<()> {
                     report
                 }
             };
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", table::report(&report));
-            }
+            emit(json, &report, table::report)?;
         }
         Command::Compare {
             scenario,
@@ -195,11 +191,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 reports.push(simulate(&s)?);
             }
-            if json {
-                println!("{}", serde_json::to_string_pretty(&reports)?);
-            } else {
-                print!("{}", table::compare(&reports));
-            }
+            emit(json, &reports, |r| table::compare(r))?;
         }
         Command::Validate { disk, trace, json } => {
             let model = match sluice_sim::device::presets::preset(&disk) {
@@ -213,11 +205,7 @@ fn run(cli: Cli) -> Result<()> {
             };
             let records = sluice_sim::validate::load_trace(&trace)?;
             let report = sluice_sim::validate::validate(&disk, &model, &records);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", table::validation(&report));
-            }
+            emit(json, &report, table::validation)?;
         }
         Command::Repro {
             paper,
@@ -240,13 +228,19 @@ fn run(cli: Cli) -> Result<()> {
                 save_scenarios: save_scenarios.as_deref(),
             };
             let report = sluice_sim::repro::run_with(&paper, &opts).map_err(anyhow::Error::msg)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", sluice_sim::repro::tables(&report));
-            }
+            emit(json, &report, sluice_sim::repro::tables)?;
         }
         Command::List => print!("{}", table::list()),
+    }
+    Ok(())
+}
+
+/// Print `value` as pretty JSON, or as the text `table` makes of it.
+fn emit<T: serde::Serialize>(json: bool, value: &T, table: impl Fn(&T) -> String) -> Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(value)?);
+    } else {
+        print!("{}", table(value));
     }
     Ok(())
 }
