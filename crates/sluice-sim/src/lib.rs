@@ -11,6 +11,7 @@
 
 pub mod device;
 pub mod engine;
+mod error;
 pub mod report;
 pub mod repro;
 pub mod scenario;
@@ -18,6 +19,7 @@ pub mod startup;
 pub mod validate;
 pub(crate) mod workload;
 
-pub use engine::{simulate, RequestRecord, SimError, Simulation};
+pub use engine::{simulate, RequestRecord, Simulation};
+pub use error::{Error, Result};
 pub use report::SimReport;
 pub use scenario::{Scenario, ScenarioError};

@@ -10,6 +10,7 @@ use sluice::policy::Noop;
 use sluice::{Direction, Driver, FlowId, Instant, Request, RequestId};
 
 use crate::device::{self, Command, InternalOrder, Model, Setup};
+use crate::error::Error;
 use crate::report::Perf;
 
 /// Schema tag of [`ValidationReport`].
@@ -27,24 +28,11 @@ pub struct TraceRecord {
     pub interarrival_us: f64,
 }
 
-/// A trace line that does not parse.
-#[derive(Debug, thiserror::Error, PartialEq)]
-#[error("{file}: line {line}: {message}")]
-pub struct TraceError {
-    pub file: String,
-    pub line: usize,
-    pub message: String,
-}
-
 /// Read a validation trace: `R|W Hit block count measured_us interarrival_us`.
-pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, TraceError> {
+pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, Error> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
-        let err = |message: String| TraceError {
-            file: file.to_string(),
-            line: i + 1,
-            message,
-        };
+        let err = |message: String| Error::new(file, message).at_line(i + 1);
         let f: Vec<&str> = line.split_whitespace().collect();
         if f.is_empty() {
             continue;
@@ -60,7 +48,7 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, TraceErro
             "W" => true,
             other => return Err(err(format!("expected R or W, got '{other}'"))),
         };
-        let num = |k: usize, what: &str| -> Result<f64, TraceError> {
+        let num = |k: usize, what: &str| -> Result<f64, Error> {
             f[k].parse::<f64>()
                 .ok()
                 .filter(|x| x.is_finite() && *x >= 0.0)
@@ -85,23 +73,16 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, TraceErro
         });
     }
     if out.is_empty() {
-        return Err(TraceError {
-            file: file.to_string(),
-            line: 0,
-            message: "the trace holds no requests".into(),
-        });
+        return Err(Error::new(file, "the trace holds no requests"));
     }
     Ok(out)
 }
 
 /// Load a trace file.
-pub fn load_trace(path: &Path) -> Result<Vec<TraceRecord>, TraceError> {
+pub fn load_trace(path: &Path) -> Result<Vec<TraceRecord>, Error> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|e| TraceError {
-        file: file.clone(),
-        line: 0,
-        message: format!("cannot read trace: {e}"),
-    })?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(file.clone(), format!("cannot read trace: {e}")))?;
     parse_trace(&file, &text)
 }
 

@@ -23,18 +23,12 @@ use self::agenda::{Agenda, Event, Slot};
 use self::population::Population;
 use self::recorder::{Recorder, RunInfo};
 use crate::device::{self, Command, Device, Setup};
+use crate::error::Error;
 use crate::report::SimReport;
 use crate::scenario::Scenario;
 use crate::workload::Actions;
 
 pub use self::request_log::RequestRecord;
-
-/// Why a simulation could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    #[error("{0}")]
-    Policy(#[from] sluice::Error),
-}
 
 /// One simulation run.
 pub struct Simulation {
@@ -55,14 +49,14 @@ pub struct Simulation {
 
 impl Simulation {
     /// Set a scenario up: device, the policy it names, flows.
-    pub fn new(scenario: &Scenario) -> Result<Self, SimError> {
+    pub fn new(scenario: &Scenario) -> Result<Self, Error> {
         let sched = sluice::policy::build(&scenario.scheduler, &scenario.params)?;
         Self::with_policy(scenario, sched)
     }
 
     /// Set a scenario up with a policy of the caller's own (embedders and
     /// tests); the scenario's `[scheduler]` is ignored.
-    pub fn with_policy(scenario: &Scenario, sched: Box<dyn Scheduler>) -> Result<Self, SimError> {
+    pub fn with_policy(scenario: &Scenario, sched: Box<dyn Scheduler>) -> Result<Self, Error> {
         let d = &scenario.device;
         let device = device::build(
             &d.model,
@@ -216,6 +210,6 @@ impl Simulation {
 }
 
 /// Load-and-run convenience: simulate `scenario` and report.
-pub fn simulate(scenario: &Scenario) -> Result<SimReport, SimError> {
+pub fn simulate(scenario: &Scenario) -> Result<SimReport, Error> {
     Ok(Simulation::new(scenario)?.run())
 }

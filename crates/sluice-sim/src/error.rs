@@ -1,0 +1,91 @@
+//! The simulator crate's one error type: what went wrong, and where.
+
+use std::fmt;
+
+/// Bad input (a scenario, a drive description, a trace) or a run that could
+/// not start: the file it came from, the line and the key when known, and
+/// what is wrong. Displays as one line: `file: line N: "key": message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// The file (or a name such as `(repro)`); empty when there is none.
+    pub file: String,
+    pub line: Option<usize>,
+    /// The scenario key or drive parameter at fault.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+/// Results of this crate.
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    /// An error about `file`.
+    pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
+        Error {
+            file: file.into(),
+            line: None,
+            key: None,
+            message: message.into(),
+        }
+    }
+
+    /// The same error, at a line of its file.
+    pub fn at_line(mut self, line: usize) -> Self {
+        self.line = Some(line);
+        self
+    }
+
+    /// The same error, about a key or parameter.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.file.is_empty() {
+            write!(f, "{}: ", self.file)?;
+        }
+        if let Some(line) = self.line {
+            write!(f, "line {line}: ")?;
+        }
+        if let Some(key) = &self.key {
+            write!(f, "\"{key}\": ")?;
+        }
+        // One line, whatever the message quotes.
+        let one_line: String = self
+            .message
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        f.write_str(&one_line)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A policy that cannot be built (unknown name, bad parameter, bad inner
+/// scheduler of a class).
+impl From<sluice::Error> for Error {
+    fn from(e: sluice::Error) -> Self {
+        Error::new("", e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn displays_as_one_line_with_what_is_known() {
+        let e = Error::new("a.toml", "bad\nvalue").at_line(3).key("weight");
+        assert_eq!(e.to_string(), "a.toml: line 3: \"weight\": bad value");
+        assert_eq!(Error::new("", "plain").to_string(), "plain");
+        let p: Error = sluice::policy::build("nope", &Default::default())
+            .err()
+            .unwrap()
+            .into();
+        assert!(p.to_string().starts_with("unknown policy 'nope'"), "{p}");
+    }
+}
