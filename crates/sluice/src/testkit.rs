@@ -309,7 +309,7 @@ impl<P: Scheduler> Testbed<P> {
     }
 
     /// Ask for one request, expecting one.
-    pub fn next(&mut self) -> Request {
+    pub fn expect_dispatch(&mut self) -> Request {
         match self.poll() {
             Some(r) => r,
             None => panic!(
@@ -353,7 +353,7 @@ impl<P: Scheduler> Testbed<P> {
 
     /// Dispatch one request and complete it after `dt`.
     pub fn serve(&mut self, dt: Duration) -> Request {
-        let r = self.next();
+        let r = self.expect_dispatch();
         self.complete_all(dt);
         r
     }

@@ -126,7 +126,7 @@ fn the_idle_timer_is_the_one_time_channel() {
     let mut tb = bed(Cfq::new());
     let a = tb.add(0, 0, 8);
     tb.add(1, 1 << 30, 8);
-    assert_eq!(tb.next().id, a.id);
+    assert_eq!(tb.expect_dispatch().id, a.id);
     tb.complete_all(ms(1));
     // Flow 0 ran empty: CFQ idles for it although flow 1 waits.
     assert_eq!(tb.poll(), None);
@@ -270,7 +270,7 @@ fn sync_request_preempts_async_and_async_waits_for_sync_in_flight() {
     for i in 0..8 {
         write(&mut tb, i);
     }
-    assert!(!tb.next().sync);
+    assert!(!tb.expect_dispatch().sync);
     tb.advance(ms(1));
     tb.add(1, 0, 8);
     assert!(tb.policy().active.is_none(), "the async slot was preempted");
@@ -280,7 +280,7 @@ fn sync_request_preempts_async_and_async_waits_for_sync_in_flight() {
     // device has room.
     let mut tb = Testbed::new(Cfq::new(), 4);
     let read = tb.add(1, 0, 8);
-    assert_eq!(tb.next().id, read.id);
+    assert_eq!(tb.expect_dispatch().id, read.id);
     let now = tb.now();
     tb.policy_mut().remove_flow(now, FlowId(1));
     for i in 0..8 {

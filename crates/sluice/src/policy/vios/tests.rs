@@ -436,7 +436,7 @@ fn vios_p_carries_an_overrun_measured_after_the_turn() {
     );
     // Round 2: class 0's allotment is 10 - 22 < 0: skipped (CQ = 12 ms);
     // class 1 gets 12 ms.
-    assert_eq!(tb.next().flow, FlowId(1));
+    assert_eq!(tb.expect_dispatch().flow, FlowId(1));
     let v = tb.policy();
     assert_eq!(v.class_stats(0).unwrap().compensation, signed_ms(12));
     assert_eq!(v.class_stats(1).unwrap().allotment, signed_ms(12));
