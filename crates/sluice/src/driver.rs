@@ -259,7 +259,7 @@ impl<P: Scheduler> Driver<P> {
     /// requests in flight (the first `rem` get one nanosecond more).
     fn attribute(&mut self, now: Instant) {
         let k = self.in_flight.len() as u64;
-        let elapsed = now - self.last_change;
+        let elapsed = now.saturating_duration_since(self.last_change);
         if let (Some(share), Some(rem)) = (
             elapsed.as_nanos().checked_div(k),
             elapsed.as_nanos().checked_rem(k),
