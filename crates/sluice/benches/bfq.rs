@@ -46,7 +46,7 @@ fn bfq_plus(c: &mut Criterion) {
             group.bench_function(BenchmarkId::from_parameter(flows), |b| {
                 b.iter(|| black_box(bench.step()))
             });
-            assert_eq!(bench.sched.queued(), (flows * BACKLOG - 1) as usize);
+            assert_eq!(bench.driver.queued(), (flows * BACKLOG - 1) as usize);
         }
         group.finish();
     }

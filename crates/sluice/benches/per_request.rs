@@ -4,8 +4,9 @@
 //!
 //! Every flow keeps a backlog of 2 queued requests at pseudo-random sectors.
 //! One iteration adds a request to the flow whose request was served last
-//! (so each flow has 2 queued whenever the policy chooses), dispatches one to
-//! a depth-1 `FlatDevice` (moving its head), and completes it.
+//! (so each flow has 2 queued whenever the policy chooses), dispatches one
+//! through the `Driver` (as every host does) to a depth-1 `FlatDevice`, and
+//! completes it.
 //!
 //! Run: `cargo bench -p sluice --bench per_request -- --quick`.
 
@@ -29,7 +30,7 @@ fn per_request(c: &mut Criterion) {
                 b.iter(|| black_box(bench.step()))
             });
             // The backlog really stayed put.
-            assert_eq!(bench.sched.queued(), (flows * BACKLOG - 1) as usize);
+            assert_eq!(bench.driver.queued(), (flows * BACKLOG - 1) as usize);
         }
         group.finish();
     }

@@ -1,11 +1,13 @@
-//! The harness both benches share: a policy with a steady backlog of
-//! requests at pseudo-random sectors on a depth-1 `FlatDevice`, and one
-//! add + dispatch + complete per iteration.
+//! The harness both benches share: a policy, driven by the `Driver` as
+//! every host drives it, with a steady backlog of requests at pseudo-random
+//! sectors on a depth-1 `FlatDevice`, and one add + dispatch + complete per
+//! iteration.
 
 use sluice::policy::{build, Params};
 use sluice::testkit::FlatDevice;
 use sluice::{
-    Decision, Direction, FlowConfig, FlowId, Nanos, Request, RequestId, Scheduler, Service,
+    Direction, Driver, Duration, FlowConfig, FlowId, Instant, LastAnswer, Request, RequestId,
+    Scheduler,
 };
 
 pub const FLOW_COUNTS: [u32; 3] = [16, 256, 4096];
@@ -14,7 +16,7 @@ pub const BACKLOG: u32 = 2;
 /// Sectors are drawn from the first 2^30 (512 GiB) of the device.
 const SECTOR_SPAN: u64 = 1 << 30;
 /// Virtual service time of one request.
-const SERVICE: Nanos = 100_000;
+const SERVICE: Duration = Duration::from_micros(100);
 
 /// xorshift64: deterministic sectors without a dependency.
 struct XorShift(u64);
@@ -32,10 +34,10 @@ impl XorShift {
 
 /// A policy with its steady backlog, a device and a clock.
 pub struct Bench {
-    pub sched: Box<dyn Scheduler>,
+    pub driver: Driver<Box<dyn Scheduler>>,
     dev: FlatDevice,
     rng: XorShift,
-    now: Nanos,
+    now: Instant,
     next_id: u64,
     /// The flow whose request was served last: the next one to refill.
     refill: FlowId,
@@ -47,16 +49,17 @@ impl Bench {
     pub fn new(policy: &str, params: &Params, flows: u32, sectors: u32) -> Self {
         let sched = build(policy, params).expect("the policy builds");
         let mut b = Bench {
-            sched,
+            driver: Driver::new(sched, 1),
             dev: FlatDevice::at(0),
             rng: XorShift(0x9E37_79B9_7F4A_7C15),
-            now: 0,
+            now: Instant::ZERO,
             next_id: 0,
             refill: FlowId(0),
             sectors,
         };
         for f in 0..flows {
-            b.sched.add_flow(0, FlowId(f), &FlowConfig::default());
+            b.driver
+                .add_flow(Instant::ZERO, FlowId(f), &FlowConfig::default());
         }
         for _ in 0..BACKLOG {
             for f in 0..flows {
@@ -66,7 +69,7 @@ impl Bench {
         // Serve one so that the loop starts in its steady state: one flow
         // (`refill`) is a request short, and gets it back first thing.
         b.serve();
-        assert_eq!(b.sched.queued(), (flows * BACKLOG - 1) as usize);
+        assert_eq!(b.driver.queued(), (flows * BACKLOG - 1) as usize);
         b
     }
 
@@ -82,33 +85,32 @@ impl Bench {
             arrival: self.now,
         };
         self.next_id += 1;
-        self.sched.add(self.now, r);
+        self.driver.add(self.now, r);
     }
 
-    /// Dispatch one request to the idle device and complete it.
+    /// Dispatch one request to the idle device and complete it, waking
+    /// the policy when it idles.
     fn serve(&mut self) -> Request {
         let r = loop {
-            match self.sched.dispatch(self.now, &self.dev) {
-                Decision::Dispatch(r) => break r,
-                Decision::IdleUntil(t) => self.now = t.max(self.now + 1),
-                Decision::Nothing => panic!(
+            if let Some(r) = self.driver.poll_dispatch(self.now, &self.dev) {
+                break r;
+            }
+            match (self.driver.last_answer(), self.driver.poll_timeout()) {
+                (LastAnswer::Idle, Some(t)) => {
+                    self.now = t.max(self.now + Duration::from_nanos(1));
+                    self.driver.handle_timeout(self.now);
+                }
+                _ => panic!(
                     "{}: holds {} requests, device idle, dispatches nothing",
-                    self.sched.name(),
-                    self.sched.queued()
+                    self.driver.policy().name(),
+                    self.driver.queued()
                 ),
             }
         };
-        self.dev.head = r.end();
-        self.dev.in_flight = 1;
-        let dispatched = self.now;
         self.now += SERVICE;
-        let svc = Service {
-            dispatched,
-            completed: self.now,
-            disk_time: SERVICE,
-        };
-        self.dev.in_flight = 0;
-        self.sched.complete(self.now, &r, &svc);
+        self.driver
+            .complete(self.now, r.id)
+            .expect("the request is in flight");
         self.refill = r.flow;
         r
     }
