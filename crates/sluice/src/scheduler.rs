@@ -21,6 +21,13 @@ pub enum Decision {
     Nothing,
 }
 
+/// A policy that never idles answers with the request it chose, if any.
+impl From<Option<Request>> for Decision {
+    fn from(request: Option<Request>) -> Self {
+        request.map_or(Decision::Nothing, Decision::Dispatch)
+    }
+}
+
 /// How the device served a request: passed back on completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Service {
@@ -201,8 +208,8 @@ pub trait Scheduler {
     /// A dispatched request completed. `service` carries the dispatch and
     /// completion times and the attributed device time: VIOS charges it,
     /// BFQ checks its budget timeout and samples the peak rate, YFQ counts
-    /// its batch down.
-    fn complete(&mut self, now: Instant, request: &Request, service: &Service);
+    /// its batch down. Policies that keep no per-request state ignore it.
+    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     /// The one time channel, outward: when the policy next needs a call even
     /// if nothing happens (the end of an idle wait, BFQ's budget timeout,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
+use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
 
@@ -43,13 +43,8 @@ impl Scheduler for Clook {
     }
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
-        match Self::pop_from(&mut self.sorted, device.head()) {
-            Some(r) => Decision::Dispatch(r),
-            None => Decision::Nothing,
-        }
+        Self::pop_from(&mut self.sorted, device.head()).into()
     }
-
-    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.sorted.len()

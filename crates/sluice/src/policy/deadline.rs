@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::params::ParamReader;
 use crate::error::Error;
-use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
+use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::{Duration, Instant};
 use crate::types::Request;
 
@@ -195,8 +195,6 @@ impl Scheduler for Deadline {
         self.batching = 0;
         Decision::Dispatch(self.take(dir, key))
     }
-
-    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.q[0].sorted.len() + self.q[1].sorted.len()

@@ -3,7 +3,7 @@
 
 use std::collections::VecDeque;
 
-use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
+use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
 
@@ -29,13 +29,8 @@ impl Scheduler for Noop {
     }
 
     fn dispatch(&mut self, _now: Instant, _device: &dyn DeviceView) -> Decision {
-        match self.queue.pop_front() {
-            Some(r) => Decision::Dispatch(r),
-            None => Decision::Nothing,
-        }
+        self.queue.pop_front().into()
     }
-
-    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.queue.len()

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
+use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
 
@@ -49,8 +49,6 @@ impl Scheduler for Sstf {
         let r = self.sorted.remove(&key).expect("key taken from the map");
         Decision::Dispatch(r)
     }
-
-    fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
 
     fn queued(&self) -> usize {
         self.sorted.len()
