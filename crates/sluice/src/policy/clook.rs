@@ -59,20 +59,21 @@ impl Scheduler for Clook {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
+    use crate::policy::testkit::Testbed;
+    use crate::time::Duration;
 
     #[test]
     fn ascends_from_the_head_then_wraps_to_the_lowest() {
-        let mut s = Clook::new();
-        for (i, sector) in [900u64, 100, 500, 300].into_iter().enumerate() {
-            s.add(0, req(i as u64, 0, sector));
+        let mut tb = Testbed::new(Clook::new(), 1);
+        // Put the head at 400: serve a request that ends there.
+        tb.add(0, 392, 8);
+        tb.serve(Duration::from_millis(1));
+        assert_eq!(tb.driver().head(), 400);
+        for sector in [900u64, 100, 500, 300] {
+            tb.add(0, sector, 8);
         }
-        let mut dev = FlatDevice::at(400);
-        let mut order = Vec::new();
-        while let Decision::Dispatch(r) = s.dispatch(0, &dev) {
-            order.push(r.sector);
-            dev.head = r.end();
-        }
+        tb.drain();
+        let order: Vec<u64> = tb.order()[1..].iter().map(|r| r.sector).collect();
         assert_eq!(order, vec![500, 900, 100, 300]);
     }
 }

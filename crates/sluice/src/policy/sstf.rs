@@ -60,20 +60,22 @@ impl Scheduler for Sstf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
+    use crate::policy::testkit::Testbed;
+    use crate::time::Duration;
 
     #[test]
     fn always_takes_the_nearest_request_on_either_side() {
-        let mut s = Sstf::new();
-        for (i, sector) in [1000u64, 380, 450, 10].into_iter().enumerate() {
-            s.add(0, req(i as u64, 0, sector));
+        let mut tb = Testbed::new(Sstf::new(), 1);
+        // Put the head at 400: serve a request that ends there.
+        tb.add(0, 392, 8);
+        tb.serve(Duration::from_millis(1));
+        assert_eq!(tb.driver().head(), 400);
+        for sector in [1000u64, 380, 450, 10] {
+            tb.add(0, sector, 8);
         }
-        let mut dev = FlatDevice::at(400);
-        let mut order = Vec::new();
-        while let Decision::Dispatch(r) = s.dispatch(0, &dev) {
-            order.push(r.sector);
-            dev.head = r.sector;
-        }
+        tb.drain();
+        // The head follows each request's end: 400 -> 388 -> 458 -> 18.
+        let order: Vec<u64> = tb.order()[1..].iter().map(|r| r.sector).collect();
         assert_eq!(order, vec![380, 450, 10, 1000]);
     }
 }
