@@ -200,7 +200,7 @@ impl Scheduler for Bsd {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::driver::LastAnswer;
     use crate::policy::testkit::{req, FlatDevice, Testbed};
@@ -211,8 +211,9 @@ mod tests {
         Testbed::new(s, 32)
     }
 
-    /// A 64 KiB fragment of the application request `origin`.
-    fn frag(id: u64, origin: u64, flow: u32, sector: u64) -> Request {
+    /// A 64 KiB fragment of the application request `origin` (YFQ's tests
+    /// use it too).
+    pub(in crate::policy) fn frag(id: u64, origin: u64, flow: u32, sector: u64) -> Request {
         Request {
             origin: RequestId(origin),
             sectors: 128,

@@ -57,23 +57,33 @@ impl Scheduler for Clook {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::policy::testkit::Testbed;
     use crate::time::Duration;
 
-    #[test]
-    fn ascends_from_the_head_then_wraps_to_the_lowest() {
-        let mut tb = Testbed::new(Clook::new(), 1);
-        // Put the head at 400: serve a request that ends there.
-        tb.add(0, 392, 8);
+    /// The sectors `s` serves, one request at a time, of a backlog of reads
+    /// at `sectors` that arrives with the head at `head` (put there by
+    /// serving a request that ends there first). SSTF's test uses it too.
+    pub(in crate::policy) fn backlog_order<P: Scheduler>(
+        s: P,
+        head: u64,
+        sectors: &[u64],
+    ) -> Vec<u64> {
+        let mut tb = Testbed::new(s, 1);
+        tb.add(0, head - 8, 8);
         tb.serve(Duration::from_millis(1));
-        assert_eq!(tb.driver().head(), 400);
-        for sector in [900u64, 100, 500, 300] {
+        assert_eq!(tb.driver().head(), head);
+        for &sector in sectors {
             tb.add(0, sector, 8);
         }
         tb.drain();
-        let order: Vec<u64> = tb.order()[1..].iter().map(|r| r.sector).collect();
+        tb.order()[1..].iter().map(|r| r.sector).collect()
+    }
+
+    #[test]
+    fn ascends_from_the_head_then_wraps_to_the_lowest() {
+        let order = backlog_order(Clook::new(), 400, &[900, 100, 500, 300]);
         assert_eq!(order, vec![500, 900, 100, 300]);
     }
 }

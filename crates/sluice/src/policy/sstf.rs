@@ -60,22 +60,12 @@ impl Scheduler for Sstf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::Testbed;
-    use crate::time::Duration;
+    use crate::policy::clook::tests::backlog_order;
 
     #[test]
     fn always_takes_the_nearest_request_on_either_side() {
-        let mut tb = Testbed::new(Sstf::new(), 1);
-        // Put the head at 400: serve a request that ends there.
-        tb.add(0, 392, 8);
-        tb.serve(Duration::from_millis(1));
-        assert_eq!(tb.driver().head(), 400);
-        for sector in [1000u64, 380, 450, 10] {
-            tb.add(0, sector, 8);
-        }
-        tb.drain();
         // The head follows each request's end: 400 -> 388 -> 458 -> 18.
-        let order: Vec<u64> = tb.order()[1..].iter().map(|r| r.sector).collect();
+        let order = backlog_order(Sstf::new(), 400, &[1000, 380, 450, 10]);
         assert_eq!(order, vec![380, 450, 10, 1000]);
     }
 }

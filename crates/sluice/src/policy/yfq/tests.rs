@@ -1,17 +1,10 @@
 use super::*;
+use crate::policy::bsd::tests::frag;
 use crate::policy::testkit::{req, FlatDevice, Testbed};
 
 fn r(id: u64, flow: u32, sector: u64, sectors: u32) -> Request {
     Request {
         sectors,
-        ..req(id, flow, sector)
-    }
-}
-
-fn frag(id: u64, origin: u64, flow: u32, sector: u64) -> Request {
-    Request {
-        origin: RequestId(origin),
-        sectors: 128,
         ..req(id, flow, sector)
     }
 }
