@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
 use sluice::policy::{build, Dor, DorParams, ParamValue, Params};
-use sluice::testkit::{Harness, Op};
-use sluice::{Scheduler, NS_PER_MS};
+use sluice::testkit::{Op, Testbed};
+use sluice::{Duration, Scheduler};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -23,22 +23,23 @@ fn op() -> impl Strategy<Value = Op> {
         5 => (0u32..4, prop_oneof![0u64..1 << 30, 0u64..4096], 1u32..64, any::<bool>())
             .prop_map(|(flow, sector, sectors, write)| Op::Add { flow, sector, sectors, write }),
         3 => (0usize..8).prop_map(Op::Complete),
-        1 => (0..=10 * NS_PER_MS).prop_map(Op::Advance),
+        1 => (0..=Duration::from_millis(10).as_nanos())
+            .prop_map(|ns| Op::Advance(Duration::from_nanos(ns))),
     ]
 }
 
-/// Run a script through the harness (which checks exactly-once dispatch
-/// and the empty-device rule); the dispatched ids in order.
-fn run(s: &mut dyn Scheduler, depth: usize, weights: &[u32], script: &[Op]) -> Vec<u64> {
-    let mut h = Harness::new(s, depth);
+/// Run a script through a testbed (which checks exactly-once dispatch and
+/// the empty-device rule), flow f weighing `weights[f]`, then drain it.
+fn run<P: Scheduler>(s: P, depth: usize, weights: &[u32], script: &[Op]) -> Testbed<P> {
+    let mut tb = Testbed::new(s, depth);
     for (f, &w) in weights.iter().enumerate() {
-        h.flow(f as u32, w);
+        tb.flow(f as u32, w);
     }
     for op in script {
-        h.step(op);
+        tb.step(op);
     }
-    h.drain();
-    h.order.iter().map(|r| r.id.0).collect()
+    tb.drain();
+    tb
 }
 
 proptest! {
@@ -52,12 +53,10 @@ proptest! {
         m_dmo in 0.0f64..=100.0,
         weights in prop::collection::vec(1u32..=1000, 4),
     ) {
-        let mut dor = Dor::new(DorParams { base, m_dmo, m_qos: 0.0 });
-        let mut bqs = Dor::bqs(base);
-        let a = run(&mut dor, depth, &weights, &script);
-        let b = run(&mut bqs, depth, &weights, &script);
-        prop_assert_eq!(a, b);
-        prop_assert_eq!(dor.counts().1, 0);
+        let dor = run(Dor::new(DorParams { base, m_dmo, m_qos: 0.0 }), depth, &weights, &script);
+        let bqs = run(Dor::bqs(base), depth, &weights, &script);
+        prop_assert_eq!(dor.order(), bqs.order());
+        prop_assert_eq!(dor.policy().counts().1, 0);
     }
 
     #[test]
@@ -73,8 +72,7 @@ proptest! {
         p.insert("base", ParamValue::Int(base));
         p.insert("m_dmo", ParamValue::Float(m_dmo));
         p.insert("m_qos", ParamValue::Float(m_qos));
-        let mut s = build("dor", &p).unwrap();
-        run(s.as_mut(), depth, &weights, &script);
+        run(build("dor", &p).unwrap(), depth, &weights, &script);
     }
 }
 
@@ -91,10 +89,9 @@ fn dor_expands_the_base_sequence_on_a_crowded_queue() {
             write: false,
         })
         .collect();
-    let mut dor = Dor::new(DorParams::default());
-    let order = run(&mut dor, 4, &[80, 20], &script);
-    assert_eq!(order.len(), 60);
-    let (bqs, extra) = dor.counts();
+    let tb = run(Dor::new(DorParams::default()), 4, &[80, 20], &script);
+    assert_eq!(tb.log.len(), 60);
+    let (bqs, extra) = tb.policy().counts();
     assert_eq!(bqs + extra, 60);
     assert!(extra > 0, "no DOR insertions: {bqs} + {extra}");
 }

@@ -1,15 +1,16 @@
 //! Property tests for every policy in `sluice::policy::POLICIES`.
 //!
-//! Every policy is driven through `testkit::Harness` with random scripts
-//! (the harness itself asserts exactly-once dispatch, nothing dispatched that
-//! was not added, idle deadlines honoured and work conservation). On top of
-//! that, this file records what happened and checks:
+//! Every policy is driven through `testkit::Testbed` with random scripts
+//! (the testbed itself asserts exactly-once dispatch, nothing dispatched that
+//! was not added, idle waits that end after now and honoured exactly, and
+//! work conservation on an empty device). On top of that, this file records
+//! what happened and checks:
 //!
 //! * for every policy: a dispatched request is the one that was added, field
 //!   for field (a policy must not rewrite requests);
 //! * `noop`: dispatch order is arrival order;
 //! * `noop`, `clook`, `sstf`: they never leave a device slot free while they
-//!   hold requests (stricter than the harness, which only requires it of an
+//!   hold requests (stricter than the testbed, which only requires it of an
 //!   empty device);
 //! * `clook`: every dispatch is the elevator's choice given the head and the
 //!   requests pending at that moment, and one sweep over a backlog wraps at
@@ -26,11 +27,8 @@ use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
 use sluice::policy::{build, Params, POLICIES};
-use sluice::testkit::{FlatDevice, Harness, Op};
-use sluice::{
-    Decision, DeviceView, Direction, FlowId, Nanos, Request, RequestId, Scheduler, Service,
-    NS_PER_MS,
-};
+use sluice::testkit::{FlatDevice, Op, Testbed};
+use sluice::{CostModel, Decision, DeviceView, Duration, Instant, Request, Scheduler, Service};
 
 const DEPTHS: [usize; 3] = [1, 4, 32];
 
@@ -38,22 +36,23 @@ const DEPTHS: [usize; 3] = [1, 4, 32];
 // Recording a run
 // ---------------------------------------------------------------------------
 
-/// What happened when a script was run through the harness.
+/// What happened when a script was run through the testbed.
 #[derive(Debug)]
 struct Run {
     name: String,
     depth: usize,
-    /// The requests as the script added them, indexed by id (the harness
-    /// numbers requests 0, 1, 2, ... in the order of the `Add` ops).
+    /// The requests as the testbed added them, indexed by id (it numbers
+    /// requests 0, 1, 2, ... in the order of the `Add` ops).
     added: Vec<Request>,
-    /// Requests dispatched, in order (`Harness::order`).
+    /// Requests dispatched, in order (`Testbed::order`).
     order: Vec<Request>,
     /// For each dispatch: how many requests had been added when it happened.
-    /// Within one step the harness adds first and dispatches after, so a
+    /// Within one step the testbed adds first and dispatches after, so a
     /// dispatch may pick the request added in its own step.
     adds_before: Vec<usize>,
     /// After each script step: (requests held by the policy, requests in
-    /// flight), both recomputed from the script and `order`.
+    /// flight), the first from the script and the dispatches, not from what
+    /// the policy says it holds.
     fill: Vec<(usize, usize)>,
 }
 
@@ -61,52 +60,37 @@ fn build_policy(name: &str) -> Box<dyn Scheduler> {
     build(name, &Params::default()).unwrap_or_else(|e| panic!("building {name}: {e}"))
 }
 
-/// Run `script` through the harness at the given device depth, then drain.
-fn run_script(mut sched: Box<dyn Scheduler>, depth: usize, script: &[Op]) -> Run {
+/// Run `script` through a testbed at the given device depth, then drain.
+fn run_script(sched: Box<dyn Scheduler>, depth: usize, script: &[Op]) -> Run {
     let name = sched.name().to_string();
-    let mut h = Harness::new(sched.as_mut(), depth);
+    let mut tb = Testbed::new(sched, depth);
     let mut added = Vec::new();
     let mut adds_before = Vec::new();
     let mut fill = Vec::new();
-    let mut completed = 0usize;
     for op in script {
-        let in_flight = h.order.len() - completed;
         match *op {
+            // `Testbed::step` for an arrival, keeping the request it made.
             Op::Add {
                 flow,
                 sector,
                 sectors,
                 write,
-            } => added.push(Request {
-                id: RequestId(added.len() as u64),
-                origin: RequestId(added.len() as u64),
-                flow: FlowId(flow),
-                dir: if write {
-                    Direction::Write
-                } else {
-                    Direction::Read
-                },
-                // Not compared: how the harness sets `sync` is its business.
-                sync: !write,
-                sector,
-                sectors: sectors.max(1),
-                arrival: h.now(),
-            }),
-            Op::Complete(_) if in_flight > 0 => completed += 1,
-            _ => {}
+            } => {
+                added.push(tb.add_request(flow, sector, sectors, write));
+                tb.fill();
+            }
+            _ => tb.step(op),
         }
-        h.step(op);
-        adds_before.resize(h.order.len(), added.len());
-        fill.push((added.len() - h.order.len(), h.order.len() - completed));
+        adds_before.resize(tb.log.len(), added.len());
+        fill.push((added.len() - tb.log.len(), tb.in_flight()));
     }
-    h.drain();
-    adds_before.resize(h.order.len(), added.len());
-    let order = h.order.clone();
+    tb.drain();
+    adds_before.resize(tb.log.len(), added.len());
     Run {
         name,
-        depth: depth.max(1),
+        depth: tb.driver().queue_depth(),
         added,
-        order,
+        order: tb.order(),
         adds_before,
         fill,
     }
@@ -174,7 +158,7 @@ fn check_fills_device(run: &Run) -> Result<(), String> {
 }
 
 /// Replays the run's dispatches against a model of the pending set and the
-/// head (the harness puts the head at the end of the last dispatched request,
+/// head (the driver puts the head at the end of the last dispatched request,
 /// starting at 0), and asks `verdict` about each choice.
 fn check_each_choice(
     run: &Run,
@@ -274,7 +258,8 @@ fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
         5 => add_op(),
         3 => (0usize..64).prop_map(Op::Complete),
-        2 => (0..=50 * NS_PER_MS).prop_map(Op::Advance),
+        2 => (0..=Duration::from_millis(50).as_nanos())
+            .prop_map(|ns| Op::Advance(Duration::from_nanos(ns))),
     ]
 }
 
@@ -313,7 +298,7 @@ fn every_policy_at_depth(depth: usize, script: &[Op]) -> Result<(), TestCaseErro
 proptest! {
     #![proptest_config(config())]
 
-    /// Every policy keeps the harness invariants and hands requests back
+    /// Every policy keeps the testbed's invariants and hands requests back
     /// unchanged, on a device without command queueing.
     #[test]
     fn every_policy_keeps_the_invariants_at_depth_1(script in script()) {
@@ -461,10 +446,10 @@ impl Scheduler for Broken {
     fn name(&self) -> &str {
         self.inner.name()
     }
-    fn add(&mut self, now: Nanos, request: Request) {
+    fn add(&mut self, now: Instant, request: Request) {
         self.inner.add(now, request);
     }
-    fn dispatch(&mut self, now: Nanos, device: &dyn DeviceView) -> Decision {
+    fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         if self.one_at_a_time && device.in_flight() > 0 {
             return Decision::Nothing;
         }
@@ -476,7 +461,7 @@ impl Scheduler for Broken {
             d => d,
         }
     }
-    fn complete(&mut self, now: Nanos, request: &Request, service: &Service) {
+    fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
         self.inner.complete(now, request, service);
     }
     fn queued(&self) -> usize {
@@ -503,7 +488,7 @@ fn the_fill_checker_detects_a_policy_that_leaves_slots_free() {
         rewrite: false,
         one_at_a_time: true,
     };
-    // The harness accepts it (it only demands dispatch on an empty device)...
+    // The testbed accepts it (it only demands dispatch on an empty device)...
     let run = run_script(Box::new(broken), 4, &mixed_script());
     check_fifo(&run).unwrap();
     // ...but it leaves three of four slots free with requests queued.

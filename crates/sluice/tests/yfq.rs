@@ -20,16 +20,12 @@
 //! fair queueing with start/finish tags (the paper defers its proofs to the
 //! extended version); the check below applies it to every interval.
 
-use std::collections::HashSet;
-
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
 use sluice::policy::{build, ParamValue, Params};
-use sluice::testkit::FlatDevice;
-use sluice::{
-    Decision, Direction, FlowConfig, FlowId, Nanos, Request, RequestId, Scheduler, Service,
-};
+use sluice::testkit::{Op, Testbed};
+use sluice::{Duration, Request, RequestId, Scheduler};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -39,25 +35,30 @@ fn config() -> ProptestConfig {
     }
 }
 
-fn request(id: u64, origin: u64, flow: u32, sector: u64, sectors: u32, now: Nanos) -> Request {
-    Request {
-        id: RequestId(id),
-        origin: RequestId(origin),
-        flow: FlowId(flow),
-        dir: Direction::Read,
-        sync: true,
-        sector,
-        sectors,
-        arrival: now,
+/// An application read of `sectors` at `sector` arrives now from `flow`,
+/// split as FreeBSD's physio does into fragments of at most 128 sectors
+/// (64 KiB) with a common origin, added together. The fragments, in order.
+fn add_split<P: Scheduler>(
+    tb: &mut Testbed<P>,
+    flow: u32,
+    sector: u64,
+    sectors: u32,
+) -> Vec<Request> {
+    let mut frag = tb.add(flow, sector, sectors.min(128));
+    let mut out = vec![frag];
+    let mut left = sectors - frag.sectors;
+    while left > 0 {
+        frag = Request {
+            id: RequestId(frag.id.0 + 1),
+            sector: frag.end(),
+            sectors: left.min(128),
+            ..frag
+        };
+        tb.add_given(frag);
+        out.push(frag);
+        left -= frag.sectors;
     }
-}
-
-fn svc(now: Nanos) -> Service {
-    Service {
-        dispatched: now,
-        completed: now,
-        disk_time: 0,
-    }
+    out
 }
 
 /// Checks the fairness bound above on every interval of a completion
@@ -96,54 +97,41 @@ fn check_fairness(w: [u64; 2], lmax: [u64; 2], completions: &[(usize, u64)]) -> 
 /// Runs YFQ (b = 1) on a depth-1 device with reservations 0 and 1 kept
 /// continuously busy (each keeps one request waiting behind the one in
 /// service) and an intermittent reservation 2; returns the completions of
-/// 0 and 1 while both had requests left to issue.
+/// 0 and 1 while both had requests left to issue. Each request takes 1 µs.
 fn fair_run(
     params: &Params,
     w: [u32; 3],
     sizes: [&[u32]; 2],
     third: &[Option<u32>],
 ) -> Vec<(usize, u64)> {
-    let mut s = build("yfq", params).unwrap();
+    let mut tb = Testbed::new(build("yfq", params).unwrap(), 1);
     for (f, &weight) in w.iter().enumerate() {
-        let cfg = FlowConfig {
-            weight,
-            class: None,
-        };
-        s.add_flow(0, FlowId(f as u32), &cfg);
+        tb.flow(f as u32, weight);
     }
-    let dev = FlatDevice::at(0);
-    let mut next = [0usize; 2];
-    let mut id = 0u64;
-    let mut now = 0;
-    let mut add = |s: &mut Box<dyn Scheduler>, f: u32, sectors: u32, now: Nanos| {
-        s.add(now, request(id, id, f, u64::from(f) << 30, sectors, now));
-        id += 1;
-    };
-    for f in 0..2 {
-        for _ in 0..2 {
-            add(&mut s, f as u32, sizes[f][next[f]], now);
-            next[f] += 1;
+    let sector = |f: usize| (f as u64) << 30;
+    // Two requests each to start with; `next[f]`: the next size to issue.
+    for (f, sizes) in sizes.iter().enumerate() {
+        for &sectors in &sizes[..2] {
+            tb.add(f as u32, sector(f), sectors);
         }
     }
+    let mut next = [2usize; 2];
     let mut out = Vec::new();
-    let mut step = 0;
-    loop {
+    for step in 0.. {
         if let Some(Some(sectors)) = third.get(step) {
-            add(&mut s, 2, *sectors, now);
+            tb.add(2, sector(2), *sectors);
         }
-        step += 1;
-        let Decision::Dispatch(r) = s.dispatch(now, &dev) else {
+        let Some(r) = tb.poll() else {
             break;
         };
-        now += 1000;
-        s.complete(now, &r, &svc(now));
+        tb.complete_all(Duration::from_micros(1));
         let f = r.flow.0 as usize;
         if f < 2 {
             out.push((f, u64::from(r.sectors)));
             if next[f] == sizes[f].len() {
                 break;
             }
-            add(&mut s, f as u32, sizes[f][next[f]], now);
+            tb.add(f as u32, sector(f), sizes[f][next[f]]);
             next[f] += 1;
         }
     }
@@ -214,99 +202,43 @@ fn fop() -> impl Strategy<Value = FOp> {
 }
 
 /// Drives a policy like the simulator does (all fragments of a request are
-/// added before the next dispatch) and checks: every fragment dispatched
-/// exactly once, nothing unknown, an empty device is never left empty while
-/// the policy holds requests, and at most `limit` outstanding.
-fn run_fragmented(
-    mut s: Box<dyn Scheduler>,
+/// added before the next dispatch; 1 µs passes before each op) on a
+/// testbed, which checks every fragment dispatched exactly once, nothing
+/// unknown, no idling and an empty device never left empty while the
+/// policy holds requests; checks here: at most `limit` outstanding.
+fn run_fragmented<P: Scheduler>(
+    s: P,
     depth: usize,
     limit: usize,
     ops: &[FOp],
 ) -> Result<(), String> {
-    let name = s.name().to_string();
-    let mut dev = FlatDevice::at(0);
-    dev.depth = depth;
-    let mut added = HashSet::new();
-    let mut sent = HashSet::new();
-    let mut in_flight: Vec<Request> = Vec::new();
-    let mut id = 0u64;
-    let mut now = 0;
-    let pump = |s: &mut Box<dyn Scheduler>,
-                in_flight: &mut Vec<Request>,
-                dev: &mut FlatDevice,
-                sent: &mut HashSet<u64>,
-                added: &HashSet<u64>,
-                now: Nanos|
-     -> Result<(), String> {
-        while in_flight.len() < depth {
-            match s.dispatch(now, dev) {
-                Decision::Dispatch(r) => {
-                    if !added.contains(&r.id.0) || !sent.insert(r.id.0) {
-                        return Err(format!("{name}: bad dispatch {r:?}"));
-                    }
-                    dev.head = r.end();
-                    in_flight.push(r);
-                    dev.in_flight = in_flight.len();
-                    if in_flight.len() > limit {
-                        return Err(format!("{name}: {} outstanding > {limit}", in_flight.len()));
-                    }
-                }
-                Decision::IdleUntil(_) => return Err(format!("{name}: idles")),
-                Decision::Nothing => {
-                    if in_flight.is_empty() && s.queued() > 0 {
-                        return Err(format!("{name}: holds {} on an empty device", s.queued()));
-                    }
-                    break;
-                }
-            }
-        }
-        Ok(())
+    let mut tb = Testbed::new(s, depth);
+    let name = tb.policy().name().to_string();
+    let within_limit = |tb: &Testbed<P>| match tb.in_flight() {
+        n if n > limit => Err(format!("{name}: {n} outstanding > {limit}")),
+        _ => Ok(()),
     };
     for op in ops {
-        now += 1000;
+        tb.advance(Duration::from_micros(1));
         match *op {
             FOp::Add {
                 flow,
                 sector,
                 sectors,
             } => {
-                let origin = id;
-                let mut left = sectors;
-                let mut at = sector;
-                while left > 0 {
-                    let n = left.min(128);
-                    s.add(now, request(id, origin, flow, at, n, now));
-                    added.insert(id);
-                    id += 1;
-                    at += u64::from(n);
-                    left -= n;
-                }
+                add_split(&mut tb, flow, sector, sectors);
+                tb.fill();
             }
-            FOp::Complete(i) => {
-                if !in_flight.is_empty() {
-                    let r = in_flight.remove(i % in_flight.len());
-                    dev.in_flight = in_flight.len();
-                    s.complete(now, &r, &svc(now));
-                }
-            }
+            FOp::Complete(i) => tb.step(&Op::Complete(i)),
         }
-        pump(&mut s, &mut in_flight, &mut dev, &mut sent, &added, now)?;
+        within_limit(&tb)?;
     }
-    while !in_flight.is_empty() {
-        now += 1000;
-        let r = in_flight.remove(0);
-        dev.in_flight = in_flight.len();
-        s.complete(now, &r, &svc(now));
-        pump(&mut s, &mut in_flight, &mut dev, &mut sent, &added, now)?;
+    while tb.in_flight() > 0 {
+        tb.advance(Duration::from_micros(1));
+        tb.step(&Op::Complete(0));
+        within_limit(&tb)?;
     }
-    if s.queued() != 0 || sent.len() != added.len() {
-        return Err(format!(
-            "{name}: {} added, {} dispatched, {} stuck",
-            added.len(),
-            sent.len(),
-            s.queued()
-        ));
-    }
+    tb.drain();
     Ok(())
 }
 
@@ -360,31 +292,14 @@ fn yfq_with_grouping_and_tie_break_keeps_a_large_request_together() {
     p.insert("batch", ParamValue::Int(4));
     p.insert("tie_break", ParamValue::Bool(true));
     p.insert("group", ParamValue::Int(5));
-    let mut s = build("yfq", &p).unwrap();
-    let mut id = 0;
+    let mut tb = Testbed::new(build("yfq", &p).unwrap(), 8);
     for (flow, base) in [(0u32, 0u64), (1, 1 << 30)] {
-        let origin = id;
-        for k in 0..4 {
-            s.add(0, request(id, origin, flow, base + 128 * k, 128, 0));
-            id += 1;
-        }
+        assert_eq!(add_split(&mut tb, flow, base, 512).len(), 4);
     }
-    let mut dev = FlatDevice::at(0);
-    dev.depth = 8;
-    let mut batch = Vec::new();
-    while let Decision::Dispatch(r) = s.dispatch(0, &dev) {
-        dev.head = r.end();
-        batch.push(r);
-    }
+    let batch = tb.fill();
     let sectors: Vec<u64> = batch.iter().map(|r| r.sector).collect();
     assert_eq!(sectors, vec![0, 128, 256, 384]);
-    for r in &batch {
-        s.complete(1, r, &svc(1));
-    }
-    let second: Vec<u32> = std::iter::from_fn(|| match s.dispatch(1, &dev) {
-        Decision::Dispatch(r) => Some(r.flow.0),
-        _ => None,
-    })
-    .collect();
+    tb.complete_all(Duration::from_micros(1));
+    let second: Vec<u32> = tb.fill().iter().map(|r| r.flow.0).collect();
     assert_eq!(second, vec![1, 1, 1, 1]);
 }

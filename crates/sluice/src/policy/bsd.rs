@@ -200,20 +200,20 @@ impl Scheduler for Bsd {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
-    use crate::scheduler::Service;
+    use crate::driver::LastAnswer;
+    use crate::policy::testkit::{req, FlatDevice, Testbed};
 
-    fn svc() -> Service {
-        Service {
-            dispatched: 0,
-            completed: 1,
-            disk_time: 1,
-        }
+    /// A drive that would take 32 requests: what limits the policy is its
+    /// pipeline.
+    fn drive(s: Bsd) -> Testbed<Bsd> {
+        Testbed::new(s, 32)
     }
 
-    fn frag(id: u64, origin: u64, flow: u32, sector: u64) -> Request {
+    /// A 64 KiB fragment of the application request `origin` (YFQ's tests
+    /// use it too).
+    pub(in crate::policy) fn frag(id: u64, origin: u64, flow: u32, sector: u64) -> Request {
         Request {
             origin: RequestId(origin),
             sectors: 128,
@@ -221,80 +221,76 @@ mod tests {
         }
     }
 
-    fn drain_ids(s: &mut Bsd, dev: &FlatDevice) -> Vec<u64> {
-        let mut out = Vec::new();
-        while let Decision::Dispatch(r) = s.dispatch(0, dev) {
-            out.push(r.id.0);
-        }
-        out
+    /// Two 2-fragment requests from two flows, added together.
+    fn two_fragmented(tb: &mut Testbed<Bsd>) {
+        tb.add_given(frag(0, 0, 0, 0));
+        tb.add_given(frag(1, 0, 0, 128));
+        tb.add_given(frag(2, 2, 1, 10_000));
+        tb.add_given(frag(3, 2, 1, 10_128));
+    }
+
+    /// Let the policy fill the drive; the ids sent.
+    fn fill_ids(tb: &mut Testbed<Bsd>) -> Vec<u64> {
+        tb.fill().iter().map(|r| r.id.0).collect()
     }
 
     #[test]
     fn pipelines_up_to_four_in_arrival_order() {
-        let mut s = Bsd::new(4, false);
+        let mut tb = drive(Bsd::new(4, false));
         for (i, sector) in [900u64, 100, 500, 300, 700, 200].into_iter().enumerate() {
-            s.add(0, req(i as u64, i as u32 % 2, sector));
+            tb.add(i as u32 % 2, sector, 8);
         }
-        let mut dev = FlatDevice::at(0);
-        dev.depth = 32;
-        assert_eq!(drain_ids(&mut s, &dev), vec![0, 1, 2, 3]);
-        assert_eq!(s.outstanding(), 4);
-        assert_eq!(s.dispatch(0, &dev), Decision::Nothing);
-        s.complete(1, &req(2, 0, 500), &svc());
-        assert_eq!(drain_ids(&mut s, &dev), vec![4]);
-        s.complete(1, &req(0, 0, 900), &svc());
-        s.complete(1, &req(1, 1, 100), &svc());
-        assert_eq!(drain_ids(&mut s, &dev), vec![5]);
-        assert_eq!(s.queued(), 0);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1, 2, 3]);
+        assert_eq!(tb.policy().outstanding(), 4);
+        assert_eq!(tb.in_flight(), 4);
+        assert_eq!(tb.answer(), LastAnswer::Nothing, "the drive has room");
+        tb.complete(RequestId(2));
+        assert_eq!(fill_ids(&mut tb), vec![4]);
+        tb.complete(RequestId(0));
+        tb.complete(RequestId(1));
+        assert_eq!(fill_ids(&mut tb), vec![5]);
+        assert_eq!(tb.policy().queued(), 0);
     }
 
+    /// One decision with a hand-set head.
     #[test]
     fn cscan_option_sorts_from_the_head() {
         let mut s = Bsd::new(1, true);
         for (i, sector) in [900u64, 100, 500].into_iter().enumerate() {
-            s.add(0, req(i as u64, 0, sector));
+            s.add(Instant::ZERO, req(i as u64, 0, sector));
         }
-        let dev = FlatDevice::at(400);
-        let Decision::Dispatch(r) = s.dispatch(0, &dev) else {
-            panic!()
-        };
-        assert_eq!(r.sector, 500);
+        let d = s.dispatch(Instant::ZERO, &FlatDevice::at(400));
+        assert!(
+            matches!(d, Decision::Dispatch(r) if r.sector == 500),
+            "{d:?}"
+        );
     }
 
     #[test]
     fn ungrouped_fragments_go_one_at_a_time_and_interleave() {
-        // Two 2-fragment requests from two flows, added together.
-        let mut s = Bsd::new(4, false);
-        s.add(0, frag(0, 0, 0, 0));
-        s.add(0, frag(1, 0, 0, 128));
-        s.add(0, frag(2, 2, 1, 10_000));
-        s.add(0, frag(3, 2, 1, 10_128));
-        let dev = FlatDevice::at(0);
-        assert_eq!(drain_ids(&mut s, &dev), vec![0, 2]);
-        assert_eq!(s.queued(), 2);
-        s.complete(1, &frag(0, 0, 0, 0), &svc());
-        s.complete(1, &frag(2, 2, 1, 10_000), &svc());
-        assert_eq!(drain_ids(&mut s, &dev), vec![1, 3]);
+        let mut tb = drive(Bsd::new(4, false));
+        two_fragmented(&mut tb);
+        assert_eq!(fill_ids(&mut tb), vec![0, 2]);
+        assert_eq!(tb.policy().queued(), 2);
+        tb.complete(RequestId(0));
+        tb.complete(RequestId(2));
+        assert_eq!(fill_ids(&mut tb), vec![1, 3]);
     }
 
     #[test]
     fn grouped_fragments_go_together() {
-        let mut s = Bsd::grouped(4, false, 0);
-        s.add(0, frag(0, 0, 0, 0));
-        s.add(0, frag(1, 0, 0, 128));
-        s.add(0, frag(2, 2, 1, 10_000));
-        s.add(0, frag(3, 2, 1, 10_128));
-        let dev = FlatDevice::at(0);
-        assert_eq!(drain_ids(&mut s, &dev), vec![0, 1, 2, 3]);
+        let mut tb = drive(Bsd::grouped(4, false, 0));
+        two_fragmented(&mut tb);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1, 2, 3]);
         // Groups of 2 out of 3 fragments: the third waits for both.
-        let mut s = Bsd::grouped(4, false, 2);
+        let mut tb = drive(Bsd::grouped(4, false, 2));
         for k in 0..3 {
-            s.add(0, frag(k, 0, 0, 128 * k));
+            tb.add_given(frag(k, 0, 0, 128 * k));
         }
-        assert_eq!(drain_ids(&mut s, &dev), vec![0, 1]);
-        s.complete(1, &frag(0, 0, 0, 0), &svc());
-        assert_eq!(drain_ids(&mut s, &dev), Vec::<u64>::new());
-        s.complete(1, &frag(1, 0, 0, 128), &svc());
-        assert_eq!(drain_ids(&mut s, &dev), vec![2]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+        tb.complete(RequestId(0));
+        assert_eq!(fill_ids(&mut tb), Vec::<u64>::new());
+        tb.complete(RequestId(1));
+        assert_eq!(fill_ids(&mut tb), vec![2]);
     }
 }

@@ -52,22 +52,33 @@ impl Scheduler for Clook {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
+    use crate::policy::testkit::Testbed;
+    use crate::time::Duration;
+
+    /// The sectors `s` serves, one request at a time, of a backlog of reads
+    /// at `sectors` that arrives with the head at `head` (put there by
+    /// serving a request that ends there first). SSTF's test uses it too.
+    pub(in crate::policy) fn backlog_order<P: Scheduler>(
+        s: P,
+        head: u64,
+        sectors: &[u64],
+    ) -> Vec<u64> {
+        let mut tb = Testbed::new(s, 1);
+        tb.add(0, head - 8, 8);
+        tb.serve(Duration::from_millis(1));
+        assert_eq!(tb.driver().head(), head);
+        for &sector in sectors {
+            tb.add(0, sector, 8);
+        }
+        tb.drain();
+        tb.order()[1..].iter().map(|r| r.sector).collect()
+    }
 
     #[test]
     fn ascends_from_the_head_then_wraps_to_the_lowest() {
-        let mut s = Clook::new();
-        for (i, sector) in [900u64, 100, 500, 300].into_iter().enumerate() {
-            s.add(0, req(i as u64, 0, sector));
-        }
-        let mut dev = FlatDevice::at(400);
-        let mut order = Vec::new();
-        while let Decision::Dispatch(r) = s.dispatch(0, &dev) {
-            order.push(r.sector);
-            dev.head = r.end();
-        }
+        let order = backlog_order(Clook::new(), 400, &[900, 100, 500, 300]);
         assert_eq!(order, vec![500, 900, 100, 300]);
     }
 }

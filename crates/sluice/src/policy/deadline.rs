@@ -204,104 +204,96 @@ impl Scheduler for Deadline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
-    use crate::types::Direction;
+    use crate::policy::testkit::{at_ms, Testbed};
 
-    fn w(id: u64, sector: u64) -> Request {
-        let mut r = req(id, 0, sector);
-        r.dir = Direction::Write;
-        r.sync = false;
-        r
+    /// A device that takes 32 requests: the order is the policy's alone.
+    fn deep(s: Deadline) -> Testbed<Deadline> {
+        Testbed::new(s, 32)
     }
 
-    fn drain(s: &mut Deadline, now: Instant) -> Vec<u64> {
-        let dev = FlatDevice::at(0);
-        let mut out = Vec::new();
-        while let Decision::Dispatch(r) = s.dispatch(now, &dev) {
-            out.push(r.id.0);
-        }
-        out
+    fn batch_of(fifo_batch: u32) -> Deadline {
+        Deadline::with_params(DeadlineParams {
+            fifo_batch,
+            ..Default::default()
+        })
+    }
+
+    /// An async write of 8 sectors at `sector` arrives now.
+    fn write(tb: &mut Testbed<Deadline>, sector: u64) -> Request {
+        tb.add_request(0, sector, 8, true)
+    }
+
+    /// Let the policy fill the device; the ids sent.
+    fn fill_ids(tb: &mut Testbed<Deadline>) -> Vec<u64> {
+        tb.fill().iter().map(|r| r.id.0).collect()
     }
 
     #[test]
     fn a_batch_sweeps_up_in_sector_order_from_the_oldest() {
-        let mut s = Deadline::new();
-        for (i, sector) in [500u64, 100, 900, 300].into_iter().enumerate() {
-            s.add(0, req(i as u64, 0, sector));
+        let mut tb = deep(Deadline::new());
+        for sector in [500u64, 100, 900, 300] {
+            tb.add(0, sector, 8);
         }
         // The first batch starts at the FIFO head (500), sweeps up to 900,
         // then the sweep is exhausted: the next batch starts at the oldest
         // remaining (100), then 300.
-        assert_eq!(drain(&mut s, 1), vec![0, 2, 1, 3]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 2, 1, 3]);
     }
 
     #[test]
     fn an_expired_request_starts_the_next_batch() {
-        let mut s = Deadline::with_params(DeadlineParams {
-            fifo_batch: 2,
-            ..Default::default()
-        });
-        s.add(0, req(0, 0, 1000));
-        s.add(0, req(1, 0, 10)); // oldest after request 0
+        let mut tb = deep(batch_of(2));
+        tb.add(0, 1000, 8);
+        let oldest_after_first = tb.add(0, 10, 8);
+        tb.advance_to(at_ms(1));
         for i in 2..6 {
-            s.add(NS_PER_MS, req(i, 0, 1000 + i));
+            tb.add(0, 1000 + i, 8);
         }
-        let dev = FlatDevice::at(0);
-        let first: Vec<u64> = (0..2)
-            .map(|_| match s.dispatch(0, &dev) {
-                Decision::Dispatch(r) => r.id.0,
-                d => panic!("{d:?}"),
-            })
-            .collect();
+        let first: Vec<u64> = (0..2).map(|_| tb.expect_dispatch().id.0).collect();
         assert_eq!(first, vec![0, 2]);
         // Before expiry the next batch continues the sweep (3, 4)...
-        let mut t = s.dispatch(100 * NS_PER_MS, &dev);
-        assert!(matches!(t, Decision::Dispatch(r) if r.id.0 == 3));
-        t = s.dispatch(100 * NS_PER_MS, &dev);
-        assert!(matches!(t, Decision::Dispatch(r) if r.id.0 == 4));
+        tb.advance_to(at_ms(100));
+        assert_eq!(tb.expect_dispatch().id.0, 3);
+        assert_eq!(tb.expect_dispatch().id.0, 4);
         // ...after 500 ms the expired request 1 (sector 10) jumps ahead.
-        t = s.dispatch(501 * NS_PER_MS, &dev);
-        assert!(matches!(t, Decision::Dispatch(r) if r.id.0 == 1), "{t:?}");
+        tb.advance_to(at_ms(501));
+        assert_eq!(tb.expect_dispatch().id, oldest_after_first.id);
     }
 
     #[test]
     fn batches_are_at_most_fifo_batch_long() {
-        let mut s = Deadline::new();
+        let mut tb = deep(Deadline::new());
         // 20 reads at ascending sectors and one write.
         for i in 0..20 {
-            s.add(0, req(i, 0, i * 10));
+            tb.add(0, i * 10, 8);
         }
-        s.add(0, w(100, 5));
-        let order = drain(&mut s, 1);
+        let w = write(&mut tb, 5);
+        let order = fill_ids(&mut tb);
         // Reads are preferred: a batch of 16 reads, then a second read batch
         // (starved = 1 < 2) of the 4 remaining, then the write.
         assert_eq!(order[..16], (0..16).collect::<Vec<_>>()[..]);
         assert_eq!(order[16..20], [16, 17, 18, 19]);
-        assert_eq!(order[20], 100);
+        assert_eq!(order[20..], [w.id.0]);
     }
 
     #[test]
     fn reads_are_preferred_until_writes_starved_batches() {
-        let mut s = Deadline::with_params(DeadlineParams {
-            fifo_batch: 1,
-            ..Default::default()
-        });
+        let mut tb = deep(batch_of(1));
         for i in 0..6 {
-            s.add(0, req(i, 0, 1000 * i));
+            tb.add(0, 1000 * i, 8);
         }
-        s.add(0, w(10, 0));
-        s.add(0, w(11, 0));
+        let (w1, w2) = (write(&mut tb, 0).id.0, write(&mut tb, 0).id.0);
         // Batches of one: read, read, then the write (starved reached 2),
         // read, read, write, then the remaining reads.
-        assert_eq!(drain(&mut s, 1), vec![0, 1, 10, 2, 3, 11, 4, 5]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1, w1, 2, 3, w2, 4, 5]);
     }
 
     #[test]
     fn writes_go_when_there_are_no_reads() {
-        let mut s = Deadline::new();
-        s.add(0, w(0, 50));
-        s.add(0, w(1, 10));
-        assert_eq!(drain(&mut s, 1), vec![0, 1]);
-        assert_eq!(s.queued(), 0);
+        let mut tb = deep(Deadline::new());
+        write(&mut tb, 50);
+        write(&mut tb, 10);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+        assert_eq!(tb.policy().queued(), 0);
     }
 }

@@ -438,88 +438,74 @@ impl Scheduler for Dor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
+    use crate::policy::testkit::{req, Testbed};
 
-    /// Seek 1 µs + 1 ns per sector; full stroke 10_001_000 ns, so 1 % of
-    /// it is a margin of 100_010 ns.
-    fn dev(head: u64) -> FlatDevice {
-        let mut d = FlatDevice::at(head);
-        d.capacity = 10_000_000;
-        d.depth = 64;
-        d
+    /// A device of depth 64 whose seek takes 1 µs + 1 ns per sector; full
+    /// stroke 10_001_000 ns, so 1 % of it is a margin of 100_010 ns.
+    fn bed(s: Dor) -> Testbed<Dor> {
+        let mut tb = Testbed::new(s, 64);
+        tb.dev.capacity = 10_000_000;
+        tb
     }
 
     fn dor(m_dmo: f64, m_qos: f64, base: usize) -> Dor {
         Dor::new(DorParams { base, m_dmo, m_qos })
     }
 
-    fn drain(s: &mut Dor, head: u64) -> Vec<u64> {
-        let d = dev(head);
-        let mut out = Vec::new();
-        while let Decision::Dispatch(r) = s.dispatch(0, &d) {
-            out.push(r.id.0);
-        }
-        out
+    /// Request `id`: 8 sectors of `flow` at `sector`, arriving now.
+    fn add(tb: &mut Testbed<Dor>, id: u64, flow: u32, sector: u64) {
+        tb.flow(flow, 100);
+        tb.add_given(req(id, flow, sector));
     }
 
-    fn weight(s: &mut Dor, f: u32, w: u32) {
-        s.add_flow(
-            0,
-            FlowId(f),
-            &FlowConfig {
-                weight: w,
-                class: None,
-            },
-        );
+    /// Let DOR fill the device; the ids sent.
+    fn fill_ids(tb: &mut Testbed<Dor>) -> Vec<u64> {
+        tb.fill().iter().map(|r| r.id.0).collect()
     }
 
     #[test]
     fn bqs_selects_by_finish_tag_and_updates_v_s_f_as_algorithm_1() {
-        let mut s = Dor::bqs(4);
-        weight(&mut s, 1, 80);
-        weight(&mut s, 2, 20);
+        let mut tb = bed(Dor::bqs(4));
+        tb.flow(1, 80);
+        tb.flow(2, 20);
         // 8-sector requests: F_1 steps by 0.1, F_2 by 0.4.
         for i in 0..6 {
-            s.add(0, req(i, 1, 1000 * i));
+            add(&mut tb, i, 1, 1000 * i);
         }
         for i in 10..12 {
-            s.add(0, req(i, 2, 1000 * i));
+            add(&mut tb, i, 2, 1000 * i);
         }
-        let (s1, f1) = s.tags(FlowId(1)).unwrap();
+        let (s1, f1) = tb.policy().tags(FlowId(1)).unwrap();
         assert!(s1 == 0.0 && (f1 - 0.1).abs() < 1e-9);
-        let got = drain(&mut s, 0);
         // F: r0 0.1, r1 0.2, r2 0.3, r3 0.4 = r10 0.4 (flow 1 first on ties).
-        assert_eq!(got, vec![0, 1, 2, 3]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1, 2, 3]);
         // v = S of the last selection; flow 1 moved on to r4.
-        assert!((s.virtual_time() - 0.3).abs() < 1e-9);
-        let (s1, f1) = s.tags(FlowId(1)).unwrap();
+        assert!((tb.policy().virtual_time() - 0.3).abs() < 1e-9);
+        let (s1, f1) = tb.policy().tags(FlowId(1)).unwrap();
         assert!((s1 - 0.4).abs() < 1e-9 && (f1 - 0.5).abs() < 1e-9);
         // Nothing more until the whole sequence has completed.
-        assert_eq!(drain(&mut s, 0), Vec::<u64>::new());
-        for i in 0..4 {
-            s.complete(1, &req(i, 1, 1000 * i), &svc());
+        for i in 0..3 {
+            tb.complete(RequestId(i));
+            assert_eq!(fill_ids(&mut tb), Vec::<u64>::new());
         }
+        tb.complete(RequestId(3));
         // Selected by tags: r10 (0.4), r4 (0.5), r5 (0.6), r11 (0.8); sent in
-        // C-SCAN order from the head.
-        assert_eq!(drain(&mut s, 0), vec![4, 5, 10, 11]);
-    }
-
-    fn svc() -> Service {
-        Service {
-            dispatched: 0,
-            completed: 1,
-            disk_time: 1,
-        }
+        // C-SCAN order from the head (past r3, at 3008).
+        assert_eq!(fill_ids(&mut tb), vec![4, 5, 10, 11]);
     }
 
     #[test]
     fn the_base_sequence_is_in_c_scan_order_from_the_head() {
-        let mut s = Dor::bqs(4);
+        let mut tb = bed(Dor::bqs(4));
+        // Put the head at 400: serve a request that ends there.
+        add(&mut tb, 9, 9, 392);
+        tb.serve(Duration::from_millis(1));
+        assert_eq!(tb.driver().head(), 400);
         for (i, sector) in [(0u64, 900u64), (1, 100), (2, 500), (3, 300)] {
-            s.add(0, req(i, i as u32, sector));
+            add(&mut tb, i, i as u32, sector);
         }
-        assert_eq!(drain(&mut s, 400), vec![2, 0, 1, 3]);
-        let (base, expanded) = s.last_sequences();
+        assert_eq!(fill_ids(&mut tb), vec![2, 0, 1, 3]);
+        let (base, expanded) = tb.policy().last_sequences();
         assert_eq!(base, expanded);
         assert_eq!(
             base.iter().map(|r| r.0).collect::<Vec<_>>(),
@@ -529,14 +515,14 @@ mod tests {
 
     /// Flows 1 and 2 of equal weight; BQS (base 2) takes A (flow 1, sector 0)
     /// and B (flow 2, sector 1e6); `extra` requests wait in the queues.
-    fn two_gap(m_dmo: f64, m_qos: f64, extra: &[(u64, u32, u64)]) -> Dor {
-        let mut s = dor(m_dmo, m_qos, 2);
-        s.add(0, req(0, 1, 0));
-        s.add(0, req(1, 2, 1_000_000));
+    fn two_gap(m_dmo: f64, m_qos: f64, extra: &[(u64, u32, u64)]) -> Testbed<Dor> {
+        let mut tb = bed(dor(m_dmo, m_qos, 2));
+        add(&mut tb, 0, 1, 0);
+        add(&mut tb, 1, 2, 1_000_000);
         for &(id, flow, sector) in extra {
-            s.add(0, req(id, flow, sector));
+            add(&mut tb, id, flow, sector);
         }
-        s
+        tb
     }
 
     #[test]
@@ -544,53 +530,55 @@ mod tests {
         // X on the way from A to B costs 992 ns more than A -> B (the 1 µs
         // seek constant less its 8 sectors); Y beyond B costs 8 ms more.
         // Margin: 1 % of the full stroke = 100 µs.
-        let mut s = two_gap(1.0, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
-        assert_eq!(drain(&mut s, 0), vec![0, 11, 1]);
-        assert_eq!(s.counts(), (2, 1));
+        let mut tb = two_gap(1.0, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 11, 1]);
+        assert_eq!(tb.policy().counts(), (2, 1));
         // With a margin of 500 ns, below the detour, nothing is inserted;
         // with 1000 ns it is.
-        let mut s = two_gap(0.01, 1.0, &[(11, 2, 500_000)]);
-        assert_eq!(drain(&mut s, 0), vec![0, 11, 1]);
-        let mut s = two_gap(0.005, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
-        assert_eq!(drain(&mut s, 0), vec![0, 1]);
+        let mut tb = two_gap(0.01, 1.0, &[(11, 2, 500_000)]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 11, 1]);
+        let mut tb = two_gap(0.005, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
         // A 50 % margin (5 ms) still rejects the 8 ms detour.
-        let mut s = two_gap(50.0, 1.0, &[(10, 1, 5_000_000)]);
-        assert_eq!(drain(&mut s, 0), vec![0, 1]);
-        let mut s = two_gap(90.0, 1.0, &[(10, 1, 5_000_000)]);
-        assert_eq!(drain(&mut s, 0), vec![0, 10, 1]);
+        let mut tb = two_gap(50.0, 1.0, &[(10, 1, 5_000_000)]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+        let mut tb = two_gap(90.0, 1.0, &[(10, 1, 5_000_000)]);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
     }
+
+    /// X1, X2 of flow 1 and Y of flow 2 all lie on the way; each adds
+    /// 8/100 = 0.08 to its flow's f. Z1, Z2 are far, keeping both flows
+    /// backlogged.
+    const ON_THE_WAY: [(u64, u32, u64); 5] = [
+        (10, 1, 300_000),
+        (11, 1, 400_000),
+        (12, 2, 600_000),
+        (13, 1, 9_000_000),
+        (14, 2, 9_000_000),
+    ];
 
     #[test]
     fn property_2_bounds_the_spread_of_the_additional_finish_tags() {
-        // X1, X2 of flow 1 and Y of flow 2 all lie on the way; each adds
-        // 8/100 = 0.08 to its flow's f. Z1, Z2 are far, keeping both flows
-        // backlogged.
-        let extra = [
-            (10, 1, 300_000),
-            (11, 1, 400_000),
-            (12, 2, 600_000),
-            (13, 1, 9_000_000),
-            (14, 2, 9_000_000),
-        ];
         // M_qos = 0.1: X1 (spread 0.08), then not X2 (0.16), but Y (0).
-        let mut s = two_gap(1.0, 0.1, &extra);
-        assert_eq!(drain(&mut s, 0), vec![0, 10, 12, 1]);
+        let mut tb = two_gap(1.0, 0.1, &ON_THE_WAY);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 12, 1]);
+        let s = tb.policy();
         assert!((s.additional_finish(FlowId(1)).unwrap() - 0.08).abs() < 1e-9);
         assert!((s.additional_finish(FlowId(2)).unwrap() - 0.08).abs() < 1e-9);
         // M_qos = 0.05: even the first insertion would spread 0.08.
-        let mut s = two_gap(1.0, 0.05, &extra);
-        assert_eq!(drain(&mut s, 0), vec![0, 1]);
+        let mut tb = two_gap(1.0, 0.05, &ON_THE_WAY);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
         // M_qos = 1: all three.
-        let mut s = two_gap(1.0, 1.0, &extra);
-        assert_eq!(drain(&mut s, 0), vec![0, 10, 11, 12, 1]);
+        let mut tb = two_gap(1.0, 1.0, &ON_THE_WAY);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 11, 12, 1]);
     }
 
     #[test]
     fn property_2_predicate_on_explicit_tags() {
         let mut s = dor(20.0, 0.5, 4);
-        s.add(0, req(0, 1, 0));
-        s.add(0, req(1, 2, 0));
-        s.add(0, req(2, 3, 0));
+        s.add(Instant::ZERO, req(0, 1, 0));
+        s.add(Instant::ZERO, req(1, 2, 0));
+        s.add(Instant::ZERO, req(2, 3, 0));
         // Non-empty queues with f = 0.3, 0.0, 0.1.
         let set = |s: &mut Dor, k: u32, f: f64| {
             let old = s.flows[&FlowId(k)].f;
@@ -612,52 +600,42 @@ mod tests {
     #[test]
     fn additional_finish_tags_start_at_the_minimum_of_the_backlogged_others() {
         // Make f_1 = 0.16, f_2 = 0.08 with both still backlogged (far Z1, Z2).
-        let extra = [
-            (10, 1, 300_000),
-            (11, 1, 400_000),
-            (12, 2, 600_000),
-            (13, 1, 9_000_000),
-            (14, 2, 9_000_000),
-        ];
-        let mut s = two_gap(1.0, 1.0, &extra);
-        assert_eq!(s.additional_finish(FlowId(1)), Some(0.0));
-        drain(&mut s, 0);
-        let f1 = s.additional_finish(FlowId(1)).unwrap();
-        let f2 = s.additional_finish(FlowId(2)).unwrap();
+        let mut tb = two_gap(1.0, 1.0, &ON_THE_WAY);
+        assert_eq!(tb.policy().additional_finish(FlowId(1)), Some(0.0));
+        tb.fill();
+        let f1 = tb.policy().additional_finish(FlowId(1)).unwrap();
+        let f2 = tb.policy().additional_finish(FlowId(2)).unwrap();
         assert!((f1 - 0.16).abs() < 1e-9 && (f2 - 0.08).abs() < 1e-9);
         // Flow 3 arrives at its empty queue: f_3 = max(0, min(f_1, f_2)).
-        s.add(0, req(20, 3, 7_000_000));
-        assert_eq!(s.additional_finish(FlowId(3)), Some(f2));
+        add(&mut tb, 20, 3, 7_000_000);
+        assert_eq!(tb.policy().additional_finish(FlowId(3)), Some(f2));
         // With no other queue backlogged a newcomer keeps its own f.
-        let mut s = dor(20.0, 1.0, 4);
-        s.add(0, req(0, 4, 0));
-        assert_eq!(s.additional_finish(FlowId(4)), Some(0.0));
+        let mut tb = bed(dor(20.0, 1.0, 4));
+        add(&mut tb, 0, 4, 0);
+        assert_eq!(tb.policy().additional_finish(FlowId(4)), Some(0.0));
     }
 
     #[test]
     fn m_qos_zero_is_bqs_alone() {
-        let extra = [(10, 1, 300_000), (11, 1, 400_000), (12, 2, 600_000)];
-        let mut a = two_gap(100.0, 0.0, &extra);
-        let mut b = Dor::bqs(2);
-        b.add(0, req(0, 1, 0));
-        b.add(0, req(1, 2, 1_000_000));
-        for &(id, flow, sector) in &extra {
-            b.add(0, req(id, flow, sector));
+        let extra = &ON_THE_WAY[..3];
+        let mut a = two_gap(100.0, 0.0, extra);
+        let mut b = bed(Dor::bqs(2));
+        add(&mut b, 0, 1, 0);
+        add(&mut b, 1, 2, 1_000_000);
+        for &(id, flow, sector) in extra {
+            add(&mut b, id, flow, sector);
         }
-        let mut got = (Vec::new(), Vec::new());
-        for _ in 0..3 {
-            for (s, out) in [(&mut a, &mut got.0), (&mut b, &mut got.1)] {
-                let ids = drain(s, 0);
-                for &i in &ids {
-                    s.complete(1, &req(i, 0, 0), &svc());
-                }
-                out.extend(ids);
+        // Three sequences, each served in full before the next.
+        for tb in [&mut a, &mut b] {
+            for _ in 0..3 {
+                tb.fill();
+                tb.complete_all(Duration::from_millis(1));
             }
         }
-        assert_eq!(got.0, got.1);
-        assert_eq!(got.0.len(), 5);
-        assert_eq!(a.counts(), (5, 0));
-        let stats = a.stats();
+        assert_eq!(a.order(), b.order());
+        assert_eq!(a.order().len(), 5);
+        assert_eq!(a.policy().counts(), (5, 0));
+        let stats = a.policy().stats();
         assert!(stats.contains(&("dor_requests", 0.0)) && stats.contains(&("bqs_requests", 5.0)));
     }
 }

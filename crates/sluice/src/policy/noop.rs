@@ -40,22 +40,19 @@ impl Scheduler for Noop {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
+    use crate::driver::LastAnswer;
+    use crate::policy::testkit::Testbed;
 
     #[test]
     fn dispatches_in_arrival_order_regardless_of_position() {
-        let mut s = Noop::new();
-        for (i, sector) in [900u64, 100, 500].into_iter().enumerate() {
-            s.add(i as u64, req(i as u64, 0, sector));
+        // A deep device: the order is the policy's, not the completions'.
+        let mut tb = Testbed::new(Noop::new(), 32);
+        for sector in [900u64, 100, 500] {
+            tb.add(0, sector, 8);
         }
-        let dev = FlatDevice::at(0);
-        let order: Vec<u64> = (0..3)
-            .map(|_| match s.dispatch(10, &dev) {
-                Decision::Dispatch(r) => r.sector,
-                d => panic!("{d:?}"),
-            })
-            .collect();
+        let order: Vec<u64> = tb.fill().iter().map(|r| r.sector).collect();
         assert_eq!(order, vec![900, 100, 500]);
-        assert_eq!(s.dispatch(10, &dev), Decision::Nothing);
+        assert_eq!(tb.poll(), None);
+        assert_eq!(tb.answer(), LastAnswer::Nothing);
     }
 }

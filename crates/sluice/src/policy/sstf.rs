@@ -58,20 +58,12 @@ impl Scheduler for Sstf {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::testkit::{req, FlatDevice};
+    use crate::policy::clook::tests::backlog_order;
 
     #[test]
     fn always_takes_the_nearest_request_on_either_side() {
-        let mut s = Sstf::new();
-        for (i, sector) in [1000u64, 380, 450, 10].into_iter().enumerate() {
-            s.add(0, req(i as u64, 0, sector));
-        }
-        let mut dev = FlatDevice::at(400);
-        let mut order = Vec::new();
-        while let Decision::Dispatch(r) = s.dispatch(0, &dev) {
-            order.push(r.sector);
-            dev.head = r.sector;
-        }
+        // The head follows each request's end: 400 -> 388 -> 458 -> 18.
+        let order = backlog_order(Sstf::new(), 400, &[1000, 380, 450, 10]);
         assert_eq!(order, vec![380, 450, 10, 1000]);
     }
 }
