@@ -113,7 +113,7 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
             seed: 0,
         },
     );
-    let mut driver = Driver::new(Noop::new(), 1);
+    let mut driver = Driver::new(Noop::default(), 1);
     let capacity = dev.capacity();
     let mut arrivals: Vec<Instant> = Vec::with_capacity(trace.len());
     let mut t = 0f64;

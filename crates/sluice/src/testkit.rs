@@ -397,8 +397,10 @@ impl<P: Scheduler> Testbed<P> {
         self.advance_to(t);
     }
 
-    /// Run one scripted step, then let the policy fill the device.
-    pub fn step(&mut self, op: &Op) {
+    /// Run one scripted step, then let the policy fill the device; returns
+    /// the request the step added, if it added one.
+    pub fn step(&mut self, op: &Op) -> Option<Request> {
+        let mut added = None;
         match *op {
             Op::Add {
                 flow,
@@ -406,7 +408,7 @@ impl<P: Scheduler> Testbed<P> {
                 sectors,
                 write,
             } => {
-                self.add_request(flow, sector, sectors, write);
+                added = Some(self.add_request(flow, sector, sectors, write));
             }
             Op::Complete(i) => {
                 let ids: Vec<RequestId> = self
@@ -421,6 +423,7 @@ impl<P: Scheduler> Testbed<P> {
             Op::Advance(dt) => self.advance(dt),
         }
         self.fill();
+        added
     }
 
     /// Complete everything and let time pass until the policy has given up

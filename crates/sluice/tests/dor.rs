@@ -28,6 +28,17 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
+prop_compose! {
+    /// A script, a device depth and four flows' weights.
+    fn setting()(
+        script in prop::collection::vec(op(), 0..200),
+        depth in prop::sample::select(vec![1usize, 4, 32]),
+        weights in prop::collection::vec(1u32..=1000, 4),
+    ) -> (Vec<Op>, usize, Vec<u32>) {
+        (script, depth, weights)
+    }
+}
+
 /// Run a script through a testbed (which checks exactly-once dispatch and
 /// the empty-device rule), flow f weighing `weights[f]`, then drain it.
 fn run<P: Scheduler>(s: P, depth: usize, weights: &[u32], script: &[Op]) -> Testbed<P> {
@@ -47,11 +58,9 @@ proptest! {
 
     #[test]
     fn m_qos_zero_dispatches_exactly_what_bqs_alone_does(
-        script in prop::collection::vec(op(), 0..200),
-        depth in prop::sample::select(vec![1usize, 4, 32]),
+        (script, depth, weights) in setting(),
         base in 1usize..8,
         m_dmo in 0.0f64..=100.0,
-        weights in prop::collection::vec(1u32..=1000, 4),
     ) {
         let dor = run(Dor::new(DorParams { base, m_dmo, m_qos: 0.0 }), depth, &weights, &script);
         let bqs = run(Dor::bqs(base), depth, &weights, &script);
@@ -61,12 +70,10 @@ proptest! {
 
     #[test]
     fn dor_keeps_the_invariants_with_any_parameters(
-        script in prop::collection::vec(op(), 0..200),
-        depth in prop::sample::select(vec![1usize, 4, 32]),
+        (script, depth, weights) in setting(),
         base in 1i64..8,
         m_dmo in 0.0f64..=100.0,
         m_qos in prop::sample::select(vec![0.0f64, 0.5, 1.0, 5.0]),
-        weights in prop::collection::vec(1u32..=1000, 4),
     ) {
         let mut p = Params::default();
         p.insert("base", ParamValue::Int(base));

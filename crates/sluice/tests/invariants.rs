@@ -68,19 +68,7 @@ fn run_script(sched: Box<dyn Scheduler>, depth: usize, script: &[Op]) -> Run {
     let mut adds_before = Vec::new();
     let mut fill = Vec::new();
     for op in script {
-        match *op {
-            // `Testbed::step` for an arrival, keeping the request it made.
-            Op::Add {
-                flow,
-                sector,
-                sectors,
-                write,
-            } => {
-                added.push(tb.add_request(flow, sector, sectors, write));
-                tb.fill();
-            }
-            _ => tb.step(op),
-        }
+        added.extend(tb.step(op));
         adds_before.resize(tb.log.len(), added.len());
         fill.push((added.len() - tb.log.len(), tb.in_flight()));
     }
@@ -442,6 +430,16 @@ struct Broken {
     one_at_a_time: bool,
 }
 
+/// The mixed script through a spoiled noop on a depth-4 device.
+fn broken_noop_run(rewrite: bool, one_at_a_time: bool) -> Run {
+    let broken = Broken {
+        inner: build_policy("noop"),
+        rewrite,
+        one_at_a_time,
+    };
+    run_script(Box::new(broken), 4, &mixed_script())
+}
+
 impl Scheduler for Broken {
     fn name(&self) -> &str {
         self.inner.name()
@@ -471,25 +469,15 @@ impl Scheduler for Broken {
 
 #[test]
 fn the_integrity_checker_detects_a_rewritten_request() {
-    let broken = Broken {
-        inner: build_policy("noop"),
-        rewrite: true,
-        one_at_a_time: false,
-    };
-    let run = run_script(Box::new(broken), 4, &mixed_script());
+    let run = broken_noop_run(true, false);
     assert!(check_integrity(&run).is_err());
     assert!(check_integrity(&run_script(build_policy("noop"), 4, &mixed_script())).is_ok());
 }
 
 #[test]
 fn the_fill_checker_detects_a_policy_that_leaves_slots_free() {
-    let broken = Broken {
-        inner: build_policy("noop"),
-        rewrite: false,
-        one_at_a_time: true,
-    };
     // The testbed accepts it (it only demands dispatch on an empty device)...
-    let run = run_script(Box::new(broken), 4, &mixed_script());
+    let run = broken_noop_run(false, true);
     check_fifo(&run).unwrap();
     // ...but it leaves three of four slots free with requests queued.
     assert!(check_fills_device(&run).is_err());

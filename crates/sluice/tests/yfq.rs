@@ -229,7 +229,9 @@ fn run_fragmented<P: Scheduler>(
                 add_split(&mut tb, flow, sector, sectors);
                 tb.fill();
             }
-            FOp::Complete(i) => tb.step(&Op::Complete(i)),
+            FOp::Complete(i) => {
+                tb.step(&Op::Complete(i));
+            }
         }
         within_limit(&tb)?;
     }

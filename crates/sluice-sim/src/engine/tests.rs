@@ -76,7 +76,7 @@ impl Scheduler for Idler {
 fn the_driver_calls_back_exactly_when_idling_ends() {
     let calls = Rc::new(RefCell::new(Calls::default()));
     let policy = Idler {
-        inner: Noop::new(),
+        inner: Noop::default(),
         until: None,
         ready: false,
         calls: calls.clone(),
@@ -252,7 +252,7 @@ fn each_start_up_run_is_a_new_process() {
     let events = Rc::new(RefCell::new(Vec::new()));
     let seen = Rc::new(RefCell::new(Vec::new()));
     let policy = Registry {
-        inner: Noop::new(),
+        inner: Noop::default(),
         events: events.clone(),
         seen: seen.clone(),
     };

@@ -102,7 +102,7 @@ fn keeps_the_queue_depth() {
 
 #[test]
 fn depth_zero_means_one() {
-    let mut d = Driver::new(Noop::new(), 0);
+    let mut d = Driver::new(Noop::default(), 0);
     assert_eq!(d.queue_depth(), 1);
     d.add(Instant::ZERO, req(0, 1, 0));
     d.add(Instant::ZERO, req(1, 1, 8));
@@ -236,7 +236,7 @@ fn an_idle_wait_cut_short_still_wakes_at_its_end() {
 
 #[test]
 fn drives_boxed_and_borrowed_policies() {
-    let mut boxed: Driver<Box<dyn Scheduler>> = Driver::new(Box::new(Noop::new()), 1);
+    let mut boxed: Driver<Box<dyn Scheduler>> = Driver::new(Box::new(Noop::default()), 1);
     boxed.add(Instant::ZERO, req(0, 1, 0));
     assert!(boxed.poll_dispatch(Instant::ZERO, &dev()).is_some());
     assert_eq!(boxed.policy().name(), "noop");
@@ -276,7 +276,7 @@ proptest! {
     /// equals the time the device was busy.
     #[test]
     fn attribution_adds_up_to_busy_time(steps in steps(), depth in 1usize..6) {
-        let mut d = Driver::new(Noop::new(), depth);
+        let mut d = Driver::new(Noop::default(), depth);
         let (mut now, mut busy, mut next) = (Instant::ZERO, Duration::ZERO, 0u64);
         let mut handed = Duration::ZERO;
         let mut completions = 0u64;

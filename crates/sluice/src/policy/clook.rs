@@ -15,10 +15,6 @@ pub struct Clook {
 }
 
 impl Clook {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// Remove and return the first request at or after `head`, wrapping.
     pub(crate) fn pop_from(
         sorted: &mut BTreeMap<(u64, u64), Request>,
@@ -78,7 +74,7 @@ pub(super) mod tests {
 
     #[test]
     fn ascends_from_the_head_then_wraps_to_the_lowest() {
-        let order = backlog_order(Clook::new(), 400, &[900, 100, 500, 300]);
+        let order = backlog_order(Clook::default(), 400, &[900, 100, 500, 300]);
         assert_eq!(order, vec![500, 900, 100, 300]);
     }
 }

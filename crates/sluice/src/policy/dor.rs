@@ -135,12 +135,6 @@ pub struct Dor {
     sequences: u64,
 }
 
-impl Default for Dor {
-    fn default() -> Self {
-        Self::new(DorParams::default())
-    }
-}
-
 impl Dor {
     pub fn new(params: DorParams) -> Self {
         Dor {

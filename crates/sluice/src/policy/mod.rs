@@ -120,9 +120,9 @@ pub const POLICIES: &[PolicyInfo] = &[
 pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
     let mut p = params.reader(name);
     let policy: Box<dyn Scheduler> = match name {
-        "noop" => Box::new(Noop::new()),
-        "clook" => Box::new(Clook::new()),
-        "sstf" => Box::new(Sstf::new()),
+        "noop" => Box::new(Noop::default()),
+        "clook" => Box::new(Clook::default()),
+        "sstf" => Box::new(Sstf::default()),
         "cfq" => Box::new(Cfq::with_params(CfqParams::read(&mut p)?)),
         "bfq" => Box::new(Bfq::from_params(false, &mut p)?),
         "bfq+" => Box::new(Bfq::from_params(true, &mut p)?),

@@ -13,12 +13,6 @@ pub struct Noop {
     queue: VecDeque<Request>,
 }
 
-impl Noop {
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 impl Scheduler for Noop {
     fn name(&self) -> &str {
         "noop"
@@ -46,7 +40,7 @@ mod tests {
     #[test]
     fn dispatches_in_arrival_order_regardless_of_position() {
         // A deep device: the order is the policy's, not the completions'.
-        let mut tb = Testbed::new(Noop::new(), 32);
+        let mut tb = Testbed::new(Noop::default(), 32);
         for sector in [900u64, 100, 500] {
             tb.add(0, sector, 8);
         }

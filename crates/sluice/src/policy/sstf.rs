@@ -15,12 +15,6 @@ pub struct Sstf {
     sorted: BTreeMap<(u64, u64), Request>,
 }
 
-impl Sstf {
-    pub fn new() -> Self {
-        Self::default()
-    }
-}
-
 impl Scheduler for Sstf {
     fn name(&self) -> &str {
         "sstf"
@@ -63,7 +57,7 @@ mod tests {
     #[test]
     fn always_takes_the_nearest_request_on_either_side() {
         // The head follows each request's end: 400 -> 388 -> 458 -> 18.
-        let order = backlog_order(Sstf::new(), 400, &[1000, 380, 450, 10]);
+        let order = backlog_order(Sstf::default(), 400, &[1000, 380, 450, 10]);
         assert_eq!(order, vec![380, 450, 10, 1000]);
     }
 }

@@ -87,16 +87,23 @@ fn the_first_completion_starts_a_100ms_sync_or_40ms_async_slice() {
     }
 }
 
+/// Flow 0 reads sequentially, thinking `think` after each request; from
+/// its first dispatch on, flow 1 keeps 4 sequential reads queued elsewhere.
+fn thinker_and_backlog(think: Duration, until: Instant) -> Testbed<Cfq> {
+    let mut tb = bed(Cfq::new());
+    tb.closed_flow(ClosedFlow::new(0, seq(0), true, 1, think));
+    tb.run(Instant::ZERO);
+    tb.closed_flow(ClosedFlow::new(1, seq(1 << 30), true, 4, Duration::ZERO));
+    tb.run(until);
+    tb
+}
+
 /// A sequential reader that thinks 3 ms between requests keeps the disk
 /// although another reader is backlogged: CFQ idles 8 ms after each of
 /// its completions and the next request arrives within the window.
 #[test]
 fn idles_8ms_for_an_emptied_sync_queue_and_keeps_serving_it() {
-    let mut tb = bed(Cfq::new());
-    tb.closed_flow(ClosedFlow::new(0, seq(0), true, 1, ms(3)));
-    tb.run(Instant::ZERO);
-    tb.closed_flow(ClosedFlow::new(1, seq(1 << 30), true, 4, Duration::ZERO));
-    tb.run(at_ms(50));
+    let tb = thinker_and_backlog(ms(3), at_ms(50));
     assert_eq!(tb.idles[0], (at_ms(1), at_ms(9)));
     assert!(tb.idles.iter().all(|&(a, b)| b - a == ms(8)));
     // Only the thinking reader is served within its slice.
@@ -108,11 +115,7 @@ fn idles_8ms_for_an_emptied_sync_queue_and_keeps_serving_it() {
 /// expires the slot and the other queue runs.
 #[test]
 fn idle_timeout_hands_the_disk_to_the_next_queue() {
-    let mut tb = bed(Cfq::new());
-    tb.closed_flow(ClosedFlow::new(0, seq(0), true, 1, ms(20)));
-    tb.run(Instant::ZERO);
-    tb.closed_flow(ClosedFlow::new(1, seq(1 << 30), true, 4, Duration::ZERO));
-    tb.run(at_ms(12));
+    let tb = thinker_and_backlog(ms(20), at_ms(12));
     assert_eq!(tb.idles[0], (at_ms(1), at_ms(9)));
     assert_eq!(tb.log[1].0, at_ms(9));
     assert_eq!(tb.log[1].1.flow.0, 1);

@@ -44,6 +44,13 @@ fn two_classes(mode: ViosMode, q0: u64, q1: u64, inner: &str) -> Testbed<Vios> {
     on_device(vios(mode, q0, q1, inner), 1)
 }
 
+/// `n` requests arrive, alternately from flows 0 and 1 (sectors 0, 1, ...).
+fn alternate(tb: &mut Testbed<Vios>, n: u64) {
+    for i in 0..n {
+        tb.add((i % 2) as u32, i, 8);
+    }
+}
+
 /// Serve up to `n` requests, one after the other, each taking `svc(r)`;
 /// stops early when VIOS has nothing to send. The requests served.
 fn serve(tb: &mut Testbed<Vios>, n: usize, svc: impl Fn(&Request) -> Duration) -> Vec<Request> {
@@ -98,9 +105,7 @@ fn one_request_in_the_device_at_a_time() {
 fn a_class_dispatches_while_its_quantum_is_positive_then_carries_the_overrun() {
     // Q = 20 ms for both; class 0's requests take 7 ms, class 1's 10 ms.
     let mut tb = two_classes(ViosMode::Crr, 20, 20, "noop");
-    for i in 0..40 {
-        tb.add((i % 2) as u32, i, 8);
-    }
+    alternate(&mut tb, 40);
     let svc_of = by_class(7, 10);
     // Round 1: class 0 sends 3 (7, 14, 21 >= 20: overrun 1 ms), class 1
     // sends 2 (exactly 20: CQ = 0).
@@ -125,9 +130,7 @@ fn a_non_positive_quantum_skips_the_turn_and_carries_the_rest() {
     // Q = 5 ms, a 12 ms request: overrun 7 ms; next allotment -2 ms ->
     // no dispatch, CQ = 2 ms; then 3 ms.
     let mut tb = two_classes(ViosMode::Crr, 5, 100, "noop");
-    for i in 0..10 {
-        tb.add((i % 2) as u32, i, 8);
-    }
+    alternate(&mut tb, 10);
     let svc_of = by_class(12, 1);
     let seq = serve(&mut tb, 1, &svc_of);
     assert_eq!(classes_of(&seq), vec![0]);

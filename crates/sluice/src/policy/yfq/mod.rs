@@ -207,12 +207,6 @@ pub struct Yfq {
     selected: u64,
 }
 
-impl Default for Yfq {
-    fn default() -> Self {
-        Self::new(YfqParams::default())
-    }
-}
-
 impl Yfq {
     pub fn new(params: YfqParams) -> Self {
         Yfq {

@@ -26,6 +26,15 @@ fn add(tb: &mut Testbed<Yfq>, request: Request) {
     tb.add_given(request);
 }
 
+/// YFQ with `params` on [`bed`], holding `requests`.
+fn loaded(params: YfqParams, requests: impl IntoIterator<Item = Request>) -> Testbed<Yfq> {
+    let mut tb = bed(yfq(params));
+    for request in requests {
+        add(&mut tb, request);
+    }
+    tb
+}
+
 /// Let YFQ fill the device; the ids sent.
 fn fill_ids(tb: &mut Testbed<Yfq>) -> Vec<u64> {
     ids(&tb.fill())
@@ -181,15 +190,12 @@ fn with_depth_one_the_batch_trickles_out_in_selection_order() {
 #[test]
 fn overlap_sends_the_next_batch_when_one_request_remains() {
     let eight = |overlap| {
-        let mut tb = bed(yfq(YfqParams {
+        let params = YfqParams {
             batch: 2,
             overlap,
             ..YfqParams::default()
-        }));
-        for i in 0..8 {
-            add(&mut tb, r(i, (i % 2) as u32, i * 100, 8));
-        }
-        tb
+        };
+        loaded(params, (0..8).map(|i| r(i, (i % 2) as u32, i * 100, 8)))
     };
     let mut tb = eight(true);
     assert_eq!(fill_ids(&mut tb), vec![0, 1]);
@@ -248,15 +254,12 @@ fn tie_break_orders_fragments_by_position_within_a_batch() {
 #[test]
 fn fragments_are_issued_group_by_group() {
     let five = |group| {
-        let mut tb = bed(yfq(YfqParams {
+        let params = YfqParams {
             batch: 8,
             group,
             ..YfqParams::default()
-        }));
-        for k in 0..5 {
-            add(&mut tb, frag(k, 0, 1, 128 * k));
-        }
-        tb
+        };
+        loaded(params, (0..5).map(|k| frag(k, 0, 1, 128 * k)))
     };
     let mut tb = five(2);
     assert_eq!(tb.policy().queued(), 5);
