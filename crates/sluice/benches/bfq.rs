@@ -17,14 +17,12 @@
 //!
 //! Run: `cargo bench -p sluice --bench bfq -- --warm-up-time 1 --measurement-time 2`.
 
-use std::hint::black_box;
-
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 
 use sluice::policy::{ParamValue, Params};
 
 mod common;
-use common::{Bench, BACKLOG, FLOW_COUNTS};
+use common::bench_group;
 
 /// Request size: with B_max pinned to it, every dispatch ends a slot.
 const SECTORS: u32 = 64;
@@ -39,16 +37,7 @@ fn bfq_plus(c: &mut Criterion) {
         }),
     ];
     for (group_name, params) in setups {
-        let mut group = c.benchmark_group(group_name);
-        group.throughput(Throughput::Elements(1));
-        for flows in FLOW_COUNTS {
-            let mut bench = Bench::new("bfq+", &params, flows, SECTORS);
-            group.bench_function(BenchmarkId::from_parameter(flows), |b| {
-                b.iter(|| black_box(bench.step()))
-            });
-            assert_eq!(bench.driver.queued(), (flows * BACKLOG - 1) as usize);
-        }
-        group.finish();
+        bench_group(c, group_name, "bfq+", &params, SECTORS);
     }
 }
 

@@ -10,29 +10,17 @@
 //!
 //! Run: `cargo bench -p sluice --bench per_request -- --quick`.
 
-use std::hint::black_box;
-
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion};
 
 use sluice::policy::{Params, POLICIES};
 
 mod common;
-use common::{Bench, BACKLOG, FLOW_COUNTS};
+use common::bench_group;
 
 /// One group per policy, so the ids read `noop/16`, `clook/4096`, ...
 fn per_request(c: &mut Criterion) {
     for info in POLICIES {
-        let mut group = c.benchmark_group(info.name);
-        group.throughput(Throughput::Elements(1));
-        for flows in FLOW_COUNTS {
-            let mut bench = Bench::new(info.name, &Params::default(), flows, 8);
-            group.bench_function(BenchmarkId::from_parameter(flows), |b| {
-                b.iter(|| black_box(bench.step()))
-            });
-            // The backlog really stayed put.
-            assert_eq!(bench.driver.queued(), (flows * BACKLOG - 1) as usize);
-        }
-        group.finish();
+        bench_group(c, info.name, info.name, &Params::default(), 8);
     }
 }
 

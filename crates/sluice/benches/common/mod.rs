@@ -3,6 +3,10 @@
 //! sectors on a depth-1 `FlatDevice`, and one add + dispatch + complete per
 //! iteration.
 
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+
 use sluice::policy::{build, Params};
 use sluice::testkit::FlatDevice;
 use sluice::{
@@ -120,4 +124,25 @@ impl Bench {
         self.add(self.refill);
         self.serve()
     }
+}
+
+/// One criterion group `group_name`: `policy` with `params` at each of
+/// [`FLOW_COUNTS`], requests of `sectors`; checks the backlog stayed put.
+pub fn bench_group(
+    c: &mut Criterion,
+    group_name: &str,
+    policy: &str,
+    params: &Params,
+    sectors: u32,
+) {
+    let mut group = c.benchmark_group(group_name);
+    group.throughput(Throughput::Elements(1));
+    for flows in FLOW_COUNTS {
+        let mut bench = Bench::new(policy, params, flows, sectors);
+        group.bench_function(BenchmarkId::from_parameter(flows), |b| {
+            b.iter(|| black_box(bench.step()))
+        });
+        assert_eq!(bench.driver.queued(), (flows * BACKLOG - 1) as usize);
+    }
+    group.finish();
 }
