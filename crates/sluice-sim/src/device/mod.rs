@@ -137,7 +137,7 @@ pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
                 spec.cache.segments = 0;
                 spec.cache.read_ahead_sectors = 0;
             }
-            let phase = Duration::from_nanos(crate::workload::splitmix(setup.seed)) % spec.period();
+            let phase = Duration::from_nanos(crate::rng::splitmix(setup.seed)) % spec.period();
             Box::new(Hdd::new(&spec, setup.queue_depth, setup.internal, phase))
         }
         Model::Ssd(spec) => Box::new(Ssd::new(spec, setup.queue_depth)),
