@@ -14,6 +14,7 @@ pub mod engine;
 mod error;
 pub mod report;
 pub mod repro;
+mod rng;
 pub mod scenario;
 pub mod startup;
 pub mod validate;

@@ -247,7 +247,7 @@ mod tests {
         assert!(t[1].write && t[1].lbn == 7 && t[1].sectors == 1);
         assert_eq!(t[0].interarrival_us, 20.5);
         let e = parse_trace("t", "R Hit 100 8 5000.0 20.5\nX Hit 1 1 1 1\n").unwrap_err();
-        assert_eq!(e.line, 2);
+        assert_eq!(e.line, Some(2));
         assert!(e.to_string().starts_with("t: line 2: "), "{e}");
         assert!(parse_trace("t", "R Hit 1 0 1 1").is_err());
         assert!(parse_trace("t", "R Hit 1 1 1").is_err());

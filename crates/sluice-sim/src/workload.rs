@@ -5,21 +5,14 @@
 
 use std::sync::Arc;
 
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 use sluice::metrics::FlowMetrics;
 use sluice::{Duration, Instant};
 
+use crate::rng;
 use crate::scenario::{FlowSpec, Pattern};
 use crate::startup::StartupTrace;
-
-/// SplitMix64: spreads a seed into independent-looking stream seeds.
-pub(crate) fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
 
 /// A request a flow wants issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,18 +60,17 @@ impl Flow {
     /// Flow number `index` of a run seeded with `seed`: each flow draws from
     /// its own stream, so adding a flow does not change the others' draws.
     pub fn new(spec: FlowSpec, seed: u64, index: usize) -> Self {
-        let stream = splitmix(seed ^ splitmix(index as u64 + 1));
         let kind = match spec.pattern {
             Pattern::Startup => Kind::Startup(Startup::new(
                 spec.trace.clone().expect("startup flows carry a trace"),
             )),
             Pattern::Video => Kind::Video(Video::default()),
             Pattern::Pool => Kind::Pool(Pool {
-                rng: Pcg64Mcg::seed_from_u64(stream),
+                rng: rng::stream(seed, index as u64),
                 in_flight: vec![0; spec.pool_weights.len()],
             }),
             _ => Kind::Greedy(Greedy {
-                rng: Pcg64Mcg::seed_from_u64(stream),
+                rng: rng::stream(seed, index as u64),
                 cursor: 0,
                 in_flight: 0,
                 issued: 0,

@@ -8,7 +8,7 @@ pub mod ssd;
 use self::hdd::{Hdd, HddSpec};
 use self::ssd::{Ssd, SsdSpec};
 
-use sluice::{CostModel, Instant, Request};
+use sluice::{CostModel, Duration, Instant, Request};
 
 /// One command as the device sees it. `tag` is the driver's request id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +137,7 @@ pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
                 spec.cache.segments = 0;
                 spec.cache.read_ahead_sectors = 0;
             }
-            let phase = crate::workload::splitmix(setup.seed) % spec.period();
+            let phase = Duration::from_nanos(crate::rng::splitmix(setup.seed)) % spec.period();
             Box::new(Hdd::new(&spec, setup.queue_depth, setup.internal, phase))
         }
         Model::Ssd(spec) => Box::new(Ssd::new(spec, setup.queue_depth)),

@@ -2,6 +2,8 @@
 //! "assumed" marks a value no source gives, chosen as typical for the
 //! drive's class, and the docs list them.
 
+use sluice::Duration;
+
 use super::hdd::geometry::{Layout, Zone};
 use super::hdd::seek::SeekCurve;
 use super::hdd::{CacheSpec, HddSpec, Overheads};
@@ -343,13 +345,13 @@ fn ssd_sata() -> SsdSpec {
         dies_per_channel: 4,
         page_sectors: 8,
         // MLC NAND: 50 µs page read, 500 µs program (ONFI-era datasheets).
-        read_ns: 50_000,
-        program_ns: 500_000,
+        read: Duration::from_micros(50),
+        program: Duration::from_micros(500),
         // 4 KiB over a 166 MB/s ONFI 2 channel.
-        channel_page_ns: 25_000,
+        channel_page: Duration::from_micros(25),
         // SATA 3 Gb/s: 300 MB/s.
-        link_sector_ns: 1_707,
-        overhead_ns: 20_000,
+        link_sector: Duration::from_nanos(1_707),
+        overhead: Duration::from_micros(20),
         max_queue: 32,
     }
 }

@@ -12,9 +12,6 @@ use std::collections::BinaryHeap;
 
 use sluice::{CostModel, Duration, Instant};
 
-/// Nanoseconds as the model computes internally (to be typed).
-type Nanos = u64;
-
 use super::{Command, Device};
 
 /// Parameters of an SSD model.
@@ -26,14 +23,16 @@ pub struct SsdSpec {
     pub dies_per_channel: u32,
     /// Flash page size in sectors.
     pub page_sectors: u32,
-    pub read_ns: Nanos,
-    pub program_ns: Nanos,
+    /// Reading one page from the array.
+    pub read: Duration,
+    /// Programming one page.
+    pub program: Duration,
     /// Moving one page over a channel.
-    pub channel_page_ns: Nanos,
+    pub channel_page: Duration,
     /// Moving one sector over the host link.
-    pub link_sector_ns: Nanos,
+    pub link_sector: Duration,
     /// Controller time per command.
-    pub overhead_ns: Nanos,
+    pub overhead: Duration,
     pub max_queue: usize,
 }
 
@@ -42,10 +41,10 @@ pub struct SsdSpec {
 pub struct Ssd {
     spec: SsdSpec,
     depth: usize,
-    die_free: Vec<Nanos>,
-    channel_free: Vec<Nanos>,
-    link_free: Nanos,
-    pending: BinaryHeap<Reverse<(Nanos, u64)>>,
+    die_free: Vec<Instant>,
+    channel_free: Vec<Instant>,
+    link_free: Instant,
+    pending: BinaryHeap<Reverse<(Instant, u64)>>,
 }
 
 impl Ssd {
@@ -53,9 +52,9 @@ impl Ssd {
         let dies = (spec.channels * spec.dies_per_channel) as usize;
         Ssd {
             depth: depth.max(1),
-            die_free: vec![0; dies],
-            channel_free: vec![0; spec.channels as usize],
-            link_free: 0,
+            die_free: vec![Instant::ZERO; dies],
+            channel_free: vec![Instant::ZERO; spec.channels as usize],
+            link_free: Instant::ZERO,
             pending: BinaryHeap::new(),
             spec: spec.clone(),
         }
@@ -63,11 +62,11 @@ impl Ssd {
 
     /// Schedule every page of `cmd` on its die and channel, in order;
     /// returns when the last page is done.
-    fn schedule(&mut self, now: Nanos, cmd: &Command) -> Nanos {
+    fn schedule(&mut self, now: Instant, cmd: &Command) -> Instant {
         let s = &self.spec;
-        let start = now + s.overhead_ns;
+        let start = now + s.overhead;
         let n = u64::from(cmd.sectors.max(1));
-        let link = s.link_sector_ns * n;
+        let link = s.link_sector * n;
         let first = cmd.lbn / u64::from(s.page_sectors);
         let last = (cmd.lbn + n - 1) / u64::from(s.page_sectors);
         // Writes cross the host link before flash; reads after.
@@ -83,14 +82,14 @@ impl Ssd {
                 + ((page / u64::from(s.channels)) % u64::from(s.dies_per_channel)) as usize;
             let done = if cmd.write {
                 let xfer_end =
-                    ready.max(self.channel_free[ch]).max(self.die_free[die]) + s.channel_page_ns;
+                    ready.max(self.channel_free[ch]).max(self.die_free[die]) + s.channel_page;
                 self.channel_free[ch] = xfer_end;
-                let prog_end = xfer_end + s.program_ns;
+                let prog_end = xfer_end + s.program;
                 self.die_free[die] = prog_end;
                 prog_end
             } else {
-                let read_end = ready.max(self.die_free[die]) + s.read_ns;
-                let xfer_end = read_end.max(self.channel_free[ch]) + s.channel_page_ns;
+                let read_end = ready.max(self.die_free[die]) + s.read;
+                let xfer_end = read_end.max(self.channel_free[ch]) + s.channel_page;
                 self.channel_free[ch] = xfer_end;
                 self.die_free[die] = xfer_end;
                 xfer_end
@@ -113,15 +112,13 @@ impl Device for Ssd {
         self.depth
     }
     fn submit(&mut self, now: Instant, cmd: Command) {
-        let now = now.as_nanos();
         let done = self.schedule(now, &cmd);
         self.pending.push(Reverse((done, cmd.tag)));
     }
     fn next_completion(&self) -> Option<Instant> {
-        self.pending.peek().map(|r| Instant::from_nanos(r.0 .0))
+        self.pending.peek().map(|r| r.0 .0)
     }
     fn pop_completion(&mut self, now: Instant) -> Option<u64> {
-        let now = now.as_nanos();
         match self.pending.peek() {
             Some(&Reverse((t, tag))) if t <= now => {
                 self.pending.pop();
@@ -140,7 +137,7 @@ impl CostModel for Ssd {
         Duration::ZERO
     }
     fn positioning_time(&self, _now: Instant, _from: u64, _to: u64) -> Duration {
-        Duration::from_nanos(self.spec.read_ns)
+        self.spec.read
     }
     fn full_stroke_seek(&self) -> Duration {
         Duration::ZERO
@@ -151,6 +148,10 @@ impl CostModel for Ssd {
 mod tests {
     use super::*;
 
+    fn at(ns: u64) -> Instant {
+        Instant::from_nanos(ns)
+    }
+
     fn spec() -> SsdSpec {
         SsdSpec {
             name: "t".into(),
@@ -158,11 +159,11 @@ mod tests {
             channels: 2,
             dies_per_channel: 2,
             page_sectors: 8,
-            read_ns: 50_000,
-            program_ns: 500_000,
-            channel_page_ns: 10_000,
-            link_sector_ns: 1_000,
-            overhead_ns: 5_000,
+            read: Duration::from_micros(50),
+            program: Duration::from_micros(500),
+            channel_page: Duration::from_micros(10),
+            link_sector: Duration::from_micros(1),
+            overhead: Duration::from_micros(5),
             max_queue: 32,
         }
     }
@@ -179,34 +180,43 @@ mod tests {
     #[test]
     fn a_lone_read_costs_overhead_read_transfer_and_link() {
         let mut d = Ssd::new(&spec(), 1);
-        d.submit(0, cmd(1, 0, false));
-        assert_eq!(d.next_completion(), Some(5_000 + 50_000 + 10_000 + 8_000));
+        d.submit(at(0), cmd(1, 0, false));
+        assert_eq!(
+            d.next_completion(),
+            Some(at(5_000 + 50_000 + 10_000 + 8_000))
+        );
     }
 
     #[test]
     fn writes_cost_more_than_reads() {
         let mut d = Ssd::new(&spec(), 1);
-        d.submit(0, cmd(1, 0, true));
-        assert_eq!(d.next_completion(), Some(5_000 + 8_000 + 10_000 + 500_000));
+        d.submit(at(0), cmd(1, 0, true));
+        assert_eq!(
+            d.next_completion(),
+            Some(at(5_000 + 8_000 + 10_000 + 500_000))
+        );
     }
 
     #[test]
     fn reads_on_different_dies_overlap_and_on_one_die_serialise() {
         let mut d = Ssd::new(&spec(), 4);
-        d.submit(0, cmd(1, 0, false));
-        d.submit(0, cmd(2, 1, false)); // other channel
+        d.submit(at(0), cmd(1, 0, false));
+        d.submit(at(0), cmd(2, 1, false)); // other channel
         let mut times = vec![];
         while let Some(t) = d.next_completion() {
             d.pop_completion(t);
             times.push(t);
         }
         // Parallel on two dies: the second waits only for the host link.
-        assert_eq!(times, vec![73_000, 81_000]);
+        assert_eq!(times, vec![at(73_000), at(81_000)]);
         let mut d = Ssd::new(&spec(), 4);
-        d.submit(0, cmd(1, 0, false));
-        d.submit(0, cmd(2, 4, false)); // page 4: same channel, same die
-        d.pop_completion(73_000);
+        d.submit(at(0), cmd(1, 0, false));
+        d.submit(at(0), cmd(2, 4, false)); // page 4: same channel, same die
+        d.pop_completion(at(73_000));
         // The die is busy until 65 µs; then read, transfer, link.
-        assert_eq!(d.next_completion(), Some(65_000 + 50_000 + 10_000 + 8_000));
+        assert_eq!(
+            d.next_completion(),
+            Some(at(65_000 + 50_000 + 10_000 + 8_000))
+        );
     }
 }

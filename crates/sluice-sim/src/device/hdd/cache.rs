@@ -2,8 +2,7 @@
 //! consecutive sectors, filled by reads and by read-ahead after them. At
 //! most one segment grows at a time: the one the head is streaming into.
 
-/// Nanoseconds as the model computes internally (to be typed).
-type Nanos = u64;
+use sluice::Instant;
 
 use super::mechanics::Mechanics;
 
@@ -22,7 +21,7 @@ pub struct Prefetch {
     segment: usize,
     /// First sector the stream reads; the head is right before it at `t0`.
     from: u64,
-    t0: Nanos,
+    t0: Instant,
     /// The stream stops before this sector.
     limit: u64,
 }
@@ -33,7 +32,7 @@ pub enum Lookup {
     /// Every sector is in the buffer now.
     Hit,
     /// The read-ahead stream will have read everything by this time.
-    Stream(Nanos),
+    Stream(Instant),
     /// The media must be accessed.
     Miss,
 }
@@ -64,12 +63,12 @@ impl ReadCache {
     }
 
     /// The active stream's frontier at `t` (first sector not yet read).
-    fn frontier(&self, m: &Mechanics, p: &Prefetch, t: Nanos) -> u64 {
+    fn frontier(&self, m: &Mechanics, p: &Prefetch, t: Instant) -> u64 {
         m.stream_progress(p.from, p.t0, t, p.limit)
     }
 
     /// Valid range of segment `i` at time `t`, including the stream.
-    fn valid(&self, m: &Mechanics, i: usize, t: Nanos) -> (u64, u64) {
+    fn valid(&self, m: &Mechanics, i: usize, t: Instant) -> (u64, u64) {
         let s = self.segments[i];
         match self.prefetch {
             Some(p) if p.segment == i => {
@@ -81,7 +80,7 @@ impl ReadCache {
     }
 
     /// Can `[lbn, lbn+n)` be served from the buffer, or from the stream?
-    pub fn lookup(&mut self, m: &Mechanics, t: Nanos, lbn: u64, n: u32) -> Lookup {
+    pub fn lookup(&mut self, m: &Mechanics, t: Instant, lbn: u64, n: u32) -> Lookup {
         let end = lbn + u64::from(n);
         for i in 0..self.segments.len() {
             let (s, e) = self.valid(m, i, t);
@@ -121,7 +120,7 @@ impl ReadCache {
 
     /// The head leaves the stream at `t` (for another access). Returns the
     /// sector the head is over, if a stream was active.
-    pub fn stop(&mut self, m: &Mechanics, t: Nanos) -> Option<u64> {
+    pub fn stop(&mut self, m: &Mechanics, t: Instant) -> Option<u64> {
         let p = self.prefetch.take()?;
         let front = self.frontier(m, &p, t);
         let seg = &mut self.segments[p.segment];
@@ -132,7 +131,7 @@ impl ReadCache {
 
     /// A read miss of `[lbn, lbn+n)` finished at `done`: buffer it in the
     /// least recently used segment and stream read-ahead after it.
-    pub fn fill(&mut self, lbn: u64, n: u32, done: Nanos) {
+    pub fn fill(&mut self, lbn: u64, n: u32, done: Instant) {
         if self.segments.is_empty() {
             return;
         }
@@ -168,7 +167,7 @@ impl ReadCache {
     }
 
     /// The head position the stream has reached at `t`, if streaming.
-    pub fn streaming_at(&self, m: &Mechanics, t: Nanos) -> Option<u64> {
+    pub fn streaming_at(&self, m: &Mechanics, t: Instant) -> Option<u64> {
         self.prefetch
             .map(|p| self.frontier(m, &p, t).saturating_sub(1))
     }
@@ -179,16 +178,21 @@ mod tests {
     use super::super::geometry::{Layout, Zone};
     use super::super::seek::SeekCurve;
     use super::*;
+    use sluice::Duration;
+
+    fn at(ns: u64) -> Instant {
+        Instant::from_nanos(ns)
+    }
 
     fn mech() -> Mechanics {
         Mechanics {
             run_cache: Default::default(),
             layout: Layout::new(1, vec![Zone::new(0, 999, 100, 10, 10)]).unwrap(),
             seek: SeekCurve::Table(vec![(1, 1.0), (999, 10.0)]),
-            period: 10_000_000,
-            head_switch: 500_000,
-            write_settle: 0,
-            phase: 0,
+            period: Duration::from_millis(10),
+            head_switch: Duration::from_micros(500),
+            write_settle: Duration::ZERO,
+            phase: Duration::ZERO,
         }
     }
 
@@ -196,52 +200,52 @@ mod tests {
     fn read_ahead_turns_the_next_sequential_read_into_a_hit() {
         let m = mech();
         let mut c = ReadCache::new(2, 1000, 500);
-        assert_eq!(c.lookup(&m, 0, 0, 100), Lookup::Miss);
-        c.fill(0, 100, 10_000_000);
+        assert_eq!(c.lookup(&m, at(0), 0, 100), Lookup::Miss);
+        c.fill(0, 100, at(10_000_000));
         // Right after the miss, the next 100 sectors are still coming.
-        match c.lookup(&m, 10_000_000, 100, 100) {
-            Lookup::Stream(t) => assert_eq!(t, m.stream_time(100, 10_000_000, 200)),
+        match c.lookup(&m, at(10_000_000), 100, 100) {
+            Lookup::Stream(t) => assert_eq!(t, m.stream_time(100, at(10_000_000), 200)),
             other => panic!("{other:?}"),
         }
         // Much later, they are in the buffer.
-        assert_eq!(c.lookup(&m, 200_000_000, 300, 100), Lookup::Hit);
+        assert_eq!(c.lookup(&m, at(200_000_000), 300, 100), Lookup::Hit);
         // The earlier data is still there.
-        assert_eq!(c.lookup(&m, 200_000_000, 0, 100), Lookup::Hit);
+        assert_eq!(c.lookup(&m, at(200_000_000), 0, 100), Lookup::Hit);
     }
 
     #[test]
     fn a_far_read_misses_and_stopping_keeps_what_was_read() {
         let m = mech();
         let mut c = ReadCache::new(1, 1000, 500);
-        c.fill(0, 100, 0);
-        assert_eq!(c.lookup(&m, 5_000_000, 50_000, 8), Lookup::Miss);
+        c.fill(0, 100, at(0));
+        assert_eq!(c.lookup(&m, at(5_000_000), 50_000, 8), Lookup::Miss);
         // Sector 100 opens cylinder 1: a 1 ms cylinder switch, then 4 ms
         // of streaming at 10 sectors per ms by t = 5 ms.
-        assert_eq!(c.stop(&m, 5_000_000), Some(139));
-        assert_eq!(c.lookup(&m, 5_000_000, 100, 40), Lookup::Hit);
-        assert_eq!(c.lookup(&m, 5_000_000, 100, 41), Lookup::Miss);
+        assert_eq!(c.stop(&m, at(5_000_000)), Some(139));
+        assert_eq!(c.lookup(&m, at(5_000_000), 100, 40), Lookup::Hit);
+        assert_eq!(c.lookup(&m, at(5_000_000), 100, 41), Lookup::Miss);
     }
 
     #[test]
     fn writes_invalidate_overlapping_data() {
         let m = mech();
         let mut c = ReadCache::new(1, 1000, 0);
-        c.fill(0, 100, 0);
+        c.fill(0, 100, at(0));
         c.invalidate(50, 8);
-        assert_eq!(c.lookup(&m, 1, 0, 50), Lookup::Hit);
-        assert_eq!(c.lookup(&m, 1, 40, 20), Lookup::Miss);
+        assert_eq!(c.lookup(&m, at(1), 0, 50), Lookup::Hit);
+        assert_eq!(c.lookup(&m, at(1), 40, 20), Lookup::Miss);
     }
 
     #[test]
     fn least_recently_used_segment_is_replaced() {
         let m = mech();
         let mut c = ReadCache::new(2, 1000, 0);
-        c.fill(0, 10, 0);
-        c.fill(5000, 10, 0);
-        assert_eq!(c.lookup(&m, 1, 0, 10), Lookup::Hit); // touch segment 0
-        c.fill(9000, 10, 0); // replaces the 5000 segment
-        assert_eq!(c.lookup(&m, 2, 0, 10), Lookup::Hit);
-        assert_eq!(c.lookup(&m, 2, 5000, 10), Lookup::Miss);
-        assert_eq!(c.lookup(&m, 2, 9000, 10), Lookup::Hit);
+        c.fill(0, 10, at(0));
+        c.fill(5000, 10, at(0));
+        assert_eq!(c.lookup(&m, at(1), 0, 10), Lookup::Hit); // touch segment 0
+        c.fill(9000, 10, at(0)); // replaces the 5000 segment
+        assert_eq!(c.lookup(&m, at(2), 0, 10), Lookup::Hit);
+        assert_eq!(c.lookup(&m, at(2), 5000, 10), Lookup::Miss);
+        assert_eq!(c.lookup(&m, at(2), 9000, 10), Lookup::Hit);
     }
 }

@@ -3,8 +3,7 @@
 
 use std::cell::Cell;
 
-/// Nanoseconds as the model computes internally (to be typed).
-type Nanos = u64;
+use sluice::{Duration, Instant};
 
 use super::geometry::{Layout, Location};
 use super::seek::SeekCurve;
@@ -20,9 +19,9 @@ pub struct Arm {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Access {
     /// When the first sector starts passing under the head.
-    pub first: Nanos,
+    pub first: Instant,
     /// When the last sector has passed.
-    pub end: Nanos,
+    pub end: Instant,
     /// Where the heads are afterwards.
     pub arm: Arm,
 }
@@ -37,12 +36,12 @@ pub struct Mechanics {
     pub layout: Layout,
     pub seek: SeekCurve,
     /// One revolution.
-    pub period: Nanos,
-    pub head_switch: Nanos,
+    pub period: Duration,
+    pub head_switch: Duration,
     /// Extra settling before writing after an arm movement.
-    pub write_settle: Nanos,
-    /// Where the platter is at time 0 (angle in ns of rotation).
-    pub phase: Nanos,
+    pub write_settle: Duration,
+    /// Where the platter is at time 0 (angle as time of rotation).
+    pub phase: Duration,
 }
 
 impl Mechanics {
@@ -64,18 +63,19 @@ impl Mechanics {
         loc
     }
 
-    /// Angular position at time `t`, in ns of rotation since the index mark.
-    fn angle(&self, t: Nanos) -> Nanos {
-        (t + self.phase) % self.period
+    /// Angular position at time `t`, as time of rotation since the index
+    /// mark.
+    fn angle(&self, t: Instant) -> Duration {
+        (t.since_origin() + self.phase) % self.period
     }
 
     /// Angle at which slot `slot` of a track with `spt` slots begins.
-    fn slot_angle(&self, slot: u64, spt: u32) -> Nanos {
-        slot * self.period / u64::from(spt)
+    fn slot_angle(&self, slot: u64, spt: u32) -> Duration {
+        Duration::from_nanos(slot * self.period.as_nanos() / u64::from(spt))
     }
 
     /// Wait from `t` until the start of `slot` passes under the head.
-    pub fn rotational_wait(&self, t: Nanos, slot: u32, spt: u32) -> Nanos {
+    pub fn rotational_wait(&self, t: Instant, slot: u32, spt: u32) -> Duration {
         let target = self.slot_angle(u64::from(slot), spt);
         (target + self.period - self.angle(t)) % self.period
     }
@@ -83,26 +83,26 @@ impl Mechanics {
     /// Time for `k` consecutive slots from `slot` to pass. Computed from
     /// absolute angles so that the platter position after a transfer is
     /// exactly the next slot's angle: no rounding drift over long streams.
-    fn transfer(&self, slot: u32, k: u32, spt: u32) -> Nanos {
+    fn transfer(&self, slot: u32, k: u32, spt: u32) -> Duration {
         let s = u64::from(slot);
         self.slot_angle(s + u64::from(k), spt) - self.slot_angle(s, spt)
     }
 
     /// Arm movement from `from` to the track of `to` (seek, or head switch).
-    pub fn move_time(&self, from: Arm, to: &Location, write: bool) -> Nanos {
+    pub fn move_time(&self, from: Arm, to: &Location, write: bool) -> Duration {
         let d = from.cyl.abs_diff(to.cyl);
         let t = if d > 0 {
-            self.seek.ns(d).max(if from.head != to.head {
+            self.seek.time(d).max(if from.head != to.head {
                 self.head_switch
             } else {
-                0
+                Duration::ZERO
             })
         } else if from.head != to.head {
             self.head_switch
         } else {
-            0
+            Duration::ZERO
         };
-        if write && t > 0 {
+        if write && !t.is_zero() {
             t + self.write_settle
         } else {
             t
@@ -111,16 +111,16 @@ impl Mechanics {
 
     /// Seek plus rotational wait to begin accessing `lbn` with the arm
     /// leaving `from` at `start`.
-    pub fn positioning(&self, start: Nanos, from: Arm, lbn: u64, write: bool) -> Nanos {
+    pub fn positioning(&self, start: Instant, from: Arm, lbn: u64, write: bool) -> Duration {
         let loc = self.locate(lbn);
         let t = start + self.move_time(from, &loc, write);
-        t + self.rotational_wait(t, loc.slot, loc.spt) - start
+        (t + self.rotational_wait(t, loc.slot, loc.spt)) - start
     }
 
     /// Access `n` sectors from `lbn`, the arm leaving `from` at `start`.
     /// Crossing a track costs a head switch (or a one-cylinder seek) and the
     /// wait for the skewed first sector of the next track.
-    pub fn access(&self, start: Nanos, from: Arm, lbn: u64, n: u32, write: bool) -> Access {
+    pub fn access(&self, start: Instant, from: Arm, lbn: u64, n: u32, write: bool) -> Access {
         let mut loc = self.locate(lbn);
         let mut t = start + self.move_time(from, &loc, write);
         t += self.rotational_wait(t, loc.slot, loc.spt);
@@ -157,7 +157,7 @@ impl Mechanics {
 
     /// Streaming: the head has just read sector `from - 1` at `t0` and keeps
     /// reading. When has it read everything below `to`?
-    pub fn stream_time(&self, from: u64, t0: Nanos, to: u64) -> Nanos {
+    pub fn stream_time(&self, from: u64, t0: Instant, to: u64) -> Instant {
         if to <= from {
             return t0;
         }
@@ -167,7 +167,7 @@ impl Mechanics {
 
     /// Streaming from `from` at `t0`: the first sector not yet read at `t`,
     /// at most `limit`.
-    pub fn stream_progress(&self, from: u64, t0: Nanos, t: Nanos, limit: u64) -> u64 {
+    pub fn stream_progress(&self, from: u64, t0: Instant, t: Instant, limit: u64) -> u64 {
         let mut lbn = from;
         let mut arm = self.arm_at(from.saturating_sub(1));
         let mut now = t0;
@@ -183,8 +183,9 @@ impl Mechanics {
             // the rounding by checking the neighbours.
             let elapsed = t - now;
             let base = self.slot_angle(u64::from(loc.slot), loc.spt);
-            let passed = (u128::from(elapsed) + u128::from(base)) * u128::from(loc.spt)
-                / u128::from(self.period);
+            let passed = (u128::from(elapsed.as_nanos()) + u128::from(base.as_nanos()))
+                * u128::from(loc.spt)
+                / u128::from(self.period.as_nanos());
             let mut k = passed
                 .saturating_sub(u128::from(loc.slot))
                 .min(u128::from(room)) as u32;
@@ -213,16 +214,24 @@ mod tests {
     use super::super::geometry::Zone;
     use super::*;
 
+    fn at(ns: u64) -> Instant {
+        Instant::from_nanos(ns)
+    }
+
+    fn ns(ns: u64) -> Duration {
+        Duration::from_nanos(ns)
+    }
+
     /// 1 head, 100 cylinders of 100 sectors, 10 ms per revolution, skew 10.
     fn mech() -> Mechanics {
         Mechanics {
             run_cache: Default::default(),
             layout: Layout::new(1, vec![Zone::new(0, 99, 100, 10, 10)]).unwrap(),
             seek: SeekCurve::Table(vec![(1, 1.0), (99, 5.0)]),
-            period: 10_000_000,
-            head_switch: 500_000,
-            write_settle: 200_000,
-            phase: 0,
+            period: Duration::from_millis(10),
+            head_switch: Duration::from_micros(500),
+            write_settle: Duration::from_micros(200),
+            phase: Duration::ZERO,
         }
     }
 
@@ -230,17 +239,17 @@ mod tests {
     fn rotational_wait_is_the_angular_distance_to_the_sector() {
         let m = mech();
         // At t=0 the head is over slot 0; slot 25 is a quarter turn away.
-        assert_eq!(m.rotational_wait(0, 25, 100), 2_500_000);
+        assert_eq!(m.rotational_wait(at(0), 25, 100), ns(2_500_000));
         // Just past slot 25: nearly a full turn.
-        assert_eq!(m.rotational_wait(2_500_001, 25, 100), 9_999_999);
-        assert_eq!(m.rotational_wait(12_500_000, 25, 100), 0);
+        assert_eq!(m.rotational_wait(at(2_500_001), 25, 100), ns(9_999_999));
+        assert_eq!(m.rotational_wait(at(12_500_000), 25, 100), Duration::ZERO);
     }
 
     #[test]
     fn one_track_transfer_takes_its_share_of_a_revolution() {
         let m = mech();
-        let a = m.access(0, Arm::default(), 0, 50, false);
-        assert_eq!((a.first, a.end), (0, 5_000_000));
+        let a = m.access(at(0), Arm::default(), 0, 50, false);
+        assert_eq!((a.first, a.end), (at(0), at(5_000_000)));
     }
 
     #[test]
@@ -248,12 +257,12 @@ mod tests {
         let m = mech();
         // lbn 1000 = cylinder 10; its slot is shifted by 10 cylinder skews
         // of 10 = 100 = slot 0. Seek of 10 cylinders: 1 + 4*(9/98) ms.
-        let a = m.access(0, Arm::default(), 1000, 1, false);
-        let seek = m.seek.ns(10);
+        let a = m.access(at(0), Arm::default(), 1000, 1, false);
+        let seek = at(0) + m.seek.time(10);
         assert_eq!(a.first, seek + m.rotational_wait(seek, 0, 100));
         assert_eq!(a.arm, Arm { cyl: 10, head: 0 });
         // A write after moving also waits for the settle time.
-        let w = m.access(0, Arm::default(), 1000, 1, true);
+        let w = m.access(at(0), Arm::default(), 1000, 1, true);
         let t = seek + m.write_settle;
         assert_eq!(w.first, t + m.rotational_wait(t, 0, 100));
     }
@@ -263,19 +272,22 @@ mod tests {
         let m = mech();
         // 200 sectors from 0: track 0, switch to cylinder 1 (1 ms seek),
         // whose first sector sits 10 slots (1 ms) later: exactly one skew.
-        let a = m.access(0, Arm::default(), 0, 200, false);
-        assert_eq!(a.end, 10_000_000 + 1_000_000 + 10_000_000);
+        let a = m.access(at(0), Arm::default(), 0, 200, false);
+        assert_eq!(a.end, at(10_000_000 + 1_000_000 + 10_000_000));
     }
 
     #[test]
     fn stream_progress_inverts_stream_time() {
         let m = mech();
         for to in [1u64, 37, 100, 101, 150, 420] {
-            let t = m.stream_time(0, 0, to);
-            assert_eq!(m.stream_progress(0, 0, t, 10_000), to, "to={to}");
-            assert!(m.stream_progress(0, 0, t - 1, 10_000) < to, "to={to}");
+            let t = m.stream_time(0, at(0), to);
+            assert_eq!(m.stream_progress(0, at(0), t, 10_000), to, "to={to}");
+            assert!(
+                m.stream_progress(0, at(0), t - ns(1), 10_000) < to,
+                "to={to}"
+            );
         }
-        assert_eq!(m.stream_progress(0, 0, u64::MAX / 4, 333), 333);
+        assert_eq!(m.stream_progress(0, at(0), at(u64::MAX / 4), 333), 333);
     }
 
     #[test]
@@ -289,9 +301,9 @@ mod tests {
             layout: spec.layout.clone(),
             seek: spec.seek.clone(),
             period: spec.period(),
-            head_switch: 1,
-            write_settle: 0,
-            phase: 0,
+            head_switch: ns(1),
+            write_settle: Duration::ZERO,
+            phase: Duration::ZERO,
         };
         let cap = m.layout.capacity();
         let mut x = 0x9E37_79B9_7F4A_7C15u64;

@@ -11,17 +11,15 @@ use std::collections::VecDeque;
 
 use sluice::{CostModel, Duration, Instant, NS_PER_MS};
 
-/// Nanoseconds as the model computes internally (to be typed).
-type Nanos = u64;
-
 use self::cache::{Lookup, ReadCache};
 use self::geometry::Layout;
 use self::mechanics::{Arm, Mechanics};
 use self::seek::SeekCurve;
 use super::{Command, Device, InternalOrder};
 
-fn ms(x: f64) -> Nanos {
-    (x * NS_PER_MS as f64).round() as Nanos
+/// Milliseconds as the model's figures give them, to the nearest ns.
+fn ms(x: f64) -> Duration {
+    Duration::from_nanos((x * NS_PER_MS as f64).round() as u64)
 }
 
 /// Controller overheads per command kind, after a read and after a write
@@ -82,8 +80,8 @@ pub struct HddSpec {
 
 impl HddSpec {
     /// Period of one revolution.
-    pub fn period(&self) -> Nanos {
-        (60.0e9 / self.rpm).round() as Nanos
+    pub fn period(&self) -> Duration {
+        Duration::from_nanos((60.0e9 / self.rpm).round() as u64)
     }
 }
 
@@ -92,7 +90,7 @@ impl HddSpec {
 #[derive(Clone, Copy, Debug)]
 struct Busy {
     tag: Option<u64>,
-    done: Nanos,
+    done: Instant,
 }
 
 /// Dirty data waiting in the buffer to be written to the media.
@@ -131,7 +129,7 @@ pub struct Hdd {
     name: String,
     mech: Mechanics,
     overheads: Overheads,
-    bus: Nanos,
+    bus: Duration,
     cache: ReadCache,
     write_back: WriteBack,
     arm: Arm,
@@ -141,16 +139,16 @@ pub struct Hdd {
     waiting: VecDeque<Command>,
     busy: Option<Busy>,
     /// An idle drive got commands: it starts one at this time.
-    start_at: Option<Nanos>,
+    start_at: Option<Instant>,
     done: VecDeque<u64>,
-    full_stroke: Nanos,
+    full_stroke: Duration,
 }
 
 impl Hdd {
     /// A drive of model `spec` accepting `depth` commands served in `order`;
-    /// `phase` sets the platter angle at time 0 (ns of rotation), so that a
-    /// scenario's seed varies it.
-    pub fn new(spec: &HddSpec, depth: usize, order: InternalOrder, phase: Nanos) -> Self {
+    /// `phase` sets the platter angle at time 0 (as time of rotation), so
+    /// that a scenario's seed varies it.
+    pub fn new(spec: &HddSpec, depth: usize, order: InternalOrder, phase: Duration) -> Self {
         let period = spec.period();
         let mech = Mechanics {
             run_cache: Default::default(),
@@ -161,7 +159,7 @@ impl Hdd {
             write_settle: ms(spec.write_settle_ms),
             phase: phase % period,
         };
-        let full_stroke = mech.seek.ns(mech.layout.cylinders().saturating_sub(1));
+        let full_stroke = mech.seek.time(mech.layout.cylinders().saturating_sub(1));
         Hdd {
             name: spec.name.clone(),
             cache: ReadCache::new(
@@ -201,19 +199,19 @@ impl Hdd {
 
     /// Where the arm is at `t`: over the read-ahead stream, or where the
     /// last access left it.
-    fn arm_now(&self, t: Nanos) -> Arm {
+    fn arm_now(&self, t: Instant) -> Arm {
         match self.cache.streaming_at(&self.mech, t) {
             Some(lbn) => self.mech.arm_at(lbn),
             None => self.arm,
         }
     }
 
-    fn overhead(&self, table: [f64; 2]) -> Nanos {
+    fn overhead(&self, table: [f64; 2]) -> Duration {
         ms(table[usize::from(self.last_write)])
     }
 
     /// Serve `cmd` starting at `t`; returns its completion time.
-    fn serve(&mut self, t: Nanos, cmd: &Command) -> Nanos {
+    fn serve(&mut self, t: Instant, cmd: &Command) -> Instant {
         let n = cmd.sectors.max(1);
         let bus = self.bus * u64::from(n);
         let done = if !cmd.write {
@@ -251,7 +249,7 @@ impl Hdd {
         done
     }
 
-    fn media_write(&mut self, start: Nanos, lbn: u64, n: u32) -> Nanos {
+    fn media_write(&mut self, start: Instant, lbn: u64, n: u32) -> Instant {
         let arm = self.leave_stream(start);
         let a = self.mech.access(start, arm, lbn, n, true);
         self.arm = a.arm;
@@ -259,7 +257,7 @@ impl Hdd {
     }
 
     /// Write the oldest dirty extent to the media from `t`; returns when done.
-    fn destage(&mut self, t: Nanos) -> Nanos {
+    fn destage(&mut self, t: Instant) -> Instant {
         match self.write_back.extents.pop_front() {
             Some((lbn, n)) => {
                 self.write_back.dirty -= u64::from(n);
@@ -270,7 +268,7 @@ impl Hdd {
     }
 
     /// Stop any read-ahead at `t`; the arm is where the stream got to.
-    fn leave_stream(&mut self, t: Nanos) -> Arm {
+    fn leave_stream(&mut self, t: Instant) -> Arm {
         match self.cache.stop(&self.mech, t) {
             Some(lbn) => self.mech.arm_at(lbn),
             None => self.arm,
@@ -278,7 +276,7 @@ impl Hdd {
     }
 
     /// Pick the next waiting command by the drive's own order.
-    fn pick(&self, t: Nanos) -> usize {
+    fn pick(&self, t: Instant) -> usize {
         match self.order {
             InternalOrder::Fcfs => 0,
             InternalOrder::Sstf => {
@@ -299,7 +297,7 @@ impl Hdd {
                         let c = &self.waiting[i];
                         if c.write && self.write_back.enabled && self.write_back.has_room(c.sectors)
                         {
-                            0 // straight into the buffer
+                            Duration::ZERO // straight into the buffer
                         } else {
                             // The arm moves once the controller overhead is
                             // over: judge the rotational position from then,
@@ -320,7 +318,7 @@ impl Hdd {
 
     /// With the mechanism free at `t`: serve a waiting command, or else
     /// write dirty data back while idle.
-    fn start_next(&mut self, t: Nanos) {
+    fn start_next(&mut self, t: Instant) {
         if self.busy.is_some() {
             return;
         }
@@ -349,7 +347,6 @@ impl Device for Hdd {
     }
 
     fn submit(&mut self, now: Instant, cmd: Command) {
-        let now = now.as_nanos();
         self.waiting.push_back(cmd);
         // An idle drive picks its first command once everything the host
         // sends at this instant has arrived: commands sent back to back
@@ -365,15 +362,13 @@ impl Device for Hdd {
     }
 
     fn next_completion(&self) -> Option<Instant> {
-        let next = match (self.busy.map(|b| b.done), self.start_at) {
+        match (self.busy.map(|b| b.done), self.start_at) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        };
-        next.map(Instant::from_nanos)
+        }
     }
 
     fn pop_completion(&mut self, now: Instant) -> Option<u64> {
-        let now = now.as_nanos();
         if let Some(t) = self.start_at.filter(|&t| t <= now && self.busy.is_none()) {
             self.start_at = None;
             self.start_next(t);
@@ -396,24 +391,18 @@ impl CostModel for Hdd {
 
     fn seek_time(&self, from: u64, to: u64) -> Duration {
         let l = &self.mech.layout;
-        Duration::from_nanos(
-            self.mech
-                .seek
-                .ns(l.cylinder_of(from).abs_diff(l.cylinder_of(to))),
-        )
+        self.mech
+            .seek
+            .time(l.cylinder_of(from).abs_diff(l.cylinder_of(to)))
     }
 
     fn positioning_time(&self, now: Instant, from: u64, to: u64) -> Duration {
-        Duration::from_nanos(self.mech.positioning(
-            now.as_nanos(),
-            self.mech.arm_at(from),
-            to,
-            false,
-        ))
+        self.mech
+            .positioning(now, self.mech.arm_at(from), to, false)
     }
 
     fn full_stroke_seek(&self) -> Duration {
-        Duration::from_nanos(self.full_stroke)
+        self.full_stroke
     }
 }
 
@@ -421,6 +410,14 @@ impl CostModel for Hdd {
 mod tests {
     use super::geometry::Zone;
     use super::*;
+
+    fn at(ns: u64) -> Instant {
+        Instant::from_nanos(ns)
+    }
+
+    fn ns(ns: u64) -> Duration {
+        Duration::from_nanos(ns)
+    }
 
     /// A small drive: 2 heads, 1000 cylinders of 100 sectors, 6000 rpm
     /// (10 ms per turn), fixed overheads, a 2-segment cache.
@@ -455,7 +452,7 @@ mod tests {
     }
 
     /// Submit at `at`, run to completion, return the response time.
-    fn response(d: &mut Hdd, at: Nanos, c: Command) -> Nanos {
+    fn response(d: &mut Hdd, at: Instant, c: Command) -> Duration {
         d.submit(at, c);
         loop {
             let t = d.next_completion().expect("work in progress");
@@ -468,34 +465,34 @@ mod tests {
 
     #[test]
     fn read_miss_costs_overhead_positioning_and_transfer() {
-        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, 0);
+        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, Duration::ZERO);
         // lbn 0 at t=0: 0.2 ms overhead, then wait for slot 0 (9.8 ms),
         // 8 sectors (0.8 ms), bus of the last sector.
-        let r = response(&mut d, 0, cmd(1, false, 0, 8));
-        assert_eq!(r, 200_000 + 9_800_000 + 800_000 + 1_000);
+        let r = response(&mut d, at(0), cmd(1, false, 0, 8));
+        assert_eq!(r, ns(200_000 + 9_800_000 + 800_000 + 1_000));
     }
 
     #[test]
     fn read_ahead_makes_the_next_read_a_cache_hit() {
-        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, 0);
-        let first = response(&mut d, 0, cmd(1, false, 0, 8));
+        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, Duration::ZERO);
+        let first = response(&mut d, at(0), cmd(1, false, 0, 8));
         // 50 ms later the read-ahead has buffered the rest of the segment.
-        let hit = response(&mut d, 50_000_000, cmd(2, false, 8, 8));
-        assert_eq!(hit, 100_000 + 8 * 1_000);
-        assert!(first > 10 * hit);
+        let hit = response(&mut d, at(50_000_000), cmd(2, false, 8, 8));
+        assert_eq!(hit, ns(100_000 + 8 * 1_000));
+        assert!(first > hit * 10);
     }
 
     #[test]
     fn write_back_completes_at_bus_speed_and_flushes_when_idle() {
-        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, 0);
-        d.submit(0, cmd(1, true, 5000, 8));
-        assert_eq!(d.next_completion(), Some(100_000 + 8_000));
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, Duration::ZERO);
+        d.submit(at(0), cmd(1, true, 5000, 8));
+        assert_eq!(d.next_completion(), Some(at(100_000 + 8_000)));
         assert_eq!(d.dirty_sectors(), 8);
-        assert_eq!(d.pop_completion(108_000), Some(1));
+        assert_eq!(d.pop_completion(at(108_000)), Some(1));
         // Idle: the drive starts writing the data back by itself, which
         // takes a seek and a rotational wait.
         let flush_end = d.next_completion().expect("destage scheduled");
-        assert!(flush_end > 108_000 + 1_000_000, "{flush_end}");
+        assert!(flush_end > at(108_000 + 1_000_000), "{flush_end:?}");
         assert_eq!(d.pop_completion(flush_end), None);
         assert_eq!(d.dirty_sectors(), 0);
         assert_eq!(d.next_completion(), None);
@@ -503,10 +500,10 @@ mod tests {
 
     #[test]
     fn a_full_write_buffer_makes_writes_wait_for_the_media() {
-        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, 0);
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, Duration::ZERO);
         // 64 dirty sectors fill the buffer; the next write must destage.
-        d.submit(0, cmd(1, true, 100_000, 64));
-        d.submit(0, cmd(2, true, 150_000, 8));
+        d.submit(at(0), cmd(1, true, 100_000, 64));
+        d.submit(at(0), cmd(2, true, 150_000, 8));
         let mut done = vec![];
         while done.len() < 2 {
             let t = d.next_completion().unwrap();
@@ -514,30 +511,30 @@ mod tests {
                 done.push((tag, t));
             }
         }
-        assert!(done[0].1 < 200_000, "{done:?}");
+        assert!(done[0].1 < at(200_000), "{done:?}");
         assert!(
-            done[1].1 > 2_000_000,
+            done[1].1 > at(2_000_000),
             "second write waited for a destage: {done:?}"
         );
     }
 
     #[test]
     fn write_through_goes_to_the_media() {
-        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, 0);
-        let r = response(&mut d, 0, cmd(1, true, 50_000, 8));
-        assert!(r > 1_000_000, "{r}");
+        let mut d = Hdd::new(&spec(false), 1, InternalOrder::Fcfs, Duration::ZERO);
+        let r = response(&mut d, at(0), cmd(1, true, 50_000, 8));
+        assert!(r > ns(1_000_000), "{r:?}");
         assert_eq!(d.dirty_sectors(), 0);
     }
 
     #[test]
     fn satf_serves_the_closest_in_time_first() {
-        let mut d = Hdd::new(&spec(false), 4, InternalOrder::Satf, 0);
+        let mut d = Hdd::new(&spec(false), 4, InternalOrder::Satf, Duration::ZERO);
         // Three commands at once: lbn 0 has just passed under the head
         // (almost a full turn away), 300 is one cylinder and a short turn
         // away, 190,000 is far.
-        d.submit(0, cmd(1, false, 0, 8));
-        d.submit(0, cmd(2, false, 190_000, 8)); // cylinder 950
-        d.submit(0, cmd(3, false, 300, 8)); // cylinder 1
+        d.submit(at(0), cmd(1, false, 0, 8));
+        d.submit(at(0), cmd(2, false, 190_000, 8)); // cylinder 950
+        d.submit(at(0), cmd(3, false, 300, 8)); // cylinder 1
         let mut order = vec![];
         while order.len() < 3 {
             let t = d.next_completion().unwrap();
@@ -547,13 +544,13 @@ mod tests {
         }
         assert_eq!(order, vec![3, 1, 2]);
         // FCFS keeps arrival order.
-        let mut f = Hdd::new(&spec(false), 4, InternalOrder::Fcfs, 0);
+        let mut f = Hdd::new(&spec(false), 4, InternalOrder::Fcfs, Duration::ZERO);
         for c in [
             cmd(1, false, 0, 8),
             cmd(2, false, 190_000, 8),
             cmd(3, false, 300, 8),
         ] {
-            f.submit(0, c);
+            f.submit(at(0), c);
         }
         let mut order = vec![];
         while order.len() < 3 {

@@ -1,7 +1,6 @@
 //! Seek time as a function of cylinder distance.
 
-/// Nanoseconds as the model computes internally (to be typed).
-type Nanos = u64;
+use sluice::Duration;
 
 /// A seek curve: either measured points (DiskSim's extracted `.seek` files)
 /// interpolated linearly, or Lee's three-parameter formula fitted to the
@@ -71,9 +70,9 @@ impl SeekCurve {
         }
     }
 
-    /// Seek time in ns.
-    pub fn ns(&self, distance: u32) -> Nanos {
-        (self.ms(distance) * 1e6).round().max(0.0) as Nanos
+    /// Seek time, rounded to the nanosecond.
+    pub fn time(&self, distance: u32) -> Duration {
+        Duration::from_nanos((self.ms(distance) * 1e6).round().max(0.0) as u64)
     }
 }
 
@@ -114,6 +113,6 @@ mod tests {
         assert_eq!(s.ms(10), 2.0);
         assert!((s.ms(60) - 7.0).abs() < 1e-12);
         assert!((s.ms(120) - 13.0).abs() < 1e-12);
-        assert_eq!(s.ns(60), 7_000_000);
+        assert_eq!(s.time(60), Duration::from_millis(7));
     }
 }

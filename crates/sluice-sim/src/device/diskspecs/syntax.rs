@@ -1,0 +1,703 @@
+//! DiskSim's parameter syntax (libparam) read into blocks, with typed
+//! access to their parameters; and DiskSim's seek-curve files. Nothing here
+//! knows what the parameters mean for a drive.
+
+use std::sync::Arc;
+
+use crate::{Error, Result};
+
+/// Where included files come from.
+pub(super) trait Files {
+    /// The text of `name` as named in file `from`, and the name to report
+    /// it by.
+    fn open(&self, from: &str, name: &str) -> std::result::Result<(String, String), String>;
+}
+
+/// The blocks of file `file`, whose text is `text`, with the files it
+/// includes (`source X`) read through `files`.
+pub(super) fn parse(file: &str, text: &str, files: &dyn Files) -> Result<Vec<Block>> {
+    Parser::new(file, text, files, 0).file_blocks()
+}
+
+// ---------------------------------------------------------------------------
+// Syntax tree and parser
+
+/// Where a block, entry or list item starts.
+#[derive(Clone, Debug)]
+pub(super) struct Pos {
+    pub(super) file: Arc<str>,
+    pub(super) line: usize,
+}
+
+impl Pos {
+    /// An error here, about parameter `key` when there is one.
+    pub(super) fn error(&self, key: Option<&str>, message: String) -> Error {
+        let e = Error::new(&*self.file, message).at_line(self.line);
+        match key {
+            Some(key) => e.key(key),
+            None => e,
+        }
+    }
+}
+
+/// A parameter's value.
+#[derive(Clone, Debug)]
+pub(super) enum Value {
+    Scalar(String),
+    List(Vec<(Value, Pos)>),
+    Block(Block),
+}
+
+/// One `Key = value` of a block.
+#[derive(Clone, Debug)]
+pub(super) struct Entry {
+    pub(super) key: String,
+    pub(super) value: Value,
+    pub(super) at: Pos,
+}
+
+/// A block `typename Name { ... }`.
+#[derive(Clone, Debug)]
+pub(super) struct Block {
+    pub(super) ty: String,
+    pub(super) name: String,
+    pub(super) at: Pos,
+    entries: Vec<Entry>,
+}
+
+/// Includes nest at most this deep (a cycle would not end).
+const MAX_DEPTH: usize = 16;
+
+struct Parser<'a> {
+    text: &'a str,
+    pos: usize,
+    line: usize,
+    file: Arc<str>,
+    files: &'a dyn Files,
+    depth: usize,
+}
+
+fn is_delim(c: u8) -> bool {
+    matches!(c, b'{' | b'}' | b'[' | b']' | b',' | b'=' | b'#')
+}
+
+impl<'a> Parser<'a> {
+    fn new(file: &str, text: &'a str, files: &'a dyn Files, depth: usize) -> Self {
+        Parser {
+            text,
+            pos: 0,
+            line: 1,
+            file: Arc::from(file),
+            files,
+            depth,
+        }
+    }
+
+    fn at(&self) -> Pos {
+        Pos {
+            file: self.file.clone(),
+            line: self.line,
+        }
+    }
+
+    fn err(&self, param: Option<&str>, message: String) -> Error {
+        self.at().error(param, message)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.pos).copied()
+    }
+
+    fn bump(&mut self) {
+        if self.peek() == Some(b'\n') {
+            self.line += 1;
+        }
+        self.pos += 1;
+    }
+
+    /// Skip white space and comments.
+    fn skip(&mut self) {
+        while let Some(c) = self.peek() {
+            if c == b'#' {
+                while self.peek().is_some_and(|c| c != b'\n') {
+                    self.bump();
+                }
+            } else if c.is_ascii_whitespace() {
+                self.bump();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// Text up to (not including) the first byte that `stop` accepts.
+    fn take_until(&mut self, stop: impl Fn(u8) -> bool) -> &'a str {
+        let start = self.pos;
+        while self.peek().is_some_and(|c| !stop(c)) {
+            self.bump();
+        }
+        &self.text[start..self.pos]
+    }
+
+    /// A run of non-blank, non-delimiter characters.
+    fn word(&mut self) -> &'a str {
+        self.take_until(|c| c.is_ascii_whitespace() || is_delim(c))
+    }
+
+    /// The blocks of a whole file.
+    fn file_blocks(&mut self) -> Result<Vec<Block>> {
+        let mut blocks = Vec::new();
+        loop {
+            self.skip();
+            let Some(c) = self.peek() else {
+                return Ok(blocks);
+            };
+            if is_delim(c) {
+                return Err(self.err(
+                    None,
+                    format!(
+                        "expected a block `typename Name {{ ... }}`, found `{}`",
+                        c as char
+                    ),
+                ));
+            }
+            let at = self.at();
+            let ty = self.word().to_string();
+            if ty == "source" {
+                self.skip();
+                let name = self.word();
+                if name.is_empty() {
+                    return Err(self.err(None, "`source` needs a file name".into()));
+                }
+                blocks.extend(self.include(name, None)?);
+                continue;
+            }
+            self.skip();
+            let name = if self.peek().is_some_and(|c| !is_delim(c)) {
+                self.word().to_string()
+            } else {
+                String::new()
+            };
+            self.skip();
+            if self.peek() != Some(b'{') {
+                return Err(self.err(None, format!("expected `{{` to open block `{ty} {name}`")));
+            }
+            self.bump();
+            blocks.push(self.body(ty, name, at)?);
+        }
+    }
+
+    /// The blocks of an included file.
+    fn include(&mut self, name: &str, param: Option<&str>) -> Result<Vec<Block>> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.err(
+                param,
+                format!("`source {name}`: includes nest too deeply (a cycle?)"),
+            ));
+        }
+        let (file, text) = self
+            .files
+            .open(&self.file, name)
+            .map_err(|e| self.err(param, format!("cannot read `source {name}`: {e}")))?;
+        Parser::new(&file, &text, self.files, self.depth + 1).file_blocks()
+    }
+
+    /// A block's entries, after its `{`, through its `}`.
+    fn body(&mut self, ty: String, name: String, at: Pos) -> Result<Block> {
+        let mut entries = Vec::new();
+        loop {
+            self.skip();
+            match self.peek() {
+                None => {
+                    return Err(self.err(
+                        None,
+                        format!(
+                            "block `{ty} {name}` opened at line {} is not closed with `}}`",
+                            at.line
+                        ),
+                    ))
+                }
+                Some(b'}') => {
+                    self.bump();
+                    return Ok(Block {
+                        ty,
+                        name,
+                        at,
+                        entries,
+                    });
+                }
+                Some(b',') => self.bump(),
+                Some(_) => {
+                    let at = self.at();
+                    let key = normalize(self.take_until(|c| is_delim(c) || c == b'\n'));
+                    if self.peek() != Some(b'=') {
+                        return Err(self.err(
+                            (!key.is_empty()).then_some(key.as_str()),
+                            "expected `Name = value`".into(),
+                        ));
+                    }
+                    if key.is_empty() {
+                        return Err(self.err(None, "missing parameter name before `=`".into()));
+                    }
+                    self.bump();
+                    let value = self.value(&key)?;
+                    entries.push(Entry { key, value, at });
+                    self.separator(b'}')?;
+                }
+            }
+        }
+    }
+
+    /// After a value: a comma, the closing bracket, or (leniently) a new line.
+    fn separator(&mut self, close: u8) -> Result<()> {
+        let line = self.line;
+        self.skip();
+        match self.peek() {
+            Some(b',') => {
+                self.bump();
+                Ok(())
+            }
+            Some(c) if c == close => Ok(()),
+            None => Ok(()),
+            Some(_) if self.line > line => Ok(()),
+            Some(c) => Err(self.err(
+                None,
+                format!(
+                    "expected `,` or `{}` after a value, found `{}`",
+                    close as char, c as char
+                ),
+            )),
+        }
+    }
+
+    fn value(&mut self, key: &str) -> Result<Value> {
+        self.skip();
+        match self.peek() {
+            Some(b'[') => {
+                self.bump();
+                let mut items = Vec::new();
+                loop {
+                    self.skip();
+                    match self.peek() {
+                        None => {
+                            return Err(self.err(Some(key), "list is not closed with `]`".into()))
+                        }
+                        Some(b']') => {
+                            self.bump();
+                            return Ok(Value::List(items));
+                        }
+                        Some(b',') => self.bump(),
+                        Some(_) => {
+                            let at = self.at();
+                            items.push((self.value(key)?, at));
+                            self.separator(b']')?;
+                        }
+                    }
+                }
+            }
+            Some(b'{') => {
+                let at = self.at();
+                self.bump();
+                Ok(Value::Block(self.body(String::new(), String::new(), at)?))
+            }
+            None | Some(b',' | b'}' | b']' | b'=') => {
+                Err(self.err(Some(key), "missing value".into()))
+            }
+            Some(_) => {
+                let at = self.at();
+                let text = self
+                    .take_until(|c| is_delim(c) || c == b'\n')
+                    .trim()
+                    .to_string();
+                if self.peek() == Some(b'{') {
+                    self.bump();
+                    let mut words = text.split_whitespace();
+                    let ty = words.next().unwrap_or("").to_string();
+                    let name = words.collect::<Vec<_>>().join(" ");
+                    return Ok(Value::Block(self.body(ty, name, at)?));
+                }
+                if let Some(name) = text
+                    .strip_prefix("source")
+                    .filter(|r| r.starts_with(char::is_whitespace))
+                {
+                    let name = name.trim();
+                    let blocks = self.include(name, Some(key))?;
+                    return match blocks.into_iter().next() {
+                        Some(b) => Ok(Value::Block(b)),
+                        None => Err(self.err(Some(key), format!("`{name}` holds no block"))),
+                    };
+                }
+                if text.is_empty() {
+                    return Err(self.err(Some(key), "missing value".into()));
+                }
+                Ok(Value::Scalar(text))
+            }
+        }
+    }
+}
+
+/// Parameter names compare without case and with single spaces.
+fn normalize(key: &str) -> String {
+    key.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn same_key(a: &str, b: &str) -> bool {
+    a.eq_ignore_ascii_case(b)
+}
+
+// ---------------------------------------------------------------------------
+// Typed access
+
+impl Entry {
+    pub(super) fn err(&self, message: String) -> Error {
+        self.at.error(Some(&self.key), message)
+    }
+
+    pub(super) fn scalar(&self) -> Result<&str> {
+        match &self.value {
+            Value::Scalar(s) => Ok(s),
+            Value::List(_) => Err(self.err("expected a single value, found a list".into())),
+            Value::Block(_) => Err(self.err("expected a single value, found a block".into())),
+        }
+    }
+
+    pub(super) fn int(&self) -> Result<i64> {
+        let s = self.scalar()?;
+        parse_int(s).ok_or_else(|| self.err(format!("expected an integer, found `{s}`")))
+    }
+
+    pub(super) fn num(&self) -> Result<f64> {
+        let s = self.scalar()?;
+        s.parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| self.err(format!("expected a number, found `{s}`")))
+    }
+
+    /// A non-negative integer that fits `T`.
+    pub(super) fn count<T: TryFrom<i64>>(&self) -> Result<T> {
+        let i = self.int()?;
+        T::try_from(i)
+            .ok()
+            .filter(|_| i >= 0)
+            .ok_or_else(|| self.err(format!("{i} is out of range")))
+    }
+
+    pub(super) fn time(&self) -> Result<f64> {
+        let x = self.num()?;
+        if x < 0.0 {
+            return Err(self.err(format!("a time cannot be negative ({x})")));
+        }
+        Ok(x)
+    }
+
+    pub(super) fn block(&self) -> Result<&Block> {
+        match &self.value {
+            Value::Block(b) => Ok(b),
+            _ => Err(self.err("expected a block `type { ... }`".into())),
+        }
+    }
+
+    pub(super) fn list(&self) -> Result<&[(Value, Pos)]> {
+        match &self.value {
+            Value::List(items) => Ok(items),
+            _ => Err(self.err("expected a list `[ ... ]`".into())),
+        }
+    }
+
+    /// A list of non-negative integers.
+    pub(super) fn ints(&self) -> Result<Vec<u64>> {
+        self.list()?
+            .iter()
+            .map(|(v, at)| {
+                let bad = |s: &str| {
+                    at.error(
+                        Some(&self.key),
+                        format!("expected a non-negative integer, found `{s}`"),
+                    )
+                };
+                match v {
+                    Value::Scalar(s) => parse_int(s)
+                        .and_then(|i| u64::try_from(i).ok())
+                        .ok_or_else(|| bad(s)),
+                    _ => Err(bad("a list or block")),
+                }
+            })
+            .collect()
+    }
+
+    /// A list of numbers.
+    pub(super) fn nums(&self, len: usize) -> Result<Vec<f64>> {
+        let items = self.list()?;
+        if items.len() != len {
+            return Err(self.err(format!("expected {len} numbers, found {}", items.len())));
+        }
+        items
+            .iter()
+            .map(|(v, at)| {
+                match v {
+                    Value::Scalar(s) => s.parse::<f64>().ok().filter(|x| x.is_finite()),
+                    _ => None,
+                }
+                .ok_or_else(|| at.error(Some(&self.key), "expected a number".into()))
+            })
+            .collect()
+    }
+}
+
+/// An integer, also written as a number with no fraction (`7200.000`).
+fn parse_int(s: &str) -> Option<i64> {
+    s.parse::<i64>().ok().or_else(|| {
+        let x = s.parse::<f64>().ok()?;
+        (x.fract() == 0.0 && x.abs() < 9.0e15).then_some(x as i64)
+    })
+}
+
+impl Block {
+    fn describe(&self) -> String {
+        if self.name.is_empty() {
+            format!("`{}` block", self.ty)
+        } else {
+            format!("`{} {}` block", self.ty, self.name)
+        }
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().rev().find(|e| same_key(&e.key, key))
+    }
+
+    pub(super) fn req(&self, key: &str) -> Result<&Entry> {
+        self.get(key).ok_or_else(|| {
+            self.at.error(
+                Some(key),
+                format!("missing (required in the {})", self.describe()),
+            )
+        })
+    }
+
+    pub(super) fn int_or(&self, key: &str, default: i64) -> Result<i64> {
+        self.get(key).map_or(Ok(default), Entry::int)
+    }
+
+    pub(super) fn num_or(&self, key: &str, default: f64) -> Result<f64> {
+        self.get(key).map_or(Ok(default), Entry::num)
+    }
+
+    pub(super) fn count<T: TryFrom<i64>>(&self, key: &str) -> Result<T> {
+        self.req(key)?.count()
+    }
+
+    pub(super) fn time(&self, key: &str) -> Result<f64> {
+        self.req(key)?.time()
+    }
+
+    /// A nested block whose type must be `ty`.
+    pub(super) fn block(&self, key: &str, ty: &str) -> Result<&Block> {
+        let e = self.req(key)?;
+        let b = e.block()?;
+        if !b.ty.eq_ignore_ascii_case(ty) {
+            return Err(e.err(format!("unsupported `{}` (only `{ty}` is)", b.ty)));
+        }
+        Ok(b)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Seek-curve files
+
+/// The points of a DiskSim seek-curve file: `Seek distances measured: N`,
+/// then N lines `distance, ms` with ascending distances.
+pub(super) fn seek_points(file_name: &str, text: &str) -> Result<Vec<(u32, f64)>> {
+    let err = |line: usize, message: String| Error::new(file_name, message).at_line(line);
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.trim()))
+        .filter(|(_, l)| !l.is_empty());
+    let (n, header) = lines
+        .next()
+        .ok_or_else(|| err(1, "empty seek curve file".into()))?;
+    let count = header
+        .split_once(':')
+        .filter(|(k, _)| k.trim().eq_ignore_ascii_case("Seek distances measured"))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0)
+        .ok_or_else(|| {
+            err(
+                n,
+                format!("expected `Seek distances measured: N` (N > 0), found `{header}`"),
+            )
+        })?;
+    let mut points: Vec<(u32, f64)> = Vec::with_capacity(count.min(1 << 16));
+    let mut last_line = n;
+    for (n, line) in lines.take(count) {
+        last_line = n;
+        let mut fields = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|f| !f.is_empty());
+        let d = fields
+            .next()
+            .and_then(|f| f.parse::<u32>().ok())
+            .filter(|&d| d > 0);
+        let t = fields
+            .next()
+            .and_then(|f| f.parse::<f64>().ok())
+            .filter(|t| t.is_finite() && *t >= 0.0);
+        let (Some(d), Some(t)) = (d, t) else {
+            return Err(err(
+                n,
+                format!("expected `distance, milliseconds`, found `{line}`"),
+            ));
+        };
+        if points.last().is_some_and(|&(p, _)| d <= p) {
+            return Err(err(n, format!("distance {d} does not ascend")));
+        }
+        points.push((d, t));
+    }
+    if points.len() < count {
+        return Err(err(
+            last_line,
+            format!(
+                "the header announces {count} seek distances but the file has {}",
+                points.len()
+            ),
+        ));
+    }
+    Ok(points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::super::{embedded, parse_seek_curve, parse_str};
+    use crate::device::hdd::seek::SeekCurve;
+
+    #[test]
+    fn errors_name_file_line_and_parameter() {
+        let text = ibm_text().replace(
+            "Number of buffer segments = 7",
+            "Number of buffer segments = seven",
+        );
+        let e = parse_with(&text, &[]).unwrap_err();
+        let line = ibm_text()
+            .lines()
+            .position(|l| l.contains("Number of buffer segments"))
+            .unwrap()
+            + 1;
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "x.diskspecs: line {line}: \"Number of buffer segments\": expected an integer, found `seven`"
+            )
+        );
+        // Errors inside the model name the model file.
+        let model = embedded("ibm18es.model")
+            .unwrap()
+            .replace("Head switch time = 0.062000,", "");
+        let e = parse_with(ibm_text(), &[("ibm18es.model", &model)]).unwrap_err();
+        assert_eq!(e.file, "ibm18es.model");
+        assert_eq!(e.key.as_deref(), Some("Head switch time"));
+        assert!(e.to_string().contains("missing"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn malformed_inputs_are_errors_not_panics() {
+        let cases: &[(&str, &str)] = &[
+            ("", "no `disksim_disk` block"),
+            ("disksim_disk X {", "not closed"),
+            ("disksim_disk X { Model }", "expected `Name = value`"),
+            ("disksim_disk X { Model = }", "missing value"),
+            ("disksim_disk X { Model = [1, 2 }", "expected `,` or `]`"),
+            ("disksim_disk X { = 3 }", "missing parameter name"),
+            ("} oops", "expected a block"),
+            (
+                "disksim_disk X { Model = source nowhere.model }",
+                "cannot read",
+            ),
+            ("disksim_disk X { Model = 3 }", "expected a block"),
+            (
+                "disksim_disk X { Model = other { } }",
+                "unsupported `other`",
+            ),
+            ("disksim_disk X { a = 1 b = 2 }", "expected `,`"),
+            (
+                "disksim_disk X { Model = source loop.model }",
+                "nest too deeply",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse_str("x.diskspecs", text, |name| {
+                (name == "loop.model").then(|| "dm_disk M { a = source loop.model }".to_string())
+            })
+            .unwrap_err();
+            assert!(e.to_string().contains(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn bad_seek_files_are_errors() {
+        let cases: &[(&str, &str)] = &[
+            ("", "empty"),
+            ("Seek points: 3\n1, 1.0\n", "Seek distances measured"),
+            (
+                "Seek distances measured: 3\n1, 1.0\n2, 2.0\n",
+                "announces 3",
+            ),
+            (
+                "Seek distances measured: 2\n1, 1.0\n1, 2.0\n",
+                "does not ascend",
+            ),
+            (
+                "Seek distances measured: 2\n1, 1.0\nx, 2.0\n",
+                "expected `distance",
+            ),
+            (
+                "Seek distances measured: 1\n1, -1.0\n",
+                "expected `distance",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse_seek_curve("s.seek", text).unwrap_err();
+            assert!(e.to_string().starts_with("s.seek: line "), "{e}");
+            assert!(e.to_string().contains(want), "{text:?}: {e}");
+        }
+        let ok = parse_seek_curve(
+            "s.seek",
+            "Seek distances measured: 2\n1,\t1.5\n10,\t2.5\n\n",
+        );
+        assert_eq!(ok, Ok(SeekCurve::Table(vec![(1, 1.5), (10, 2.5)])));
+    }
+
+    #[test]
+    fn truncated_files_never_panic() {
+        let text = ibm_text();
+        for cut in (0..text.len()).step_by(7) {
+            let _ = parse_with(&text[..cut], &[]);
+        }
+        let model = embedded("barracuda.model").unwrap();
+        let spec = embedded("barracuda.diskspecs").unwrap();
+        for cut in (0..model.len()).step_by(23) {
+            let _ = parse_with(spec, &[("barracuda.model", &model[..cut])]);
+        }
+        let seek = embedded("barracuda.seek").unwrap();
+        for cut in 0..seek.len() {
+            let _ = parse_with(spec, &[("barracuda.seek", &seek[..cut])]);
+        }
+    }
+
+    #[test]
+    fn syntax_is_tolerant() {
+        // Comments, missing commas at line ends, case and spacing in names,
+        // integers written as decimals.
+        let text = ibm_text()
+            .replace(
+                "Max queue length = 1,",
+                "max   QUEUE length = 4.000 # tagged\n",
+            )
+            .replace("Fast write level = 2,", "Fast write level = 0");
+        let s = parse_with(&text, &[]).unwrap();
+        assert_eq!(s.max_queue, 4);
+        assert!(!s.cache.write_back);
+    }
+}
