@@ -90,8 +90,8 @@ fn the_driver_calls_back_exactly_when_idling_ends() {
     let n = calls.woken.len();
     assert!(n + 1 >= calls.deadlines.len() && n <= calls.deadlines.len());
     assert_eq!(calls.woken[..], calls.deadlines[..n]);
-    // Every request waited its 5 ms, so a 1.5 ms read takes 6.5 ms or more.
-    assert!(r.flows[0].lat_ms.p50 >= 6.4, "{}", r.flows[0].lat_ms.p50);
+    // Every request waited its 5 ms before dispatch, then was served.
+    assert!(r.flows[0].lat_ms.p50 > 5.0, "{}", r.flows[0].lat_ms.p50);
 }
 
 #[test]
