@@ -256,19 +256,23 @@ impl<P: Scheduler> Driver<P> {
     }
 
     /// Share the device time since the last change evenly among the
-    /// requests in flight (the first `rem` get one nanosecond more).
+    /// requests in flight (the first `rem` get one nanosecond more). One
+    /// request in flight, the common case, costs no division.
     fn attribute(&mut self, now: Instant) {
-        let k = self.in_flight.len() as u64;
         let elapsed = now.saturating_duration_since(self.last_change);
-        if let (Some(share), Some(rem)) = (
-            elapsed.as_nanos().checked_div(k),
-            elapsed.as_nanos().checked_rem(k),
-        ) {
-            for (i, x) in self.in_flight.iter_mut().enumerate() {
-                x.disk_time += Duration::from_nanos(share + u64::from((i as u64) < rem));
+        self.last_change = now;
+        match self.in_flight.as_mut_slice() {
+            [] => {}
+            [only] => only.disk_time += elapsed,
+            all => {
+                let k = all.len() as u64;
+                let share = elapsed.as_nanos() / k;
+                let rem = elapsed.as_nanos() - share * k;
+                for (i, x) in all.iter_mut().enumerate() {
+                    x.disk_time += Duration::from_nanos(share + u64::from((i as u64) < rem));
+                }
             }
         }
-        self.last_change = now;
     }
 }
 
