@@ -5,6 +5,20 @@ pub mod hdd;
 pub mod presets;
 pub mod ssd;
 
+/// Instants and durations from raw nanoseconds, for the device tests.
+#[cfg(test)]
+pub(crate) mod test_time {
+    use sluice::{Duration, Instant};
+
+    pub fn at(ns: u64) -> Instant {
+        Instant::from_nanos(ns)
+    }
+
+    pub fn ns(ns: u64) -> Duration {
+        Duration::from_nanos(ns)
+    }
+}
+
 use self::hdd::{Hdd, HddSpec};
 use self::ssd::{Ssd, SsdSpec};
 

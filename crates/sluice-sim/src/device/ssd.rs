@@ -147,10 +147,7 @@ impl CostModel for Ssd {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn at(ns: u64) -> Instant {
-        Instant::from_nanos(ns)
-    }
+    use crate::device::test_time::at;
 
     fn spec() -> SsdSpec {
         SsdSpec {
@@ -177,24 +174,21 @@ mod tests {
         }
     }
 
+    /// When one command alone on an idle drive completes.
+    fn lone(write: bool) -> Option<Instant> {
+        let mut d = Ssd::new(&spec(), 1);
+        d.submit(at(0), cmd(1, 0, write));
+        d.next_completion()
+    }
+
     #[test]
     fn a_lone_read_costs_overhead_read_transfer_and_link() {
-        let mut d = Ssd::new(&spec(), 1);
-        d.submit(at(0), cmd(1, 0, false));
-        assert_eq!(
-            d.next_completion(),
-            Some(at(5_000 + 50_000 + 10_000 + 8_000))
-        );
+        assert_eq!(lone(false), Some(at(5_000 + 50_000 + 10_000 + 8_000)));
     }
 
     #[test]
     fn writes_cost_more_than_reads() {
-        let mut d = Ssd::new(&spec(), 1);
-        d.submit(at(0), cmd(1, 0, true));
-        assert_eq!(
-            d.next_completion(),
-            Some(at(5_000 + 8_000 + 10_000 + 500_000))
-        );
+        assert_eq!(lone(true), Some(at(5_000 + 8_000 + 10_000 + 500_000)));
     }
 
     #[test]

@@ -175,25 +175,13 @@ impl ReadCache {
 
 #[cfg(test)]
 mod tests {
-    use super::super::geometry::{Layout, Zone};
-    use super::super::seek::SeekCurve;
+    use super::super::mechanics::test_mechanics;
     use super::*;
+    use crate::device::test_time::at;
     use sluice::Duration;
 
-    fn at(ns: u64) -> Instant {
-        Instant::from_nanos(ns)
-    }
-
     fn mech() -> Mechanics {
-        Mechanics {
-            run_cache: Default::default(),
-            layout: Layout::new(1, vec![Zone::new(0, 999, 100, 10, 10)]).unwrap(),
-            seek: SeekCurve::Table(vec![(1, 1.0), (999, 10.0)]),
-            period: Duration::from_millis(10),
-            head_switch: Duration::from_micros(500),
-            write_settle: Duration::ZERO,
-            phase: Duration::ZERO,
-        }
+        test_mechanics(1000, 10.0, Duration::ZERO)
     }
 
     #[test]

@@ -811,24 +811,14 @@ mod tests {
     #[test]
     fn per_track_and_per_cylinder_spares() {
         let zone = Zone::new(0, 1, 10, 0, 0).with_spares(2);
-        let t = Layout::with_scheme(
-            2,
-            vec![zone.clone()],
-            Sparing::PerTrack,
-            SurfaceOrder::Normal,
-        )
-        .unwrap();
+        let layout =
+            |s| Layout::with_scheme(2, vec![zone.clone()], s, SurfaceOrder::Normal).unwrap();
+        let t = layout(Sparing::PerTrack);
         assert_eq!(t.capacity(), 4 * 8);
         assert_eq!(t.locate(0).left_on_track, 8);
         assert_eq!((t.locate(8).head, t.locate(8).slot), (1, 0));
         walk(&t);
-        let c = Layout::with_scheme(
-            2,
-            vec![zone.clone()],
-            Sparing::PerCylinder,
-            SurfaceOrder::Normal,
-        )
-        .unwrap();
+        let c = layout(Sparing::PerCylinder);
         assert_eq!(c.capacity(), 2 * 18);
         assert_eq!(c.locate(10).left_on_track, 8);
         assert_eq!(c.locate(18).cyl, 1);

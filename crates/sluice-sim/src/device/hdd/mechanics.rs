@@ -209,30 +209,36 @@ impl Mechanics {
     }
 }
 
+/// A test drive: one head, `cylinders` cylinders of 100 sectors with skews
+/// of 10, 10 ms per revolution, a 0.5 ms head switch, seeks from 1 ms (one
+/// cylinder) to `full_seek_ms` (full stroke).
+#[cfg(test)]
+pub(crate) fn test_mechanics(
+    cylinders: u32,
+    full_seek_ms: f64,
+    write_settle: Duration,
+) -> Mechanics {
+    use super::geometry::Zone;
+    let last = cylinders - 1;
+    Mechanics {
+        run_cache: Default::default(),
+        layout: Layout::new(1, vec![Zone::new(0, last, 100, 10, 10)]).unwrap(),
+        seek: SeekCurve::Table(vec![(1, 1.0), (last, full_seek_ms)]),
+        period: Duration::from_millis(10),
+        head_switch: Duration::from_micros(500),
+        write_settle,
+        phase: Duration::ZERO,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::geometry::Zone;
     use super::*;
-
-    fn at(ns: u64) -> Instant {
-        Instant::from_nanos(ns)
-    }
-
-    fn ns(ns: u64) -> Duration {
-        Duration::from_nanos(ns)
-    }
+    use crate::device::test_time::{at, ns};
 
     /// 1 head, 100 cylinders of 100 sectors, 10 ms per revolution, skew 10.
     fn mech() -> Mechanics {
-        Mechanics {
-            run_cache: Default::default(),
-            layout: Layout::new(1, vec![Zone::new(0, 99, 100, 10, 10)]).unwrap(),
-            seek: SeekCurve::Table(vec![(1, 1.0), (99, 5.0)]),
-            period: Duration::from_millis(10),
-            head_switch: Duration::from_micros(500),
-            write_settle: Duration::from_micros(200),
-            phase: Duration::ZERO,
-        }
+        test_mechanics(100, 5.0, Duration::from_micros(200))
     }
 
     #[test]

@@ -410,14 +410,7 @@ impl CostModel for Hdd {
 mod tests {
     use super::geometry::Zone;
     use super::*;
-
-    fn at(ns: u64) -> Instant {
-        Instant::from_nanos(ns)
-    }
-
-    fn ns(ns: u64) -> Duration {
-        Duration::from_nanos(ns)
-    }
+    use crate::device::test_time::{at, ns};
 
     /// A small drive: 2 heads, 1000 cylinders of 100 sectors, 6000 rpm
     /// (10 ms per turn), fixed overheads, a 2-segment cache.
@@ -535,14 +528,7 @@ mod tests {
         d.submit(at(0), cmd(1, false, 0, 8));
         d.submit(at(0), cmd(2, false, 190_000, 8)); // cylinder 950
         d.submit(at(0), cmd(3, false, 300, 8)); // cylinder 1
-        let mut order = vec![];
-        while order.len() < 3 {
-            let t = d.next_completion().unwrap();
-            while let Some(tag) = d.pop_completion(t) {
-                order.push(tag);
-            }
-        }
-        assert_eq!(order, vec![3, 1, 2]);
+        assert_eq!(completion_order(&mut d), vec![3, 1, 2]);
         // FCFS keeps arrival order.
         let mut f = Hdd::new(&spec(false), 4, InternalOrder::Fcfs, Duration::ZERO);
         for c in [
@@ -552,13 +538,17 @@ mod tests {
         ] {
             f.submit(at(0), c);
         }
+        assert_eq!(completion_order(&mut f), vec![1, 2, 3]);
+    }
+
+    /// The tags of everything submitted, in completion order.
+    fn completion_order(d: &mut Hdd) -> Vec<u64> {
         let mut order = vec![];
-        while order.len() < 3 {
-            let t = f.next_completion().unwrap();
-            while let Some(tag) = f.pop_completion(t) {
+        while let Some(t) = d.next_completion() {
+            while let Some(tag) = d.pop_completion(t) {
                 order.push(tag);
             }
         }
-        assert_eq!(order, vec![1, 2, 3]);
+        order
     }
 }
