@@ -184,6 +184,14 @@ mod tests {
         test_mechanics(1000, 10.0, Duration::ZERO)
     }
 
+    /// The test drive and a one-segment cache that read sectors 0..100 at
+    /// time 0, reading ahead `read_ahead` sectors.
+    fn holding_first_100(read_ahead: u64) -> (Mechanics, ReadCache) {
+        let mut c = ReadCache::new(1, 1000, read_ahead);
+        c.fill(0, 100, at(0));
+        (mech(), c)
+    }
+
     #[test]
     fn read_ahead_turns_the_next_sequential_read_into_a_hit() {
         let m = mech();
@@ -203,9 +211,7 @@ mod tests {
 
     #[test]
     fn a_far_read_misses_and_stopping_keeps_what_was_read() {
-        let m = mech();
-        let mut c = ReadCache::new(1, 1000, 500);
-        c.fill(0, 100, at(0));
+        let (m, mut c) = holding_first_100(500);
         assert_eq!(c.lookup(&m, at(5_000_000), 50_000, 8), Lookup::Miss);
         // Sector 100 opens cylinder 1: a 1 ms cylinder switch, then 4 ms
         // of streaming at 10 sectors per ms by t = 5 ms.
@@ -216,9 +222,7 @@ mod tests {
 
     #[test]
     fn writes_invalidate_overlapping_data() {
-        let m = mech();
-        let mut c = ReadCache::new(1, 1000, 0);
-        c.fill(0, 100, at(0));
+        let (m, mut c) = holding_first_100(0);
         c.invalidate(50, 8);
         assert_eq!(c.lookup(&m, at(1), 0, 50), Lookup::Hit);
         assert_eq!(c.lookup(&m, at(1), 40, 20), Lookup::Miss);
