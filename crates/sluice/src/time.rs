@@ -137,58 +137,32 @@ impl Duration {
     }
 }
 
-impl Add<Duration> for Instant {
-    type Output = Instant;
-    fn add(self, d: Duration) -> Instant {
-        Instant(self.0 + d.0)
-    }
+/// `$Lhs $op $Rhs -> $Out` on the nanoseconds inside (so overflow behaves
+/// as the `u64` operation does), and the assigning form when named.
+macro_rules! nanos_op {
+    ($Lhs:ident $Trait:ident::$f:ident($Rhs:ident) -> $Out:ident $(, $Assign:ident::$af:ident)?) => {
+        impl $Trait<$Rhs> for $Lhs {
+            type Output = $Out;
+            fn $f(self, rhs: $Rhs) -> $Out {
+                $Out($Trait::$f(self.0, rhs.0))
+            }
+        }
+        $(
+            impl $Assign<$Rhs> for $Lhs {
+                fn $af(&mut self, rhs: $Rhs) {
+                    $Assign::$af(&mut self.0, rhs.0);
+                }
+            }
+        )?
+    };
 }
 
-impl AddAssign<Duration> for Instant {
-    fn add_assign(&mut self, d: Duration) {
-        self.0 += d.0;
-    }
-}
-
-impl Sub<Duration> for Instant {
-    type Output = Instant;
-    fn sub(self, d: Duration) -> Instant {
-        Instant(self.0 - d.0)
-    }
-}
-
-impl Sub for Instant {
-    type Output = Duration;
-    fn sub(self, earlier: Instant) -> Duration {
-        Duration(self.0 - earlier.0)
-    }
-}
-
-impl Add for Duration {
-    type Output = Duration;
-    fn add(self, d: Duration) -> Duration {
-        Duration(self.0 + d.0)
-    }
-}
-
-impl AddAssign for Duration {
-    fn add_assign(&mut self, d: Duration) {
-        self.0 += d.0;
-    }
-}
-
-impl Sub for Duration {
-    type Output = Duration;
-    fn sub(self, d: Duration) -> Duration {
-        Duration(self.0 - d.0)
-    }
-}
-
-impl SubAssign for Duration {
-    fn sub_assign(&mut self, d: Duration) {
-        self.0 -= d.0;
-    }
-}
+nanos_op!(Instant Add::add(Duration) -> Instant, AddAssign::add_assign);
+nanos_op!(Instant Sub::sub(Duration) -> Instant);
+nanos_op!(Instant Sub::sub(Instant) -> Duration);
+nanos_op!(Duration Add::add(Duration) -> Duration, AddAssign::add_assign);
+nanos_op!(Duration Sub::sub(Duration) -> Duration, SubAssign::sub_assign);
+nanos_op!(Duration Rem::rem(Duration) -> Duration);
 
 impl Mul<u64> for Duration {
     type Output = Duration;
@@ -209,13 +183,6 @@ impl Div for Duration {
     type Output = u64;
     fn div(self, d: Duration) -> u64 {
         self.0 / d.0
-    }
-}
-
-impl Rem for Duration {
-    type Output = Duration;
-    fn rem(self, d: Duration) -> Duration {
-        Duration(self.0 % d.0)
     }
 }
 
