@@ -4,125 +4,26 @@ use super::budget::{self, ChargeCheck, Feedback};
 use super::peak_rate::{PeakRate, Sample, INITIAL_MAX_BUDGET};
 use super::wf2q::{delta, Entity, Wf2q};
 use super::*;
-use crate::testkit::FlatDevice;
-use crate::types::{Direction, RequestId};
+use crate::driver::LastAnswer;
+use crate::testkit::{at_ms, req, Testbed};
+use crate::types::Direction;
 
-/// A small driver: requests in, decisions out, completions on demand.
-struct Drv {
-    s: Bfq,
-    dev: FlatDevice,
-    now: Instant,
-    id: u64,
-    inflight: Vec<(Request, Nanos)>,
+fn ms(n: u64) -> Duration {
+    Duration::from_millis(n)
 }
 
-impl Drv {
-    fn new(cfg: BfqConfig) -> Self {
-        Drv {
-            s: Bfq::new(cfg),
-            dev: FlatDevice::at(0),
-            now: 0,
-            id: 0,
-            inflight: Vec::new(),
-        }
-    }
+fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
 
-    fn with_depth(mut self, depth: usize) -> Self {
-        self.dev.depth = depth;
-        self
-    }
+/// BFQ with `cfg` on a serial device (depth 1).
+fn bed(cfg: BfqConfig) -> Testbed<Bfq> {
+    Testbed::new(Bfq::new(cfg), 1)
+}
 
-    fn flow(&mut self, flow: u32, weight: u32) {
-        let cfg = FlowConfig {
-            weight,
-            class: None,
-        };
-        self.s.add_flow(self.now, FlowId(flow), &cfg);
-    }
-
-    fn add_req(&mut self, flow: u32, sector: u64, sectors: u32, write: bool) {
-        let r = Request {
-            id: RequestId(self.id),
-            origin: RequestId(self.id),
-            flow: FlowId(flow),
-            dir: if write {
-                Direction::Write
-            } else {
-                Direction::Read
-            },
-            sync: !write,
-            sector,
-            sectors,
-            arrival: self.now,
-        };
-        self.id += 1;
-        self.s.add(self.now, r);
-    }
-
-    fn add(&mut self, flow: u32, sector: u64, sectors: u32) {
-        self.add_req(flow, sector, sectors, false);
-    }
-
-    fn dispatch(&mut self) -> Decision {
-        let d = self.s.dispatch(self.now, &self.dev);
-        if let Decision::Dispatch(r) = d {
-            self.dev.head = r.end();
-            self.inflight.push((r, self.now));
-            self.dev.in_flight = self.inflight.len();
-        }
-        d
-    }
-
-    /// Dispatch, expecting a request.
-    fn next(&mut self) -> Request {
-        match self.dispatch() {
-            Decision::Dispatch(r) => r,
-            d => panic!("expected a dispatch, got {d:?}"),
-        }
-    }
-
-    /// `dt` passes; everything in flight completes, each charged `dt / n`.
-    fn complete_all(&mut self, dt: Nanos) {
-        self.now += dt;
-        let n = self.inflight.len().max(1) as u64;
-        for (r, at) in std::mem::take(&mut self.inflight) {
-            let svc = Service {
-                dispatched: at,
-                completed: self.now,
-                disk_time: dt / n,
-            };
-            self.s.complete(self.now, &r, &svc);
-        }
-        self.dev.in_flight = 0;
-    }
-
-    /// Dispatch one request and complete it after `dt`.
-    fn serve(&mut self, dt: Nanos) -> Request {
-        let r = self.next();
-        self.complete_all(dt);
-        r
-    }
-
-    /// Let time pass to `t`, firing the policy's timer on the way.
-    fn advance_to(&mut self, t: Nanos) {
-        while let Some(x) = self.s.next_timer().filter(|&x| x <= t) {
-            self.now = self.now.max(x);
-            self.s.on_timer(self.now);
-        }
-        self.now = self.now.max(t);
-    }
-
-    /// The queue in service is empty: BFQ must idle; let the wait lapse.
-    fn lapse_idle(&mut self) {
-        match self.dispatch() {
-            Decision::IdleUntil(t) => self.advance_to(t),
-            d => panic!("expected an idle wait, got {d:?}"),
-        }
-    }
-
-    fn last(&self) -> ExpirationRecord {
-        self.s.last_expiration().expect("an expiration happened")
-    }
+/// BFQ with `cfg` on a device that queues `depth` commands.
+fn bed_at(cfg: BfqConfig, depth: usize) -> Testbed<Bfq> {
+    Testbed::new(Bfq::new(cfg), depth)
 }
 
 fn pinned(mut cfg: BfqConfig, max_budget: u64) -> BfqConfig {
@@ -130,7 +31,28 @@ fn pinned(mut cfg: BfqConfig, max_budget: u64) -> BfqConfig {
     cfg
 }
 
-const US: Nanos = 1_000;
+/// The last expiration (one must have happened).
+fn last(tb: &Testbed<Bfq>) -> ExpirationRecord {
+    tb.policy()
+        .last_expiration()
+        .expect("an expiration happened")
+}
+
+/// Ask for a request: BFQ must keep the device idle on purpose. Returns
+/// when the wait ends (the driver's wake-up).
+fn expect_idle(tb: &mut Testbed<Bfq>) -> Instant {
+    if let Some(r) = tb.poll() {
+        panic!("expected an idle wait, got a dispatch of {r:?}");
+    }
+    tb.idle_until()
+        .unwrap_or_else(|| panic!("expected an idle wait, got {:?}", tb.answer()))
+}
+
+/// Ask for a request: BFQ must have nothing to send.
+fn expect_nothing(tb: &mut Testbed<Bfq>) {
+    assert_eq!(tb.poll(), None);
+    assert_eq!(tb.answer(), LastAnswer::Nothing);
+}
 
 // ---------------------------------------------------------------------------
 // Parameters
@@ -139,8 +61,8 @@ const US: Nanos = 1_000;
 #[test]
 fn defaults_are_the_papers() {
     let b = BfqConfig::original();
-    assert_eq!(b.timeout, 125 * NS_PER_MS);
-    assert_eq!(b.slice_idle, 8 * NS_PER_MS);
+    assert_eq!(b.timeout, ms(125));
+    assert_eq!(b.slice_idle, ms(8));
     assert!(!(b.low_latency || b.peak_rate_lpf || b.budget_rules || b.fairness_rules));
     assert!(!b.write_throt);
     let p = BfqConfig::plus();
@@ -149,8 +71,8 @@ fn defaults_are_the_papers() {
     assert_eq!(p.write_charge, 10);
     assert_eq!(p.raising.coeff, 10);
     assert_eq!(p.raising.budget, 46_875); // 24 MB in sectors
-    assert_eq!(p.raising.max_time, 6 * NS_PER_S);
-    assert_eq!(p.raising.min_idle, 2 * NS_PER_S);
+    assert_eq!(p.raising.max_time, Duration::from_secs(6));
+    assert_eq!(p.raising.min_idle, Duration::from_secs(2));
 }
 
 #[test]
@@ -165,7 +87,7 @@ fn parameters_are_read_by_name() {
     let mut r = params.reader("bfq+");
     let cfg = BfqConfig::from_params(true, &mut r).unwrap();
     assert!(!cfg.low_latency && cfg.budget_rules);
-    assert_eq!(cfg.timeout, 250 * NS_PER_MS);
+    assert_eq!(cfg.timeout, ms(250));
     assert_eq!(cfg.write_charge, 3);
     params.insert("write_charge", ParamValue::Int(0));
     assert!(build("bfq", &params).is_err());
@@ -255,22 +177,22 @@ fn a_reactivated_queue_starts_at_max_of_v_and_its_old_finish() {
 #[test]
 fn service_follows_the_weights() {
     // Two continuously backlogged sequential flows, weights 1:3.
-    let mut d = Drv::new(pinned(BfqConfig::original(), 512));
-    d.flow(1, 100);
-    d.flow(2, 300);
+    let mut tb = bed(pinned(BfqConfig::original(), 512));
+    tb.flow(1, 100);
+    tb.flow(2, 300);
     let mut next = [0u64, 1 << 30];
     for f in 0..2 {
         for _ in 0..4 {
-            d.add(f + 1, next[f as usize], 64);
+            tb.add(f + 1, next[f as usize], 64);
             next[f as usize] += 64;
         }
     }
     let mut served = [0u64; 2];
     for _ in 0..2000 {
-        let r = d.serve(64 * US);
+        let r = tb.serve(us(64));
         let f = r.flow.0 as usize - 1;
         served[f] += 64;
-        d.add(r.flow.0, next[f], 64);
+        tb.add(r.flow.0, next[f], 64);
         next[f] += 64;
     }
     let ratio = served[1] as f64 / served[0] as f64;
@@ -283,32 +205,47 @@ fn service_follows_the_weights() {
 
 #[test]
 fn a_queue_is_served_in_c_look_order() {
-    let mut d = Drv::new(BfqConfig::original());
-    d.dev.head = 400;
+    let mut tb = bed(BfqConfig::original());
+    // The driver keeps the head: a first request ending at 400 puts it
+    // there.
+    tb.add(1, 392, 8);
+    tb.serve(us(1));
+    assert_eq!(tb.driver().head(), 400);
     for s in [900, 100, 500, 300] {
-        d.add(1, s, 8);
+        tb.add(1, s, 8);
     }
-    let order: Vec<u64> = (0..4).map(|_| d.serve(US).sector).collect();
+    let order: Vec<u64> = (0..4).map(|_| tb.serve(us(1)).sector).collect();
     assert_eq!(order, vec![500, 900, 100, 300]);
 }
 
 #[test]
 fn an_unregistered_flow_gets_weight_100_and_writes_share_one_queue() {
-    let mut d = Drv::new(BfqConfig::original());
-    d.add_req(8, 1000, 8, true);
-    d.add_req(9, 2000, 8, true);
-    d.add(7, 0, 8);
-    assert_eq!(d.s.weight_of(0, FlowId(7)), Some(100));
+    // Requests given as they are: the testbed registers no flow for them.
+    let write = |id, flow, sector| Request {
+        dir: Direction::Write,
+        sync: false,
+        ..req(id, flow, sector)
+    };
+    let mut tb = bed(BfqConfig::original());
+    tb.add_given(write(0, 8, 1000));
+    tb.add_given(write(1, 9, 2000));
+    tb.add_given(req(2, 7, 0));
+    let now = tb.now();
+    assert_eq!(tb.policy().weight_of(now, FlowId(7)), Some(100));
     assert_eq!(
-        d.s.weight_of(0, FlowId(8)),
+        tb.policy().weight_of(now, FlowId(8)),
         None,
         "writes go to the async queue"
     );
-    assert_eq!(d.s.queued(), 3);
-    let (a, b) = (d.serve(US), d.serve(US));
+    assert_eq!(tb.policy().queued(), 3);
+    let (a, b) = (tb.serve(us(1)), tb.serve(us(1)));
     assert_eq!((a.sector, b.sector), (1000, 2000));
-    assert_eq!(d.s.in_service(), Some(None), "one async queue served both");
-    assert_eq!(d.serve(US).flow, FlowId(7));
+    assert_eq!(
+        tb.policy().in_service(),
+        Some(None),
+        "one async queue served both"
+    );
+    assert_eq!(tb.serve(us(1)).flow, FlowId(7));
 }
 
 // ---------------------------------------------------------------------------
@@ -316,96 +253,98 @@ fn an_unregistered_flow_gets_weight_100_and_writes_share_one_queue() {
 // ---------------------------------------------------------------------------
 
 /// A flow whose requests are `gap` sectors apart, four of them seen.
-fn with_pattern(d: &mut Drv, flow: u32, gap: u64) {
+fn with_pattern(tb: &mut Testbed<Bfq>, flow: u32, gap: u64) {
     for i in 0..4 {
-        d.add(flow, i * gap, 8);
-        d.serve(100 * US);
+        tb.add(flow, i * gap, 8);
+        tb.serve(us(100));
     }
 }
 
 #[test]
 fn a_sequential_sync_queue_is_idled_for() {
-    let mut d = Drv::new(BfqConfig::original());
-    with_pattern(&mut d, 1, 8);
-    d.add(2, 1 << 30, 8); // someone else is waiting
-    assert!(!d.s.is_random(FlowId(1)));
-    let t = d.now;
-    assert_eq!(d.dispatch(), Decision::IdleUntil(t + 8 * NS_PER_MS));
-    assert_eq!(d.s.next_timer(), Some(t + 8 * NS_PER_MS));
+    let mut tb = bed(BfqConfig::original());
+    with_pattern(&mut tb, 1, 8);
+    tb.add(2, 1 << 30, 8); // someone else is waiting
+    assert!(!tb.policy().is_random(FlowId(1)));
+    let t = tb.now();
+    assert_eq!(expect_idle(&mut tb), t + ms(8));
+    assert_eq!(tb.policy().poll_timeout(), Some(t + ms(8)));
     // The next request arrives within the wait: served at once.
-    d.now += NS_PER_MS;
-    d.add(1, 32, 8);
-    assert_eq!(d.next().flow, FlowId(1));
-    // Nothing arrives: after the wait the queue expires, no more backlog.
-    d.complete_all(100 * US);
-    d.lapse_idle();
-    assert_eq!(d.last().reason, Expiration::NoMoreBacklog);
-    assert_eq!(d.next().flow, FlowId(2));
+    tb.advance(ms(1));
+    tb.add(1, 32, 8);
+    assert_eq!(tb.expect_dispatch().flow, FlowId(1));
+    // Nothing arrives: after the wait the queue expires, no more backlog,
+    // and flow 2 is served when the wait ends.
+    tb.complete_all(us(100));
+    let t = tb.now();
+    tb.lapse_idle();
+    assert_eq!(last(&tb).reason, Expiration::NoMoreBacklog);
+    let &(at, r) = tb.log.last().unwrap();
+    assert_eq!((at, r.flow), (t + ms(8), FlowId(2)));
 }
 
 #[test]
 fn a_random_queue_is_not_idled_for() {
-    let mut d = Drv::new(BfqConfig::original());
-    with_pattern(&mut d, 1, 100_000);
-    d.add(2, 1 << 30, 8);
-    assert!(d.s.is_random(FlowId(1)));
-    assert_eq!(d.next().flow, FlowId(2), "no idle wait for a random queue");
-    assert_eq!(d.last().reason, Expiration::NoMoreBacklog);
+    let mut tb = bed(BfqConfig::original());
+    with_pattern(&mut tb, 1, 100_000);
+    tb.add(2, 1 << 30, 8);
+    assert!(tb.policy().is_random(FlowId(1)));
+    assert_eq!(
+        tb.expect_dispatch().flow,
+        FlowId(2),
+        "no idle wait for a random queue"
+    );
+    assert_eq!(last(&tb).reason, Expiration::NoMoreBacklog);
 }
 
 #[test]
 fn an_async_queue_is_not_idled_for() {
-    let mut d = Drv::new(BfqConfig::original());
-    d.add_req(1, 0, 8, true);
-    d.add_req(1, 8, 8, true);
-    d.serve(US);
-    d.serve(US);
-    assert_eq!(d.dispatch(), Decision::Nothing);
-    assert_eq!(d.last().flow, None);
-    assert_eq!(d.last().reason, Expiration::NoMoreBacklog);
+    let mut tb = bed(BfqConfig::original());
+    tb.add_request(1, 0, 8, true);
+    tb.add_request(1, 8, 8, true);
+    tb.serve(us(1));
+    tb.serve(us(1));
+    expect_nothing(&mut tb);
+    assert_eq!(last(&tb).flow, None);
+    assert_eq!(last(&tb).reason, Expiration::NoMoreBacklog);
 }
 
 #[test]
 fn bfq_plus_idles_on_a_queueing_device_only_for_raised_queues() {
     // A raised queue keeps its idling whatever the device (§4.1: idling is
     // never disabled for raised applications).
-    let mut d = Drv::new(BfqConfig::plus()).with_depth(4);
-    for i in 0..4 {
-        d.add(1, i * 8, 8);
-        d.serve(100 * US);
-    }
-    d.add(2, 1 << 30, 8);
-    assert!(d.s.is_raised(d.now, FlowId(1)));
-    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+    let mut tb = bed_at(BfqConfig::plus(), 4);
+    with_pattern(&mut tb, 1, 8);
+    tb.add(2, 1 << 30, 8);
+    assert!(tb.policy().is_raised(tb.now(), FlowId(1)));
+    expect_idle(&mut tb);
     // Not raised: no idling on a device that queues commands (§5.1).
     let cfg = BfqConfig {
         low_latency: false,
         ..BfqConfig::plus()
     };
-    let mut d = Drv::new(cfg).with_depth(4);
-    for i in 0..4 {
-        d.add(1, i * 8, 8);
-        d.serve(100 * US);
-    }
-    d.add(2, 1 << 30, 8);
-    assert_eq!(d.next().flow, FlowId(2));
+    let mut tb = bed_at(cfg, 4);
+    with_pattern(&mut tb, 1, 8);
+    tb.add(2, 1 << 30, 8);
+    assert_eq!(tb.expect_dispatch().flow, FlowId(2));
     // Original BFQ idles there (its paper gives the NCQ rule to BFQ+ only).
-    let mut d = Drv::new(BfqConfig::original()).with_depth(4);
-    with_pattern(&mut d, 1, 8);
-    d.add(2, 1 << 30, 8);
-    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+    let mut tb = bed_at(BfqConfig::original(), 4);
+    with_pattern(&mut tb, 1, 8);
+    tb.add(2, 1 << 30, 8);
+    expect_idle(&mut tb);
 }
 
 #[test]
 fn raised_queues_idle_longer_and_time_out_later_when_asked() {
     // Off by default (the papers' BFQ+): a raised queue idles slice_idle
     // and times out at T_max.
-    let mut d = Drv::new(BfqConfig::plus());
-    d.add(1, 0, 8);
-    d.serve(100 * US);
-    d.add(2, 1 << 30, 8);
-    assert!(d.s.is_raised(d.now, FlowId(1)));
-    assert!(matches!(d.dispatch(), Decision::IdleUntil(t) if t == d.now + 8 * NS_PER_MS));
+    let mut tb = bed(BfqConfig::plus());
+    tb.add(1, 0, 8);
+    tb.serve(us(100));
+    tb.add(2, 1 << 30, 8);
+    assert!(tb.policy().is_raised(tb.now(), FlowId(1)));
+    let now = tb.now();
+    assert_eq!(expect_idle(&mut tb), now + ms(8));
     // BFQ's later code: three idle slices, and T_max times the raised
     // weight over the original one (10 at the start of raising).
     let cfg = BfqConfig {
@@ -413,16 +352,17 @@ fn raised_queues_idle_longer_and_time_out_later_when_asked() {
         raised_timeout: true,
         ..BfqConfig::plus()
     };
-    let mut d = Drv::new(cfg);
-    d.add(1, 0, 8);
-    d.serve(100 * US);
-    d.add(2, 1 << 30, 8);
-    assert!(matches!(d.dispatch(), Decision::IdleUntil(t) if t == d.now + 24 * NS_PER_MS));
-    d.add(1, 8, 8);
-    d.next();
+    let mut tb = bed(cfg);
+    tb.add(1, 0, 8);
+    tb.serve(us(100));
+    tb.add(2, 1 << 30, 8);
+    let now = tb.now();
+    assert_eq!(expect_idle(&mut tb), now + ms(24));
+    tb.add(1, 8, 8);
+    tb.expect_dispatch();
     // The slot started at 0, with 8 of B_rais's sectors served.
-    let t = d.s.next_timer().expect("a budget timeout");
-    assert!((1240 * NS_PER_MS..=1250 * NS_PER_MS).contains(&t), "{t}");
+    let t = tb.policy().poll_timeout().expect("a budget timeout");
+    assert!((at_ms(1240)..=at_ms(1250)).contains(&t), "{t}");
     // A queue that is not raised keeps T_max.
     let cfg = BfqConfig {
         low_latency: false,
@@ -430,53 +370,57 @@ fn raised_queues_idle_longer_and_time_out_later_when_asked() {
         raised_timeout: true,
         ..BfqConfig::plus()
     };
-    let mut d = Drv::new(cfg);
-    d.add(1, 0, 8);
-    let start = d.now;
-    d.next();
-    assert_eq!(d.s.next_timer(), Some(start + 125 * NS_PER_MS));
+    let mut tb = bed(cfg);
+    tb.add(1, 0, 8);
+    let start = tb.now();
+    tb.expect_dispatch();
+    assert_eq!(tb.policy().poll_timeout(), Some(start + ms(125)));
 }
 
 #[test]
 fn idling_waits_for_the_queues_requests_in_flight() {
-    let mut d = Drv::new(BfqConfig::original()).with_depth(4);
-    d.add(1, 0, 8);
-    d.add(1, 8, 8);
-    d.add(2, 1 << 30, 8);
-    d.next();
-    d.next();
-    // Queue 1 is empty with two requests in the device: wait for them.
-    assert_eq!(d.dispatch(), Decision::Nothing);
-    d.complete_all(US);
-    assert!(matches!(d.dispatch(), Decision::IdleUntil(t) if t == d.now + 8 * NS_PER_MS));
+    let mut tb = bed_at(BfqConfig::original(), 4);
+    tb.add(1, 0, 8);
+    tb.add(1, 8, 8);
+    tb.add(2, 1 << 30, 8);
+    tb.expect_dispatch();
+    tb.expect_dispatch();
+    // Queue 1 is empty with two requests in the device: wait for them
+    // (the device has room, and flow 2 waits).
+    expect_nothing(&mut tb);
+    assert_eq!(tb.in_flight(), 2);
+    tb.complete_all(us(1));
+    let now = tb.now();
+    assert_eq!(expect_idle(&mut tb), now + ms(8));
 }
 
 #[test]
 fn h_fairness_rule_3_keeps_idling_for_a_random_queue_with_little_service() {
     let mut cfg = pinned(BfqConfig::plus(), 8000);
     cfg.low_latency = false;
-    let mut d = Drv::new(cfg.clone());
-    with_pattern(&mut d, 1, 100_000);
-    d.add(2, 1 << 30, 8);
-    assert!(d.s.is_random(FlowId(1)));
+    let mut tb = bed(cfg.clone());
+    with_pattern(&mut tb, 1, 100_000);
+    tb.add(2, 1 << 30, 8);
+    assert!(tb.policy().is_random(FlowId(1)));
     // 32 sectors served in this slot < 8000 / 8: still idled for.
-    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+    expect_idle(&mut tb);
     cfg.fairness_rules = false;
-    let mut d = Drv::new(cfg);
-    with_pattern(&mut d, 1, 100_000);
-    d.add(2, 1 << 30, 8);
-    assert_eq!(d.next().flow, FlowId(2));
+    let mut tb = bed(cfg);
+    with_pattern(&mut tb, 1, 100_000);
+    tb.add(2, 1 << 30, 8);
+    assert_eq!(tb.expect_dispatch().flow, FlowId(2));
 }
 
 #[test]
 fn a_weight_raised_random_queue_keeps_idling() {
     let mut cfg = BfqConfig::plus();
     cfg.fairness_rules = false;
-    let mut d = Drv::new(cfg);
-    with_pattern(&mut d, 1, 100_000);
-    d.add(2, 1 << 30, 8);
-    assert!(d.s.is_random(FlowId(1)) && d.s.is_raised(d.now, FlowId(1)));
-    assert!(matches!(d.dispatch(), Decision::IdleUntil(_)));
+    let mut tb = bed(cfg);
+    with_pattern(&mut tb, 1, 100_000);
+    tb.add(2, 1 << 30, 8);
+    let now = tb.now();
+    assert!(tb.policy().is_random(FlowId(1)) && tb.policy().is_raised(now, FlowId(1)));
+    expect_idle(&mut tb);
 }
 
 // ---------------------------------------------------------------------------
@@ -485,15 +429,15 @@ fn a_weight_raised_random_queue_keeps_idling() {
 
 #[test]
 fn original_rules_no_more_backlog_then_exhaustion() {
-    let mut d = Drv::new(pinned(BfqConfig::original(), 4096));
+    let mut tb = bed(pinned(BfqConfig::original(), 4096));
     for i in 0..8 {
-        d.add(1, i * 100, 100);
+        tb.add(1, i * 100, 100);
     }
     for _ in 0..8 {
-        d.serve(10 * US);
+        tb.serve(us(10));
     }
-    d.lapse_idle();
-    let e = d.last();
+    tb.lapse_idle();
+    let e = last(&tb);
     assert_eq!(
         (e.reason, e.budget, e.service),
         (Expiration::NoMoreBacklog, 4096, 800)
@@ -501,31 +445,32 @@ fn original_rules_no_more_backlog_then_exhaustion() {
     assert_eq!(e.charged, 800);
     assert_eq!(e.next_budget, 800, "the service consumed");
     for i in 0..30 {
-        d.add(1, 10_000 + i * 100, 100);
+        tb.add(1, 10_000 + i * 100, 100);
     }
     for _ in 0..8 {
-        d.serve(10 * US);
+        tb.serve(us(10));
     }
     // The ninth request does not fit in 800: budget exhausted.
-    d.next();
-    let e = d.last();
+    tb.expect_dispatch();
+    let e = last(&tb);
     assert_eq!((e.reason, e.service), (Expiration::BudgetExhausted, 800));
     assert_eq!(e.next_budget, 800 + 1024, "plus the fixed step");
 }
 
 #[test]
 fn budget_timeout_charges_the_full_budget() {
-    let mut d = Drv::new(pinned(BfqConfig::original(), 4096));
+    let mut tb = bed(pinned(BfqConfig::original(), 4096));
     for i in 0..10 {
-        d.add(1, i * 1_000_000, 8);
+        tb.add(1, i * 1_000_000, 8);
     }
-    let start = d.now;
+    let start = tb.now();
     for _ in 0..3 {
-        d.serve(50 * NS_PER_MS);
+        tb.serve(ms(50));
     }
-    assert_eq!(d.s.next_timer(), Some(start + 125 * NS_PER_MS));
-    d.advance_to(start + 125 * NS_PER_MS);
-    let e = d.last();
+    assert!(tb.policy().last_expiration().is_none());
+    assert_eq!(tb.policy().poll_timeout(), Some(start + ms(125)));
+    tb.advance_to(start + ms(125));
+    let e = last(&tb);
     assert_eq!(e.reason, Expiration::BudgetTimeout);
     assert_eq!(e.service, 24);
     assert_eq!(e.charged, e.budget, "charged the whole budget");
@@ -537,15 +482,15 @@ fn bfq_charges_a_slow_queue_its_full_budget_and_bfq_plus_forgives_it() {
     // A sequential queue served slowly: 8 sectors per 20 ms, far below the
     // 4096 sectors per 125 ms it would need. It empties after 3 requests.
     for (cfg, full) in [(BfqConfig::original(), true), (BfqConfig::plus(), false)] {
-        let mut d = Drv::new(pinned(cfg, 4096));
+        let mut tb = bed(pinned(cfg, 4096));
         for i in 0..3 {
-            d.add(1, i * 8, 8);
+            tb.add(1, i * 8, 8);
         }
         for _ in 0..3 {
-            d.serve(20 * NS_PER_MS);
+            tb.serve(ms(20));
         }
-        d.lapse_idle();
-        let e = d.last();
+        tb.lapse_idle();
+        let e = last(&tb);
         assert_eq!((e.reason, e.service), (Expiration::NoMoreBacklog, 24));
         assert_eq!(e.charged == e.budget, full, "{e:?}");
     }
@@ -594,36 +539,36 @@ fn bfq_plus_rules_each_reason() {
 #[test]
 fn bfq_plus_rules_in_the_scheduler() {
     // Initial budget B_max / 2, x4 on exhaustion.
-    let mut d = Drv::new(pinned(BfqConfig::plus(), 4096));
+    let mut tb = bed(pinned(BfqConfig::plus(), 4096));
     for i in 0..40 {
-        d.add(1, i * 100, 100);
+        tb.add(1, i * 100, 100);
     }
     for _ in 0..20 {
-        d.serve(10 * US);
+        tb.serve(us(10));
     }
-    d.next();
-    let e = d.last();
+    tb.expect_dispatch();
+    let e = last(&tb);
     assert_eq!((e.reason, e.budget), (Expiration::BudgetExhausted, 2048));
     assert_eq!(e.next_budget, 4096, "x4, capped at B_max");
     // No more backlog with requests outstanding (no idling at depth 4): x2.
     let mut cfg = pinned(BfqConfig::plus(), 4096);
     cfg.low_latency = false;
-    let mut d = Drv::new(cfg).with_depth(4);
-    d.add(1, 0, 100);
-    d.add(2, 1 << 30, 100);
-    d.next();
-    assert_eq!(d.next().flow, FlowId(2));
-    let e = d.last();
+    let mut tb = bed_at(cfg, 4);
+    tb.add(1, 0, 100);
+    tb.add(2, 1 << 30, 100);
+    tb.expect_dispatch();
+    assert_eq!(tb.expect_dispatch().flow, FlowId(2));
+    let e = last(&tb);
     assert_eq!((e.reason, e.budget), (Expiration::NoMoreBacklog, 2048));
     assert_eq!(e.next_budget, 4096);
     // Without outstanding requests: minus B_max / 8.
     let mut cfg = pinned(BfqConfig::plus(), 4096);
     cfg.low_latency = false;
-    let mut d = Drv::new(cfg);
-    d.add(1, 0, 100);
-    d.serve(10 * US);
-    d.lapse_idle();
-    let e = d.last();
+    let mut tb = bed(cfg);
+    tb.add(1, 0, 100);
+    tb.serve(us(10));
+    tb.lapse_idle();
+    let e = last(&tb);
     assert_eq!(e.reason, Expiration::NoMoreBacklog);
     assert_eq!(e.next_budget, 2048 - 512);
 }
@@ -637,28 +582,26 @@ fn an_empty_queue_that_used_its_whole_budget_has_no_more_backlog() {
     let mut cfg = pinned(BfqConfig::plus(), 4096);
     cfg.low_latency = false;
     for arrives in [false, true] {
-        let mut d = Drv::new(cfg.clone());
+        let mut tb = bed(cfg.clone());
         // Initial budget B_max / 2 = 2048: sixteen 128-sector requests.
         for i in 0..16 {
-            d.add(1, i * 128, 128);
+            tb.add(1, i * 128, 128);
         }
         for _ in 0..16 {
-            d.serve(US);
+            tb.serve(us(1));
         }
-        assert!(d.s.last_expiration().is_none());
-        let Decision::IdleUntil(t) = d.dispatch() else {
-            panic!("an empty sync queue is idled for");
-        };
+        assert!(tb.policy().last_expiration().is_none());
+        let t = expect_idle(&mut tb);
         if arrives {
-            d.now += US;
-            d.add(1, 16 * 128, 128);
-            assert_eq!(d.next().flow, FlowId(1));
-            let e = d.last();
+            tb.advance(us(1));
+            tb.add(1, 16 * 128, 128);
+            assert_eq!(tb.expect_dispatch().flow, FlowId(1));
+            let e = last(&tb);
             assert_eq!((e.reason, e.service), (Expiration::BudgetExhausted, 2048));
             assert_eq!(e.next_budget, 4096);
         } else {
-            d.advance_to(t);
-            let e = d.last();
+            tb.advance_to(t);
+            let e = last(&tb);
             assert_eq!((e.reason, e.service), (Expiration::NoMoreBacklog, 2048));
             assert_eq!(e.next_budget, 2048 - 512);
         }
@@ -721,10 +664,13 @@ fn h_fairness_charge_rules() {
 // Peak rate
 // ---------------------------------------------------------------------------
 
-fn sample(sectors: u64, ms: u64, random: bool, timed_out: bool) -> Sample {
+/// T_max, the default budget timeout.
+const T_MAX: Duration = Duration::from_millis(125);
+
+fn sample(sectors: u64, time_ms: u64, random: bool, timed_out: bool) -> Sample {
     Sample {
         sectors,
-        time: ms * NS_PER_MS,
+        time: ms(time_ms),
         random,
         timed_out,
     }
@@ -732,29 +678,28 @@ fn sample(sectors: u64, ms: u64, random: bool, timed_out: bool) -> Sample {
 
 #[test]
 fn bfq_peak_rate_is_the_maximum_of_long_enough_samples() {
-    let mut p = PeakRate::new(false, 125 * NS_PER_MS);
-    assert_eq!(p.max_budget(125 * NS_PER_MS), INITIAL_MAX_BUDGET);
+    let mut p = PeakRate::new(false, T_MAX);
+    assert_eq!(p.max_budget(T_MAX), INITIAL_MAX_BUDGET);
     // Regression: a random queue's slot is no first estimate (it used to
     // shrink B_max to ~150 sectors).
     assert!(!p.sample(&sample(152, 125, true, true)));
-    assert_eq!(p.max_budget(125 * NS_PER_MS), INITIAL_MAX_BUDGET);
+    assert_eq!(p.max_budget(T_MAX), INITIAL_MAX_BUDGET);
     assert!(
         !p.sample(&sample(100_000, 19, false, false)),
         "< 20 ms: ignored"
     );
     assert!(p.sample(&sample(2000, 20, false, false))); // 100 sectors/ms
-    assert_eq!(p.max_budget(125 * NS_PER_MS), 12_500);
+    assert_eq!(p.max_budget(T_MAX), 12_500);
     assert!(
         !p.sample(&sample(1000, 20, false, true)),
         "lower: kept the max"
     );
     assert!(p.sample(&sample(4000, 20, false, false)));
-    assert_eq!(p.max_budget(125 * NS_PER_MS), 25_000);
+    assert_eq!(p.max_budget(T_MAX), 25_000);
 }
 
 #[test]
 fn bfq_plus_peak_rate_is_low_pass_filtered_under_the_papers_conditions() {
-    const T_MAX: Nanos = 125 * NS_PER_MS;
     let mut p = PeakRate::new(true, T_MAX);
     // The filter starts from the rate the initial B_max stands for:
     // 16384 sectors per 125 ms = 131.072 sectors/ms.
@@ -786,41 +731,43 @@ fn bfq_plus_peak_rate_is_low_pass_filtered_under_the_papers_conditions() {
 fn bfq_plus_b_max_does_not_follow_a_random_queue_timing_out() {
     let mut cfg = BfqConfig::plus();
     cfg.low_latency = false;
-    let mut d = Drv::new(cfg);
+    let mut tb = bed(cfg);
     for i in 0..40 {
-        d.add(1, (i * 7_919_009) % (1 << 30), 8);
+        tb.add(1, (i * 7_919_009) % (1 << 30), 8);
     }
-    let start = d.now;
-    while d.s.last_expiration().is_none() {
-        d.serve(6_600 * US);
-        d.advance_to(d.now);
+    let start = tb.now();
+    while tb.policy().last_expiration().is_none() {
+        tb.serve(us(6_600));
+        // Fire the budget timeout if it is due.
+        tb.advance(Duration::ZERO);
     }
-    let e = d.last();
-    assert!(d.s.is_random(FlowId(1)));
+    let e = last(&tb);
+    assert!(tb.policy().is_random(FlowId(1)));
     assert_eq!(e.reason, Expiration::BudgetTimeout, "{e:?}");
-    assert!(d.now >= start + 125 * NS_PER_MS);
-    assert_eq!(d.s.max_budget(), INITIAL_MAX_BUDGET, "{e:?}");
+    assert!(tb.now() >= start + T_MAX);
+    assert_eq!(tb.policy().max_budget(), INITIAL_MAX_BUDGET, "{e:?}");
     assert_eq!(e.charged, e.budget, "timed out with little service: {e:?}");
     assert_eq!(e.next_budget, INITIAL_MAX_BUDGET, "doubled: {e:?}");
 }
 
 #[test]
 fn b_max_follows_the_measured_rate_using_disk_time() {
-    let mut d = Drv::new(BfqConfig::original());
-    assert_eq!(d.s.max_budget(), INITIAL_MAX_BUDGET);
+    let mut tb = bed(BfqConfig::original());
+    assert_eq!(tb.policy().max_budget(), INITIAL_MAX_BUDGET);
     for i in 0..300 {
-        d.add(1, i * 64, 64);
+        tb.add(1, i * 64, 64);
     }
     // 64 sectors per 200 us = 320 sectors/ms; think time between requests
     // is not disk time and does not lower the sample.
     for _ in 0..150 {
-        d.serve(200 * US);
-        d.now += 50 * US;
+        tb.serve(us(200));
+        tb.advance(us(50));
     }
-    d.advance_to(d.now + 200 * NS_PER_MS);
-    assert!(d.s.last_expiration().is_some());
-    assert_eq!(d.s.max_budget(), 40_000); // 125 ms x 320 sectors/ms
-    assert_eq!(d.s.peak_rate(), Some(320_000.0));
+    assert!(tb.policy().last_expiration().is_none());
+    tb.advance(ms(200));
+    assert_eq!(last(&tb).reason, Expiration::BudgetTimeout);
+    assert_eq!(tb.policy().max_budget(), 40_000); // 125 ms x 320 sectors/ms
+    assert_eq!(tb.policy().peak_rate(), Some(320_000.0));
 }
 
 // ---------------------------------------------------------------------------
@@ -832,11 +779,11 @@ fn writes_are_charged_the_write_coefficient() {
     for (throt, want) in [(true, 80), (false, 8)] {
         let mut cfg = BfqConfig::plus();
         cfg.write_throt = throt;
-        let mut d = Drv::new(cfg);
-        d.add_req(1, 0, 8, true);
-        d.serve(US);
-        assert_eq!(d.dispatch(), Decision::Nothing);
-        let e = d.last();
+        let mut tb = bed(cfg);
+        tb.add_request(1, 0, 8, true);
+        tb.serve(us(1));
+        expect_nothing(&mut tb);
+        let e = last(&tb);
         assert_eq!((e.flow, e.service), (None, want));
     }
 }
@@ -853,83 +800,88 @@ fn raising_cfg() -> BfqConfig {
 
 #[test]
 fn a_new_queue_is_raised_and_its_weight_decays_linearly_with_service() {
-    let mut d = Drv::new(raising_cfg());
-    d.flow(1, 100);
+    let mut tb = bed(raising_cfg());
+    tb.flow(1, 100);
     for i in 0..20 {
-        d.add(1, i * 100, 100);
+        tb.add(1, i * 100, 100);
     }
-    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(1000));
+    let weight = |tb: &Testbed<Bfq>| tb.policy().weight_of(tb.now(), FlowId(1));
+    assert_eq!(weight(&tb), Some(1000));
     for _ in 0..5 {
-        d.serve(US);
+        tb.serve(us(1));
     }
     // 500 of 1000 raising sectors consumed: w + 9 w / 2.
-    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(550));
+    assert_eq!(weight(&tb), Some(550));
     for _ in 0..5 {
-        d.serve(US);
+        tb.serve(us(1));
     }
-    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(100));
-    assert!(!d.s.is_raised(d.now, FlowId(1)), "ends with B_rais");
+    assert_eq!(weight(&tb), Some(100));
+    assert!(
+        !tb.policy().is_raised(tb.now(), FlowId(1)),
+        "ends with B_rais"
+    );
 }
 
 #[test]
 fn raising_ends_after_t_rais_and_comes_back_after_t_idle() {
     // T_rais shortened to 50 ms (T_idle stays 2 s).
     let mut cfg = raising_cfg();
-    cfg.raising.max_time = 50 * NS_PER_MS;
-    let mut d = Drv::new(cfg);
-    d.add(1, 0, 8);
-    d.serve(US);
-    assert!(d.s.is_raised(d.now, FlowId(1)));
-    d.lapse_idle();
+    cfg.raising.max_time = ms(50);
+    let mut tb = bed(cfg);
+    let raised = |tb: &Testbed<Bfq>| tb.policy().is_raised(tb.now(), FlowId(1));
+    tb.add(1, 0, 8);
+    tb.serve(us(1));
+    assert!(raised(&tb));
+    tb.lapse_idle();
     // At 40 ms: still raised (since 0), idle too short to be raised anew.
-    d.advance_to(40 * NS_PER_MS);
-    d.add(1, 8, 8);
-    assert!(d.s.is_raised(d.now, FlowId(1)));
-    d.serve(US);
-    d.lapse_idle();
+    tb.advance_to(at_ms(40));
+    tb.add(1, 8, 8);
+    assert!(raised(&tb));
+    tb.serve(us(1));
+    tb.lapse_idle();
     // At 60 ms T_rais has passed; idle for 20 ms < T_idle: not raised again.
-    d.advance_to(60 * NS_PER_MS);
-    d.add(1, 16, 8);
-    assert!(!d.s.is_raised(d.now, FlowId(1)), "ends with T_rais");
-    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(100));
-    d.serve(US);
-    d.lapse_idle();
+    tb.advance_to(at_ms(60));
+    tb.add(1, 16, 8);
+    assert!(!raised(&tb), "ends with T_rais");
+    assert_eq!(tb.policy().weight_of(tb.now(), FlowId(1)), Some(100));
+    tb.serve(us(1));
+    tb.lapse_idle();
     // Idle for T_idle = 2 s: raised again, with a fresh raising budget.
-    d.advance_to(d.now + 2 * NS_PER_S);
-    d.add(1, 24, 8);
-    assert!(d.s.is_raised(d.now, FlowId(1)));
-    assert_eq!(d.s.weight_of(d.now, FlowId(1)), Some(1000));
+    tb.advance(Duration::from_secs(2));
+    tb.add(1, 24, 8);
+    assert!(raised(&tb));
+    assert_eq!(tb.policy().weight_of(tb.now(), FlowId(1)), Some(1000));
 }
 
 #[test]
 fn a_raised_queue_gets_more_service() {
     // Flow 1 is backlogged and old; flow 2 appears and is raised.
     let mut cfg = pinned(BfqConfig::plus(), 1024);
-    cfg.raising.max_time = 100 * NS_PER_S;
-    let mut d = Drv::new(cfg);
-    d.flow(1, 100);
-    d.flow(2, 100);
+    cfg.raising.max_time = Duration::from_secs(100);
+    let mut tb = bed(cfg);
+    tb.flow(1, 100);
+    tb.flow(2, 100);
     for i in 0..8 {
-        d.add(1, i * 64, 64);
+        tb.add(1, i * 64, 64);
     }
     let mut next = [8 * 64, 1 << 30];
     // Age flow 1 past its own raising.
-    while d.s.is_raised(d.now, FlowId(1)) {
-        let r = d.serve(64 * US);
-        d.add(1, next[0], 64);
+    while tb.policy().is_raised(tb.now(), FlowId(1)) {
+        let r = tb.serve(us(64));
+        tb.add(1, next[0], 64);
         next[0] += 64;
         assert_eq!(r.flow, FlowId(1));
     }
     for _ in 0..8 {
-        d.add(2, next[1], 64);
+        tb.add(2, next[1], 64);
         next[1] += 64;
     }
     let mut served = [0u64; 2];
     for _ in 0..200 {
-        let r = d.serve(64 * US);
+        let r = tb.serve(us(64));
         let f = r.flow.0 as usize - 1;
         served[f] += 64;
-        d.add(r.flow.0, next[f], 64);
+        tb.add(r.flow.0, next[f], 64);
         next[f] += 64;
     }
     assert!(served[1] > 4 * served[0], "{served:?}");
