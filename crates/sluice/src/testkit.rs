@@ -473,7 +473,7 @@ impl<P: Scheduler> Testbed<P> {
 
     /// Run the closed-loop flows and the device until `end`: at each
     /// instant, completions first, then issues, then the policy's wake-up;
-    /// the device is refilled after each.
+    /// then the device is refilled.
     pub fn run(&mut self, end: Instant) {
         loop {
             self.issues.sort();
@@ -511,7 +511,12 @@ impl<P: Scheduler> Testbed<P> {
             } else {
                 self.driver.handle_timeout(self.now);
             }
-            self.fill();
+            // The device is offered once everything due now is in (as the
+            // simulator does): a flow without think time reissues first.
+            let now = self.now;
+            if !self.issues.iter().any(|x| x.0 <= now) && !self.due.iter().any(|x| x.1 <= now) {
+                self.fill();
+            }
         }
         self.now = self.now.max(end);
     }

@@ -331,9 +331,9 @@ impl SeekingDisk {
 ///
 /// A random reader's next request arrives with the completion of its last
 /// one, before the device is offered to the policy again (as the
-/// simulator's readers without think time do); `Testbed::run` would issue
-/// it after the refill, so a queue BFQ does not idle for would lose its
-/// slot at every request.
+/// simulator's readers without think time do). The frames are open-loop
+/// and the disk's cost depends on the head, which `Testbed::run` does not
+/// model, so the test steps the testbed against its own disk.
 fn video_among_random_readers(name: &str) -> (f64, f64) {
     const FRAME: Duration = Duration::from_millis(37);
     let end = at_ms(30_000);
