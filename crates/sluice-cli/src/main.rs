@@ -227,7 +227,7 @@ fn run(cli: Cli) -> Result<()> {
                 progress: &progress,
                 save_scenarios: save_scenarios.as_deref(),
             };
-            let report = sluice_sim::repro::run_with(&paper, &opts).map_err(anyhow::Error::msg)?;
+            let report = sluice_sim::repro::run_with(&paper, &opts)?;
             emit(json, &report, sluice_sim::repro::tables)?;
         }
         Command::List => print!("{}", table::list()),

@@ -23,4 +23,4 @@ pub(crate) mod workload;
 pub use engine::{simulate, RequestRecord, Simulation};
 pub use error::{Error, Result};
 pub use report::SimReport;
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{FlowBuilder, Scenario, ScenarioBuilder};

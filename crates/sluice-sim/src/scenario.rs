@@ -1,37 +1,29 @@
-//! Scenario files: what to simulate. Parsing is strict: an unknown key, a
-//! wrong type or an impossible value is a one-line error naming the file and
-//! the key.
+//! Scenarios: what to simulate. A scenario is stated as a
+//! [`ScenarioBuilder`] — the keys of a scenario file, read from TOML or set
+//! in code — and [`ScenarioBuilder::build`] checks it and applies the
+//! defaults. Parsing is strict: an unknown key, a wrong type or an
+//! impossible value is a one-line error naming the file and the key.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use sluice::policy::{ParamValue, Params};
 use sluice::{ClassConfig, Duration, Instant, NS_PER_MS, NS_PER_S};
 
 use crate::device::presets::{self, PRESETS};
 use crate::device::{diskspecs, InternalOrder, Model};
+use crate::error::{Error, Result};
 use crate::startup::StartupTrace;
 
 const KIB_SECTORS: u64 = 2;
 const GIB_SECTORS: f64 = (1u64 << 30) as f64 / 512.0;
 
-/// A scenario that failed to load: which file, and what is wrong.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ScenarioError {
-    pub file: String,
-    pub message: String,
+/// An error about no file in particular; [`Scenario::parse`] names the file.
+fn fail(message: impl Into<String>) -> Error {
+    Error::new("", message)
 }
-
-impl fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.file, self.message)
-    }
-}
-
-impl std::error::Error for ScenarioError {}
 
 /// How a flow generates requests.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -76,6 +68,19 @@ impl Pattern {
             "video" => Some(Pattern::Video),
             "pool" => Some(Pattern::Pool),
             _ => None,
+        }
+    }
+
+    /// The name a scenario file gives the pattern.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pattern::SeqRead => "seq-read",
+            Pattern::RandRead => "rand-read",
+            Pattern::SeqWrite => "seq-write",
+            Pattern::RandWrite => "rand-write",
+            Pattern::Startup => "startup",
+            Pattern::Video => "video",
+            Pattern::Pool => "pool",
         }
     }
 
@@ -165,31 +170,54 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
 }
 
-#[derive(Deserialize)]
+/// A scenario as its file states it: the keys of a scenario file, each
+/// optional where the file's is. Read one from TOML ([`Scenario::parse`]) or
+/// build one in code; [`build`](Self::build) checks it, applies the defaults
+/// and expands it into a [`Scenario`] the same way for both, and
+/// [`to_toml`](Self::to_toml) writes it as a scenario file.
+///
+/// ```
+/// use sluice_sim::scenario::{FlowBuilder, Pattern, ScenarioBuilder};
+///
+/// let s = ScenarioBuilder::new("10r-rand", 20.0)
+///     .warmup_s(5.0)
+///     .preset("maxtor-stm332061")
+///     .scheduler("bfq+")
+///     .param("low_latency", false)
+///     .flow(FlowBuilder::new("r", Pattern::RandRead).count(10))
+///     .build()
+///     .unwrap();
+/// assert_eq!(s.flows.len(), 10);
+/// assert_eq!(s.flows[9].name, "r9");
+/// ```
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct RawScenario {
-    name: String,
+pub struct ScenarioBuilder {
+    pub(crate) name: String,
     #[serde(default = "one")]
-    seed: u64,
-    duration_s: f64,
+    pub(crate) seed: u64,
+    pub(crate) duration_s: f64,
     #[serde(default)]
-    warmup_s: f64,
+    pub(crate) warmup_s: f64,
     /// End the run as soon as every finite flow is done.
     #[serde(default)]
-    stop_after_finite: bool,
-    device: RawDevice,
-    scheduler: RawScheduler,
-    #[serde(rename = "flow", default)]
-    flows: Vec<RawFlow>,
-    #[serde(rename = "class", default)]
-    classes: Vec<RawClass>,
+    pub(crate) stop_after_finite: bool,
+    pub(crate) device: DeviceKeys,
+    pub(crate) scheduler: SchedulerKeys,
+    #[serde(rename = "flow", default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) flows: Vec<FlowBuilder>,
+    #[serde(rename = "class", default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) classes: Vec<ClassKeys>,
 }
 
-#[derive(Deserialize)]
+/// A `[[class]]` table.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct RawClass {
+pub(crate) struct ClassKeys {
     name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     quantum_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     inner: Option<String>,
 }
 
@@ -197,51 +225,271 @@ fn one() -> u64 {
     1
 }
 
-#[derive(Deserialize)]
+/// The `[device]` table.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct RawDevice {
+pub(crate) struct DeviceKeys {
+    #[serde(skip_serializing_if = "Option::is_none")]
     preset: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     diskspecs: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     queue_depth: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     internal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     write_cache: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     read_cache: Option<bool>,
 }
 
-#[derive(Deserialize)]
-struct RawScheduler {
-    name: String,
+/// The `[scheduler]` table: the policy's name and its parameters.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+pub(crate) struct SchedulerKeys {
+    pub(crate) name: String,
     #[serde(flatten)]
-    params: BTreeMap<String, toml::Value>,
+    pub(crate) params: BTreeMap<String, toml::Value>,
 }
 
-#[derive(Deserialize)]
+/// A `[[flow]]` table: `count` flows alike (see [`ScenarioBuilder`]).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct RawFlow {
+pub struct FlowBuilder {
     name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     count: Option<u32>,
     pattern: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
     request_kib: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     file_gib: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     weight: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     start_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     offset_gib: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     think_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     outstanding: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     requests: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     repeat_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pause_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     fps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     buffer_frames: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     clip_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     class: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     fragment_kib: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     weights: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     size_mean_sectors: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     size_sd_sectors: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     read_fraction: Option<f64>,
+}
+
+impl ScenarioBuilder {
+    /// A scenario of `duration_s` seconds with the file's defaults: seed 1,
+    /// no warm-up. It still needs a device, a scheduler and a flow.
+    pub fn new(name: impl Into<String>, duration_s: f64) -> Self {
+        ScenarioBuilder {
+            name: name.into(),
+            seed: one(),
+            duration_s,
+            warmup_s: 0.0,
+            stop_after_finite: false,
+            device: DeviceKeys::default(),
+            scheduler: SchedulerKeys::default(),
+            flows: Vec::new(),
+            classes: Vec::new(),
+        }
+    }
+
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `seed`.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// `warmup_s`: throughput counts only what completes after it.
+    pub fn warmup_s(mut self, warmup_s: f64) -> Self {
+        self.warmup_s = warmup_s;
+        self
+    }
+
+    /// `stop_after_finite`: end when every finite flow is done.
+    pub fn stop_after_finite(mut self, stop: bool) -> Self {
+        self.stop_after_finite = stop;
+        self
+    }
+
+    /// `[device] preset`.
+    pub fn preset(mut self, name: impl Into<String>) -> Self {
+        self.device.preset = Some(name.into());
+        self
+    }
+
+    /// `[device] diskspecs`: a DiskSim description (relative paths from the
+    /// current directory).
+    pub fn diskspecs(mut self, path: impl Into<String>) -> Self {
+        self.device.diskspecs = Some(path.into());
+        self
+    }
+
+    /// `[device] queue_depth`.
+    pub fn queue_depth(mut self, depth: u32) -> Self {
+        self.device.queue_depth = Some(depth);
+        self
+    }
+
+    /// `[device] internal`: the drive's own order (`fcfs`, `sstf`, `satf`).
+    pub fn internal(mut self, order: impl Into<String>) -> Self {
+        self.device.internal = Some(order.into());
+        self
+    }
+
+    /// `[device] write_cache`.
+    pub fn write_cache(mut self, on: bool) -> Self {
+        self.device.write_cache = Some(on);
+        self
+    }
+
+    /// `[device] read_cache`.
+    pub fn read_cache(mut self, on: bool) -> Self {
+        self.device.read_cache = Some(on);
+        self
+    }
+
+    /// `[scheduler] name`: the policy.
+    pub fn scheduler(mut self, policy: impl Into<String>) -> Self {
+        self.scheduler.name = policy.into();
+        self
+    }
+
+    /// A `[scheduler]` parameter.
+    pub fn param(mut self, name: impl Into<String>, value: impl Into<toml::Value>) -> Self {
+        self.scheduler.params.insert(name.into(), value.into());
+        self
+    }
+
+    /// A `[[class]]` of flows.
+    pub fn class(
+        mut self,
+        name: impl Into<String>,
+        quantum_ms: f64,
+        inner: impl Into<String>,
+    ) -> Self {
+        self.classes.push(ClassKeys {
+            name: name.into(),
+            quantum_ms: Some(quantum_ms),
+            inner: Some(inner.into()),
+        });
+        self
+    }
+
+    /// A `[[flow]]`.
+    pub fn flow(mut self, flow: FlowBuilder) -> Self {
+        self.flows.push(flow);
+        self
+    }
+
+    /// Check the scenario and expand it, as [`Scenario::parse`] does a
+    /// file's (relative paths from the current directory). Errors name no
+    /// file.
+    pub fn build(&self) -> Result<Scenario> {
+        Scenario::from_raw(self, Path::new(""))
+    }
+
+    /// The scenario as a scenario file that [`Scenario::parse`] reads back
+    /// into this builder.
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| {
+            fail(format!(
+                "cannot write scenario '{}' as TOML: {e}",
+                self.name
+            ))
+        })
+    }
+}
+
+/// Setters of optional `[[flow]]` keys.
+macro_rules! flow_keys {
+    ($($(#[$doc:meta])* $key:ident: $t:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $key(mut self, value: $t) -> Self {
+            self.$key = Some(value);
+            self
+        }
+    )*};
+}
+
+impl FlowBuilder {
+    /// A flow (`count` = 1) with every other key at its default.
+    pub fn new(name: impl Into<String>, pattern: Pattern) -> Self {
+        FlowBuilder {
+            name: name.into(),
+            pattern: pattern.name().to_string(),
+            ..FlowBuilder::default()
+        }
+    }
+
+    flow_keys! {
+        /// `count` flows alike, named `name0`, `name1`, ...
+        count: u32;
+        request_kib: u32;
+        file_gib: f64;
+        weight: u32;
+        start_s: f64;
+        /// Where the flow's file starts (default: after the files so far).
+        offset_gib: f64;
+        think_ms: f64;
+        outstanding: u32;
+        /// Stop after this many requests.
+        requests: u64;
+        repeat_s: f64;
+        pause_s: f64;
+        runs: u64;
+        fps: f64;
+        buffer_frames: u32;
+        clip_s: f64;
+        fragment_kib: u32;
+        weights: Vec<u32>;
+        size_mean_sectors: f64;
+        size_sd_sectors: f64;
+        read_fraction: f64;
+    }
+
+    /// Start-up flows: the trace, `xterm`, `gnometerm` or a path.
+    pub fn trace(mut self, trace: impl Into<String>) -> Self {
+        self.trace = Some(trace.into());
+        self
+    }
+
+    /// The `[[class]]` the flow belongs to.
+    pub fn class(mut self, class: impl Into<String>) -> Self {
+        self.class = Some(class.into());
+        self
+    }
 }
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
@@ -267,33 +515,28 @@ fn line_of(text: &str, at: usize) -> usize {
         + 1
 }
 
-fn seconds(key: &str, v: f64, min: f64) -> Result<Duration, String> {
+fn seconds(key: &str, v: f64, min: f64) -> Result<Duration> {
     if !v.is_finite() || v < min || v > 1e7 {
-        return Err(format!(
+        return Err(fail(format!(
             "{key} must be a number of seconds >= {min} (got {v})"
-        ));
+        )));
     }
     Ok(Duration::from_nanos((v * NS_PER_S as f64).round() as u64))
 }
 
 impl Scenario {
     /// Load a scenario file.
-    pub fn load(path: &Path) -> Result<Self, ScenarioError> {
+    pub fn load(path: &Path) -> Result<Self> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError {
-            file: file.clone(),
-            message: format!("cannot read scenario: {e}"),
-        })?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(file.clone(), format!("cannot read scenario: {e}")))?;
         Self::parse(&file, &text)
     }
 
     /// Parse scenario text; `file` names it in errors.
-    pub fn parse(file: &str, text: &str) -> Result<Self, ScenarioError> {
-        let err = |message: String| ScenarioError {
-            file: file.to_string(),
-            message,
-        };
-        let raw: RawScenario = toml::from_str(text).map_err(|e| {
+    pub fn parse(file: &str, text: &str) -> Result<Self> {
+        let err = |message: String| Error::new(file, message);
+        let raw: ScenarioBuilder = toml::from_str(text).map_err(|e| {
             let msg = e.message().replace('\n', " ");
             match e.span() {
                 Some(span) => {
@@ -307,36 +550,40 @@ impl Scenario {
             }
         })?;
         let base = Path::new(file).parent().unwrap_or(Path::new("."));
-        Self::from_raw(raw, base).map_err(err)
+        // Errors below name no file (see `fail`): this one.
+        Self::from_raw(&raw, base).map_err(|e| Error {
+            file: file.into(),
+            ..e
+        })
     }
 
     /// The device model a `[device]` table names.
-    fn model(dev: &RawDevice, base: &Path) -> Result<Model, String> {
+    fn model(dev: &DeviceKeys, base: &Path) -> Result<Model> {
         match (&dev.preset, &dev.diskspecs) {
-            (Some(_), Some(_)) => Err("[device]: give either preset or diskspecs, not both".into()),
-            (None, None) => Err("[device]: missing preset (or diskspecs = \"path\")".into()),
+            (Some(_), Some(_)) => Err(fail("[device]: give either preset or diskspecs, not both")),
+            (None, None) => Err(fail("[device]: missing preset (or diskspecs = \"path\")")),
             (Some(name), None) => presets::preset(name).ok_or_else(|| {
                 let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
-                format!(
+                fail(format!(
                     "[device] preset: unknown preset '{name}' (available: {})",
                     names.join(", ")
-                )
+                ))
             }),
             (None, Some(path)) => {
                 let p = base.join(path);
                 diskspecs::load(&p)
                     .map(Model::Hdd)
-                    .map_err(|e| format!("[device] diskspecs: {e}"))
+                    .map_err(|e| fail(format!("[device] diskspecs: {e}")))
             }
         }
     }
 
     /// Where copy `i` of a flow's file starts: at `offset_gib` (copies one
     /// after another), or after the files laid out so far.
-    fn place(f: &RawFlow, i: u32, file_sectors: u64, next_free: u64) -> Result<u64, String> {
+    fn place(f: &FlowBuilder, i: u32, file_sectors: u64, next_free: u64) -> Result<u64> {
         match f.offset_gib {
             Some(g) if !g.is_finite() || g < 0.0 => {
-                Err(format!("offset_gib must be >= 0 (got {g})"))
+                Err(fail(format!("offset_gib must be >= 0 (got {g})")))
             }
             Some(g) => Ok((g * GIB_SECTORS) as u64 + u64::from(i) * file_sectors),
             None => Ok(next_free),
@@ -344,18 +591,18 @@ impl Scenario {
     }
 
     /// Keys that only start-up or video flows take.
-    fn kind_keys(f: &RawFlow, pattern: Pattern, base: &Path) -> Result<KindKeys, String> {
+    fn kind_keys(f: &FlowBuilder, pattern: Pattern, base: &Path) -> Result<KindKeys> {
         let mut k = KindKeys::default();
         let only = |key: &str, set: bool, which: Pattern| {
             if set && pattern != which {
-                Err(format!(
+                Err(fail(format!(
                     "{key} applies only to pattern = \"{}\"",
                     if which == Pattern::Startup {
                         "startup"
                     } else {
                         "video"
                     }
-                ))
+                )))
             } else {
                 Ok(())
             }
@@ -381,10 +628,9 @@ impl Scenario {
         only("read_fraction", f.read_fraction.is_some(), Pattern::Pool)?;
         match pattern {
             Pattern::Startup => {
-                let spec = f
-                    .trace
-                    .as_deref()
-                    .ok_or("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"path\"")?;
+                let spec = f.trace.as_deref().ok_or_else(|| {
+                    fail("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"path\"")
+                })?;
                 k.trace = Some(StartupTrace::resolve(spec, base)?);
                 if f.repeat_s.is_some() || f.pause_s.is_some() {
                     let period = seconds("repeat_s", f.repeat_s.unwrap_or(0.0), 0.0)?;
@@ -392,13 +638,13 @@ impl Scenario {
                     k.repeat = Some((period, pause));
                 }
                 if f.runs == Some(0) {
-                    return Err("runs must be at least 1".into());
+                    return Err(fail("runs must be at least 1"));
                 }
             }
             Pattern::Pool => {
                 let w = f.weights.clone().unwrap_or_else(|| vec![80, 20]);
                 if w.is_empty() || w.len() > 64 || w.iter().any(|&x| !(1..=1000).contains(&x)) {
-                    return Err("weights must list 1..=64 weights, each 1..=1000".into());
+                    return Err(fail("weights must list 1..=64 weights, each 1..=1000"));
                 }
                 k.pool_weights = w;
                 k.size_mean = f.size_mean_sectors.unwrap_or(8.0);
@@ -409,25 +655,27 @@ impl Scenario {
                     && k.size_sd.is_finite()
                     && k.size_sd >= 0.0)
                 {
-                    return Err("size_mean_sectors must be >= 1 and size_sd_sectors >= 0".into());
+                    return Err(fail(
+                        "size_mean_sectors must be >= 1 and size_sd_sectors >= 0",
+                    ));
                 }
                 if !(0.0..=1.0).contains(&k.read_fraction) {
-                    return Err(format!(
+                    return Err(fail(format!(
                         "read_fraction must be 0..=1 (got {})",
                         k.read_fraction
-                    ));
+                    )));
                 }
             }
             Pattern::Video => {
                 let fps = f.fps.unwrap_or(27.0);
                 if !fps.is_finite() || !(0.1..=1000.0).contains(&fps) {
-                    return Err(format!("fps must be 0.1..=1000 (got {fps})"));
+                    return Err(fail(format!("fps must be 0.1..=1000 (got {fps})")));
                 }
                 let clip = f.clip_s.unwrap_or(30.0);
                 if !clip.is_finite() || !(0.1..=1e6).contains(&clip) {
-                    return Err(format!(
+                    return Err(fail(format!(
                         "clip_s must be a positive number of seconds (got {clip})"
-                    ));
+                    )));
                 }
                 k.frame_period = Duration::from_nanos((NS_PER_S as f64 / fps).round() as u64);
                 k.buffer_frames = f.buffer_frames.unwrap_or(8);
@@ -438,36 +686,38 @@ impl Scenario {
         Ok(k)
     }
 
-    fn from_raw(raw: RawScenario, base: &Path) -> Result<Self, String> {
+    fn from_raw(raw: &ScenarioBuilder, base: &Path) -> Result<Self> {
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
         if warmup >= duration {
-            return Err(format!(
+            return Err(fail(format!(
                 "warmup_s ({}) must be shorter than duration_s ({})",
                 raw.warmup_s, raw.duration_s
-            ));
+            )));
         }
         let model = Self::model(&raw.device, base)?;
         let queue_depth = raw.device.queue_depth.unwrap_or(1);
         let max = model.max_queue();
         if queue_depth == 0 || queue_depth as usize > max {
-            return Err(format!(
+            return Err(fail(format!(
                 "[device] queue_depth must be 1..={max} for {} (got {queue_depth})",
                 model.name()
-            ));
+            )));
         }
         if (raw.device.write_cache.is_some() || raw.device.read_cache.is_some())
             && !model.has_write_cache()
         {
-            return Err(format!(
+            return Err(fail(format!(
                 "[device] write_cache: {} has no write cache to switch",
                 model.name()
-            ));
+            )));
         }
         let internal = match raw.device.internal.as_deref() {
             None => InternalOrder::Satf,
             Some(s) => InternalOrder::parse(s).ok_or_else(|| {
-                format!("[device] internal: unknown order '{s}' (expected fcfs, sstf or satf)")
+                fail(format!(
+                    "[device] internal: unknown order '{s}' (expected fcfs, sstf or satf)"
+                ))
             })?,
         };
         let mut params = Params::default();
@@ -478,31 +728,31 @@ impl Scenario {
                 toml::Value::Float(x) => ParamValue::Float(*x),
                 toml::Value::String(s) => ParamValue::Str(s.clone()),
                 other => {
-                    return Err(format!(
+                    return Err(fail(format!(
                         "[scheduler] {k}: expected a boolean, number or string, got {}",
                         other.type_str()
-                    ))
+                    )))
                 }
             };
             params.insert(k, pv);
         }
         sluice::policy::build(&raw.scheduler.name, &params)
-            .map_err(|e| format!("[scheduler] {e}"))?;
+            .map_err(|e| fail(format!("[scheduler] {e}")))?;
         let mut classes: Vec<ClassConfig> = Vec::new();
         for c in &raw.classes {
             if classes.iter().any(|k| k.name == c.name) {
-                return Err(format!("[[class]] '{}' is defined twice", c.name));
+                return Err(fail(format!("[[class]] '{}' is defined twice", c.name)));
             }
             let q = c.quantum_ms.unwrap_or(20.0);
             if !q.is_finite() || !(0.001..=1e6).contains(&q) {
-                return Err(format!(
+                return Err(fail(format!(
                     "[[class]] '{}': quantum_ms must be a positive number of ms (got {q})",
                     c.name
-                ));
+                )));
             }
             let inner = c.inner.clone().unwrap_or_else(|| "noop".into());
             sluice::policy::build(&inner, &Params::default())
-                .map_err(|e| format!("[[class]] '{}': inner: {e}", c.name))?;
+                .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
             classes.push(ClassConfig {
                 name: c.name.clone(),
                 quantum: Duration::from_nanos((q * NS_PER_MS as f64).round() as u64),
@@ -510,24 +760,26 @@ impl Scenario {
             });
         }
         if raw.flows.is_empty() {
-            return Err("no [[flow]]: a scenario needs at least one flow".into());
+            return Err(fail("no [[flow]]: a scenario needs at least one flow"));
         }
         let capacity = model.capacity();
         let mut flows = Vec::new();
         let mut next_free = 0u64;
         for f in &raw.flows {
-            let ctx = |m: String| format!("flow '{}': {m}", f.name);
+            // Errors about a flow name it first (and quote a trace file's
+            // error whole).
+            let ctx = |e: Error| fail(format!("flow '{}': {e}", f.name));
             let pattern = Pattern::parse(&f.pattern).ok_or_else(|| {
                 let names: Vec<_> = PATTERNS.iter().map(|p| p.0).collect();
-                ctx(format!(
+                ctx(fail(format!(
                     "pattern: unknown pattern '{}' (available: {})",
                     f.pattern,
                     names.join(", ")
-                ))
+                )))
             })?;
             let count = f.count.unwrap_or(1);
             if count == 0 || count > 100_000 {
-                return Err(ctx(format!("count must be 1..=100000 (got {count})")));
+                return Err(ctx(fail(format!("count must be 1..=100000 (got {count})"))));
             }
             let default_kib = match pattern {
                 Pattern::Video => 64,
@@ -536,57 +788,61 @@ impl Scenario {
             };
             let kib = f.request_kib.unwrap_or(default_kib);
             if kib == 0 || kib > 65_536 {
-                return Err(ctx(format!("request_kib must be 1..=65536 (got {kib})")));
+                return Err(ctx(fail(format!(
+                    "request_kib must be 1..=65536 (got {kib})"
+                ))));
             }
             let request_sectors = kib * KIB_SECTORS as u32;
             let file_gib = f.file_gib.unwrap_or(5.0);
             if !file_gib.is_finite() || file_gib <= 0.0 {
-                return Err(ctx(format!("file_gib must be positive (got {file_gib})")));
+                return Err(ctx(fail(format!(
+                    "file_gib must be positive (got {file_gib})"
+                ))));
             }
             let file_sectors = ((file_gib * GIB_SECTORS) as u64).max(u64::from(request_sectors));
             let weight = f.weight.unwrap_or(100);
             if !(1..=1000).contains(&weight) {
-                return Err(ctx(format!("weight must be 1..=1000 (got {weight})")));
+                return Err(ctx(fail(format!("weight must be 1..=1000 (got {weight})"))));
             }
             let start =
                 Instant::ZERO + seconds("start_s", f.start_s.unwrap_or(0.0), 0.0).map_err(ctx)?;
             let think_ms = f.think_ms.unwrap_or(0.0);
             if !think_ms.is_finite() || !(0.0..=1e7).contains(&think_ms) {
-                return Err(ctx(format!("think_ms must be >= 0 (got {think_ms})")));
+                return Err(ctx(fail(format!("think_ms must be >= 0 (got {think_ms})"))));
             }
             let outstanding = f
                 .outstanding
                 .unwrap_or(if pattern.is_write() { 16 } else { 1 });
             if !(1..=4096).contains(&outstanding) {
-                return Err(ctx(format!(
+                return Err(ctx(fail(format!(
                     "outstanding must be 1..=4096 (got {outstanding})"
-                )));
+                ))));
             }
             if f.requests == Some(0) {
-                return Err(ctx("requests must be at least 1".into()));
+                return Err(ctx(fail("requests must be at least 1")));
             }
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
             if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
-                return Err(ctx("fragment_kib must be 1..=65536".into()));
+                return Err(ctx(fail("fragment_kib must be 1..=65536")));
             }
             if f.fragment_kib.is_some() && matches!(pattern, Pattern::Startup | Pattern::Video) {
-                return Err(ctx(
-                    "fragment_kib applies to greedy readers and writers only".into(),
-                ));
+                return Err(ctx(fail(
+                    "fragment_kib applies to greedy readers and writers only",
+                )));
             }
             let class = match &f.class {
                 None => None,
                 Some(name) => Some(classes.iter().position(|c| &c.name == name).ok_or_else(
                     || {
                         let names: Vec<_> = classes.iter().map(|c| c.name.as_str()).collect();
-                        ctx(format!(
+                        ctx(fail(format!(
                             "class: no [[class]] named '{name}' (defined: {})",
                             if names.is_empty() {
                                 "none".to_string()
                             } else {
                                 names.join(", ")
                             }
-                        ))
+                        )))
                     },
                 )? as u32),
             };
@@ -596,7 +852,7 @@ impl Scenario {
                     // offset_gib if given), wrapped onto the device.
                     let off = (f.offset_gib.unwrap_or(0.0).max(0.0) * GIB_SECTORS) as u64;
                     if off >= capacity {
-                        return Err(ctx("offset_gib is past the end of the device".into()));
+                        return Err(ctx(fail("offset_gib is past the end of the device")));
                     }
                     (off, capacity - off)
                 } else {
@@ -607,12 +863,12 @@ impl Scenario {
                 };
                 let end = file_start + file_sectors;
                 if end > capacity {
-                    return Err(ctx(format!(
+                    return Err(ctx(fail(format!(
                         "file ends at {:.1} GiB, past the end of {} ({:.1} GiB): lower file_gib, offset_gib or count",
                         end as f64 / GIB_SECTORS,
                         model.name(),
                         capacity as f64 / GIB_SECTORS
-                    )));
+                    ))));
                 }
                 if pattern != Pattern::Startup {
                     next_free = next_free.max(end);
@@ -648,7 +904,7 @@ impl Scenario {
             }
         }
         Ok(Scenario {
-            name: raw.name,
+            name: raw.name.clone(),
             seed: raw.seed,
             duration,
             warmup,
@@ -660,7 +916,7 @@ impl Scenario {
                 write_cache: raw.device.write_cache,
                 read_cache: raw.device.read_cache,
             },
-            scheduler: raw.scheduler.name,
+            scheduler: raw.scheduler.name.clone(),
             params,
             classes,
             flows,
@@ -691,7 +947,7 @@ pattern = "rand-read"
 file_gib = 2
 "#;
 
-    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
+    fn parse(text: &str) -> Result<Scenario> {
         Scenario::parse("s.toml", text)
     }
 
@@ -770,6 +1026,96 @@ file_gib = 2
         assert!(e.contains("nope") && e.contains("class"), "{e}");
         let e = error(&(GOOD.to_string() + "\n[[class]]\nname = \"c\"\ninner = \"bogus\"\n"));
         assert!(e.contains("bogus"), "{e}");
+    }
+
+    /// `GOOD` stated in code.
+    fn good() -> ScenarioBuilder {
+        ScenarioBuilder::new("t", 10.0)
+            .seed(3)
+            .warmup_s(1.0)
+            .preset("maxtor-stm332061")
+            .scheduler("clook")
+            .flow(
+                FlowBuilder::new("r", Pattern::RandRead)
+                    .count(3)
+                    .file_gib(2.0),
+            )
+    }
+
+    #[test]
+    fn a_builder_gives_what_its_file_gives() {
+        assert_eq!(good().build().unwrap(), parse(GOOD).unwrap());
+        assert_eq!(toml::from_str::<ScenarioBuilder>(GOOD).unwrap(), good());
+        let e = good().scheduler("nope").build().unwrap_err().to_string();
+        assert!(e.starts_with("[scheduler] unknown policy 'nope'"), "{e}");
+    }
+
+    #[test]
+    fn to_toml_reads_back_as_the_same_scenario() {
+        let b = good()
+            .stop_after_finite(true)
+            .preset("maxtor-7l250s0")
+            .queue_depth(32)
+            .internal("fcfs")
+            .write_cache(false)
+            .scheduler("bfq+")
+            .param("low_latency", false)
+            .param("raised_idle_factor", 3)
+            .param("peak_rate_lpf", true)
+            .class("os1", 20.0, "noop")
+            .flow(
+                FlowBuilder::new("w", Pattern::SeqWrite)
+                    .file_gib(5e9 / 1073741824.0)
+                    .offset_gib(100.0 / 3.0)
+                    .think_ms(0.1)
+                    .class("os1"),
+            )
+            .flow(
+                FlowBuilder::new("xterm", Pattern::Startup)
+                    .trace("xterm")
+                    .start_s(5.0)
+                    .runs(3)
+                    .pause_s(1.0),
+            )
+            .flow(
+                FlowBuilder::new("video", Pattern::Video)
+                    .fps(27.0)
+                    .clip_s(30.0)
+                    .buffer_frames(8),
+            )
+            .flow(FlowBuilder::new("rq", Pattern::Pool).weights(vec![80, 20]));
+        let text = b.to_toml().unwrap();
+        assert_eq!(
+            toml::from_str::<ScenarioBuilder>(&text).unwrap(),
+            b,
+            "{text}"
+        );
+        assert_eq!(
+            Scenario::parse("s.toml", &text).unwrap(),
+            b.build().unwrap(),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_once() {
+        let e = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\nstart_s = -1")).unwrap_err();
+        assert_eq!(
+            (e.file.as_str(), e.line, e.key.as_deref()),
+            ("s.toml", None, None)
+        );
+        assert_eq!(
+            e.to_string(),
+            "s.toml: flow 'r': start_s must be a number of seconds >= 0 (got -1)"
+        );
+        let e = error(&GOOD.replace(
+            "pattern = \"rand-read\"",
+            "pattern = \"startup\"\ntrace = \"/nonexistent/t\"",
+        ));
+        assert!(
+            e.starts_with("s.toml: flow 'r': trace '/nonexistent/t': not an embedded trace"),
+            "{e}"
+        );
     }
 
     #[test]

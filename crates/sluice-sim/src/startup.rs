@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use sluice::{Duration, NS_PER_S};
 
+use crate::error::{Error, Result};
+
 /// The traces shipped with sluice (GPL-2.0, from the S suite; see
 /// `data/startup/COPYING`).
 pub const EMBEDDED: &[(&str, &str)] = &[
@@ -39,7 +41,7 @@ pub struct StartupTrace {
 
 impl StartupTrace {
     /// Parse trace text; `file` names it in errors.
-    pub fn parse(name: &str, file: &str, text: &str) -> Result<Self, String> {
+    pub fn parse(name: &str, file: &str, text: &str) -> Result<Self> {
         let mut records = Vec::new();
         let mut thread_names: Vec<String> = Vec::new();
         for (i, line) in text.lines().enumerate() {
@@ -47,7 +49,7 @@ impl StartupTrace {
             if f.is_empty() {
                 continue;
             }
-            let err = |m: String| format!("{file}: line {}: {m}", i + 1);
+            let err = |m: String| Error::new(file, m).at_line(i + 1);
             if f.len() < 8 {
                 return Err(err(format!("expected at least 8 columns, got {}", f.len())));
             }
@@ -91,7 +93,7 @@ impl StartupTrace {
             });
         }
         if records.is_empty() {
-            return Err(format!("{file}: the trace holds no requests"));
+            return Err(Error::new(file, "the trace holds no requests"));
         }
         let mut threads = vec![Vec::new(); thread_names.len()];
         for (i, r) in records.iter().enumerate() {
@@ -106,15 +108,18 @@ impl StartupTrace {
     }
 
     /// An embedded trace by name (`xterm`, `gnometerm`), or a file.
-    pub fn resolve(spec: &str, base: &Path) -> Result<Arc<Self>, String> {
+    pub fn resolve(spec: &str, base: &Path) -> Result<Arc<Self>> {
         if let Some((name, text)) = EMBEDDED.iter().find(|(n, _)| *n == spec) {
             return Self::parse(name, name, text).map(Arc::new);
         }
         let path = base.join(spec);
         let text = std::fs::read_to_string(&path).map_err(|e| {
-            format!(
-                "trace '{spec}': not an embedded trace (xterm, gnometerm) and cannot read {}: {e}",
-                path.display()
+            Error::new(
+                "",
+                format!(
+                    "trace '{spec}': not an embedded trace (xterm, gnometerm) and cannot read {}: {e}",
+                    path.display()
+                ),
             )
         })?;
         let name = path
@@ -163,7 +168,9 @@ mod tests {
     #[test]
     fn bad_lines_are_named() {
         let e = StartupTrace::parse("t", "t", "a-1 0 8 100 Rand 0 0 XX 0 C\n").unwrap_err();
-        assert!(e.contains("line 1") && e.contains("XX"), "{e}");
+        assert_eq!(e.line, Some(1));
+        let e = e.to_string();
+        assert!(e.starts_with("t: line 1: ") && e.contains("XX"), "{e}");
         assert!(StartupTrace::resolve("no-such-trace", Path::new("/nonexistent")).is_err());
     }
 }

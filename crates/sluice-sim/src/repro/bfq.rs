@@ -3,7 +3,9 @@
 //! times, video playback, NCQ, weights, and an ablation of the heuristics.
 
 use super::{row, Experiment, Jobs, Row};
-use crate::SimReport;
+use crate::error::Result;
+use crate::scenario::Pattern;
+use crate::{FlowBuilder, ScenarioBuilder, SimReport};
 
 const SCHEDS: [&str; 3] = ["bfq+", "bfq", "cfq"];
 /// BFQ+ with what BFQ's later code does for raised queues (longer idling,
@@ -28,51 +30,73 @@ fn paper_throughput(sched: &str, workload: &str) -> Option<f64> {
     Some(row[col])
 }
 
-/// `[[flow]]` tables of a background workload.
-fn workload(name: &str) -> String {
-    let flow = |n: &str, count: u32, pattern: &str, kib: u32| {
-        format!(
-            "[[flow]]\nname = \"{n}\"\ncount = {count}\npattern = \"{pattern}\"\nrequest_kib = {kib}\nfile_gib = {FILE_GIB}\n\n"
-        )
+/// A scenario with the flows of a background workload added.
+fn workload(s: ScenarioBuilder, name: &str) -> ScenarioBuilder {
+    let flow = |n: &str, count: u32, pattern: Pattern, kib: u32| {
+        FlowBuilder::new(n, pattern)
+            .count(count)
+            .request_kib(kib)
+            .file_gib(FILE_GIB)
     };
     match name {
-        "idle" => String::new(),
-        "10r-seq" => flow("r", 10, "seq-read", 128),
-        "10r-rand" => flow("r", 10, "rand-read", 4),
-        "5r5w-seq" => flow("r", 5, "seq-read", 128) + &flow("w", 5, "seq-write", 128),
-        "5r5w-rand" => flow("r", 5, "rand-read", 4) + &flow("w", 5, "rand-write", 4),
+        "idle" => s,
+        "10r-seq" => s.flow(flow("r", 10, Pattern::SeqRead, 128)),
+        "10r-rand" => s.flow(flow("r", 10, Pattern::RandRead, 4)),
+        "5r5w-seq" => {
+            s.flow(flow("r", 5, Pattern::SeqRead, 128))
+                .flow(flow("w", 5, Pattern::SeqWrite, 128))
+        }
+        "5r5w-rand" => {
+            s.flow(flow("r", 5, Pattern::RandRead, 4))
+                .flow(flow("w", 5, Pattern::RandWrite, 4))
+        }
         _ => unreachable!("workload names are fixed"),
     }
 }
 
-/// A scheduler label such as `bfq+ low_latency=false` as a `[scheduler]`
-/// table.
-fn scheduler(label: &str) -> String {
+/// A scenario with the scheduler a label such as `bfq+ low_latency=false`
+/// names.
+fn scheduler(s: ScenarioBuilder, label: &str) -> ScenarioBuilder {
     let mut parts = label.split_whitespace();
-    let mut s = format!(
-        "[scheduler]\nname = \"{}\"\n",
-        parts.next().unwrap_or("noop")
-    );
+    let mut s = s.scheduler(parts.next().unwrap_or("noop"));
     for p in parts {
         if let Some((k, v)) = p.split_once('=') {
-            s += &format!("{k} = {v}\n");
+            s = s.param(k, param(v));
         }
     }
     s
 }
 
-fn head(name: &str, duration: f64, warmup: f64, device: &str, stop_after_finite: bool) -> String {
-    format!(
-        "name = \"{name}\"\nseed = 1\nduration_s = {duration}\nwarmup_s = {warmup}\nstop_after_finite = {stop_after_finite}\n\n[device]\n{device}\n\n"
-    )
+/// A parameter value of a label, typed as a scenario file would type it.
+fn param(v: &str) -> toml::Value {
+    if let Ok(b) = v.parse::<bool>() {
+        b.into()
+    } else if let Ok(i) = v.parse::<i64>() {
+        i.into()
+    } else if let Ok(x) = v.parse::<f64>() {
+        x.into()
+    } else {
+        v.into()
+    }
 }
 
-const STM: &str = "preset = \"maxtor-stm332061\"";
+/// A scenario's settings before its device, scheduler and flows.
+fn head(name: &str, duration: f64, warmup: f64, stop_after_finite: bool) -> ScenarioBuilder {
+    ScenarioBuilder::new(name, duration)
+        .seed(1)
+        .warmup_s(warmup)
+        .stop_after_finite(stop_after_finite)
+}
 
-/// A start-up flow: the application is started `runs` times, one second
-/// after the previous start-up ended (the paper's pause), from `start`.
-fn app(trace: &str, start: f64, runs: u32, repeat: &str) -> String {
-    format!("[[flow]]\nname = \"{trace}\"\npattern = \"startup\"\ntrace = \"{trace}\"\nstart_s = {start}\nruns = {runs}\n{repeat}\n")
+const STM: &str = "maxtor-stm332061";
+
+/// A start-up flow: the application is started `runs` times from `start`
+/// (the caller adds the pause or period between runs).
+fn app(trace: &str, start: f64, runs: u64) -> FlowBuilder {
+    FlowBuilder::new(trace, Pattern::Startup)
+        .trace(trace)
+        .start_s(start)
+        .runs(runs)
 }
 
 struct Plan {
@@ -88,7 +112,7 @@ impl Plan {
         }
     }
 
-    fn runs(&self) -> u32 {
+    fn runs(&self) -> u64 {
         if self.quick {
             1
         } else {
@@ -113,7 +137,7 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
     super::experiment("bfq", id, title, notes, rows)
 }
 
-pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     let quick = opts.quick;
     let plan = Plan { quick };
     let (dur, warm) = plan.long();
@@ -123,16 +147,18 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     let mut thr = Vec::new();
     for w in WORKLOADS {
         for s in SCHEDS {
-            let text = head(w, dur, warm, STM, false) + &scheduler(s) + &workload(w);
-            thr.push((s, w, jobs.add_with(text, None)));
+            let scen = workload(scheduler(head(w, dur, warm, false).preset(STM), s), w);
+            thr.push((s, w, jobs.add_with(scen, None)));
         }
     }
     // Short benchmark: the first 15 s of 10r-seq.
     let mut short = Vec::new();
     for s in SCHEDS {
-        let text =
-            head("10r-seq-short", 15.0, 0.0, STM, false) + &scheduler(s) + &workload("10r-seq");
-        short.push((s, jobs.add_with(text, Some(100))));
+        let scen = workload(
+            scheduler(head("10r-seq-short", 15.0, 0.0, false).preset(STM), s),
+            "10r-seq",
+        );
+        short.push((s, jobs.add_with(scen, Some(100))));
     }
     // Start-up under load: the workload runs from 0, the application is
     // started at 10 s (5 s quick), then again after 1 s pauses.
@@ -142,11 +168,12 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     for w in std::iter::once("idle").chain(WORKLOADS) {
         for s in SCHEDS.into_iter().chain([LATER_CODE]) {
             for a in ["xterm", "gnometerm"] {
-                let text = head(&format!("startup-{a}-{w}"), cap, app_start, STM, true)
-                    + &scheduler(s)
-                    + &app(a, app_start, plan.runs(), "pause_s = 1")
-                    + &workload(w);
-                startup.push((s, w, a, jobs.add_with(text, None)));
+                let scen = scheduler(
+                    head(&format!("startup-{a}-{w}"), cap, app_start, true).preset(STM),
+                    s,
+                )
+                .flow(app(a, app_start, plan.runs()).pause_s(1.0));
+                startup.push((s, w, a, jobs.add_with(workload(scen, w), None)));
             }
         }
     }
@@ -155,37 +182,49 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     let mut video = Vec::new();
     for w in WORKLOADS {
         for s in SCHEDS.into_iter().chain([LATER_CODE]) {
-            let text = head(&format!("video-{w}"), 60.0, 10.0, "preset = \"maxtor-6l080l0\"", true)
-                + &scheduler(s)
-                + "[[flow]]\nname = \"video\"\npattern = \"video\"\nrequest_kib = 64\nfps = 27\nclip_s = 30\nbuffer_frames = 8\nfile_gib = 1\n\n"
-                + &app("xterm", 10.0, 1000, "repeat_s = 3")
-                + &workload(w);
-            video.push((s, w, jobs.add_with(text, None)));
+            let scen = scheduler(
+                head(&format!("video-{w}"), 60.0, 10.0, true).preset("maxtor-6l080l0"),
+                s,
+            )
+            .flow(
+                FlowBuilder::new("video", Pattern::Video)
+                    .request_kib(64)
+                    .fps(27.0)
+                    .clip_s(30.0)
+                    .buffer_frames(8)
+                    .file_gib(1.0),
+            )
+            .flow(app("xterm", 10.0, 1000).repeat_s(3.0));
+            video.push((s, w, jobs.add_with(workload(scen, w), None)));
         }
     }
     // NCQ: the second system, depth 32, the drive reorders.
     let ncq_cap = if quick { 100.0 } else { 300.0 };
-    let ncq_dev = "preset = \"maxtor-7l250s0\"\nqueue_depth = 32\ninternal = \"satf\"";
     let mut ncq = Vec::new();
     for w in WORKLOADS {
         for s in ["bfq+", "bfq", "cfq", "noop"] {
             for a in ["xterm", "gnometerm"] {
-                let text = head(&format!("ncq-{a}-{w}"), ncq_cap, app_start, ncq_dev, true)
-                    + &scheduler(s)
-                    + &app(a, app_start, 1, "")
-                    + &workload(w);
-                ncq.push((s, w, a, jobs.add_with(text, None)));
+                let dev = head(&format!("ncq-{a}-{w}"), ncq_cap, app_start, true)
+                    .preset("maxtor-7l250s0")
+                    .queue_depth(32)
+                    .internal("satf");
+                let scen = scheduler(dev, s).flow(app(a, app_start, 1));
+                ncq.push((s, w, a, jobs.add_with(workload(scen, w), None)));
             }
         }
     }
     // Weights: three sequential readers, 100:200:300.
     let mut weights = Vec::new();
     for s in ["bfq", "bfq+"] {
-        let mut text = head("3r-seq-w100:200:300", dur, warm, STM, false) + &scheduler(s);
-        for (i, wt) in [100, 200, 300].iter().enumerate() {
-            text += &format!("[[flow]]\nname = \"r{i}\"\npattern = \"seq-read\"\nfile_gib = {FILE_GIB}\nweight = {wt}\n\n");
+        let mut scen = scheduler(head("3r-seq-w100:200:300", dur, warm, false).preset(STM), s);
+        for (i, wt) in [100, 200, 300].into_iter().enumerate() {
+            scen = scen.flow(
+                FlowBuilder::new(format!("r{i}"), Pattern::SeqRead)
+                    .file_gib(FILE_GIB)
+                    .weight(wt),
+            );
         }
-        weights.push((s, jobs.add_with(text, None)));
+        weights.push((s, jobs.add_with(scen, None)));
     }
     // Ablation: each heuristic off in turn.
     let variants = [
@@ -199,11 +238,12 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     let mut ablation = Vec::new();
     for w in ["10r-seq", "5r5w-seq"] {
         for v in variants {
-            let text = head(&format!("ablation-{w}"), cap, app_start, STM, true)
-                + &scheduler(v)
-                + &app("xterm", app_start, plan.runs(), "pause_s = 1")
-                + &workload(w);
-            ablation.push((v, w, jobs.add_with(text, None)));
+            let scen = scheduler(
+                head(&format!("ablation-{w}"), cap, app_start, true).preset(STM),
+                v,
+            )
+            .flow(app("xterm", app_start, plan.runs()).pause_s(1.0));
+            ablation.push((v, w, jobs.add_with(workload(scen, w), None)));
         }
     }
 

@@ -3,20 +3,33 @@
 //! reservation queues weighted 80:20.
 
 use super::{row, Experiment, Jobs, Row};
-use crate::SimReport;
+use crate::error::Result;
+use crate::scenario::Pattern;
+use crate::{FlowBuilder, ScenarioBuilder, SimReport};
 
 const IO_LEVELS: [u32; 13] = [1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61];
 const MDMO: [u32; 7] = [0, 5, 10, 20, 40, 60, 100];
 const MQOS: [f64; 5] = [0.0, 0.5, 1.0, 5.0, 10.0];
 
-fn scenario(io: u32, dur: f64, sched: &str) -> String {
-    format!(
-        "name = \"io={io}\"\nseed = 1\nduration_s = {dur}\nwarmup_s = 2\n\n[device]\npreset = \"ibm-dnes-309170w\"\nqueue_depth = 4\ninternal = \"fcfs\"\n\n{sched}\n[[flow]]\nname = \"rq\"\npattern = \"pool\"\nweights = [80, 20]\noutstanding = {io}\nfile_gib = 8.5\noffset_gib = 0\n"
-    )
-}
-
-fn dor(m_dmo: u32, m_qos: f64) -> String {
-    format!("[scheduler]\nname = \"dor\"\nm_dmo = {m_dmo}\nm_qos = {m_qos}\n")
+/// Two reservation queues, 80:20, each keeping `io` requests outstanding,
+/// under DOR with margins `m_dmo` and `m_qos`.
+fn scenario(io: u32, dur: f64, m_dmo: u32, m_qos: f64) -> ScenarioBuilder {
+    ScenarioBuilder::new(format!("io={io}"), dur)
+        .seed(1)
+        .warmup_s(2.0)
+        .preset("ibm-dnes-309170w")
+        .queue_depth(4)
+        .internal("fcfs")
+        .scheduler("dor")
+        .param("m_dmo", m_dmo)
+        .param("m_qos", m_qos)
+        .flow(
+            FlowBuilder::new("rq", Pattern::Pool)
+                .weights(vec![80, 20])
+                .outstanding(io)
+                .file_gib(8.5)
+                .offset_gib(0.0),
+        )
 }
 
 fn threads(r: &SimReport) -> (f64, f64) {
@@ -58,26 +71,26 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
     super::experiment("dor", id, title, notes, rows)
 }
 
-pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     let quick = opts.quick;
     let dur = if quick { 15.0 } else { 60.0 };
     let mut jobs = Jobs::new(None);
     let mut mdmo = Vec::new();
     for io in IO_LEVELS {
         for m in MDMO {
-            mdmo.push((io, m, jobs.add(scenario(io, dur, &dor(m, 0.5)))));
+            mdmo.push((io, m, jobs.add(scenario(io, dur, m, 0.5))));
         }
     }
     let mut mqos = Vec::new();
     for io in [11, 61] {
         for q in MQOS {
-            mqos.push((io, q, jobs.add(scenario(io, dur, &dor(20, q)))));
+            mqos.push((io, q, jobs.add(scenario(io, dur, 20, q))));
         }
     }
     let mut vs = Vec::new();
     for io in IO_LEVELS {
         for (label, q) in [("yfq", 0.0), ("dor-q0.5", 0.5), ("dor-q1", 1.0)] {
-            vs.push((io, label, jobs.add(scenario(io, dur, &dor(20, q)))));
+            vs.push((io, label, jobs.add(scenario(io, dur, 20, q))));
         }
     }
     let res = jobs.run(opts)?;

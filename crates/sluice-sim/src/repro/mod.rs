@@ -13,7 +13,8 @@ use std::sync::Mutex;
 use serde::Serialize;
 use sluice::Duration;
 
-use crate::{Scenario, SimReport, Simulation};
+use crate::error::{Error, Result};
+use crate::{ScenarioBuilder, SimReport, Simulation};
 
 /// Schema tag of [`ReproReport`].
 pub const REPRO_SCHEMA: &str = "sluice.repro/1";
@@ -104,7 +105,7 @@ pub fn run(
     paper: &str,
     quick: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<ReproReport, String> {
+) -> Result<ReproReport> {
     run_with(
         paper,
         &Options {
@@ -116,7 +117,7 @@ pub fn run(
 }
 
 /// [`run`] with every option.
-pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport, String> {
+pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport> {
     let experiments = match paper {
         "bfq" => bfq::experiments(opts)?,
         "vios" => vios::experiments(opts)?,
@@ -130,8 +131,9 @@ pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport, String> {
             v
         }
         other => {
-            return Err(format!(
-                "unknown paper '{other}' (expected bfq, yfq, vios, dor or all)"
+            return Err(Error::new(
+                "",
+                format!("unknown paper '{other}' (expected bfq, yfq, vios, dor or all)"),
             ))
         }
     };
@@ -144,7 +146,7 @@ pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport, String> {
 
 /// A scenario to run, with what to extract from it.
 struct Job {
-    pub text: String,
+    pub scenario: ScenarioBuilder,
     /// Time-series bin, if the experiment needs throughput over time.
     pub timeline_ms: Option<u64>,
 }
@@ -167,33 +169,36 @@ impl Jobs {
     }
 
     /// Queue a scenario; returns its index in the results.
-    pub fn add(&mut self, text: String) -> usize {
+    pub fn add(&mut self, scenario: ScenarioBuilder) -> usize {
         let timeline_ms = self.timeline_ms;
-        self.add_with(text, timeline_ms)
+        self.add_with(scenario, timeline_ms)
     }
 
     /// Queue a scenario with its own timeline setting.
-    pub fn add_with(&mut self, text: String, timeline_ms: Option<u64>) -> usize {
-        self.list.push(Job { text, timeline_ms });
+    pub fn add_with(&mut self, scenario: ScenarioBuilder, timeline_ms: Option<u64>) -> usize {
+        self.list.push(Job {
+            scenario,
+            timeline_ms,
+        });
         self.list.len() - 1
     }
 
     /// Run every queued scenario.
-    pub fn run(&self, opts: &Options) -> Result<Vec<SimReport>, String> {
+    pub fn run(&self, opts: &Options) -> Result<Vec<SimReport>> {
         run_jobs(&self.list, opts)
     }
 }
 
 /// Run jobs on all cores; results come back in job order (each run is
 /// deterministic, so the order of execution does not matter).
-fn run_jobs(jobs: &[Job], opts: &Options) -> Result<Vec<SimReport>, String> {
+fn run_jobs(jobs: &[Job], opts: &Options) -> Result<Vec<SimReport>> {
     if let Some(dir) = opts.save_scenarios {
         save(jobs, dir)?;
     }
     let progress = opts.progress;
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Result<SimReport, String>>>> =
+    let results: Mutex<Vec<Option<Result<SimReport>>>> =
         Mutex::new(vec![None; jobs.len()].into_iter().collect());
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -217,51 +222,59 @@ fn run_jobs(jobs: &[Job], opts: &Options) -> Result<Vec<SimReport>, String> {
         .collect()
 }
 
-/// Write each job's scenario as `NNN-name.toml` under `dir`.
-fn save(jobs: &[Job], dir: &std::path::Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+/// The name a job's scenario is saved under: the scenario's name and its
+/// `[scheduler]` table's values, e.g. `8k-8tasks--yfq-4-true`, with
+/// characters unsafe in a file name replaced by `_`.
+fn save_name(s: &ScenarioBuilder) -> String {
+    let mut values = vec![s.scheduler.name.clone()];
+    values.extend(s.scheduler.params.values().map(|v| match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(x) => x.to_string(),
+        toml::Value::Boolean(b) => b.to_string(),
+        other => other.to_string(),
+    }));
+    let label = format!("{}--{}", s.name, values.join("-"));
+    label
+        .chars()
+        .filter(|&c| c != '"')
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '+' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Write each job's scenario as `NAME.toml` under `dir` (`NAME-2.toml`,
+/// ... if taken).
+fn save(jobs: &[Job], dir: &std::path::Path) -> Result<()> {
+    let io_error = |path: &std::path::Path, e: std::io::Error| {
+        Error::new(path.display().to_string(), e.to_string())
+    };
+    std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     for job in jobs {
-        // Scenario name plus the [scheduler] table's values, e.g.
-        // `8k-8tasks--yfq-4-true.toml`.
-        let mut lines = job.text.lines();
-        let name = lines
-            .by_ref()
-            .find_map(|l| l.strip_prefix("name = "))
-            .unwrap_or("run")
-            .to_string();
-        let sched: Vec<&str> = lines
-            .skip_while(|l| *l != "[scheduler]")
-            .skip(1)
-            .take_while(|l| !l.trim().is_empty() && !l.starts_with('['))
-            .filter_map(|l| l.split_once('=').map(|(_, v)| v.trim()))
-            .collect();
-        let label = format!("{name}--{}", sched.join("-"));
-        let safe: String = label
-            .chars()
-            .filter(|&c| c != '"')
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '+' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let safe = save_name(&job.scenario);
         let mut path = dir.join(format!("{safe}.toml"));
         let mut k = 1;
         while path.exists() {
             k += 1;
             path = dir.join(format!("{safe}-{k}.toml"));
         }
-        std::fs::write(&path, &job.text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = job.scenario.to_toml()?;
+        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
     }
     Ok(())
 }
 
-fn run_one(job: &Job) -> Result<SimReport, String> {
-    let scenario =
-        Scenario::parse("(repro)", &job.text).map_err(|e| format!("{e}\n{}", job.text))?;
-    let mut sim = Simulation::new(&scenario).map_err(|e| e.to_string())?;
+fn run_one(job: &Job) -> Result<SimReport> {
+    let scenario = job.scenario.build().map_err(|e| Error {
+        file: "(repro)".into(),
+        ..e
+    })?;
+    let mut sim = Simulation::new(&scenario)?;
     if let Some(ms) = job.timeline_ms {
         sim = sim.with_timeline(Duration::from_millis(ms));
     }
@@ -313,4 +326,47 @@ pub fn tables(r: &ReproReport) -> String {
         o.push('\n');
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Pattern;
+    use crate::{FlowBuilder, Scenario};
+
+    #[test]
+    fn saved_files_are_named_by_scenario_and_scheduler_values() {
+        let s = ScenarioBuilder::new("io=11", 15.0)
+            .preset("ibm-dnes-309170w")
+            .scheduler("dor")
+            .param("m_dmo", 20)
+            .param("m_qos", 0.0)
+            .flow(FlowBuilder::new("rq", Pattern::Pool));
+        assert_eq!(save_name(&s), "io_11--dor-20-0");
+        let s = s.scheduler("bfq+").param("m_qos", 0.5);
+        assert_eq!(save_name(&s), "io_11--bfq+-20-0.5");
+    }
+
+    #[test]
+    fn saved_scenarios_load_as_the_ones_run() {
+        let dir = std::env::temp_dir().join(format!("sluice-repro-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = ScenarioBuilder::new("x", 1.0)
+            .preset("maxtor-stm332061")
+            .scheduler("yfq")
+            .param("batch", 4)
+            .flow(FlowBuilder::new("r", Pattern::RandRead).file_gib(5e9 / 1073741824.0));
+        let jobs: Vec<Job> = (0..2)
+            .map(|_| Job {
+                scenario: s.clone(),
+                timeline_ms: None,
+            })
+            .collect();
+        save(&jobs, &dir).unwrap();
+        for name in ["x--yfq-4.toml", "x--yfq-4-2.toml"] {
+            let loaded = Scenario::load(&dir.join(name)).unwrap();
+            assert_eq!(loaded, s.build().unwrap(), "{name}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

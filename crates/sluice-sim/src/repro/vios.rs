@@ -4,7 +4,9 @@
 //! isolation, and VIOS(P) on a queueing drive.
 
 use super::{row, Experiment, Jobs};
-use crate::SimReport;
+use crate::error::Result;
+use crate::scenario::Pattern;
+use crate::{FlowBuilder, ScenarioBuilder, SimReport};
 
 /// Program 1 reads files 5, 6 and 7 (§5.1.2).
 const PROGRAM1: [u32; 3] = [5, 6, 7];
@@ -22,40 +24,50 @@ fn program2(d: u32) -> [u32; 3] {
 
 /// 1M sectors of 512 B in GiB: the paper's file size and seek unit.
 const MSECT_GIB: f64 = 0.5;
-const RAPTOR: &str = "preset = \"wd-raptor-150\"";
+const RAPTOR: &str = "wd-raptor-150";
 
-fn head(name: &str, device: &str, sched: &str, classes: &[&str]) -> String {
-    let mut s = format!(
-        "name = \"{name}\"\nseed = 1\nduration_s = 3000\nwarmup_s = 0\n\n[device]\n{device}\n\n[scheduler]\nname = \"{sched}\"\n\n"
-    );
+/// A scenario's settings before its device and flows: the scheduler and
+/// one class per name (20 ms quantum, FCFS inside).
+fn head(name: &str, sched: &str, classes: &[&str]) -> ScenarioBuilder {
+    let mut s = ScenarioBuilder::new(name, 3000.0)
+        .seed(1)
+        .warmup_s(0.0)
+        .scheduler(sched);
     for c in classes {
-        s += &format!("[[class]]\nname = \"{c}\"\nquantum_ms = 20\ninner = \"noop\"\n\n");
+        s = s.class(*c, 20.0, "noop");
     }
     s
 }
 
 /// A tiobench-like application: `threads` threads, each reading `n` random
 /// blocks of `kib` from its own 512 MiB file, files from `offset_gib`.
-fn tiobench(app: &str, threads: u32, n: u64, kib: u32, offset_gib: f64) -> String {
-    format!(
-        "[[flow]]\nname = \"{app}.t\"\nclass = \"{app}\"\ncount = {threads}\npattern = \"rand-read\"\nrequest_kib = {kib}\nfile_gib = 0.5\noffset_gib = {offset_gib}\nrequests = {n}\n\n"
-    )
+fn tiobench(app: &str, threads: u32, n: u64, kib: u32, offset_gib: f64) -> FlowBuilder {
+    FlowBuilder::new(format!("{app}.t"), Pattern::RandRead)
+        .class(app)
+        .count(threads)
+        .request_kib(kib)
+        .file_gib(0.5)
+        .offset_gib(offset_gib)
+        .requests(n)
 }
 
-/// Program 1/2 of §5.1.2: three threads, each reading a third of its own
-/// 512 MiB file sequentially. The disk holds 64 such files of 1M sectors
-/// (file k starts at (k-1)M); `files` are the 1-based file numbers.
-fn program(app: &str, files: [u32; 3], requests: u64) -> String {
-    files
-        .iter()
-        .enumerate()
-        .map(|(k, file)| {
-            let off = f64::from(file - 1) * MSECT_GIB;
-            format!(
-                "[[flow]]\nname = \"{app}.t{k}\"\nclass = \"{app}\"\npattern = \"seq-read\"\nrequest_kib = 64\nfile_gib = 0.5\noffset_gib = {off}\nrequests = {requests}\n\n"
-            )
-        })
-        .collect()
+/// A scenario with Program 1/2 of §5.1.2 added: three threads, each
+/// reading a third of its own 512 MiB file sequentially. The disk holds 64
+/// such files of 1M sectors (file k starts at (k-1)M); `files` are the
+/// 1-based file numbers.
+fn program(mut s: ScenarioBuilder, app: &str, files: [u32; 3], requests: u64) -> ScenarioBuilder {
+    for (k, file) in files.iter().enumerate() {
+        let off = f64::from(file - 1) * MSECT_GIB;
+        s = s.flow(
+            FlowBuilder::new(format!("{app}.t{k}"), Pattern::SeqRead)
+                .class(app)
+                .request_kib(64)
+                .file_gib(0.5)
+                .offset_gib(off)
+                .requests(requests),
+        );
+    }
+    s
 }
 
 fn flows_of<'a>(
@@ -100,7 +112,7 @@ fn mb_s(r: &SimReport, app: &str) -> f64 {
 }
 
 /// Every experiment of the paper.
-pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     let quick = opts.quick;
     let n = if quick { 150 } else { 1000 };
     // A program reads a third of a 512 MiB file per thread in 64 KiB reads.
@@ -114,43 +126,58 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     let mut iso_seek = Vec::new();
     let mut alone = Vec::new();
     for s in scheds {
-        let t = head("4k-vs-256k", RAPTOR, s, &two)
-            + &tiobench("app1", 8, n, 4, 0.0)
-            + &tiobench("app2", 8, n, 256, 4.0);
+        let t = head("4k-vs-256k", s, &two)
+            .preset(RAPTOR)
+            .flow(tiobench("app1", 8, n, 4, 0.0))
+            .flow(tiobench("app2", 8, n, 256, 4.0));
         reqsize.push((s, jobs.add(t)));
-        let t = head("1M-vs-64M", RAPTOR, s, &two)
-            + &program("app1", PROGRAM1, prog_reqs)
-            + &program("app2", program2(64), prog_reqs);
+        let t = head("1M-vs-64M", s, &two).preset(RAPTOR);
+        let t = program(t, "app1", PROGRAM1, prog_reqs);
+        let t = program(t, "app2", program2(64), prog_reqs);
         seek.push((s, jobs.add(t)));
         for kib in [4, 16, 32, 64, 128, 256, 512] {
-            let t = head(&format!("app2-{kib}k"), RAPTOR, s, &two)
-                + &tiobench("app1", 8, n, 4, 0.0)
-                + &tiobench("app2", 8, n, kib, 4.0);
+            let t = head(&format!("app2-{kib}k"), s, &two)
+                .preset(RAPTOR)
+                .flow(tiobench("app1", 8, n, 4, 0.0))
+                .flow(tiobench("app2", 8, n, kib, 4.0));
             iso_size.push((s, format!("app2-{kib}k"), jobs.add(t)));
         }
         for d in [1, 16, 32, 64] {
-            let t = head(&format!("app2-{d}M"), RAPTOR, s, &two)
-                + &program("app1", PROGRAM1, prog_reqs)
-                + &program("app2", program2(d), prog_reqs);
+            let t = head(&format!("app2-{d}M"), s, &two).preset(RAPTOR);
+            let t = program(t, "app1", PROGRAM1, prog_reqs);
+            let t = program(t, "app2", program2(d), prog_reqs);
             iso_seek.push((s, format!("app2-{d}M"), jobs.add(t)));
         }
-        let t = head("app1-alone", RAPTOR, s, &two) + &tiobench("app1", 8, n, 4, 0.0);
-        let p = head("program1-alone", RAPTOR, s, &two) + &program("app1", PROGRAM1, prog_reqs);
+        let t = head("app1-alone", s, &two)
+            .preset(RAPTOR)
+            .flow(tiobench("app1", 8, n, 4, 0.0));
+        let p = program(
+            head("program1-alone", s, &two).preset(RAPTOR),
+            "app1",
+            PROGRAM1,
+            prog_reqs,
+        );
         alone.push((s, jobs.add(t), jobs.add(p)));
     }
     // §7: 32 threads x 1000 random 4 KB reads on a queueing drive; each
     // thread is its own class for VIOS.
     let tcq_n = if quick { 200 } else { 1000 };
-    let tcq_dev = "preset = \"wd-raptor-150\"\nqueue_depth = 32\ninternal = \"satf\"";
     let mut tcq = Vec::new();
     for s in ["vios", "vios-p", "noop", "deadline", "cfq"] {
         let classes: Vec<String> = (0..32).map(|i| format!("t{i}")).collect();
         let class_refs: Vec<&str> = classes.iter().map(|c| c.as_str()).collect();
-        let mut t = head("32x1000-rand4k", tcq_dev, s, &class_refs);
+        let mut t = head("32x1000-rand4k", s, &class_refs)
+            .preset("wd-raptor-150")
+            .queue_depth(32)
+            .internal("satf");
         for (i, c) in classes.iter().enumerate() {
-            t += &format!(
-                "[[flow]]\nname = \"{c}.t\"\nclass = \"{c}\"\npattern = \"rand-read\"\nrequest_kib = 4\nfile_gib = 0.5\noffset_gib = {}\nrequests = {tcq_n}\n\n",
-                i as f64 * 0.5
+            t = t.flow(
+                FlowBuilder::new(format!("{c}.t"), Pattern::RandRead)
+                    .class(c.as_str())
+                    .request_kib(4)
+                    .file_gib(0.5)
+                    .offset_gib(i as f64 * 0.5)
+                    .requests(tcq_n),
             );
         }
         tcq.push((s, jobs.add(t)));

@@ -3,7 +3,9 @@
 //! overlapping, tie-breaking, fragment grouping, latency accounting).
 
 use super::{row, Experiment, Jobs, Row};
-use crate::SimReport;
+use crate::error::Result;
+use crate::scenario::Pattern;
+use crate::{FlowBuilder, ScenarioBuilder, SimReport};
 
 /// Tables 1 and 2: (task, YFQ, BSD) for 1, 2 and 3 tasks.
 const PAPER_DELAY: [[(f64, f64); 3]; 3] = [
@@ -21,54 +23,69 @@ fn paper(v: f64) -> Option<f64> {
     (!v.is_nan()).then_some(v)
 }
 
-/// `[scheduler]` for a label such as `yfq-b4-overlap` or `bsd-grouped`.
-fn scheduler(label: &str, extra: &str) -> String {
-    let mut s = String::from("[scheduler]\n");
-    if let Some(rest) = label.strip_prefix("yfq") {
-        s += "name = \"yfq\"\n";
-        let mut batch = 1;
-        for part in rest.split('-').filter(|p| !p.is_empty()) {
-            match part {
-                p if p.starts_with('b') => {
-                    batch = p[1..].parse().unwrap_or(1);
-                    s += &format!("batch = {batch}\n");
-                }
-                "overlap" => s += "overlap = true\n",
-                "tiebreak" => s += "tie_break = true\n",
-                // Grouping needs n >= b + 1 (§3.4), with tie-breaking.
-                "grouped" => s += &format!("group = {}\ntie_break = true\n", batch + 1),
-                _ => {}
-            }
-        }
-    } else {
-        s += &format!("name = \"{label}\"\n");
-    }
-    s + extra + "\n"
-}
-
-fn head(name: &str, duration: f64, cache: bool) -> String {
-    let cache = if cache {
-        ""
-    } else {
-        "read_cache = false\nwrite_cache = false\n"
+/// A scenario with the scheduler a label such as `yfq-b4-overlap` or
+/// `bsd-grouped` names.
+fn scheduler(s: ScenarioBuilder, label: &str) -> ScenarioBuilder {
+    let Some(rest) = label.strip_prefix("yfq") else {
+        return s.scheduler(label);
     };
-    format!(
-        "name = \"{name}\"\nseed = 1\nduration_s = {duration}\nwarmup_s = 2\n\n[device]\npreset = \"seagate-st39173w\"\nqueue_depth = 32\ninternal = \"satf\"\n{cache}\n"
-    )
+    let mut s = s.scheduler("yfq");
+    let mut batch: i64 = 1;
+    for part in rest.split('-').filter(|p| !p.is_empty()) {
+        match part {
+            p if p.starts_with('b') => {
+                batch = p[1..].parse().unwrap_or(1);
+                s = s.param("batch", batch);
+            }
+            "overlap" => s = s.param("overlap", true),
+            "tiebreak" => s = s.param("tie_break", true),
+            // Grouping needs n >= b + 1 (§3.4), with tie-breaking.
+            "grouped" => s = s.param("group", batch + 1).param("tie_break", true),
+            _ => {}
+        }
+    }
+    s
 }
 
-/// `n` tasks of random reads of `kib` anywhere in `[offset_gib,
-/// offset_gib + span_gib)`: raw-disk I/O, every task over the whole span.
-/// Requests larger than 64 KiB go out as 64 KiB fragments, as FreeBSD does.
-fn random_tasks(name: &str, n: u32, kib: u32, offset_gib: f64, span_gib: f64) -> String {
-    let frag = if kib > 64 { "fragment_kib = 64\n" } else { "" };
-    (0..n)
-        .map(|k| {
-            format!(
-                "[[flow]]\nname = \"{name}{k}\"\npattern = \"rand-read\"\nrequest_kib = {kib}\nfile_gib = {span_gib}\noffset_gib = {offset_gib}\n{frag}\n"
-            )
-        })
-        .collect()
+/// A scenario's settings before its scheduler and flows: the drive, its
+/// caches on or off.
+fn head(name: &str, duration: f64, cache: bool) -> ScenarioBuilder {
+    let s = ScenarioBuilder::new(name, duration)
+        .seed(1)
+        .warmup_s(2.0)
+        .preset("seagate-st39173w")
+        .queue_depth(32)
+        .internal("satf");
+    if cache {
+        s
+    } else {
+        s.read_cache(false).write_cache(false)
+    }
+}
+
+/// A scenario with `n` tasks of random reads of `kib` anywhere in
+/// `[offset_gib, offset_gib + span_gib)` added: raw-disk I/O, every task
+/// over the whole span. Requests larger than 64 KiB go out as 64 KiB
+/// fragments, as FreeBSD does.
+fn random_tasks(
+    mut s: ScenarioBuilder,
+    name: &str,
+    n: u32,
+    kib: u32,
+    offset_gib: f64,
+    span_gib: f64,
+) -> ScenarioBuilder {
+    for k in 0..n {
+        let mut f = FlowBuilder::new(format!("{name}{k}"), Pattern::RandRead)
+            .request_kib(kib)
+            .file_gib(span_gib)
+            .offset_gib(offset_gib);
+        if kib > 64 {
+            f = f.fragment_kib(64);
+        }
+        s = s.flow(f);
+    }
+    s
 }
 
 fn kb_s(r: &SimReport) -> f64 {
@@ -89,7 +106,7 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
     super::experiment("yfq", id, title, notes, rows)
 }
 
-pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, String> {
+pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     let quick = opts.quick;
     let dur = if quick { 20.0 } else { 60.0 };
     let disk_gib = 8.0;
@@ -100,14 +117,19 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
     let mut pipe = Vec::new();
     for s in ["yfq-b1", "bsd"] {
         for n in 1..=3u32 {
-            let mut t = head(&format!("{n}tasks"), dur, false) + &scheduler(s, "");
+            let mut t = scheduler(head(&format!("{n}tasks"), dur, false), s);
             for k in 1..=n {
                 let off = if k == 1 {
                     0.0
                 } else {
                     8e9 / 1073741824.0 + 0.25 * f64::from(k - 2)
                 };
-                t += &format!("[[flow]]\nname = \"task{k}\"\npattern = \"seq-read\"\nrequest_kib = 64\nfile_gib = 0.25\noffset_gib = {off}\n\n");
+                t = t.flow(
+                    FlowBuilder::new(format!("task{k}"), Pattern::SeqRead)
+                        .request_kib(64)
+                        .file_gib(0.25)
+                        .offset_gib(off),
+                );
             }
             pipe.push((s, n, jobs.add(t)));
         }
@@ -130,22 +152,28 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
                 batch.push((
                     s,
                     w.clone(),
-                    jobs.add(
-                        head(&w, dur, true)
-                            + &scheduler(s, "")
-                            + &random_tasks("task", n, kib, 0.0, disk_gib),
-                    ),
+                    jobs.add(random_tasks(
+                        scheduler(head(&w, dur, true), s),
+                        "task",
+                        n,
+                        kib,
+                        0.0,
+                        disk_gib,
+                    )),
                 ));
             }
             for s in ["yfq-b4", "yfq-b4-tiebreak"] {
                 ties.push((
                     s,
                     w.clone(),
-                    jobs.add(
-                        head(&w, dur, true)
-                            + &scheduler(s, "")
-                            + &random_tasks("task", n, kib, 0.0, disk_gib),
-                    ),
+                    jobs.add(random_tasks(
+                        scheduler(head(&w, dur, true), s),
+                        "task",
+                        n,
+                        kib,
+                        0.0,
+                        disk_gib,
+                    )),
                 ));
             }
         }
@@ -159,27 +187,28 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>, Stri
             frags.push((
                 s,
                 w.clone(),
-                jobs.add(
-                    head(&w, dur, true)
-                        + &scheduler(s, "")
-                        + &random_tasks("task", n, 256, 0.0, disk_gib),
-                ),
+                jobs.add(random_tasks(
+                    scheduler(head(&w, dur, true), s),
+                    "task",
+                    n,
+                    256,
+                    0.0,
+                    disk_gib,
+                )),
             ));
             let w = format!("1x8k+{n}x256k");
-            let t = head(&w, dur, true)
-                + &scheduler(s, "")
-                + &random_tasks("small", 1, 8, 0.0, 0.5)
-                + &random_tasks("big", n, 256, 0.5, disk_gib - 0.5);
+            let t = scheduler(head(&w, dur, true), s);
+            let t = random_tasks(t, "small", 1, 8, 0.0, 0.5);
+            let t = random_tasks(t, "big", n, 256, 0.5, disk_gib - 0.5);
             small.push((s, w, jobs.add(t)));
         }
     }
     // Figs. 9-10: one 64 KB task against seven 8 KB tasks, l_lat varied.
     let mut llat = Vec::new();
-    for x in [0, 32, 64, 125, 250] {
-        let t = head("1x64k+7x8k", dur, true)
-            + &scheduler("yfq", &format!("l_lat_kb = {x}"))
-            + &random_tasks("big", 1, 64, 0.0, 1.0)
-            + &random_tasks("small", 7, 8, 1.0, disk_gib - 1.0);
+    for x in [0i64, 32, 64, 125, 250] {
+        let t = scheduler(head("1x64k+7x8k", dur, true), "yfq").param("l_lat_kb", x);
+        let t = random_tasks(t, "big", 1, 64, 0.0, 1.0);
+        let t = random_tasks(t, "small", 7, 8, 1.0, disk_gib - 1.0);
         llat.push((x, jobs.add(t)));
     }
 
