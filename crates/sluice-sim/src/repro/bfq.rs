@@ -133,6 +133,20 @@ fn startup_time(r: &SimReport, app: &str) -> f64 {
 }
 
 /// Every experiment of the paper.
+/// Start-up time of each (scheduler, workload, application, run index),
+/// and the aggregate throughput of the xterm runs.
+fn startup_rows(set: &[(&str, &str, &str, usize)], res: &[SimReport]) -> Vec<Row> {
+    let mut rows = Vec::new();
+    for (s, w, a, i) in set {
+        let r = &res[*i];
+        rows.push(row(s, w, a, "s", startup_time(r, a), None));
+        if *a == "xterm" {
+            rows.push(row(s, w, "aggregate", "MB/s", r.aggregate.mb_s, None));
+        }
+    }
+    rows
+}
+
 fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
     super::experiment("bfq", id, title, notes, rows)
 }
@@ -294,14 +308,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         rows,
     ));
 
-    let mut rows = Vec::new();
-    for (s, w, a, i) in &startup {
-        let r = &res[*i];
-        rows.push(row(s, w, a, "s", startup_time(r, a), None));
-        if *a == "xterm" {
-            rows.push(row(s, w, "aggregate", "MB/s", r.aggregate.mb_s, None));
-        }
-    }
+    let rows = startup_rows(&startup, &res);
     out.push(experiment(
         "startup",
         "Application start-up time under load (maxtor-stm332061)",
@@ -329,14 +336,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         rows,
     ));
 
-    let mut rows = Vec::new();
-    for (s, w, a, i) in &ncq {
-        let r = &res[*i];
-        rows.push(row(s, w, a, "s", startup_time(r, a), None));
-        if *a == "xterm" {
-            rows.push(row(s, w, "aggregate", "MB/s", r.aggregate.mb_s, None));
-        }
-    }
+    let rows = startup_rows(&ncq, &res);
     out.push(experiment(
         "ncq",
         "Start-up times with NCQ (maxtor-7l250s0, depth 32, drive-side SATF)",

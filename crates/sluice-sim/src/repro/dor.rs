@@ -128,38 +128,14 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         let r = &res[*i];
         let w = format!("io={io}");
         let (b, d) = split_iops(r);
-        rows.push(row(
-            "dor",
-            &w,
-            &format!("iops@mqos={q}"),
-            "IOPS",
-            r.aggregate.iops,
-            None,
-        ));
-        rows.push(row(
-            "dor",
-            &w,
-            &format!("ratio@mqos={q}"),
-            "RQ1:RQ2",
-            ratio(r),
-            None,
-        ));
-        rows.push(row(
-            "dor",
-            &w,
-            &format!("bqs_iops@mqos={q}"),
-            "IOPS",
-            b,
-            None,
-        ));
-        rows.push(row(
-            "dor",
-            &w,
-            &format!("dor_iops@mqos={q}"),
-            "IOPS",
-            d,
-            None,
-        ));
+        for (metric, unit, v) in [
+            ("iops", "IOPS", r.aggregate.iops),
+            ("ratio", "RQ1:RQ2", ratio(r)),
+            ("bqs_iops", "IOPS", b),
+            ("dor_iops", "IOPS", d),
+        ] {
+            rows.push(row("dor", &w, &format!("{metric}@mqos={q}"), unit, v, None));
+        }
     }
     out.push(experiment(
         "mqos",

@@ -289,27 +289,12 @@ pub fn tables(r: &ReproReport) -> String {
         if !e.notes.is_empty() {
             let _ = writeln!(o, "   {}", e.notes);
         }
-        let w = e
-            .rows
-            .iter()
-            .map(|r| r.scheduler.len())
-            .max()
-            .unwrap_or(9)
-            .max(9);
-        let ww = e
-            .rows
-            .iter()
-            .map(|r| r.workload.len())
-            .max()
-            .unwrap_or(8)
-            .max(8);
-        let mw = e
-            .rows
-            .iter()
-            .map(|r| r.metric.len())
-            .max()
-            .unwrap_or(6)
-            .max(6);
+        let width = |f: fn(&Row) -> &str, min: usize| {
+            e.rows.iter().map(|r| f(r).len()).fold(min, usize::max)
+        };
+        let w = width(|r| &r.scheduler, 9);
+        let ww = width(|r| &r.workload, 8);
+        let mw = width(|r| &r.metric, 6);
         let _ = writeln!(
             o,
             "{:<w$}  {:<ww$}  {:<mw$}  {:>12}  {:>10}  unit",

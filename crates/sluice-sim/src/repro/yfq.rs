@@ -102,6 +102,22 @@ fn flow_kb_s(r: &SimReport, prefix: &str) -> f64 {
 }
 
 /// Every experiment of the paper.
+/// Aggregate KB/s of each (scheduler, workload, run index).
+fn kb_s_rows<S: AsRef<str>, W: AsRef<str>>(set: &[(S, W, usize)], res: &[SimReport]) -> Vec<Row> {
+    set.iter()
+        .map(|(s, w, i)| {
+            row(
+                s.as_ref(),
+                w.as_ref(),
+                "aggregate_kb_s",
+                "KB/s",
+                kb_s(&res[*i]),
+                None,
+            )
+        })
+        .collect()
+}
+
 fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment {
     super::experiment("yfq", id, title, notes, rows)
 }
@@ -256,30 +272,21 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         "Task 1 at sector 0, tasks 2 and 3 8 GB in; bsd pipelines 4 requests into a drive that reorders them (SATF); yfq-b1 sends one at a time. Paper: Tables 1-2.",
         rows,
     ));
-    let mut rows = Vec::new();
-    for (s, w, i) in &batch {
-        rows.push(row(s, w, "aggregate_kb_s", "KB/s", kb_s(&res[*i]), None));
-    }
+    let rows = kb_s_rows(&batch, &res);
     out.push(experiment(
         "batching",
         "Batching and overlapping: random readers",
         "Tasks read random blocks spread over the disk; drive queue 32, SATF. Paper: Figs. 2-3 (b = 4 much better than b = 1; b = 16 approaches FreeBSD; overlap better still).",
         rows,
     ));
-    let mut rows = Vec::new();
-    for (s, w, i) in &ties {
-        rows.push(row(s, w, "aggregate_kb_s", "KB/s", kb_s(&res[*i]), None));
-    }
+    let rows = kb_s_rows(&ties, &res);
     out.push(experiment(
         "tiebreak",
         "Breaking ties by positioning cost",
         "Equal finish tags are broken by the least estimated positioning time from the head. Paper: Figs. 4-5.",
         rows,
     ));
-    let mut rows = Vec::new();
-    for (s, w, i) in &frags {
-        rows.push(row(s, w, "aggregate_kb_s", "KB/s", kb_s(&res[*i]), None));
-    }
+    let mut rows = kb_s_rows(&frags, &res);
     for (s, w, i) in &small {
         rows.push(row(
             s,
