@@ -239,20 +239,24 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         }
         rows
     };
-    out.push(super::experiment(
-        "vios",
-        "isolation_size",
-        "Isolation: app1 (4 KB) against app2 of growing request size",
-        "Paper (Fig. 4): app1's time does not change with app2's request size under VIOS.",
-        isolation(&iso_size, 1),
-    ));
-    out.push(super::experiment(
-        "vios",
-        "isolation_seek",
-        "Isolation: Program 1 (1M) against Program 2 of growing seek distance",
-        "Paper (Fig. 5): Program 1's time does not change with Program 2's seek distance under VIOS.",
-        isolation(&iso_seek, 2),
-    ));
+    for (id, title, notes, set, which) in [
+        (
+            "isolation_size",
+            "Isolation: app1 (4 KB) against app2 of growing request size",
+            "Paper (Fig. 4): app1's time does not change with app2's request size under VIOS.",
+            &iso_size,
+            1,
+        ),
+        (
+            "isolation_seek",
+            "Isolation: Program 1 (1M) against Program 2 of growing seek distance",
+            "Paper (Fig. 5): Program 1's time does not change with Program 2's seek distance under VIOS.",
+            &iso_seek,
+            2,
+        ),
+    ] {
+        out.push(super::experiment("vios", id, title, notes, isolation(set, which)));
+    }
     let mut rows = Vec::new();
     for (s, i) in &tcq {
         let r = &res[*i];

@@ -164,33 +164,19 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     for kib in [64, 8] {
         for n in [1, 2, 4, 8, 16] {
             let w = format!("{kib}k-{n}tasks");
-            for s in batch_scheds {
-                batch.push((
+            let mut tasks = |s| {
+                let scen = scheduler(head(&w, dur, true), s);
+                (
                     s,
                     w.clone(),
-                    jobs.add(random_tasks(
-                        scheduler(head(&w, dur, true), s),
-                        "task",
-                        n,
-                        kib,
-                        0.0,
-                        disk_gib,
-                    )),
-                ));
+                    jobs.add(random_tasks(scen, "task", n, kib, 0.0, disk_gib)),
+                )
+            };
+            for s in batch_scheds {
+                batch.push(tasks(s));
             }
             for s in ["yfq-b4", "yfq-b4-tiebreak"] {
-                ties.push((
-                    s,
-                    w.clone(),
-                    jobs.add(random_tasks(
-                        scheduler(head(&w, dur, true), s),
-                        "task",
-                        n,
-                        kib,
-                        0.0,
-                        disk_gib,
-                    )),
-                ));
+                ties.push(tasks(s));
             }
         }
     }
