@@ -1,11 +1,12 @@
 //! The simulator crate's one error type: what went wrong, and where.
 
-use std::fmt;
+use std::fmt::Write;
 
 /// Bad input (a scenario, a drive description, a trace) or a run that could
 /// not start: the file it came from, the line and the key when known, and
 /// what is wrong. Displays as one line: `file: line N: "key": message`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.one_line())]
 pub struct Error {
     /// The file (or a name such as `(repro)`); empty when there is none.
     pub file: String,
@@ -42,28 +43,27 @@ impl Error {
     }
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Error {
+    /// `file: line N: "key": message`, whatever the message quotes.
+    fn one_line(&self) -> String {
+        let mut o = String::new();
         if !self.file.is_empty() {
-            write!(f, "{}: ", self.file)?;
+            let _ = write!(o, "{}: ", self.file);
         }
         if let Some(line) = self.line {
-            write!(f, "line {line}: ")?;
+            let _ = write!(o, "line {line}: ");
         }
         if let Some(key) = &self.key {
-            write!(f, "\"{key}\": ")?;
+            let _ = write!(o, "\"{key}\": ");
         }
-        // One line, whatever the message quotes.
-        let one_line: String = self
-            .message
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        f.write_str(&one_line)
+        o.extend(
+            self.message
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c }),
+        );
+        o
     }
 }
-
-impl std::error::Error for Error {}
 
 /// A policy that cannot be built (unknown name, bad parameter, bad inner
 /// scheduler of a class).
