@@ -12,6 +12,7 @@
 pub mod device;
 pub mod engine;
 mod error;
+mod replay;
 pub mod report;
 pub mod repro;
 mod rng;
@@ -22,5 +23,6 @@ pub(crate) mod workload;
 
 pub use engine::{simulate, RequestRecord, Simulation};
 pub use error::{Error, Result};
+pub use replay::Replay;
 pub use report::SimReport;
 pub use scenario::{FlowBuilder, Scenario, ScenarioBuilder};

@@ -15,6 +15,7 @@ use sluice::{ClassConfig, Duration, Instant, NS_PER_MS, NS_PER_S};
 use crate::device::presets::{self, PRESETS};
 use crate::device::{diskspecs, InternalOrder, Model};
 use crate::error::{Error, Result};
+use crate::replay::{Replay, THREAD_FILE_SECTORS};
 use crate::startup::StartupTrace;
 
 const KIB_SECTORS: u64 = 2;
@@ -117,6 +118,8 @@ pub struct FlowSpec {
     pub requests: Option<u64>,
     /// Start-up flows: the trace to replay.
     pub trace: Option<Arc<StartupTrace>>,
+    /// Start-up flows: how the trace becomes I/O.
+    pub replay: Replay,
     /// Start-up flows: start again at max(start + period, end + pause).
     pub repeat: Option<(Duration, Duration)>,
     /// Start-up flows: stop after this many start-ups.
@@ -277,6 +280,8 @@ pub struct FlowBuilder {
     requests: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    replay: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     repeat_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -485,6 +490,12 @@ impl FlowBuilder {
         self
     }
 
+    /// Start-up flows: `s-suite` (the default) or `recorded`.
+    pub fn replay(mut self, replay: Replay) -> Self {
+        self.replay = Some(replay.name().to_string());
+        self
+    }
+
     /// The `[[class]]` the flow belongs to.
     pub fn class(mut self, class: impl Into<String>) -> Self {
         self.class = Some(class.into());
@@ -500,6 +511,7 @@ struct KindKeys {
     size_sd: f64,
     read_fraction: f64,
     trace: Option<Arc<StartupTrace>>,
+    replay: Replay,
     repeat: Option<(Duration, Duration)>,
     frame_period: Duration,
     buffer_frames: u32,
@@ -608,6 +620,7 @@ impl Scenario {
             }
         };
         only("trace", f.trace.is_some(), Pattern::Startup)?;
+        only("replay", f.replay.is_some(), Pattern::Startup)?;
         only("repeat_s", f.repeat_s.is_some(), Pattern::Startup)?;
         only("pause_s", f.pause_s.is_some(), Pattern::Startup)?;
         only("runs", f.runs.is_some(), Pattern::Startup)?;
@@ -632,6 +645,15 @@ impl Scenario {
                     fail("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"path\"")
                 })?;
                 k.trace = Some(StartupTrace::resolve(spec, base)?);
+                if let Some(r) = &f.replay {
+                    k.replay = Replay::parse(r).ok_or_else(|| {
+                        let names: Vec<_> = Replay::ALL.iter().map(|m| m.0).collect();
+                        fail(format!(
+                            "replay: unknown value '{r}' (valid: {})",
+                            names.join(", ")
+                        ))
+                    })?;
+                }
                 if f.repeat_s.is_some() || f.pause_s.is_some() {
                     let period = seconds("repeat_s", f.repeat_s.unwrap_or(0.0), 0.0)?;
                     let pause = seconds("pause_s", f.pause_s.unwrap_or(0.0), 0.0)?;
@@ -847,8 +869,15 @@ impl Scenario {
                 )? as u32),
             };
             for i in 0..count {
-                let (file_start, file_sectors) = if pattern == Pattern::Startup {
-                    // A start-up trace keeps its recorded positions (from
+                let recorded = pattern == Pattern::Startup && kind.replay == Replay::Recorded;
+                let (file_start, file_sectors) = if pattern == Pattern::Startup && !recorded {
+                    // The S suite's replay: one 20 MB file per thread, laid
+                    // out like any flow's file.
+                    let threads = kind.trace.as_ref().map_or(1, |t| t.threads.len() as u64);
+                    let sectors = threads * THREAD_FILE_SECTORS;
+                    (Self::place(f, i, sectors, next_free).map_err(ctx)?, sectors)
+                } else if recorded {
+                    // A recorded replay keeps the trace's positions (from
                     // offset_gib if given), wrapped onto the device.
                     let off = (f.offset_gib.unwrap_or(0.0).max(0.0) * GIB_SECTORS) as u64;
                     if off >= capacity {
@@ -870,7 +899,7 @@ impl Scenario {
                         capacity as f64 / GIB_SECTORS
                     ))));
                 }
-                if pattern != Pattern::Startup {
+                if !recorded {
                     next_free = next_free.max(end);
                 }
                 let name = if count > 1 {
@@ -890,6 +919,7 @@ impl Scenario {
                     outstanding,
                     requests: kind.requests.or(f.requests),
                     trace: kind.trace.clone(),
+                    replay: kind.replay,
                     repeat: kind.repeat,
                     runs: f.runs,
                     frame_period: kind.frame_period,

@@ -23,6 +23,9 @@ pub struct StartupRecord {
     pub think: Duration,
     pub sector: u64,
     pub sectors: u32,
+    /// `Seq` (continues the previous request) or `Rand` (column 5): where
+    /// the S suite's replay places the read.
+    pub seq: bool,
     /// R, RM and WS block their thread until they and every earlier
     /// request of the thread complete; RA (read-ahead) does not.
     pub blocking: bool,
@@ -73,6 +76,11 @@ impl StartupTrace {
             let sector: u64 = f[3]
                 .parse()
                 .map_err(|_| err(format!("sector: expected a number, got '{}'", f[3])))?;
+            let seq = match f[4] {
+                "Seq" => true,
+                "Rand" => false,
+                other => return Err(err(format!("expected Seq or Rand, got '{other}'"))),
+            };
             let (blocking, write) = match f[7] {
                 "R" | "RM" => (true, false),
                 "RA" => (false, false),
@@ -88,6 +96,7 @@ impl StartupTrace {
                 think: Duration::from_nanos((think * NS_PER_S as f64).round() as u64),
                 sector,
                 sectors,
+                seq,
                 blocking,
                 write,
             });

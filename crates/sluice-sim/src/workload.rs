@@ -3,16 +3,14 @@
 //! own several threads (a start-up trace's processes); each thread is one
 //! scheduler flow, as each process is one queue in Linux's schedulers.
 
-use std::sync::Arc;
-
 use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 use sluice::metrics::FlowMetrics;
 use sluice::{Duration, Instant};
 
+use crate::replay::StartupReplay;
 use crate::rng;
 use crate::scenario::{FlowSpec, Pattern};
-use crate::startup::StartupTrace;
 
 /// A request a flow wants issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +50,7 @@ pub(crate) struct Flow {
 enum Kind {
     Pool(Pool),
     Greedy(Greedy),
-    Startup(Startup),
+    Startup(StartupReplay),
     Video(Video),
 }
 
@@ -61,8 +59,10 @@ impl Flow {
     /// its own stream, so adding a flow does not change the others' draws.
     pub fn new(spec: FlowSpec, seed: u64, index: usize) -> Self {
         let kind = match spec.pattern {
-            Pattern::Startup => Kind::Startup(Startup::new(
+            Pattern::Startup => Kind::Startup(StartupReplay::new(
                 spec.trace.clone().expect("startup flows carry a trace"),
+                spec.replay,
+                rng::stream(seed, index as u64),
             )),
             Pattern::Video => Kind::Video(Video::default()),
             Pattern::Pool => Kind::Pool(Pool {
@@ -118,12 +118,14 @@ impl Flow {
         }
     }
 
-    /// A request of thread `thread` completed at `now`. Returns true when
-    /// this completion finished a finite flow.
+    /// A request of thread `thread` completed at `now` (`current`: issued
+    /// by the flow's current process, not an earlier start-up's). Returns
+    /// true when this completion finished a finite flow.
     pub fn completed(
         &mut self,
         now: Instant,
         thread: u32,
+        current: bool,
         warmup: Instant,
         act: &mut Actions,
     ) -> bool {
@@ -131,11 +133,16 @@ impl Flow {
         let finished = match &mut self.kind {
             Kind::Greedy(g) => g.completed(spec, now, act),
             Kind::Pool(p) => p.completed(spec, thread, act),
-            Kind::Startup(s) => s.completed(spec, now, thread, warmup, act),
+            Kind::Startup(s) => s.completed(spec, now, thread, current, warmup, act),
             Kind::Video(v) => v.completed(spec, now, warmup, act),
         };
         if finished && self.done_at.is_none() {
-            self.done_at = Some(now);
+            // A start-up is done when its last record is; requests still
+            // in flight then only keep the flow until they complete.
+            self.done_at = match &self.kind {
+                Kind::Startup(s) => s.last_end.or(Some(now)),
+                _ => Some(now),
+            };
             return true;
         }
         false
@@ -327,126 +334,6 @@ impl Greedy {
 }
 
 /// One thread (process) of a start-up replay.
-#[derive(Clone, Copy, Debug, Default)]
-struct ThreadState {
-    in_flight: u32,
-    /// Waiting for every request it issued to complete.
-    blocked: bool,
-}
-
-/// Replay of an application's start-up. Records are issued in trace order:
-/// record i goes out its recorded gap after record i-1 went out, but not
-/// before its own thread is unblocked (a blocking request blocks its
-/// thread until it and every earlier request of the thread complete). On a
-/// disk as fast as the recording's, the replay keeps the recorded timing;
-/// on a slower one, waiting for I/O eats into the gaps, as it would for the
-/// real application. The start-up time runs from the first request to the
-/// last completion. With `repeat_s`/`pause_s` the application is started
-/// again and again, always cold: the simulator has no page cache.
-struct Startup {
-    trace: Arc<StartupTrace>,
-    threads: Vec<ThreadState>,
-    /// Next record to issue.
-    cursor: usize,
-    /// When the previous record was issued.
-    last_issue: Instant,
-    run_start: Option<Instant>,
-    next_run: Instant,
-    runs: u64,
-    /// Start-up times of runs that ended after the warm-up.
-    measured: Vec<Duration>,
-}
-
-impl Startup {
-    fn new(trace: Arc<StartupTrace>) -> Self {
-        Startup {
-            threads: vec![ThreadState::default(); trace.threads.len()],
-            trace,
-            cursor: 0,
-            last_issue: Instant::ZERO,
-            run_start: None,
-            next_run: Instant::ZERO,
-            runs: 0,
-            measured: Vec::new(),
-        }
-    }
-
-    /// Issue what the trace allows at `now`.
-    fn advance(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
-        while let Some(r) = self.trace.records.get(self.cursor) {
-            let th = &mut self.threads[r.thread as usize];
-            if th.blocked {
-                return; // resumes when the thread's requests complete
-            }
-            let ready = self.last_issue + r.think;
-            if ready > now {
-                act.wakes.push(ready);
-                return;
-            }
-            act.issues.push(Issue {
-                thread: r.thread,
-                continues: false,
-                sector: spec.file_start + r.sector % spec.file_sectors.max(1),
-                sectors: r.sectors,
-                write: r.write,
-                sync: true,
-            });
-            th.in_flight += 1;
-            th.blocked = r.blocking;
-            self.last_issue = now;
-            self.cursor += 1;
-        }
-    }
-
-    fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
-        if self.run_start.is_none() {
-            if now < self.next_run || spec.runs.is_some_and(|n| self.runs >= n) {
-                return;
-            }
-            self.run_start = Some(now);
-            act.new_process = self.runs > 0;
-            self.runs += 1;
-            self.cursor = 0;
-            self.last_issue = now;
-            self.threads.fill(ThreadState::default());
-        }
-        self.advance(spec, now, act);
-    }
-
-    fn completed(
-        &mut self,
-        spec: &FlowSpec,
-        now: Instant,
-        thread: u32,
-        warmup: Instant,
-        act: &mut Actions,
-    ) -> bool {
-        let th = &mut self.threads[thread as usize];
-        th.in_flight -= 1;
-        if th.in_flight == 0 && th.blocked {
-            th.blocked = false;
-            self.advance(spec, now, act);
-        }
-        let done = self.cursor == self.trace.records.len()
-            && self.threads.iter().all(|t| t.in_flight == 0);
-        if !done {
-            return false;
-        }
-        let start = self.run_start.take().expect("a run is in progress");
-        if now >= warmup {
-            self.measured.push(now - start);
-        }
-        match spec.repeat {
-            Some((period, pause)) if spec.runs.is_none_or(|n| self.runs < n) => {
-                self.next_run = (start + period).max(now + pause);
-                act.wakes.push(self.next_run);
-                false
-            }
-            _ => true,
-        }
-    }
-}
-
 /// A video player: frames of `request_kib` read one at a time from a file,
 /// at most `buffer_frames` ahead of the display; a frame that arrives after
 /// its display time is dropped.
@@ -579,7 +466,7 @@ mod tests {
         let mut done = false;
         for i in 0..5 {
             let mut act = Actions::default();
-            done = f.completed(ns(i), 0, ns(0), &mut act);
+            done = f.completed(ns(i), 0, true, ns(0), &mut act);
         }
         assert!(done, "five requests is the total");
     }
@@ -599,67 +486,6 @@ mod tests {
         assert_ne!(draw(1, 0), draw(2, 0));
     }
 
-    fn startup_spec(text: &str) -> FlowSpec {
-        let trace = StartupTrace::parse("t", "t", text).unwrap();
-        FlowSpec {
-            pattern: Pattern::Startup,
-            file_sectors: u64::MAX,
-            trace: Some(Arc::new(trace)),
-            requests: None,
-            ..spec(Pattern::Startup)
-        }
-    }
-
-    #[test]
-    fn a_startup_replays_in_trace_order_with_gaps_and_blocking() {
-        // a: RA at 0 (no block); 1 ms later RM (blocks a); b: R right after
-        // (b is not blocked); 2 ms after that, a's R, once a is unblocked.
-        let s = startup_spec(
-            "a-1 0 8 100 Rand 0 0 RA 0 START\na-1 .001 8 200 Rand 0 0 RM 0 C\nb-2 0 8 300 Rand 0 0 R 0 C\na-1 .002 8 400 Rand 0 0 R 0 C\n",
-        );
-        let mut f = Flow::new(s, 1, 0);
-        assert_eq!(f.threads(), 2);
-        let mut act = Actions::default();
-        f.wake(ns(0), &mut act);
-        assert_eq!(act.issues.len(), 1);
-        assert_eq!(act.wakes, vec![ns(1_000_000)]);
-        let mut act = Actions::default();
-        f.wake(ns(1_000_000), &mut act);
-        let sectors: Vec<u64> = act.issues.iter().map(|i| i.sector - 1000).collect();
-        assert_eq!(sectors, vec![200, 300], "RM, then b's R at once");
-        assert!(act.wakes.is_empty(), "a's R waits for a to unblock");
-        // The RM completes but the RA is still out: still blocked.
-        let mut act = Actions::default();
-        assert!(!f.completed(ns(4_000_000), 0, ns(0), &mut act));
-        assert!(act.issues.is_empty());
-        // The RA completes: a resumes, its gap long past: issue at once.
-        let mut act = Actions::default();
-        f.completed(ns(5_000_000), 0, ns(0), &mut act);
-        assert_eq!(act.issues.len(), 1);
-        let mut act = Actions::default();
-        assert!(!f.completed(ns(6_000_000), 1, ns(0), &mut act));
-        assert!(
-            f.completed(ns(8_000_000), 0, ns(0), &mut act),
-            "all threads done"
-        );
-        assert_eq!(f.startups(), Some((1, 0.008)));
-    }
-
-    #[test]
-    fn a_repeated_startup_starts_again_after_its_pause() {
-        let mut s = startup_spec("a-1 0 8 100 Rand 0 0 R 0 START\n");
-        s.repeat = Some((Duration::ZERO, Duration::from_secs(1)));
-        let mut f = Flow::new(s, 1, 0);
-        let mut act = Actions::default();
-        f.wake(ns(0), &mut act);
-        let mut act = Actions::default();
-        assert!(!f.completed(ns(5_000_000), 0, ns(0), &mut act));
-        assert_eq!(act.wakes, vec![ns(1_005_000_000)]);
-        let mut act = Actions::default();
-        f.wake(ns(1_005_000_000), &mut act);
-        assert_eq!(act.issues.len(), 1);
-    }
-
     #[test]
     fn video_frames_late_for_display_are_dropped() {
         let s = FlowSpec {
@@ -675,15 +501,15 @@ mod tests {
         assert_eq!(act.issues.len(), 1);
         // Frame 0 shows at 20 ms: in time.
         let mut act = Actions::default();
-        f.completed(ns(5_000_000), 0, ns(0), &mut act);
+        f.completed(ns(5_000_000), 0, true, ns(0), &mut act);
         assert_eq!(act.wakes, vec![ns(10_000_000)], "frame 1 readable at 10 ms");
         let mut act = Actions::default();
         f.wake(ns(10_000_000), &mut act);
         // Frame 1 shows at 30 ms: late.
         let mut act = Actions::default();
-        f.completed(ns(31_000_000), 0, ns(0), &mut act);
+        f.completed(ns(31_000_000), 0, true, ns(0), &mut act);
         assert_eq!(act.issues.len(), 1, "frame 2 already readable");
-        assert!(f.completed(ns(32_000_000), 0, ns(0), &mut Actions::default()));
+        assert!(f.completed(ns(32_000_000), 0, true, ns(0), &mut Actions::default()));
         assert_eq!(f.frames(), Some((3, 1)));
     }
 
@@ -707,11 +533,11 @@ mod tests {
         assert_eq!(starts, vec![0, 128, 256, 384]);
         for k in 0..3 {
             let mut act = Actions::default();
-            f.completed(ns(k), 0, ns(0), &mut act);
+            f.completed(ns(k), 0, true, ns(0), &mut act);
             assert!(act.issues.is_empty(), "request still has fragments out");
         }
         let mut act = Actions::default();
-        f.completed(ns(3), 0, ns(0), &mut act);
+        f.completed(ns(3), 0, true, ns(0), &mut act);
         assert_eq!(act.issues.len(), 4, "the next request goes out whole");
     }
 }

@@ -182,8 +182,10 @@ impl Simulation {
         self.pop.served(id);
         let (f, thread) = self.pop.owner(done.request.flow);
         self.rec.record(&mut self.pop, f, thread, &done);
+        let current = self.pop.is_current(done.request.flow);
         let mut act = Actions::default();
-        if self.pop.flows[f].completed(self.now, thread, self.rec.warmup, &mut act) {
+        let flow = &mut self.pop.flows[f];
+        if flow.completed(self.now, thread, current, self.rec.warmup, &mut act) {
             self.pop.finite_left -= 1;
         }
         self.apply(f, act);

@@ -60,6 +60,13 @@ impl Population {
         (f as usize, t)
     }
 
+    /// Whether scheduler flow `flow` belongs to its owner's current process
+    /// (not to a start-up run that has been replaced).
+    pub fn is_current(&self, flow: FlowId) -> bool {
+        let (f, _) = self.owner(flow);
+        flow.0 >= self.first_thread[f]
+    }
+
     /// Carry out what flow `f` asked at `now`: hand its requests to the
     /// driver; returns the instants it wants to be woken at.
     pub fn apply<P: Scheduler>(
