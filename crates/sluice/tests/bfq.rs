@@ -326,8 +326,7 @@ impl SeekingDisk {
 /// Mean and maximum latency (ms) of a video-like flow, one sequential
 /// 128-sector read every 37 ms, while ten random readers (8 sectors, one
 /// request outstanding each, no think time) keep a depth-1 disk busy. The
-/// disk: 8 ms to reach a non-contiguous request, 10 us per sector. Frames
-/// issued in the first 10 s are not counted.
+/// disk: 8 ms to reach a non-contiguous request, 10 us per sector.
 ///
 /// A random reader's next request arrives with the completion of its last
 /// one, before the device is offered to the policy again (as the
@@ -336,14 +335,16 @@ impl SeekingDisk {
 /// model, so the test steps the testbed against its own disk.
 fn video_among_random_readers(name: &str) -> (f64, f64) {
     const FRAME: Duration = Duration::from_millis(37);
-    let end = at_ms(30_000);
+    let end = at_ms(40_000);
     // Not counted: the start, where every queue has the same budget and
     // timestamps and the first frame may wait for a whole round of slots
     // (the start-up latency §4.3 of the paper blames on large initial
     // budgets), and, under `bfq+`, the end of the weight raising of the
-    // eleven new applications (T_rais = 6 s), after which the random
-    // readers keep for a round the timestamps they got with raised weights.
-    let warmup = at_ms(10_000);
+    // eleven new applications (T_rais = 6 s, with slots of up to 10 x T_max
+    // while raised, as BFQ's code times raised queues out), after which the
+    // random readers keep for a round the timestamps they got with raised
+    // weights: frames issued in the first 20 s are not counted.
+    let warmup = at_ms(20_000);
     let mut tb = Testbed::new(build(name, &Params::default()).unwrap(), 1);
     for f in 0..=10 {
         tb.flow(f, 100);

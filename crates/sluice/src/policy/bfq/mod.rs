@@ -121,14 +121,18 @@ pub const BFQ_PARAMS: &str =
     "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
 budget_step=1024, seek_threshold=8192, low_latency=false, peak_rate_lpf=false, budget_rules=false, \
 fairness_rules=false, write_throt=false, write_charge=10, raising_coeff=10, raising_mb=24, \
-raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, raised_timeout=false";
+raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, raised_timeout=false, \
+fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, max_budget_async_rq=4, \
+timeout_at_completion=true, think_time_rule=true, min_tt_ms=2";
 
 /// Parameters accepted by `bfq+`.
 pub const BFQ_PLUS_PARAMS: &str =
     "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
 budget_step=1024, seek_threshold=8192, low_latency=true, peak_rate_lpf=true, budget_rules=true, \
 fairness_rules=true, write_throt=true, write_charge=10, raising_coeff=10, raising_mb=24, \
-raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, raised_timeout=false";
+raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=3, raised_timeout=true, \
+fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, max_budget_async_rq=4, \
+timeout_at_completion=true, think_time_rule=true, min_tt_ms=2";
 
 /// Configuration of a BFQ scheduler. Every field is a named parameter of
 /// `bfq`/`bfq+` (see the field docs for the name, default and source).
@@ -174,14 +178,45 @@ pub struct BfqConfig {
     pub raising: RaisingParams,
     /// `raised_idle_factor` (3 for `bfq+`, 1 for `bfq`): a weight-raised
     /// queue waits this many times `slice_idle_ms` for its next request.
-    /// Not in the papers: BFQ's code from its weight-raising releases on
-    /// (2011, and still in Linux) arms the idle timer for three slices for
-    /// raised queues. See the module docs, "Following later BFQ code".
+    /// The papers do not say how long BFQ+ idles for a raised queue; the
+    /// code they ran (BFQ's weight-raising releases for 2.6.3x) arms the
+    /// idle timer for three slices. See the module docs, "The code the
+    /// paper ran".
     pub raised_idle_factor: u32,
     /// `raised_timeout` (true for `bfq+`): a weight-raised queue's budget
     /// timeout is T_max times its current weight over its original weight
-    /// (`timeout_coeff` of BFQ's code, same releases as above).
+    /// (`timeout_coeff` of the same code; the papers are silent).
     pub raised_timeout: bool,
+    /// `fifo_expire_sync_ms` (125) and `fifo_expire_async_ms` (250): a
+    /// request older than this is served first at the start of its queue's
+    /// next slot (once per slot, as the code's `bfq_check_fifo`); 0 turns
+    /// the check off. Not in the papers.
+    pub fifo_expire_sync: Duration,
+    pub fifo_expire_async: Duration,
+    /// `quantum` (4): at most this many requests of the queue in service in
+    /// the device while other queues are backlogged (four times as many
+    /// when it is the only one), as the code's dispatch limit.
+    pub quantum: u32,
+    /// `max_budget_async_rq` (4): the async queue sends at most this many
+    /// requests per slot while other queues are backlogged, and none while
+    /// synchronous requests are in the device.
+    pub max_budget_async_rq: u32,
+    /// `timeout_at_completion` (true): the budget timeout (and the
+    /// slowness clock) starts at the first completion of the slot, as the
+    /// code arms it, instead of its first dispatch; and it is checked at
+    /// arrivals, completions and the end of an idle wait, never cutting an
+    /// idle wait short unless a third of the budget is left (the code's
+    /// `bfq_may_expire_for_budg_timeout`). The papers only say the slot
+    /// lasts at most T_max.
+    pub timeout_at_completion: bool,
+    /// `think_time_rule` (true): a synchronous queue whose mean think time
+    /// exceeds `slice_idle_ms` gets no idle wait unless it is raised (the
+    /// code's idle window). Not in the papers.
+    pub think_time_rule: bool,
+    /// `min_tt_ms` (2): under H-fairness rule 3, the "very low" idle wait
+    /// of a random queue that has received B_max / 8 in its slot (report
+    /// §4.4; the value is the code's `BFQ_MIN_TT`).
+    pub min_tt: Duration,
 }
 
 impl BfqConfig {
@@ -208,6 +243,13 @@ impl BfqConfig {
             },
             raised_idle_factor: 1,
             raised_timeout: false,
+            fifo_expire_sync: Duration::from_millis(125),
+            fifo_expire_async: Duration::from_millis(250),
+            quantum: 4,
+            max_budget_async_rq: 4,
+            timeout_at_completion: true,
+            think_time_rule: true,
+            min_tt: Duration::from_millis(2),
         }
     }
 
@@ -220,6 +262,8 @@ impl BfqConfig {
             budget_rules: true,
             fairness_rules: true,
             write_throt: true,
+            raised_idle_factor: 3,
+            raised_timeout: true,
             ..Self::original()
         }
     }
@@ -251,6 +295,13 @@ impl BfqConfig {
             100,
         )? as u32;
         let raised_timeout = p.bool("raised_timeout", d.raised_timeout)?;
+        let fifo_sync = p.float("fifo_expire_sync_ms", to_ms(d.fifo_expire_sync), 0.0, 1e7)?;
+        let fifo_async = p.float("fifo_expire_async_ms", to_ms(d.fifo_expire_async), 0.0, 1e7)?;
+        let quantum = p.int("quantum", i64::from(d.quantum), 1, 4096)? as u32;
+        let async_rq = p.int("max_budget_async_rq", i64::from(d.max_budget_async_rq), 1, 4096)?;
+        let timeout_at_completion = p.bool("timeout_at_completion", d.timeout_at_completion)?;
+        let think_time_rule = p.bool("think_time_rule", d.think_time_rule)?;
+        let min_tt = ms(p.float("min_tt_ms", to_ms(d.min_tt), 0.0, 10_000.0)?);
         Ok(BfqConfig {
             plus,
             slice_idle,
@@ -272,6 +323,13 @@ impl BfqConfig {
             },
             raised_idle_factor,
             raised_timeout,
+            fifo_expire_sync: ms(fifo_sync),
+            fifo_expire_async: ms(fifo_async),
+            quantum,
+            max_budget_async_rq: async_rq as u32,
+            timeout_at_completion,
+            think_time_rule,
+            min_tt,
         })
     }
 }
@@ -321,9 +379,16 @@ impl Hasher for FlowHasher {
 struct Slot {
     /// Time of the slot's first dispatch.
     start: Option<Instant>,
+    /// When the budget-timeout clock started: the slot's first completion
+    /// (`timeout_at_completion`) or first dispatch.
+    timer_start: Option<Instant>,
     /// The slot's budget timeout (T_max, scaled for a raised queue under
-    /// `raised_timeout`), fixed at its first dispatch.
+    /// `raised_timeout`), fixed when its clock starts.
     timeout: Duration,
+    /// The FIFO was checked for an expired request (once per slot).
+    fifo_checked: bool,
+    /// Requests dispatched in the slot.
+    dispatched: u32,
     /// Service charged (sectors, write-charged).
     service: u64,
     /// Sectors and attributed disk time of the slot's completed requests.
@@ -351,6 +416,8 @@ pub struct Bfq {
     slot: Slot,
     /// End of the last dispatched request (C-LOOK position for requeues).
     head: u64,
+    /// Synchronous requests in the device (async queues wait for none).
+    sync_in_flight: u32,
     queued: usize,
     last: Option<ExpirationRecord>,
 }
@@ -372,6 +439,7 @@ impl Bfq {
             in_service: None,
             slot: Slot::default(),
             head: 0,
+            sync_in_flight: 0,
             queued: 0,
             last: None,
             cfg,
@@ -541,12 +609,15 @@ impl Bfq {
         if self.cfg.plus && device.queue_depth() > 1 {
             return false;
         }
+        if self.cfg.think_time_rule && !q.idle_window {
+            return false;
+        }
         if q.seek.is_random(self.cfg.seek_threshold) {
             // H-fairness rule 3 (report §4.4): a queue detected as random
-            // still idles until it has received B_max / 8. The report does
-            // not say over what span; BFQ's code of the time counted the
-            // service of the current slot (`entity.service`), and so do we.
-            return self.cfg.fairness_rules && self.slot.service < self.max_budget / 8;
+            // keeps its idle wait, cut to a very low value (`min_tt`, see
+            // `idle_wait`) once it has received B_max / 8 in its slot.
+            // Without the rule BFQ does not idle for it (SYSTOR §3).
+            return self.cfg.fairness_rules;
         }
         true
     }
@@ -577,9 +648,14 @@ impl Bfq {
         let q = &self.queues[qi as usize];
         let budget = q.entity.budget;
         let end = slot.idle_start.unwrap_or(now);
-        let elapsed = slot
-            .start
-            .map_or(Duration::ZERO, |s| end.saturating_duration_since(s));
+        // The slowness clock is the budget-timeout clock (the code's
+        // `last_budget_start`); no completion yet: not slow.
+        let clock = if self.cfg.timeout_at_completion {
+            slot.timer_start
+        } else {
+            slot.start
+        };
+        let elapsed = clock.map_or(Duration::ZERO, |s| end.saturating_duration_since(s));
         let slow = !elapsed.is_zero()
             && u128::from(slot.service) * u128::from(self.cfg.timeout.as_nanos())
                 < u128::from(budget) * u128::from(elapsed.as_nanos());
@@ -638,8 +714,16 @@ impl Bfq {
 
     fn timed_out(&self, now: Instant) -> bool {
         self.slot
-            .start
+            .timer_start
             .is_some_and(|s| now >= s.saturating_add(self.slot.timeout))
+    }
+
+    /// Start the slot's budget-timeout clock now.
+    fn start_timer(&mut self, now: Instant, qi: u32) {
+        if self.slot.timer_start.is_none() {
+            self.slot.timer_start = Some(now);
+            self.slot.timeout = self.slot_timeout(now, qi);
+        }
     }
 
     /// The budget timeout of a slot of queue `qi` starting now: T_max, or
@@ -661,8 +745,49 @@ impl Bfq {
             self.cfg
                 .slice_idle
                 .saturating_mul(u64::from(self.cfg.raised_idle_factor))
+        } else if q.seek.is_random(self.cfg.seek_threshold)
+            && self.slot.service > self.max_budget / 8
+        {
+            self.cfg.slice_idle.min(self.cfg.min_tt)
         } else {
             self.cfg.slice_idle
+        }
+    }
+
+    /// Whether the budget timeout of the slot has fired and may end it now:
+    /// under `timeout_at_completion`, an idle wait is not cut short unless
+    /// a third of the budget is left.
+    fn may_expire_for_timeout(&self, now: Instant, qi: u32) -> bool {
+        if !self.timed_out(now) {
+            return false;
+        }
+        if !self.cfg.timeout_at_completion || self.slot.idle_deadline.is_none() {
+            return true;
+        }
+        let budget = self.queues[qi as usize].entity.budget;
+        3 * budget.saturating_sub(self.slot.service) >= budget
+    }
+
+    /// The code's idle-window update at an arrival: a queue that thinks
+    /// longer than `slice_idle` between requests gets no idle wait unless
+    /// raised. Like the code, a random queue's window is only revised once
+    /// it has received B_max / 8 in its slot.
+    fn update_idle_window(&mut self, now: Instant, qi: u32) {
+        let in_slot = if self.in_service == Some(qi) {
+            self.slot.service
+        } else {
+            0
+        };
+        let raised = self.cfg.low_latency
+            && self.queues[qi as usize]
+                .raising
+                .active(now, &self.cfg.raising);
+        let q = &mut self.queues[qi as usize];
+        if q.seek.is_random(self.cfg.seek_threshold) && in_slot <= self.max_budget / 8 {
+            return;
+        }
+        if let Some(mean) = q.think.mean() {
+            q.idle_window = raised || mean <= self.cfg.slice_idle;
         }
     }
 }
@@ -699,11 +824,18 @@ impl Scheduler for Bfq {
 
     fn add(&mut self, now: Instant, request: Request) {
         let qi = self.route(&request);
+        let slice_idle = self.cfg.slice_idle;
         let q = &mut self.queues[qi as usize];
         q.removed = false;
         if q.sync {
             q.seek.update(&request);
+            let since = q
+                .last_completion
+                .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));
+            q.think.update(since, slice_idle);
+            self.update_idle_window(now, qi);
         }
+        let q = &mut self.queues[qi as usize];
         q.push(request);
         self.queued += 1;
         if self.in_service == Some(qi) {
@@ -727,12 +859,42 @@ impl Scheduler for Bfq {
                     None => return Decision::Nothing,
                 }
             };
-            if self.timed_out(now) {
+            if self.may_expire_for_timeout(now, qi) {
                 self.expire(now, Expiration::BudgetTimeout);
                 continue;
             }
             let q = &self.queues[qi as usize];
-            if let Some(&r) = q.peek(device.head()) {
+            if !q.is_empty() {
+                // The code's dispatch limits: async requests wait for the
+                // sync ones in the device; a queue keeps at most `quantum`
+                // (async: `max_budget_async_rq`) requests in the device
+                // while others wait, four times that when alone.
+                let limit = if q.sync {
+                    self.cfg.quantum
+                } else {
+                    if self.sync_in_flight > 0 {
+                        return Decision::Nothing;
+                    }
+                    self.cfg.max_budget_async_rq
+                };
+                let others = self.wf2q.waiting() > 0;
+                if q.in_flight >= limit && (others || q.in_flight >= 4 * limit) {
+                    return Decision::Nothing;
+                }
+            }
+            let fifo = if self.slot.fifo_checked {
+                None
+            } else {
+                self.slot.fifo_checked = true;
+                let expire = if q.sync {
+                    self.cfg.fifo_expire_sync
+                } else {
+                    self.cfg.fifo_expire_async
+                };
+                q.oldest()
+                    .filter(|r| !expire.is_zero() && r.arrival.saturating_add(expire) <= now)
+            };
+            if let Some(&r) = fifo.or_else(|| q.peek(device.head())) {
                 let c = self.charge(&r);
                 if self.slot.service > 0 && self.slot.service + c > q.entity.budget {
                     self.expire(now, Expiration::BudgetExhausted);
@@ -741,6 +903,10 @@ impl Scheduler for Bfq {
                 let q = &mut self.queues[qi as usize];
                 q.take(&r);
                 q.in_flight += 1;
+                let sync = q.sync;
+                if sync {
+                    self.sync_in_flight += 1;
+                }
                 if self.cfg.low_latency {
                     q.raising.consume(c);
                 }
@@ -748,12 +914,22 @@ impl Scheduler for Bfq {
                 self.head = r.end();
                 if self.slot.start.is_none() {
                     self.slot.start = Some(now);
-                    self.slot.timeout = self.slot_timeout(now, qi);
+                    if !self.cfg.timeout_at_completion {
+                        self.start_timer(now, qi);
+                    }
                 }
                 self.slot.service += c;
+                self.slot.dispatched += 1;
                 self.slot.idle_deadline = None;
                 self.slot.idle_start = None;
                 self.wf2q.served(c);
+                if !sync
+                    && self.slot.dispatched >= self.cfg.max_budget_async_rq
+                    && self.wf2q.waiting() > 0
+                {
+                    // The async queue's slot ends after its quota.
+                    self.expire(now, Expiration::BudgetExhausted);
+                }
                 return Decision::Dispatch(r);
             }
             // The queue is empty. Even if it consumed its whole budget, it
@@ -799,16 +975,30 @@ impl Scheduler for Bfq {
         let q = &mut self.queues[qi as usize];
         q.in_flight = q.in_flight.saturating_sub(1);
         q.last_completion = Some(now);
-        if self.in_service == Some(qi) && self.slot.start.is_some_and(|s| service.dispatched >= s) {
-            self.slot.done_sectors += u64::from(request.sectors);
-            self.slot.done_time += service.disk_time;
+        if q.sync {
+            self.sync_in_flight = self.sync_in_flight.saturating_sub(1);
+        }
+        if self.in_service == Some(qi) {
+            if self.cfg.timeout_at_completion {
+                self.start_timer(now, qi);
+            }
+            if self.slot.start.is_some_and(|s| service.dispatched >= s) {
+                self.slot.done_sectors += u64::from(request.sectors);
+                self.slot.done_time += service.disk_time;
+            }
         }
         self.maybe_free(qi);
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
         self.in_service?;
-        let timeout = self.slot.start.map(|s| s.saturating_add(self.slot.timeout));
+        // Under `timeout_at_completion` the budget timeout has no timer of
+        // its own: it is checked when something happens.
+        let timeout = self
+            .slot
+            .timer_start
+            .filter(|_| !self.cfg.timeout_at_completion)
+            .map(|s| s.saturating_add(self.slot.timeout));
         match (timeout, self.slot.idle_deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -2,11 +2,11 @@
 //! served in C-LOOK order, with its budget, its B-WF2Q+ entity and the
 //! per-slot statistics the expiration rules need.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::weight_raising::Raising;
 use super::wf2q::Entity;
-use crate::time::Instant;
+use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
 /// Seek-distance statistics: "detected as random" (technical report §3.5).
@@ -50,6 +50,36 @@ impl SeekStats {
     }
 }
 
+/// Think time: how long the flow takes to issue a request after its
+/// previous one completed, as BFQ's code of the time kept it (a 7/8 filter
+/// in fixed point, each sample capped at twice `slice_idle`, trusted after
+/// a few samples). Not in the papers: their code disables the idle window
+/// of a queue whose mean think time exceeds `slice_idle`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ThinkTime {
+    /// Fixed-point weight of the samples (256 = one full sample).
+    samples: u64,
+    total: u64,
+    /// Mean think time, in nanoseconds.
+    mean: u64,
+}
+
+impl ThinkTime {
+    /// A request arrived `elapsed` after the flow's last completion.
+    pub fn update(&mut self, elapsed: Duration, slice_idle: Duration) {
+        let t = elapsed.min(slice_idle.saturating_mul(2)).as_nanos();
+        self.samples = (7 * self.samples + 256) / 8;
+        self.total = (7 * u128::from(self.total) / 8 + 32 * u128::from(t)) as u64;
+        self.mean = (self.total + 128) / self.samples;
+    }
+
+    /// The mean, once enough samples make it trustworthy (the code's
+    /// `sample_valid`: a filtered weight above 80, from the third sample).
+    pub fn mean(&self) -> Option<Duration> {
+        (self.samples > 80).then_some(Duration::from_nanos(self.mean))
+    }
+}
+
 /// A BFQ queue.
 #[derive(Debug)]
 pub(crate) struct BfqQueue {
@@ -59,6 +89,9 @@ pub(crate) struct BfqQueue {
     pub sync: bool,
     /// Pending requests by `(sector, id)`: local C-LOOK order.
     reqs: BTreeMap<(u64, u64), Request>,
+    /// The same requests by `(arrival, id)`: the FIFO whose head may have
+    /// expired.
+    fifo: BTreeSet<(Instant, u64, u64)>,
     /// The weight the flow was given (1..=1000).
     pub weight: u32,
     /// The budget for the next slot, in sectors (0 = not assigned yet).
@@ -75,6 +108,11 @@ pub(crate) struct BfqQueue {
     pub seen: bool,
     /// When its last request completed (T_idle is measured from it).
     pub last_completion: Option<Instant>,
+    /// Think-time statistics (sync queues).
+    pub think: ThinkTime,
+    /// The code's idle window: whether BFQ may idle for this queue, as its
+    /// think time and seekiness last decided.
+    pub idle_window: bool,
     /// The flow was removed while the queue still had work: free it when
     /// it goes idle.
     pub removed: bool,
@@ -86,6 +124,7 @@ impl BfqQueue {
             flow,
             sync,
             reqs: BTreeMap::new(),
+            fifo: BTreeSet::new(),
             weight: weight.clamp(1, 1000),
             budget: 0,
             entity: Entity::default(),
@@ -94,6 +133,8 @@ impl BfqQueue {
             raising: Raising::default(),
             seen: false,
             last_completion: None,
+            think: ThinkTime::default(),
+            idle_window: sync,
             removed: false,
         }
     }
@@ -101,6 +142,13 @@ impl BfqQueue {
     /// Queue a request.
     pub fn push(&mut self, r: Request) {
         self.reqs.insert((r.sector, r.id.0), r);
+        self.fifo.insert((r.arrival, r.id.0, r.sector));
+    }
+
+    /// The oldest queued request (the FIFO's head).
+    pub fn oldest(&self) -> Option<&Request> {
+        let &(_, id, sector) = self.fifo.first()?;
+        self.reqs.get(&(sector, id))
     }
 
     /// No request queued.
@@ -120,6 +168,7 @@ impl BfqQueue {
 
     /// Remove a request returned by [`BfqQueue::peek`].
     pub fn take(&mut self, r: &Request) -> Option<Request> {
+        self.fifo.remove(&(r.arrival, r.id.0, r.sector));
         self.reqs.remove(&(r.sector, r.id.0))
     }
 

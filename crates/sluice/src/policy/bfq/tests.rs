@@ -92,12 +92,22 @@ fn parameters_are_read_by_name() {
     params.insert("write_charge", ParamValue::Int(0));
     assert!(build("bfq", &params).is_err());
     let mut bad = Params::default();
-    bad.insert("quantum", ParamValue::Int(4));
+    bad.insert("slice_async_rq", ParamValue::Int(4));
     assert!(build("bfq", &bad)
         .err()
         .unwrap()
         .to_string()
-        .contains("quantum"));
+        .contains("slice_async_rq"));
+    // The code's tunables, by their sysfs names.
+    let mut code = Params::default();
+    code.insert("quantum", ParamValue::Int(2));
+    code.insert("fifo_expire_sync_ms", ParamValue::Int(100));
+    code.insert("max_budget_async_rq", ParamValue::Int(8));
+    code.insert("timeout_at_completion", ParamValue::Bool(false));
+    let cfg = BfqConfig::from_params(false, &mut code.reader("bfq")).unwrap();
+    assert_eq!((cfg.quantum, cfg.max_budget_async_rq), (2, 8));
+    assert_eq!(cfg.fifo_expire_sync, ms(100));
+    assert!(!cfg.timeout_at_completion);
 }
 
 // ---------------------------------------------------------------------------
@@ -334,22 +344,45 @@ fn bfq_plus_idles_on_a_queueing_device_only_for_raised_queues() {
     expect_idle(&mut tb);
 }
 
+/// Flow 1 (raised) has 40 requests of 50 ms each, flow 2 one: how many of
+/// flow 1's go before flow 2's.
+fn served_before_the_other(cfg: BfqConfig) -> usize {
+    let mut tb = bed(cfg);
+    for i in 0..40 {
+        tb.add(1, i * 8, 8);
+    }
+    tb.add(2, 1 << 30, 8);
+    while tb.count(2) == 0 {
+        tb.serve(ms(50));
+    }
+    tb.count(1)
+}
+
 #[test]
-fn raised_queues_idle_longer_and_time_out_later_when_asked() {
-    // Off by default (the papers' BFQ+): a raised queue idles slice_idle
-    // and times out at T_max.
+fn raised_queues_idle_longer_and_time_out_later_as_the_code_did() {
+    // BFQ+'s defaults follow the code the paper ran: a raised queue idles
+    // three slices and its budget timeout is T_max times its raised weight
+    // over its original one (10 at the start of raising).
     let mut tb = bed(BfqConfig::plus());
     tb.add(1, 0, 8);
     tb.serve(us(100));
     tb.add(2, 1 << 30, 8);
     assert!(tb.policy().is_raised(tb.now(), FlowId(1)));
     let now = tb.now();
-    assert_eq!(expect_idle(&mut tb), now + ms(8));
-    // BFQ's later code: three idle slices, and T_max times the raised
-    // weight over the original one (10 at the start of raising).
+    assert_eq!(expect_idle(&mut tb), now + ms(24));
+    // The timeout: flow 1 keeps the disk 26 requests of 50 ms (the clock
+    // starts at the first completion, 50 ms, and runs 10 x T_max = 1250
+    // ms), against 4 with T_max (125 ms).
+    assert_eq!(served_before_the_other(BfqConfig::plus()), 26);
     let cfg = BfqConfig {
-        raised_idle_factor: 3,
-        raised_timeout: true,
+        raised_timeout: false,
+        ..BfqConfig::plus()
+    };
+    assert_eq!(served_before_the_other(cfg), 4);
+    // Switched off: one slice, and T_max.
+    let cfg = BfqConfig {
+        raised_idle_factor: 1,
+        raised_timeout: false,
         ..BfqConfig::plus()
     };
     let mut tb = bed(cfg);
@@ -357,17 +390,11 @@ fn raised_queues_idle_longer_and_time_out_later_when_asked() {
     tb.serve(us(100));
     tb.add(2, 1 << 30, 8);
     let now = tb.now();
-    assert_eq!(expect_idle(&mut tb), now + ms(24));
-    tb.add(1, 8, 8);
-    tb.expect_dispatch();
-    // The slot started at 0, with 8 of B_rais's sectors served.
-    let t = tb.policy().poll_timeout().expect("a budget timeout");
-    assert!((at_ms(1240)..=at_ms(1250)).contains(&t), "{t}");
-    // A queue that is not raised keeps T_max.
+    assert_eq!(expect_idle(&mut tb), now + ms(8));
+    // A queue that is not raised keeps T_max whatever the switch.
     let cfg = BfqConfig {
         low_latency: false,
-        raised_idle_factor: 3,
-        raised_timeout: true,
+        timeout_at_completion: false,
         ..BfqConfig::plus()
     };
     let mut tb = bed(cfg);
@@ -459,7 +486,10 @@ fn original_rules_no_more_backlog_then_exhaustion() {
 
 #[test]
 fn budget_timeout_charges_the_full_budget() {
-    let mut tb = bed(pinned(BfqConfig::original(), 4096));
+    // The timer armed at the slot's first dispatch (the option).
+    let mut cfg = pinned(BfqConfig::original(), 4096);
+    cfg.timeout_at_completion = false;
+    let mut tb = bed(cfg);
     for i in 0..10 {
         tb.add(1, i * 1_000_000, 8);
     }
@@ -475,6 +505,50 @@ fn budget_timeout_charges_the_full_budget() {
     assert_eq!(e.service, 24);
     assert_eq!(e.charged, e.budget, "charged the whole budget");
     assert_eq!(e.next_budget, 4096, "original rule: B_max");
+}
+
+#[test]
+fn the_budget_timeout_starts_at_the_first_completion_and_fires_when_something_happens() {
+    // The code's way (the default): the clock starts when the slot's first
+    // request completes, at 50 ms, and there is no timer of its own.
+    let mut tb = bed(pinned(BfqConfig::original(), 4096));
+    for i in 0..10 {
+        tb.add(1, i * 1_000_000, 8);
+    }
+    for _ in 0..3 {
+        tb.serve(ms(50));
+    }
+    assert_eq!(tb.policy().poll_timeout(), None, "no budget-timeout timer");
+    // At 160 ms (under 50 + 125) the slot goes on; at 200 ms it ends at
+    // the next dispatch.
+    tb.serve(ms(10));
+    assert!(tb.policy().last_expiration().is_none());
+    tb.advance_to(at_ms(200));
+    tb.expect_dispatch();
+    let e = last(&tb);
+    assert_eq!((e.reason, e.service), (Expiration::BudgetTimeout, 32));
+}
+
+#[test]
+fn a_budget_timeout_does_not_cut_an_idle_wait_unless_a_third_is_left() {
+    // A sequential queue whose budget is mostly used keeps its idle wait
+    // past its timeout; the wait's end expires it for the timeout.
+    let mut cfg = pinned(BfqConfig::original(), 96);
+    cfg.timeout = ms(10);
+    let mut tb = bed(cfg);
+    for i in 0..9 {
+        tb.add(1, i * 8, 8);
+    }
+    for _ in 0..9 {
+        tb.serve(ms(1)); // 72 of 96 sectors: under a third left
+    }
+    let end = expect_idle(&mut tb);
+    tb.add(2, 1 << 30, 8);
+    tb.advance(ms(4)); // 13 ms since the first completion: timed out
+    assert_eq!(tb.poll(), None, "the idle wait goes on");
+    tb.advance_to(end);
+    assert_eq!(last(&tb).reason, Expiration::BudgetTimeout);
+    assert_eq!(tb.log.last().unwrap().1.flow, FlowId(2));
 }
 
 #[test]
@@ -765,6 +839,7 @@ fn b_max_follows_the_measured_rate_using_disk_time() {
     }
     assert!(tb.policy().last_expiration().is_none());
     tb.advance(ms(200));
+    tb.poll(); // the timeout is checked when BFQ is next asked
     assert_eq!(last(&tb).reason, Expiration::BudgetTimeout);
     assert_eq!(tb.policy().max_budget(), 40_000); // 125 ms x 320 sectors/ms
     assert_eq!(tb.policy().peak_rate(), Some(320_000.0));
@@ -824,9 +899,12 @@ fn a_new_queue_is_raised_and_its_weight_decays_linearly_with_service() {
 
 #[test]
 fn raising_ends_after_t_rais_and_comes_back_after_t_idle() {
-    // T_rais shortened to 50 ms (T_idle stays 2 s).
+    // T_rais shortened to 50 ms (T_idle stays 2 s). The flow thinks tens
+    // of ms between requests: the think-time rule would take its idle
+    // window away once it is not raised, which is not what this tests.
     let mut cfg = raising_cfg();
     cfg.raising.max_time = ms(50);
+    cfg.think_time_rule = false;
     let mut tb = bed(cfg);
     let raised = |tb: &Testbed<Bfq>| tb.policy().is_raised(tb.now(), FlowId(1));
     tb.add(1, 0, 8);

@@ -86,7 +86,6 @@ impl Wf2q {
     }
 
     /// Busy entities waiting for service (not counting the one in service).
-    #[cfg(test)]
     pub fn waiting(&self) -> usize {
         self.pending.len() + self.eligible.len()
     }
