@@ -36,16 +36,29 @@ fn bfq_shapes() {
     // BFQ+ starts xterm under load far faster than CFQ.
     let x = |s| value(&r, "startup", s, "10r-seq", "xterm");
     assert!(x("cfq") > 3.0 * x("bfq+"), "{} {}", x("cfq"), x("bfq+"));
-    // BFQ's later raised-queue idling and timeout: faster start-ups, paid
-    // for by a video player beside repeated start-ups.
-    let later = "bfq+ raised_idle_factor=3 raised_timeout=true";
-    assert!(x(later) < 0.75 * x("bfq+"), "{} {}", x(later), x("bfq+"));
+    // ...and close to its idle-disk time (the paper's headline, with the
+    // S suite's replay).
+    assert!(
+        x("bfq+") < 2.0 * value(&r, "startup", "bfq+", "idle", "xterm"),
+        "{}",
+        x("bfq+")
+    );
+    // Replayed as recorded, the trace's gaps (which hold the original
+    // disk's waits) make the start-up several times longer, idle or not.
+    let recorded = value(&r, "startup", "bfq+", "idle, recorded", "xterm");
+    assert!(
+        recorded > 2.0 * value(&r, "startup", "bfq+", "idle", "xterm"),
+        "{recorded}"
+    );
+    // The code's raised-queue idling and timeout (BFQ+'s defaults) cost a
+    // video player beside repeated start-ups, against BFQ+ without them.
+    let papers = "bfq+ raised_idle_factor=1 raised_timeout=false";
     let drops = |s| value(&r, "video", s, "10r-seq", "drop_rate");
     assert!(
-        drops(later) > 2.0 * drops("bfq+"),
+        drops("bfq+") > 2.0 * drops(papers) + 1.0,
         "{} {}",
-        drops(later),
-        drops("bfq+")
+        drops("bfq+"),
+        drops(papers)
     );
     // Under NCQ a raised start-up still idles, which noop cannot do.
     let ncq = |s| value(&r, "ncq", s, "10r-seq", "xterm");

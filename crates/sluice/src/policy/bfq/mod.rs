@@ -20,10 +20,11 @@
 //!   left of its budget (budget exhausted); it has no request left (after
 //!   an idle wait of `slice_idle_ms` for a synchronous queue that BFQ idles
 //!   for, at once otherwise: no more backlog, even when it consumed its
-//!   whole budget, §4.3); or `timeout_ms` (T_max) has passed since the
-//!   slot's first dispatch (budget timeout). The queue in service is never
-//!   preempted (neither paper preempts): a request of another queue, raised
-//!   or not, waits for the end of the slot, up to T_max.
+//!   whole budget, §4.3); or `timeout_ms` (T_max) has passed (budget
+//!   timeout; see "The code the paper ran" for when its clock starts). The
+//!   queue in service is never preempted (neither paper preempts): a
+//!   request of another queue, raised or not, waits for the end of the
+//!   slot.
 //! * **Charging**: a dispatched request is charged its size in sectors
 //!   (times `write_charge` for writes under H-write-throt) to the queue's
 //!   slot and to the system virtual time (`V += charge / W` at every
@@ -46,8 +47,10 @@
 //!   §3.5). While requests of the queue are still in the device, it waits for
 //!   them first (returns `Nothing`: the idle wait starts once the last one
 //!   completes, as in Linux). BFQ+ also idles for weight-raised queues
-//!   whatever their pattern (§4.1), for random queues until they received
-//!   `B_max / 8` in the slot (H-fairness rule 3), and not on a device that
+//!   whatever their pattern (§4.1), for random queues a full slice until
+//!   they received `B_max / 8` in the slot and `min_tt_ms` after
+//!   (H-fairness rule 3: "a very low value" in the report, 2 ms in the
+//!   code), and not on a device that
 //!   queues commands, `queue_depth() > 1` (§5.1), except for raised queues:
 //!   §4.1 never disables idling for them "whatever their request patterns",
 //!   and BFQ's code of 2011-12 (the oldest with weight raising we could
@@ -58,24 +61,44 @@
 //!   attributes the NCQ rule to CFQ and BFQ+ only).
 //! * **Weight raising** ([`weight_raising`]): H-low-latency.
 //!
-//! # Following later BFQ code (off by default)
+//! # The code the paper ran
 //!
-//! Two parameters reproduce what BFQ's code did for raised queues from its
-//! 2011 releases on (and Linux's BFQ still does), beyond the papers:
-//! `raised_idle_factor` (idle three slices, 24 ms, instead of one) and
-//! `raised_timeout` (budget timeout T_max times raised weight over original
-//! weight). Both default to the papers' behaviour. With both on, a start-up
-//! under 10 sequential readers gets close to its idle-disk time, because
-//! the start-up's think times of 8 to 24 ms no longer hand the disk to a
-//! reader for a whole slot; but a video player beside repeated start-ups
-//! starves, which is why that code later added soft real-time detection.
-//! `sluice repro bfq` shows both rows.
+//! Where the papers are silent, sluice follows BFQ's code of the time (the
+//! BFQ patches for Linux 2.6.3x with weight raising; read in a 2.6.35
+//! tree). Each mechanism is a parameter named as the code's tunable, and
+//! where the papers and the code disagree the default is the papers' (for
+//! instance C_rais = 10 and T_rais = 6 s, where that code had other
+//! values):
 //!
+//! * `raised_idle_factor` (3 for `bfq+`): a raised queue idles three slices
+//!   (24 ms); `raised_timeout` (true for `bfq+`): its budget timeout is
+//!   T_max times its raised weight over its original one. Both only act on
+//!   raised queues, so `bfq` is unaffected. They let a start-up beside
+//!   other new (raised) applications get close to its idle-disk time, and
+//!   cost a video player beside repeated start-ups its frames: `sluice
+//!   repro bfq` shows BFQ+ without them beside BFQ+.
+//! * `timeout_at_completion` (true): the budget-timeout clock (and the
+//!   slowness clock) starts at the slot's first completion, there is no
+//!   timer for it (it is checked at arrivals, completions, dispatches and
+//!   the end of an idle wait), and it does not cut an idle wait short
+//!   unless a third of the budget is left.
+//! * `fifo_expire_sync_ms` (125) / `fifo_expire_async_ms` (250): at the
+//!   start of a slot, a request older than this goes first.
+//! * `quantum` (4) and `max_budget_async_rq` (4): at most that many
+//!   requests of the queue in service in the device while others wait (four
+//!   times as many alone); the async queue's slot ends after
+//!   `max_budget_async_rq` dispatches when others wait, and it sends
+//!   nothing while synchronous requests are in the device.
+//! * `think_time_rule` (true): a queue whose mean think time (7/8 filter,
+//!   samples capped at two slices) exceeds `slice_idle_ms` loses its idle
+//!   window unless raised.
+
 //! # Time bases
 //!
 //! * The budget timeout and the "too slow" test use wall time from the
-//!   slot's first dispatch (the slot's occupation of the disk includes BFQ's
-//!   idle waits, which is what the time constraint of report §3.5 limits);
+//!   slot's first completion (first dispatch with `timeout_at_completion`
+//!   off; the slot's occupation of the disk includes BFQ's idle waits,
+//!   which is what the time constraint of report §3.5 limits);
 //!   the slowness test stops the clock when the final idle wait started
 //!   (otherwise every idling queue would look slow).
 //! * Peak-rate samples use `Service::disk_time` of the slot's completed
@@ -298,7 +321,12 @@ impl BfqConfig {
         let fifo_sync = p.float("fifo_expire_sync_ms", to_ms(d.fifo_expire_sync), 0.0, 1e7)?;
         let fifo_async = p.float("fifo_expire_async_ms", to_ms(d.fifo_expire_async), 0.0, 1e7)?;
         let quantum = p.int("quantum", i64::from(d.quantum), 1, 4096)? as u32;
-        let async_rq = p.int("max_budget_async_rq", i64::from(d.max_budget_async_rq), 1, 4096)?;
+        let async_rq = p.int(
+            "max_budget_async_rq",
+            i64::from(d.max_budget_async_rq),
+            1,
+            4096,
+        )?;
         let timeout_at_completion = p.bool("timeout_at_completion", d.timeout_at_completion)?;
         let think_time_rule = p.bool("think_time_rule", d.think_time_rule)?;
         let min_tt = ms(p.float("min_tt_ms", to_ms(d.min_tt), 0.0, 10_000.0)?);
