@@ -439,6 +439,177 @@ fn h_fairness_rule_3_keeps_idling_for_a_random_queue_with_little_service() {
 }
 
 #[test]
+fn h_fairness_rule_3_cuts_the_idle_wait_to_min_tt_after_b_max_over_8() {
+    // B_max 640: the random queue has received 4 x 64 = 256 > 640 / 8 in
+    // its slot; it still idles, but 2 ms (the code's BFQ_MIN_TT).
+    let mut cfg = pinned(BfqConfig::plus(), 640);
+    cfg.low_latency = false;
+    let mut tb = bed(cfg.clone());
+    for i in 0..4 {
+        tb.add(1, i * 100_000, 64);
+        tb.serve(us(100));
+    }
+    tb.add(2, 1 << 30, 8);
+    assert!(tb.policy().is_random(FlowId(1)));
+    let now = tb.now();
+    assert_eq!(expect_idle(&mut tb), now + ms(2));
+    cfg.min_tt = ms(8);
+    let mut tb = bed(cfg);
+    for i in 0..4 {
+        tb.add(1, i * 100_000, 64);
+        tb.serve(us(100));
+    }
+    tb.add(2, 1 << 30, 8);
+    let now = tb.now();
+    assert_eq!(expect_idle(&mut tb), now + ms(8));
+}
+
+#[test]
+fn a_queue_that_thinks_longer_than_slice_idle_loses_its_idle_window() {
+    // Sequential, but 20 ms between a completion and the next request.
+    let thinker = |think_time_rule| {
+        let mut cfg = BfqConfig::original();
+        cfg.think_time_rule = think_time_rule;
+        let mut tb = bed(cfg);
+        for i in 0..4 {
+            tb.add(1, i * 8, 8);
+            tb.serve(us(100));
+            tb.advance(ms(20));
+        }
+        tb.add(1, 32, 8);
+        tb.serve(us(100));
+        tb.add(2, 1 << 30, 8);
+        tb.poll().map(|r| r.flow)
+    };
+    assert_eq!(thinker(true), Some(FlowId(2)), "no idle wait");
+    assert_eq!(thinker(false), None, "idles for flow 1");
+}
+
+#[test]
+fn think_time_is_a_filtered_mean_trusted_from_the_third_sample() {
+    let mut t = super::queue::ThinkTime::default();
+    let idle = ms(8);
+    t.update(ms(30), idle);
+    t.update(ms(30), idle);
+    assert_eq!(t.mean(), None, "two samples are not enough");
+    t.update(ms(30), idle);
+    // Samples are capped at two slices (fixed point: within 1%).
+    let mean = t.mean().unwrap();
+    assert!((ms(16)..ms(16) + us(160)).contains(&mean), "{mean:?}");
+}
+
+#[test]
+fn an_expired_request_is_served_first_at_the_start_of_a_slot() {
+    // Flow 1: a request at sector 1000 that waits 200 ms (over the 125 ms
+    // sync FIFO expiry) while flow 2 is served; then one at sector 0.
+    let run = |fifo_ms: u64| {
+        let mut cfg = pinned(BfqConfig::original(), 64);
+        cfg.fifo_expire_sync = ms(fifo_ms);
+        let mut tb = bed(cfg);
+        tb.flow(2, 100);
+        tb.flow(1, 100);
+        tb.add(2, 1 << 30, 8);
+        tb.add(1, 1000, 8);
+        assert_eq!(tb.expect_dispatch().flow, FlowId(2));
+        tb.complete_all(ms(200));
+        tb.add(1, 0, 8);
+        tb.lapse_idle(); // flow 2's idle wait; then flow 1 is served
+        assert_eq!(tb.log.len(), 2);
+        tb.log[1].1.sector
+    };
+    assert_eq!(run(125), 1000, "the expired request first");
+    assert_eq!(run(0), 0, "C-LOOK from the head otherwise");
+}
+
+#[test]
+fn a_queue_keeps_at_most_quantum_requests_in_the_device_while_others_wait() {
+    let mut cfg = BfqConfig::original();
+    cfg.quantum = 2;
+    let mut tb = bed_at(cfg, 32);
+    for i in 0..8 {
+        tb.add(1, i * 8, 8);
+    }
+    tb.add(2, 1 << 30, 8);
+    assert_eq!(tb.fill().len(), 2);
+    // Alone, a queue may have four times the quantum in the device.
+    let mut cfg = BfqConfig::original();
+    cfg.quantum = 2;
+    let mut tb = bed_at(cfg, 32);
+    for i in 0..20 {
+        tb.add(1, i * 8, 8);
+    }
+    assert_eq!(tb.fill().len(), 8);
+}
+
+#[test]
+fn async_requests_wait_for_sync_ones_and_get_a_few_per_slot() {
+    // No idling, so that flow 1's slot ends as soon as its read is sent.
+    let mut cfg = BfqConfig::original();
+    cfg.slice_idle = Duration::ZERO;
+    let mut tb = bed_at(cfg, 32);
+    tb.add(1, 0, 8); // sync read of flow 1
+    assert!(tb.expect_dispatch().sync);
+    for i in 0..10 {
+        tb.add_request(2, (1 << 30) + i * 8, 8, true); // async writes
+    }
+    // With the read in the device, the async queue sends nothing...
+    expect_nothing(&mut tb);
+    // ...and once it completed, it sends its writes.
+    tb.complete_all(us(100));
+    let writes = tb.fill();
+    assert!(writes.iter().all(|r| !r.sync) && !writes.is_empty());
+    // Another sync queue waits: the async slot ends after 4 dispatches.
+    let mut tb = bed_at(BfqConfig::original(), 32);
+    for i in 0..10 {
+        tb.add_request(2, (1 << 30) + i * 8, 8, true);
+    }
+    tb.add(1, 0, 8);
+    let sent = tb.fill();
+    let writes = sent.iter().take_while(|r| !r.sync).count();
+    assert!(writes <= 4, "{sent:?}");
+    assert_eq!(last(&tb).reason, Expiration::BudgetExhausted);
+}
+
+#[test]
+fn virtual_time_advances_at_each_dispatch() {
+    let mut tb = bed(BfqConfig::original());
+    tb.flow(1, 100);
+    tb.flow(2, 300);
+    tb.add(1, 0, 8);
+    tb.add(2, 1 << 30, 8);
+    let v0 = tb.policy().wf2q.vtime();
+    tb.expect_dispatch();
+    let v1 = tb.policy().wf2q.vtime();
+    // V += service / W, W = 400.
+    assert_eq!(v1 - v0, super::wf2q::delta(8, 400));
+}
+
+#[test]
+fn only_sync_queues_are_raised() {
+    let mut tb = bed(BfqConfig::plus());
+    tb.add_request(1, 0, 8, true); // an async write: the shared queue
+    tb.add(2, 1 << 30, 8);
+    let now = tb.now();
+    assert!(tb.policy().is_raised(now, FlowId(2)));
+    // The write went to the shared async queue, which is never raised.
+    let p = tb.policy();
+    assert!(p.queues[ASYNC as usize].seen);
+    assert!(!p.queues[ASYNC as usize].raising.active(now, &p.cfg.raising));
+}
+
+#[test]
+fn a_queue_is_random_only_after_three_seek_samples() {
+    let mut stats = super::queue::SeekStats::default();
+    let r = |sector| crate::testkit::req(0, 1, sector);
+    stats.update(&r(0));
+    for (i, sector) in [1_000_000u64, 0, 1_000_000].into_iter().enumerate() {
+        assert!(!stats.is_random(8192), "after {i} samples");
+        stats.update(&r(sector));
+    }
+    assert!(stats.is_random(8192), "three far seeks");
+}
+
+#[test]
 fn a_weight_raised_random_queue_keeps_idling() {
     let mut cfg = BfqConfig::plus();
     cfg.fairness_rules = false;
