@@ -19,8 +19,8 @@
 //!   last element; at each `R^cur`, insert after it the first queued
 //!   request `r` (flows in ascending id, each queue in order; any request
 //!   of a queue, not only its head) that satisfies
-//!   - **Property 1 (DME):** `T(R^cur, r) + T(r, R^next) <= T(R^cur, R^next)
-//!     + M_dmo`, with `T(a, b) = DeviceView::seek_time(a.end(), b.sector)`
+//!   - **Property 1 (DME):** `T(R^cur, r) + T(r, R^next) <=
+//!     T(R^cur, R^next) + M_dmo`, with `T(a, b) = DeviceView::seek_time(a.end(), b.sector)`
 //!     (seek-curve estimate, no rotation, as §2.2.2.1 chooses) and `M_dmo =
 //!     m_dmo`% of the full-stroke seek time. §2.2.2.1 says "the full seek
 //!     time of the underlying disk" and §3.1.1 gives it, 17.742 ms: by
