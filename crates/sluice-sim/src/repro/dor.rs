@@ -120,13 +120,10 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
 /// The paper's RQ1:RQ2 ratio at an `M_qos` (Fig. 8: 4:1 deteriorating by
 /// 1 % at 0.5, 2 % at 1, 5 % at 5; `M_qos = 0` is YFQ's 4:1).
 fn paper_ratio(m_qos: f64) -> Option<f64> {
-    match m_qos {
-        q if q == 0.0 => Some(4.0),
-        q if q == 0.5 => Some(4.0 * 0.99),
-        q if q == 1.0 => Some(4.0 * 0.98),
-        q if q == 5.0 => Some(4.0 * 0.95),
-        _ => None,
-    }
+    [(0.0, 1.0), (0.5, 0.99), (1.0, 0.98), (5.0, 0.95)]
+        .into_iter()
+        .find(|(q, _)| *q == m_qos)
+        .map(|(_, kept)| 4.0 * kept)
 }
 
 /// Percent more throughput than `base`.
