@@ -123,7 +123,79 @@ fn vios_and_dor_shapes() {
         assert!((0.45..=0.55).contains(&a), "{exp}: {a}");
     }
     let d = quick("dor");
-    let m0 = value(&d, "mdmo", "dor", "io=61", "mdmo=0");
-    let m20 = value(&d, "mdmo", "dor", "io=61", "mdmo=20");
-    assert!(m20 > 1.05 * m0, "{m0} {m20}");
+    dor_shapes(&d);
+}
+
+/// Nam–Park (|IO| counted across both queues, M_dmo of the paper's
+/// 17.742 ms stroke): the shapes of Figs. 2-9 the model reproduces.
+fn dor_shapes(d: &ReproReport) {
+    // Figs. 2-3: a margin pays, best at M_dmo = 20 under heavy load; a
+    // margin near the full stroke is no better than none.
+    let m = |k: u32| value(d, "mdmo", "dor", "io=61", &format!("mdmo={k}"));
+    let best = [0, 5, 10, 20, 40, 60, 100]
+        .into_iter()
+        .max_by(|a, b| m(*a).total_cmp(&m(*b)))
+        .unwrap();
+    assert_eq!(best, 20, "best M_dmo {best}");
+    assert!(m(20) > 1.05 * m(0), "{} {}", m(0), m(20));
+    assert!(m(100) < m(20), "{} {}", m(20), m(100));
+    // Fig. 4: no insertion at M_dmo = 0 (§3.2.1); |S_expanded| grows with
+    // M_dmo (no delta_f lock-in: the rows at 60 and 100 are not frozen).
+    let len = |k: u32| value(d, "mdmo", "dor", "io=61", &format!("len@mdmo={k}"));
+    assert!((len(0) - 4.0).abs() < 1e-9, "{}", len(0));
+    for w in [0, 5, 10, 20, 40, 60].windows(2) {
+        assert!(len(w[1]) > len(w[0]), "{w:?}: {} {}", len(w[0]), len(w[1]));
+    }
+    // Fig. 8: the 80:20 ratio holds at M_qos 0.5 and falls as M_qos grows
+    // where a queue drains (|IO| = 11).
+    let q = |io: u32, metric: &str, k: &str| {
+        value(
+            d,
+            "mqos",
+            "dor",
+            &format!("io={io}"),
+            &format!("{metric}@mqos={k}"),
+        )
+    };
+    assert!(
+        (q(11, "ratio", "0.5") - 4.0).abs() < 0.12,
+        "{}",
+        q(11, "ratio", "0.5")
+    );
+    assert!(q(11, "ratio", "5") < 0.97 * q(11, "ratio", "0.5"));
+    assert!(q(11, "ratio", "10") < q(11, "ratio", "5"));
+    // Fig. 6: RQ2 gains as M_qos grows. Fig. 7: DOR_IO dominates.
+    assert!(q(11, "rq2_iops", "10") > q(11, "rq2_iops", "0.5"));
+    assert!(q(61, "dor_iops", "5") > q(61, "bqs_iops", "5"));
+    assert_eq!(q(61, "dor_iops", "0"), 0.0);
+    // With |IO| in each queue both stay backlogged: 4:1 within 5 % (quick
+    // runs) at any M_qos, 10 included.
+    for k in ["0", "0.5", "1", "5", "10"] {
+        let r = value(
+            d,
+            "mqos_other_io",
+            "dor",
+            "io=61",
+            &format!("ratio@mqos={k}"),
+        );
+        assert!((r - 4.0).abs() < 0.2, "per queue, M_qos {k}: {r}");
+    }
+    // Fig. 9: 4:1 within 3 % for YFQ and M_qos 0.5, 1 (|IO| >= 11), and
+    // DOR's gain over YFQ grows with |IO|, past 8 % at the heaviest level.
+    for io in [11, 31, 61] {
+        for s in ["yfq", "dor-q0.5", "dor-q1"] {
+            let r = value(d, "vs_yfq", s, &format!("io={io}"), "ratio");
+            assert!((r - 4.0).abs() < 0.12, "{s} io={io}: {r}");
+        }
+    }
+    let g = |io: u32| value(d, "vs_yfq", "dor-q1", &format!("io={io}"), "gain_vs_yfq");
+    assert!(
+        g(61) > g(31) && g(31) > g(11),
+        "{} {} {}",
+        g(11),
+        g(31),
+        g(61)
+    );
+    let lo = value(d, "vs_yfq", "dor-q0.5,q1", "io=61", "gain_min");
+    assert!(lo > 8.0, "{lo}");
 }

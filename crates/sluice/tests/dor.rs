@@ -61,8 +61,24 @@ proptest! {
         (script, depth, weights) in setting(),
         base in 1usize..8,
         m_dmo in 0.0f64..=100.0,
+        drive_stroke in any::<bool>(),
     ) {
-        let dor = run(Dor::new(DorParams { base, m_dmo, m_qos: 0.0 }), depth, &weights, &script);
+        let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke };
+        let dor = run(Dor::new(p), depth, &weights, &script);
+        let bqs = run(Dor::bqs(base), depth, &weights, &script);
+        prop_assert_eq!(dor.order(), bqs.order());
+        prop_assert_eq!(dor.policy().counts().1, 0);
+    }
+
+    #[test]
+    fn m_dmo_zero_dispatches_exactly_what_bqs_alone_does(
+        (script, depth, weights) in setting(),
+        base in 1usize..8,
+        m_qos in prop::sample::select(vec![0.5f64, 1.0, 5.0, 1e6]),
+        drive_stroke in any::<bool>(),
+    ) {
+        let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke };
+        let dor = run(Dor::new(p), depth, &weights, &script);
         let bqs = run(Dor::bqs(base), depth, &weights, &script);
         prop_assert_eq!(dor.order(), bqs.order());
         prop_assert_eq!(dor.policy().counts().1, 0);
@@ -74,8 +90,10 @@ proptest! {
         base in 1i64..8,
         m_dmo in 0.0f64..=100.0,
         m_qos in prop::sample::select(vec![0.0f64, 0.5, 1.0, 5.0]),
+        drive_stroke in any::<bool>(),
     ) {
         let mut p = Params::default();
+        p.insert("drive_stroke", ParamValue::Bool(drive_stroke));
         p.insert("base", ParamValue::Int(base));
         p.insert("m_dmo", ParamValue::Float(m_dmo));
         p.insert("m_qos", ParamValue::Float(m_qos));

@@ -1,6 +1,18 @@
 //! Nam and Park, "Design and evaluation of an efficient proportional-share
 //! disk scheduling algorithm": BQS + DOR on DiskSim's IBM DNES-309170W, two
 //! reservation queues weighted 80:20.
+//!
+//! `|IO|`, the paper's workload level (§3.1.1: "increasing the number of
+//! outstanding I/O requests denoted with |IO|"), is read as the total
+//! outstanding across the two queues by default ([`IoCount::Total`]: the
+//! two identical generators keep `ceil(|IO|/2)` and `floor(|IO|/2)`, at least
+//! one each); [`IoCount::PerQueue`] keeps `|IO|` in each. With the total, the
+//! queues are short enough to drain inside a sequence, which is when DQE's
+//! `delta_f` (over the backlogged queues only) stops binding and the 80:20
+//! ratio falls with `M_qos`, as in Fig. 8; with `|IO|` in each queue both
+//! stay backlogged, `delta_f <= M_qos` holds throughout and the ratio stays
+//! 4:1 at any `M_qos`. `M_dmo` is a percentage of the paper's 17.742 ms
+//! full stroke (the policy's default).
 
 use super::{row, Experiment, Jobs, Row};
 use crate::error::Result;
@@ -10,11 +22,38 @@ use crate::{FlowBuilder, ScenarioBuilder, SimReport};
 const IO_LEVELS: [u32; 13] = [1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61];
 const MDMO: [u32; 7] = [0, 5, 10, 20, 40, 60, 100];
 const MQOS: [f64; 5] = [0.0, 0.5, 1.0, 5.0, 10.0];
+const WEIGHTS: [u32; 2] = [80, 20];
 
-/// Two reservation queues, 80:20, each keeping `io` requests outstanding,
-/// under DOR with margins `m_dmo` and `m_qos`.
-fn scenario(io: u32, dur: f64, m_dmo: u32, m_qos: f64) -> ScenarioBuilder {
-    ScenarioBuilder::new(format!("io={io}"), dur)
+/// What the workload level `|IO|` counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoCount {
+    /// Outstanding requests of both queues together (default).
+    Total,
+    /// Outstanding requests of each queue.
+    PerQueue,
+}
+
+impl IoCount {
+    /// Requests each queue keeps outstanding at level `io`.
+    pub fn per_queue(self, io: u32) -> [u32; 2] {
+        match self {
+            IoCount::Total => [io.div_ceil(2).max(1), (io / 2).max(1)],
+            IoCount::PerQueue => [io, io],
+        }
+    }
+}
+
+/// Two reservation queues, 80:20, keeping `io` requests outstanding as
+/// `count` says, under DOR with margins `m_dmo` and `m_qos`.
+fn scenario(count: IoCount, io: u32, dur: f64, m_dmo: u32, m_qos: f64) -> ScenarioBuilder {
+    let pool = |name: &str, weights: Vec<u32>, outstanding: u32| {
+        FlowBuilder::new(name, Pattern::Pool)
+            .weights(weights)
+            .outstanding(outstanding)
+            .file_gib(8.5)
+            .offset_gib(0.0)
+    };
+    let b = ScenarioBuilder::new(format!("io={io}"), dur)
         .seed(1)
         .warmup_s(2.0)
         .preset("ibm-dnes-309170w")
@@ -22,21 +61,28 @@ fn scenario(io: u32, dur: f64, m_dmo: u32, m_qos: f64) -> ScenarioBuilder {
         .internal("fcfs")
         .scheduler("dor")
         .param("m_dmo", m_dmo)
-        .param("m_qos", m_qos)
-        .flow(
-            FlowBuilder::new("rq", Pattern::Pool)
-                .weights(vec![80, 20])
-                .outstanding(io)
-                .file_gib(8.5)
-                .offset_gib(0.0),
-        )
+        .param("m_qos", m_qos);
+    match count {
+        // One generator per queue, each with its own share of the total.
+        IoCount::Total => {
+            let [a, c] = count.per_queue(io);
+            b.flow(pool("rq1", vec![WEIGHTS[0]], a))
+                .flow(pool("rq2", vec![WEIGHTS[1]], c))
+        }
+        IoCount::PerQueue => b.flow(pool("rq", WEIGHTS.to_vec(), io)),
+    }
 }
 
+/// Requests per second of RQ1 and RQ2, whichever way the queues were built.
 fn threads(r: &SimReport) -> (f64, f64) {
-    let t = r.flows[0].threads.as_deref().unwrap_or(&[]);
+    let t: Vec<f64> = r
+        .flows
+        .iter()
+        .flat_map(|f| f.threads.as_deref().unwrap_or(&[]).iter().map(|t| t.iops))
+        .collect();
     (
-        t.first().map_or(0.0, |t| t.iops),
-        t.get(1).map_or(0.0, |t| t.iops),
+        t.first().copied().unwrap_or(0.0),
+        t.get(1).copied().unwrap_or(0.0),
     )
 }
 
@@ -71,30 +117,63 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
     super::experiment("dor", id, title, notes, rows)
 }
 
+/// The paper's RQ1:RQ2 ratio at an `M_qos` (Fig. 8: 4:1 deteriorating by
+/// 1 % at 0.5, 2 % at 1, 5 % at 5; `M_qos = 0` is YFQ's 4:1).
+fn paper_ratio(m_qos: f64) -> Option<f64> {
+    [(0.0, 1.0), (0.5, 0.99), (1.0, 0.98), (5.0, 0.95)]
+        .into_iter()
+        .find(|(q, _)| *q == m_qos)
+        .map(|(_, kept)| 4.0 * kept)
+}
+
+/// Percent more throughput than `base`.
+fn gain(x: f64, base: f64) -> f64 {
+    100.0 * (x / base - 1.0)
+}
+
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
+    experiments_with(opts, IoCount::Total)
+}
+
+/// The experiments with `|IO|` counted as `count` says (the other reading's
+/// M_qos sweep at `|IO| = 61` is always added, as experiment
+/// `mqos_other_io`).
+pub fn experiments_with(opts: &super::Options, count: IoCount) -> Result<Vec<Experiment>> {
     let quick = opts.quick;
     let dur = if quick { 15.0 } else { 60.0 };
     let mut jobs = Jobs::new(None);
     let mut mdmo = Vec::new();
     for io in IO_LEVELS {
         for m in MDMO {
-            mdmo.push((io, m, jobs.add(scenario(io, dur, m, 0.5))));
+            mdmo.push((io, m, jobs.add(scenario(count, io, dur, m, 0.5))));
         }
     }
     let mut mqos = Vec::new();
     for io in [11, 61] {
         for q in MQOS {
-            mqos.push((io, q, jobs.add(scenario(io, dur, 20, q))));
+            mqos.push((io, q, jobs.add(scenario(count, io, dur, 20, q))));
         }
+    }
+    let other = match count {
+        IoCount::Total => IoCount::PerQueue,
+        IoCount::PerQueue => IoCount::Total,
+    };
+    let mut mqos_other = Vec::new();
+    for q in MQOS {
+        mqos_other.push((61, q, jobs.add(scenario(other, 61, dur, 20, q))));
     }
     let mut vs = Vec::new();
     for io in IO_LEVELS {
         for (label, q) in [("yfq", 0.0), ("dor-q0.5", 0.5), ("dor-q1", 1.0)] {
-            vs.push((io, label, jobs.add(scenario(io, dur, 20, q))));
+            vs.push((io, label, q, jobs.add(scenario(count, io, dur, 20, q))));
         }
     }
     let res = jobs.run(opts)?;
     let mut out = Vec::new();
+    let level = match count {
+        IoCount::Total => "|IO| requests outstanding in all (the two queues' generators keep ceil(|IO|/2) and floor(|IO|/2), at least one each)",
+        IoCount::PerQueue => "each keeping |IO| requests outstanding",
+    };
 
     let mut rows = Vec::new();
     for (io, m, i) in &mdmo {
@@ -108,52 +187,105 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
             r.aggregate.iops,
             None,
         ));
+        // Fig. 4: |S_expanded| "saturated to about 8 when M_dmo becomes 20".
+        let len_paper = (*io == 61 && *m >= 20).then_some(8.0);
         rows.push(row(
             "dor",
             &w,
             &format!("len@mdmo={m}"),
             "requests",
             stat(r, "mean_sequence_len"),
-            None,
+            len_paper,
         ));
     }
     out.push(experiment(
         "mdmo",
         "Throughput against the DME margin M_dmo (M_qos = 0.5)",
-        "Two reservation queues (80:20), each keeping |IO| requests outstanding (so both stay backlogged and the ratio is the scheduler's): normal sizes (mean 8, sd 2 sectors), reads:writes 2:1, uniform over the disk; the drive serves FIFO with up to 4 outstanding. Paper: Figs. 2-3 (best M_dmo = 20).",
+        &format!("Two reservation queues (80:20), {level}: normal sizes (mean 8, sd 2 sectors), reads:writes 2:1, uniform over the disk; the drive serves FIFO with up to 4 outstanding. M_dmo is a percentage of the paper's 17.742 ms full stroke. Paper: Figs. 2-4 (best M_dmo = 20; |S_expanded| about 8 from M_dmo = 20, the paper column of len@mdmo at io=61)."),
         rows,
     ));
-    let mut rows = Vec::new();
-    for (io, q, i) in &mqos {
-        let r = &res[*i];
-        let w = format!("io={io}");
-        let (b, d) = split_iops(r);
-        for (metric, unit, v) in [
-            ("iops", "IOPS", r.aggregate.iops),
-            ("ratio", "RQ1:RQ2", ratio(r)),
-            ("bqs_iops", "IOPS", b),
-            ("dor_iops", "IOPS", d),
-        ] {
-            rows.push(row("dor", &w, &format!("{metric}@mqos={q}"), unit, v, None));
+    let mqos_rows = |list: &[(u32, f64, usize)]| {
+        let mut rows = Vec::new();
+        for (io, q, i) in list {
+            let r = &res[*i];
+            let w = format!("io={io}");
+            let (b, d) = split_iops(r);
+            let (r1, r2) = threads(r);
+            for (metric, unit, v, paper) in [
+                ("iops", "IOPS", r.aggregate.iops, None),
+                ("ratio", "RQ1:RQ2", ratio(r), paper_ratio(*q)),
+                ("rq1_iops", "IOPS", r1, None),
+                ("rq2_iops", "IOPS", r2, None),
+                ("bqs_iops", "IOPS", b, None),
+                ("dor_iops", "IOPS", d, None),
+            ] {
+                rows.push(row(
+                    "dor",
+                    &w,
+                    &format!("{metric}@mqos={q}"),
+                    unit,
+                    v,
+                    paper,
+                ));
+            }
         }
-    }
+        rows
+    };
     out.push(experiment(
         "mqos",
         "Throughput and QoS ratio against the DQE margin M_qos (M_dmo = 20)",
-        "Paper: Figs. 6-7 (RQ1 falls and RQ2 rises as M_qos grows; DOR_IO dominates).",
-        rows,
+        &format!("{level}. Paper: Figs. 5-8 (M_qos >= 5 over 10% above 0.5; RQ1 falls and RQ2 rises as M_qos grows; DOR_IO dominates; the 4:1 ratio deteriorates by 1% at 0.5, 2% at 1, 5% at 5: the paper column)."),
+        mqos_rows(&mqos),
+    ));
+    let other_level = match other {
+        IoCount::Total => "|IO| = 61 outstanding in all",
+        IoCount::PerQueue => "|IO| = 61 outstanding in each queue",
+    };
+    out.push(experiment(
+        "mqos_other_io",
+        "The M_qos sweep with |IO| read the other way (M_dmo = 20)",
+        &format!("{other_level}. With 61 in each queue both stay backlogged, delta_f <= M_qos binds all the time and the ratio stays 4:1 at any M_qos; the paper's falling ratio (Fig. 8) needs queues that drain."),
+        mqos_rows(&mqos_other),
     ));
     let mut rows = Vec::new();
-    for (io, label, i) in &vs {
+    let yfq_iops = |io: u32| {
+        vs.iter()
+            .find(|(n, l, _, _)| *n == io && *l == "yfq")
+            .map_or(f64::NAN, |(_, _, _, i)| res[*i].aggregate.iops)
+    };
+    let top = *IO_LEVELS.last().expect("levels");
+    let mut top_gains = Vec::new();
+    for (io, label, q, i) in &vs {
         let r = &res[*i];
         let w = format!("io={io}");
         rows.push(row(label, &w, "iops", "IOPS", r.aggregate.iops, None));
-        rows.push(row(label, &w, "ratio", "RQ1:RQ2", ratio(r), None));
+        // Fig. 9(a): 4:1 for YFQ, 3.99:1 and 3.96:1 for M_qos 0.5 and 1.
+        let paper = match *label {
+            "yfq" => Some(4.0),
+            "dor-q0.5" => Some(3.99),
+            _ => Some(3.96),
+        };
+        rows.push(row(label, &w, "ratio", "RQ1:RQ2", ratio(r), paper));
+        if *q > 0.0 {
+            let g = gain(r.aggregate.iops, yfq_iops(*io));
+            rows.push(row(label, &w, "gain_vs_yfq", "%", g, None));
+            if *io == top {
+                top_gains.push(g);
+            }
+        }
     }
+    // Fig. 9(b): at the maximum throughput (the heaviest level), M_qos 0.5
+    // and 1 give 11-19% more than YFQ (M_qos = 0) at the same |IO|, M_dmo
+    // and tags.
+    let lo = top_gains.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = top_gains.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let w = format!("io={top}");
+    rows.push(row("dor-q0.5,q1", &w, "gain_min", "%", lo, Some(11.0)));
+    rows.push(row("dor-q0.5,q1", &w, "gain_max", "%", hi, Some(19.0)));
     out.push(experiment(
         "vs_yfq",
         "DOR against BQS alone (YFQ tags, M_qos = 0)",
-        "Paper: Fig. 9 (M_qos 0.5 and 1 keep 3.99:1 and 3.96:1 against 4:1, with 11-19% more throughput).",
+        &format!("{level}; the same M_dmo = 20 and the same BQS tags and C-SCAN order at each |IO|: the gain is DOR's throughput over M_qos = 0's at the same level. Paper: Fig. 9 (M_qos 0.5 and 1 keep 3.99:1 and 3.96:1 against 4:1, with 11-19% more throughput at the maximum, compared here at the heaviest level, |IO| = 61: gain_min/max over M_qos 0.5 and 1; gain_vs_yfq at every level shows the gain growing with |IO|)."),
         rows,
     ));
     Ok(out)

@@ -19,20 +19,45 @@
 //!   last element; at each `R^cur`, insert after it the first queued
 //!   request `r` (flows in ascending id, each queue in order; any request
 //!   of a queue, not only its head) that satisfies
-//!   - **Property 1 (DME):** `T(R^cur, r) + T(r, R^next) <= T(R^cur, R^next)
-//!     + M_dmo`, with `T(a, b) = DeviceView::seek_time(a.end(), b.sector)`
-//!     (seek-curve estimate, no rotation) and `M_dmo = m_dmo`% of
-//!     `device.full_stroke_seek()`;
+//!   - **Property 1 (DME):** `T(R^cur, r) + T(r, R^next) <=
+//!     T(R^cur, R^next) + M_dmo`, with `T(a, b) = DeviceView::seek_time(a.end(), b.sector)`
+//!     (seek-curve estimate, no rotation, as §2.2.2.1 chooses) and `M_dmo =
+//!     m_dmo`% of the full-stroke seek time. §2.2.2.1 says "the full seek
+//!     time of the underlying disk" and §3.1.1 gives it, 17.742 ms: by
+//!     default the percentage is of that figure ([`PAPER_FULL_STROKE`]), so
+//!     `m_dmo = 20` is the paper's 3.55 ms whatever drive is modelled;
+//!     `drive_stroke = true` takes the modelled drive's own full stroke
+//!     instead (for a drive other than the paper's). `m_dmo = 0` lets no
+//!     request through: §3.2.1 states that "no I/O requests are allowed to
+//!     pass through the DOR module with `M_dmo = 0`", so a request costing
+//!     nothing extra (same cylinder as `R^cur` or `R^next`) does not pass as
+//!     "within a zero margin" either;
 //!   - **Property 2 (DQE):** with `f_k` raised by `l/phi_k`, the spread
-//!     `max |f_i - f_j|` of the additional finish tags over the backlogged
-//!     queues (including `k`) stays at most `m_qos` (sectors per weight
-//!     unit, as the paper's tags);
+//!     `delta_f = max |f_i - f_j|` of the additional finish tags over the
+//!     backlogged queues (including `k`) stays at most `m_qos` (sectors per
+//!     weight unit, as the paper's tags: §2.2.2.2 reads `M_qos = 0.5` at
+//!     80:20 as five 8-sector requests of `RQ_1` or one of `RQ_2`);
 //!
 //!   then `f_k += l/phi_k`, and the walk continues from the inserted
-//!   request (so a gap can take several). `f_k` starts at 0; when a request
-//!   arrives at an empty `RQ_k`, `f_k = max(f_k, min f_j)` over the other
-//!   non-empty queues. `m_qos = 0` disables DOR (the paper: no request
-//!   passes with `M_qos = 0`, which is then BQS alone, i.e. YFQ).
+//!   request (so a gap can take several: Algorithm 2 sets `R^next = r` and
+//!   then `R^cur = R^cur+1`). `m_qos = 0` disables DOR (the paper: no
+//!   request passes with `M_qos = 0`, which is then BQS alone, i.e. YFQ).
+//! * **Additional finish tags on arrival (§2.2.2.2).** `f_k` starts at 0;
+//!   when a request arrives at an empty `RQ_k`, `f_k = max(f_k, min f_j)`
+//!   over the other non-empty queues, as the paper says. The paper leaves
+//!   the case "no other queue is non-empty" open. Keeping `f_k` then (the
+//!   literal empty minimum) locks DOR out for good: a queue that ran ahead
+//!   while it was alone (`delta_f` is 0 with one backlogged queue) keeps its
+//!   lead when both queues have drained and the other one returns first, so
+//!   `delta_f` exceeds `M_qos` and no insertion passes ever again (the
+//!   "`delta_f` lock-in"). We read the paper's "the additional virtual times
+//!   are based on the virtual finish times, as with `F_i` in the BQS module"
+//!   as giving DQE a virtual time like BQS's `v(t)`: `vf` is the least `f_j`
+//!   of the backlogged queues, and keeps its last value while none is
+//!   backlogged; a queue arriving alone gets `f_k = max(f_k, vf)`. `vf` never
+//!   falls and every backlogged `f_k` lies in `[vf, vf + M_qos]` (plus at most
+//!   one request's `l/phi_k`, for a queue whose last request DOR took), so
+//!   `delta_f` stays within reach of `M_qos`.
 //! * **Dispatch.** The expanded sequence goes to the device in order as
 //!   slots free up (the drive serves FIFO with up to 4 outstanding in the
 //!   paper: that is the scenario's device); the next sequence is formed
@@ -55,18 +80,28 @@ use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
 /// Parameters of `dor`, for `POLICIES`.
-pub const PARAMS: &str =
-    "base = 4, m_dmo = 20 (% of full-stroke seek), m_qos = 1 (sectors/weight; 0 = BQS alone)";
+pub const PARAMS: &str = "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \
+     m_qos = 1 (sectors/weight; 0 = BQS alone), \
+     drive_stroke = false (M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own)";
+
+/// The full-stroke seek time of the paper's IBM DNES-309170W (§3.1.1), of
+/// which `M_dmo` is a percentage by default.
+pub const PAPER_FULL_STROKE: Duration = Duration::from_nanos(17_742_000);
 
 /// BQS+DOR parameters (paper sections in brackets).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DorParams {
     /// Requests BQS selects per sequence (§2.2.1, §3.1.2: 4).
     pub base: usize,
-    /// `M_dmo`, percent of the full-stroke seek time (§2.2.2.1, §3.2.1: 20).
+    /// `M_dmo`, percent of the full-stroke seek time (§2.2.2.1, §3.2.1: 20);
+    /// 0 lets no request through DOR (§3.2.1).
     pub m_dmo: f64,
     /// `M_qos`, sectors per weight unit (§2.2.2.2, §3.2.2: 0.5..=1).
     pub m_qos: f64,
+    /// False (default): `M_dmo` is a percentage of the paper's full stroke,
+    /// [`PAPER_FULL_STROKE`]; true: of the modelled drive's own
+    /// (`DeviceView::full_stroke_seek`).
+    pub drive_stroke: bool,
 }
 
 impl Default for DorParams {
@@ -75,6 +110,7 @@ impl Default for DorParams {
             base: 4,
             m_dmo: 20.0,
             m_qos: 1.0,
+            drive_stroke: false,
         }
     }
 }
@@ -85,7 +121,18 @@ impl DorParams {
             base: p.int("base", 4, 1, 1024)? as usize,
             m_dmo: p.float("m_dmo", 20.0, 0.0, 1000.0)?,
             m_qos: p.float("m_qos", 1.0, 0.0, 1e12)?,
+            drive_stroke: p.bool("drive_stroke", false)?,
         })
+    }
+
+    /// DME's margin: `m_dmo` percent of the chosen full stroke.
+    pub fn margin(&self, device: &dyn DeviceView) -> Duration {
+        let stroke = if self.drive_stroke {
+            device.full_stroke_seek()
+        } else {
+            PAPER_FULL_STROKE
+        };
+        Duration::from_nanos((self.m_dmo / 100.0 * stroke.as_nanos() as f64) as u64)
     }
 }
 
@@ -124,6 +171,9 @@ pub struct Dor {
     keys: BTreeSet<(Tag, FlowId)>,
     /// Multiset of `f_k` of the non-empty queues.
     fset: BTreeMap<Tag, usize>,
+    /// DQE's virtual time: the least `f_k` of the non-empty queues, kept
+    /// when all are empty (the role `v(t)` plays for `F_k`).
+    vf: Tag,
     v: Tag,
     sequence: VecDeque<Request>,
     outstanding: usize,
@@ -143,10 +193,11 @@ impl Dor {
                 base: params.base.max(1),
                 ..params
             },
-            dor: params.m_qos > 0.0,
+            dor: params.m_qos > 0.0 && params.m_dmo > 0.0,
             flows: BTreeMap::new(),
             keys: BTreeSet::new(),
             fset: BTreeMap::new(),
+            vf: Tag::ZERO,
             v: Tag::ZERO,
             sequence: VecDeque::new(),
             outstanding: 0,
@@ -204,8 +255,15 @@ impl Dor {
         self.v.as_f64()
     }
 
+    /// DQE's virtual time (sectors per weight unit): the least additional
+    /// finish tag of the backlogged queues, or its last value when none is.
+    pub fn dqe_virtual_time(&self) -> f64 {
+        self.vf.as_f64()
+    }
+
     fn fset_insert(&mut self, t: Tag) {
         *self.fset.entry(t).or_insert(0) += 1;
+        self.track_vf();
     }
 
     fn fset_remove(&mut self, t: Tag) {
@@ -214,6 +272,16 @@ impl Dor {
             if *c == 0 {
                 self.fset.remove(&t);
             }
+        }
+        self.track_vf();
+    }
+
+    /// `vf` follows the least `f` of the backlogged queues (which never
+    /// falls: a queue joins at or above it, tags only grow) and keeps its
+    /// value while no queue is backlogged.
+    fn track_vf(&mut self) {
+        if let Some(&m) = self.fset.keys().next() {
+            self.vf = self.vf.max(m);
         }
     }
 
@@ -271,9 +339,7 @@ impl Dor {
 
     /// Algorithm 2: expand the base sequence in place.
     fn expand(&mut self, seq: &mut Vec<Request>, device: &dyn DeviceView) {
-        let margin = Duration::from_nanos(
-            (self.params.m_dmo / 100.0 * device.full_stroke_seek().as_nanos() as f64) as u64,
-        );
+        let margin = self.params.margin(device);
         let mut cur = 0;
         while cur + 1 < seq.len() {
             let (a, b) = (seq[cur], seq[cur + 1]);
@@ -359,7 +425,9 @@ impl Scheduler for Dor {
 
     fn add(&mut self, _now: Instant, request: Request) {
         let v = self.v;
-        let min_other_f = self.fset.keys().next().copied();
+        // The least f of the other backlogged queues, or DQE's virtual time
+        // when none is backlogged.
+        let floor = self.fset.keys().next().copied().unwrap_or(self.vf);
         let k = request.flow;
         let fl = self.flows.entry(k).or_insert_with(|| DFlow::new(100));
         let mut new_f = None;
@@ -367,10 +435,9 @@ impl Scheduler for Dor {
             let len = fl.len(&request);
             fl.tags.arrive_at_empty(v, len);
             self.keys.insert((fl.tags.finish, k));
-            // f_k = max(f_k, min over the other non-empty queues of f_j).
-            if let Some(m) = min_other_f {
-                fl.f = fl.f.max(m);
-            }
+            // f_k = max(f_k, min over the other non-empty queues of f_j),
+            // or max(f_k, vf) when no other queue is backlogged.
+            fl.f = fl.f.max(floor);
             new_f = Some(fl.f);
         }
         fl.queue.push_back(request);
@@ -442,8 +509,14 @@ mod tests {
         tb
     }
 
+    /// DOR with `M_dmo` a percentage of the test device's own full stroke.
     fn dor(m_dmo: f64, m_qos: f64, base: usize) -> Dor {
-        Dor::new(DorParams { base, m_dmo, m_qos })
+        Dor::new(DorParams {
+            base,
+            m_dmo,
+            m_qos,
+            drive_stroke: true,
+        })
     }
 
     /// Request `id`: 8 sectors of `flow` at `sector`, arriving now.
@@ -607,6 +680,87 @@ mod tests {
         let mut tb = bed(dor(20.0, 1.0, 4));
         add(&mut tb, 0, 4, 0);
         assert_eq!(tb.policy().additional_finish(FlowId(4)), Some(0.0));
+    }
+
+    #[test]
+    fn m_dmo_is_a_share_of_the_papers_full_stroke_unless_told_otherwise() {
+        let mut dev = crate::testkit::FlatDevice::at(0);
+        dev.capacity = 10_000_000;
+        let p = DorParams {
+            m_dmo: 20.0,
+            ..DorParams::default()
+        };
+        assert!(!p.drive_stroke);
+        assert_eq!(p.margin(&dev), Duration::from_nanos(3_548_400));
+        let own = DorParams {
+            drive_stroke: true,
+            ..p
+        };
+        // The device's own stroke: 10_001_000 ns.
+        assert_eq!(own.margin(&dev), Duration::from_nanos(2_000_200));
+        // In a run: X beyond B costs 150 us more than A -> B. 1 % of the
+        // paper's 17.742 ms (177 us) admits it; 1 % of the test device's
+        // 10 ms stroke (100 us) does not.
+        let x = [(10, 1, 1_074_496)];
+        let mut tb = bed(Dor::new(DorParams {
+            base: 2,
+            m_dmo: 1.0,
+            m_qos: 1.0,
+            drive_stroke: false,
+        }));
+        add(&mut tb, 0, 1, 0);
+        add(&mut tb, 1, 2, 1_000_000);
+        add(&mut tb, 10, 1, 1_074_496);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
+        let mut tb = two_gap(1.0, 1.0, &x);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+    }
+
+    #[test]
+    fn m_dmo_zero_lets_no_request_through_not_even_a_free_one() {
+        // X starts where A ends: A -> X -> B costs less than A -> B, so a
+        // zero margin would admit it; the paper (§3.2.1) says none passes.
+        let x = [(10, 1, 8)];
+        let mut tb = two_gap(0.0, 1.0, &x);
+        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+        assert_eq!(tb.policy().counts(), (2, 0));
+        let mut tb = two_gap(1e-6, 1.0, &x);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
+    }
+
+    #[test]
+    fn dor_still_inserts_after_both_queues_drain() {
+        // Flow 1 (weight 50) runs alone: DOR takes X1..X3 on the way from A
+        // to B (delta_f is 0 with one backlogged queue), raising f_1 to
+        // 0.48; its queue drains, flow 2's is empty. vf stays at 0.32, the
+        // least f_1 while it was backlogged.
+        let mut tb = bed(dor(1.0, 0.2, 2));
+        tb.flow(1, 50);
+        tb.flow(2, 100);
+        for (id, sector) in [
+            (0, 0),
+            (1, 1_000_000),
+            (2, 300_000),
+            (3, 400_000),
+            (4, 500_000),
+        ] {
+            tb.add_given(req(id, 1, sector));
+        }
+        assert_eq!(fill_ids(&mut tb), vec![0, 2, 3, 4, 1]);
+        tb.complete_all(Duration::from_millis(1));
+        assert!((tb.policy().additional_finish(FlowId(1)).unwrap() - 0.48).abs() < 1e-9);
+        assert!((tb.policy().dqe_virtual_time() - 0.32).abs() < 1e-9);
+        // Flow 2 comes back first, with nobody backlogged: f_2 = vf. Then
+        // flow 1 (Z, far away): f_1 = max(0.48, f_2). BQS takes C and D.
+        tb.add_given(req(10, 2, 0));
+        assert!((tb.policy().additional_finish(FlowId(2)).unwrap() - 0.32).abs() < 1e-9);
+        tb.add_given(req(11, 2, 1_000_000));
+        tb.add_given(req(12, 2, 600_000));
+        tb.add_given(req(13, 1, 9_000_000));
+        // Y (flow 2) on the way: f_2 0.40 against f_1 0.48 is within 0.2.
+        // Had f_2 stayed 0, delta_f would be 0.40 and nothing would pass.
+        assert_eq!(fill_ids(&mut tb), vec![10, 12, 11]);
+        assert_eq!(tb.policy().counts(), (4, 4));
     }
 
     #[test]
