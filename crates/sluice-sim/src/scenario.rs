@@ -152,6 +152,9 @@ pub struct DeviceConfig {
     pub write_cache: Option<bool>,
     /// `Some(false)` turns the drive's read cache and read-ahead off.
     pub read_cache: Option<bool>,
+    /// Drive firmware ageing: a queued command older than this is served
+    /// next. `None` (the default): off.
+    pub max_command_age: Option<Duration>,
 }
 
 /// A loaded, validated scenario.
@@ -244,6 +247,8 @@ pub(crate) struct DeviceKeys {
     write_cache: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     read_cache: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_command_age_ms: Option<f64>,
 }
 
 /// The `[scheduler]` table: the policy's name and its parameters.
@@ -382,6 +387,12 @@ impl ScenarioBuilder {
     /// `[device] read_cache`.
     pub fn read_cache(mut self, on: bool) -> Self {
         self.device.read_cache = Some(on);
+        self
+    }
+
+    /// `[device] max_command_age_ms`: drive firmware ageing.
+    pub fn max_command_age_ms(mut self, ms: f64) -> Self {
+        self.device.max_command_age_ms = Some(ms);
         self
     }
 
@@ -734,6 +745,21 @@ impl Scenario {
                 model.name()
             )));
         }
+        let max_command_age = match raw.device.max_command_age_ms {
+            None => None,
+            Some(x) if !x.is_finite() || x <= 0.0 || x > 1e7 => {
+                return Err(fail(format!(
+                    "[device] max_command_age_ms must be a number of milliseconds in (0, 1e7] (got {x})"
+                )))
+            }
+            Some(_) if !model.reorders() => {
+                return Err(fail(format!(
+                    "[device] max_command_age_ms: {} does not reorder its commands",
+                    model.name()
+                )))
+            }
+            Some(x) => Some(Duration::from_nanos((x * NS_PER_MS as f64).round() as u64)),
+        };
         let internal = match raw.device.internal.as_deref() {
             None => InternalOrder::Satf,
             Some(s) => InternalOrder::parse(s).ok_or_else(|| {
@@ -945,6 +971,7 @@ impl Scenario {
                 internal,
                 write_cache: raw.device.write_cache,
                 read_cache: raw.device.read_cache,
+                max_command_age,
             },
             scheduler: raw.scheduler.name.clone(),
             params,
@@ -1043,6 +1070,33 @@ file_gib = 2
     }
 
     #[test]
+    fn max_command_age_is_off_unless_set_and_range_checked() {
+        assert_eq!(parse(GOOD).unwrap().device.max_command_age, None);
+        let with = |v: &str| {
+            GOOD.replace(
+                "preset = \"maxtor-stm332061\"",
+                &format!("preset = \"maxtor-stm332061\"\nmax_command_age_ms = {v}"),
+            )
+        };
+        let s = parse(&with("1500")).unwrap();
+        assert_eq!(s.device.max_command_age, Some(Duration::from_millis(1500)));
+        let s = parse(&with("2.5")).unwrap();
+        assert_eq!(s.device.max_command_age, Some(Duration::from_micros(2500)));
+        for bad in ["0", "-3", "1e9"] {
+            let e = error(&with(bad));
+            assert!(
+                e.starts_with("s.toml: [device] max_command_age_ms must be") && !e.contains('\n'),
+                "{bad}: {e}"
+            );
+        }
+        let e = error(&with("10").replace("maxtor-stm332061", "ssd-sata"));
+        assert!(
+            e.contains("max_command_age_ms") && e.contains("ssd-sata"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn classes_are_parsed_and_flows_name_them() {
         let text = GOOD.replace("file_gib = 2", "file_gib = 2\nclass = \"os2\"")
             + "\n[[class]]\nname = \"os1\"\n\n[[class]]\nname = \"os2\"\nquantum_ms = 40\ninner = \"clook\"\n";
@@ -1088,6 +1142,7 @@ file_gib = 2
             .queue_depth(32)
             .internal("fcfs")
             .write_cache(false)
+            .max_command_age_ms(250.0)
             .scheduler("bfq+")
             .param("low_latency", false)
             .param("raised_idle_factor", 3)

@@ -110,6 +110,7 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
             internal: InternalOrder::Fcfs,
             write_cache: None,
             read_cache: None,
+            max_command_age: None,
             seed: 0,
         },
     );

@@ -99,15 +99,41 @@ fn yfq_shapes() {
         t.iter().cloned().fold(0.0, f64::max),
     );
     assert!(hi <= 1.1 * lo, "{t:?}");
-    let b1 = value(&r, "tiebreak", "yfq-b4", "8k-16tasks", "aggregate_kb_s");
-    let tb = value(
-        &r,
-        "tiebreak",
-        "yfq-b4-tiebreak",
-        "8k-16tasks",
-        "aggregate_kb_s",
+    // Tables 1-2: FreeBSD's pipeline into a reordering drive starves task
+    // 1; drive firmware ageing bounds its wait by the ageing limit (plus
+    // the command in service and its own).
+    let bsd = |s, m: &str| value(&r, "pipelining", s, "3tasks", m);
+    assert!(
+        bsd("bsd", "task1_kb_s") < 0.05 * bsd("bsd", "task2_kb_s"),
+        "{} {}",
+        bsd("bsd", "task1_kb_s"),
+        bsd("bsd", "task2_kb_s")
     );
-    assert!(tb > 1.1 * b1, "{b1} {tb}");
+    let aged = bsd("bsd-aged", "task1_maxdelay_ms");
+    assert!(
+        bsd("bsd-aged", "task1_kb_s") > 0.0 && (1400.0..=1500.0).contains(&aged),
+        "{aged}"
+    );
+    // Figs. 2-3: b = 4 beats b = 1, b = 16 beats b = 4, and overlapping
+    // beats b = 4 without it (the drive starts a new batch's first request
+    // at once; with overlap it chooses among the whole batch).
+    for size in ["64k", "8k"] {
+        let w = format!("{size}-8tasks");
+        let agg = |s| value(&r, "batching", s, &w, "aggregate_kb_s");
+        let (b1, b4, b16, o4) = (
+            agg("yfq-b1"),
+            agg("yfq-b4"),
+            agg("yfq-b16"),
+            agg("yfq-b4-overlap"),
+        );
+        assert!(b4 > b1 && b16 > b4 && o4 > b4, "{w}: {b1} {b4} {b16} {o4}");
+    }
+    // Figs. 4-5: breaking ties by positioning cost.
+    for (w, gain) in [("64k-16tasks", 1.1), ("8k-16tasks", 1.2)] {
+        let b4 = value(&r, "tiebreak", "yfq-b4", w, "aggregate_kb_s");
+        let tb = value(&r, "tiebreak", "yfq-b4-tiebreak", w, "aggregate_kb_s");
+        assert!(tb > gain * b4, "{w}: {b4} {tb}");
+    }
 }
 
 #[test]

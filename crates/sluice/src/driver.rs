@@ -2,8 +2,10 @@
 //!
 //! A host (the simulator, the test kit, a real I/O engine) owns a clock and
 //! a device; the driver owns everything between them and the policy: the
-//! requests in flight, the device's queue depth, the head position, the
-//! attribution of device time to requests, and the policy's wake-ups. It
+//! requests in flight, the device's queue depth, the head position (where
+//! the last completed request ended: all a host can know of a drive that
+//! orders its own queue), the attribution of device time to requests, and
+//! the policy's wake-ups. It
 //! never reads a clock and does no I/O (sans-I/O, in the manner of
 //! quinn-proto's `Connection` or smoltcp's `Interface`):
 //!
@@ -68,6 +70,7 @@ pub struct Driver<P> {
     policy: P,
     depth: usize,
     in_flight: Vec<InFlight>,
+    /// The sector past the last completed request.
     head: u64,
     /// When the set of requests in flight last changed (device time since
     /// then is shared among them).
@@ -120,7 +123,10 @@ impl<P: Scheduler> Driver<P> {
         self.in_flight.iter().map(|x| (&x.request, x.dispatched))
     }
 
-    /// The sector past the last dispatched request.
+    /// The sector past the last completed request (0 before the first
+    /// completion): where the head was last known to be. A request sent to
+    /// a drive with a command queue may be served in any order, so the end
+    /// of the last dispatch says nothing of where the head will be.
     pub fn head(&self) -> u64 {
         self.head
     }
@@ -183,7 +189,6 @@ impl<P: Scheduler> Driver<P> {
         match self.policy.dispatch(now, &view) {
             Decision::Dispatch(request) => {
                 self.attribute(now);
-                self.head = request.end();
                 self.in_flight.push(InFlight {
                     request,
                     dispatched: now,
@@ -219,6 +224,7 @@ impl<P: Scheduler> Driver<P> {
             .position(|x| x.request.id == id)
             .ok_or(Error::NotInFlight(id))?;
         let x = self.in_flight.swap_remove(i);
+        self.head = x.request.end();
         let service = Service {
             dispatched: x.dispatched,
             completed: now,

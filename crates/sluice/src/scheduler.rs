@@ -110,8 +110,9 @@ pub trait DeviceView: CostModel {
     fn in_flight(&self) -> usize;
     /// How many requests the device accepts at once (1 = no NCQ/TCQ).
     fn queue_depth(&self) -> usize;
-    /// The sector just past the last dispatched request: where the head will
-    /// be, as far as the host can know.
+    /// The sector just past the last completed request: where the head was
+    /// last known to be (a drive with a command queue serves what it holds
+    /// in its own order, so the host cannot know more).
     fn head(&self) -> u64;
 }
 

@@ -179,6 +179,8 @@ pub struct Testbed<P: Scheduler> {
     dispatched: HashSet<RequestId>,
     /// Every dispatch, in order, with its time.
     pub log: Vec<(Instant, Request)>,
+    /// Every completion, in order, with how many dispatches preceded it.
+    pub completions: Vec<(usize, Request)>,
     /// Completion time of each request in flight, in [`Testbed::run`].
     due: Vec<(RequestId, Instant)>,
     closed: Vec<ClosedFlow>,
@@ -203,6 +205,7 @@ impl<P: Scheduler> Testbed<P> {
             added: HashSet::new(),
             dispatched: HashSet::new(),
             log: Vec::new(),
+            completions: Vec::new(),
             due: Vec::new(),
             closed: Vec::new(),
             issues: Vec::new(),
@@ -332,9 +335,11 @@ impl<P: Scheduler> Testbed<P> {
 
     /// Complete request `id` now.
     pub fn complete(&mut self, id: RequestId) {
-        self.driver
+        let done = self
+            .driver
             .complete(self.now, id)
             .expect("the testbed completes only what is in flight");
+        self.completions.push((self.log.len(), done.request));
         self.due.retain(|&(d, _)| d != id);
     }
 

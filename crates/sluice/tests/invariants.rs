@@ -46,6 +46,9 @@ struct Run {
     added: Vec<Request>,
     /// Requests dispatched, in order (`Testbed::order`).
     order: Vec<Request>,
+    /// Requests completed, in order, each with how many dispatches
+    /// preceded it (`Testbed::completions`).
+    completions: Vec<(usize, Request)>,
     /// For each dispatch: how many requests had been added when it happened.
     /// Within one step the testbed adds first and dispatches after, so a
     /// dispatch may pick the request added in its own step.
@@ -79,6 +82,7 @@ fn run_script(sched: Box<dyn Scheduler>, depth: usize, script: &[Op]) -> Run {
         depth: tb.driver().queue_depth(),
         added,
         order: tb.order(),
+        completions: tb.completions.clone(),
         adds_before,
         fill,
     }
@@ -146,7 +150,7 @@ fn check_fills_device(run: &Run) -> Result<(), String> {
 }
 
 /// Replays the run's dispatches against a model of the pending set and the
-/// head (the driver puts the head at the end of the last dispatched request,
+/// head (the driver puts the head at the end of the last completed request,
 /// starting at 0), and asks `verdict` about each choice.
 fn check_each_choice(
     run: &Run,
@@ -156,18 +160,21 @@ fn check_each_choice(
     let mut pending: BTreeMap<(u64, u64), Request> = BTreeMap::new();
     let mut next = 0usize;
     let mut head = 0u64;
+    let mut done = run.completions.iter().peekable();
     for (k, r) in run.order.iter().enumerate() {
         while next < run.adds_before[k] {
             let a = run.added[next];
             pending.insert((a.sector, a.id.0), a);
             next += 1;
         }
+        while let Some((_, c)) = done.next_if(|(before, _)| *before <= k) {
+            head = c.end();
+        }
         verdict(head, &pending, r)
             .map_err(|e| format!("{}: dispatch {k} (head {head}): {e}", run.name))?;
         if pending.remove(&(r.sector, r.id.0)).is_none() {
             return Err(format!("{}: dispatch {k} {r:?} was not pending", run.name));
         }
-        head = r.end();
     }
     Ok(())
 }

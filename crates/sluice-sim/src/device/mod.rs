@@ -118,6 +118,12 @@ impl Model {
         }
     }
 
+    /// Whether the model reorders its command queue (so that ageing means
+    /// something).
+    pub fn reorders(&self) -> bool {
+        matches!(self, Model::Hdd(_))
+    }
+
     /// Whether the model has a write-back cache to switch.
     pub fn has_write_cache(&self) -> bool {
         matches!(self, Model::Hdd(_))
@@ -135,6 +141,9 @@ pub struct Setup {
     pub write_cache: Option<bool>,
     /// `Some(false)`: no read caching or read-ahead.
     pub read_cache: Option<bool>,
+    /// Drive firmware ageing: a queued command older than this is served
+    /// next (`None`: off). Disks only.
+    pub max_command_age: Option<Duration>,
     /// Seeds device state that no scenario sets, such as the platter angle.
     pub seed: u64,
 }
@@ -152,7 +161,10 @@ pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
                 spec.cache.read_ahead_sectors = 0;
             }
             let phase = Duration::from_nanos(crate::rng::splitmix(setup.seed)) % spec.period();
-            Box::new(Hdd::new(&spec, setup.queue_depth, setup.internal, phase))
+            Box::new(
+                Hdd::new(&spec, setup.queue_depth, setup.internal, phase)
+                    .with_max_command_age(setup.max_command_age),
+            )
         }
         Model::Ssd(spec) => Box::new(Ssd::new(spec, setup.queue_depth)),
     }

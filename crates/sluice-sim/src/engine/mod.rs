@@ -65,6 +65,7 @@ impl Simulation {
                 internal: d.internal,
                 write_cache: d.write_cache,
                 read_cache: d.read_cache,
+                max_command_age: d.max_command_age,
                 seed: scenario.seed,
             },
         );

@@ -118,11 +118,58 @@ fn nothing_to_send_is_reported() {
 }
 
 #[test]
-fn head_follows_the_last_dispatch() {
+fn head_follows_the_last_completion() {
     let mut d = Driver::new(Probe::default(), 4);
     d.add(Instant::ZERO, req(0, 1, 1000));
+    d.add(Instant::ZERO, req(1, 1, 5000));
     d.poll_dispatch(Instant::ZERO, &dev()).unwrap();
+    d.poll_dispatch(Instant::ZERO, &dev()).unwrap();
+    // Dispatching says nothing of where the head goes: the drive may serve
+    // its queue in any order.
+    assert_eq!(d.head(), 0);
+    // The drive served the second request first.
+    d.complete(at_ms(1), RequestId(1)).unwrap();
+    assert_eq!(d.head(), 5008);
+    d.complete(at_ms(2), RequestId(0)).unwrap();
     assert_eq!(d.head(), 1008);
+}
+
+#[test]
+fn the_policy_sees_the_head_of_the_last_completion() {
+    /// Dispatches its queue in order, noting the head it is shown.
+    #[derive(Default)]
+    struct Seer {
+        queue: VecDeque<Request>,
+        seen: Vec<u64>,
+    }
+    impl Scheduler for Seer {
+        fn name(&self) -> &str {
+            "seer"
+        }
+        fn add(&mut self, _now: Instant, request: Request) {
+            self.queue.push_back(request);
+        }
+        fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
+            self.seen.push(device.head());
+            self.queue
+                .pop_front()
+                .map_or(Decision::Nothing, Decision::Dispatch)
+        }
+        fn complete(&mut self, _now: Instant, _request: &Request, _service: &Service) {}
+        fn queued(&self) -> usize {
+            self.queue.len()
+        }
+    }
+    let mut d = Driver::new(Seer::default(), 2);
+    for i in 0..3 {
+        d.add(Instant::ZERO, req(i, 1, 1000 * (i + 1)));
+    }
+    while d.poll_dispatch(Instant::ZERO, &dev()).is_some() {}
+    d.complete(at_ms(1), RequestId(1)).unwrap();
+    while d.poll_dispatch(at_ms(1), &dev()).is_some() {}
+    // Two dispatches from the start (head 0), the third once request 1
+    // (ending at 2008) has completed.
+    assert_eq!(d.policy().seen, vec![0, 0, 2008]);
 }
 
 #[test]

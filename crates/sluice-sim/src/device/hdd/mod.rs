@@ -1,6 +1,12 @@
 //! A rotating disk: zoned geometry, seek curve, rotation, controller
 //! overheads, bus transfer, a segmented read cache with read-ahead, and a
 //! command queue with the drive's own service order (NCQ/TCQ).
+//!
+//! An idle drive starts the first command that reaches it at once: it does
+//! not wait to see what else the host may send. Its own order (FCFS, SSTF,
+//! SATF) chooses among the commands that wait while it is busy. Optional
+//! firmware ageing (`max_command_age`) serves a command that has waited
+//! longer than that next, whatever the order says.
 
 pub mod cache;
 pub mod geometry;
@@ -136,10 +142,12 @@ pub struct Hdd {
     last_write: bool,
     depth: usize,
     order: InternalOrder,
-    waiting: VecDeque<Command>,
+    /// Firmware ageing: a command that has waited longer is served next.
+    max_age: Option<Duration>,
+    /// Commands waiting for the mechanism, in arrival order, with their
+    /// arrival times.
+    waiting: VecDeque<(Instant, Command)>,
     busy: Option<Busy>,
-    /// An idle drive got commands: it starts one at this time.
-    start_at: Option<Instant>,
     done: VecDeque<u64>,
     full_stroke: Duration,
 }
@@ -179,12 +187,20 @@ impl Hdd {
             last_write: false,
             depth: depth.max(1),
             order,
+            max_age: None,
             waiting: VecDeque::new(),
             busy: None,
-            start_at: None,
             done: VecDeque::new(),
             full_stroke,
         }
+    }
+
+    /// Firmware ageing: with `Some(age)`, a waiting command older than `age`
+    /// is served next (the oldest first), whatever the internal order
+    /// prefers; `None` (the default) leaves the order alone.
+    pub fn with_max_command_age(mut self, age: Option<Duration>) -> Self {
+        self.max_age = age;
+        self
     }
 
     /// The mechanical model (for tests and tools).
@@ -275,8 +291,16 @@ impl Hdd {
         }
     }
 
-    /// Pick the next waiting command by the drive's own order.
+    /// Pick the next waiting command by the drive's own order, unless the
+    /// oldest has waited past the ageing limit.
     fn pick(&self, t: Instant) -> usize {
+        if let (Some(max), Some(&(arrived, _))) = (self.max_age, self.waiting.front()) {
+            // Waiting is in arrival order: if any command is too old, the
+            // front one is.
+            if t.saturating_duration_since(arrived) > max {
+                return 0;
+            }
+        }
         match self.order {
             InternalOrder::Fcfs => 0,
             InternalOrder::Sstf => {
@@ -285,7 +309,7 @@ impl Hdd {
                     .min_by_key(|&i| {
                         self.mech
                             .layout
-                            .cylinder_of(self.waiting[i].lbn)
+                            .cylinder_of(self.waiting[i].1.lbn)
                             .abs_diff(arm.cyl)
                     })
                     .unwrap_or(0)
@@ -294,7 +318,7 @@ impl Hdd {
                 let arm = self.arm_now(t);
                 (0..self.waiting.len())
                     .min_by_key(|&i| {
-                        let c = &self.waiting[i];
+                        let c = &self.waiting[i].1;
                         if c.write && self.write_back.enabled && self.write_back.has_room(c.sectors)
                         {
                             Duration::ZERO // straight into the buffer
@@ -324,7 +348,7 @@ impl Hdd {
         }
         if !self.waiting.is_empty() {
             let i = self.pick(t);
-            let cmd = self.waiting.remove(i).expect("index from pick");
+            let (_, cmd) = self.waiting.remove(i).expect("index from pick");
             let done = self.serve(t, &cmd);
             self.busy = Some(Busy {
                 tag: Some(cmd.tag),
@@ -347,32 +371,19 @@ impl Device for Hdd {
     }
 
     fn submit(&mut self, now: Instant, cmd: Command) {
-        self.waiting.push_back(cmd);
-        // An idle drive picks its first command once everything the host
-        // sends at this instant has arrived: commands sent back to back
-        // reach it within its command overhead, so SATF sees them all.
-        if self.busy.is_none() && self.start_at.is_none() {
-            if self.depth == 1 {
-                // Nothing else can come: start at once.
-                self.start_next(now);
-            } else {
-                self.start_at = Some(now);
-            }
-        }
+        self.waiting.push_back((now, cmd));
+        // An idle drive starts the first command that reaches it: commands
+        // the host sends at the same instant still arrive one after the
+        // other, and the drive does not wait for a batch. The rest wait,
+        // and the internal order chooses among them.
+        self.start_next(now);
     }
 
     fn next_completion(&self) -> Option<Instant> {
-        match (self.busy.map(|b| b.done), self.start_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.busy.map(|b| b.done)
     }
 
     fn pop_completion(&mut self, now: Instant) -> Option<u64> {
-        if let Some(t) = self.start_at.filter(|&t| t <= now && self.busy.is_none()) {
-            self.start_at = None;
-            self.start_next(t);
-        }
         while let Some(b) = self.busy.filter(|b| b.done <= now) {
             self.busy = None;
             if let Some(tag) = b.tag {
@@ -520,15 +531,32 @@ mod tests {
     }
 
     #[test]
-    fn satf_serves_the_closest_in_time_first() {
+    fn an_idle_drive_starts_the_first_command_that_reaches_it() {
         let mut d = Hdd::new(&spec(false), 4, InternalOrder::Satf, Duration::ZERO);
-        // Three commands at once: lbn 0 has just passed under the head
-        // (almost a full turn away), 300 is one cylinder and a short turn
-        // away, 190,000 is far.
+        // Two commands at the same instant: lbn 0 has just passed under the
+        // head (almost a full turn away), 300 is one cylinder and a short
+        // turn away. SATF would take 300 first, but the drive is idle when
+        // lbn 0 reaches it and starts it at once.
         d.submit(at(0), cmd(1, false, 0, 8));
-        d.submit(at(0), cmd(2, false, 190_000, 8)); // cylinder 950
-        d.submit(at(0), cmd(3, false, 300, 8)); // cylinder 1
-        assert_eq!(completion_order(&mut d), vec![3, 1, 2]);
+        assert_eq!(
+            d.next_completion(),
+            Some(at(200_000 + 9_800_000 + 800_000 + 1_000)),
+            "started at once, as alone"
+        );
+        d.submit(at(0), cmd(2, false, 300, 8));
+        assert_eq!(completion_order(&mut d), vec![1, 2]);
+    }
+
+    #[test]
+    fn satf_orders_the_commands_that_wait() {
+        let mut d = Hdd::new(&spec(false), 4, InternalOrder::Satf, Duration::ZERO);
+        // The first command keeps the drive busy; of the two that wait,
+        // 300 (one cylinder away) is reached long before 190,000
+        // (cylinder 950).
+        d.submit(at(0), cmd(1, false, 0, 8));
+        d.submit(at(0), cmd(2, false, 190_000, 8));
+        d.submit(at(0), cmd(3, false, 300, 8));
+        assert_eq!(completion_order(&mut d), vec![1, 3, 2]);
         // FCFS keeps arrival order.
         let mut f = Hdd::new(&spec(false), 4, InternalOrder::Fcfs, Duration::ZERO);
         for c in [
@@ -539,6 +567,24 @@ mod tests {
             f.submit(at(0), c);
         }
         assert_eq!(completion_order(&mut f), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn an_aged_command_is_served_next() {
+        let run = |age_ms: Option<u64>| {
+            let mut d = Hdd::new(&spec(false), 4, InternalOrder::Satf, Duration::ZERO)
+                .with_max_command_age(age_ms.map(Duration::from_millis));
+            // As above: SATF prefers 3 over 2 when 1 completes, at 10.8 ms.
+            d.submit(at(0), cmd(1, false, 0, 8));
+            d.submit(at(0), cmd(2, false, 190_000, 8));
+            d.submit(at(0), cmd(3, false, 300, 8));
+            completion_order(&mut d)
+        };
+        assert_eq!(run(None), vec![1, 3, 2]);
+        // Both waited 10.8 ms, past a 5 ms limit: the oldest goes first.
+        assert_eq!(run(Some(5)), vec![1, 2, 3]);
+        // Neither is old enough for a 20 ms limit.
+        assert_eq!(run(Some(20)), vec![1, 3, 2]);
     }
 
     /// The tags of everything submitted, in completion order.

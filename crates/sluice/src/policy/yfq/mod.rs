@@ -31,8 +31,9 @@
 //!   at most `b + 1` are outstanding).
 //! * **Tie-breaking (§3.3).** With `tie_break`, among the requests with the
 //!   smallest finish tag, the one with the least
-//!   `DeviceView::positioning_time` from `device.head()` (for later picks of
-//!   one batch: from the end of the previous pick).
+//!   `DeviceView::positioning_time` from `device.head()`, the end of the
+//!   last completed request (for later picks of one batch: from the end of
+//!   the previous pick).
 //! * **Fragments (§3.4).** Requests with the same `origin` that arrive one
 //!   after the other in a flow (the workload adds all fragments of a large
 //!   request before asking for a dispatch) form one entry of `q_i`: the
