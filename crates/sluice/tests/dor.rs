@@ -53,6 +53,22 @@ fn run<P: Scheduler>(s: P, depth: usize, weights: &[u32], script: &[Op]) -> Test
     tb
 }
 
+/// DOR with `p` dispatches exactly what BQS alone does, and inserts
+/// nothing.
+fn same_as_bqs(
+    p: DorParams,
+    depth: usize,
+    weights: &[u32],
+    script: &[Op],
+) -> Result<(), TestCaseError> {
+    let base = p.base;
+    let dor = run(Dor::new(p), depth, weights, script);
+    let bqs = run(Dor::bqs(base), depth, weights, script);
+    prop_assert_eq!(dor.order(), bqs.order());
+    prop_assert_eq!(dor.policy().counts().1, 0);
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
 
@@ -64,10 +80,7 @@ proptest! {
         drive_stroke in any::<bool>(),
     ) {
         let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke };
-        let dor = run(Dor::new(p), depth, &weights, &script);
-        let bqs = run(Dor::bqs(base), depth, &weights, &script);
-        prop_assert_eq!(dor.order(), bqs.order());
-        prop_assert_eq!(dor.policy().counts().1, 0);
+        same_as_bqs(p, depth, &weights, &script)?;
     }
 
     #[test]
@@ -78,10 +91,7 @@ proptest! {
         drive_stroke in any::<bool>(),
     ) {
         let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke };
-        let dor = run(Dor::new(p), depth, &weights, &script);
-        let bqs = run(Dor::bqs(base), depth, &weights, &script);
-        prop_assert_eq!(dor.order(), bqs.order());
-        prop_assert_eq!(dor.policy().counts().1, 0);
+        same_as_bqs(p, depth, &weights, &script)?;
     }
 
     #[test]

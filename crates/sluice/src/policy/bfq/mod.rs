@@ -139,23 +139,35 @@ use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
 use crate::types::{FlowId, Request, SECTOR_BYTES};
 
+/// The parameter list of `bfq`/`bfq+`, with the defaults that differ.
+macro_rules! bfq_params {
+    ($heuristics:literal, $raised:literal) => {
+        concat!(
+            "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), ",
+            "budget_step=1024, seek_threshold=8192, ",
+            $heuristics,
+            ", write_charge=10, raising_coeff=10, raising_mb=24, raising_ms=6000, ",
+            "raising_idle_ms=2000, ",
+            $raised,
+            ", fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, ",
+            "max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2"
+        )
+    };
+}
+
 /// Parameters accepted by `bfq` (defaults of the original algorithm).
-pub const BFQ_PARAMS: &str =
-    "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
-budget_step=1024, seek_threshold=8192, low_latency=false, peak_rate_lpf=false, budget_rules=false, \
-fairness_rules=false, write_throt=false, write_charge=10, raising_coeff=10, raising_mb=24, \
-raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, raised_timeout=false, \
-fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, max_budget_async_rq=4, \
-timeout_at_completion=true, think_time_rule=true, min_tt_ms=2";
+pub const BFQ_PARAMS: &str = bfq_params!(
+    "low_latency=false, peak_rate_lpf=false, budget_rules=false, fairness_rules=false, \
+write_throt=false",
+    "raised_idle_factor=1, raised_timeout=false"
+);
 
 /// Parameters accepted by `bfq+`.
-pub const BFQ_PLUS_PARAMS: &str =
-    "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
-budget_step=1024, seek_threshold=8192, low_latency=true, peak_rate_lpf=true, budget_rules=true, \
-fairness_rules=true, write_throt=true, write_charge=10, raising_coeff=10, raising_mb=24, \
-raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=3, raised_timeout=true, \
-fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, max_budget_async_rq=4, \
-timeout_at_completion=true, think_time_rule=true, min_tt_ms=2";
+pub const BFQ_PLUS_PARAMS: &str = bfq_params!(
+    "low_latency=true, peak_rate_lpf=true, budget_rules=true, fairness_rules=true, \
+write_throt=true",
+    "raised_idle_factor=3, raised_timeout=true"
+);
 
 /// Configuration of a BFQ scheduler. Every field is a named parameter of
 /// `bfq`/`bfq+` (see the field docs for the name, default and source).
