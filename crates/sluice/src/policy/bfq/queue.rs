@@ -2,7 +2,7 @@
 //! served in C-LOOK order, with its budget, its B-WF2Q+ entity and the
 //! per-slot statistics the expiration rules need.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, VecDeque};
 
 use super::weight_raising::Raising;
 use super::wf2q::Entity;
@@ -89,9 +89,10 @@ pub(crate) struct BfqQueue {
     pub sync: bool,
     /// Pending requests by `(sector, id)`: local C-LOOK order.
     reqs: BTreeMap<(u64, u64), Request>,
-    /// The same requests by `(arrival, id)`: the FIFO whose head may have
-    /// expired.
-    fifo: BTreeSet<(Instant, u64, u64)>,
+    /// `(sector, id)` of the requests in arrival order: the FIFO whose head
+    /// may have expired. Entries of requests already served are dropped
+    /// when they reach the front.
+    fifo: VecDeque<(u64, u64)>,
     /// The weight the flow was given (1..=1000).
     pub weight: u32,
     /// The budget for the next slot, in sectors (0 = not assigned yet).
@@ -124,7 +125,7 @@ impl BfqQueue {
             flow,
             sync,
             reqs: BTreeMap::new(),
-            fifo: BTreeSet::new(),
+            fifo: VecDeque::new(),
             weight: weight.clamp(1, 1000),
             budget: 0,
             entity: Entity::default(),
@@ -142,13 +143,12 @@ impl BfqQueue {
     /// Queue a request.
     pub fn push(&mut self, r: Request) {
         self.reqs.insert((r.sector, r.id.0), r);
-        self.fifo.insert((r.arrival, r.id.0, r.sector));
+        self.fifo.push_back((r.sector, r.id.0));
     }
 
     /// The oldest queued request (the FIFO's head).
     pub fn oldest(&self) -> Option<&Request> {
-        let &(_, id, sector) = self.fifo.first()?;
-        self.reqs.get(&(sector, id))
+        self.fifo.front().and_then(|k| self.reqs.get(k))
     }
 
     /// No request queued.
@@ -168,8 +168,15 @@ impl BfqQueue {
 
     /// Remove a request returned by [`BfqQueue::peek`].
     pub fn take(&mut self, r: &Request) -> Option<Request> {
-        self.fifo.remove(&(r.arrival, r.id.0, r.sector));
-        self.reqs.remove(&(r.sector, r.id.0))
+        let taken = self.reqs.remove(&(r.sector, r.id.0));
+        while self
+            .fifo
+            .front()
+            .is_some_and(|k| !self.reqs.contains_key(k))
+        {
+            self.fifo.pop_front();
+        }
+        taken
     }
 
     /// Idle in every respect: nothing queued, nothing in flight, not busy.
