@@ -696,7 +696,11 @@ impl Bfq {
             slot.start
         };
         let elapsed = clock.map_or(Duration::ZERO, |s| end.saturating_duration_since(s));
-        let slow = !elapsed.is_zero()
+        // Only a synchronous queue can be "too slow" (report §4.4 speaks of
+        // applications; BFQ's code of the time never deems the shared async
+        // queue slow, which H-write-throt's charge governs instead).
+        let slow = q.sync
+            && !elapsed.is_zero()
             && u128::from(slot.service) * u128::from(self.cfg.timeout.as_nanos())
                 < u128::from(budget) * u128::from(elapsed.as_nanos());
         let check = ChargeCheck {

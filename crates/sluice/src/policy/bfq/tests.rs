@@ -723,6 +723,24 @@ fn a_budget_timeout_does_not_cut_an_idle_wait_unless_a_third_is_left() {
 }
 
 #[test]
+fn the_async_queue_is_never_too_slow() {
+    // Four writes served at 20 ms each would make a sync queue "slow"; the
+    // shared async queue is charged what it got (as BFQ's code did).
+    let mut tb = bed(pinned(BfqConfig::original(), 4096));
+    for i in 0..4 {
+        tb.add_request(1, i * 8, 8, true);
+    }
+    tb.add(2, 1 << 30, 8);
+    for _ in 0..4 {
+        assert!(!tb.serve(ms(20)).sync);
+    }
+    tb.expect_dispatch();
+    let e = last(&tb);
+    assert_eq!((e.flow, e.reason), (None, Expiration::BudgetExhausted));
+    assert_eq!(e.charged, e.service, "not charged its full budget");
+}
+
+#[test]
 fn bfq_charges_a_slow_queue_its_full_budget_and_bfq_plus_forgives_it() {
     // A sequential queue served slowly: 8 sectors per 20 ms, far below the
     // 4096 sectors per 125 ms it would need. It empties after 3 requests.
