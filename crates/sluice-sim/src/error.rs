@@ -73,6 +73,18 @@ impl From<sluice::Error> for Error {
     }
 }
 
+/// A start-up trace that cannot be read: the same file, line and message.
+impl From<sluice_workload::Error> for Error {
+    fn from(e: sluice_workload::Error) -> Self {
+        Error {
+            file: e.file,
+            line: e.line,
+            key: None,
+            message: e.message,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +99,7 @@ mod tests {
             .unwrap()
             .into();
         assert!(p.to_string().starts_with("unknown policy 'nope'"), "{p}");
+        let w = sluice_workload::Error::new("t", "bad").at_line(2);
+        assert_eq!(Error::from(w.clone()).to_string(), w.to_string());
     }
 }

@@ -12,17 +12,14 @@
 pub mod device;
 pub mod engine;
 mod error;
-mod replay;
 pub mod report;
 pub mod repro;
-mod rng;
 pub mod scenario;
-pub mod startup;
 pub mod validate;
-pub(crate) mod workload;
 
 pub use engine::{simulate, RequestRecord, Simulation};
 pub use error::{Error, Result};
-pub use replay::Replay;
 pub use report::SimReport;
 pub use scenario::{FlowBuilder, Scenario, ScenarioBuilder};
+/// The workloads live in `sluice-workload`, shared with the real engine.
+pub use sluice_workload::{startup, Replay};

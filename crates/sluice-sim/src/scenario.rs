@@ -11,12 +11,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sluice::policy::{ParamValue, Params};
 use sluice::{ClassConfig, Duration, Instant, NS_PER_MS, NS_PER_S};
+use sluice_workload::{Replay, StartupTrace, THREAD_FILE_SECTORS};
 
 use crate::device::presets::{self, PRESETS};
 use crate::device::{diskspecs, InternalOrder, Model};
 use crate::error::{Error, Result};
-use crate::replay::{Replay, THREAD_FILE_SECTORS};
-use crate::startup::StartupTrace;
+
+/// The flows a scenario builds, from `sluice-workload`.
+pub use sluice_workload::{FlowSpec, Pattern};
 
 const KIB_SECTORS: u64 = 2;
 const GIB_SECTORS: f64 = (1u64 << 30) as f64 / 512.0;
@@ -24,27 +26,6 @@ const GIB_SECTORS: f64 = (1u64 << 30) as f64 / 512.0;
 /// An error about no file in particular; [`Scenario::parse`] names the file.
 fn fail(message: impl Into<String>) -> Error {
     Error::new("", message)
-}
-
-/// How a flow generates requests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Pattern {
-    /// Synchronous reads walking through the file (read-ahead sized).
-    #[default]
-    SeqRead,
-    /// Synchronous reads at uniformly random aligned offsets in the file.
-    RandRead,
-    /// Asynchronous writes walking through the file.
-    SeqWrite,
-    /// Asynchronous writes at random aligned offsets.
-    RandWrite,
-    /// Replay of an application's start-up trace.
-    Startup,
-    /// A video player reading frames at a fixed rate.
-    Video,
-    /// Weighted reservation queues, each with a fixed number of requests
-    /// in flight (Nam–Park's synthetic load).
-    Pool,
 }
 
 /// Flow patterns, for `sluice list`.
@@ -57,89 +38,6 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
     ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
 ];
-
-impl Pattern {
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "seq-read" => Some(Pattern::SeqRead),
-            "rand-read" => Some(Pattern::RandRead),
-            "seq-write" => Some(Pattern::SeqWrite),
-            "rand-write" => Some(Pattern::RandWrite),
-            "startup" => Some(Pattern::Startup),
-            "video" => Some(Pattern::Video),
-            "pool" => Some(Pattern::Pool),
-            _ => None,
-        }
-    }
-
-    /// The name a scenario file gives the pattern.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pattern::SeqRead => "seq-read",
-            Pattern::RandRead => "rand-read",
-            Pattern::SeqWrite => "seq-write",
-            Pattern::RandWrite => "rand-write",
-            Pattern::Startup => "startup",
-            Pattern::Video => "video",
-            Pattern::Pool => "pool",
-        }
-    }
-
-    /// Writes are asynchronous; reads synchronous.
-    pub fn is_write(self) -> bool {
-        matches!(self, Pattern::SeqWrite | Pattern::RandWrite)
-    }
-
-    /// Sequential patterns walk the file; the others jump.
-    pub fn is_sequential(self) -> bool {
-        matches!(self, Pattern::SeqRead | Pattern::SeqWrite)
-    }
-}
-
-/// One flow, after `count` expansion and file placement.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct FlowSpec {
-    pub name: String,
-    pub pattern: Pattern,
-    pub request_sectors: u32,
-    /// The flow's file: first sector and length.
-    pub file_start: u64,
-    pub file_sectors: u64,
-    pub weight: u32,
-    /// When the flow starts.
-    pub start: Instant,
-    /// Pause between a completion and the next issue (or, for a paced
-    /// writer, between issues).
-    pub think: Duration,
-    /// Requests kept in flight.
-    pub outstanding: u32,
-    /// Stop after this many requests (`None` = greedy until the end);
-    /// for video flows, the number of frames.
-    pub requests: Option<u64>,
-    /// Start-up flows: the trace to replay.
-    pub trace: Option<Arc<StartupTrace>>,
-    /// Start-up flows: how the trace becomes I/O.
-    pub replay: Replay,
-    /// Start-up flows: start again at max(start + period, end + pause).
-    pub repeat: Option<(Duration, Duration)>,
-    /// Start-up flows: stop after this many start-ups.
-    pub runs: Option<u64>,
-    /// Video flows: time between frames.
-    pub frame_period: Duration,
-    /// Video flows: frames read ahead of the display.
-    pub buffer_frames: u32,
-    /// Index into `Scenario::classes`, if the flow belongs to a class.
-    pub class: Option<u32>,
-    /// Pool flows: the weight of each reservation queue (one thread each).
-    pub pool_weights: Vec<u32>,
-    /// Pool flows: request size distribution (sectors) and read share.
-    pub size_mean: f64,
-    pub size_sd: f64,
-    pub read_fraction: f64,
-    /// Split each request into fragments of at most this many sectors,
-    /// issued together (FreeBSD's 64 KiB raw-I/O limit in the YFQ paper).
-    pub fragment_sectors: Option<u32>,
-}
 
 /// The device to simulate.
 #[derive(Clone, Debug, PartialEq)]

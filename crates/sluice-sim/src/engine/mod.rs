@@ -18,6 +18,7 @@ mod tests;
 use std::time::Instant as WallClock;
 
 use sluice::{Driver, Duration, Instant, RequestId, Scheduler};
+use sluice_workload::Actions;
 
 use self::agenda::{Agenda, Event, Slot};
 use self::population::Population;
@@ -26,7 +27,6 @@ use crate::device::{self, Command, Device, Setup};
 use crate::error::Error;
 use crate::report::SimReport;
 use crate::scenario::Scenario;
-use crate::workload::Actions;
 
 pub use self::request_log::RequestRecord;
 

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 
 use sluice::{Direction, Driver, FlowConfig, FlowId, Instant, Request, RequestId, Scheduler};
 
+use sluice_workload::{Actions, Flow};
+
 use crate::scenario::Scenario;
-use crate::workload::{Actions, Flow};
 
 /// The flows of a run and the scheduler flow ids of their threads.
 pub(crate) struct Population {

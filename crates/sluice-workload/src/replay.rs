@@ -22,9 +22,9 @@ use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 use sluice::{Duration, Instant};
 
-use crate::scenario::FlowSpec;
+use crate::flow::{Actions, Issue};
+use crate::spec::FlowSpec;
 use crate::startup::{StartupRecord, StartupTrace};
-use crate::workload::{Actions, Issue};
 
 /// How a start-up trace becomes I/O.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -41,10 +41,12 @@ impl Replay {
     pub const ALL: [(&'static str, Replay); 2] =
         [("s-suite", Replay::SSuite), ("recorded", Replay::Recorded)];
 
+    /// The mode a scenario file names (`s-suite`, `recorded`).
     pub fn parse(s: &str) -> Option<Replay> {
         Self::ALL.iter().find(|m| m.0 == s).map(|m| m.1)
     }
 
+    /// The name a scenario file gives the mode.
     pub fn name(self) -> &'static str {
         Self::ALL.iter().find(|m| m.1 == self).map_or("", |m| m.0)
     }

@@ -10,39 +10,48 @@ use sluice::{Duration, Instant};
 
 use crate::replay::StartupReplay;
 use crate::rng;
-use crate::scenario::{FlowSpec, Pattern};
+use crate::spec::{FlowSpec, Pattern};
 
 /// A request a flow wants issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Issue {
+pub struct Issue {
+    /// The flow's thread that issues it (one scheduler flow each).
     pub thread: u32,
     /// Continues the previous issue's application request (a fragment).
     pub continues: bool,
+    /// First sector.
     pub sector: u64,
+    /// Length in sectors.
     pub sectors: u32,
+    /// A write (else a read).
     pub write: bool,
+    /// Synchronous: the application waits for it.
     pub sync: bool,
 }
 
 /// What a flow asks of the engine after an event.
 #[derive(Debug, Default)]
-pub(crate) struct Actions {
+pub struct Actions {
     /// The flow starts over as new processes: its threads get fresh
     /// scheduler flows before `issues` go out (an application started again
     /// is a new process, and a scheduler sees it as a new queue).
     pub new_process: bool,
+    /// Requests to issue, in order.
     pub issues: Vec<Issue>,
     /// Times at which the flow wants to be woken.
     pub wakes: Vec<Instant>,
 }
 
 /// A flow's running state.
-pub(crate) struct Flow {
+pub struct Flow {
+    /// What the flow is.
     pub spec: FlowSpec,
     /// Time of the last completion once a finite flow is done.
     pub done_at: Option<Instant>,
+    /// The flow's measurements; the engine records into them.
     pub metrics: FlowMetrics,
-    /// (requests, sectors) completed per thread after the warm-up.
+    /// (requests, sectors) completed per thread after the warm-up; the
+    /// engine records into them.
     pub thread_stats: Vec<(u64, u64)>,
     kind: Kind,
 }

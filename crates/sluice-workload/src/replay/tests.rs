@@ -2,8 +2,8 @@
 //! drives them.
 
 use super::*;
-use crate::scenario::Pattern;
-use crate::workload::Flow;
+use crate::flow::Flow;
+use crate::spec::Pattern;
 
 fn at_ms(ms: u64) -> Instant {
     Instant::ZERO + Duration::from_millis(ms)

@@ -18,10 +18,13 @@ pub const EMBEDDED: &[(&str, &str)] = &[
 /// One recorded request.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StartupRecord {
+    /// Index of its thread in [`StartupTrace::thread_names`].
     pub thread: u32,
     /// CPU time before the request, after the thread may issue.
     pub think: Duration,
+    /// The recorded first sector.
     pub sector: u64,
+    /// Length in sectors.
     pub sectors: u32,
     /// `Seq` (continues the previous request) or `Rand` (column 5): where
     /// the S suite's replay places the read.
@@ -29,16 +32,20 @@ pub struct StartupRecord {
     /// R, RM and WS block their thread until they and every earlier
     /// request of the thread complete; RA (read-ahead) does not.
     pub blocking: bool,
+    /// `WS`: a synchronous write.
     pub write: bool,
 }
 
 /// A parsed start-up trace.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StartupTrace {
+    /// The trace's name (an embedded trace's, or its file's stem).
     pub name: String,
+    /// The requests, in trace order.
     pub records: Vec<StartupRecord>,
     /// Record indices of each thread, in trace order.
     pub threads: Vec<Vec<u32>>,
+    /// Each thread's name (column 1, `process-pid`).
     pub thread_names: Vec<String>,
 }
 

@@ -1,14 +1,14 @@
 //! Deterministic random numbers: every draw in a run follows from the
 //! scenario's seed, so a run is a function of (scenario, seed).
 //!
-//! Device models and workloads both seed from here; neither depends on the
-//! other for it.
+//! Workloads draw from [`stream`]; the simulator's device models seed from
+//! [`splitmix`] too.
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 /// SplitMix64: spreads a seed into independent-looking stream seeds.
-pub(crate) fn splitmix(mut x: u64) -> u64 {
+pub fn splitmix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -18,7 +18,7 @@ pub(crate) fn splitmix(mut x: u64) -> u64 {
 /// The generator of stream number `index` of a run seeded with `seed`:
 /// each stream draws independently, so adding one does not change the
 /// others' draws.
-pub(crate) fn stream(seed: u64, index: u64) -> Pcg64Mcg {
+pub fn stream(seed: u64, index: u64) -> Pcg64Mcg {
     Pcg64Mcg::seed_from_u64(splitmix(seed ^ splitmix(index + 1)))
 }
 

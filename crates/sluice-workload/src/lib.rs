@@ -1,0 +1,42 @@
+//! sluice-workload: the applications that sluice's engines run, as pure
+//! state machines with no I/O and no clock of their own.
+//!
+//! A [`Flow`] is built from a [`FlowSpec`] and a seed. The engine that runs
+//! it (the simulator, or a real I/O engine) tells it when it is due
+//! ([`Flow::wake`]) and when one of its requests completed
+//! ([`Flow::completed`]), at the engine's [`sluice::Instant`]; the flow
+//! answers with [`Actions`]: the requests to issue ([`Issue`]) and when to
+//! wake it next. Every random draw follows from the seed ([`rng`]), so the
+//! same flow issues the same requests in every engine.
+//!
+//! ```
+//! use sluice::Instant;
+//! use sluice_workload::{Actions, Flow, FlowSpec, Pattern};
+//!
+//! let spec = FlowSpec {
+//!     pattern: Pattern::RandRead,
+//!     request_sectors: 8,
+//!     file_sectors: 1 << 20,
+//!     weight: 100,
+//!     outstanding: 2,
+//!     requests: Some(10),
+//!     ..FlowSpec::default()
+//! };
+//! let mut flow = Flow::new(spec, 1, 0);
+//! let mut act = Actions::default();
+//! flow.wake(Instant::ZERO, &mut act);
+//! assert_eq!(act.issues.len(), 2);
+//! ```
+
+mod error;
+mod flow;
+mod replay;
+pub mod rng;
+mod spec;
+pub mod startup;
+
+pub use error::{Error, Result};
+pub use flow::{Actions, Flow, Issue};
+pub use replay::{Replay, THREAD_FILE_SECTORS};
+pub use spec::{FlowSpec, Pattern};
+pub use startup::{StartupRecord, StartupTrace};
