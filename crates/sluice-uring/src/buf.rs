@@ -124,9 +124,9 @@ mod tests {
     fn aligned_zeroed_and_sized() {
         for len in [0, 1, 511, 4096, 4097, 65536] {
             let b = AlignedBuf::zeroed(len);
-            assert_eq!(b.as_ptr() as usize % BUF_ALIGN, 0);
+            assert_eq!((b.as_ptr() as usize) % BUF_ALIGN, 0);
             assert_eq!(b.len(), len);
-            assert!(b.capacity() >= len && b.capacity() % BUF_ALIGN == 0);
+            assert!(b.capacity() >= len && b.capacity().is_multiple_of(BUF_ALIGN));
             assert!(b.iter().all(|&x| x == 0));
         }
     }

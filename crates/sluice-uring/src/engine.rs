@@ -367,7 +367,9 @@ impl<P: Scheduler> Engine<P> {
         if s.dir == Direction::Write && !t.info.writable {
             return invalid(format!("{} is opened read-only", t.info.path.display()));
         }
-        if t.info.direct && (s.offset % SECTOR_BYTES != 0 || len as u64 % SECTOR_BYTES != 0) {
+        if t.info.direct
+            && !(s.offset.is_multiple_of(SECTOR_BYTES) && (len as u64).is_multiple_of(SECTOR_BYTES))
+        {
             return invalid(format!(
                 "O_DIRECT target {}: offset {} and length {len} must be multiples of 512",
                 t.info.path.display(),

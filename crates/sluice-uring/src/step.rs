@@ -76,7 +76,7 @@ impl Progress {
         match self.dir {
             // A read of nothing is the end of the file: a short read.
             Direction::Read if n == 0 => Step::Done(Ok(self.done)),
-            Direction::Read if self.direct && self.done as u64 % SECTOR_BYTES != 0 => {
+            Direction::Read if self.direct && !(self.done as u64).is_multiple_of(SECTOR_BYTES) => {
                 Step::Done(Ok(self.done))
             }
             Direction::Write if n == 0 => Step::Done(Err(io::Error::new(
