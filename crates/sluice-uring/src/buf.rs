@@ -73,7 +73,8 @@ impl AlignedBuf {
         self.len = len;
     }
 
-    pub(crate) fn as_mut_ptr(&mut self) -> *mut u8 {
+    /// The start of the allocation (aligned to [`BUF_ALIGN`]).
+    pub fn as_mut_ptr(&mut self) -> *mut u8 {
         self.ptr.as_ptr()
     }
 }

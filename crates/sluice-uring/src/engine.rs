@@ -154,9 +154,12 @@ impl Completion {
 pub enum Wait {
     /// Not at all: dispatch, submit, collect what is ready, fire due timers.
     No,
-    /// Until at least one completion is ready (or nothing is pending).
+    /// Until at least one completion is ready (at once if nothing is
+    /// pending).
     Any,
-    /// Until a completion is ready or this much time has passed.
+    /// Until a completion is ready or this much time has passed, also when
+    /// nothing is pending: a host's own timer (the next arrival of an
+    /// open-loop replay) costs no thread and no spinning.
     For(std::time::Duration),
 }
 
@@ -436,14 +439,15 @@ impl<P: Scheduler> Engine<P> {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
             };
-            if self.in_kernel == 0 && deadline.is_none() {
-                if self.pending.is_empty() {
-                    return Ok(0);
-                }
+            if self.in_kernel == 0 && timer.is_none() && !self.pending.is_empty() {
                 return Err(Error::Stalled {
                     policy: self.driver.policy().name().to_string(),
                     queued: self.driver.queued(),
                 });
+            }
+            if self.in_kernel == 0 && deadline.is_none() {
+                // `Wait::Any` with nothing pending: nothing will ever come.
+                return Ok(0);
             }
             // A wake-up already due was fired by `advance`; one the policy
             // left in the past anyway is retried a millisecond on, not spun on.

@@ -570,3 +570,20 @@ fn every_policy_runs_on_the_engine() {
         assert!(done.iter().all(|c| c.bytes() == 4096), "{}", info.name);
     }
 }
+
+#[test]
+fn a_timed_wait_with_nothing_pending_sleeps_in_the_kernel() {
+    let mut e = engine_or_skip!(noop(), 1);
+    assert_eq!(e.poll(Wait::Any).unwrap(), 0, "nothing pending: at once");
+    let start = std::time::Instant::now();
+    let engine_start = e.now();
+    assert_eq!(
+        e.poll(Wait::For(std::time::Duration::from_millis(30)))
+            .unwrap(),
+        0
+    );
+    // Lower bounds only: time cannot run backwards on a loaded machine.
+    assert!(start.elapsed() >= std::time::Duration::from_millis(30));
+    assert!(e.now() >= engine_start + Duration::from_millis(30));
+    assert!(e.stats().enters < 20, "{} enters", e.stats().enters);
+}
