@@ -419,7 +419,9 @@ impl<P: Scheduler> Engine<P> {
     /// [`Engine::next_completion`] or [`Engine::completions`].
     pub fn poll(&mut self, wait: Wait) -> Result<usize> {
         let until = match wait {
-            Wait::For(d) => Some(self.now() + Duration::from_nanos(d.as_nanos() as u64)),
+            Wait::For(d) => Some(self.now().saturating_add(Duration::from_nanos(
+                u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+            ))),
             _ => None,
         };
         loop {
