@@ -1,10 +1,14 @@
-//! The workload crate's error type: a start-up trace that cannot be read.
+//! Input errors, located: what is wrong, in which file, at which line and
+//! key. The workload crate raises them for start-up traces; the simulator
+//! uses the same type for scenarios and drive descriptions (its one error
+//! type), so every bad input reads the same way.
 
 use std::fmt::Write;
 
-/// A trace that cannot be read or parsed: the file it came from, the line
-/// when known, and what is wrong. Displays as one line: `file: line N:
-/// message` (parts that are unknown are left out).
+/// Bad input (a trace, a scenario, a drive description) or a run that could
+/// not start: the file it came from, the line and the key when known, and
+/// what is wrong. Displays as one line: `file: line N: "key": message`
+/// (parts that are unknown are left out).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.one_line())]
 pub struct Error {
@@ -12,6 +16,8 @@ pub struct Error {
     pub file: String,
     /// The 1-based line at fault, when there is one.
     pub line: Option<usize>,
+    /// The scenario key or drive parameter at fault.
+    pub key: Option<String>,
     /// What is wrong.
     pub message: String,
 }
@@ -25,6 +31,7 @@ impl Error {
         Error {
             file: file.into(),
             line: None,
+            key: None,
             message: message.into(),
         }
     }
@@ -35,7 +42,13 @@ impl Error {
         self
     }
 
-    /// `file: line N: message`, whatever the message quotes.
+    /// The same error, about a key or parameter.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// `file: line N: "key": message`, whatever the message quotes.
     fn one_line(&self) -> String {
         let mut o = String::new();
         if !self.file.is_empty() {
@@ -44,12 +57,23 @@ impl Error {
         if let Some(line) = self.line {
             let _ = write!(o, "line {line}: ");
         }
+        if let Some(key) = &self.key {
+            let _ = write!(o, "\"{key}\": ");
+        }
         o.extend(
             self.message
                 .chars()
                 .map(|c| if c.is_control() { ' ' } else { c }),
         );
         o
+    }
+}
+
+/// A policy that cannot be built (unknown name, bad parameter, bad inner
+/// scheduler of a class).
+impl From<sluice::Error> for Error {
+    fn from(e: sluice::Error) -> Self {
+        Error::new("", e.to_string())
     }
 }
 
