@@ -99,7 +99,7 @@ pub struct DorParams {
     /// `M_qos`, sectors per weight unit (§2.2.2.2, §3.2.2: 0.5..=1).
     pub m_qos: f64,
     /// False (default): `M_dmo` is a percentage of the paper's full stroke,
-    /// [`PAPER_FULL_STROKE`]; true: of the modelled drive's own
+    /// 17.742 ms; true: of the modelled drive's own
     /// (`DeviceView::full_stroke_seek`).
     pub drive_stroke: bool,
 }

@@ -18,7 +18,7 @@ impl SeekCurve {
     /// full-stroke times (ms), as DiskSim's three-point seek model does. The
     /// datasheet average is the mean over seeks between two uniformly random
     /// cylinders, i.e. the mean of t(D) with density 2(N-d)/N^2, not t(N/3):
-    /// E[sqrt(D)] = (8/15)sqrt(N) and E[D] = N/3 give the coefficients below.
+    /// `E[sqrt(D)] = (8/15) sqrt(N)` and `E[D] = N/3` give the coefficients below.
     pub fn lee_from_datasheet(
         track_to_track: f64,
         average: f64,

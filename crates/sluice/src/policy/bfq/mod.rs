@@ -502,7 +502,7 @@ impl Bfq {
     }
 
     /// The peak-rate estimate in sectors per second: once sampled for `bfq`,
-    /// from the start for `bfq+` (see [`peak_rate`]).
+    /// from the start for `bfq+` (see the `peak_rate` module).
     pub fn peak_rate(&self) -> Option<f64> {
         self.peak.estimate().map(|r| r * NS_PER_S as f64)
     }
