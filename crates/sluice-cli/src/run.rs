@@ -271,6 +271,12 @@ impl Population {
 
 /// Run `opts.scenario` for real and report.
 pub fn run(opts: &Options) -> Result<RunReport> {
+    // Where the files go first: a wrong folder is the user's first question.
+    if let Some(d) = &opts.dir {
+        if !d.is_dir() {
+            bail!("--dir {}: no such directory", d.display());
+        }
+    }
     let mut s = Scenario::load_real(&opts.scenario)?;
     if let Some(d) = opts.duration_s {
         if !d.is_finite() || d <= 0.0 || d > 1e7 {
@@ -301,12 +307,7 @@ pub fn run(opts: &Options) -> Result<RunReport> {
 
     // Files, filled before the clock starts.
     let (own_dir, dir) = match &opts.dir {
-        Some(d) => {
-            if !d.is_dir() {
-                bail!("--dir {}: no such directory", d.display());
-            }
-            (None, d.clone())
-        }
+        Some(d) => (None, d.clone()),
         None => {
             let d = fresh_dir()?;
             (Some(d.clone()), d)

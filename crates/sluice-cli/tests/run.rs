@@ -134,7 +134,11 @@ start_s = 0.1
 #[test]
 fn missing_dir_is_one_line_error() {
     let scen = tempfile::tempdir().unwrap();
-    let s = scenario(scen.path(), TWO_READERS);
+    // Checked first, also when the scenario has its own error.
+    let s = scenario(
+        scen.path(),
+        &TWO_READERS.replace("warmup_s = 0.5", "warmup_s = 1.5"),
+    );
     let (code, out, err) = sluice_in(
         scen.path(),
         &["run", s.to_str().unwrap(), "--dir", "/nonexistent/sluice/x"],
