@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use sluice_sim::{Scenario, SimReport};
 
+mod run;
 mod table;
 
 const EXAMPLES: &str = "\
@@ -15,6 +16,7 @@ Examples:
   sluice sim scenarios/10r-rand.toml --json     the same as sluice.sim/1 JSON
   sluice sim scenarios/10r-rand.toml --seed 7 --scheduler sstf
   sluice compare scenarios/10r-rand.toml        every policy on one workload
+  sluice run scenarios/10r-rand.toml --duration 10   the same flows on real files (io_uring)
   sluice validate --disk ibm-dnes-309170w --trace ibm18es.trace   score a drive model
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice list                                   policies, presets, flow patterns";
@@ -53,6 +55,33 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
         /// completed): the raw material for tracing why a flow waited.
         #[arg(long, value_name = "FILE")]
         log_requests: Option<PathBuf>,
+    },
+    /// Run a scenario in real time on real files through io_uring
+    /// (O_DIRECT): the same flows and policy as `sim`, wall-clock results.
+    #[command(
+        after_help = "Each flow gets its own file (file_gib), filled with data before the clock \
+starts, in a fresh folder in the current directory (removed afterwards unless --keep) or in \
+--dir. [device] keys other than queue_depth are ignored.\n\nExample:\n  sluice run scenarios/10r-rand.toml --duration 10 --json"
+    )]
+    Run {
+        /// Scenario file.
+        scenario: PathBuf,
+        /// Put the flows' files in this existing folder (instead of a fresh
+        /// folder in the current directory).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Requests in flight at the target (default: [device] queue_depth).
+        #[arg(long, value_name = "N")]
+        queue_depth: Option<usize>,
+        /// Run this many seconds (default: the scenario's duration_s).
+        #[arg(long, value_name = "S")]
+        duration: Option<f64>,
+        /// Keep the flows' files afterwards.
+        #[arg(long)]
+        keep: bool,
+        /// Print the sluice.run/1 JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Run one scenario under every policy and compare them side by side.
     Compare {
@@ -229,6 +258,23 @@ fn run(cli: Cli) -> Result<()> {
             };
             let report = sluice_sim::repro::run_with(&paper, &opts)?;
             emit(json, &report, sluice_sim::repro::tables)?;
+        }
+        Command::Run {
+            scenario,
+            dir,
+            queue_depth,
+            duration,
+            keep,
+            json,
+        } => {
+            let r = run::run(&run::Options {
+                scenario,
+                dir,
+                queue_depth,
+                duration_s: duration,
+                keep,
+            })?;
+            emit(json, &r, table::run)?;
         }
         Command::List => print!("{}", table::list()),
     }

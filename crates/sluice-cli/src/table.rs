@@ -50,6 +50,27 @@ pub fn report(r: &SimReport) -> String {
     o
 }
 
+/// A real run (`sluice run`): the simulator's table with wall-clock times
+/// and where the I/O went.
+pub fn run(r: &crate::run::RunReport) -> String {
+    let e = &r.engine;
+    let mut o = report(&r.report).replacen(" s simulated,", " s run,", 1);
+    // The last line is the simulator's speed; a real run states its target.
+    if let Some(i) = o.trim_end().rfind("\nperf:") {
+        o.truncate(i);
+    }
+    let _ = writeln!(
+        o,
+        "\nengine: {} ({}), queue depth {}, kernel scheduler {}, {:.1} s wall",
+        e.target,
+        if e.direct { "O_DIRECT" } else { "buffered" },
+        e.queue_depth,
+        e.kernel_scheduler.as_deref().unwrap_or("-"),
+        r.report.perf.wall_s
+    );
+    o
+}
+
 /// Several runs of one workload, one row per policy.
 pub fn compare(rs: &[SimReport]) -> String {
     let mut o = String::new();

@@ -331,7 +331,7 @@ impl ScenarioBuilder {
     /// file's (relative paths from the current directory). Errors name no
     /// file.
     pub fn build(&self) -> Result<Scenario> {
-        Scenario::from_raw(self, Path::new(""))
+        Scenario::from_raw(self, Path::new(""), false)
     }
 
     /// The scenario as a scenario file that [`Scenario::parse`] reads back
@@ -456,6 +456,26 @@ impl Scenario {
 
     /// Parse scenario text; `file` names it in errors.
     pub fn parse(file: &str, text: &str) -> Result<Self> {
+        Self::parse_for(file, text, false)
+    }
+
+    /// Load a scenario file for the real I/O engine (`sluice run`): as
+    /// [`Scenario::load`], except that `[device]` may name no model (the
+    /// real target replaces it; only `queue_depth` counts), in which case
+    /// the files may be as large and the queue as deep (4096) as wanted.
+    pub fn load_real(path: &Path) -> Result<Self> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(file.clone(), format!("cannot read scenario: {e}")))?;
+        Self::parse_real(&file, &text)
+    }
+
+    /// Parse scenario text for the real I/O engine (see [`Scenario::load_real`]).
+    pub fn parse_real(file: &str, text: &str) -> Result<Self> {
+        Self::parse_for(file, text, true)
+    }
+
+    fn parse_for(file: &str, text: &str, real: bool) -> Result<Self> {
         let err = |message: String| Error::new(file, message);
         let raw: ScenarioBuilder = toml::from_str(text).map_err(|e| {
             let msg = e.message().replace('\n', " ");
@@ -472,15 +492,16 @@ impl Scenario {
         })?;
         let base = Path::new(file).parent().unwrap_or(Path::new("."));
         // Errors below name no file (see `fail`): this one.
-        Self::from_raw(&raw, base).map_err(|e| Error {
+        Self::from_raw(&raw, base, real).map_err(|e| Error {
             file: file.into(),
             ..e
         })
     }
 
     /// The device model a `[device]` table names.
-    fn model(dev: &DeviceKeys, base: &Path) -> Result<Model> {
+    fn model(dev: &DeviceKeys, base: &Path, real: bool) -> Result<Model> {
         match (&dev.preset, &dev.diskspecs) {
+            (None, None) if real => Ok(Self::real_target()),
             (Some(_), Some(_)) => Err(fail("[device]: give either preset or diskspecs, not both")),
             (None, None) => Err(fail("[device]: missing preset (or diskspecs = \"path\")")),
             (Some(name), None) => presets::preset(name).ok_or_else(|| {
@@ -617,7 +638,21 @@ impl Scenario {
         Ok(k)
     }
 
-    fn from_raw(raw: &ScenarioBuilder, base: &Path) -> Result<Self> {
+    /// The stand-in model of a real target: no size limit worth the name
+    /// (512 TiB; free space is the real engine's check), a queue up to 4096.
+    fn real_target() -> Model {
+        match presets::preset("ssd-sata") {
+            Some(Model::Ssd(mut s)) => {
+                s.name = "real".into();
+                s.capacity_sectors = 1 << 40;
+                s.max_queue = 4096;
+                Model::Ssd(s)
+            }
+            _ => unreachable!("ssd-sata is an SSD preset"),
+        }
+    }
+
+    fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
         if warmup >= duration {
@@ -626,7 +661,7 @@ impl Scenario {
                 raw.warmup_s, raw.duration_s
             )));
         }
-        let model = Self::model(&raw.device, base)?;
+        let model = Self::model(&raw.device, base, real)?;
         let queue_depth = raw.device.queue_depth.unwrap_or(1);
         let max = model.max_queue();
         if queue_depth == 0 || queue_depth as usize > max {

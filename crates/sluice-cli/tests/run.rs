@@ -1,0 +1,187 @@
+//! `sluice run`: real I/O on small files, as a user runs it. Skipped (with a
+//! message) where the kernel has no usable io_uring.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn sluice_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .expect("run sluice");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn scenario(dir: &Path, body: &str) -> PathBuf {
+    let p = dir.join("s.toml");
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+/// `sluice run ... --json` in `cwd`; None (after saying so) without io_uring.
+fn run_json(cwd: &Path, args: &[&str]) -> Option<serde_json::Value> {
+    let (code, out, err) = sluice_in(cwd, args);
+    if err.contains("io_uring unavailable") {
+        eprintln!("skipped: {}", err.trim());
+        return None;
+    }
+    assert_eq!(code, 0, "sluice run failed: {err}");
+    Some(serde_json::from_str(&out).expect("sluice.run/1 JSON"))
+}
+
+const TWO_READERS: &str = r#"name = "two"
+seed = 1
+duration_s = 1.5
+warmup_s = 0.5
+[device]
+queue_depth = 1
+[scheduler]
+name = "bfq"
+[[flow]]
+name = "light"
+pattern = "seq-read"
+request_kib = 64
+file_gib = 0.01
+weight = 100
+[[flow]]
+name = "heavy"
+pattern = "seq-read"
+request_kib = 64
+file_gib = 0.01
+weight = 300
+"#;
+
+#[test]
+fn two_weighted_readers_report_and_clean_up() {
+    let scen = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let s = scenario(scen.path(), TWO_READERS);
+    let Some(j) = run_json(cwd.path(), &["run", s.to_str().unwrap(), "--json"]) else {
+        return;
+    };
+    assert_eq!(j["schema"], "sluice.run/1");
+    assert_eq!(j["scheduler"], "bfq");
+    let e = &j["engine"];
+    assert!(e["target"].as_str().unwrap().contains("sluice-run-"));
+    assert!(e["direct"].is_boolean());
+    assert_eq!(e["queue_depth"], 1);
+    assert!(e["kernel_scheduler"].is_null() || e["kernel_scheduler"].is_string());
+    assert!(e["verified_blocks"].is_null() && e["verify_errors"].is_null());
+    let wall = j["sim_time_s"].as_f64().unwrap();
+    assert!((1.4..5.0).contains(&wall), "ran {wall} s");
+    let flows = j["flows"].as_array().unwrap();
+    assert_eq!(flows.len(), 2);
+    for (f, w) in flows.iter().zip([100, 300]) {
+        assert_eq!(f["weight"], w);
+        assert!(f["requests"].as_u64().unwrap() > 0, "{f}");
+        assert!(f["bytes"].as_u64().unwrap() > 0);
+        assert!(f["lat_ms"]["p99"].as_f64().unwrap() > 0.0);
+        assert!(f["done_s"].is_null());
+    }
+    assert!(j["aggregate"]["mb_s"].as_f64().unwrap() > 0.0);
+    let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn startup_replays_all_xterm_requests() {
+    let scen = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../sluice-workload/data/startup/xterm.trace")
+        .canonicalize()
+        .unwrap();
+    let body = format!(
+        r#"name = "st"
+duration_s = 30
+warmup_s = 0
+stop_after_finite = true
+[device]
+queue_depth = 4
+[scheduler]
+name = "bfq+"
+[[flow]]
+name = "r"
+pattern = "seq-read"
+file_gib = 0.01
+[[flow]]
+name = "xterm"
+pattern = "startup"
+trace = "{}"
+start_s = 0.1
+"#,
+        trace.display()
+    );
+    let s = scenario(scen.path(), &body);
+    let Some(j) = run_json(cwd.path(), &["run", s.to_str().unwrap(), "--json"]) else {
+        return;
+    };
+    let x = &j["flows"][1];
+    assert_eq!(x["name"], "xterm");
+    assert_eq!(x["requests"], 718, "{x}");
+    assert!(x["done_s"].as_f64().unwrap() > 0.0);
+    assert!(
+        j["sim_time_s"].as_f64().unwrap() < 30.0,
+        "stopped when done"
+    );
+}
+
+#[test]
+fn missing_dir_is_one_line_error() {
+    let scen = tempfile::tempdir().unwrap();
+    // Checked first, also when the scenario has its own error.
+    let s = scenario(
+        scen.path(),
+        &TWO_READERS.replace("warmup_s = 0.5", "warmup_s = 1.5"),
+    );
+    let (code, out, err) = sluice_in(
+        scen.path(),
+        &["run", s.to_str().unwrap(), "--dir", "/nonexistent/sluice/x"],
+    );
+    assert_eq!(code, 1);
+    assert!(out.is_empty());
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/sluice/x") && !err.contains("panicked"));
+}
+
+#[test]
+fn dir_and_keep() {
+    let scen = tempfile::tempdir().unwrap();
+    let s = scenario(
+        scen.path(),
+        &TWO_READERS.replace("duration_s = 1.5", "duration_s = 0.6"),
+    );
+    let s = s.to_str().unwrap();
+    // --dir without --keep: sluice's files go, the folder stays.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let Some(j) = run_json(scen.path(), &["run", s, "--dir", d, "--json"]) else {
+        return;
+    };
+    assert_eq!(j["engine"]["target"], d);
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    // --dir --keep: the two files stay, full size, real data.
+    run_json(scen.path(), &["run", s, "--dir", d, "--keep", "--json"]).unwrap();
+    let files: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 2);
+    for f in &files {
+        let data = std::fs::read(f).unwrap();
+        assert_eq!(
+            data.len() as u64,
+            (0.01 * (1u64 << 30) as f64) as u64 / 512 * 512
+        );
+        assert!(data.iter().all(|&b| b != 0));
+    }
+    // A fresh folder with --keep stays.
+    let cwd = tempfile::tempdir().unwrap();
+    run_json(cwd.path(), &["run", s, "--keep", "--json"]).unwrap();
+    assert_eq!(std::fs::read_dir(cwd.path()).unwrap().count(), 1);
+}
