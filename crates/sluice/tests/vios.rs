@@ -173,10 +173,14 @@ proptest! {
         let mut tb = setup(crr(), q, [i0, i1]);
         let seq = drive(&mut tb, &service, 400, true).map_err(TestCaseError::fail)?;
         check_theorem1(&seq, q, 1.0).map_err(TestCaseError::fail)?;
-        // Lemma 2's telescoping sum: what each class received is what its
-        // turns were allotted, give or take the carried compensation.
-        for st in tb.policy().stats() {
-            prop_assert!(st.served > Duration::ZERO);
+        // Both classes were served once the run outlasted the first turn
+        // (at most its quantum plus one request, under 2 x the larger
+        // quantum); tiny requests may not get that far in 400 dispatches.
+        let total: Duration = seq.iter().map(|x| x.1).sum();
+        if total >= q[0].max(q[1]) * 2 {
+            for st in tb.policy().stats() {
+                prop_assert!(st.served > Duration::ZERO);
+            }
         }
     }
 
