@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sluice::{Duration, FlowConfig, FlowId, Instant, RequestId, NS_PER_S};
-use sluice_sim::report::{Aggregate, FlowReport, Latency, Perf, SimReport, ThreadReport};
+use sluice_sim::report::{measure, Perf, SimReport};
 use sluice_sim::Scenario;
 use sluice_uring::{AlignedBuf, Completion, Engine, EngineConfig, Submission, TargetId, Wait};
 use sluice_workload::{Actions, Flow, Pattern, Replay};
@@ -505,61 +505,12 @@ fn report(
     wall_s: f64,
 ) -> SimReport {
     let warmup = Instant::ZERO + s.warmup;
-    let secs = end.saturating_duration_since(warmup).as_secs_f64();
-    let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
-    let mb = |bytes: u64| per_s(bytes as f64 / 1e6);
     let mut oldest: Vec<Option<Instant>> = vec![None; pop.flows.len()];
     for p in pop.pending.values() {
         let o = &mut oldest[p.flow];
         *o = Some(o.map_or(p.arrival, |a| a.min(p.arrival)));
     }
-    let mut flows = Vec::with_capacity(pop.flows.len());
-    let (mut bytes, mut rb, mut wb, mut reqs) = (0, 0, 0, 0);
-    for (fi, f) in pop.flows.iter().enumerate() {
-        let m = &f.metrics;
-        bytes += m.bytes;
-        rb += m.read_bytes;
-        wb += m.write_bytes;
-        reqs += m.requests;
-        let l = m.latency_ms();
-        flows.push(FlowReport {
-            name: f.spec.name.clone(),
-            weight: f.spec.weight,
-            requests: m.requests,
-            bytes: m.bytes,
-            mb_s: mb(m.bytes),
-            disk_time_s: m.disk_time.as_secs_f64(),
-            over_1s: m.count_above(Duration::from_secs(1)),
-            oldest_pending_ms: oldest[fi].map(|a| end.saturating_duration_since(a).as_millis_f64()),
-            lat_ms: Latency {
-                mean: l.mean,
-                p50: l.p50,
-                p95: l.p95,
-                p99: l.p99,
-                max: l.max,
-            },
-            done_s: f
-                .done_at
-                .map(|t| t.saturating_duration_since(f.spec.start).as_secs_f64()),
-            frames_dropped: f.frames().map(|(_, d)| d),
-            frames: f.frames().map(|(n, _)| n),
-            startups: f.startups().map(|(n, _)| n),
-            startup_s: f.startups().and_then(|(n, m)| (n > 0).then_some(m)),
-            threads: f.reports_threads().then(|| {
-                f.thread_stats
-                    .iter()
-                    .enumerate()
-                    .map(|(t, &(n, sectors))| ThreadReport {
-                        weight: f.thread_weight(t as u32),
-                        requests: n,
-                        iops: per_s(n as f64),
-                        mb_s: mb(sectors * 512),
-                    })
-                    .collect()
-            }),
-            disk_timeline_s: None,
-        });
-    }
+    let (aggregate, flows) = measure(&pop.flows, &oldest, warmup, end);
     SimReport {
         schema: RUN_SCHEMA,
         scenario: s.name.clone(),
@@ -568,13 +519,7 @@ fn report(
         seed: s.seed,
         sim_time_s: end.as_secs_f64(),
         measured_from_s: warmup.as_secs_f64(),
-        aggregate: Aggregate {
-            mb_s: mb(bytes),
-            read_mb_s: mb(rb),
-            write_mb_s: mb(wb),
-            iops: per_s(reqs as f64),
-            requests: reqs,
-        },
+        aggregate,
         flows,
         policy_stats: engine
             .policy()

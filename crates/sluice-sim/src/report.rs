@@ -96,3 +96,78 @@ pub struct ThreadReport {
     pub iops: f64,
     pub mb_s: f64,
 }
+
+/// The measured part of a report, as every host of the workloads (the
+/// simulator, `sluice run`) builds it: each flow's figures over the window
+/// from `warmup` to `end`, and the aggregate. `oldest_pending[i]` is the
+/// arrival of flow `i`'s oldest request still unserved.
+pub fn measure(
+    flows: &[sluice_workload::Flow],
+    oldest_pending: &[Option<sluice::Instant>],
+    warmup: sluice::Instant,
+    end: sluice::Instant,
+) -> (Aggregate, Vec<FlowReport>) {
+    use sluice::Duration;
+    let secs = end.saturating_duration_since(warmup).as_secs_f64();
+    let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+    let mb = |bytes: u64| per_s(bytes as f64 / 1e6);
+    let mut reports = Vec::with_capacity(flows.len());
+    let (mut bytes, mut rb, mut wb, mut reqs) = (0, 0, 0, 0);
+    for (fi, f) in flows.iter().enumerate() {
+        let m = &f.metrics;
+        bytes += m.bytes;
+        rb += m.read_bytes;
+        wb += m.write_bytes;
+        reqs += m.requests;
+        let l = m.latency_ms();
+        reports.push(FlowReport {
+            name: f.spec.name.clone(),
+            weight: f.spec.weight,
+            requests: m.requests,
+            bytes: m.bytes,
+            mb_s: mb(m.bytes),
+            disk_time_s: m.disk_time.as_secs_f64(),
+            over_1s: m.count_above(Duration::from_secs(1)),
+            oldest_pending_ms: oldest_pending
+                .get(fi)
+                .copied()
+                .flatten()
+                .map(|a| end.saturating_duration_since(a).as_millis_f64()),
+            lat_ms: Latency {
+                mean: l.mean,
+                p50: l.p50,
+                p95: l.p95,
+                p99: l.p99,
+                max: l.max,
+            },
+            done_s: f
+                .done_at
+                .map(|t| t.saturating_duration_since(f.spec.start).as_secs_f64()),
+            frames_dropped: f.frames().map(|(_, d)| d),
+            frames: f.frames().map(|(n, _)| n),
+            startups: f.startups().map(|(n, _)| n),
+            startup_s: f.startups().and_then(|(n, m)| (n > 0).then_some(m)),
+            threads: f.reports_threads().then(|| {
+                f.thread_stats
+                    .iter()
+                    .enumerate()
+                    .map(|(t, &(n, sectors))| ThreadReport {
+                        weight: f.thread_weight(t as u32),
+                        requests: n,
+                        iops: per_s(n as f64),
+                        mb_s: mb(sectors * 512),
+                    })
+                    .collect()
+            }),
+            disk_timeline_s: None,
+        });
+    }
+    let aggregate = Aggregate {
+        mb_s: mb(bytes),
+        read_mb_s: mb(rb),
+        write_mb_s: mb(wb),
+        iops: per_s(reqs as f64),
+        requests: reqs,
+    };
+    (aggregate, reports)
+}

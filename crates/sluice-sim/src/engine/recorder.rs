@@ -5,7 +5,7 @@ use sluice::{Completion, Duration, Instant};
 
 use super::population::Population;
 use super::request_log::RequestRecord;
-use crate::report::{Aggregate, FlowReport, Latency, Perf, SimReport, ThreadReport, SIM_SCHEMA};
+use crate::report::{measure, Perf, SimReport, SIM_SCHEMA};
 
 /// Measurements of one run.
 pub(crate) struct Recorder {
@@ -109,60 +109,12 @@ impl Recorder {
         end: Instant,
         wall_s: f64,
     ) -> SimReport {
-        let secs = end.saturating_duration_since(self.warmup).as_secs_f64();
-        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
-        let mb = |bytes: u64| per_s(bytes as f64 / 1e6);
-        let oldest = pop.oldest_pending();
-        let mut flows = Vec::with_capacity(pop.flows.len());
-        let (mut bytes, mut rb, mut wb, mut reqs) = (0, 0, 0, 0);
-        for (fi, f) in pop.flows.iter().enumerate() {
-            let m = &f.metrics;
-            bytes += m.bytes;
-            rb += m.read_bytes;
-            wb += m.write_bytes;
-            reqs += m.requests;
-            let l = m.latency_ms();
-            flows.push(FlowReport {
-                name: f.spec.name.clone(),
-                weight: f.spec.weight,
-                requests: m.requests,
-                bytes: m.bytes,
-                mb_s: mb(m.bytes),
-                disk_time_s: m.disk_time.as_secs_f64(),
-                over_1s: m.count_above(Duration::from_secs(1)),
-                oldest_pending_ms: oldest[fi]
-                    .map(|a| end.saturating_duration_since(a).as_millis_f64()),
-                lat_ms: Latency {
-                    mean: l.mean,
-                    p50: l.p50,
-                    p95: l.p95,
-                    p99: l.p99,
-                    max: l.max,
-                },
-                done_s: f
-                    .done_at
-                    .map(|t| t.saturating_duration_since(f.spec.start).as_secs_f64()),
-                frames_dropped: f.frames().map(|(_, d)| d),
-                frames: f.frames().map(|(n, _)| n),
-                startups: f.startups().map(|(n, _)| n),
-                startup_s: f.startups().and_then(|(n, m)| (n > 0).then_some(m)),
-                threads: f.reports_threads().then(|| {
-                    f.thread_stats
-                        .iter()
-                        .enumerate()
-                        .map(|(t, &(n, sectors))| ThreadReport {
-                            weight: f.thread_weight(t as u32),
-                            requests: n,
-                            iops: per_s(n as f64),
-                            mb_s: mb(sectors * 512),
-                        })
-                        .collect()
-                }),
-                disk_timeline_s: self
-                    .disk_timeline
-                    .get(fi)
-                    .map(|tl| tl.iter().map(|t| t.as_secs_f64()).collect()),
-            });
+        let (aggregate, mut flows) = measure(&pop.flows, &pop.oldest_pending(), self.warmup, end);
+        for (fi, f) in flows.iter_mut().enumerate() {
+            f.disk_timeline_s = self
+                .disk_timeline
+                .get(fi)
+                .map(|tl| tl.iter().map(|t| t.as_secs_f64()).collect());
         }
         SimReport {
             schema: SIM_SCHEMA,
@@ -172,13 +124,7 @@ impl Recorder {
             seed: info.seed,
             sim_time_s: end.as_secs_f64(),
             measured_from_s: self.warmup.as_secs_f64(),
-            aggregate: Aggregate {
-                mb_s: mb(bytes),
-                read_mb_s: mb(rb),
-                write_mb_s: mb(wb),
-                iops: per_s(reqs as f64),
-                requests: reqs,
-            },
+            aggregate,
             flows,
             policy_stats: info
                 .policy_stats
