@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sluice::{Duration, FlowConfig, FlowId, Instant, RequestId, NS_PER_S};
+use sluice::{Duration, FlowId, Instant, RequestId, NS_PER_S};
 use sluice_sim::report::{measure, Perf, SimReport};
 use sluice_sim::Scenario;
 use sluice_uring::{AlignedBuf, Completion, Engine, EngineConfig, Submission, TargetId, Wait};
@@ -179,11 +179,7 @@ impl Population {
         let flow = &self.flows[f];
         let first = self.owners.len() as u32;
         for t in 0..flow.threads() {
-            let cfg = FlowConfig {
-                weight: flow.thread_weight(t),
-                class: flow.spec.class,
-            };
-            engine.add_flow(FlowId(first + t), &cfg)?;
+            engine.add_flow(FlowId(first + t), &flow.thread_config(t))?;
             self.owners.push((f as u32, t));
         }
         Ok(first)

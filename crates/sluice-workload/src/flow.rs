@@ -182,6 +182,15 @@ impl Flow {
             .unwrap_or(self.spec.weight)
     }
 
+    /// How one of the flow's threads registers with a scheduler: its
+    /// weight and the flow's class.
+    pub fn thread_config(&self, thread: u32) -> sluice::FlowConfig {
+        sluice::FlowConfig {
+            weight: self.thread_weight(thread),
+            class: self.spec.class,
+        }
+    }
+
     /// Whether per-thread results are worth reporting (pool flows).
     pub fn reports_threads(&self) -> bool {
         matches!(self.kind, Kind::Pool(_))

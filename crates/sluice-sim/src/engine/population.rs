@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use sluice::{Direction, Driver, FlowConfig, FlowId, Instant, Request, RequestId, Scheduler};
+use sluice::{Direction, Driver, FlowId, Instant, Request, RequestId, Scheduler};
 
 use sluice_workload::{Actions, Flow};
 
@@ -141,11 +141,7 @@ impl Population {
         let flow = &self.flows[f];
         let first = self.owners.len() as u32;
         for t in 0..flow.threads() {
-            let cfg = FlowConfig {
-                weight: flow.thread_weight(t),
-                class: flow.spec.class,
-            };
-            driver.add_flow(now, FlowId(first + t), &cfg);
+            driver.add_flow(now, FlowId(first + t), &flow.thread_config(t));
             self.owners.push((f as u32, t));
         }
         first
