@@ -1,18 +1,12 @@
 //! The binary as a user runs it: exit codes, one-line errors, JSON shape.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+
+mod common;
+use common::sluice_in;
 
 fn sluice(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .args(args)
-        .output()
-        .expect("run sluice");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    sluice_in(Path::new("."), args)
 }
 
 fn write(name: &str, text: &str) -> PathBuf {

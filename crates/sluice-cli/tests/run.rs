@@ -2,20 +2,9 @@
 //! message) where the kernel has no usable io_uring.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn sluice_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .current_dir(cwd)
-        .args(args)
-        .output()
-        .expect("run sluice");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod common;
+use common::sluice_in;
 
 fn scenario(dir: &Path, body: &str) -> PathBuf {
     let p = dir.join("s.toml");
