@@ -92,6 +92,9 @@
 //! * `think_time_rule` (true): a queue whose mean think time (7/8 filter,
 //!   samples capped at two slices) exceeds `slice_idle_ms` loses its idle
 //!   window unless raised.
+//! * `seek_cap` (true): one seek distance weighs at most four times the
+//!   mean plus 64 MiB in the random-queue detection, so a reader that wraps
+//!   to the start of its file stays sequential after a few requests.
 
 //! # Time bases
 //!
@@ -150,7 +153,8 @@ macro_rules! bfq_params {
             "raising_idle_ms=2000, ",
             $raised,
             ", fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, ",
-            "max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2"
+            "max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, ",
+            "seek_cap=true"
         )
     };
 }
@@ -252,6 +256,12 @@ pub struct BfqConfig {
     /// of a random queue that has received B_max / 8 in its slot (report
     /// §4.4; the value is the code's `BFQ_MIN_TT`).
     pub min_tt: Duration,
+    /// `seek_cap` (true): one seek distance counts at most four times the
+    /// mean plus 64 MiB in the random-queue detection (1 GiB for the first
+    /// two), as in the code; without it a sequential reader that wraps to
+    /// the start of its file is random for about forty requests, loses its
+    /// idle wait and its budget (not in the papers).
+    pub seek_cap: bool,
 }
 
 impl BfqConfig {
@@ -285,6 +295,7 @@ impl BfqConfig {
             timeout_at_completion: true,
             think_time_rule: true,
             min_tt: Duration::from_millis(2),
+            seek_cap: true,
         }
     }
 
@@ -342,6 +353,7 @@ impl BfqConfig {
         let timeout_at_completion = p.bool("timeout_at_completion", d.timeout_at_completion)?;
         let think_time_rule = p.bool("think_time_rule", d.think_time_rule)?;
         let min_tt = ms(p.float("min_tt_ms", to_ms(d.min_tt), 0.0, 10_000.0)?);
+        let seek_cap = p.bool("seek_cap", d.seek_cap)?;
         Ok(BfqConfig {
             plus,
             slice_idle,
@@ -370,6 +382,7 @@ impl BfqConfig {
             timeout_at_completion,
             think_time_rule,
             min_tt,
+            seek_cap,
         })
     }
 }
@@ -869,10 +882,11 @@ impl Scheduler for Bfq {
     fn add(&mut self, now: Instant, request: Request) {
         let qi = self.route(&request);
         let slice_idle = self.cfg.slice_idle;
+        let seek_cap = self.cfg.seek_cap;
         let q = &mut self.queues[qi as usize];
         q.removed = false;
         if q.sync {
-            q.seek.update(&request);
+            q.seek.update(&request, seek_cap);
             let since = q
                 .last_completion
                 .map_or(Duration::ZERO, |t| now.saturating_duration_since(t));

@@ -17,8 +17,12 @@ use crate::types::{FlowId, Request};
 /// is random once it has `MIN_SAMPLES` samples and a mean above the
 /// threshold (8192 sectors in the report). The report does not give the
 /// filter's coefficient nor a validity rule; 7/8 and three samples follow
-/// the Linux implementation of the time (`seek_mean`, `seek_samples`),
-/// without its cap on a single distance.
+/// the Linux implementation of the time (`seek_mean`, `seek_samples`).
+/// So does the cap on one distance (`seek_cap`): the code never lets a
+/// single jump count for more than four times the mean plus 1 GiB (first
+/// two samples) or plus 64 MiB (after), so that one far request (a reader
+/// that wraps to the start of its file, a metadata read) marks a
+/// sequential queue random for a few requests, not for forty.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SeekStats {
     last_end: Option<u64>,
@@ -30,10 +34,24 @@ impl SeekStats {
     /// Samples needed before the mean is trusted.
     pub const MIN_SAMPLES: u32 = 3;
 
-    /// Account the request `r` arriving.
-    pub fn update(&mut self, r: &Request) {
+    /// Cap on one distance during the first two samples, in sectors (1 GiB).
+    pub const EARLY_CAP: u64 = 2 * 1024 * 1024;
+    /// Cap on one distance after them (64 MiB).
+    pub const LATE_CAP: u64 = 2 * 1024 * 64;
+
+    /// Account the request `r` arriving; `cap`: limit the weight of one
+    /// distance as the code did (see the type's docs).
+    pub fn update(&mut self, r: &Request, cap: bool) {
         if let Some(last) = self.last_end {
-            let d = last.abs_diff(r.sector);
+            let mut d = last.abs_diff(r.sector);
+            if cap {
+                let slack = if self.samples < 2 {
+                    Self::EARLY_CAP
+                } else {
+                    Self::LATE_CAP
+                };
+                d = d.min(self.mean.saturating_mul(4).saturating_add(slack));
+            }
             self.mean = if self.samples == 0 {
                 d
             } else {

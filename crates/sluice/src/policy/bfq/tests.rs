@@ -601,12 +601,37 @@ fn only_sync_queues_are_raised() {
 fn a_queue_is_random_only_after_three_seek_samples() {
     let mut stats = super::queue::SeekStats::default();
     let r = |sector| crate::testkit::req(0, 1, sector);
-    stats.update(&r(0));
+    stats.update(&r(0), true);
     for (i, sector) in [1_000_000u64, 0, 1_000_000].into_iter().enumerate() {
         assert!(!stats.is_random(8192), "after {i} samples");
-        stats.update(&r(sector));
+        stats.update(&r(sector), true);
     }
     assert!(stats.is_random(8192), "three far seeks");
+}
+
+/// A sequential reader that wraps from the end of a 1 GiB file to its
+/// start: with the code's cap it is random for a few requests only.
+fn requests_random_after_a_wrap(cap: bool) -> usize {
+    let mut stats = super::queue::SeekStats::default();
+    let end = 1 << 21;
+    for k in (1..=100).rev() {
+        stats.update(&crate::testkit::req(0, 1, end - 8 * k), cap);
+    }
+    assert!(!stats.is_random(8192));
+    (0..100)
+        .filter(|&k| {
+            stats.update(&crate::testkit::req(0, 1, 8 * k), cap);
+            stats.is_random(8192)
+        })
+        .count()
+}
+
+#[test]
+fn one_far_jump_is_capped_in_the_seek_mean() {
+    let capped = requests_random_after_a_wrap(true);
+    let uncapped = requests_random_after_a_wrap(false);
+    assert!((1..=8).contains(&capped), "capped: random for {capped} requests");
+    assert!(uncapped >= 20, "uncapped: random for {uncapped} requests");
 }
 
 #[test]
