@@ -68,8 +68,21 @@ starts, in a fresh folder in the current directory (removed afterwards unless --
         scenario: PathBuf,
         /// Put the flows' files in this existing folder (instead of a fresh
         /// folder in the current directory).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", conflicts_with = "device")]
         dir: Option<PathBuf>,
+        /// Run on this block device instead of files: each flow reads (and
+        /// writes) its own region, laid end to end from the start.
+        #[arg(long, value_name = "PATH")]
+        device: Option<PathBuf>,
+        /// Let writers write to --device (destroys what those regions hold;
+        /// without it a scenario with writers is refused before any I/O).
+        #[arg(long, requires = "device")]
+        allow_writes: bool,
+        /// Stamp every written block and read all of them back after the
+        /// run; the JSON's engine section counts blocks that are not the
+        /// last stamp written (lost, misplaced or torn writes).
+        #[arg(long)]
+        verify: bool,
         /// Requests in flight at the target (default: [device] queue_depth).
         #[arg(long, value_name = "N")]
         queue_depth: Option<usize>,
@@ -137,6 +150,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.is::<run::Interrupted>() => {
+            eprintln!("sluice: {e}");
+            ExitCode::from(run::EXIT_INTERRUPTED)
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
@@ -262,6 +279,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Run {
             scenario,
             dir,
+            device,
+            allow_writes,
+            verify,
             queue_depth,
             duration,
             keep,
@@ -270,8 +290,11 @@ fn run(cli: Cli) -> Result<()> {
             let r = run::run(&run::Options {
                 scenario,
                 dir,
+                device,
+                allow_writes,
                 queue_depth,
                 duration_s: duration,
+                verify,
                 keep,
             })?;
             emit(json, &r, table::run)?;

@@ -106,6 +106,9 @@ pub struct ScenarioBuilder {
     /// End the run as soon as every finite flow is done.
     #[serde(default)]
     pub(crate) stop_after_finite: bool,
+    /// Optional in the file: `sim` then says the preset is missing, `run`
+    /// needs none.
+    #[serde(default)]
     pub(crate) device: DeviceKeys,
     pub(crate) scheduler: SchedulerKeys,
     #[serde(rename = "flow", default, skip_serializing_if = "Vec::is_empty")]

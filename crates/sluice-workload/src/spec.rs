@@ -69,6 +69,14 @@ impl Pattern {
     }
 }
 
+impl FlowSpec {
+    /// Whether the flow may issue writes (a writer pattern, or a pool whose
+    /// requests are not all reads).
+    pub fn may_write(&self) -> bool {
+        self.pattern.is_write() || self.pattern == Pattern::Pool && self.read_fraction < 1.0
+    }
+}
+
 /// One flow, after `count` expansion and file placement.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct FlowSpec {

@@ -630,7 +630,10 @@ fn requests_random_after_a_wrap(cap: bool) -> usize {
 fn one_far_jump_is_capped_in_the_seek_mean() {
     let capped = requests_random_after_a_wrap(true);
     let uncapped = requests_random_after_a_wrap(false);
-    assert!((1..=8).contains(&capped), "capped: random for {capped} requests");
+    assert!(
+        (1..=8).contains(&capped),
+        "capped: random for {capped} requests"
+    );
     assert!(uncapped >= 20, "uncapped: random for {uncapped} requests");
 }
 

@@ -10,30 +10,47 @@
 //! starts over gets fresh scheduler flows (the old ones are removed once
 //! their last request has completed).
 
+mod files;
+mod verify;
+
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::fs::{self, File};
-use std::io::Write;
-use std::os::unix::fs::MetadataExt;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{IsTerminal, Write};
+use std::os::unix::fs::FileTypeExt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sluice::{Duration, FlowId, Instant, RequestId, NS_PER_S};
 use sluice_sim::report::{measure, Perf, SimReport};
 use sluice_sim::Scenario;
-use sluice_uring::{AlignedBuf, Completion, Engine, EngineConfig, Submission, TargetId, Wait};
+use sluice_uring::{
+    AlignedBuf, Completion, Engine, EngineConfig, Submission, TargetId, TargetOptions, Wait,
+};
 use sluice_workload::{Actions, Flow, Pattern, Replay};
+
+use self::files::Files;
+use self::files::{device_regions, file_name, fill, free_bytes, kernel_scheduler, pattern_byte};
+use self::verify::Verifier;
 
 /// Schema tag of [`RunReport`].
 pub const RUN_SCHEMA: &str = "sluice.run/1";
+
+/// Exit status after Ctrl-C or SIGTERM (128 + SIGINT, the shell's convention).
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// What `sluice run` was asked.
 pub struct Options {
     pub scenario: PathBuf,
     pub dir: Option<PathBuf>,
+    pub device: Option<PathBuf>,
+    pub allow_writes: bool,
     pub queue_depth: Option<usize>,
     pub duration_s: Option<f64>,
+    pub verify: bool,
     pub keep: bool,
 }
 
@@ -56,98 +73,26 @@ pub struct EngineReport {
     pub verify_errors: Option<u64>,
 }
 
-/// The flows' files: removed when dropped (also on an error), unless kept.
-struct Files {
-    /// The folder sluice created (removed whole), or None with `--dir`.
-    own_dir: Option<PathBuf>,
-    paths: Vec<PathBuf>,
-    keep: bool,
-}
+/// The run stopped on Ctrl-C or SIGTERM (its files are gone already).
+#[derive(Debug)]
+pub struct Interrupted;
 
-impl Drop for Files {
-    fn drop(&mut self) {
-        if self.keep {
-            return;
-        }
-        match &self.own_dir {
-            Some(d) => {
-                let _ = fs::remove_dir_all(d);
-            }
-            None => {
-                for p in &self.paths {
-                    let _ = fs::remove_file(p);
-                }
-            }
-        }
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted; the run's files are removed")
     }
 }
 
-/// A fresh folder `sluice-run-PID-N` in the current directory.
-fn fresh_dir() -> Result<PathBuf> {
-    let cwd = std::env::current_dir().context("current directory")?;
-    for n in 0..1000 {
-        let d = cwd.join(format!("sluice-run-{}-{n}", std::process::id()));
-        match fs::create_dir(&d) {
-            Ok(()) => return Ok(d),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => bail!("cannot create a folder in {}: {e}", cwd.display()),
-        }
-    }
-    bail!("cannot create a fresh folder in {}", cwd.display())
-}
+impl std::error::Error for Interrupted {}
 
-/// Bytes free for an unprivileged user on the file system holding `dir`.
-fn free_bytes(dir: &Path) -> Option<u64> {
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid NUL-terminated path and a statvfs to fill.
-    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
-        return None;
+/// A flag raised by SIGINT and SIGTERM for the rest of the process.
+fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+    let flag = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, Arc::clone(&flag))
+            .context("installing a signal handler")?;
     }
-    Some(st.f_bavail as u64 * st.f_frsize as u64)
-}
-
-/// The active kernel I/O scheduler of the block device holding `dir`
-/// (`/sys/dev/block/MAJ:MIN[/..]/queue/scheduler`), if there is one.
-fn kernel_scheduler(dir: &Path) -> Option<String> {
-    let dev = fs::metadata(dir).ok()?.dev();
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
-    let text = fs::read_to_string(base.join("queue/scheduler"))
-        .or_else(|_| fs::read_to_string(base.join("../queue/scheduler")))
-        .ok()?;
-    let t = text.trim();
-    match (t.find('['), t.find(']')) {
-        (Some(a), Some(b)) if a < b => Some(t[a + 1..b].to_string()),
-        _ if !t.is_empty() && !t.contains(' ') => Some(t.to_string()),
-        _ => None,
-    }
-}
-
-/// The non-zero byte at `pos` of flow `flow`'s file (and of written data).
-fn pattern_byte(flow: usize, pos: u64) -> u8 {
-    ((pos.wrapping_mul(31).wrapping_add(flow as u64 * 7)) % 251) as u8 + 1
-}
-
-/// Create flow `flow`'s file at `path`, `bytes` long, full of its pattern,
-/// on disk before the clock starts.
-fn fill(path: &Path, flow: usize, bytes: u64) -> Result<()> {
-    let ctx = || format!("cannot create {}", path.display());
-    let mut f = File::create(path).with_context(ctx)?;
-    const CHUNK: u64 = 1 << 20;
-    // 251 divides neither 31 nor CHUNK... the pattern repeats every 251
-    // bytes; build one chunk and shift it by the chunk's phase.
-    let big: Vec<u8> = (0..CHUNK + 251).map(|p| pattern_byte(flow, p)).collect();
-    let mut pos = 0;
-    while pos < bytes {
-        let n = (bytes - pos).min(CHUNK) as usize;
-        let phase = (pos % 251) as usize;
-        f.write_all(&big[phase..phase + n]).with_context(ctx)?;
-        pos += n as u64;
-    }
-    f.sync_all().with_context(ctx)?;
-    Ok(())
+    Ok(flag)
 }
 
 /// One request's bookkeeping: which flow, which scheduler flow, since when.
@@ -155,6 +100,9 @@ struct Pending {
     flow: usize,
     sched_flow: FlowId,
     arrival: Instant,
+    /// Writes under `--verify`: the stamp's generation and the byte offset
+    /// in the flow's data.
+    stamp: Option<(u64, u64)>,
 }
 
 /// The flows of the run and the scheduler flows of their threads (as the
@@ -162,6 +110,10 @@ struct Pending {
 struct Population {
     flows: Vec<Flow>,
     targets: Vec<TargetId>,
+    /// Where each flow's data starts in its target (bytes; 0 for files).
+    bases: Vec<u64>,
+    /// `--verify`: the stamps of the writes.
+    verifier: Option<Verifier>,
     /// Scheduler flow id -> (flow index, thread).
     owners: Vec<(u32, u32)>,
     /// First scheduler flow id of each flow's current process.
@@ -238,15 +190,19 @@ impl Population {
             let offset = i.sector.saturating_sub(spec.file_start) * 512;
             let len = i.sectors as usize * 512;
             let mut buf = self.buffer(len);
+            let mut stamp = None;
+            let at = self.bases[f] + offset;
             let sub = if i.write {
-                if buf[0] == 0 {
+                if let Some(v) = &mut self.verifier {
+                    stamp = Some((v.stamp(f as u32, offset, &mut buf), offset));
+                } else if buf[0] == 0 {
                     for (k, b) in buf.iter_mut().enumerate() {
                         *b = pattern_byte(f, offset + k as u64);
                     }
                 }
-                Submission::write(sched_flow, self.targets[f], offset, buf)
+                Submission::write(sched_flow, self.targets[f], at, buf)
             } else {
-                Submission::read(sched_flow, self.targets[f], offset, buf)
+                Submission::read(sched_flow, self.targets[f], at, buf)
             }
             .sync(i.sync);
             let id = engine
@@ -258,6 +214,7 @@ impl Population {
                     flow: f,
                     sched_flow,
                     arrival: now,
+                    stamp,
                 },
             );
         }
@@ -265,12 +222,23 @@ impl Population {
     }
 }
 
-/// Run `opts.scenario` for real and report.
+/// Run `opts.scenario` for real and report. Ctrl-C or SIGTERM stops the
+/// run, removes its files and returns [`Interrupted`].
 pub fn run(opts: &Options) -> Result<RunReport> {
-    // Where the files go first: a wrong folder is the user's first question.
+    // Where the I/O goes first: a wrong folder or device is the user's
+    // first question.
     if let Some(d) = &opts.dir {
         if !d.is_dir() {
             bail!("--dir {}: no such directory", d.display());
+        }
+    }
+    if let Some(d) = &opts.device {
+        let meta = std::fs::metadata(d).with_context(|| format!("--device {}", d.display()))?;
+        if !meta.file_type().is_block_device() {
+            bail!(
+                "--device {}: not a block device (for files in a folder use --dir)",
+                d.display()
+            );
         }
     }
     let mut s = Scenario::load_real(&opts.scenario)?;
@@ -298,71 +266,89 @@ pub fn run(opts: &Options) -> Result<RunReport> {
             );
         }
     }
+    let writer = s
+        .flows
+        .iter()
+        .find(|f| f.may_write())
+        .map(|f| f.name.clone());
+    if let (Some(dev), Some(w), false) = (&opts.device, &writer, opts.allow_writes) {
+        bail!(
+            "{}: flow '{w}' writes, and writing to a block device destroys what it holds; \
+             nothing was written. Add --allow-writes if that is what you want",
+            dev.display()
+        );
+    }
+    if opts.verify && writer.is_none() {
+        eprintln!("warning: --verify: no flow writes, there is nothing to verify");
+    }
     // The policy first: a bad [scheduler] fails before any file is made.
     let policy = sluice::policy::build(&s.scheduler, &s.params)?;
-
-    // Files, filled before the clock starts.
-    let (own_dir, dir) = match &opts.dir {
-        Some(d) => (None, d.clone()),
-        None => {
-            let d = fresh_dir()?;
-            (Some(d.clone()), d)
-        }
-    };
-    let mut files = Files {
-        own_dir,
-        paths: Vec::new(),
-        keep: opts.keep,
-    };
-    let sizes: Vec<u64> = s.flows.iter().map(|f| f.file_sectors * 512).collect();
-    let total: u64 = sizes.iter().sum();
-    if let Some(free) = free_bytes(&dir) {
-        if total > free {
-            bail!(
-                "the flows' files need {:.2} GiB in {}, only {:.2} GiB are free: lower file_gib or count",
-                total as f64 / (1u64 << 30) as f64,
-                dir.display(),
-                free as f64 / (1u64 << 30) as f64
-            );
-        }
-    }
-    for (i, f) in s.flows.iter().enumerate() {
-        let safe: String = f
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        let path = dir.join(format!("sluice-{i:05}-{safe}.dat"));
-        files.paths.push(path.clone());
-        fill(&path, i, sizes[i])?;
-    }
+    let stop = interrupt_flag()?;
 
     let mut engine = Engine::new(policy, EngineConfig::with_queue_depth(queue_depth))?;
-    let mut targets = Vec::with_capacity(s.flows.len());
+    let sizes: Vec<u64> = s.flows.iter().map(|f| f.file_sectors * 512).collect();
     let mut direct = true;
-    let mut warned = false;
-    for p in &files.paths {
-        let t = engine.open_target(p, &sluice_uring::TargetOptions::read_write())?;
-        let info = engine.target(t).expect("just opened");
-        direct &= info.direct;
-        if let (Some(why), false) = (&info.direct_fallback, warned) {
-            eprintln!("warning: {}: {why}", dir.display());
-            warned = true;
+    let (files, targets, bases, place) = match &opts.device {
+        Some(dev) => {
+            let to = TargetOptions {
+                write: writer.is_some(),
+                allow_device_writes: opts.allow_writes,
+                ..TargetOptions::read_only()
+            };
+            let t = engine.open_target(dev, &to)?;
+            let info = engine.target(t).expect("just opened");
+            direct = info.direct;
+            if let Some(why) = &info.direct_fallback {
+                eprintln!("warning: {}: {why}", dev.display());
+            }
+            let bases = device_regions(&sizes, dev, info.size)?;
+            (None, vec![t; sizes.len()], bases, dev.clone())
         }
-        targets.push(t);
-    }
+        None => {
+            let (mut files, dir) = Files::new(opts.dir.as_deref(), opts.keep)?;
+            let total: u64 = sizes.iter().sum();
+            if let Some(free) = free_bytes(&dir) {
+                if total > free {
+                    bail!(
+                        "the flows' files need {:.2} GiB in {}, only {:.2} GiB are free: lower file_gib or count",
+                        total as f64 / (1u64 << 30) as f64,
+                        dir.display(),
+                        free as f64 / (1u64 << 30) as f64
+                    );
+                }
+            }
+            let mut targets = Vec::with_capacity(sizes.len());
+            let mut warned = false;
+            for (i, f) in s.flows.iter().enumerate() {
+                let path = dir.join(file_name(i, &f.name));
+                files.paths.push(path.clone());
+                if let Err(e) = fill(&path, i, sizes[i], &stop) {
+                    if stop.load(Ordering::Relaxed) {
+                        drop(files);
+                        return Err(Interrupted.into());
+                    }
+                    return Err(e);
+                }
+                let t = engine.open_target(&path, &TargetOptions::read_write())?;
+                let info = engine.target(t).expect("just opened");
+                direct &= info.direct;
+                if let (Some(why), false) = (&info.direct_fallback, warned) {
+                    eprintln!("warning: {}: {why}", dir.display());
+                    warned = true;
+                }
+                targets.push(t);
+            }
+            (Some(files), targets, vec![0; sizes.len()], dir)
+        }
+    };
     for (i, c) in s.classes.iter().enumerate() {
         engine.add_class(i as u32, c)?;
     }
     let mut pop = Population {
         flows: Vec::with_capacity(s.flows.len()),
         targets,
+        bases,
+        verifier: opts.verify.then(Verifier::default),
         owners: Vec::new(),
         first_thread: Vec::new(),
         retired: Vec::new(),
@@ -390,14 +376,14 @@ pub fn run(opts: &Options) -> Result<RunReport> {
         agenda.push(Reverse((f.start, i)));
     }
     let wall = std::time::Instant::now();
-    let mut completed_total = 0u64;
-    let mut io_errors = 0u64;
-    let mut first_error: Option<String> = None;
-    let stop = loop {
+    let mut progress = Progress::new(s.duration);
+    let mut tally = Tally::default();
+    let stop_at = loop {
         let now = rel(engine.now());
-        if now >= end || all_finite && pop.finite_left == 0 {
+        if now >= end || all_finite && pop.finite_left == 0 || stop.load(Ordering::Relaxed) {
             break now;
         }
+        progress.show(now, tally.bytes, engine.pending());
         while let Some(&Reverse((t, f))) = agenda.peek() {
             if t > now {
                 break;
@@ -410,14 +396,13 @@ pub fn run(opts: &Options) -> Result<RunReport> {
             }
         }
         let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
-        let wait = next.saturating_duration_since(now);
+        // Wake at least every 200 ms: the progress line and Ctrl-C.
+        let wait = next
+            .saturating_duration_since(now)
+            .min(Duration::from_millis(200));
         engine.poll(Wait::For(std::time::Duration::from_nanos(wait.as_nanos())))?;
         while let Some(c) = engine.next_completion() {
-            completed_total += 1;
-            if let Err(e) = &c.result {
-                io_errors += 1;
-                first_error.get_or_insert_with(|| e.to_string());
-            }
+            tally.count(&c);
             complete(&mut pop, &mut engine, &mut agenda, c, rel, warmup)?;
             // Hand what the completion let through to the kernel now, as
             // fio does, rather than after the whole batch: the device keeps
@@ -427,29 +412,155 @@ pub fn run(opts: &Options) -> Result<RunReport> {
             engine.poll(Wait::No)?;
         }
     };
+    progress.clear();
     let wall_s = wall.elapsed().as_secs_f64();
-    if io_errors > 0 {
-        eprintln!(
-            "warning: {io_errors} requests failed ({})",
-            first_error.unwrap_or_default()
-        );
+    let interrupted = stop.load(Ordering::Relaxed);
+    tally.warn();
+    let report = report(&s, &pop, &engine, stop_at, tally.completed, wall_s);
+
+    // Verification: let every write finish, then read back what was written.
+    let mut verified = None;
+    if let (Some(mut v), false) = (pop.verifier.take(), interrupted) {
+        for c in engine.run_until_idle()? {
+            settle(&mut v, &pop.pending, &c, rel);
+        }
+        drop(engine);
+        let paths: Vec<PathBuf> = match &files {
+            Some(f) => f.paths.clone(),
+            None => vec![place.clone(); pop.flows.len()],
+        };
+        let bases = pop.bases.clone();
+        let out = v
+            .check(|flow| Ok((File::open(&paths[flow as usize])?, bases[flow as usize])))
+            .context("reading back the written blocks")?;
+        verified = Some(out);
+    } else {
+        // The kernel finishes what it holds before the files go.
+        drop(engine);
     }
-    let report = report(&s, &pop, &engine, stop, completed_total, wall_s);
+    drop(files);
+    if interrupted {
+        return Err(Interrupted.into());
+    }
     let engine_report = EngineReport {
-        target: dir.display().to_string(),
+        target: place.display().to_string(),
         direct,
         queue_depth,
-        kernel_scheduler: kernel_scheduler(&dir),
-        verified_blocks: None,
-        verify_errors: None,
+        kernel_scheduler: kernel_scheduler(&place),
+        verified_blocks: verified.map(|o| o.verified),
+        verify_errors: verified.map(|o| o.errors),
     };
-    // The kernel finishes what it holds before the files go.
-    drop(engine);
-    drop(files);
     Ok(RunReport {
         report,
         engine: engine_report,
     })
+}
+
+/// Requests completed and failed over the run.
+#[derive(Default)]
+struct Tally {
+    completed: u64,
+    bytes: u64,
+    errors: u64,
+    first_error: Option<String>,
+}
+
+impl Tally {
+    fn count(&mut self, c: &Completion) {
+        self.completed += 1;
+        self.bytes += c.bytes() as u64;
+        if let Err(e) = &c.result {
+            self.errors += 1;
+            self.first_error.get_or_insert_with(|| e.to_string());
+        }
+    }
+
+    fn warn(&self) {
+        if self.errors > 0 {
+            eprintln!(
+                "warning: {} requests failed ({})",
+                self.errors,
+                self.first_error.as_deref().unwrap_or_default()
+            );
+        }
+    }
+}
+
+/// A one-line progress report on stderr, twice a second, on a terminal only.
+struct Progress {
+    on: bool,
+    total: Duration,
+    last: Option<std::time::Instant>,
+    last_bytes: u64,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(total: Duration) -> Self {
+        Progress {
+            on: std::io::stderr().is_terminal(),
+            total,
+            last: None,
+            last_bytes: 0,
+            shown: false,
+        }
+    }
+
+    fn show(&mut self, now: Instant, bytes: u64, pending: usize) {
+        if !self.on {
+            return;
+        }
+        let t = std::time::Instant::now();
+        let Some(last) = self.last else {
+            self.last = Some(t);
+            self.last_bytes = bytes;
+            return;
+        };
+        let dt = t.duration_since(last).as_secs_f64();
+        if dt < 0.5 {
+            return;
+        }
+        let mb_s = (bytes - self.last_bytes) as f64 / dt / 1e6;
+        eprint!(
+            "\r\x1b[Krun: {:.1} / {:.1} s, {:.0} MB/s, {} requests in progress",
+            now.as_secs_f64(),
+            self.total.as_secs_f64(),
+            mb_s,
+            pending
+        );
+        let _ = std::io::stderr().flush();
+        self.last = Some(t);
+        self.last_bytes = bytes;
+        self.shown = true;
+    }
+
+    fn clear(&self) {
+        if self.shown {
+            eprint!("\r\x1b[K");
+        }
+    }
+}
+
+/// A write completed after the clock stopped: record it for verification.
+fn settle(
+    v: &mut Verifier,
+    pending: &HashMap<RequestId, Pending>,
+    c: &Completion,
+    rel: impl Fn(Instant) -> Instant,
+) {
+    if let Some(p) = pending.get(&c.id) {
+        if let Some((generation, offset)) = p.stamp {
+            v.written(
+                p.flow as u32,
+                offset,
+                c.buf.len(),
+                generation,
+                rel(c.dispatched),
+                rel(c.completed),
+                c.result.is_ok(),
+            );
+        }
+    }
 }
 
 /// A request completed: measure it, tell its flow, issue what follows.
@@ -465,6 +576,17 @@ fn complete(
         return Ok(());
     };
     let now = rel(c.completed);
+    if let (Some(v), Some((generation, offset))) = (&mut pop.verifier, p.stamp) {
+        v.written(
+            p.flow as u32,
+            offset,
+            c.buf.len(),
+            generation,
+            rel(c.dispatched),
+            now,
+            c.result.is_ok(),
+        );
+    }
     let (f, thread) = pop.owners[p.sched_flow.0 as usize];
     let (f, thread) = (f as usize, thread);
     debug_assert_eq!(f, p.flow);

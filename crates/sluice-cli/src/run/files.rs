@@ -1,0 +1,194 @@
+//! Where the flows' data lives: one file per flow in a folder (sluice's own
+//! fresh folder, removed afterwards, or the user's `--dir`), or regions of
+//! one block device (`--device`), laid end to end as the simulator lays
+//! flows' files out on its disk.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::{bail, Context, Result};
+
+/// Region boundary of flows on a device, in bytes (1 MiB).
+const REGION: u64 = 1 << 20;
+
+/// The flows' files: removed when dropped (also on an error or Ctrl-C),
+/// unless kept.
+pub struct Files {
+    /// The folder sluice created (removed whole), or None with `--dir`.
+    own_dir: Option<PathBuf>,
+    pub paths: Vec<PathBuf>,
+    keep: bool,
+}
+
+impl Files {
+    /// No files yet; they go in `dir` (`--dir`), or in a fresh folder in
+    /// the current directory.
+    pub fn new(dir: Option<&Path>, keep: bool) -> Result<(Files, PathBuf)> {
+        let (own_dir, dir) = match dir {
+            Some(d) => (None, d.to_path_buf()),
+            None => {
+                let d = fresh_dir()?;
+                (Some(d.clone()), d)
+            }
+        };
+        let files = Files {
+            own_dir,
+            paths: Vec::new(),
+            keep,
+        };
+        Ok((files, dir))
+    }
+}
+
+impl Drop for Files {
+    fn drop(&mut self) {
+        if self.keep {
+            return;
+        }
+        match &self.own_dir {
+            Some(d) => {
+                let _ = fs::remove_dir_all(d);
+            }
+            None => {
+                for p in &self.paths {
+                    let _ = fs::remove_file(p);
+                }
+            }
+        }
+    }
+}
+
+/// A fresh folder `sluice-run-PID-N` in the current directory.
+fn fresh_dir() -> Result<PathBuf> {
+    let cwd = std::env::current_dir().context("current directory")?;
+    for n in 0..1000 {
+        let d = cwd.join(format!("sluice-run-{}-{n}", std::process::id()));
+        match fs::create_dir(&d) {
+            Ok(()) => return Ok(d),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => bail!("cannot create a folder in {}: {e}", cwd.display()),
+        }
+    }
+    bail!("cannot create a fresh folder in {}", cwd.display())
+}
+
+/// The file name of flow `index` called `name` (only safe characters).
+pub fn file_name(index: usize, name: &str) -> String {
+    let safe: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("sluice-{index:05}-{safe}.dat")
+}
+
+/// Bytes free for an unprivileged user on the file system holding `dir`.
+pub fn free_bytes(dir: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid NUL-terminated path and a statvfs to fill.
+    if unsafe { libc::statvfs(c.as_ptr(), &mut st) } != 0 {
+        return None;
+    }
+    Some(st.f_bavail as u64 * st.f_frsize as u64)
+}
+
+/// The active kernel I/O scheduler of the block device `path` is, or holds
+/// (`/sys/dev/block/MAJ:MIN[/..]/queue/scheduler`), if there is one.
+pub fn kernel_scheduler(path: &Path) -> Option<String> {
+    let meta = fs::metadata(path).ok()?;
+    let dev = if meta.file_type().is_block_device() {
+        meta.rdev()
+    } else {
+        meta.dev()
+    };
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let base = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let text = fs::read_to_string(base.join("queue/scheduler"))
+        .or_else(|_| fs::read_to_string(base.join("../queue/scheduler")))
+        .ok()?;
+    let t = text.trim();
+    match (t.find('['), t.find(']')) {
+        (Some(a), Some(b)) if a < b => Some(t[a + 1..b].to_string()),
+        _ if !t.is_empty() && !t.contains(' ') => Some(t.to_string()),
+        _ => None,
+    }
+}
+
+/// The non-zero byte at `pos` of flow `flow`'s file (and of written data).
+pub fn pattern_byte(flow: usize, pos: u64) -> u8 {
+    ((pos.wrapping_mul(31).wrapping_add(flow as u64 * 7)) % 251) as u8 + 1
+}
+
+/// Create flow `flow`'s file at `path`, `bytes` long, full of its pattern,
+/// on disk before the clock starts. Stops early (with an error) when
+/// `stop` is raised.
+pub fn fill(path: &Path, flow: usize, bytes: u64, stop: &AtomicBool) -> Result<()> {
+    let ctx = || format!("cannot create {}", path.display());
+    let mut f = File::create(path).with_context(ctx)?;
+    const CHUNK: u64 = 1 << 20;
+    // The pattern repeats every 251 bytes: build one chunk plus a period
+    // and start each write at the chunk's phase.
+    let big: Vec<u8> = (0..CHUNK + 251).map(|p| pattern_byte(flow, p)).collect();
+    let mut pos = 0;
+    while pos < bytes {
+        if stop.load(Ordering::Relaxed) {
+            bail!("interrupted while creating {}", path.display());
+        }
+        let n = (bytes - pos).min(CHUNK) as usize;
+        let phase = (pos % 251) as usize;
+        f.write_all(&big[phase..phase + n]).with_context(ctx)?;
+        pos += n as u64;
+    }
+    f.sync_all().with_context(ctx)?;
+    Ok(())
+}
+
+/// Byte offsets of flows of these sizes laid end to end on a device, each
+/// on a 1 MiB boundary; an error when they do not fit in `device_bytes`.
+pub fn device_regions(sizes: &[u64], device: &Path, device_bytes: u64) -> Result<Vec<u64>> {
+    let mut bases = Vec::with_capacity(sizes.len());
+    let mut at = 0u64;
+    for &s in sizes {
+        bases.push(at);
+        at = at.saturating_add(s.div_ceil(REGION).max(1) * REGION);
+    }
+    let need = sizes.last().map_or(0, |&s| bases[sizes.len() - 1] + s);
+    if need > device_bytes {
+        bail!(
+            "the flows need {:.3} GiB laid end to end, {} holds {:.3} GiB: lower file_gib or count",
+            need as f64 / (1u64 << 30) as f64,
+            device.display(),
+            device_bytes as f64 / (1u64 << 30) as f64
+        );
+    }
+    Ok(bases)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_are_aligned_and_must_fit() {
+        let dev = Path::new("/dev/x");
+        let b = device_regions(&[1000, 3 << 20, 512], dev, 8 << 20).unwrap();
+        assert_eq!(b, vec![0, 1 << 20, 4 << 20]);
+        let e = device_regions(&[8 << 20, 1], dev, 8 << 20).unwrap_err();
+        assert!(e.to_string().contains("/dev/x"), "{e}");
+    }
+
+    #[test]
+    fn file_names_keep_only_safe_characters() {
+        assert_eq!(file_name(3, "a b/c-d"), "sluice-00003-a_b_c-d.dat");
+    }
+}
