@@ -34,7 +34,7 @@ use sluice_workload::{Actions, Flow, Pattern, Replay};
 
 use self::files::Files;
 use self::files::{device_regions, file_name, fill, free_bytes, kernel_scheduler, pattern_byte};
-use self::verify::Verifier;
+use self::verify::{Stamped, Verifier};
 
 /// Schema tag of [`RunReport`].
 pub const RUN_SCHEMA: &str = "sluice.run/1";
@@ -100,9 +100,8 @@ struct Pending {
     flow: usize,
     sched_flow: FlowId,
     arrival: Instant,
-    /// Writes under `--verify`: the stamp's generation and the byte offset
-    /// in the flow's data.
-    stamp: Option<(u64, u64)>,
+    /// Writes under `--verify`: the stamp.
+    stamp: Option<Stamped>,
 }
 
 /// The flows of the run and the scheduler flows of their threads (as the
@@ -194,7 +193,7 @@ impl Population {
             let at = self.bases[f] + offset;
             let sub = if i.write {
                 if let Some(v) = &mut self.verifier {
-                    stamp = Some((v.stamp(f as u32, offset, &mut buf), offset));
+                    stamp = Some(v.stamp(f as u32, offset, &mut buf));
                 } else if buf[0] == 0 {
                     for (k, b) in buf.iter_mut().enumerate() {
                         *b = pattern_byte(f, offset + k as u64);
@@ -549,16 +548,8 @@ fn settle(
     rel: impl Fn(Instant) -> Instant,
 ) {
     if let Some(p) = pending.get(&c.id) {
-        if let Some((generation, offset)) = p.stamp {
-            v.written(
-                p.flow as u32,
-                offset,
-                c.buf.len(),
-                generation,
-                rel(c.dispatched),
-                rel(c.completed),
-                c.result.is_ok(),
-            );
+        if let Some(w) = &p.stamp {
+            v.written(w, rel(c.dispatched), rel(c.completed), c.result.is_ok());
         }
     }
 }
@@ -576,16 +567,8 @@ fn complete(
         return Ok(());
     };
     let now = rel(c.completed);
-    if let (Some(v), Some((generation, offset))) = (&mut pop.verifier, p.stamp) {
-        v.written(
-            p.flow as u32,
-            offset,
-            c.buf.len(),
-            generation,
-            rel(c.dispatched),
-            now,
-            c.result.is_ok(),
-        );
+    if let (Some(v), Some(w)) = (&mut pop.verifier, &p.stamp) {
+        v.written(w, rel(c.dispatched), now, c.result.is_ok());
     }
     let (f, thread) = pop.owners[p.sched_flow.0 as usize];
     let (f, thread) = (f as usize, thread);

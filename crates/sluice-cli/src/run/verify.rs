@@ -32,6 +32,16 @@ pub struct Verifier {
     blocks: HashMap<(u32, u64), Option<Candidates>>,
 }
 
+/// One stamped write: where it goes and its generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamped {
+    pub flow: u32,
+    /// Byte offset in the flow's data.
+    pub offset: u64,
+    pub len: usize,
+    pub generation: u64,
+}
+
 /// What the read-back found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Outcome {
@@ -81,31 +91,27 @@ fn read_stamp(b: &[u8], flow: u32, offset: u64) -> Option<u64> {
 
 impl Verifier {
     /// Stamp `buf`, about to be written at byte `offset` of flow `flow`'s
-    /// data; returns the write's generation.
-    pub fn stamp(&mut self, flow: u32, offset: u64, buf: &mut [u8]) -> u64 {
+    /// data.
+    pub fn stamp(&mut self, flow: u32, offset: u64, buf: &mut [u8]) -> Stamped {
         let generation = self.next_generation;
         self.next_generation += 1;
         for (k, b) in buf.chunks_exact_mut(BLOCK).enumerate() {
             stamp_block(b, flow, offset + (k * BLOCK) as u64, generation);
         }
-        generation
+        Stamped {
+            flow,
+            offset,
+            len: buf.len(),
+            generation,
+        }
     }
 
-    /// The write `generation` of `len` bytes at `offset` of flow `flow`,
-    /// dispatched at `dispatched`, completed at `completed`: successfully,
-    /// or not (`ok` false: what the blocks hold is unknown).
-    pub fn written(
-        &mut self,
-        flow: u32,
-        offset: u64,
-        len: usize,
-        generation: u64,
-        dispatched: Instant,
-        completed: Instant,
-        ok: bool,
-    ) {
-        let first = offset / BLOCK as u64;
-        for block in first..first + (len / BLOCK) as u64 {
+    /// The write `w`, dispatched at `dispatched`, completed at `completed`:
+    /// successfully, or not (`ok` false: what its blocks hold is unknown).
+    pub fn written(&mut self, w: &Stamped, dispatched: Instant, completed: Instant, ok: bool) {
+        let (flow, generation) = (w.flow, w.generation);
+        let first = w.offset / BLOCK as u64;
+        for block in first..first + (w.len / BLOCK) as u64 {
             let entry = self.blocks.entry((flow, block)).or_insert(Some(Vec::new()));
             if !ok {
                 *entry = None;
@@ -164,7 +170,7 @@ mod tests {
     fn a_stamp_reads_back_and_a_torn_one_does_not() {
         let mut v = Verifier::default();
         let mut b = vec![0u8; 1024];
-        let g = v.stamp(3, 4096, &mut b);
+        let g = v.stamp(3, 4096, &mut b).generation;
         assert_eq!(read_stamp(&b[..512], 3, 4096), Some(g));
         assert_eq!(read_stamp(&b[512..], 3, 4608), Some(g));
         assert_eq!(read_stamp(&b[512..], 3, 4096), None, "misdirected");
@@ -178,19 +184,22 @@ mod tests {
         let mut v = Verifier::default();
         let mut b = vec![0u8; 512];
         let old = v.stamp(0, 0, &mut b);
-        v.written(0, 0, 512, old, at(0), at(1), true);
+        v.written(&old, at(0), at(1), true);
         let a = v.stamp(0, 0, &mut b);
         let c = v.stamp(0, 0, &mut b);
         // a and c in the device together; a completes last.
-        v.written(0, 0, 512, c, at(2), at(3), true);
-        v.written(0, 0, 512, a, at(2), at(4), true);
+        v.written(&c, at(2), at(3), true);
+        v.written(&a, at(2), at(4), true);
         let gens: Vec<u64> = v.blocks[&(0, 0)]
             .as_ref()
             .unwrap()
             .iter()
             .map(|x| x.0)
             .collect();
-        assert_eq!(gens, vec![c, a]);
+        assert_eq!(gens, vec![c.generation, a.generation]);
+        // A failed write leaves the block unknown: not checked.
+        v.written(&old, at(5), at(6), false);
+        assert!(v.blocks[&(0, 0)].is_none());
     }
 
     #[test]
@@ -198,12 +207,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("sluice-verify-{}", std::process::id()));
         let mut v = Verifier::default();
         let mut data = vec![0u8; 2048];
-        let g1 = v.stamp(1, 0, &mut data[..1024]);
-        v.written(1, 0, 1024, g1, at(0), at(1), true);
+        let w1 = v.stamp(1, 0, &mut data[..1024]);
+        v.written(&w1, at(0), at(1), true);
         // A second write of block 0 that the file never got.
         let mut lost = vec![0u8; 512];
-        let g2 = v.stamp(1, 0, &mut lost);
-        v.written(1, 0, 512, g2, at(2), at(3), true);
+        let w2 = v.stamp(1, 0, &mut lost);
+        v.written(&w2, at(2), at(3), true);
         let mut f = File::create(&dir).unwrap();
         f.write_all(&data).unwrap();
         let out = v.check(|_| Ok((File::open(&dir)?, 0))).unwrap();
