@@ -1,21 +1,22 @@
 //! The engine: one io_uring, one [`Driver`], the targets and the requests
 //! between them.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io;
 use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use io_uring::{opcode, types, IoUring};
 use sluice::{
-    ClassConfig, CostModel, Direction, Driver, Duration, FlowConfig, FlowId, Instant, LastAnswer,
-    Request, RequestId, Scheduler, SECTOR_BYTES,
+    ClassConfig, CostModel, Direction, Driver, Duration, FlowConfig, FlowId, IdMap, Instant,
+    LastAnswer, Request, RequestId, Scheduler, SECTOR_BYTES,
 };
 
 use crate::buf::AlignedBuf;
 use crate::clock::Clock;
 use crate::cost::{LinearCost, SeekEstimate};
 use crate::error::{Error, Result};
+use crate::pending::{PendingTable, SLOT_BITS};
 use crate::step::{Progress, Step};
 use crate::target::{self, Target, TargetId, TargetInfo, TargetOptions};
 
@@ -199,16 +200,15 @@ enum Costs {
 /// The real I/O engine: any sluice policy between a host's flows and real
 /// targets, through io_uring. See the crate docs for the design.
 pub struct Engine<P = Box<dyn Scheduler>> {
-    pending: HashMap<RequestId, Pending>,
+    pending: PendingTable<Pending>,
     /// Requests pending per flow.
-    flows: HashMap<FlowId, usize>,
+    flows: IdMap<FlowId, usize>,
     targets: Vec<Target>,
     ready: VecDeque<Completion>,
     driver: Driver<P>,
     costs: Costs,
     ring: IoUring,
     clock: Clock,
-    next_id: u64,
     /// Requests with an SQE pushed and no CQE reaped yet.
     in_kernel: usize,
     /// Sectors laid out so far (the next target's base).
@@ -249,8 +249,8 @@ impl<P: Scheduler> Engine<P> {
             )));
         }
         Ok(Engine {
-            pending: HashMap::with_capacity(2 * depth),
-            flows: HashMap::new(),
+            pending: PendingTable::with_capacity(2 * depth),
+            flows: IdMap::default(),
             targets: Vec::new(),
             ready: VecDeque::with_capacity(depth),
             driver: Driver::new(policy, depth),
@@ -260,7 +260,6 @@ impl<P: Scheduler> Engine<P> {
             }),
             ring,
             clock: Clock::start(),
-            next_id: 0,
             in_kernel: 0,
             layout_end: 0,
             cqes: Vec::with_capacity(entries as usize * 2),
@@ -380,31 +379,36 @@ impl<P: Scheduler> Engine<P> {
             ));
         }
         let now = self.now();
-        let id = RequestId(self.next_id);
-        self.next_id += 1;
         let first = s.offset % SECTOR_BYTES;
+        let (flow, target, offset, dir, sync) = (s.flow, s.target, s.offset, s.dir, s.sync);
+        let (base_sector, fd, direct) = (t.info.base_sector, t.file.as_raw_fd(), t.info.direct);
+        let id = self
+            .pending
+            .insert(|_| Pending {
+                flow,
+                target,
+                fd,
+                offset,
+                progress: Progress::new(dir, len, direct),
+                buf: s.buf,
+                arrival: now,
+            })
+            .ok_or_else(|| {
+                Error::InvalidRequest(format!(
+                    "{} requests pending: the engine holds at most 2^{SLOT_BITS}",
+                    self.pending.len()
+                ))
+            })?;
         let request = Request {
             id,
             origin: id,
-            flow: s.flow,
-            dir: s.dir,
-            sync: s.sync,
-            sector: t.info.base_sector + s.offset / SECTOR_BYTES,
+            flow,
+            dir,
+            sync,
+            sector: base_sector + offset / SECTOR_BYTES,
             sectors: (first + len as u64).div_ceil(SECTOR_BYTES) as u32,
             arrival: now,
         };
-        self.pending.insert(
-            id,
-            Pending {
-                flow: s.flow,
-                target: s.target,
-                fd: t.file.as_raw_fd(),
-                offset: s.offset,
-                progress: Progress::new(s.dir, len, t.info.direct),
-                buf: s.buf,
-                arrival: now,
-            },
-        );
         *self.flows.get_mut(&s.flow).expect("checked above") += 1;
         self.driver.add(now, request);
         self.stats.submitted += 1;
@@ -565,7 +569,7 @@ impl<P: Scheduler> Engine<P> {
     fn push(&mut self, id: RequestId) -> Result<()> {
         let p = self
             .pending
-            .get_mut(&id)
+            .get_mut(id)
             .expect("dispatched requests are pending");
         let done = p.progress.done;
         let len = (p.progress.len - done) as u32;
@@ -603,7 +607,7 @@ impl<P: Scheduler> Engine<P> {
         let mut result = Ok(());
         for &(user_data, res) in &cqes {
             let id = RequestId(user_data);
-            let Some(p) = self.pending.get_mut(&id) else {
+            let Some(p) = self.pending.get_mut(id) else {
                 debug_assert!(false, "CQE for unknown request {id:?}");
                 continue;
             };
@@ -623,7 +627,7 @@ impl<P: Scheduler> Engine<P> {
     }
 
     fn finish(&mut self, now: Instant, id: RequestId, result: io::Result<usize>) {
-        let p = self.pending.remove(&id).expect("checked by the caller");
+        let p = self.pending.remove(id).expect("checked by the caller");
         if let Some(n) = self.flows.get_mut(&p.flow) {
             *n -= 1;
         }
@@ -684,7 +688,7 @@ impl<P> Drop for Engine<P> {
                 Err(_) => {
                     // The ring is broken: leak the buffers rather than free
                     // memory the kernel may still write.
-                    for (_, p) in self.pending.drain() {
+                    for p in self.pending.drain() {
                         std::mem::forget(p.buf);
                     }
                     return;

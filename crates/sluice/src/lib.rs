@@ -13,6 +13,7 @@
 
 pub mod driver;
 mod error;
+pub mod idhash;
 pub mod metrics;
 pub mod policy;
 mod scheduler;
@@ -22,6 +23,7 @@ mod types;
 
 pub use driver::{Completion, Driver, LastAnswer};
 pub use error::Error;
+pub use idhash::IdMap;
 pub use scheduler::{
     ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };

@@ -126,9 +126,6 @@ mod wf2q;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 pub use budget::Expiration;
 pub use weight_raising::RaisingParams;
 
@@ -138,6 +135,7 @@ use self::queue::BfqQueue;
 use self::wf2q::Wf2q;
 use super::params::ParamReader;
 use crate::error::Error;
+use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
 use crate::types::{FlowId, Request, SECTOR_BYTES};
@@ -405,28 +403,6 @@ pub struct ExpirationRecord {
     pub max_budget: u64,
 }
 
-/// A multiplicative hasher for flow ids (the std SipHash costs more than
-/// the rest of a map lookup).
-#[derive(Default)]
-struct FlowHasher(u64);
-
-impl Hasher for FlowHasher {
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 29)
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
-
 /// The queue in service's slot.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
@@ -461,7 +437,7 @@ pub struct Bfq {
     cfg: BfqConfig,
     queues: Vec<BfqQueue>,
     free: Vec<u32>,
-    flows: HashMap<FlowId, u32, BuildHasherDefault<FlowHasher>>,
+    flows: IdMap<FlowId, u32>,
     wf2q: Wf2q,
     peak: PeakRate,
     max_budget: u64,
@@ -485,7 +461,7 @@ impl Bfq {
         Bfq {
             queues: vec![BfqQueue::new(None, false, 100)],
             free: Vec::new(),
-            flows: HashMap::default(),
+            flows: IdMap::default(),
             wf2q: Wf2q::default(),
             peak,
             max_budget,
