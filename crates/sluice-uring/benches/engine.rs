@@ -104,72 +104,82 @@ fn engine(c: &mut Criterion) {
     g.finish();
 }
 
-/// BFQ+ with 4,096 flows, one request each per batch (so every request
-/// activates and expires a queue: B-WF2Q+ over 4,096 entities), against
-/// the same 4,096 reads through a bare ring at the same depth. The
-/// engine's own cost per request is the difference divided by 4,096.
+/// 4,096 flows under `bfq+` (and `noop`), against the same reads through a
+/// bare ring at the same depth: the engine's own cost per request is the
+/// difference divided by the batch. Two patterns: one request per flow per
+/// batch (every request activates a queue, ends its slot and deactivates
+/// it: B-WF2Q+ over 4,096 entities each time, the worst case), and four
+/// (a queue serves its four, then expires).
 fn many_flows(c: &mut Criterion) {
     const FLOWS: usize = 4096;
     const DEPTH: usize = 32;
     let file = page_cached_file();
     let mut g = c.benchmark_group("engine-4096-flows");
-    g.throughput(Throughput::Elements(FLOWS as u64));
     g.sample_size(20);
-    let mut params = policy::Params::default();
-    params.insert("slice_idle_ms", policy::ParamValue::Int(0));
-    let pname = std::env::var("SLUICE_BENCH_POLICY").unwrap_or("bfq+".into());
-    let p = policy::build(&pname, &params)
-        .unwrap_or_else(|_| policy::build("noop", &Default::default()).unwrap());
-    let mut e = match Engine::new(p, EngineConfig::with_queue_depth(DEPTH)) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-    };
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only().direct(false))
-        .unwrap();
-    for f in 0..FLOWS {
-        e.add_flow(FlowId(f as u32), &FlowConfig::default())
-            .unwrap();
-    }
-    let mut bufs: Vec<AlignedBuf> = (0..FLOWS).map(|_| AlignedBuf::zeroed(REQ)).collect();
-    g.bench_function("bfq+", |b| {
-        b.iter(|| {
-            for (i, buf) in bufs.drain(..).enumerate() {
-                e.submit(Submission::read(FlowId(i as u32), t, offset(i), buf))
+    for per_flow in [1usize, 4] {
+        let batch = FLOWS * per_flow;
+        g.throughput(Throughput::Elements(batch as u64));
+        let mut bufs: Vec<AlignedBuf> = (0..batch).map(|_| AlignedBuf::zeroed(REQ)).collect();
+        for name in ["bfq+", "noop"] {
+            // No idling: the batch ends with every queue empty.
+            let mut params = policy::Params::default();
+            if name == "bfq+" {
+                params.insert("slice_idle_ms", policy::ParamValue::Int(0));
+            }
+            let p = policy::build(name, &params).unwrap();
+            let mut e = match Engine::new(p, EngineConfig::with_queue_depth(DEPTH)) {
+                Ok(e) => e,
+                Err(e) => {
+                    eprintln!("skipped: {e}");
+                    return;
+                }
+            };
+            let t = e
+                .open_target(file.path(), &TargetOptions::read_only().direct(false))
+                .unwrap();
+            for f in 0..FLOWS {
+                e.add_flow(FlowId(f as u32), &FlowConfig::default())
                     .unwrap();
             }
-            for c in e.run_until_idle().unwrap() {
-                bufs.push(c.buf);
-            }
-        })
-    });
-    let mut ring = IoUring::new(DEPTH as u32).unwrap();
-    let fd = types::Fd(file.as_file().as_raw_fd());
-    g.bench_function("raw-io_uring", |b| {
-        b.iter(|| {
-            let (mut sent, mut done) = (0, 0);
-            while done < FLOWS {
-                while sent < FLOWS && sent - done < DEPTH {
-                    let buf = &mut bufs[sent];
-                    let e = opcode::Read::new(fd, buf.as_mut_ptr(), REQ as u32)
-                        .offset(offset(sent))
-                        .build()
-                        .user_data(sent as u64);
-                    // SAFETY: the buffers outlive the wait below.
-                    unsafe { ring.submission().push(&e).unwrap() };
-                    sent += 1;
+            let id = BenchmarkId::new(name, format!("{per_flow}-per-flow"));
+            g.bench_function(id, |b| {
+                b.iter(|| {
+                    for (i, buf) in bufs.drain(..).enumerate() {
+                        let flow = FlowId((i % FLOWS) as u32);
+                        e.submit(Submission::read(flow, t, offset(i), buf)).unwrap();
+                    }
+                    for c in e.run_until_idle().unwrap() {
+                        bufs.push(c.buf);
+                    }
+                })
+            });
+        }
+        let mut ring = IoUring::new(DEPTH as u32).unwrap();
+        let fd = types::Fd(file.as_file().as_raw_fd());
+        let id = BenchmarkId::new("raw-io_uring", format!("{per_flow}-per-flow"));
+        g.bench_function(id, |b| {
+            b.iter(|| {
+                let (mut sent, mut done) = (0, 0);
+                while done < batch {
+                    while sent < batch && sent - done < DEPTH {
+                        let buf = &mut bufs[sent];
+                        let e = opcode::Read::new(fd, buf.as_mut_ptr(), REQ as u32)
+                            .offset(offset(sent))
+                            .build()
+                            .user_data(sent as u64);
+                        // SAFETY: the buffers outlive the wait below.
+                        unsafe { ring.submission().push(&e).unwrap() };
+                        sent += 1;
+                    }
+                    ring.submit_and_wait(1).unwrap();
+                    for c in ring.completion() {
+                        assert_eq!(c.result(), REQ as i32);
+                        done += 1;
+                    }
                 }
-                ring.submit_and_wait(1).unwrap();
-                for c in ring.completion() {
-                    assert_eq!(c.result(), REQ as i32);
-                    done += 1;
-                }
-            }
-        })
-    });
+            })
+        });
+    }
     g.finish();
 }
 
