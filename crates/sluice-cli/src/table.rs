@@ -68,6 +68,17 @@ pub fn run(r: &crate::run::RunReport) -> String {
         e.kernel_scheduler.as_deref().unwrap_or("-"),
         r.report.perf.wall_s
     );
+    if let (Some(blocks), Some(errors)) = (e.verified_blocks, e.verify_errors) {
+        let _ = writeln!(
+            o,
+            "verify: {blocks} written blocks read back, {errors} not the last stamp written{}",
+            if errors == 0 {
+                ""
+            } else {
+                " (LOST OR TORN WRITES)"
+            }
+        );
+    }
     o
 }
 

@@ -415,6 +415,8 @@ pub fn run(opts: &Options) -> Result<RunReport> {
     let wall_s = wall.elapsed().as_secs_f64();
     let interrupted = stop.load(Ordering::Relaxed);
     tally.warn();
+    // Before the files (and sluice's folder) go.
+    let scheduler_of_target = kernel_scheduler(&place);
     let report = report(&s, &pop, &engine, stop_at, tally.completed, wall_s);
 
     // Verification: let every write finish, then read back what was written.
@@ -445,7 +447,7 @@ pub fn run(opts: &Options) -> Result<RunReport> {
         target: place.display().to_string(),
         direct,
         queue_depth,
-        kernel_scheduler: kernel_scheduler(&place),
+        kernel_scheduler: scheduler_of_target,
         verified_blocks: verified.map(|o| o.verified),
         verify_errors: verified.map(|o| o.errors),
     };
