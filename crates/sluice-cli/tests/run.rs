@@ -368,3 +368,34 @@ fn sigint_stops_the_run_and_removes_its_files() {
     let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn recorded_startup_replays_at_the_recorded_sectors_in_a_sparse_file() {
+    let scen = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let s = scenario(
+        scen.path(),
+        r#"name = "recorded"
+seed = 1
+duration_s = 20
+stop_after_finite = true
+[device]
+queue_depth = 1
+[scheduler]
+name = "noop"
+[[flow]]
+name = "xterm"
+pattern = "startup"
+trace = "xterm"
+replay = "recorded"
+"#,
+    );
+    let Some(j) = run_json(cwd.path(), &["run", s.to_str().unwrap(), "--json"]) else {
+        return;
+    };
+    let x = &j["flows"][0];
+    assert_eq!(x["requests"], 718, "{x}");
+    // The recorded gaps alone add up to more than a second.
+    let done = x["done_s"].as_f64().expect("a start-up time");
+    assert!((1.0..20.0).contains(&done), "{done} s");
+}

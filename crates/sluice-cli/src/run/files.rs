@@ -153,6 +153,24 @@ pub fn fill(path: &Path, flow: usize, bytes: u64, stop: &AtomicBool) -> Result<(
     Ok(())
 }
 
+/// Create flow `flow`'s file at `path` as a sparse file `bytes` long with
+/// only `extents` (byte offset, length) filled with its pattern: a recorded
+/// start-up replay reads a few hundred places of a span as large as the
+/// disk it was recorded on.
+pub fn fill_extents(path: &Path, flow: usize, bytes: u64, extents: &[(u64, u64)]) -> Result<()> {
+    use std::os::unix::fs::FileExt;
+    let ctx = || format!("cannot create {}", path.display());
+    let f = File::create(path).with_context(ctx)?;
+    f.set_len(bytes).with_context(ctx)?;
+    for &(at, len) in extents {
+        let len = len.min(bytes.saturating_sub(at));
+        let data: Vec<u8> = (at..at + len).map(|p| pattern_byte(flow, p)).collect();
+        f.write_all_at(&data, at).with_context(ctx)?;
+    }
+    f.sync_all().with_context(ctx)?;
+    Ok(())
+}
+
 /// Byte offsets of flows of these sizes laid end to end on a device, each
 /// on a 1 MiB boundary; an error when they do not fit in `device_bytes`.
 pub fn device_regions(sizes: &[u64], device: &Path, device_bytes: u64) -> Result<Vec<u64>> {

@@ -33,7 +33,9 @@ use sluice_uring::{
 use sluice_workload::{Actions, Flow, Pattern, Replay};
 
 use self::files::Files;
-use self::files::{device_regions, file_name, fill, free_bytes, kernel_scheduler, pattern_byte};
+use self::files::{
+    device_regions, file_name, fill, fill_extents, free_bytes, kernel_scheduler, pattern_byte,
+};
 use self::verify::{Stamped, Verifier};
 
 /// Schema tag of [`RunReport`].
@@ -257,11 +259,23 @@ pub fn run(opts: &Options) -> Result<RunReport> {
     if queue_depth == 0 || queue_depth > 4096 {
         bail!("--queue-depth must be 1..=4096 (got {queue_depth})");
     }
-    for f in &s.flows {
-        if f.pattern == Pattern::Startup && f.replay == Replay::Recorded {
-            bail!(
-                "flow '{}': replay = \"recorded\" needs a whole device; sluice run replays into per-thread files",
-                f.name
+    // A recorded replay keeps the trace's sectors: its data spans from 0 to
+    // the trace's last sector (the simulator wraps them onto its disk).
+    let mut extents: Vec<Option<Vec<(u64, u64)>>> = vec![None; s.flows.len()];
+    for (f, ext) in s.flows.iter_mut().zip(&mut extents) {
+        if let (Pattern::Startup, Replay::Recorded, Some(t)) = (f.pattern, f.replay, &f.trace) {
+            let end = t
+                .records
+                .iter()
+                .map(|r| r.sector + u64::from(r.sectors))
+                .max()
+                .unwrap_or(1);
+            f.file_sectors = end.div_ceil(2048) * 2048;
+            *ext = Some(
+                t.records
+                    .iter()
+                    .map(|r| (r.sector * 512, u64::from(r.sectors) * 512))
+                    .collect(),
             );
         }
     }
@@ -305,7 +319,11 @@ pub fn run(opts: &Options) -> Result<RunReport> {
         }
         None => {
             let (mut files, dir) = Files::new(opts.dir.as_deref(), opts.keep)?;
-            let total: u64 = sizes.iter().sum();
+            let total: u64 = sizes
+                .iter()
+                .zip(&extents)
+                .map(|(&size, e)| e.as_ref().map_or(size, |e| e.iter().map(|x| x.1).sum()))
+                .sum();
             if let Some(free) = free_bytes(&dir) {
                 if total > free {
                     bail!(
@@ -321,7 +339,11 @@ pub fn run(opts: &Options) -> Result<RunReport> {
             for (i, f) in s.flows.iter().enumerate() {
                 let path = dir.join(file_name(i, &f.name));
                 files.paths.push(path.clone());
-                if let Err(e) = fill(&path, i, sizes[i], &stop) {
+                let filled = match &extents[i] {
+                    Some(ext) => fill_extents(&path, i, sizes[i], ext),
+                    None => fill(&path, i, sizes[i], &stop),
+                };
+                if let Err(e) = filled {
                     if stop.load(Ordering::Relaxed) {
                         drop(files);
                         return Err(Interrupted.into());
