@@ -11,10 +11,11 @@
 //! their last request has completed).
 
 mod files;
+mod population;
 mod verify;
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
@@ -24,19 +25,20 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sluice::{Duration, FlowId, Instant, RequestId, NS_PER_S};
+use sluice::{Duration, Instant, NS_PER_S};
 use sluice_sim::report::{measure, Perf, SimReport};
 use sluice_sim::Scenario;
 use sluice_uring::{
-    AlignedBuf, Completion, Engine, EngineConfig, Submission, TargetId, TargetOptions, Wait,
+    Completion, Engine, EngineConfig, TargetOptions, Wait,
 };
 use sluice_workload::{Actions, Flow, Pattern, Replay};
 
 use self::files::Files;
 use self::files::{
-    device_regions, file_name, fill, fill_extents, free_bytes, kernel_scheduler, pattern_byte,
+    device_regions, file_name, fill, fill_extents, free_bytes, kernel_scheduler,
 };
-use self::verify::{Stamped, Verifier};
+use self::population::{complete, settle, Agenda, Population};
+use self::verify::Verifier;
 
 /// Schema tag of [`RunReport`].
 pub const RUN_SCHEMA: &str = "sluice.run/1";
@@ -97,131 +99,6 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
-/// One request's bookkeeping: which flow, which scheduler flow, since when.
-struct Pending {
-    flow: usize,
-    sched_flow: FlowId,
-    arrival: Instant,
-    /// Writes under `--verify`: the stamp.
-    stamp: Option<Stamped>,
-}
-
-/// The flows of the run and the scheduler flows of their threads (as the
-/// simulator's population).
-struct Population {
-    flows: Vec<Flow>,
-    targets: Vec<TargetId>,
-    /// Where each flow's data starts in its target (bytes; 0 for files).
-    bases: Vec<u64>,
-    /// `--verify`: the stamps of the writes.
-    verifier: Option<Verifier>,
-    /// Scheduler flow id -> (flow index, thread).
-    owners: Vec<(u32, u32)>,
-    /// First scheduler flow id of each flow's current process.
-    first_thread: Vec<u32>,
-    /// Scheduler flows of replaced processes, removed once idle.
-    retired: Vec<FlowId>,
-    pending: HashMap<RequestId, Pending>,
-    finite_left: usize,
-    /// Reusable buffers.
-    spare: Vec<AlignedBuf>,
-}
-
-impl Population {
-    fn register_threads(&mut self, engine: &mut Engine, f: usize) -> Result<u32> {
-        let flow = &self.flows[f];
-        let first = self.owners.len() as u32;
-        for t in 0..flow.threads() {
-            engine.add_flow(FlowId(first + t), &flow.thread_config(t))?;
-            self.owners.push((f as u32, t));
-        }
-        Ok(first)
-    }
-
-    fn respawn(&mut self, engine: &mut Engine, f: usize) -> Result<()> {
-        let old = self.first_thread[f];
-        for t in 0..self.flows[f].threads() {
-            self.retired.push(FlowId(old + t));
-        }
-        self.reap_retired(engine)?;
-        self.first_thread[f] = self.register_threads(engine, f)?;
-        Ok(())
-    }
-
-    /// Remove retired scheduler flows that have nothing pending.
-    fn reap_retired(&mut self, engine: &mut Engine) -> Result<()> {
-        let mut i = 0;
-        while i < self.retired.len() {
-            let id = self.retired[i];
-            if engine.pending_of(id) == 0 {
-                engine.remove_flow(id)?;
-                self.retired.swap_remove(i);
-            } else {
-                i += 1;
-            }
-        }
-        Ok(())
-    }
-
-    fn buffer(&mut self, len: usize) -> AlignedBuf {
-        match self.spare.iter().position(|b| b.capacity() >= len) {
-            Some(i) => {
-                let mut b = self.spare.swap_remove(i);
-                b.set_len(len);
-                b
-            }
-            None => AlignedBuf::zeroed(len),
-        }
-    }
-
-    /// Carry out what flow `f` asked at `now`; returns its wake-ups.
-    fn apply(
-        &mut self,
-        engine: &mut Engine,
-        f: usize,
-        act: Actions,
-        now: Instant,
-    ) -> Result<Vec<Instant>> {
-        if act.new_process {
-            self.respawn(engine, f)?;
-        }
-        for i in act.issues {
-            let spec = &self.flows[f].spec;
-            let sched_flow = FlowId(self.first_thread[f] + i.thread);
-            let offset = i.sector.saturating_sub(spec.file_start) * 512;
-            let len = i.sectors as usize * 512;
-            let mut buf = self.buffer(len);
-            let mut stamp = None;
-            let at = self.bases[f] + offset;
-            let sub = if i.write {
-                if let Some(v) = &mut self.verifier {
-                    stamp = Some(v.stamp(f as u32, offset, &mut buf));
-                } else if buf[0] == 0 {
-                    for (k, b) in buf.iter_mut().enumerate() {
-                        *b = pattern_byte(f, offset + k as u64);
-                    }
-                }
-                Submission::write(sched_flow, self.targets[f], at, buf)
-            } else {
-                Submission::read(sched_flow, self.targets[f], at, buf)
-            }
-            .sync(i.sync);
-            let id = engine
-                .submit(sub)
-                .with_context(|| format!("flow '{}'", self.flows[f].spec.name))?;
-            self.pending.insert(
-                id,
-                Pending {
-                    flow: f,
-                    sched_flow,
-                    arrival: now,
-                    stamp,
-                },
-            );
-        }
-        Ok(act.wakes)
-    }
-}
 
 /// Run `opts.scenario` for real and report. Ctrl-C or SIGTERM stops the
 /// run, removes its files and returns [`Interrupted`].
@@ -392,7 +269,7 @@ pub fn run(opts: &Options) -> Result<RunReport> {
     let rel = |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
     let end = Instant::ZERO + s.duration;
     let warmup = Instant::ZERO + s.warmup;
-    let mut agenda: BinaryHeap<Reverse<(Instant, usize)>> = BinaryHeap::new();
+    let mut agenda = Agenda::new();
     for (i, f) in s.flows.iter().enumerate() {
         agenda.push(Reverse((f.start, i)));
     }
@@ -562,68 +439,6 @@ impl Progress {
             eprint!("\r\x1b[K");
         }
     }
-}
-
-/// A write completed after the clock stopped: record it for verification.
-fn settle(
-    v: &mut Verifier,
-    pending: &HashMap<RequestId, Pending>,
-    c: &Completion,
-    rel: impl Fn(Instant) -> Instant,
-) {
-    if let Some(p) = pending.get(&c.id) {
-        if let Some(w) = &p.stamp {
-            v.written(w, rel(c.dispatched), rel(c.completed), c.result.is_ok());
-        }
-    }
-}
-
-/// A request completed: measure it, tell its flow, issue what follows.
-fn complete(
-    pop: &mut Population,
-    engine: &mut Engine,
-    agenda: &mut BinaryHeap<Reverse<(Instant, usize)>>,
-    c: Completion,
-    rel: impl Fn(Instant) -> Instant,
-    warmup: Instant,
-) -> Result<()> {
-    let Some(p) = pop.pending.remove(&c.id) else {
-        return Ok(());
-    };
-    let now = rel(c.completed);
-    if let (Some(v), Some(w)) = (&mut pop.verifier, &p.stamp) {
-        v.written(w, rel(c.dispatched), now, c.result.is_ok());
-    }
-    let (f, thread) = pop.owners[p.sched_flow.0 as usize];
-    let (f, thread) = (f as usize, thread);
-    debug_assert_eq!(f, p.flow);
-    if now >= warmup {
-        let flow = &mut pop.flows[f];
-        let bytes = c.bytes() as u64;
-        flow.metrics.record(
-            bytes,
-            c.dir == sluice::Direction::Write,
-            now.saturating_duration_since(p.arrival),
-        );
-        flow.metrics.disk_time += c.disk_time;
-        let ts = &mut flow.thread_stats[thread as usize];
-        ts.0 += 1;
-        ts.1 += bytes / 512;
-    }
-    pop.spare.push(c.buf);
-    let current = p.sched_flow.0 >= pop.first_thread[f];
-    if !pop.retired.is_empty() {
-        pop.reap_retired(engine)?;
-    }
-    let mut act = Actions::default();
-    if pop.flows[f].completed(now, thread, current, warmup, &mut act) {
-        pop.finite_left -= 1;
-    }
-    let t = rel(engine.now()).max(now);
-    for w in pop.apply(engine, f, act, t)? {
-        agenda.push(Reverse((w.max(t), f)));
-    }
-    Ok(())
 }
 
 /// The `sluice.sim/1` part, as the simulator's recorder builds it.
