@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use sluice_sim::{Scenario, SimReport};
 
+mod kernel;
 mod run;
 mod table;
 
@@ -17,6 +18,8 @@ Examples:
   sluice sim scenarios/10r-rand.toml --seed 7 --scheduler sstf
   sluice compare scenarios/10r-rand.toml        every policy on one workload
   sluice run scenarios/10r-rand.toml --duration 10   the same flows on real files (io_uring)
+  sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq
+                                                the same flows under the kernel's own bfq (root)
   sluice validate --disk ibm-dnes-309170w --trace ibm18es.trace   score a drive model
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice list                                   policies, presets, flow patterns";
@@ -96,6 +99,36 @@ starts, in a fresh folder in the current directory (removed afterwards unless --
         #[arg(long)]
         json: bool,
     },
+    /// Run a scenario's flows under the kernel's own I/O scheduler on a
+    /// block device: one OS thread per flow thread doing synchronous
+    /// O_DIRECT I/O, weights through cgroup v1 blkio (bfq). Needs root;
+    /// exits 2 and changes nothing where a permission or feature is missing.
+    #[command(
+        after_help = "The scheduler is set on the device for the run and restored afterwards (also on an error or Ctrl-C); each flow reads its own region of the device, laid end to end from the start. The report is sluice run's (sluice.run/1, engine.kernel_scheduler set).
+
+Example:
+  losetup --find --show --direct-io=on disk.img   # a device to try it on
+  sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq"
+    )]
+    Kernel {
+        /// Scenario file.
+        scenario: PathBuf,
+        /// The block device (whole disk, partition or loop device).
+        #[arg(long, value_name = "PATH")]
+        device: PathBuf,
+        /// The kernel scheduler to run under.
+        #[arg(long, value_name = "NAME", value_parser = ["bfq", "mq-deadline", "kyber", "none"])]
+        kernel_scheduler: String,
+        /// Let writers write to the device (destroys what their regions hold).
+        #[arg(long)]
+        allow_writes: bool,
+        /// Run this many seconds (default: the scenario's duration_s).
+        #[arg(long, value_name = "S")]
+        duration: Option<f64>,
+        /// Print the sluice.run/1 JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Run one scenario under every policy and compare them side by side.
     Compare {
         /// Scenario file.
@@ -150,6 +183,10 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<kernel::Unavailable>().is_some() => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(kernel::EXIT_UNAVAILABLE)
+        }
         Err(e) if e.is::<run::Interrupted>() => {
             eprintln!("sluice: {e}");
             ExitCode::from(run::EXIT_INTERRUPTED)
@@ -296,6 +333,23 @@ fn run(cli: Cli) -> Result<()> {
                 duration_s: duration,
                 verify,
                 keep,
+            })?;
+            emit(json, &r, table::run)?;
+        }
+        Command::Kernel {
+            scenario,
+            device,
+            kernel_scheduler,
+            allow_writes,
+            duration,
+            json,
+        } => {
+            let r = kernel::kernel(&kernel::Options {
+                scenario,
+                device,
+                kernel_scheduler,
+                allow_writes,
+                duration_s: duration,
             })?;
             emit(json, &r, table::run)?;
         }

@@ -15,7 +15,6 @@ mod population;
 mod verify;
 
 use std::cmp::Reverse;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
@@ -28,16 +27,14 @@ use serde::Serialize;
 use sluice::{Duration, Instant, NS_PER_S};
 use sluice_sim::report::{measure, Perf, SimReport};
 use sluice_sim::Scenario;
-use sluice_uring::{
-    Completion, Engine, EngineConfig, TargetOptions, Wait,
-};
-use sluice_workload::{Actions, Flow, Pattern, Replay};
+use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
+use sluice_workload::{Actions, Pattern, Replay};
 
+pub use self::files::device_regions;
 use self::files::Files;
-use self::files::{
-    device_regions, file_name, fill, fill_extents, free_bytes, kernel_scheduler,
-};
-use self::population::{complete, settle, Agenda, Population};
+use self::files::{file_name, fill, fill_extents, free_bytes, kernel_scheduler};
+use self::population::settle;
+pub use self::population::{complete, Agenda, Backend, Population};
 use self::verify::Verifier;
 
 /// Schema tag of [`RunReport`].
@@ -90,7 +87,7 @@ impl std::fmt::Display for Interrupted {
 impl std::error::Error for Interrupted {}
 
 /// A flag raised by SIGINT and SIGTERM for the rest of the process.
-fn interrupt_flag() -> Result<Arc<AtomicBool>> {
+pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     let flag = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
         signal_hook::flag::register(sig, Arc::clone(&flag))
@@ -99,6 +96,20 @@ fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// `--duration`: run this many seconds instead of the scenario's.
+pub fn set_duration(s: &mut Scenario, d: f64) -> Result<()> {
+    if !d.is_finite() || d <= 0.0 || d > 1e7 {
+        bail!("--duration must be a positive number of seconds (got {d})");
+    }
+    s.duration = Duration::from_nanos((d * NS_PER_S as f64).round() as u64);
+    if s.warmup >= s.duration {
+        bail!(
+            "--duration {d}: must be longer than the scenario's warmup_s ({})",
+            s.warmup.as_secs_f64()
+        );
+    }
+    Ok(())
+}
 
 /// Run `opts.scenario` for real and report. Ctrl-C or SIGTERM stops the
 /// run, removes its files and returns [`Interrupted`].
@@ -121,16 +132,7 @@ pub fn run(opts: &Options) -> Result<RunReport> {
     }
     let mut s = Scenario::load_real(&opts.scenario)?;
     if let Some(d) = opts.duration_s {
-        if !d.is_finite() || d <= 0.0 || d > 1e7 {
-            bail!("--duration must be a positive number of seconds (got {d})");
-        }
-        s.duration = Duration::from_nanos((d * NS_PER_S as f64).round() as u64);
-        if s.warmup >= s.duration {
-            bail!(
-                "--duration {d}: must be longer than the scenario's warmup_s ({})",
-                s.warmup.as_secs_f64()
-            );
-        }
+        set_duration(&mut s, d)?;
     }
     let queue_depth = opts.queue_depth.unwrap_or(s.device.queue_depth);
     if queue_depth == 0 || queue_depth > 4096 {
@@ -242,27 +244,12 @@ pub fn run(opts: &Options) -> Result<RunReport> {
     for (i, c) in s.classes.iter().enumerate() {
         engine.add_class(i as u32, c)?;
     }
-    let mut pop = Population {
-        flows: Vec::with_capacity(s.flows.len()),
-        targets,
-        bases,
-        verifier: opts.verify.then(Verifier::default),
-        owners: Vec::new(),
-        first_thread: Vec::new(),
-        retired: Vec::new(),
-        pending: HashMap::new(),
-        finite_left: 0,
-        spare: Vec::new(),
-    };
-    for (i, f) in s.flows.iter().enumerate() {
-        pop.flows.push(Flow::new(f.clone(), s.seed, i));
+    let mut pop = Population::new(&s, targets, bases, opts.verify.then(Verifier::default));
+    for i in 0..s.flows.len() {
         let first = pop.register_threads(&mut engine, i)?;
         pop.first_thread.push(first);
     }
-    pop.finite_left = pop.flows.iter().filter(|f| f.finite()).count();
-    let nflows = pop.flows.len();
-    let finite = pop.finite_left;
-    let all_finite = s.stop_after_finite && finite > 0 || finite == nflows;
+    let all_finite = pop.all_finite(s.stop_after_finite);
 
     // The clock starts: run time is engine time since t0.
     let t0 = engine.now();
@@ -316,7 +303,14 @@ pub fn run(opts: &Options) -> Result<RunReport> {
     tally.warn();
     // Before the files (and sluice's folder) go.
     let scheduler_of_target = kernel_scheduler(&place);
-    let report = report(&s, &pop, &engine, stop_at, tally.completed, wall_s);
+    let report = report(
+        &s,
+        &pop,
+        Origin::engine(&engine),
+        stop_at,
+        tally.completed,
+        wall_s,
+    );
 
     // Verification: let every write finish, then read back what was written.
     let mut verified = None;
@@ -358,15 +352,15 @@ pub fn run(opts: &Options) -> Result<RunReport> {
 
 /// Requests completed and failed over the run.
 #[derive(Default)]
-struct Tally {
-    completed: u64,
-    bytes: u64,
+pub struct Tally {
+    pub completed: u64,
+    pub bytes: u64,
     errors: u64,
     first_error: Option<String>,
 }
 
 impl Tally {
-    fn count(&mut self, c: &Completion) {
+    pub fn count(&mut self, c: &Completion) {
         self.completed += 1;
         self.bytes += c.bytes() as u64;
         if let Err(e) = &c.result {
@@ -375,7 +369,7 @@ impl Tally {
         }
     }
 
-    fn warn(&self) {
+    pub fn warn(&self) {
         if self.errors > 0 {
             eprintln!(
                 "warning: {} requests failed ({})",
@@ -387,7 +381,7 @@ impl Tally {
 }
 
 /// A one-line progress report on stderr, twice a second, on a terminal only.
-struct Progress {
+pub struct Progress {
     on: bool,
     total: Duration,
     last: Option<std::time::Instant>,
@@ -396,7 +390,7 @@ struct Progress {
 }
 
 impl Progress {
-    fn new(total: Duration) -> Self {
+    pub fn new(total: Duration) -> Self {
         Progress {
             on: std::io::stderr().is_terminal(),
             total,
@@ -406,7 +400,7 @@ impl Progress {
         }
     }
 
-    fn show(&mut self, now: Instant, bytes: u64, pending: usize) {
+    pub fn show(&mut self, now: Instant, bytes: u64, pending: usize) {
         if !self.on {
             return;
         }
@@ -434,7 +428,7 @@ impl Progress {
         self.shown = true;
     }
 
-    fn clear(&self) {
+    pub fn clear(&self) {
         if self.shown {
             eprint!("\r\x1b[K");
         }
@@ -442,10 +436,36 @@ impl Progress {
 }
 
 /// The `sluice.sim/1` part, as the simulator's recorder builds it.
-fn report(
+/// What ran the requests, for the report.
+pub struct Origin {
+    pub scheduler: String,
+    pub device: String,
+    pub policy_stats: Vec<(String, f64)>,
+    /// The engine's `io_uring_enter` calls (or the kernel run's requests).
+    pub events: u64,
+}
+
+impl Origin {
+    fn engine(engine: &Engine) -> Self {
+        Origin {
+            scheduler: engine.policy().name().to_string(),
+            device: "io_uring".to_string(),
+            policy_stats: engine
+                .policy()
+                .stats()
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+            events: engine.stats().enters,
+        }
+    }
+}
+
+/// The `sluice.sim/1` part, as the simulator's recorder builds it.
+pub fn report(
     s: &Scenario,
     pop: &Population,
-    engine: &Engine,
+    origin: Origin,
     end: Instant,
     completed_total: u64,
     wall_s: f64,
@@ -460,22 +480,17 @@ fn report(
     SimReport {
         schema: RUN_SCHEMA,
         scenario: s.name.clone(),
-        scheduler: engine.policy().name().to_string(),
-        device: "io_uring".to_string(),
+        scheduler: origin.scheduler,
+        device: origin.device,
         seed: s.seed,
         sim_time_s: end.as_secs_f64(),
         measured_from_s: warmup.as_secs_f64(),
         aggregate,
         flows,
-        policy_stats: engine
-            .policy()
-            .stats()
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v))
-            .collect(),
+        policy_stats: origin.policy_stats.into_iter().collect(),
         timeline_mb_s: None,
         perf: Perf {
-            events: engine.stats().enters,
+            events: origin.events,
             wall_s,
             requests_per_wall_s: if wall_s > 0.0 {
                 completed_total as f64 / wall_s

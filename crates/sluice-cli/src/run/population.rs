@@ -76,6 +76,42 @@ pub struct Population {
 }
 
 impl Population {
+    /// The scenario's flows, their data in `targets` from `bases` (bytes),
+    /// with no thread registered yet.
+    pub fn new(
+        s: &sluice_sim::Scenario,
+        targets: Vec<TargetId>,
+        bases: Vec<u64>,
+        verifier: Option<Verifier>,
+    ) -> Self {
+        let flows: Vec<Flow> = s
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Flow::new(f.clone(), s.seed, i))
+            .collect();
+        let finite_left = flows.iter().filter(|f| f.finite()).count();
+        Population {
+            flows,
+            targets,
+            bases,
+            verifier,
+            owners: Vec::new(),
+            first_thread: Vec::new(),
+            retired: Vec::new(),
+            pending: HashMap::new(),
+            finite_left,
+            spare: Vec::new(),
+        }
+    }
+
+    /// Whether the run ends when the finite flows are done: all flows are
+    /// finite, or the scenario says so and there is one.
+    pub fn all_finite(&self, stop_after_finite: bool) -> bool {
+        let finite = self.finite_left;
+        stop_after_finite && finite > 0 || finite == self.flows.len()
+    }
+
     pub fn register_threads(&mut self, engine: &mut dyn Backend, f: usize) -> Result<u32> {
         let flow = &self.flows[f];
         let first = self.owners.len() as u32;
@@ -231,4 +267,3 @@ pub fn complete(
     }
     Ok(())
 }
-

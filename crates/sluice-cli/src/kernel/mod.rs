@@ -1,0 +1,255 @@
+//! `sluice kernel`: a scenario's flows against the kernel's own I/O
+//! scheduler on a block device. Each flow thread's requests are synchronous
+//! O_DIRECT calls made by OS threads of its own ([`threads`]), so the
+//! kernel sees distinct tasks; under bfq each flow thread's tasks sit in a
+//! blkio cgroup with its weight ([`cgroup`]). The scheduler is set for the
+//! run and the old one restored after ([`sysfs`]), also on an error or
+//! Ctrl-C. Where a permission or a kernel feature is missing, nothing is
+//! changed and the command exits with status 2 ([`Unavailable`]).
+//!
+//! The workload, the measurements and the report are `sluice run`'s: only
+//! the way requests reach the device differs.
+
+mod cgroup;
+mod sysfs;
+mod threads;
+
+use std::cmp::Reverse;
+use std::fs::OpenOptions;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
+
+use anyhow::{bail, Context, Result};
+use sluice::{Duration, Instant};
+use sluice_sim::Scenario;
+use sluice_uring::{Completion, TargetId};
+use sluice_workload::Actions;
+
+use crate::run::{
+    complete, device_regions, interrupt_flag, report, Agenda, EngineReport, Interrupted, Origin,
+    Population, Progress, RunReport, Tally,
+};
+use cgroup::Blkio;
+use sysfs::SchedulerGuard;
+use threads::{Cell, Sink, ThreadIo};
+
+/// Exit status when a permission or kernel feature is missing.
+pub const EXIT_UNAVAILABLE: u8 = 2;
+
+/// A permission or kernel feature `sluice kernel` needs is missing; nothing
+/// was changed.
+#[derive(Debug)]
+pub struct Unavailable(pub String);
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unavailable {}
+
+/// What `sluice kernel` was asked.
+pub struct Options {
+    pub scenario: PathBuf,
+    pub device: PathBuf,
+    pub kernel_scheduler: String,
+    pub allow_writes: bool,
+    pub duration_s: Option<f64>,
+}
+
+/// Run the scenario under the kernel's scheduler and report.
+pub fn kernel(opts: &Options) -> Result<RunReport> {
+    // Everything is checked before anything changes.
+    let queue = sysfs::queue_dir(&opts.device)?;
+    let mut s = Scenario::load_real(&opts.scenario)?;
+    if let Some(d) = opts.duration_s {
+        crate::run::set_duration(&mut s, d)?;
+    }
+    if let (Some(w), false) = (s.flows.iter().find(|f| f.may_write()), opts.allow_writes) {
+        return Err(Unavailable(format!(
+            "{}: flow '{}' writes, and writing to a block device destroys what it holds; \
+             nothing was changed. Add --allow-writes if that is what you want",
+            opts.device.display(),
+            w.name
+        ))
+        .into());
+    }
+    let writes = s.flows.iter().any(|f| f.may_write());
+    let blkio = if opts.kernel_scheduler == "bfq" {
+        Some(Blkio::find()?)
+    } else {
+        None
+    };
+    let file = OpenOptions::new()
+        .read(true)
+        .write(writes)
+        .custom_flags(libc::O_DIRECT | libc::O_CLOEXEC)
+        .open(&opts.device)
+        .map_err(|e| Unavailable(format!("cannot open {}: {e}", opts.device.display())))?;
+    let size = {
+        use std::io::{Seek, SeekFrom};
+        let mut f = &file;
+        f.seek(SeekFrom::End(0))
+            .with_context(|| format!("size of {}", opts.device.display()))?
+    };
+    let sizes: Vec<u64> = s.flows.iter().map(|f| f.file_sectors * 512).collect();
+    let bases = device_regions(&sizes, &opts.device, size)?;
+    let stop = interrupt_flag()?;
+
+    // From here the device's scheduler is ours until the guard drops.
+    let guard = SchedulerGuard::set(&queue, &opts.kernel_scheduler)?;
+    let pop = Population::new(&s, vec![TargetId(0); s.flows.len()], bases, None);
+    let warmup = Instant::ZERO + s.warmup;
+    let cell: Arc<Cell<Shared>> = Arc::new_cyclic(|weak| {
+        let mut io = ThreadIo::new(file, blkio);
+        io.connect(weak.clone());
+        let shared = Shared {
+            pop,
+            io,
+            agenda: Agenda::new(),
+            tally: Tally::default(),
+            t0: Instant::ZERO,
+            warmup,
+            stopped: false,
+            error: None,
+        };
+        (Mutex::new(shared), Condvar::new())
+    });
+    let (lock, cv) = &*cell;
+    let mut st = lock
+        .lock()
+        .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+    for i in 0..s.flows.len() {
+        let Shared { pop, io, .. } = &mut *st;
+        let first = pop.register_threads(io, i)?;
+        pop.first_thread.push(first);
+    }
+    let all_finite = st.pop.all_finite(s.stop_after_finite);
+
+    // The clock starts.
+    let t0 = crate::run::Backend::now(&st.io);
+    st.t0 = t0;
+    let rel = move |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
+    let end = Instant::ZERO + s.duration;
+    for (i, f) in s.flows.iter().enumerate() {
+        st.agenda.push(Reverse((f.start, i)));
+    }
+    let wall = std::time::Instant::now();
+    let mut progress = Progress::new(s.duration);
+    let stop_at = loop {
+        let now = rel(crate::run::Backend::now(&st.io));
+        if st.error.is_some()
+            || now >= end
+            || all_finite && st.pop.finite_left == 0
+            || stop.load(Ordering::Relaxed)
+        {
+            break now;
+        }
+        progress.show(now, st.tally.bytes, st.io.in_progress());
+        let Shared {
+            pop, io, agenda, ..
+        } = &mut *st;
+        while let Some(&Reverse((t, f))) = agenda.peek() {
+            if t > now {
+                break;
+            }
+            agenda.pop();
+            let mut act = Actions::default();
+            pop.flows[f].wake(now, &mut act);
+            for w in pop.apply(io, f, act, now)? {
+                agenda.push(Reverse((w.max(now), f)));
+            }
+        }
+        let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
+        let wait = next
+            .saturating_duration_since(now)
+            .min(Duration::from_millis(200));
+        let wait = std::time::Duration::from_nanos(wait.as_nanos().max(1));
+        st = match cv.wait_timeout(st, wait) {
+            Ok((g, _)) => g,
+            Err(_) => bail!("a worker thread panicked"),
+        };
+    };
+    progress.clear();
+    // Workers finish what they hold (not measured), then stop; their
+    // cgroups go, then the old scheduler comes back.
+    st.stopped = true;
+    let workers = st.io.take_workers();
+    drop(st);
+    workers.join();
+    let mut st = lock
+        .lock()
+        .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+    drop(guard);
+    if let Some(e) = st.error.take() {
+        return Err(e);
+    }
+    let wall_s = wall.elapsed().as_secs_f64();
+    st.tally.warn();
+    let origin = Origin {
+        scheduler: opts.kernel_scheduler.clone(),
+        device: "kernel".to_string(),
+        policy_stats: Vec::new(),
+        events: st.io.completed,
+    };
+    let report = report(&s, &st.pop, origin, stop_at, st.tally.completed, wall_s);
+    if stop.load(Ordering::Relaxed) {
+        return Err(Interrupted.into());
+    }
+    let nr_requests = std::fs::read_to_string(queue.join("nr_requests"))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    Ok(RunReport {
+        report,
+        engine: EngineReport {
+            target: opts.device.display().to_string(),
+            direct: true,
+            queue_depth: nr_requests,
+            kernel_scheduler: Some(opts.kernel_scheduler.clone()),
+            verified_blocks: None,
+            verify_errors: None,
+        },
+    })
+}
+
+/// What the coordinator and the workers share, under one lock.
+struct Shared {
+    pop: Population,
+    io: ThreadIo,
+    agenda: Agenda,
+    tally: Tally,
+    t0: Instant,
+    warmup: Instant,
+    /// The clock stopped: completions are no longer measured.
+    stopped: bool,
+    error: Option<anyhow::Error>,
+}
+
+impl Sink for Shared {
+    fn io(&mut self) -> &mut ThreadIo {
+        &mut self.io
+    }
+
+    fn completed(&mut self, c: Completion) {
+        if self.stopped || self.error.is_some() {
+            return;
+        }
+        self.tally.count(&c);
+        let t0 = self.t0;
+        let rel = move |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
+        let Shared {
+            pop,
+            io,
+            agenda,
+            warmup,
+            ..
+        } = self;
+        if let Err(e) = complete(pop, io, agenda, c, rel, *warmup) {
+            self.error = Some(e);
+        }
+    }
+}
