@@ -1,0 +1,129 @@
+//! `sluice kernel`: the kernel's own scheduler on a loop device. Skipped
+//! (with the reason) where loop devices, root or the bfq scheduler are
+//! missing; the refusal paths run everywhere.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::sluice_in;
+
+const TWO: &str = r#"name = "k"
+seed = 1
+duration_s = 8
+warmup_s = 3
+[device]
+queue_depth = 1
+[scheduler]
+name = "bfq"
+[[flow]]
+name = "light"
+pattern = "seq-read"
+request_kib = 128
+file_gib = 0.25
+weight = 100
+[[flow]]
+name = "heavy"
+pattern = "seq-read"
+request_kib = 128
+file_gib = 0.25
+weight = 300
+"#;
+
+fn scenario(dir: &Path, body: &str) -> String {
+    let p = dir.join("k.toml");
+    std::fs::write(&p, body).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+#[test]
+fn a_regular_file_is_refused_with_status_2() {
+    let d = tempfile::tempdir().unwrap();
+    let s = scenario(d.path(), TWO);
+    let img = d.path().join("plain.img");
+    std::fs::write(&img, vec![0u8; 1 << 20]).unwrap();
+    let (code, _, err) = sluice_in(
+        d.path(),
+        &["kernel", &s, "--device", img.to_str().unwrap(), "--kernel-scheduler", "bfq"],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("not a block device"), "{err}");
+}
+
+/// A loop device over a fresh file, detached on drop.
+struct Loop(String);
+
+impl Loop {
+    fn over(file: &Path) -> Option<Loop> {
+        let out = Command::new("losetup")
+            .args(["--find", "--show", "--direct-io=on"])
+            .arg(file)
+            .output()
+            .ok()?;
+        if !out.status.success() {
+            eprintln!("skipped: losetup: {}", String::from_utf8_lossy(&out.stderr).trim());
+            return None;
+        }
+        Some(Loop(String::from_utf8_lossy(&out.stdout).trim().to_string()))
+    }
+
+    fn scheduler_file(&self) -> String {
+        let name = Path::new(&self.0).file_name().unwrap().to_str().unwrap().to_string();
+        format!("/sys/block/{name}/queue/scheduler")
+    }
+}
+
+impl Drop for Loop {
+    fn drop(&mut self) {
+        let _ = Command::new("losetup").args(["-d", &self.0]).status();
+    }
+}
+
+#[test]
+fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
+    let d = tempfile::tempdir().unwrap();
+    let img = d.path().join("dev.img");
+    let f = std::fs::File::create(&img).unwrap();
+    f.set_len(1 << 30).unwrap();
+    let Some(lo) = Loop::over(&img) else {
+        return;
+    };
+    let before = std::fs::read_to_string(lo.scheduler_file()).unwrap();
+    if !before.contains("bfq") {
+        eprintln!("skipped: no bfq scheduler offered ({})", before.trim());
+        return;
+    }
+    let s = scenario(d.path(), TWO);
+    let (code, out, err) = sluice_in(
+        d.path(),
+        &["kernel", &s, "--device", &lo.0, "--kernel-scheduler", "bfq", "--json"],
+    );
+    if code == 2 {
+        eprintln!("skipped: {}", err.trim());
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(j["engine"]["kernel_scheduler"], "bfq");
+    let bytes: Vec<f64> = j["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["bytes"].as_f64().unwrap())
+        .collect();
+    // Both served. (How closely the kernel's bfq follows the weights on a
+    // loop device depends on the CPU left to it: from 0.5 to 0.78 of the
+    // bytes to the heavy flow here, so the split is measured by the
+    // acceptance run, not asserted in a unit test.)
+    assert!(bytes.iter().all(|&b| b > 0.0), "{bytes:?}");
+    assert_eq!(j["flows"][1]["weight"], 300);
+    assert_eq!(std::fs::read_to_string(lo.scheduler_file()).unwrap(), before);
+    let left = std::fs::read_dir("/sys/fs/cgroup/blkio")
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("sluice-"))
+                .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(left, 0, "cgroups left behind");
+}
