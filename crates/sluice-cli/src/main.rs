@@ -10,6 +10,7 @@ use sluice_sim::{Scenario, SimReport};
 mod kernel;
 mod run;
 mod table;
+mod versus;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -126,6 +127,21 @@ Example:
         #[arg(long, value_name = "S")]
         duration: Option<f64>,
         /// Print the sluice.run/1 JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One scenario three ways on one modelled drive: simulated, sluice's
+    /// policy on the emulated drive, the kernel's bfq on the emulated drive.
+    #[command(
+        after_help = "Emulates the drive (sluice emulate) in a folder it makes in the current directory, puts a loop device over it, runs the scenario there with sluice's policy (kernel scheduler none) and under the kernel's bfq (sluice kernel), and removes everything. Needs root, /dev/fuse and loop devices; prints one table or sluice.versus/1 JSON.\n\nExample:\n  sluice versus scenarios/run/weights.toml --preset maxtor-stm332061"
+    )]
+    Versus {
+        /// Scenario file.
+        scenario: PathBuf,
+        /// The drive to simulate and emulate (`sluice list` names them).
+        #[arg(long, value_name = "NAME")]
+        preset: String,
+        /// Print the sluice.versus/1 JSON object instead of a table.
         #[arg(long)]
         json: bool,
     },
@@ -352,6 +368,14 @@ fn run(cli: Cli) -> Result<()> {
                 duration_s: duration,
             })?;
             emit(json, &r, table::run)?;
+        }
+        Command::Versus {
+            scenario,
+            preset,
+            json,
+        } => {
+            let v = versus::versus(&versus::Options { scenario, preset })?;
+            emit(json, &v, versus::table)?;
         }
         Command::List => print!("{}", table::list()),
     }

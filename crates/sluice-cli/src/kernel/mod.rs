@@ -32,7 +32,7 @@ use crate::run::{
     Population, Progress, RunReport, Tally,
 };
 use cgroup::Blkio;
-use sysfs::SchedulerGuard;
+pub use sysfs::{queue_dir, SchedulerGuard};
 use threads::{Cell, Sink, ThreadIo};
 
 /// Exit status when a permission or kernel feature is missing.
