@@ -18,7 +18,8 @@ Examples:
   sluice sim scenarios/10r-rand.toml --seed 7 --scheduler sstf
   sluice compare scenarios/10r-rand.toml        every policy on one workload
   sluice run scenarios/10r-rand.toml --duration 10   the same flows on real files (io_uring)
-  sluice validate --disk ibm-dnes-309170w --trace ibm18es.trace   score a drive model
+  sluice validate --disk ibm-dnes-309170w --trace crates/sluice-sim/data/disksim/ibm18es.trace
+                                                score a drive model on a real drive's trace
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice list                                   policies, presets, flow patterns";
 

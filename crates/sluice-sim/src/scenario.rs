@@ -34,7 +34,7 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("rand-read", "greedy random reader: synchronous reads of request_kib (default 4) at random aligned offsets"),
     ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
     ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
-    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s/pause_s"),
+    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s (start again every repeat_s seconds) and pause_s (at least pause_s after the last ended); runs = N stops after N start-ups (default: one, or no limit when repeating)"),
     ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
     ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
 ];
