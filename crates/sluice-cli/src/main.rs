@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 use sluice_sim::{Scenario, SimReport};
 
 mod kernel;
+mod progress;
 mod run;
 mod table;
 mod versus;
@@ -21,7 +22,8 @@ Examples:
   sluice run scenarios/10r-rand.toml --duration 10   the same flows on real files (io_uring)
   sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq
                                                 the same flows under the kernel's own bfq (root)
-  sluice validate --disk ibm-dnes-309170w --trace ibm18es.trace   score a drive model
+  sluice validate --disk ibm-dnes-309170w --trace crates/sluice-sim/data/disksim/ibm18es.trace
+                                                score a drive model on a real drive's trace
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice list                                   policies, presets, flow patterns";
 
@@ -199,6 +201,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`sluice ... | head`): end quietly, as
+        // a program killed by SIGPIPE would (128 + 13).
+        Err(e) if broken_pipe(&e) => ExitCode::from(141),
         Err(e) if e.downcast_ref::<kernel::Unavailable>().is_some() => {
             eprintln!("error: {e:#}");
             ExitCode::from(kernel::EXIT_UNAVAILABLE)
@@ -212,6 +217,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// Whether `e` comes from writing to a closed pipe.
+fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
@@ -228,7 +241,15 @@ fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> R
 }
 
 fn simulate(s: &Scenario) -> Result<SimReport> {
-    Ok(sluice_sim::simulate(s)?)
+    Ok(sluice_sim::Simulation::new(s)?
+        .with_progress(sim_progress(s))
+        .run())
+}
+
+/// A progress bar over a run's simulated seconds.
+fn sim_progress(s: &Scenario) -> impl FnMut(sluice::Duration, sluice::Duration) + 'static {
+    let bar = progress::Progress::new(s.name.clone(), s.duration.as_secs_f64().ceil() as u64, "s");
+    move |now, _| bar.set(now.as_secs_f64() as u64)
 }
 
 /// The request log as CSV, flows by name.
@@ -264,6 +285,7 @@ fn run(cli: Cli) -> Result<()> {
                         .with_context(|| format!("--log-requests {}", path.display()))?;
                     let (report, log) = sluice_sim::Simulation::new(&s)?
                         .with_request_log()
+                        .with_progress(sim_progress(&s))
                         .run_logged();
                     write_request_log(file, &s, &log)
                         .with_context(|| format!("--log-requests {}", path.display()))?;
@@ -279,17 +301,21 @@ fn run(cli: Cli) -> Result<()> {
         } => {
             let base = load(&scenario, seed, None)?;
             let mut reports = Vec::new();
-            for p in sluice::policy::POLICIES {
+            let bar = progress::Progress::new(
+                "compare",
+                sluice::policy::POLICIES.len() as u64,
+                "policies",
+            );
+            for (i, p) in sluice::policy::POLICIES.iter().enumerate() {
+                bar.set(i as u64);
                 let mut s = base.clone();
                 if s.scheduler != p.name {
                     s.scheduler = p.name.to_string();
                     s.params = Default::default();
                 }
-                if !json && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-                    eprintln!("running {} ...", p.name);
-                }
-                reports.push(simulate(&s)?);
+                reports.push(sluice_sim::simulate(&s)?);
             }
+            bar.finish();
             emit(json, &reports, |r| table::compare(r))?;
         }
         Command::Validate { disk, trace, json } => {
@@ -303,7 +329,12 @@ fn run(cli: Cli) -> Result<()> {
                 ),
             };
             let records = sluice_sim::validate::load_trace(&trace)?;
-            let report = sluice_sim::validate::validate(&disk, &model, &records);
+            let report = sluice_sim::validate::validate(&disk, &model, &records).map_err(|e| {
+                sluice_sim::Error {
+                    file: trace.display().to_string(),
+                    ..e
+                }
+            })?;
             emit(json, &report, table::validation)?;
         }
         Command::Repro {
@@ -312,14 +343,10 @@ fn run(cli: Cli) -> Result<()> {
             json,
             save_scenarios,
         } => {
-            let tty = std::io::IsTerminal::is_terminal(&std::io::stderr());
+            let bar = std::sync::OnceLock::new();
             let progress = |done: usize, total: usize| {
-                if tty {
-                    eprint!("\r{paper}: {done}/{total} runs");
-                    if done == total {
-                        eprintln!();
-                    }
-                }
+                bar.get_or_init(|| progress::Progress::new(paper.clone(), total as u64, "runs"))
+                    .set(done as u64);
             };
             let opts = sluice_sim::repro::Options {
                 quick,
@@ -327,6 +354,9 @@ fn run(cli: Cli) -> Result<()> {
                 save_scenarios: save_scenarios.as_deref(),
             };
             let report = sluice_sim::repro::run_with(&paper, &opts)?;
+            if let Some(b) = bar.get() {
+                b.finish();
+            }
             emit(json, &report, sluice_sim::repro::tables)?;
         }
         Command::Run {
@@ -377,7 +407,7 @@ fn run(cli: Cli) -> Result<()> {
             let v = versus::versus(&versus::Options { scenario, preset })?;
             emit(json, &v, versus::table)?;
         }
-        Command::List => print!("{}", table::list()),
+        Command::List => write_out(&table::list())?,
     }
     Ok(())
 }
@@ -385,9 +415,18 @@ fn run(cli: Cli) -> Result<()> {
 /// Print `value` as pretty JSON, or as the text `table` makes of it.
 fn emit<T: serde::Serialize>(json: bool, value: &T, table: impl Fn(&T) -> String) -> Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(value)?);
+        write_out(&(serde_json::to_string_pretty(value)? + "\n"))
     } else {
-        print!("{}", table(value));
+        write_out(&table(value))
     }
-    Ok(())
+}
+
+/// Write `text` to stdout; a failure (a closed pipe, a full disk) is an
+/// error, not a panic.
+fn write_out(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing the output")
 }

@@ -20,14 +20,20 @@ pub fn report(r: &SimReport) -> String {
         "aggregate: {:.2} MB/s (read {:.2}, write {:.2}), {:.1} IOPS, {} requests\n",
         a.mb_s, a.read_mb_s, a.write_mb_s, a.iops, a.requests
     );
-    let _ = writeln!(
+    // Start-up flows add a column: their mean start-up time.
+    let startups = r.flows.iter().any(|f| f.startups.is_some());
+    let _ = write!(
         o,
         "{:<16} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>10} {:>9}",
         "flow", "weight", "requests", "MB/s", "disk s", "mean ms", "p99 ms", "max ms", "done s"
     );
+    if startups {
+        let _ = write!(o, " {:>10}", "start-up s");
+    }
+    o.push('\n');
     for f in &r.flows {
         let done = f.done_s.map_or("-".to_string(), |d| format!("{d:.2}"));
-        let _ = writeln!(
+        let _ = write!(
             o,
             "{:<16} {:>6} {:>9} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>10.2} {:>9}",
             f.name,
@@ -40,6 +46,11 @@ pub fn report(r: &SimReport) -> String {
             f.lat_ms.max,
             done
         );
+        if startups {
+            let s = f.startup_s.map_or("-".to_string(), |s| format!("{s:.2}"));
+            let _ = write!(o, " {s:>10}");
+        }
+        o.push('\n');
     }
     let p = &r.perf;
     let _ = writeln!(

@@ -34,7 +34,7 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("rand-read", "greedy random reader: synchronous reads of request_kib (default 4) at random aligned offsets"),
     ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
     ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
-    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s/pause_s"),
+    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s (start again every repeat_s seconds) and pause_s (at least pause_s after the last ended); runs = N stops after N start-ups (default: one, or no limit when repeating)"),
     ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
     ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
 ];
@@ -439,16 +439,76 @@ fn line_of(text: &str, at: usize) -> usize {
         + 1
 }
 
+/// The longest time a scenario may state, in seconds (about 116 days).
+pub const MAX_SECONDS: f64 = 1e7;
+
 fn seconds(key: &str, v: f64, min: f64) -> Result<Duration> {
-    if !v.is_finite() || v < min || v > 1e7 {
+    if !v.is_finite() || v < min || v > MAX_SECONDS {
         return Err(fail(format!(
-            "{key} must be a number of seconds >= {min} (got {v})"
+            "{key} must be a number of seconds in {min}..={MAX_SECONDS} (got {v})"
         )));
     }
     Ok(Duration::from_nanos((v * NS_PER_S as f64).round() as u64))
 }
 
+/// Memory a simulation takes per flow (queues, counters, a latency
+/// histogram), and per request in flight; measured on the release build and
+/// rounded up.
+const BYTES_PER_FLOW: u64 = 24 << 10;
+const BYTES_PER_REQUEST: u64 = 160;
+const BYTES_BASE: u64 = 64 << 20;
+
+/// The memory this machine has available (Linux's `MemAvailable`), if known.
+fn available_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib.saturating_mul(1024))
+}
+
 impl Scenario {
+    /// About how many bytes simulating this scenario needs: its flows and
+    /// the requests they keep in flight.
+    pub fn memory_estimate(&self) -> u64 {
+        let in_flight: u64 = self
+            .flows
+            .iter()
+            .map(|f| u64::from(f.outstanding) * f.pool_weights.len().max(1) as u64)
+            .sum();
+        BYTES_BASE
+            .saturating_add((self.flows.len() as u64).saturating_mul(BYTES_PER_FLOW))
+            .saturating_add(in_flight.saturating_mul(BYTES_PER_REQUEST))
+    }
+
+    /// Refuse, before it starts, a simulation that needs more memory than
+    /// the machine has available.
+    pub fn check_memory(&self) -> Result<()> {
+        match available_memory() {
+            Some(avail) => self.check_memory_against(avail),
+            None => Ok(()),
+        }
+    }
+
+    fn check_memory_against(&self, available: u64) -> Result<()> {
+        let need = self.memory_estimate();
+        if need <= available {
+            return Ok(());
+        }
+        let in_flight: u64 = self
+            .flows
+            .iter()
+            .map(|f| u64::from(f.outstanding) * f.pool_weights.len().max(1) as u64)
+            .sum();
+        let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+        Err(fail(format!(
+            "scenario '{}' needs about {:.1} GiB of memory ({} flows, {in_flight} requests in flight) and this machine has {:.1} GiB available: lower count or outstanding",
+            self.name,
+            gib(need),
+            self.flows.len(),
+            gib(available)
+        )))
+    }
+
     /// Load a scenario file.
     pub fn load(path: &Path) -> Result<Self> {
         let file = path.display().to_string();
@@ -482,6 +542,13 @@ impl Scenario {
         let err = |message: String| Error::new(file, message);
         let raw: ScenarioBuilder = toml::from_str(text).map_err(|e| {
             let msg = e.message().replace('\n', " ");
+            let msg = if msg.trim().is_empty() {
+                // The parser says nothing when the file ends inside a
+                // value (`name =` on the last line).
+                "a value is missing after `=` (the file ends there)".to_string()
+            } else {
+                msg
+            };
             match e.span() {
                 Some(span) => {
                     // Quote the offending line: it names the key even when
@@ -525,14 +592,31 @@ impl Scenario {
 
     /// Where copy `i` of a flow's file starts: at `offset_gib` (copies one
     /// after another), or after the files laid out so far.
-    fn place(f: &FlowBuilder, i: u32, file_sectors: u64, next_free: u64) -> Result<u64> {
+    fn place(
+        f: &FlowBuilder,
+        i: u32,
+        file_sectors: u64,
+        next_free: u64,
+        capacity: u64,
+    ) -> Result<u64> {
         match f.offset_gib {
-            Some(g) if !g.is_finite() || g < 0.0 => {
-                Err(fail(format!("offset_gib must be >= 0 (got {g})")))
+            Some(g) => {
+                let start = Self::offset(g, capacity)?;
+                Ok(start.saturating_add(u64::from(i).saturating_mul(file_sectors)))
             }
-            Some(g) => Ok((g * GIB_SECTORS) as u64 + u64::from(i) * file_sectors),
             None => Ok(next_free),
         }
+    }
+
+    /// `offset_gib` in sectors: a number inside the device.
+    fn offset(g: f64, capacity: u64) -> Result<u64> {
+        let max = capacity as f64 / GIB_SECTORS;
+        if !g.is_finite() || g < 0.0 || g * GIB_SECTORS >= capacity as f64 {
+            return Err(fail(format!(
+                "offset_gib must be 0..{max:.1} (inside the device; got {g})"
+            )));
+        }
+        Ok((g * GIB_SECTORS) as u64)
     }
 
     /// Keys that only start-up or video flows take.
@@ -605,14 +689,18 @@ impl Scenario {
                 k.size_mean = f.size_mean_sectors.unwrap_or(8.0);
                 k.size_sd = f.size_sd_sectors.unwrap_or(2.0);
                 k.read_fraction = f.read_fraction.unwrap_or(2.0 / 3.0);
-                if !(k.size_mean.is_finite()
-                    && k.size_mean >= 1.0
-                    && k.size_sd.is_finite()
-                    && k.size_sd >= 0.0)
-                {
-                    return Err(fail(
-                        "size_mean_sectors must be >= 1 and size_sd_sectors >= 0",
-                    ));
+                // Sizes up to 64 MiB, as request_kib.
+                if !(1.0..=131_072.0).contains(&k.size_mean) {
+                    return Err(fail(format!(
+                        "size_mean_sectors must be 1..=131072 (got {})",
+                        k.size_mean
+                    )));
+                }
+                if !(0.0..=131_072.0).contains(&k.size_sd) {
+                    return Err(fail(format!(
+                        "size_sd_sectors must be 0..=131072 (got {})",
+                        k.size_sd
+                    )));
                 }
                 if !(0.0..=1.0).contains(&k.read_fraction) {
                     return Err(fail(format!(
@@ -659,10 +747,19 @@ impl Scenario {
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
         if warmup >= duration {
-            return Err(fail(format!(
-                "warmup_s ({}) must be shorter than duration_s ({})",
-                raw.warmup_s, raw.duration_s
-            )));
+            return Err(fail(if raw.warmup_s < raw.duration_s {
+                format!(
+                    "warmup_s ({}) must end at least a nanosecond before duration_s ({}); both round to {} ns",
+                    raw.warmup_s,
+                    raw.duration_s,
+                    duration.as_nanos()
+                )
+            } else {
+                format!(
+                    "warmup_s ({}) must be shorter than duration_s ({})",
+                    raw.warmup_s, raw.duration_s
+                )
+            }));
         }
         let model = Self::model(&raw.device, base, real)?;
         let queue_depth = raw.device.queue_depth.unwrap_or(1);
@@ -676,8 +773,13 @@ impl Scenario {
         if (raw.device.write_cache.is_some() || raw.device.read_cache.is_some())
             && !model.has_write_cache()
         {
+            let key = if raw.device.write_cache.is_some() {
+                "write_cache"
+            } else {
+                "read_cache"
+            };
             return Err(fail(format!(
-                "[device] write_cache: {} has no write cache to switch",
+                "[device] {key}: {} has no drive cache to switch",
                 model.name()
             )));
         }
@@ -792,7 +894,9 @@ impl Scenario {
                 Instant::ZERO + seconds("start_s", f.start_s.unwrap_or(0.0), 0.0).map_err(ctx)?;
             let think_ms = f.think_ms.unwrap_or(0.0);
             if !think_ms.is_finite() || !(0.0..=1e7).contains(&think_ms) {
-                return Err(ctx(fail(format!("think_ms must be >= 0 (got {think_ms})"))));
+                return Err(ctx(fail(format!(
+                    "think_ms must be a number of ms in 0..=1e7 (got {think_ms})"
+                ))));
             }
             let outstanding = f
                 .outstanding
@@ -837,22 +941,32 @@ impl Scenario {
                     // out like any flow's file.
                     let threads = kind.trace.as_ref().map_or(1, |t| t.threads.len() as u64);
                     let sectors = threads * THREAD_FILE_SECTORS;
-                    (Self::place(f, i, sectors, next_free).map_err(ctx)?, sectors)
+                    (
+                        Self::place(f, i, sectors, next_free, capacity).map_err(ctx)?,
+                        sectors,
+                    )
                 } else if recorded {
                     // A recorded replay keeps the trace's positions (from
                     // offset_gib if given), wrapped onto the device.
-                    let off = (f.offset_gib.unwrap_or(0.0).max(0.0) * GIB_SECTORS) as u64;
-                    if off >= capacity {
-                        return Err(ctx(fail("offset_gib is past the end of the device")));
-                    }
+                    let off = Self::offset(f.offset_gib.unwrap_or(0.0), capacity).map_err(ctx)?;
                     (off, capacity - off)
                 } else {
                     (
-                        Self::place(f, i, file_sectors, next_free).map_err(ctx)?,
+                        Self::place(f, i, file_sectors, next_free, capacity).map_err(ctx)?,
                         file_sectors,
                     )
                 };
-                let end = file_start + file_sectors;
+                if let Some(t) = &kind.trace {
+                    let largest = t.records.iter().map(|r| r.sectors).max().unwrap_or(0);
+                    if u64::from(largest) > file_sectors {
+                        return Err(ctx(fail(format!(
+                            "trace '{}' has a request of {largest} sectors, more than the {file_sectors} sectors it may use on {}",
+                            t.name,
+                            model.name()
+                        ))));
+                    }
+                }
+                let end = file_start.saturating_add(file_sectors);
                 if end > capacity {
                     return Err(ctx(fail(format!(
                         "file ends at {:.1} GiB, past the end of {} ({:.1} GiB): lower file_gib, offset_gib or count",
@@ -894,6 +1008,14 @@ impl Scenario {
                     read_fraction: kind.read_fraction,
                 });
             }
+        }
+        let mut names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(fail(format!(
+                "flow name '{}' is used twice (names must be unique; a flow with count = N is named name0..nameN-1)",
+                w[0]
+            )));
         }
         Ok(Scenario {
             name: raw.name.clone(),
@@ -1127,7 +1249,7 @@ file_gib = 2
         );
         assert_eq!(
             e.to_string(),
-            "s.toml: flow 'r': start_s must be a number of seconds >= 0 (got -1)"
+            "s.toml: flow 'r': start_s must be a number of seconds in 0..=10000000 (got -1)"
         );
         let e = error(&GOOD.replace(
             "pattern = \"rand-read\"",
@@ -1137,6 +1259,103 @@ file_gib = 2
             e.starts_with("s.toml: flow 'r': trace '/nonexistent/t': not an embedded trace"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_scenario_larger_than_memory_is_refused_with_its_estimate() {
+        let s = parse(GOOD).unwrap();
+        let need = s.memory_estimate();
+        assert!(need > BYTES_BASE && need < 100 << 20, "{need}");
+        assert!(s.check_memory_against(need).is_ok());
+        let e = s.check_memory_against(need - 1).unwrap_err().to_string();
+        assert!(e.contains("GiB of memory") && e.contains("3 flows"), "{e}");
+        let big = parse(
+            &GOOD
+                .replace("count = 3", "count = 100000\noutstanding = 4096")
+                .replace("file_gib = 2", "file_gib = 0.001"),
+        )
+        .unwrap();
+        assert!(
+            big.memory_estimate() > 50 << 30,
+            "{}",
+            big.memory_estimate()
+        );
+    }
+
+    #[test]
+    fn impossible_flow_values_are_refused() {
+        for (from, to, needle) in [
+            (
+                "file_gib = 2",
+                "file_gib = 2\noffset_gib = 9e12",
+                "offset_gib",
+            ),
+            (
+                "file_gib = 2",
+                "file_gib = 2\noffset_gib = nan",
+                "offset_gib",
+            ),
+            (
+                "file_gib = 2",
+                "file_gib = 2\noffset_gib = -1",
+                "offset_gib",
+            ),
+            (
+                "file_gib = 2",
+                "file_gib = 2\nthink_ms = 1e300",
+                "think_ms must be a number of ms in 0..=1e7",
+            ),
+            (
+                "duration_s = 10",
+                "duration_s = 1e300",
+                "duration_s must be a number of seconds in 0.001..=10000000",
+            ),
+            ("count = 3", "count = 1", "used twice"),
+        ] {
+            let text = GOOD.replace(from, to);
+            let text = if needle == "used twice" {
+                format!("{text}\n[[flow]]\nname = \"r\"\npattern = \"seq-read\"\n")
+            } else {
+                text
+            };
+            let e = error(&text);
+            assert!(e.contains(needle), "{to}: {e}");
+            assert!(e.starts_with("s.toml: ") && !e.contains('\n'), "{e}");
+        }
+        // A startup replay at a negative or NaN offset is refused, not clamped.
+        for off in ["-3", "nan"] {
+            let e = error(&GOOD.replace(
+                "pattern = \"rand-read\"",
+                &format!("pattern = \"startup\"\ntrace = \"xterm\"\nreplay = \"recorded\"\noffset_gib = {off}"),
+            ).replace("count = 3\n", "").replace("file_gib = 2\n", ""));
+            assert!(e.contains("offset_gib"), "{off}: {e}");
+        }
+        // Pool sizes stay within bounds.
+        let pool = GOOD.replace("count = 3\n", "").replace("rand-read", "pool");
+        let e = error(&pool.replace("file_gib = 2", "file_gib = 2\nsize_mean_sectors = 1e12"));
+        assert!(e.contains("size_mean_sectors must be 1..=131072"), "{e}");
+        let e = error(&pool.replace("file_gib = 2", "file_gib = 2\nsize_sd_sectors = -1"));
+        assert!(e.contains("size_sd_sectors"), "{e}");
+    }
+
+    #[test]
+    fn messages_say_what_is_wrong() {
+        // A value missing at the very end of the file.
+        let e = error(&format!("{GOOD}name ="));
+        let tail = e.split_once("):").map(|(_, t)| t.trim()).unwrap_or("");
+        assert!(e.contains("line ") && !tail.is_empty(), "{e}");
+        // read_cache on a drive without one names read_cache.
+        let e = error(&GOOD.replace(
+            "preset = \"maxtor-stm332061\"",
+            "preset = \"ssd-sata\"\nread_cache = false",
+        ));
+        assert!(
+            e.contains("read_cache") && !e.contains("write_cache"),
+            "{e}"
+        );
+        // A warm-up that rounds to the duration says so.
+        let e = error(&GOOD.replace("warmup_s = 1", "warmup_s = 9.9999999999"));
+        assert!(e.contains("round"), "{e}");
     }
 
     #[test]

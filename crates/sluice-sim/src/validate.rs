@@ -48,19 +48,19 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, Error> {
             "W" => true,
             other => return Err(err(format!("expected R or W, got '{other}'"))),
         };
-        let num = |k: usize, what: &str| -> Result<f64, Error> {
+        let num = |k: usize, what: &str, max: f64| -> Result<f64, Error> {
             f[k].parse::<f64>()
                 .ok()
-                .filter(|x| x.is_finite() && *x >= 0.0)
+                .filter(|x| x.is_finite() && (0.0..=max).contains(x))
                 .ok_or_else(|| {
                     err(format!(
-                        "{what}: expected a non-negative number, got '{}'",
+                        "{what}: expected a number in 0..={max}, got '{}'",
                         f[k]
                     ))
                 })
         };
-        let lbn = num(2, "block")? as u64;
-        let sectors = num(3, "count")? as u32;
+        let lbn = num(2, "block", 9.0e15)? as u64;
+        let sectors = num(3, "count", f64::from(u32::MAX))? as u32;
         if sectors == 0 {
             return Err(err("count: must be at least 1".into()));
         }
@@ -68,8 +68,8 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, Error> {
             write,
             lbn,
             sectors,
-            measured_us: num(4, "response")?,
-            interarrival_us: num(5, "interarrival")?,
+            measured_us: num(4, "response", MAX_TRACE_US)?,
+            interarrival_us: num(5, "interarrival", MAX_TRACE_US)?,
         });
     }
     if out.is_empty() {
@@ -203,14 +203,57 @@ pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
     (sum / steps as f64).sqrt()
 }
 
-/// Replay `trace` on `model` and score it.
-pub fn validate(disk: &str, model: &Model, trace: &[TraceRecord]) -> ValidationReport {
+/// The longest gap between two traced arrivals, and the longest measured
+/// response, in microseconds (an hour): more is no drive's trace.
+pub const MAX_TRACE_US: f64 = 3.6e9;
+
+/// Check that `trace` fits `model`: no request larger than the drive, and
+/// arrivals that fit the clock. `disk` names the drive in the message.
+pub fn check_trace(disk: &str, model: &Model, trace: &[TraceRecord]) -> Result<(), Error> {
+    let capacity = model.capacity();
+    let mut t = 0f64;
+    for (i, r) in trace.iter().enumerate() {
+        if u64::from(r.sectors) > capacity {
+            return Err(Error::new(
+                "",
+                format!(
+                    "trace request {} (count {} sectors) is larger than the drive {disk} ({capacity} sectors)",
+                    i + 1,
+                    r.sectors
+                ),
+            )
+            .key("count"));
+        }
+        t += r.interarrival_us;
+    }
+    // A year of arrivals at most (u64 nanoseconds hold 584 years).
+    if t > 3.2e13 {
+        return Err(Error::new(
+            "",
+            format!(
+                "the trace's arrivals span {:.3e} s, more than a year",
+                t / 1e6
+            ),
+        )
+        .key("interarrival"));
+    }
+    Ok(())
+}
+
+/// Replay `trace` on `model` and score it; a trace that does not fit the
+/// drive (see [`check_trace`]) is an error.
+pub fn validate(
+    disk: &str,
+    model: &Model,
+    trace: &[TraceRecord],
+) -> Result<ValidationReport, Error> {
+    check_trace(disk, model, trace)?;
     let wall = WallClock::now();
     let (sim, events) = replay(model, trace);
     let measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1e3).collect();
     let n = trace.len() as f64;
     let wall_s = wall.elapsed().as_secs_f64();
-    ValidationReport {
+    Ok(ValidationReport {
         schema: VALIDATE_SCHEMA,
         disk: disk.to_string(),
         requests: trace.len() as u64,
@@ -222,7 +265,7 @@ pub fn validate(disk: &str, model: &Model, trace: &[TraceRecord]) -> ValidationR
             wall_s,
             requests_per_wall_s: if wall_s > 0.0 { n / wall_s } else { 0.0 },
         },
-    }
+    })
 }
 
 #[cfg(test)]
@@ -277,5 +320,34 @@ mod tests {
         ];
         let (r, _) = replay(&model, &trace);
         assert!(r[1] > r[0] + 2.0, "{r:?}");
+    }
+
+    #[test]
+    fn a_trace_that_does_not_fit_the_drive_is_refused() {
+        let model = crate::device::presets::preset("maxtor-stm332061").unwrap();
+        let cap = model.capacity();
+        let ok = parse_trace("t", "R Hit 0 8 1 1\n").unwrap();
+        assert!(validate("d", &model, &ok).is_ok());
+        let big = parse_trace("t", &format!("R Hit 0 8 1 1\nR Hit 0 {} 1 1\n", u32::MAX)).unwrap();
+        let small = crate::device::presets::preset("ssd-sata").unwrap();
+        assert!(u64::from(u32::MAX) > small.capacity() || u64::from(u32::MAX) > cap);
+        let m = if u64::from(u32::MAX) > cap {
+            &model
+        } else {
+            &small
+        };
+        let e = validate("d", m, &big).unwrap_err();
+        assert!(
+            e.to_string().contains("request 2") && e.key.as_deref() == Some("count"),
+            "{e}"
+        );
+        // Gaps and responses are bounded: an hour each.
+        let e = parse_trace("t", "R Hit 0 8 1 1e300\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("interarrival") && e.contains("0..=3600000000"),
+            "{e}"
+        );
     }
 }

@@ -15,7 +15,7 @@ fn data(file: &str) -> PathBuf {
 fn score(drive: &str) -> (f64, f64, f64) {
     let model = Model::Hdd(diskspecs::load(&data(&format!("{drive}.diskspecs"))).unwrap());
     let trace = load_trace(&data(&format!("{drive}.trace"))).unwrap();
-    let r = validate(drive, &model, &trace);
+    let r = validate(drive, &model, &trace).unwrap();
     assert_eq!(r.requests, 10_000);
     (r.demerit_ms, r.mean_sim_ms, r.mean_measured_ms)
 }

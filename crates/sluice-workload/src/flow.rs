@@ -221,7 +221,11 @@ impl Pool {
                 // Box-Muller for a normal size, rounded, at least one sector.
                 let (u1, u2): (f64, f64) = (self.rng.gen_range(f64::EPSILON..1.0), self.rng.gen());
                 let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
-                let sectors = (spec.size_mean + spec.size_sd * z).round().max(1.0) as u32;
+                // No larger than the file (a scenario keeps the mean inside it).
+                let largest = spec.file_sectors.clamp(1, u64::from(u32::MAX)) as f64;
+                let sectors = (spec.size_mean + spec.size_sd * z)
+                    .round()
+                    .clamp(1.0, largest) as u32;
                 let span = spec.file_sectors.saturating_sub(u64::from(sectors)).max(1);
                 let sector = spec.file_start + self.rng.gen_range(0..span);
                 let write = self.rng.gen::<f64>() >= spec.read_fraction;

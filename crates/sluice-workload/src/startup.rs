@@ -7,6 +7,7 @@ use std::sync::Arc;
 use sluice::{Duration, NS_PER_S};
 
 use crate::error::{Error, Result};
+use crate::replay::THREAD_FILE_SECTORS;
 
 /// The traces shipped with sluice (GPL-2.0, from the S suite; see
 /// `data/startup/COPYING`).
@@ -35,6 +36,9 @@ pub struct StartupRecord {
     /// `WS`: a synchronous write.
     pub write: bool,
 }
+
+/// The longest think time a start-up trace may record, in seconds (a day).
+pub const MAX_THINK_S: f64 = 86_400.0;
 
 /// A parsed start-up trace.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,13 +77,23 @@ impl StartupTrace {
             let think: f64 = f[1]
                 .parse()
                 .ok()
-                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
-                .ok_or_else(|| err(format!("think time: expected seconds, got '{}'", f[1])))?;
+                .filter(|x: &f64| x.is_finite() && (0.0..=MAX_THINK_S).contains(x))
+                .ok_or_else(|| {
+                    err(format!(
+                        "think time: expected seconds in 0..={MAX_THINK_S}, got '{}'",
+                        f[1]
+                    ))
+                })?;
             let sectors: u32 = f[2]
                 .parse()
                 .ok()
-                .filter(|&n| n > 0)
-                .ok_or_else(|| err(format!("size: expected sectors, got '{}'", f[2])))?;
+                .filter(|&n| n > 0 && u64::from(n) <= THREAD_FILE_SECTORS)
+                .ok_or_else(|| {
+                    err(format!(
+                        "size: expected sectors in 1..={THREAD_FILE_SECTORS} (a replay thread's file), got '{}'",
+                        f[2]
+                    ))
+                })?;
             let sector: u64 = f[3]
                 .parse()
                 .map_err(|_| err(format!("sector: expected a number, got '{}'", f[3])))?;

@@ -45,7 +45,11 @@ pub struct Simulation {
     device_event: Slot,
     wake_event: Slot,
     events: u64,
+    progress: Option<Box<dyn FnMut(Duration, Duration)>>,
 }
+
+/// Events between two calls of a progress callback.
+const PROGRESS_EVERY: u64 = 1 << 16;
 
 impl Simulation {
     /// Set a scenario up: device, the policy it names, flows.
@@ -57,6 +61,7 @@ impl Simulation {
     /// Set a scenario up with a policy of the caller's own (embedders and
     /// tests); the scenario's `[scheduler]` is ignored.
     pub fn with_policy(scenario: &Scenario, sched: Box<dyn Scheduler>) -> Result<Self, Error> {
+        scenario.check_memory()?;
         let d = &scenario.device;
         let device = device::build(
             &d.model,
@@ -89,6 +94,7 @@ impl Simulation {
             device_event: Slot::default(),
             wake_event: Slot::default(),
             events: 0,
+            progress: None,
         })
     }
 
@@ -103,6 +109,14 @@ impl Simulation {
     /// material for tracing why a flow waited.
     pub fn with_request_log(mut self) -> Self {
         self.rec.with_log();
+        self
+    }
+
+    /// Call `progress(simulated, duration)` now and then during the run
+    /// (every 65,536 events), with the simulated time so far and the
+    /// scenario's duration: for progress bars. It cannot change the run.
+    pub fn with_progress(mut self, progress: impl FnMut(Duration, Duration) + 'static) -> Self {
+        self.progress = Some(Box::new(progress));
         self
     }
 
@@ -124,6 +138,11 @@ impl Simulation {
             }
             self.now = t;
             self.events += 1;
+            if self.events & (PROGRESS_EVERY - 1) == 0 {
+                if let Some(p) = &mut self.progress {
+                    p(t.since_origin(), self.end.since_origin());
+                }
+            }
             match ev {
                 Event::FlowIssue(f) => self.flow_wakes(f as usize),
                 Event::Device(g) if self.device_event.fires(g) => {

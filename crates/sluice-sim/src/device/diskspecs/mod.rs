@@ -17,6 +17,7 @@
 //! Two halves: `syntax` reads the parameter syntax into blocks and knows
 //! nothing of drives; `mapping` maps the blocks onto the drive model.
 
+mod bounds;
 mod mapping;
 mod syntax;
 
@@ -69,6 +70,7 @@ pub fn parse_seek_curve(file_name: &str, text: &str) -> Result<SeekCurve> {
 /// blocks onto a drive.
 fn build(file: &str, text: &str, files: &dyn Files) -> Result<HddSpec> {
     let blocks = syntax::parse(file, text, files)?;
+    bounds::check(&blocks)?;
     mapping::drive(file, &blocks, files)
 }
 

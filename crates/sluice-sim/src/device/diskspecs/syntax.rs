@@ -542,11 +542,14 @@ pub(super) fn seek_points(file_name: &str, text: &str) -> Result<Vec<(u32, f64)>
         let t = fields
             .next()
             .and_then(|f| f.parse::<f64>().ok())
-            .filter(|t| t.is_finite() && *t >= 0.0);
+            .filter(|t| t.is_finite() && (0.0..=super::bounds::MAX_MS).contains(t));
         let (Some(d), Some(t)) = (d, t) else {
             return Err(err(
                 n,
-                format!("expected `distance, milliseconds`, found `{line}`"),
+                format!(
+                    "expected `distance, milliseconds` (distance >= 1, milliseconds 0..={}), found `{line}`",
+                    super::bounds::MAX_MS
+                ),
             ));
         };
         if points.last().is_some_and(|&(p, _)| d <= p) {

@@ -1,0 +1,163 @@
+//! Bad input and bad output never crash the binary: closed pipes end
+//! quietly, impossible values get one line, help examples run as written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+mod common;
+use common::sluice_in;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sluice-hard-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A pipe whose reading end is already closed.
+fn closed_pipe() -> std::os::fd::OwnedFd {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe() fills both descriptors, which we then own.
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    // SAFETY: fds[0] is ours and closed once.
+    unsafe { libc::close(fds[0]) };
+    // SAFETY: fds[1] is ours, owned from here on.
+    unsafe { std::os::fd::OwnedFd::from_raw_fd(fds[1]) }
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly_not_in_a_panic() {
+    for args in [
+        &["list"][..],
+        &["sim", "scenarios/1r-seq.toml", "--json"][..],
+    ] {
+        // The reader is gone before anything is written.
+        let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+            .current_dir(workspace())
+            .args(args)
+            .stdout(Stdio::from(closed_pipe()))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(141), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: quiet, got {err}");
+    }
+}
+
+#[test]
+fn help_examples_run_as_written() {
+    let (code, out, _) = sluice_in(&workspace(), &["--help"]);
+    assert_eq!(code, 0);
+    let line = out
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("sluice validate"))
+        .expect("a validate example");
+    let args: Vec<&str> = line.split_whitespace().skip(1).collect();
+    let (code, out, err) = sluice_in(&workspace(), &args);
+    assert_eq!(code, 0, "{line}: {err}");
+    assert!(out.contains("demerit"), "{out}");
+}
+
+const STARTUP: &str = r#"name = "s"
+duration_s = 20
+stop_after_finite = true
+[device]
+preset = "maxtor-stm332061"
+[scheduler]
+name = "bfq+"
+[[flow]]
+name = "xterm"
+pattern = "startup"
+trace = "xterm"
+[[flow]]
+name = "r"
+pattern = "seq-read"
+"#;
+
+#[test]
+fn the_table_shows_start_up_times() {
+    let p = write("startup.toml", STARTUP);
+    let (code, out, err) = sluice_in(Path::new("."), &["sim", p.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("start-up s"), "{out}");
+    let row = out.lines().find(|l| l.starts_with("xterm")).unwrap();
+    let last: f64 = row.split_whitespace().last().unwrap().parse().unwrap();
+    assert!(last > 0.1 && last < 10.0, "{row}");
+    // Without start-up flows the table keeps its columns.
+    let (_, out, _) = sluice_in(&workspace(), &["sim", "scenarios/1r-seq.toml"]);
+    assert!(!out.contains("start-up"), "{out}");
+}
+
+#[test]
+fn list_explains_runs() {
+    let (_, out, _) = sluice_in(Path::new("."), &["list"]);
+    assert!(out.contains("runs = N"), "{out}");
+}
+
+#[test]
+fn impossible_values_get_one_line_and_exit_1() {
+    for (name, text, word) in [
+        (
+            "off.toml",
+            STARTUP.replace("name = \"r\"", "name = \"r\"\noffset_gib = 9e12"),
+            "offset_gib",
+        ),
+        (
+            "dup.toml",
+            STARTUP.replace("name = \"r\"", "name = \"xterm\""),
+            "xterm",
+        ),
+        ("eof.toml", format!("{STARTUP}name ="), "missing"),
+    ] {
+        let p = write(name, &text);
+        let (code, _, err) = sluice_in(Path::new("."), &["sim", p.to_str().unwrap()]);
+        assert_eq!(code, 1, "{name}: {err}");
+        assert!(
+            err.contains(word) && err.trim().lines().count() == 1,
+            "{name}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn impossible_drive_mechanics_are_refused() {
+    let data = workspace().join("crates/sluice-sim/data/disksim");
+    let dir = std::env::temp_dir().join(format!("sluice-hard-disk-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for f in ["ibm18es.diskspecs", "ibm18es.seek"] {
+        std::fs::copy(data.join(f), dir.join(f)).unwrap();
+    }
+    let model = std::fs::read_to_string(data.join("ibm18es.model")).unwrap();
+    std::fs::write(
+        dir.join("ibm18es.model"),
+        model.replace(
+            "Rotation speed (in rpms) = 7200",
+            "Rotation speed (in rpms) = 1.3e11",
+        ),
+    )
+    .unwrap();
+    let trace = data.join("ibm18es.trace");
+    let (code, _, err) = sluice_in(
+        Path::new("."),
+        &[
+            "validate",
+            "--disk",
+            dir.join("ibm18es.diskspecs").to_str().unwrap(),
+            "--trace",
+            trace.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("Rotation speed") && err.contains("1..=1000000"),
+        "{err}"
+    );
+}

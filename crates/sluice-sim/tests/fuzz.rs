@@ -1,0 +1,276 @@
+//! Fuzzing in `cargo test`, bounded in time: no input makes the scenario
+//! parser, the DiskSim parser or the trace readers panic, and what they
+//! accept runs (briefly) without panicking. Inputs are the shipped files
+//! with one number replaced by an awkward one (zero, negative, huge, NaN,
+//! infinite, too many digits), or lines built from awkward pieces; proptest
+//! shrinks a failure to the smallest such change. Each property is kept to
+//! a few seconds of a debug build; `fuzz/` has a cargo-fuzz target for long
+//! runs.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use proptest::sample::Index;
+use sluice::Duration;
+use sluice_sim::device::{diskspecs, presets, Model};
+use sluice_sim::validate::{parse_trace, validate};
+use sluice_sim::{startup::StartupTrace, Scenario};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: PathBuf) -> String {
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Awkward values for a number.
+const BAD: &[&str] = &[
+    "0",
+    "-1",
+    "1",
+    "0.5",
+    "-0.0",
+    "1e300",
+    "-1e300",
+    "1e-300",
+    "nan",
+    "inf",
+    "-inf",
+    "18446744073709551616",
+    "9223372036854775807",
+    "4294967296",
+    "99999999999",
+    "1.3e11",
+    "4000000000",
+    "",
+    "x",
+];
+
+/// Byte ranges of the numbers in `text` (not parts of words).
+fn numbers(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts =
+            b[i].is_ascii_digit() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
+        let after_word = i > 0
+            && (b[i - 1].is_ascii_alphabetic() || b[i - 1] == b'_' || b[i - 1].is_ascii_digit());
+        if starts && !after_word {
+            let mut j = i + 1;
+            while j < b.len()
+                && (b[j].is_ascii_digit() || matches!(b[j], b'.' | b'e' | b'E' | b'+' | b'-'))
+            {
+                j += 1;
+            }
+            out.push((i, j));
+            i = j;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// `text` with its `which`th number replaced by `by`.
+fn mutate(text: &str, which: Index, by: &str) -> String {
+    let spans = numbers(text);
+    if spans.is_empty() {
+        return text.to_string();
+    }
+    let (a, b) = spans[which.index(spans.len())];
+    format!("{}{by}{}", &text[..a], &text[b..])
+}
+
+/// A value to put in place of a number: an awkward one or any number.
+fn value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::sample::select(BAD).prop_map(str::to_string),
+        1 => any::<f64>().prop_map(|x| x.to_string()),
+        1 => any::<i64>().prop_map(|x| x.to_string()),
+    ]
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        max_shrink_iters: 200,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Run an accepted scenario for a moment of simulated time.
+fn run_briefly(mut s: Scenario) {
+    let in_flight: u64 = s.flows.iter().map(|f| u64::from(f.outstanding)).sum();
+    if s.flows.len() > 64 || in_flight > 4096 {
+        // Accepted and bounded in memory (see check_memory); too slow for a
+        // debug build's fuzz loop.
+        return;
+    }
+    s.duration = s.duration.min(Duration::from_millis(100));
+    s.warmup = Duration::from_nanos(0);
+    let _ = sluice_sim::simulate(&s);
+}
+
+fn scenario_files() -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for dir in [root().join("scenarios"), root().join("scenarios/repro")] {
+        let mut names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        names.sort();
+        for p in names {
+            out.push((p.display().to_string(), read(p)));
+        }
+    }
+    assert!(out.len() >= 5, "the shipped scenarios are there");
+    out
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn scenario_parser_never_panics(file in any::<Index>(), which in any::<Index>(), by in value()) {
+        let files = scenario_files();
+        let (name, text) = &files[file.index(files.len())];
+        let text = mutate(text, which, &by);
+        match Scenario::parse(name, &text) {
+            Ok(s) => run_briefly(s),
+            Err(e) => {
+                let m = e.to_string();
+                prop_assert!(!m.contains('\n') && m.starts_with(name.as_str()), "{m}");
+                let tail = m.rsplit(':').next().unwrap_or("").trim();
+                prop_assert!(!tail.is_empty(), "empty message: {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn scenario_parser_survives_arbitrary_text(text in "[a-z_\\[\\]=\"\\n .0-9-]{0,200}") {
+        let _ = Scenario::parse("f.toml", &text);
+    }
+}
+
+fn disk_data(file: &str) -> String {
+    read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("data/disksim")
+            .join(file),
+    )
+}
+
+/// Parse the IBM drive with `model` and `specs` in place of its files.
+fn drive(specs: &str, model: &str) -> sluice_sim::Result<sluice_sim::device::hdd::HddSpec> {
+    let seek = disk_data("ibm18es.seek");
+    diskspecs::parse_str("ibm18es.diskspecs", specs, |name| match name {
+        "ibm18es.model" => Some(model.to_string()),
+        "ibm18es.seek" => Some(seek.clone()),
+        _ => None,
+    })
+}
+
+/// A short trace spread over a drive of `capacity` sectors.
+fn short_trace(capacity: u64) -> String {
+    (0..24u64)
+        .map(|i| {
+            let lbn = (i * 7_919_993) % capacity.max(1);
+            format!(
+                "{} Hit {lbn} {} 1000 {}\n",
+                if i % 3 == 0 { "W" } else { "R" },
+                1 + i % 16,
+                i * 50
+            )
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn disksim_parser_never_panics(in_model in any::<bool>(), which in any::<Index>(), by in value()) {
+        let (mut specs, mut model) = (disk_data("ibm18es.diskspecs"), disk_data("ibm18es.model"));
+        if in_model {
+            model = mutate(&model, which, &by);
+        } else {
+            specs = mutate(&specs, which, &by);
+        }
+        match drive(&specs, &model) {
+            Ok(spec) => {
+                let m = Model::Hdd(spec);
+                let trace = parse_trace("t", &short_trace(m.capacity())).unwrap();
+                let _ = validate("fuzz", &m, &trace);
+            }
+            Err(e) => {
+                let m = e.to_string();
+                prop_assert!(!m.contains('\n') && !m.trim_end().ends_with(':'), "{m}");
+            }
+        }
+    }
+
+    #[test]
+    fn seek_curve_reader_never_panics(which in any::<Index>(), by in value()) {
+        let text = mutate(&disk_data("ibm18es.seek"), which, &by);
+        let _ = diskspecs::parse_seek_curve("x.seek", &text);
+    }
+}
+
+/// A trace line from awkward pieces.
+fn field() -> impl Strategy<Value = String> {
+    prop_oneof![
+        2 => value(),
+        1 => prop::sample::select(&["R", "W", "Hit", "Seq", "Rand", "RA", "RM", "WS", "a-1", "\t"][..]).prop_map(str::to_string),
+        1 => (0u64..100_000).prop_map(|x| x.to_string()),
+    ]
+}
+
+fn lines(width: std::ops::Range<usize>) -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::collection::vec(field(), width).prop_map(|f| f.join(" ")),
+        0..12,
+    )
+    .prop_map(|l| l.join("\n"))
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    #[test]
+    fn validation_trace_reader_never_panics(text in lines(0..8)) {
+        if let Ok(trace) = parse_trace("t", &text) {
+            let m = presets::preset("ssd-sata").unwrap();
+            let _ = validate("fuzz", &m, &trace);
+            let m = presets::preset("maxtor-stm332061").unwrap();
+            let _ = validate("fuzz", &m, &trace);
+        }
+    }
+
+    #[test]
+    fn startup_trace_reader_never_panics(text in lines(6..10), recorded in any::<bool>()) {
+        if StartupTrace::parse("t", "t.trace", &text).is_ok() {
+            // Replay what was accepted.
+            let dir = std::env::temp_dir().join(format!("sluice-fuzz-{}", std::process::id()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("t.trace"), &text).unwrap();
+            let scenario = format!(
+                "name = \"f\"\nduration_s = 1\n[device]\npreset = \"maxtor-stm332061\"\n[scheduler]\nname = \"bfq+\"\n[[flow]]\nname = \"s\"\npattern = \"startup\"\ntrace = \"t.trace\"\nreplay = \"{}\"\n",
+                if recorded { "recorded" } else { "s-suite" }
+            );
+            if let Ok(s) = Scenario::parse(&dir.join("f.toml").display().to_string(), &scenario) {
+                run_briefly(s);
+            }
+        }
+    }
+}
+
+#[test]
+fn mutation_finds_every_number_of_a_line() {
+    let t = "a = 1\nb_2 = -3.5e2\nc = [80, 20]\n";
+    let spans: Vec<&str> = numbers(t).into_iter().map(|(a, b)| &t[a..b]).collect();
+    assert_eq!(spans, ["1", "-3.5e2", "80", "20"]);
+}
