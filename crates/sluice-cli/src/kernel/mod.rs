@@ -148,7 +148,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         {
             break now;
         }
-        progress.show(now, st.tally.bytes, st.io.in_progress());
+        progress.show(now);
         let Shared {
             pop, io, agenda, ..
         } = &mut *st;

@@ -211,11 +211,6 @@ impl ThreadIo {
         }));
     }
 
-    /// Requests in the workers' hands.
-    pub fn in_progress(&self) -> usize {
-        self.pending.len()
-    }
-
     fn spawn(&mut self, flow: FlowId) -> Result<usize> {
         let tasks: Option<PathBuf> = self
             .groups

@@ -16,7 +16,6 @@ mod verify;
 
 use std::cmp::Reverse;
 use std::fs::File;
-use std::io::{IsTerminal, Write};
 use std::os::unix::fs::FileTypeExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -268,7 +267,7 @@ pub fn run(opts: &Options) -> Result<RunReport> {
         if now >= end || all_finite && pop.finite_left == 0 || stop.load(Ordering::Relaxed) {
             break now;
         }
-        progress.show(now, tally.bytes, engine.pending());
+        progress.show(now);
         while let Some(&Reverse((t, f))) = agenda.peek() {
             if t > now {
                 break;
@@ -380,62 +379,29 @@ impl Tally {
     }
 }
 
-/// A one-line progress report on stderr, twice a second, on a terminal only.
+/// The run's progress bar (the CLI's shared one: stderr, a terminal only,
+/// after about two seconds), in milliseconds of run time.
 pub struct Progress {
-    on: bool,
-    total: Duration,
-    last: Option<std::time::Instant>,
-    last_bytes: u64,
-    shown: bool,
+    bar: crate::progress::Progress,
 }
 
 impl Progress {
     pub fn new(total: Duration) -> Self {
         Progress {
-            on: std::io::stderr().is_terminal(),
-            total,
-            last: None,
-            last_bytes: 0,
-            shown: false,
+            bar: crate::progress::Progress::new("run", total.as_nanos() / 1_000_000, "ms"),
         }
     }
 
-    pub fn show(&mut self, now: Instant, bytes: u64, pending: usize) {
-        if !self.on {
-            return;
-        }
-        let t = std::time::Instant::now();
-        let Some(last) = self.last else {
-            self.last = Some(t);
-            self.last_bytes = bytes;
-            return;
-        };
-        let dt = t.duration_since(last).as_secs_f64();
-        if dt < 0.5 {
-            return;
-        }
-        let mb_s = (bytes - self.last_bytes) as f64 / dt / 1e6;
-        eprint!(
-            "\r\x1b[Krun: {:.1} / {:.1} s, {:.0} MB/s, {} requests in progress",
-            now.as_secs_f64(),
-            self.total.as_secs_f64(),
-            mb_s,
-            pending
-        );
-        let _ = std::io::stderr().flush();
-        self.last = Some(t);
-        self.last_bytes = bytes;
-        self.shown = true;
+    /// Run time has reached `now`.
+    pub fn show(&mut self, now: Instant) {
+        self.bar.set(now.as_nanos() / 1_000_000);
     }
 
     pub fn clear(&self) {
-        if self.shown {
-            eprint!("\r\x1b[K");
-        }
+        self.bar.finish();
     }
 }
 
-/// The `sluice.sim/1` part, as the simulator's recorder builds it.
 /// What ran the requests, for the report.
 pub struct Origin {
     pub scheduler: String,
