@@ -377,7 +377,7 @@ fn recorded_startup_replays_at_the_recorded_sectors_in_a_sparse_file() {
         scen.path(),
         r#"name = "recorded"
 seed = 1
-duration_s = 20
+duration_s = 120
 stop_after_finite = true
 [device]
 queue_depth = 1
@@ -397,5 +397,7 @@ replay = "recorded"
     assert_eq!(x["requests"], 718, "{x}");
     // The recorded gaps alone add up to more than a second.
     let done = x["done_s"].as_f64().expect("a start-up time");
-    assert!((1.0..20.0).contains(&done), "{done} s");
+    // (The run ends with the start-up; the long duration only leaves room
+    // for a disk that stalls under other tests' writes.)
+    assert!((1.0..120.0).contains(&done), "{done} s");
 }
