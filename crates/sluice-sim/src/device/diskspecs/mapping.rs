@@ -64,7 +64,8 @@ pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<H
         seek,
         rpm: rpm_value,
         head_switch_ms: mech.time("Head switch time")?,
-        write_settle_ms: mech.time("Add. write settling delay")?,
+        // May be negative (see `Mechanics::write_settle_ns`).
+        write_settle_ms: mech.req("Add. write settling delay")?.num()?,
         overheads,
         bus_ms_per_sector: disk.time("Bulk sector transfer time")?,
         cache,
@@ -131,7 +132,7 @@ fn layout(model: &Block) -> Result<Layout> {
                 |e| e.err("must be positive".into()),
             ),
             Ok(s) => scheme.err(format!(
-                "unsupported sparing scheme {s} (supported: 0, 2, 3, 4, 7, 8, 9, 10)"
+                "unsupported sparing scheme {s} (DiskSim's are 0 to 10)"
             )),
             Err(e) => e,
         })?;
@@ -162,7 +163,11 @@ fn layout(model: &Block) -> Result<Layout> {
         let at = zone.unwrap_or(&list.at);
         at.error(Some(&list.key), e.to_string())
     })?;
-    if layout.cylinders() > cylinders {
+    // DiskSim does not check this; one of its own validation drives
+    // (hp_c2490a: "Number of cylinders = 2629", last zone ending at
+    // cylinder 2629) counts the last cylinder number instead of the
+    // cylinders. Accept that, refuse anything further out.
+    if layout.cylinders() > cylinders.saturating_add(1) {
         return Err(cyl_entry.err(format!(
             "the zones reach cylinder {}",
             layout.cylinders() - 1
@@ -445,8 +450,8 @@ mod tests {
         let cases: &[(&str, &str, &str)] = &[
             (
                 "Sparing scheme used = 7",
-                "Sparing scheme used = 5",
-                "unsupported sparing scheme 5",
+                "Sparing scheme used = 11",
+                "unsupported sparing scheme 11",
             ),
             (
                 "Number of data surfaces = 5",

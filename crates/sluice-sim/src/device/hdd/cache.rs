@@ -181,7 +181,7 @@ mod tests {
     use sluice::Duration;
 
     fn mech() -> Mechanics {
-        test_mechanics(1000, 10.0, Duration::ZERO)
+        test_mechanics(1000, 10.0, 0)
     }
 
     /// The test drive and a one-segment cache that read sectors 0..100 at

@@ -74,6 +74,7 @@ pub struct HddSpec {
     pub seek: SeekCurve,
     pub rpm: f64,
     pub head_switch_ms: f64,
+    /// Added to a write's arm movement; may be negative (DiskSim allows it).
     pub write_settle_ms: f64,
     pub overheads: Overheads,
     /// Host interface transfer time per sector.
@@ -164,7 +165,7 @@ impl Hdd {
             seek: spec.seek.clone(),
             period,
             head_switch: ms(spec.head_switch_ms),
-            write_settle: ms(spec.write_settle_ms),
+            write_settle_ns: (spec.write_settle_ms * NS_PER_MS as f64).round() as i64,
             phase: phase % period,
         };
         let full_stroke = mech.seek.time(mech.layout.cylinders().saturating_sub(1));
