@@ -178,7 +178,6 @@ mod tests {
     use super::super::mechanics::test_mechanics;
     use super::*;
     use crate::device::test_time::at;
-    use sluice::Duration;
 
     fn mech() -> Mechanics {
         test_mechanics(1000, 10.0, 0)

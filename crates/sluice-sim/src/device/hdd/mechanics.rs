@@ -229,11 +229,7 @@ impl Mechanics {
 /// of 10, 10 ms per revolution, a 0.5 ms head switch, seeks from 1 ms (one
 /// cylinder) to `full_seek_ms` (full stroke).
 #[cfg(test)]
-pub(crate) fn test_mechanics(
-    cylinders: u32,
-    full_seek_ms: f64,
-    write_settle_ns: i64,
-) -> Mechanics {
+pub(crate) fn test_mechanics(cylinders: u32, full_seek_ms: f64, write_settle_ns: i64) -> Mechanics {
     use super::geometry::Zone;
     let last = cylinders - 1;
     Mechanics {
@@ -298,7 +294,10 @@ mod tests {
         assert_eq!(m.move_time(Arm::default(), &to, true), seek - ns(300_000));
         assert_eq!(m.move_time(Arm::default(), &to, false), seek);
         // No movement, no settle; never below zero.
-        assert_eq!(m.move_time(Arm { cyl: 10, head: 0 }, &to, true), Duration::ZERO);
+        assert_eq!(
+            m.move_time(Arm { cyl: 10, head: 0 }, &to, true),
+            Duration::ZERO
+        );
         m.write_settle_ns = -1_000_000_000;
         assert_eq!(m.move_time(Arm::default(), &to, true), Duration::ZERO);
     }
