@@ -32,14 +32,19 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, Error> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let err = |message: String| Error::new(file, message).at_line(i + 1);
-        let f: Vec<&str> = line.split_whitespace().collect();
-        if f.is_empty() {
+        // The first six fields (more are ignored), without allocating.
+        let mut f = [""; 6];
+        let mut got = 0;
+        for (slot, word) in f.iter_mut().zip(line.split_ascii_whitespace()) {
+            *slot = word;
+            got += 1;
+        }
+        if got == 0 {
             continue;
         }
-        if f.len() < 6 {
+        if got < 6 {
             return Err(err(format!(
-                "expected 6 fields (R|W Hit block count response_us interarrival_us), got {}",
-                f.len()
+                "expected 6 fields (R|W Hit block count response_us interarrival_us), got {got}"
             )));
         }
         let write = match f[0] {
