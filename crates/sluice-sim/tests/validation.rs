@@ -23,7 +23,8 @@ fn score(drive: &str) -> (f64, f64, f64) {
 #[test]
 fn ibm18es_demerit_stays_under_its_limit() {
     let (d, sim, real) = score("ibm18es");
-    // Measured at validation time: 0.225 ms; the limit is 0.30.
+    // Measured: 0.198 ms (0.225 before the replay followed DiskSim's
+    // closed-loop validate format); the limit is 0.30.
     assert!(d <= 0.30, "demerit {d}");
     assert!((sim - real).abs() / real < 0.05, "mean {sim} vs {real}");
 }
@@ -31,7 +32,7 @@ fn ibm18es_demerit_stays_under_its_limit() {
 #[test]
 fn barracuda_demerit_stays_under_its_limit() {
     let (d, sim, real) = score("barracuda");
-    // Measured at validation time: 0.292 ms; the limit is 0.70.
+    // Measured: 0.404 ms (0.292 when replayed open-loop); the limit is 0.70.
     assert!(d <= 0.70, "demerit {d}");
     assert!((sim - real).abs() / real < 0.05, "mean {sim} vs {real}");
 }
@@ -42,4 +43,39 @@ fn the_embedded_presets_match_the_files() {
     let embedded = diskspecs::load_embedded("ibm18es").unwrap();
     assert_eq!(from_file.layout, embedded.layout);
     assert_eq!(from_file.seek, embedded.seek);
+}
+
+/// Every DiskSim 4.0 validation drive, loaded through the run configuration
+/// (`.parv`) DiskSim's own validation uses, against its measured trace.
+/// The goal is max(3x DiskSim's demerit, DiskSim's + 0.3 ms); the
+/// drives marked `short` do not reach it yet and are held at what the model
+/// scores now (rounded up) so that they cannot silently get worse.
+#[test]
+fn every_disksim_validation_drive_loads_and_scores() {
+    // (trace, DiskSim 4.0's demerit as its -O2 build prints it, bound
+    // when short of the goal)
+    let drives: [(&str, f64, Option<f64>); 10] = [
+        ("atlas_III", 0.378078, Some(1.20)),
+        ("barracuda", 0.347863, None),
+        ("cheetah4LP", 0.318228, None),
+        ("cheetah9LP", 0.107098, None),
+        ("ibm18es", 0.136072, None),
+        ("atlas10k", 0.267525, None),
+        ("hp_c2247a", 0.089288, Some(0.85)),
+        ("hp_c3323a", 0.305182, Some(1.40)),
+        ("hp_c2490a", 0.253831, Some(0.95)),
+        ("dec_rz26", 0.340575, None),
+    ];
+    for (drive, disksim, short) in drives {
+        let model = Model::Hdd(diskspecs::load(&data(&format!("{drive}.parv"))).unwrap());
+        let trace = load_trace(&data(&format!("{drive}.trace"))).unwrap();
+        let r = validate(drive, &model, &trace).unwrap();
+        let goal = (3.0 * disksim).max(disksim + 0.3);
+        let bound = short.unwrap_or(goal);
+        assert!(
+            r.demerit_ms <= bound,
+            "{drive}: demerit {} > {bound} (DiskSim {disksim})",
+            r.demerit_ms
+        );
+    }
 }

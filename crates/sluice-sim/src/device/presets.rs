@@ -138,6 +138,7 @@ fn from_datasheet(d: &Datasheet) -> HddSpec {
         write_settle_ms: 0.1,
         overheads: Overheads::uniform(0.05, 0.15),
         bus_ms_per_sector: 512.0 / (d.bus_mb_s * 1e6) * 1e3,
+        bus_write_ms_per_sector: 512.0 / (d.bus_mb_s * 1e6) * 1e3,
         cache: CacheSpec {
             segments: 16,
             segment_sectors: (buffer_sectors / 16).max(64),

@@ -54,7 +54,7 @@ const DISK: &[Range] = &[
     ("Minimum read-ahead (blks)", 0.0, 16_777_216.0, " sectors"),
     ("Max queue length", 0.0, 4096.0, ""),
     ("Fast write level", 0.0, 2.0, ""),
-    ("Enable caching in buffer", 0.0, 1.0, ""),
+    ("Enable caching in buffer", 0.0, 2.0, ""),
 ];
 
 /// The `dm_disk` model block's parameters.
@@ -82,7 +82,9 @@ const ZONE: &[Range] = &[
 const MECH: &[Range] = &[
     ("Rotation speed (in rpms)", 1.0, 1e6, " rpm"),
     ("Head switch time", 0.0, MAX_MS, " ms"),
-    ("Add. write settling delay", 0.0, MAX_MS, " ms"),
+    // Negative in DiskSim's own DEC RZ26: added to a write's movement,
+    // never below zero in all (see mapping).
+    ("Add. write settling delay", -MAX_MS, MAX_MS, " ms"),
     ("Single cylinder seek time", 0.0, MAX_MS, " ms"),
     ("Average seek time", 0.0, MAX_MS, " ms"),
     ("Full strobe seek time", 0.0, MAX_MS, " ms"),

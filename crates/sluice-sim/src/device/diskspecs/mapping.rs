@@ -11,9 +11,15 @@ use crate::{Error, Result};
 /// The drive that file `file`'s blocks describe; `files` gives the seek
 /// curve file they name.
 pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<HddSpec> {
+    let attached = attachment(blocks);
     let disk = blocks
         .iter()
-        .find(|b| b.ty.eq_ignore_ascii_case("disksim_disk"))
+        .filter(|b| b.ty.eq_ignore_ascii_case("disksim_disk"))
+        .find(|b| {
+            attached
+                .disk
+                .is_none_or(|name| b.name.eq_ignore_ascii_case(name))
+        })
         .ok_or_else(|| Error::new(file, "no `disksim_disk` block"))?;
     let model = disk.block("Model", "dm_disk")?;
     let layout = layout(model)?;
@@ -54,6 +60,25 @@ pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<H
         write_buffer_sectors: segment.saturating_mul(write_segments),
     };
     let max_queue: usize = disk.count("Max queue length")?;
+    // Per sector across the interface: the slowest of the drive's own
+    // figure, the bus it hangs on and a controller between it and the host
+    // (DiskSim's `disk_get_blktranstime` and pass-through controller).
+    let own = disk.time("Bulk sector transfer time")?;
+    let mut bus = [own, own];
+    if let Some(b) = attached
+        .bus
+        .and_then(|n| template(blocks, "disksim_bus", n))
+    {
+        bus[0] = bus[0].max(b.time_or("Read block transfer time", 0.0)?);
+        bus[1] = bus[1].max(b.time_or("Write block transfer time", 0.0)?);
+    }
+    if let Some(c) = attached
+        .ctlr
+        .and_then(|n| template(blocks, "disksim_ctlr", n))
+    {
+        let t = c.time_or("Bulk sector transfer time", 0.0)?;
+        bus = bus.map(|x| x.max(t));
+    }
     Ok(HddSpec {
         name: if disk.name.is_empty() {
             file.to_string()
@@ -64,12 +89,86 @@ pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<H
         seek,
         rpm: rpm_value,
         head_switch_ms: mech.time("Head switch time")?,
-        write_settle_ms: mech.time("Add. write settling delay")?,
+        // May be negative (see `Mechanics::write_settle_ns`).
+        write_settle_ms: mech.req("Add. write settling delay")?.num()?,
         overheads,
-        bus_ms_per_sector: disk.time("Bulk sector transfer time")?,
+        bus_ms_per_sector: bus[0],
+        bus_write_ms_per_sector: bus[1],
         cache,
         max_queue: max_queue.max(1),
     })
+}
+
+/// What a `.parv` run configuration connects the drive to: the instance
+/// names, in its `topology`, of the disk, the bus it hangs on and the
+/// controller above that bus. All `None` for a bare `.diskspecs`.
+#[derive(Default)]
+struct Attachment<'a> {
+    disk: Option<&'a str>,
+    bus: Option<&'a str>,
+    ctlr: Option<&'a str>,
+}
+
+/// The template (`instantiate [ .. ] as TEMPLATE`) each instance is made
+/// from, for the disk found in the topology.
+fn attachment(blocks: &[Block]) -> Attachment<'_> {
+    fn walk<'a>(node: &'a Block, path: &mut Vec<&'a Block>) -> Option<Vec<&'a Block>> {
+        path.push(node);
+        if node.ty.eq_ignore_ascii_case("disksim_disk") {
+            return Some(path.clone());
+        }
+        for e in node.entries() {
+            if let Value::Block(child) = &e.value {
+                if let Some(p) = walk(child, path) {
+                    return Some(p);
+                }
+            }
+        }
+        path.pop();
+        None
+    }
+    let instance_of = |name: &str| -> Option<&str> {
+        blocks
+            .iter()
+            .filter(|b| b.ty == "instantiate")
+            .find(|b| {
+                b.get("names").and_then(|e| e.list().ok()).is_some_and(|l| {
+                    l.iter()
+                        .any(|(v, _)| matches!(v, Value::Scalar(s) if s.eq_ignore_ascii_case(name)))
+                })
+            })
+            .map(|b| b.name.as_str())
+    };
+    let Some(path) = blocks
+        .iter()
+        .filter(|b| b.ty == "topology")
+        .flat_map(|b| b.entries())
+        .find_map(|e| match &e.value {
+            Value::Block(root) => walk(root, &mut Vec::new()),
+            _ => None,
+        })
+    else {
+        return Attachment::default();
+    };
+    let above = |ty: &str| {
+        path.iter()
+            .rev()
+            .skip(1)
+            .find(|n| n.ty.eq_ignore_ascii_case(ty))
+            .and_then(|n| instance_of(&n.name))
+    };
+    Attachment {
+        disk: path.last().and_then(|n| instance_of(&n.name)),
+        bus: above("disksim_bus"),
+        ctlr: above("disksim_ctlr"),
+    }
+}
+
+/// The top-level block of type `ty` named `name`.
+fn template<'a>(blocks: &'a [Block], ty: &str, name: &str) -> Option<&'a Block> {
+    blocks
+        .iter()
+        .find(|b| b.ty.eq_ignore_ascii_case(ty) && b.name.eq_ignore_ascii_case(name))
 }
 
 /// A skew or offset in sectors: DiskSim truncates sector counts to whole
@@ -131,7 +230,7 @@ fn layout(model: &Block) -> Result<Layout> {
                 |e| e.err("must be positive".into()),
             ),
             Ok(s) => scheme.err(format!(
-                "unsupported sparing scheme {s} (supported: 0, 2, 3, 4, 7, 8, 9, 10)"
+                "unsupported sparing scheme {s} (DiskSim's are 0 to 10)"
             )),
             Err(e) => e,
         })?;
@@ -162,7 +261,11 @@ fn layout(model: &Block) -> Result<Layout> {
         let at = zone.unwrap_or(&list.at);
         at.error(Some(&list.key), e.to_string())
     })?;
-    if layout.cylinders() > cylinders {
+    // DiskSim does not check this; one of its own validation drives
+    // (hp_c2490a: "Number of cylinders = 2629", last zone ending at
+    // cylinder 2629) counts the last cylinder number instead of the
+    // cylinders. Accept that, refuse anything further out.
+    if layout.cylinders() > cylinders.saturating_add(1) {
         return Err(cyl_entry.err(format!(
             "the zones reach cylinder {}",
             layout.cylinders() - 1
@@ -361,6 +464,28 @@ mod tests {
     }
 
     #[test]
+    fn a_parv_adds_the_bus_the_drive_hangs_on() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/disksim");
+        let parv = crate::device::diskspecs::load(&dir.join("hp_c2247a.parv")).unwrap();
+        assert_eq!(parv.name, "HP_C2247A_validate");
+        // BUS1, between the drive and CTLR0, is slower than the drive's
+        // own figure (0): DiskSim takes the slower per direction.
+        assert_eq!(parv.bus_ms_per_sector, 0.17010);
+        assert_eq!(parv.bus_write_ms_per_sector, 0.18686);
+        assert_eq!(parv.layout.sparing(), Sparing::Tracks);
+        let bare = crate::device::diskspecs::load(&dir.join("hp_c2247a.diskspecs")).unwrap();
+        assert_eq!(
+            (bare.bus_ms_per_sector, bare.bus_write_ms_per_sector),
+            (0.0, 0.0)
+        );
+        assert_eq!(bare.layout, parv.layout);
+        // A negative write settle is taken as given.
+        let dec = crate::device::diskspecs::load(&dir.join("dec_rz26.parv")).unwrap();
+        assert_eq!(dec.write_settle_ms, -0.483);
+        assert_eq!(dec.bus_ms_per_sector, 0.07069);
+    }
+
+    #[test]
     fn data_file_layouts_give_their_block_counts() {
         let (i, b) = (ibm(), barracuda());
         assert_eq!(i.layout.capacity(), 17_916_240);
@@ -445,8 +570,8 @@ mod tests {
         let cases: &[(&str, &str, &str)] = &[
             (
                 "Sparing scheme used = 7",
-                "Sparing scheme used = 5",
-                "unsupported sparing scheme 5",
+                "Sparing scheme used = 11",
+                "unsupported sparing scheme 11",
             ),
             (
                 "Number of data surfaces = 5",

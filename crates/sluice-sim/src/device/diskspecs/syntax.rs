@@ -65,8 +65,19 @@ pub(super) struct Block {
     entries: Vec<Entry>,
 }
 
+impl Block {
+    /// The entries in file order.
+    pub(super) fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+}
+
 /// Includes nest at most this deep (a cycle would not end).
 const MAX_DEPTH: usize = 16;
+
+/// How deep a `.parv` topology may nest (driver, bus, controller, bus,
+/// disk is 5).
+const MAX_TOPOLOGY_DEPTH: usize = 64;
 
 struct Parser<'a> {
     text: &'a str,
@@ -172,6 +183,24 @@ impl<'a> Parser<'a> {
                 blocks.extend(self.include(name, None)?);
                 continue;
             }
+            if ty == "instantiate" {
+                blocks.push(self.instantiate(at)?);
+                continue;
+            }
+            if ty == "topology" {
+                let node = self.topology_node(at.clone(), 0)?;
+                blocks.push(Block {
+                    ty,
+                    name: String::new(),
+                    at: at.clone(),
+                    entries: vec![Entry {
+                        key: "node".into(),
+                        value: Value::Block(node),
+                        at,
+                    }],
+                });
+                continue;
+            }
             self.skip();
             let name = if self.peek().is_some_and(|c| !is_delim(c)) {
                 self.word().to_string()
@@ -185,6 +214,89 @@ impl<'a> Parser<'a> {
             self.bump();
             blocks.push(self.body(ty, name, at)?);
         }
+    }
+
+    /// A `.parv` statement `instantiate [ a, b ] as TEMPLATE` (after its
+    /// keyword): a block of type `instantiate` named `TEMPLATE` whose
+    /// `names` entry lists the instances.
+    fn instantiate(&mut self, at: Pos) -> Result<Block> {
+        self.skip();
+        if self.peek() != Some(b'[') {
+            return Err(self.err(None, "`instantiate` needs `[ names ] as template`".into()));
+        }
+        let list_at = self.at();
+        let Value::List(names) = self.value("instantiate")? else {
+            unreachable!("a value that opens with `[` is a list")
+        };
+        self.skip();
+        if self.word() != "as" {
+            return Err(self.err(None, "`instantiate [ names ]` needs `as template`".into()));
+        }
+        self.skip();
+        let template = self.word().to_string();
+        if template.is_empty() {
+            return Err(self.err(None, "`instantiate ... as` needs a template name".into()));
+        }
+        Ok(Block {
+            ty: "instantiate".into(),
+            name: template,
+            at,
+            entries: vec![Entry {
+                key: "names".into(),
+                value: Value::List(names),
+                at: list_at,
+            }],
+        })
+    }
+
+    /// One node of a `.parv` `topology`: `type name [ children ]`, read as
+    /// a block of that type and name whose entries (`node`) are its
+    /// children.
+    fn topology_node(&mut self, at: Pos, level: usize) -> Result<Block> {
+        if level >= MAX_TOPOLOGY_DEPTH {
+            return Err(self.err(None, "the topology nests too deeply".into()));
+        }
+        self.skip();
+        let ty = self.word().to_string();
+        self.skip();
+        let name = self.word().to_string();
+        self.skip();
+        if ty.is_empty() || name.is_empty() || self.peek() != Some(b'[') {
+            return Err(self.err(None, "expected a topology node `type name [ ... ]`".into()));
+        }
+        self.bump();
+        let mut entries = Vec::new();
+        loop {
+            self.skip();
+            match self.peek() {
+                None => {
+                    return Err(self.err(
+                        None,
+                        format!("topology node `{name}` is not closed with `]`"),
+                    ))
+                }
+                Some(b']') => {
+                    self.bump();
+                    break;
+                }
+                Some(b',') => self.bump(),
+                Some(_) => {
+                    let at = self.at();
+                    let child = self.topology_node(at.clone(), level + 1)?;
+                    entries.push(Entry {
+                        key: "node".into(),
+                        value: Value::Block(child),
+                        at,
+                    });
+                }
+            }
+        }
+        Ok(Block {
+            ty,
+            name,
+            at,
+            entries,
+        })
     }
 
     /// The blocks of an included file.
@@ -481,6 +593,10 @@ impl Block {
 
     pub(super) fn num_or(&self, key: &str, default: f64) -> Result<f64> {
         self.get(key).map_or(Ok(default), Entry::num)
+    }
+
+    pub(super) fn time_or(&self, key: &str, default: f64) -> Result<f64> {
+        self.get(key).map_or(Ok(default), Entry::time)
     }
 
     pub(super) fn count<T: TryFrom<i64>>(&self, key: &str) -> Result<T> {

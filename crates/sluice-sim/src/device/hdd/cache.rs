@@ -2,6 +2,8 @@
 //! consecutive sectors, filled by reads and by read-ahead after them. At
 //! most one segment grows at a time: the one the head is streaming into.
 
+use std::cell::Cell;
+
 use sluice::Instant;
 
 use super::mechanics::Mechanics;
@@ -46,6 +48,10 @@ pub struct ReadCache {
     /// Sectors read ahead past a read miss (at most the segment size).
     read_ahead: u64,
     prefetch: Option<Prefetch>,
+    /// When the active stream reaches its limit, once computed: from then
+    /// on its frontier is the limit, with no walk over its tracks (the
+    /// common case: a lookup after the read-ahead has finished).
+    stream_done: Cell<Option<Instant>>,
     clock: u64,
 }
 
@@ -58,13 +64,33 @@ impl ReadCache {
             capacity: segment_sectors,
             read_ahead: read_ahead.min(segment_sectors),
             prefetch: None,
+            stream_done: Cell::new(None),
             clock: 0,
         }
     }
 
     /// The active stream's frontier at `t` (first sector not yet read).
     fn frontier(&self, m: &Mechanics, p: &Prefetch, t: Instant) -> u64 {
+        let last = p.limit.min(m.layout.capacity()).max(p.from);
+        let done = match self.stream_done.get() {
+            Some(d) => d,
+            None => {
+                let d = m.stream_time(p.from, p.t0, last);
+                self.stream_done.set(Some(d));
+                d
+            }
+        };
+        if t >= done {
+            // What `stream_progress` finds, without walking the tracks.
+            return p.limit.min(last);
+        }
         m.stream_progress(p.from, p.t0, t, p.limit)
+    }
+
+    /// Start (or end, with `None`) the read-ahead stream.
+    fn set_prefetch(&mut self, p: Option<Prefetch>) {
+        self.prefetch = p;
+        self.stream_done.set(None);
     }
 
     /// Valid range of segment `i` at time `t`, including the stream.
@@ -106,12 +132,12 @@ impl ReadCache {
                 self.clock += 1;
                 seg.stamp = self.clock;
                 let limit = (end + self.read_ahead).max(p.limit);
-                self.prefetch = Some(Prefetch {
+                self.set_prefetch(Some(Prefetch {
                     segment: p.segment,
                     from: front,
                     t0: t_front,
                     limit,
-                });
+                }));
                 return Lookup::Stream(m.stream_time(front, t_front, end));
             }
         }
@@ -121,8 +147,9 @@ impl ReadCache {
     /// The head leaves the stream at `t` (for another access). Returns the
     /// sector the head is over, if a stream was active.
     pub fn stop(&mut self, m: &Mechanics, t: Instant) -> Option<u64> {
-        let p = self.prefetch.take()?;
+        let p = self.prefetch?;
         let front = self.frontier(m, &p, t);
+        self.set_prefetch(None);
         let seg = &mut self.segments[p.segment];
         seg.end = seg.end.max(front);
         seg.start = seg.start.max(seg.end.saturating_sub(self.capacity));
@@ -146,12 +173,12 @@ impl ReadCache {
             stamp: self.clock,
         };
         if self.read_ahead > 0 {
-            self.prefetch = Some(Prefetch {
+            self.set_prefetch(Some(Prefetch {
                 segment: i,
                 from: end,
                 t0: done,
                 limit: end + self.read_ahead,
-            });
+            }));
         }
     }
 
@@ -178,10 +205,9 @@ mod tests {
     use super::super::mechanics::test_mechanics;
     use super::*;
     use crate::device::test_time::at;
-    use sluice::Duration;
 
     fn mech() -> Mechanics {
-        test_mechanics(1000, 10.0, Duration::ZERO)
+        test_mechanics(1000, 10.0, 0)
     }
 
     /// The test drive and a one-segment cache that read sectors 0..100 at

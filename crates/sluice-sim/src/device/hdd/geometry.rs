@@ -32,6 +32,13 @@
 pub enum Sparing {
     /// Scheme 0: no spares; slips and defects are ignored.
     None,
+    /// Scheme 1 ("track sparing"): `spares` whole tracks at the end of the
+    /// zone. Slips and defects name *tracks* (zone-relative track numbers,
+    /// counting the empty space at the front): a slipped track is skipped,
+    /// shifting every later track of the zone by one; a defective track
+    /// lives on the spare track given with it. Slips do not move the
+    /// angular layout. Slips plus defects may not outnumber the spares.
+    Tracks,
     /// Scheme 3: `spares` sectors at the end of every track; a slip shifts
     /// the rest of its track into them. Slips on earlier tracks of the zone
     /// push the angular layout one sector each.
@@ -64,15 +71,22 @@ pub enum Sparing {
 }
 
 impl Sparing {
-    /// DiskSim's scheme number and "Rangesize for sparing". Schemes 1 (spare
-    /// tracks) and 5, 6 (spares at the front of cylinders) are not
-    /// supported.
+    /// DiskSim's scheme number (0 to 10) and "Rangesize for sparing".
+    ///
+    /// Schemes 5 and 6 ("spares at the front of every cylinder", without
+    /// and with slip-to-end) are DiskSim's schemes 2 and 4 as far as
+    /// where logical sectors go: DiskSim 4.0's LBN-to-PBN map
+    /// (`g1_ltop_sectpercylspare`) and its skew computation treat them
+    /// exactly alike, the front placement shows only in its inverse
+    /// (physical-to-logical) map, which a simulation never uses to time an
+    /// access. The model follows the map DiskSim times accesses with.
     pub fn from_disksim(scheme: i64, rangesize: i64) -> Option<Self> {
         Some(match scheme {
             0 => Sparing::None,
-            2 => Sparing::PerCylinder,
+            1 => Sparing::Tracks,
+            2 | 5 => Sparing::PerCylinder,
             3 => Sparing::PerTrack,
-            4 => Sparing::PerCylinderSlipToEnd,
+            4 | 6 => Sparing::PerCylinderSlipToEnd,
             7 => Sparing::AtEnd,
             8 => Sparing::PerRange(u32::try_from(rangesize).ok().filter(|&r| r > 0)?),
             9 => Sparing::PerZone,
@@ -393,7 +407,7 @@ impl Layout {
         let z = &self.zones[zi];
         let rel = lbn - z.first_lbn;
         let (mut p, mut run) = self.physical(z, rel + z.empty_front);
-        if self.sparing != Sparing::None && !z.defects.is_empty() {
+        if !matches!(self.sparing, Sparing::None | Sparing::Tracks) && !z.defects.is_empty() {
             let i = z.defects.partition_point(|d| d.0 < p);
             match z.defects.get(i) {
                 Some(&(d, remap)) if d == p && remap != d => {
@@ -452,6 +466,9 @@ impl Layout {
         if self.sparing == Sparing::None {
             return (q, u64::MAX);
         }
+        if self.sparing == Sparing::Tracks {
+            return spare_tracks_physical(z, q);
+        }
         let u = units(z, self.heads, self.sparing);
         if self.sparing.slips_to_end() {
             // Slots fill the sectors outside spare areas in order; count in
@@ -487,6 +504,76 @@ impl Layout {
     }
 }
 
+/// Track sparing: the physical sector holding logical slot `q` of zone `z`
+/// and the run of slots that follow it on its track. `keys[i]` is slip `i`
+/// (a track) minus its rank, so slip `i` comes before logical track `t`
+/// iff `keys[i] <= t`.
+fn spare_tracks_physical(z: &Zone, q: u64) -> (u64, u64) {
+    let spt = u64::from(z.spt);
+    let logical_track = q / spt;
+    let sector = q % spt;
+    let mut track = logical_track + z.keys.partition_point(|&k| k <= logical_track) as u64;
+    // A defective track lives on its spare track (defects are sorted).
+    if let Ok(i) = z.defects.binary_search_by_key(&track, |d| d.0) {
+        track = z.defects[i].1;
+    }
+    (track * spt + sector, spt - sector)
+}
+
+/// Check a track-sparing zone's slips and defects (track numbers) and
+/// compute its logical sectors and keys.
+fn prepare_spare_tracks(i: usize, z: &mut Zone, heads: u32) -> Result<(), LayoutError> {
+    let spt = u64::from(z.spt);
+    let tracks = u64::from(heads) * z.cylinders();
+    let spares = u64::from(z.spares);
+    if spares >= tracks {
+        return Err(LayoutError::BadSpares {
+            zone: i,
+            spares: z.spares,
+            unit: tracks * spt,
+        });
+    }
+    z.slips.sort_unstable();
+    z.slips.dedup();
+    if let Some(&s) = z.slips.iter().find(|&&s| s >= tracks) {
+        return Err(LayoutError::BadSlip {
+            zone: i,
+            sector: s,
+            size: tracks,
+        });
+    }
+    z.defects.sort_unstable();
+    z.defects.dedup_by_key(|d| d.0);
+    if let Some(&(d, r)) = z.defects.iter().find(|&&(d, r)| d >= tracks || r >= tracks) {
+        return Err(LayoutError::BadDefect {
+            zone: i,
+            defect: d,
+            remap: r,
+            size: tracks,
+        });
+    }
+    if (z.slips.len() + z.defects.len()) as u64 > spares {
+        let sector = z.slips.last().copied().unwrap_or(0) * spt;
+        return Err(LayoutError::TooManySlips { zone: i, sector });
+    }
+    z.keys = z
+        .slips
+        .iter()
+        .enumerate()
+        .map(|(rank, &s)| s - rank as u64)
+        .collect();
+    let slots = (tracks - spares) * spt;
+    if z.empty_front > slots {
+        return Err(LayoutError::BadEmptySpace {
+            zone: i,
+            empty: z.empty_front,
+            slots,
+        });
+    }
+    z.lbns = slots - z.empty_front;
+    Ok(())
+}
+
 /// The sparing units of zone `z`.
 fn units(z: &Zone, heads: u32, sparing: Sparing) -> Units {
     let track = u64::from(z.spt);
@@ -495,6 +582,8 @@ fn units(z: &Zone, heads: u32, sparing: Sparing) -> Units {
     let spares = u64::from(z.spares);
     let (size, full) = match sparing {
         Sparing::None => (all, 1),
+        // Whole spare tracks: see `spare_tracks_physical`.
+        Sparing::Tracks => (all, 1),
         Sparing::PerTrack => (track, all / track),
         Sparing::PerCylinder | Sparing::PerCylinderSlipToEnd | Sparing::AtEnd => {
             (cyl, z.cylinders())
@@ -516,6 +605,9 @@ fn units(z: &Zone, heads: u32, sparing: Sparing) -> Units {
 
 /// Check a zone's sparing data and compute its logical sectors and keys.
 fn prepare_zone(i: usize, z: &mut Zone, heads: u32, sparing: Sparing) -> Result<(), LayoutError> {
+    if sparing == Sparing::Tracks {
+        return prepare_spare_tracks(i, z, heads);
+    }
     let u = units(z, heads, sparing);
     let size = u64::from(z.spt) * u64::from(heads) * z.cylinders();
     if sparing != Sparing::None && u.logical == 0 {
@@ -952,12 +1044,89 @@ mod tests {
         assert_eq!(Sparing::from_disksim(7, 1), Some(Sparing::AtEnd));
         assert_eq!(Sparing::from_disksim(8, 6), Some(Sparing::PerRange(6)));
         assert_eq!(Sparing::from_disksim(8, 0), None);
-        assert_eq!(Sparing::from_disksim(1, 1), None);
-        assert_eq!(Sparing::from_disksim(5, 1), None);
+        assert_eq!(Sparing::from_disksim(1, 1), Some(Sparing::Tracks));
+        assert_eq!(Sparing::from_disksim(5, 1), Some(Sparing::PerCylinder));
+        assert_eq!(
+            Sparing::from_disksim(6, 1),
+            Some(Sparing::PerCylinderSlipToEnd)
+        );
+        assert_eq!(Sparing::from_disksim(11, 1), None);
+        assert_eq!(Sparing::from_disksim(-1, 1), None);
         assert_eq!(
             SurfaceOrder::from_disksim(1),
             Some(SurfaceOrder::AlternateInZone)
         );
+    }
+
+    /// Every DiskSim sparing scheme on one small zone (2 heads, cylinders
+    /// 0-3, 10 sectors per track, no skew, 2 spares, one slip): where
+    /// logical sector 25 goes, worked out by hand from DiskSim 4.0's
+    /// LBN-to-PBN map and skew rules (`layout_g1.c`), and the capacity its
+    /// `blksinband` gives.
+    #[test]
+    fn each_disksim_sparing_scheme_maps_a_known_sector() {
+        // (scheme, capacity, (cyl, head, slot) of logical 25)
+        let cases: [(i64, u64, (u32, u32, u32)); 11] = [
+            (0, 80, (1, 0, 5)),
+            // Spare tracks: slipped track 1 pushes logical track 2 to 3.
+            (1, 60, (1, 1, 5)),
+            // 18 logical per cylinder: 25 = cylinder 1, offset 7; the slip
+            // on cylinder 0 pushes the angular layout one sector.
+            (2, 72, (1, 0, 8)),
+            // 8 per track: track 3, offset 1; one slip on an earlier track.
+            (3, 64, (1, 1, 2)),
+            // As 2, and the earlier slip shifts the rest of the zone.
+            (4, 71, (1, 0, 9)),
+            (5, 72, (1, 0, 8)),
+            (6, 71, (1, 0, 9)),
+            // As 4 without the skew push.
+            (7, 71, (1, 0, 8)),
+            // Ranges of 2 cylinders (38 logical): the slip at 13 shifts
+            // 25 to physical 26 of range 0.
+            (8, 76, (1, 0, 6)),
+            (9, 78, (1, 0, 6)),
+            (10, 77, (1, 0, 6)),
+        ];
+        for (scheme, capacity, want) in cases {
+            let sparing = Sparing::from_disksim(scheme, 2).unwrap();
+            let slip = if scheme == 1 { 1 } else { 13 };
+            let zone = Zone::new(0, 3, 10, 0, 0)
+                .with_spares(2)
+                .with_slips(vec![slip]);
+            let l = Layout::with_scheme(2, vec![zone], sparing, SurfaceOrder::Normal).unwrap();
+            assert_eq!(l.capacity(), capacity, "scheme {scheme}");
+            let a = l.locate(25);
+            assert_eq!((a.cyl, a.head, a.slot), want, "scheme {scheme}");
+            walk(&l);
+        }
+    }
+
+    #[test]
+    fn track_sparing_remaps_a_defective_track_to_a_spare_track() {
+        // Tracks 6 and 7 are the spares; track 2 is defective, its data on
+        // spare track 7 (cylinder 3, head 1); track 1 is slipped.
+        let zone = Zone::new(0, 3, 10, 0, 0)
+            .with_spares(2)
+            .with_slips(vec![1])
+            .with_defects(vec![(3, 7)]);
+        let l = Layout::with_scheme(2, vec![zone], Sparing::Tracks, SurfaceOrder::Normal).unwrap();
+        assert_eq!(l.capacity(), 60);
+        // Logical track 2 is past the slip: physical track 3, remapped.
+        let a = l.locate(25);
+        assert_eq!((a.cyl, a.head, a.slot, a.left_on_track), (3, 1, 5, 5));
+        // Logical track 1 is physical track 2, not remapped.
+        let b = l.locate(12);
+        assert_eq!((b.cyl, b.head, b.slot), (1, 0, 2));
+        walk(&l);
+        // Slips and defects may not outnumber the spare tracks.
+        let zone = Zone::new(0, 3, 10, 0, 0)
+            .with_spares(1)
+            .with_slips(vec![1])
+            .with_defects(vec![(3, 7)]);
+        assert!(matches!(
+            Layout::with_scheme(2, vec![zone], Sparing::Tracks, SurfaceOrder::Normal),
+            Err(LayoutError::TooManySlips { zone: 0, .. })
+        ));
     }
 
     #[test]

@@ -74,10 +74,14 @@ pub struct HddSpec {
     pub seek: SeekCurve,
     pub rpm: f64,
     pub head_switch_ms: f64,
+    /// Added to a write's arm movement; may be negative (DiskSim allows it).
     pub write_settle_ms: f64,
     pub overheads: Overheads,
-    /// Host interface transfer time per sector.
+    /// Host interface transfer time per sector read.
     pub bus_ms_per_sector: f64,
+    /// Host interface transfer time per sector written (older SCSI buses
+    /// differ by direction).
+    pub bus_write_ms_per_sector: f64,
     pub cache: CacheSpec,
     /// Commands the drive can queue (1 = no NCQ/TCQ); scenarios choose the
     /// depth actually used with `queue_depth`.
@@ -135,7 +139,8 @@ pub struct Hdd {
     name: String,
     mech: Mechanics,
     overheads: Overheads,
-    bus: Duration,
+    /// Interface transfer per sector: read, write.
+    bus: [Duration; 2],
     cache: ReadCache,
     write_back: WriteBack,
     arm: Arm,
@@ -164,7 +169,7 @@ impl Hdd {
             seek: spec.seek.clone(),
             period,
             head_switch: ms(spec.head_switch_ms),
-            write_settle: ms(spec.write_settle_ms),
+            write_settle_ns: (spec.write_settle_ms * NS_PER_MS as f64).round() as i64,
             phase: phase % period,
         };
         let full_stroke = mech.seek.time(mech.layout.cylinders().saturating_sub(1));
@@ -182,7 +187,7 @@ impl Hdd {
             },
             mech,
             overheads: spec.overheads,
-            bus: ms(spec.bus_ms_per_sector),
+            bus: [ms(spec.bus_ms_per_sector), ms(spec.bus_write_ms_per_sector)],
             arm: Arm::default(),
             last_write: false,
             depth: depth.max(1),
@@ -229,12 +234,13 @@ impl Hdd {
     /// Serve `cmd` starting at `t`; returns its completion time.
     fn serve(&mut self, t: Instant, cmd: &Command) -> Instant {
         let n = cmd.sectors.max(1);
-        let bus = self.bus * u64::from(n);
+        let per_sector = self.bus[usize::from(cmd.write)];
+        let bus = per_sector * u64::from(n);
         let done = if !cmd.write {
             match self.cache.lookup(&self.mech, t, cmd.lbn, n) {
                 Lookup::Hit => t + self.overhead(self.overheads.read_hit) + bus,
                 Lookup::Stream(ready) => {
-                    (t + self.overhead(self.overheads.read_hit) + bus).max(ready + self.bus)
+                    (t + self.overhead(self.overheads.read_hit) + bus).max(ready + per_sector)
                 }
                 Lookup::Miss => {
                     let start = t + self.overhead(self.overheads.read_miss);
@@ -242,7 +248,7 @@ impl Hdd {
                     let a = self.mech.access(start, arm, cmd.lbn, n, false);
                     self.arm = a.arm;
                     self.cache.fill(cmd.lbn, n, a.end);
-                    (a.end + self.bus).max(a.first + bus)
+                    (a.end + per_sector).max(a.first + bus)
                 }
             }
         } else if self.write_back.enabled && u64::from(n) <= self.write_back.capacity {
@@ -435,6 +441,7 @@ mod tests {
             write_settle_ms: 0.0,
             overheads: Overheads::uniform(0.1, 0.2),
             bus_ms_per_sector: 0.001,
+            bus_write_ms_per_sector: 0.001,
             cache: CacheSpec {
                 segments: 2,
                 segment_sectors: 1000,
