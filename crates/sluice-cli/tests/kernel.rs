@@ -44,7 +44,14 @@ fn a_regular_file_is_refused_with_status_2() {
     std::fs::write(&img, vec![0u8; 1 << 20]).unwrap();
     let (code, _, err) = sluice_in(
         d.path(),
-        &["kernel", &s, "--device", img.to_str().unwrap(), "--kernel-scheduler", "bfq"],
+        &[
+            "kernel",
+            &s,
+            "--device",
+            img.to_str().unwrap(),
+            "--kernel-scheduler",
+            "bfq",
+        ],
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a block device"), "{err}");
@@ -61,14 +68,24 @@ impl Loop {
             .output()
             .ok()?;
         if !out.status.success() {
-            eprintln!("skipped: losetup: {}", String::from_utf8_lossy(&out.stderr).trim());
+            eprintln!(
+                "skipped: losetup: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            );
             return None;
         }
-        Some(Loop(String::from_utf8_lossy(&out.stdout).trim().to_string()))
+        Some(Loop(
+            String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        ))
     }
 
     fn scheduler_file(&self) -> String {
-        let name = Path::new(&self.0).file_name().unwrap().to_str().unwrap().to_string();
+        let name = Path::new(&self.0)
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
         format!("/sys/block/{name}/queue/scheduler")
     }
 }
@@ -96,7 +113,15 @@ fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
     let s = scenario(d.path(), TWO);
     let (code, out, err) = sluice_in(
         d.path(),
-        &["kernel", &s, "--device", &lo.0, "--kernel-scheduler", "bfq", "--json"],
+        &[
+            "kernel",
+            &s,
+            "--device",
+            &lo.0,
+            "--kernel-scheduler",
+            "bfq",
+            "--json",
+        ],
     );
     if code == 2 {
         eprintln!("skipped: {}", err.trim());
@@ -117,7 +142,10 @@ fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
     // acceptance run, not asserted in a unit test.)
     assert!(bytes.iter().all(|&b| b > 0.0), "{bytes:?}");
     assert_eq!(j["flows"][1]["weight"], 300);
-    assert_eq!(std::fs::read_to_string(lo.scheduler_file()).unwrap(), before);
+    assert_eq!(
+        std::fs::read_to_string(lo.scheduler_file()).unwrap(),
+        before
+    );
     let left = std::fs::read_dir("/sys/fs/cgroup/blkio")
         .map(|d| {
             d.flatten()
