@@ -170,3 +170,158 @@ impl<T> TimingCore<T> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sluice::Duration;
+    use sluice_sim::device::presets::preset;
+
+    const KIB: u64 = 1024;
+    const MIB: u64 = 1024 * KIB;
+
+    fn core<T>(name: &str, depth: usize, internal: InternalOrder) -> TimingCore<T> {
+        TimingCore::new(&preset(name).unwrap(), depth, internal, 1)
+    }
+
+    /// Run until everything completes, waking exactly at each event (as
+    /// a perfect clock would); the completions in order.
+    fn drain<T>(c: &mut TimingCore<T>) -> Vec<(Instant, T)> {
+        let mut all = Vec::new();
+        while let Some(t) = c.next_event() {
+            all.extend(c.complete(t));
+        }
+        all
+    }
+
+    #[test]
+    fn sectors_cover_the_bytes() {
+        let cap = 1 << 30;
+        let c = Io::read(4096, 4096).command(7, cap);
+        assert_eq!((c.tag, c.lbn, c.sectors, c.write), (7, 8, 8, false));
+        let c = Io::write(100, 10).command(0, cap);
+        assert_eq!((c.lbn, c.sectors, c.write), (0, 1, true));
+        let c = Io::read(500, 24).command(0, cap);
+        assert_eq!((c.lbn, c.sectors), (0, 2));
+        // Past the end: clamped to the drive.
+        let c = Io::read(cap * 512, 4096).command(0, cap);
+        assert_eq!((c.lbn, c.sectors), (cap - 1, 1));
+    }
+
+    #[test]
+    fn a_random_4k_read_on_the_maxtor_takes_milliseconds() {
+        let mut c = core("maxtor-stm332061", 1, InternalOrder::Satf);
+        let mut total = Duration::ZERO;
+        let mut now = Instant::ZERO;
+        let n = 200u64;
+        let span = 8 << 30; // kernel.py's 8 GiB file
+        for i in 0..n {
+            let offset = (spread(i) % (span / 4096)) * 4096;
+            c.submit(now, Io::read(offset, 4096), "r");
+            let t = c.next_event().expect("the read is under way");
+            assert!(c.complete(t - Duration::from_nanos(1)).is_empty());
+            let done = c.complete(t);
+            assert_eq!(done.len(), 1);
+            total = total + (t - now);
+            now = t + Duration::from_millis(1); // think time, so no read-ahead hits
+        }
+        let mean_ms = total.as_millis_f64() / n as f64;
+        assert!(
+            (4.0..=25.0).contains(&mean_ms),
+            "mean 4 KiB random read {mean_ms:.2} ms"
+        );
+    }
+
+    /// A well-spread number from `i` (splitmix64's finaliser).
+    fn spread(i: u64) -> u64 {
+        let mut x = i.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        x ^ (x >> 31)
+    }
+
+    #[test]
+    fn sequential_reads_stream_at_the_media_rate() {
+        let mut c = core("maxtor-stm332061", 1, InternalOrder::Satf);
+        let mut now = Instant::ZERO;
+        let (req, total) = (128 * KIB, 64 * MIB);
+        // The first read pays a seek; time the rest.
+        c.submit(now, Io::read(0, req as u32), "first");
+        now = c.next_event().unwrap();
+        c.complete(now);
+        let start = now;
+        let mut off = req;
+        while off < total {
+            c.submit(now, Io::read(off, req as u32), "seq");
+            now = c.next_event().unwrap();
+            assert_eq!(c.complete(now).len(), 1);
+            off += req;
+        }
+        let mb_s = (total - req) as f64 / 1e6 / (now - start).as_secs_f64();
+        // The drive's outer zone: 89 MB/s (its preset's summary).
+        assert!((60.0..=100.0).contains(&mb_s), "{mb_s:.1} MB/s");
+    }
+
+    #[test]
+    fn a_queueing_drive_serves_the_nearer_request_first() {
+        for (internal, order) in [
+            (InternalOrder::Satf, ["busy", "near", "far"]),
+            (InternalOrder::Fcfs, ["busy", "far", "near"]),
+        ] {
+            let mut c = core("maxtor-7l250s0", 32, internal);
+            // Park the head at 1 GiB.
+            c.submit(Instant::ZERO, Io::read(1 << 30, 4096), "park");
+            let t = c.next_event().unwrap();
+            c.complete(t);
+            // While the drive is busy, two requests queue in it: one
+            // 100 GiB away, then one near the head.
+            c.submit(t, Io::read((1 << 30) + MIB, 4096), "busy");
+            c.submit(t, Io::read(100 << 30, 4096), "far");
+            c.submit(t, Io::read((1 << 30) + 64 * KIB, 4096), "near");
+            let got: Vec<_> = drain(&mut c).into_iter().map(|(_, p)| p).collect();
+            assert_eq!(got, order, "{internal:?}");
+        }
+    }
+
+    #[test]
+    fn without_room_in_the_drive_requests_wait_in_arrival_order() {
+        let mut c = core("maxtor-stm332061", 1, InternalOrder::Satf);
+        c.submit(Instant::ZERO, Io::read(50 << 30, 4096), "a");
+        c.submit(Instant::ZERO, Io::read(1 << 20, 4096), "b");
+        c.submit(Instant::ZERO, Io::read(200 << 30, 4096), "c");
+        assert_eq!(c.outstanding(), 3);
+        let got: Vec<_> = drain(&mut c).into_iter().map(|(_, p)| p).collect();
+        assert_eq!(got, ["a", "b", "c"]);
+        assert_eq!(c.outstanding(), 0);
+        assert_eq!(c.next_event(), None);
+    }
+
+    #[test]
+    fn a_late_wake_up_delays_replies_but_not_the_model() {
+        let run = |late: bool| {
+            let mut c = core("maxtor-7l250s0", 4, InternalOrder::Satf);
+            for i in 0..12u64 {
+                let offset = (spread(i) % (1 << 26)) * 4096;
+                c.submit(Instant::ZERO, Io::read(offset, 4096), i);
+            }
+            if late {
+                // One wake-up long after everything is done.
+                c.complete(Instant::from_nanos(10 * sluice::NS_PER_S))
+            } else {
+                drain(&mut c)
+            }
+        };
+        let (late, punctual) = (run(true), run(false));
+        assert_eq!(late.len(), 12);
+        assert_eq!(late, punctual);
+    }
+
+    #[test]
+    fn writes_complete_too() {
+        let mut c = core("maxtor-stm332061", 1, InternalOrder::Satf);
+        c.submit(Instant::ZERO, Io::write(1 << 30, 64 * 1024), "w");
+        let done = drain(&mut c);
+        assert_eq!(done.len(), 1);
+        assert!(done[0].0 > Instant::ZERO);
+    }
+}

@@ -358,3 +358,44 @@ pub fn run_until_signal(opts: &Options) -> Result<(), Error> {
     );
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_input_gives_one_line_errors() {
+        let e = model(Some("nope"), None).unwrap_err().0;
+        assert!(
+            e.contains("unknown preset") && e.contains("maxtor-stm332061"),
+            "{e}"
+        );
+        assert!(model(None, None).is_err());
+        let e = model(None, Some(Path::new("/no/such.diskspecs")))
+            .unwrap_err()
+            .0;
+        assert!(e.starts_with("--diskspecs /no/such.diskspecs"), "{e}");
+        for g in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            assert!(gib_bytes(g).is_err(), "{g}");
+        }
+        assert_eq!(gib_bytes(8.0).unwrap(), 8 << 30);
+
+        let m = model(Some("maxtor-stm332061"), None).unwrap();
+        let mut o = Options::new(m, 8 << 30, "/no/such/dir".into());
+        let e = o.check().unwrap_err().0;
+        assert!(e.contains("not an existing directory"), "{e}");
+        o.mount = std::env::temp_dir();
+        assert_eq!(o.check(), Ok(1));
+        o.size_bytes = 400 << 30;
+        assert!(o.check().unwrap_err().0.contains("more than"));
+        o.size_bytes = 1 << 30;
+        o.queue_depth = Some(4);
+        assert!(o.check().unwrap_err().0.contains("accepts 1 to 1"));
+        for e in [
+            model(Some("nope"), None).unwrap_err(),
+            o.check().unwrap_err(),
+        ] {
+            assert!(!e.0.contains('\n'));
+        }
+    }
+}
