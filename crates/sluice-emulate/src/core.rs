@@ -222,7 +222,7 @@ mod tests {
             assert!(c.complete(t - Duration::from_nanos(1)).is_empty());
             let done = c.complete(t);
             assert_eq!(done.len(), 1);
-            total = total + (t - now);
+            total += t - now;
             now = t + Duration::from_millis(1); // think time, so no read-ahead hits
         }
         let mean_ms = total.as_millis_f64() / n as f64;

@@ -156,6 +156,17 @@ enum Event {
     Signal(i32),
 }
 
+/// How [`Emulator::stop`] unmounted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unmount {
+    /// Unmounted (or it already was, from outside).
+    Clean,
+    /// The file was still in use (a loop device still attached): the mount
+    /// was detached lazily and the connection dropped, so its users get
+    /// I/O errors from then on.
+    Lazy,
+}
+
 /// A mounted emulated drive. Dropping it unmounts.
 pub struct Emulator {
     mount: PathBuf,
@@ -272,25 +283,23 @@ impl Emulator {
     /// Unmount and stop. Where the file is still in use (a loop device
     /// still attached), the mount is detached lazily and the connection
     /// dropped: the users see I/O errors from then on.
-    pub fn stop(mut self) -> Result<(), Error> {
+    pub fn stop(mut self) -> Result<Unmount, Error> {
         self.shut_down()
     }
 
-    fn shut_down(&mut self) -> Result<(), Error> {
-        let mut result = Ok(());
+    fn shut_down(&mut self) -> Result<Unmount, Error> {
+        let mut result = Ok(Unmount::Clean);
         let mut forced = false;
         if let Some(mut u) = self.unmounter.take() {
             if let Err(e) = u.unmount() {
                 forced = true;
                 let busy = e.raw_os_error() == Some(libc::EBUSY);
-                if !lazy_unmount(&self.mount) {
-                    result = Err(Error(format!("unmounting {}: {e}", self.mount.display())));
-                } else if !busy {
-                    result = Err(Error(format!(
-                        "unmounting {}: {e} (detached lazily)",
-                        self.mount.display()
-                    )));
-                }
+                let dir = self.mount.display();
+                result = match (lazy_unmount(&self.mount), busy) {
+                    (true, true) => Ok(Unmount::Lazy),
+                    (true, false) => Err(Error(format!("unmounting {dir}: {e} (detached lazily)"))),
+                    (false, _) => Err(Error(format!("unmounting {dir}: {e}"))),
+                };
             }
         }
         let _ = self.tx.send(Msg::Stop);
@@ -338,23 +347,27 @@ pub fn run_until_signal(opts: &Options) -> Result<(), Error> {
     let signals = stop_signals()?;
     let emu = Emulator::start(opts)?;
     eprintln!(
-        "sluice emulate: {} ({} GiB of a {}, queue depth {}, {:?}) — stop with Ctrl-C or SIGTERM",
+        "sluice emulate: {} ({} GiB of a {}, queue depth {}, {} order) — stop with Ctrl-C or SIGTERM",
         emu.disk_path().display(),
         opts.size_bytes as f64 / (1u64 << 30) as f64,
         opts.model.name(),
         opts.depth()?,
-        opts.internal,
+        format!("{:?}", opts.internal).to_lowercase(),
     );
     let sig = emu.wait_with(signals);
     let served = emu.served();
-    emu.stop()?;
+    let how = emu.stop()?;
+    let dir = opts.mount.display();
     eprintln!(
-        "sluice emulate: {} after {served} requests; unmounted {}",
-        match sig {
-            Some(_) => "stopped",
-            None => "unmounted from outside",
-        },
-        opts.mount.display()
+        "sluice emulate: served {served} requests; {}",
+        match (sig, how) {
+            (None, _) => format!("{dir} was unmounted from outside"),
+            (Some(_), Unmount::Clean) => format!("unmounted {dir}"),
+            (Some(_), Unmount::Lazy) => format!(
+                "{dir} was still in use (a loop device still attached?): detached it lazily; \
+                 its users now get I/O errors"
+            ),
+        }
     );
     Ok(())
 }

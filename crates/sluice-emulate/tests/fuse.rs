@@ -9,7 +9,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 use std::time::Instant;
 
-use sluice_emulate::{model, Emulator, Options};
+use sluice_emulate::{model, Emulator, Options, Unmount};
 
 fn skip_reason() -> Option<&'static str> {
     // SAFETY: geteuid has no preconditions.
@@ -88,6 +88,6 @@ fn reads_take_the_drives_time_and_data_comes_back() {
     drop(f);
 
     assert!(emu.served() >= n + 2);
-    emu.stop().unwrap();
+    assert_eq!(emu.stop().unwrap(), Unmount::Clean);
     assert!(!is_mountpoint(&mnt), "still mounted after stop");
 }
