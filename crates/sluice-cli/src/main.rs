@@ -22,7 +22,7 @@ Examples:
   sluice run scenarios/10r-rand.toml --duration 10   the same flows on real files (io_uring)
   sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq
                                                 the same flows under the kernel's own bfq (root)
-  sluice validate --disk ibm-dnes-309170w --trace crates/sluice-sim/data/disksim/ibm18es.trace
+  sluice validate --disk ibm-dnes-309170w --trace crates/sluice-device/data/disksim/ibm18es.trace
                                                 score a drive model on a real drive's trace
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice list                                   policies, presets, flow patterns";
@@ -454,8 +454,8 @@ fn run(cli: Cli) -> Result<()> {
             internal,
         } => sluice_emulate::run_until_signal(&sluice_emulate::Options {
             queue_depth,
-            internal: sluice_sim::device::InternalOrder::parse(&internal)
-                .unwrap_or(sluice_sim::device::InternalOrder::Satf),
+            internal: sluice_device::InternalOrder::parse(&internal)
+                .unwrap_or(sluice_device::InternalOrder::Satf),
             ..sluice_emulate::Options::new(
                 sluice_emulate::model(preset.as_deref(), diskspecs.as_deref())?,
                 sluice_emulate::gib_bytes(size_gib)?,

@@ -129,7 +129,7 @@ fn impossible_values_get_one_line_and_exit_1() {
 
 #[test]
 fn impossible_drive_mechanics_are_refused() {
-    let data = workspace().join("crates/sluice-sim/data/disksim");
+    let data = workspace().join("crates/sluice-device/data/disksim");
     let dir = std::env::temp_dir().join(format!("sluice-hard-disk-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for f in ["ibm18es.diskspecs", "ibm18es.seek"] {

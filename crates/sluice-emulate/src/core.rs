@@ -6,7 +6,7 @@
 use std::collections::{HashMap, VecDeque};
 
 use sluice::{Instant, SECTOR_BYTES};
-use sluice_sim::device::{build, Command, Device, InternalOrder, Model, Setup};
+use sluice_device::{build, Command, Device, InternalOrder, Model, Setup};
 
 /// What a request asks of the drive: a byte range to read or write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,7 +175,7 @@ impl<T> TimingCore<T> {
 mod tests {
     use super::*;
     use sluice::Duration;
-    use sluice_sim::device::presets::preset;
+    use sluice_device::presets::preset;
 
     const KIB: u64 = 1024;
     const MIB: u64 = 1024 * KIB;

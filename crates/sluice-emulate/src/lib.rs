@@ -34,8 +34,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::SystemTime;
 
-use sluice_sim::device::presets::{self, PRESETS};
-use sluice_sim::device::{diskspecs, InternalOrder, Model};
+use sluice_device::presets::{self, PRESETS};
+use sluice_device::{diskspecs, InternalOrder, Model};
 
 use crate::fs::{Clock, DiskFs, Msg};
 

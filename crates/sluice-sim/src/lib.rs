@@ -9,7 +9,8 @@
 //! println!("{:.1} MB/s", report.aggregate.mb_s);
 //! ```
 
-pub mod device;
+/// The drive models (their own crate, shared with the emulator).
+pub use sluice_device as device;
 pub mod engine;
 mod error;
 pub mod report;

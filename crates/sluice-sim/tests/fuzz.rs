@@ -159,7 +159,7 @@ proptest! {
 fn disk_data(file: &str) -> String {
     read(
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("data/disksim")
+            .join("../sluice-device/data/disksim")
             .join(file),
     )
 }

@@ -8,7 +8,7 @@ use sluice_sim::validate::{load_trace, validate};
 
 fn data(file: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("data/disksim")
+        .join("../sluice-device/data/disksim")
         .join(file)
 }
 

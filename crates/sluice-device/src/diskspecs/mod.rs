@@ -29,7 +29,7 @@ use super::hdd::HddSpec;
 use crate::{Error, Result};
 
 /// The drives whose DiskSim descriptions are built in (see
-/// `crates/sluice-sim/data/disksim/`, with its licence).
+/// `crates/sluice-device/data/disksim/`, with its licence).
 pub const EMBEDDED: &[&str] = &["ibm18es", "barracuda"];
 
 /// Load a `.diskspecs` file and the files it names.
@@ -105,12 +105,12 @@ struct Embedded;
 
 fn embedded(name: &str) -> Option<&'static str> {
     Some(match name.trim_start_matches("./") {
-        "ibm18es.diskspecs" => include_str!("../../../data/disksim/ibm18es.diskspecs"),
-        "ibm18es.model" => include_str!("../../../data/disksim/ibm18es.model"),
-        "ibm18es.seek" => include_str!("../../../data/disksim/ibm18es.seek"),
-        "barracuda.diskspecs" => include_str!("../../../data/disksim/barracuda.diskspecs"),
-        "barracuda.model" => include_str!("../../../data/disksim/barracuda.model"),
-        "barracuda.seek" => include_str!("../../../data/disksim/barracuda.seek"),
+        "ibm18es.diskspecs" => include_str!("../../data/disksim/ibm18es.diskspecs"),
+        "ibm18es.model" => include_str!("../../data/disksim/ibm18es.model"),
+        "ibm18es.seek" => include_str!("../../data/disksim/ibm18es.seek"),
+        "barracuda.diskspecs" => include_str!("../../data/disksim/barracuda.diskspecs"),
+        "barracuda.model" => include_str!("../../data/disksim/barracuda.model"),
+        "barracuda.seek" => include_str!("../../data/disksim/barracuda.seek"),
         _ => return None,
     })
 }

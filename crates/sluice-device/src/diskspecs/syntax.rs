@@ -689,7 +689,7 @@ pub(super) fn seek_points(file_name: &str, text: &str) -> Result<Vec<(u32, f64)>
 mod tests {
     use super::super::test_support::*;
     use super::super::{embedded, parse_seek_curve, parse_str};
-    use crate::device::hdd::seek::SeekCurve;
+    use crate::hdd::seek::SeekCurve;
 
     #[test]
     fn errors_name_file_line_and_parameter() {

@@ -1,6 +1,10 @@
-//! Device models the simulator drives, behind one interface.
+//! Drive models behind one interface: the HDD (mechanics, cache, command
+//! queue, DiskSim drive descriptions), the SSD and the presets. The
+//! simulator drives them in virtual time, the emulator (`sluice emulate`)
+//! in real time; neither depends on the other.
 
 pub mod diskspecs;
+mod error;
 pub mod hdd;
 pub mod presets;
 pub mod ssd;
@@ -19,6 +23,7 @@ pub(crate) mod test_time {
     }
 }
 
+pub use self::error::{Error, Result};
 use self::hdd::{Hdd, HddSpec};
 use self::ssd::{Ssd, SsdSpec};
 

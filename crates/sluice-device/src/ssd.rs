@@ -147,7 +147,7 @@ impl CostModel for Ssd {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::test_time::at;
+    use crate::test_time::at;
 
     fn spec() -> SsdSpec {
         SsdSpec {

@@ -191,7 +191,7 @@ mod tests {
 
     /// Replace `from` (which must be there) by `to` in the embedded
     /// `file`, and parse the IBM drive with it.
-    fn with(file: &str, from: &str, to: &str) -> crate::Result<crate::device::hdd::HddSpec> {
+    fn with(file: &str, from: &str, to: &str) -> crate::Result<crate::hdd::HddSpec> {
         let text = embedded(file).unwrap();
         assert!(text.contains(from), "{from}");
         let changed = text.replacen(from, to, 1);

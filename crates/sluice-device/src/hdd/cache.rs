@@ -204,7 +204,7 @@ impl ReadCache {
 mod tests {
     use super::super::mechanics::test_mechanics;
     use super::*;
-    use crate::device::test_time::at;
+    use crate::test_time::at;
 
     fn mech() -> Mechanics {
         test_mechanics(1000, 10.0, 0)

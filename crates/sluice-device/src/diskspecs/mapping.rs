@@ -3,9 +3,9 @@
 //! layout (`dm_layout_g1`) and mechanics (`dm_mech_g1`) with its seek curve.
 
 use super::syntax::{Block, Entry, Files, Value};
-use crate::device::hdd::geometry::{Layout, LayoutError, Sparing, SurfaceOrder, Zone};
-use crate::device::hdd::seek::SeekCurve;
-use crate::device::hdd::{CacheSpec, HddSpec, Overheads};
+use crate::hdd::geometry::{Layout, LayoutError, Sparing, SurfaceOrder, Zone};
+use crate::hdd::seek::SeekCurve;
+use crate::hdd::{CacheSpec, HddSpec, Overheads};
 use crate::{Error, Result};
 
 /// The drive that file `file`'s blocks describe; `files` gives the seek
@@ -466,21 +466,21 @@ mod tests {
     #[test]
     fn a_parv_adds_the_bus_the_drive_hangs_on() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/disksim");
-        let parv = crate::device::diskspecs::load(&dir.join("hp_c2247a.parv")).unwrap();
+        let parv = crate::diskspecs::load(&dir.join("hp_c2247a.parv")).unwrap();
         assert_eq!(parv.name, "HP_C2247A_validate");
         // BUS1, between the drive and CTLR0, is slower than the drive's
         // own figure (0): DiskSim takes the slower per direction.
         assert_eq!(parv.bus_ms_per_sector, 0.17010);
         assert_eq!(parv.bus_write_ms_per_sector, 0.18686);
         assert_eq!(parv.layout.sparing(), Sparing::Tracks);
-        let bare = crate::device::diskspecs::load(&dir.join("hp_c2247a.diskspecs")).unwrap();
+        let bare = crate::diskspecs::load(&dir.join("hp_c2247a.diskspecs")).unwrap();
         assert_eq!(
             (bare.bus_ms_per_sector, bare.bus_write_ms_per_sector),
             (0.0, 0.0)
         );
         assert_eq!(bare.layout, parv.layout);
         // A negative write settle is taken as given.
-        let dec = crate::device::diskspecs::load(&dir.join("dec_rz26.parv")).unwrap();
+        let dec = crate::diskspecs::load(&dir.join("dec_rz26.parv")).unwrap();
         assert_eq!(dec.write_settle_ms, -0.483);
         assert_eq!(dec.bus_ms_per_sector, 0.07069);
     }

@@ -72,7 +72,7 @@ pub fn preset(name: &str) -> Option<Model> {
 }
 
 /// A drive from DiskSim's validated descriptions (copied with their
-/// licence into `crates/sluice-sim/data/disksim/`). The validation runs
+/// licence into `crates/sluice-device/data/disksim/`). The validation runs
 /// used a drive queue of 1; the real drives are SCSI with tagged queueing,
 /// so the preset allows `max_queue` commands.
 fn from_disksim(file: &str, name: &str, max_queue: usize) -> HddSpec {

@@ -427,7 +427,7 @@ impl CostModel for Hdd {
 mod tests {
     use super::geometry::Zone;
     use super::*;
-    use crate::device::test_time::{at, ns};
+    use crate::test_time::{at, ns};
 
     /// A small drive: 2 heads, 1000 cylinders of 100 sectors, 6000 rpm
     /// (10 ms per turn), fixed overheads, a 2-segment cache.

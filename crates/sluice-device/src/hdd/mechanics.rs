@@ -246,7 +246,7 @@ pub(crate) fn test_mechanics(cylinders: u32, full_seek_ms: f64, write_settle_ns:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::test_time::{at, ns};
+    use crate::test_time::{at, ns};
 
     /// 1 head, 100 cylinders of 100 sectors, 10 ms per revolution, skew 10.
     fn mech() -> Mechanics {
@@ -327,8 +327,8 @@ mod tests {
 
     #[test]
     fn the_run_cache_never_changes_a_location() {
-        let model = crate::device::presets::preset("ibm-dnes-309170w").unwrap();
-        let crate::device::Model::Hdd(spec) = model else {
+        let model = crate::presets::preset("ibm-dnes-309170w").unwrap();
+        let crate::Model::Hdd(spec) = model else {
             unreachable!()
         };
         let m = Mechanics {

@@ -1,0 +1,8 @@
+//! The located input error (file, line, key, message) every sluice input
+//! reports through: a drive description's is the same type as a
+//! scenario's.
+
+pub use sluice_workload::Error;
+
+/// Results of this crate.
+pub type Result<T> = std::result::Result<T, Error>;
