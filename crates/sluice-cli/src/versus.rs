@@ -258,14 +258,14 @@ pub fn table(v: &VersusReport) -> String {
         .collect();
     let _ = write!(o, "{:<16}", "");
     for h in &head {
-        let _ = write!(o, " {h:>24}");
+        let _ = write!(o, " {h:>26}");
     }
     let _ = writeln!(o);
     let num = |x: &serde_json::Value| x.as_f64();
     let _ = write!(o, "{:<16}", "aggregate MB/s");
     for r in &v.runs {
         let mb = num(&r.result["aggregate"]["mb_s"]).unwrap_or(f64::NAN);
-        let _ = write!(o, " {mb:>24.2}");
+        let _ = write!(o, " {mb:>26.2}");
     }
     let _ = writeln!(o);
     let names: Vec<String> = v
@@ -295,7 +295,7 @@ pub fn table(v: &VersusReport) -> String {
                 }
                 None => "-".to_string(),
             };
-            let _ = write!(o, " {cell:>24}");
+            let _ = write!(o, " {cell:>26}");
         }
         let _ = writeln!(o);
     }
