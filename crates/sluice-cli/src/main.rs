@@ -19,11 +19,15 @@ Examples:
   sluice sim scenarios/10r-rand.toml --json     the same as sluice.sim/1 JSON
   sluice sim scenarios/10r-rand.toml --seed 7 --scheduler sstf
   sluice compare scenarios/10r-rand.toml        every policy on one workload
-  sluice run scenarios/10r-rand.toml --duration 10   the same flows on real files (io_uring)
+  sluice run scenarios/run/weights.toml --duration 5   a scenario on real files (io_uring)
   sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq
                                                 the same flows under the kernel's own bfq (root)
   sluice validate --disk ibm-dnes-309170w --trace crates/sluice-device/data/disksim/ibm18es.trace
                                                 score a drive model on a real drive's trace
+  sluice emulate --preset maxtor-stm332061 --size-gib 8 --mount /tmp/emu
+                                                a modelled drive as a file through FUSE (root)
+  sluice versus scenarios/versus/startup-xterm-10r-seq.toml --preset maxtor-stm332061
+                                                simulated vs sluice vs the kernel's bfq (root)
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice list                                   policies, presets, flow patterns";
 
