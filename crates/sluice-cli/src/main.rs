@@ -71,7 +71,7 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
     #[command(
         after_help = "Each flow gets its own file (file_gib), filled with data before the clock \
 starts, in a fresh folder in the current directory (removed afterwards unless --keep) or in \
---dir. [device] keys other than queue_depth are ignored.\n\nExample:\n  sluice run scenarios/10r-rand.toml --duration 10 --json"
+--dir. [device] keys other than queue_depth are ignored.\n\nExample:\n  sluice run scenarios/run/weights.toml --duration 5 --json"
     )]
     Run {
         /// Scenario file.
