@@ -234,10 +234,12 @@ impl Sink for Shared {
         &mut self.io
     }
 
-    fn completed(&mut self, c: Completion) {
+    fn completed(&mut self, c: Completion) -> bool {
         if self.stopped || self.error.is_some() {
-            return;
+            return false;
         }
+        let earliest = self.agenda.peek().map(|r| r.0 .0);
+        let finite_left = self.pop.finite_left;
         self.tally.count(&c);
         let t0 = self.t0;
         let rel = move |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
@@ -250,6 +252,13 @@ impl Sink for Shared {
         } = self;
         if let Err(e) = complete(pop, io, agenda, c, rel, *warmup) {
             self.error = Some(e);
+            return true;
         }
+        let sooner = match (agenda.peek().map(|r| r.0 .0), earliest) {
+            (Some(new), Some(old)) => new < old,
+            (Some(_), None) => true,
+            _ => false,
+        };
+        sooner || pop.finite_left != finite_left
     }
 }

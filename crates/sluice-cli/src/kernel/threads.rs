@@ -34,7 +34,11 @@ pub trait Sink: Send + 'static {
     /// The backend inside the shared state.
     fn io(&mut self) -> &mut ThreadIo;
     /// Take the completion in: measure it, run the flow's workload.
-    fn completed(&mut self, c: Completion);
+    /// Returns whether the coordinator must look again (an earlier wake-up,
+    /// a flow done, an error): it is not woken for nothing, as a thread
+    /// that wakes at every completion costs the workers CPU and delays
+    /// their next requests.
+    fn completed(&mut self, c: Completion) -> bool;
 }
 
 /// The run's shared state and the condition its coordinator sleeps on.
@@ -168,12 +172,14 @@ fn work<S: Sink>(
             started,
             finished,
         });
-        st.completed(c);
+        let wake = st.completed(c);
         let io = st.io();
         next = io.self_job.take();
         io.self_slot = None;
         drop(st);
-        cell.1.notify_one();
+        if wake {
+            cell.1.notify_one();
+        }
     }
 }
 
