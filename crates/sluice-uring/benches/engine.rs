@@ -31,6 +31,28 @@ fn offset(i: usize) -> u64 {
     ((i * 7919) % (FILE / REQ) * REQ) as u64
 }
 
+/// The floor: `n` reads through a bare ring, `depth` in flight.
+fn raw_reads(ring: &mut IoUring, fd: types::Fd, bufs: &mut [AlignedBuf], n: usize, depth: usize) {
+    let (mut sent, mut done) = (0, 0);
+    while done < n {
+        while sent < n && sent - done < depth {
+            let buf = &mut bufs[sent];
+            let e = opcode::Read::new(fd, buf.as_mut_ptr(), REQ as u32)
+                .offset(offset(sent))
+                .build()
+                .user_data(sent as u64);
+            // SAFETY: the buffers outlive the wait below.
+            unsafe { ring.submission().push(&e).unwrap() };
+            sent += 1;
+        }
+        ring.submit_and_wait(1).unwrap();
+        for c in ring.completion() {
+            assert_eq!(c.result(), REQ as i32);
+            done += 1;
+        }
+    }
+}
+
 fn engine(c: &mut Criterion) {
     let file = page_cached_file();
     let mut g = c.benchmark_group("engine");
@@ -77,28 +99,7 @@ fn engine(c: &mut Criterion) {
         let mut bufs: Vec<AlignedBuf> = (0..BATCH).map(|_| AlignedBuf::zeroed(REQ)).collect();
         g.bench_function(
             BenchmarkId::new("raw-io_uring", format!("qd{depth}")),
-            |b| {
-                b.iter(|| {
-                    let (mut sent, mut done) = (0, 0);
-                    while done < BATCH {
-                        while sent < BATCH && sent - done < depth {
-                            let buf = &mut bufs[sent];
-                            let e = opcode::Read::new(fd, buf.as_mut_ptr(), REQ as u32)
-                                .offset(offset(sent))
-                                .build()
-                                .user_data(sent as u64);
-                            // SAFETY: the buffers outlive the wait below.
-                            unsafe { ring.submission().push(&e).unwrap() };
-                            sent += 1;
-                        }
-                        ring.submit_and_wait(1).unwrap();
-                        for c in ring.completion() {
-                            assert_eq!(c.result(), REQ as i32);
-                            done += 1;
-                        }
-                    }
-                })
-            },
+            |b| b.iter(|| raw_reads(&mut ring, fd, &mut bufs, BATCH, depth)),
         );
     }
     g.finish();
@@ -158,26 +159,7 @@ fn many_flows(c: &mut Criterion) {
         let fd = types::Fd(file.as_file().as_raw_fd());
         let id = BenchmarkId::new("raw-io_uring", format!("{per_flow}-per-flow"));
         g.bench_function(id, |b| {
-            b.iter(|| {
-                let (mut sent, mut done) = (0, 0);
-                while done < batch {
-                    while sent < batch && sent - done < DEPTH {
-                        let buf = &mut bufs[sent];
-                        let e = opcode::Read::new(fd, buf.as_mut_ptr(), REQ as u32)
-                            .offset(offset(sent))
-                            .build()
-                            .user_data(sent as u64);
-                        // SAFETY: the buffers outlive the wait below.
-                        unsafe { ring.submission().push(&e).unwrap() };
-                        sent += 1;
-                    }
-                    ring.submit_and_wait(1).unwrap();
-                    for c in ring.completion() {
-                        assert_eq!(c.result(), REQ as i32);
-                        done += 1;
-                    }
-                }
-            })
+            b.iter(|| raw_reads(&mut ring, fd, &mut bufs, batch, DEPTH))
         });
     }
     g.finish();

@@ -25,7 +25,6 @@ use anyhow::{bail, Context, Result};
 use sluice::{Duration, Instant};
 use sluice_sim::Scenario;
 use sluice_uring::{Completion, TargetId};
-use sluice_workload::Actions;
 
 use crate::run::{
     complete, device_regions, interrupt_flag, report, Agenda, EngineReport, Interrupted, Origin,
@@ -152,17 +151,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         let Shared {
             pop, io, agenda, ..
         } = &mut *st;
-        while let Some(&Reverse((t, f))) = agenda.peek() {
-            if t > now {
-                break;
-            }
-            agenda.pop();
-            let mut act = Actions::default();
-            pop.flows[f].wake(now, &mut act);
-            for w in pop.apply(io, f, act, now)? {
-                agenda.push(Reverse((w.max(now), f)));
-            }
-        }
+        pop.wake_due(io, agenda, now)?;
         let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
         let wait = next
             .saturating_duration_since(now)

@@ -27,7 +27,7 @@ use sluice::{Duration, Instant, NS_PER_S};
 use sluice_sim::report::{measure, Perf, SimReport};
 use sluice_sim::Scenario;
 use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
-use sluice_workload::{Actions, Pattern, Replay};
+use sluice_workload::{Pattern, Replay};
 
 pub use self::files::device_regions;
 use self::files::Files;
@@ -268,17 +268,7 @@ pub fn run(opts: &Options) -> Result<RunReport> {
             break now;
         }
         progress.show(now);
-        while let Some(&Reverse((t, f))) = agenda.peek() {
-            if t > now {
-                break;
-            }
-            agenda.pop();
-            let mut act = Actions::default();
-            pop.flows[f].wake(now, &mut act);
-            for w in pop.apply(&mut engine, f, act, now)? {
-                agenda.push(Reverse((w.max(now), f)));
-            }
-        }
+        pop.wake_due(&mut engine, &mut agenda, now)?;
         let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
         // Wake at least every 200 ms: the progress line and Ctrl-C.
         let wait = next

@@ -105,6 +105,28 @@ impl Population {
         }
     }
 
+    /// Wake every flow whose wake-up is due at `now` and issue what it
+    /// asks; later wake-ups go back on the agenda.
+    pub fn wake_due(
+        &mut self,
+        engine: &mut dyn Backend,
+        agenda: &mut Agenda,
+        now: Instant,
+    ) -> Result<()> {
+        while let Some(&Reverse((t, f))) = agenda.peek() {
+            if t > now {
+                break;
+            }
+            agenda.pop();
+            let mut act = Actions::default();
+            self.flows[f].wake(now, &mut act);
+            for w in self.apply(engine, f, act, now)? {
+                agenda.push(Reverse((w.max(now), f)));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the run ends when the finite flows are done: all flows are
     /// finite, or the scenario says so and there is one.
     pub fn all_finite(&self, stop_after_finite: bool) -> bool {
