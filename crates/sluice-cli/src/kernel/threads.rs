@@ -127,6 +127,21 @@ fn transfer(file: &File, buf: &mut [u8], offset: u64, write: bool) -> io::Result
     Ok(done)
 }
 
+/// A new open of the same file (O_DIRECT, same access), through /proc.
+fn reopen(file: &File) -> io::Result<File> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    let write = flags >= 0 && flags & libc::O_ACCMODE == libc::O_RDWR;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(write)
+        .custom_flags(libc::O_DIRECT | libc::O_CLOEXEC)
+        .open(format!("/proc/self/fd/{fd}"))
+}
+
 /// A worker's life: join the cgroup, then do jobs and report each.
 fn work<S: Sink>(
     cell: Weak<Cell<S>>,
@@ -209,7 +224,10 @@ impl ThreadIo {
         let start = self.start;
         self.spawner = Some(Box::new(move |flow, index, tasks| {
             let (tx, rx) = channel::<Job>();
-            let (cell, file) = (cell.clone(), Arc::clone(&file));
+            // Each OS thread opens the device itself, as separate
+            // applications do (its own open file, not a shared one).
+            let own = reopen(&file).map(Arc::new).unwrap_or_else(|_| Arc::clone(&file));
+            let (cell, file) = (cell.clone(), own);
             let handle = std::thread::Builder::new()
                 .name(format!("sluice-flow-{}", flow.0))
                 .spawn(move || work(cell, file, start, flow, index, tasks, rx))?;
