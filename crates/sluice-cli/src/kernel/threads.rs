@@ -226,7 +226,9 @@ impl ThreadIo {
             let (tx, rx) = channel::<Job>();
             // Each OS thread opens the device itself, as separate
             // applications do (its own open file, not a shared one).
-            let own = reopen(&file).map(Arc::new).unwrap_or_else(|_| Arc::clone(&file));
+            let own = reopen(&file)
+                .map(Arc::new)
+                .unwrap_or_else(|_| Arc::clone(&file));
             let (cell, file) = (cell.clone(), own);
             let handle = std::thread::Builder::new()
                 .name(format!("sluice-flow-{}", flow.0))
