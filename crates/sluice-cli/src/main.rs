@@ -230,6 +230,10 @@ Example:
         /// Print the sluice.repro/1 JSON object instead of tables.
         #[arg(long)]
         json: bool,
+        /// Every row of the long experiments (DOR's sweeps), each with the
+        /// paper's number beside it, instead of their summary.
+        #[arg(long)]
+        full: bool,
         /// Also write every simulated scenario as a TOML file in DIR (run
         /// one with `sluice sim DIR/NAME.toml`).
         #[arg(long, value_name = "DIR")]
@@ -383,6 +387,7 @@ fn run(cli: Cli) -> Result<()> {
             paper,
             quick,
             json,
+            full,
             save_scenarios,
         } => {
             let bar = std::sync::OnceLock::new();
@@ -399,7 +404,7 @@ fn run(cli: Cli) -> Result<()> {
             if let Some(b) = bar.get() {
                 b.finish();
             }
-            emit(json, &report, sluice_sim::repro::tables)?;
+            emit(json, &report, |r| sluice_sim::repro::tables(r, full))?;
         }
         Command::Run {
             scenario,

@@ -281,13 +281,108 @@ fn run_one(job: &Job) -> Result<SimReport> {
     Ok(sim.run())
 }
 
-/// Readable tables of a report, one per experiment.
-pub fn tables(r: &ReproReport) -> String {
+/// Experiments with more rows than this print as a summary (one line per
+/// scheduler and workload, a column per metric) unless `full` is asked.
+pub const SUMMARY_ABOVE: usize = 40;
+
+/// Columns a summary keeps before it moves a metric's `@` part (the
+/// swept parameter, `ratio@mqos=5`) into the rows.
+const SUMMARY_COLUMNS: usize = 14;
+
+/// One line per (scheduler, workload) — and per swept parameter when there
+/// would be too many columns — a column per metric, then the paper's
+/// numbers: the long experiments (DOR's sweeps) at a glance.
+fn pivot(o: &mut String, e: &Experiment) {
+    let distinct = {
+        let mut m: Vec<&str> = e.rows.iter().map(|r| r.metric.as_str()).collect();
+        m.sort_unstable();
+        m.dedup();
+        m.len()
+    };
+    let split = distinct > SUMMARY_COLUMNS;
+    // (row label, column, unit, value)
+    let cells: Vec<(String, &str, &str, f64)> = e
+        .rows
+        .iter()
+        .map(|r| {
+            let (col, param) = match r.metric.split_once('@') {
+                Some((c, p)) if split => (c, format!("  {p}")),
+                _ => (r.metric.as_str(), String::new()),
+            };
+            (
+                format!("{:<9}  {}{param}", r.scheduler, r.workload),
+                col,
+                r.unit.as_str(),
+                r.ours,
+            )
+        })
+        .collect();
+    let mut cols: Vec<(&str, &str)> = Vec::new();
+    let mut labels: Vec<&str> = Vec::new();
+    for (l, c, u, _) in &cells {
+        if !cols.iter().any(|x| x.0 == *c) {
+            cols.push((c, u));
+        }
+        if !labels.contains(&l.as_str()) {
+            labels.push(l);
+        }
+    }
+    let lw = labels.iter().map(|l| l.len()).fold(18, usize::max);
+    let cw: Vec<usize> = cols
+        .iter()
+        .map(|m| m.0.len().max(m.1.len()).max(7))
+        .collect();
+    let _ = write!(o, "{:<lw$}", "scheduler  workload");
+    for (m, c) in cols.iter().zip(&cw) {
+        let _ = write!(o, "  {:>c$}", m.0);
+    }
+    let _ = write!(o, "\n{:<lw$}", "");
+    for (m, c) in cols.iter().zip(&cw) {
+        let _ = write!(o, "  {:>c$}", m.1);
+    }
+    o.push('\n');
+    for l in &labels {
+        let _ = write!(o, "{l:<lw$}");
+        for (m, c) in cols.iter().zip(&cw) {
+            let v = cells
+                .iter()
+                .find(|x| x.0 == *l && x.1 == m.0)
+                .map_or("-".to_string(), |x| format!("{:.2}", x.3));
+            let _ = write!(o, "  {v:>c$}");
+        }
+        o.push('\n');
+    }
+    let paper: Vec<String> = e
+        .rows
+        .iter()
+        .filter_map(|r| {
+            r.paper
+                .map(|p| format!("{} {} {} {p:.2}", r.scheduler, r.workload, r.metric))
+        })
+        .collect();
+    if !paper.is_empty() {
+        let _ = writeln!(o, "paper: {}", paper.join("; "));
+    }
+    let _ = writeln!(
+        o,
+        "({} rows summarized; `--full` or `--json` lists each with the paper's number beside it)",
+        e.rows.len()
+    );
+}
+
+/// Readable tables of a report, one per experiment; experiments of more
+/// than [`SUMMARY_ABOVE`] rows as a summary unless `full`.
+pub fn tables(r: &ReproReport, full: bool) -> String {
     let mut o = String::new();
     for e in &r.experiments {
         let _ = writeln!(o, "== {} {}: {}", e.paper, e.id, e.title);
         if !e.notes.is_empty() {
             let _ = writeln!(o, "   {}", e.notes);
+        }
+        if !full && e.rows.len() > SUMMARY_ABOVE {
+            pivot(&mut o, e);
+            o.push('\n');
+            continue;
         }
         let width = |f: fn(&Row) -> &str, min: usize| {
             e.rows.iter().map(|r| f(r).len()).fold(min, usize::max)
@@ -318,6 +413,65 @@ mod tests {
     use super::*;
     use crate::scenario::Pattern;
     use crate::{FlowBuilder, Scenario};
+
+    fn sweep(levels: &[u32], metrics: usize) -> ReproReport {
+        let mut rows = Vec::new();
+        for &io in levels {
+            for q in 0..metrics {
+                let w = format!("io={io}");
+                rows.push(row(
+                    "dor",
+                    &w,
+                    &format!("iops@mqos={q}"),
+                    "IOPS",
+                    80.0 + q as f64,
+                    None,
+                ));
+                let paper = (q == 0).then_some(4.0);
+                rows.push(row(
+                    "dor",
+                    &w,
+                    &format!("ratio@mqos={q}"),
+                    "RQ1:RQ2",
+                    3.5,
+                    paper,
+                ));
+            }
+        }
+        ReproReport {
+            schema: "sluice.repro/1",
+            paper: "dor".into(),
+            experiments: vec![Experiment {
+                paper: "dor".into(),
+                id: "mqos".into(),
+                title: "t".into(),
+                notes: String::new(),
+                rows,
+            }],
+        }
+    }
+
+    #[test]
+    fn long_experiments_print_as_a_summary_unless_full() {
+        let r = sweep(&[11, 61], SUMMARY_COLUMNS);
+        let short = tables(&r, false);
+        // 2 x 14 x 2 = 56 rows: one line per (scheduler, workload, swept
+        // value) once the @-metrics are too many columns.
+        assert!(short.contains("56 rows summarized"), "{short}");
+        assert!(short.contains("io=61  mqos=13"), "{short}");
+        assert!(
+            short.contains("paper: dor io=11 ratio@mqos=0 4.00"),
+            "{short}"
+        );
+        let full = tables(&r, true);
+        assert_eq!(full.lines().filter(|l| l.starts_with("dor ")).count(), 56);
+        // Few metrics (12 here): they stay columns, one line per workload.
+        let r = sweep(&[1, 11, 31, 61], 6);
+        let narrow = tables(&r, false);
+        assert!(narrow.contains("48 rows summarized"), "{narrow}");
+        assert!(narrow.contains("iops@mqos=0"), "{narrow}");
+        assert_eq!(narrow.lines().filter(|l| l.starts_with("dor ")).count(), 4);
+    }
 
     #[test]
     fn saved_files_are_named_by_scenario_and_scheduler_values() {
