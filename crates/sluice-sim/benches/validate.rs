@@ -1,9 +1,10 @@
 //! `sluice validate`'s work on DiskSim's ibm18es drive with its trace
 //! repeated 5 times (50,000 requests, the yardstick): parsing the
 //! drive description, parsing the trace text, the closed-loop replay, and
-//! the demerit. DiskSim 4.0 built with gcc -O2 takes about 2.3 to 4 s of
-//! wall time for the same 50,000 requests on the machines this was written
-//! on (`disksim ibm18es.parv out validate trace 0`).
+//! the demerit; and the trace parse and the replay on their own. DiskSim
+//! 4.0 built with gcc -O2 takes about 2.3 to 4 s of wall time for the same
+//! 50,000 requests on the machines this was written on (`disksim
+//! ibm18es.parv out validate trace 0`).
 //!
 //! Run: `cargo bench -p sluice-sim --bench validate`.
 
@@ -34,6 +35,9 @@ fn bench(c: &mut Criterion) {
             assert_eq!(r.requests, 50_000);
             r.demerit_ms
         })
+    });
+    g.bench_function("ibm18es_50k_parse_trace_only", |b| {
+        b.iter(|| parse_trace("ibm18es x5", &text).unwrap().len())
     });
     let model = Model::Hdd(diskspecs::load(&spec).unwrap());
     let trace = parse_trace("ibm18es x5", &text).unwrap();
