@@ -14,7 +14,7 @@ use std::os::fd::AsRawFd;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use io_uring::{opcode, types, IoUring};
 use sluice::{policy, FlowConfig, FlowId};
-use sluice_uring::{AlignedBuf, Engine, EngineConfig, Submission, TargetOptions};
+use sluice_uring::{AlignedBuf, Engine, EngineConfig, Submission, TargetId, TargetOptions};
 
 const BATCH: usize = 256;
 const REQ: usize = 4096;
@@ -53,32 +53,46 @@ fn raw_reads(ring: &mut IoUring, fd: types::Fd, bufs: &mut [AlignedBuf], n: usiz
     }
 }
 
+/// An engine running policy `name` at `depth` over the cached file, with
+/// `flows` flows; None (after saying so) without io_uring. BFQ's idling is
+/// off: every batch ends with its queues empty, and the bench measures CPU,
+/// not anticipation.
+fn setup(
+    name: &str,
+    depth: usize,
+    file: &tempfile::NamedTempFile,
+    flows: u32,
+) -> Option<(Engine<Box<dyn sluice::Scheduler>>, TargetId)> {
+    let mut params = policy::Params::default();
+    if name.starts_with("bfq") {
+        params.insert("slice_idle_ms", policy::ParamValue::Int(0));
+    }
+    let p = policy::build(name, &params).unwrap();
+    let mut e = match Engine::new(p, EngineConfig::with_queue_depth(depth)) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            return None;
+        }
+    };
+    let t = e
+        .open_target(file.path(), &TargetOptions::read_only().direct(false))
+        .unwrap();
+    for f in 0..flows {
+        e.add_flow(FlowId(f), &FlowConfig::default()).unwrap();
+    }
+    Some((e, t))
+}
+
 fn engine(c: &mut Criterion) {
     let file = page_cached_file();
     let mut g = c.benchmark_group("engine");
     g.throughput(Throughput::Elements(BATCH as u64));
     for name in ["noop", "bfq"] {
         for depth in [1, 32] {
-            // BFQ idles 8 ms for a sync flow whose queue empties (each batch
-            // ends so): off here, to measure CPU and not anticipation.
-            let mut params = policy::Params::default();
-            if name == "bfq" {
-                params.insert("slice_idle_ms", policy::ParamValue::Int(0));
-            }
-            let p = policy::build(name, &params).unwrap();
-            let mut e = match Engine::new(p, EngineConfig::with_queue_depth(depth)) {
-                Ok(e) => e,
-                Err(e) => {
-                    eprintln!("skipped: {e}");
-                    return;
-                }
+            let Some((mut e, t)) = setup(name, depth, &file, 4) else {
+                return;
             };
-            let t = e
-                .open_target(file.path(), &TargetOptions::read_only().direct(false))
-                .unwrap();
-            for f in 0..4 {
-                e.add_flow(FlowId(f), &FlowConfig::default()).unwrap();
-            }
             let mut bufs: Vec<AlignedBuf> = (0..BATCH).map(|_| AlignedBuf::zeroed(REQ)).collect();
             g.bench_function(BenchmarkId::new(name, format!("qd{depth}")), |b| {
                 b.iter(|| {
@@ -122,26 +136,9 @@ fn many_flows(c: &mut Criterion) {
         g.throughput(Throughput::Elements(batch as u64));
         let mut bufs: Vec<AlignedBuf> = (0..batch).map(|_| AlignedBuf::zeroed(REQ)).collect();
         for name in ["bfq+", "noop"] {
-            // No idling: the batch ends with every queue empty.
-            let mut params = policy::Params::default();
-            if name == "bfq+" {
-                params.insert("slice_idle_ms", policy::ParamValue::Int(0));
-            }
-            let p = policy::build(name, &params).unwrap();
-            let mut e = match Engine::new(p, EngineConfig::with_queue_depth(DEPTH)) {
-                Ok(e) => e,
-                Err(e) => {
-                    eprintln!("skipped: {e}");
-                    return;
-                }
+            let Some((mut e, t)) = setup(name, DEPTH, &file, FLOWS as u32) else {
+                return;
             };
-            let t = e
-                .open_target(file.path(), &TargetOptions::read_only().direct(false))
-                .unwrap();
-            for f in 0..FLOWS {
-                e.add_flow(FlowId(f as u32), &FlowConfig::default())
-                    .unwrap();
-            }
             let id = BenchmarkId::new(name, format!("{per_flow}-per-flow"));
             g.bench_function(id, |b| {
                 b.iter(|| {

@@ -182,6 +182,11 @@ pub fn fill_extents(path: &Path, flow: usize, bytes: u64, extents: &[(u64, u64)]
     Ok(())
 }
 
+/// Bytes as GiB, for messages.
+pub fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
 /// Byte offsets of flows of these sizes laid end to end on a device, each
 /// on a 1 MiB boundary; an error when they do not fit in `device_bytes`.
 pub fn device_regions(sizes: &[u64], device: &Path, device_bytes: u64) -> Result<Vec<u64>> {
@@ -195,9 +200,9 @@ pub fn device_regions(sizes: &[u64], device: &Path, device_bytes: u64) -> Result
     if need > device_bytes {
         bail!(
             "the flows need {:.3} GiB laid end to end, {} holds {:.3} GiB: lower file_gib or count",
-            need as f64 / (1u64 << 30) as f64,
+            gib(need),
             device.display(),
-            device_bytes as f64 / (1u64 << 30) as f64
+            gib(device_bytes)
         );
     }
     Ok(bases)

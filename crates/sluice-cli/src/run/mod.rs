@@ -31,7 +31,7 @@ use sluice_workload::{Pattern, Replay};
 
 pub use self::files::device_regions;
 use self::files::Files;
-use self::files::{file_name, fill, fill_extents, free_bytes, kernel_scheduler};
+use self::files::{file_name, fill, fill_extents, free_bytes, gib, kernel_scheduler};
 use self::population::settle;
 pub use self::population::{complete, Agenda, Backend, Population};
 use self::verify::Verifier;
@@ -67,6 +67,8 @@ pub struct RunReport {
 pub struct EngineReport {
     pub target: String,
     pub direct: bool,
+    /// Requests in flight at the target: the engine's queue depth, or the
+    /// device's `nr_requests` under `sluice kernel`.
     pub queue_depth: usize,
     pub kernel_scheduler: Option<String>,
     pub verified_blocks: Option<u64>,
@@ -206,9 +208,9 @@ pub fn run(opts: &Options) -> Result<RunReport> {
                 if total > free {
                     bail!(
                         "the flows' files need {:.2} GiB in {}, only {:.2} GiB are free: lower file_gib or count",
-                        total as f64 / (1u64 << 30) as f64,
+                        gib(total),
                         dir.display(),
-                        free as f64 / (1u64 << 30) as f64
+                        gib(free)
                     );
                 }
             }
@@ -343,7 +345,6 @@ pub fn run(opts: &Options) -> Result<RunReport> {
 #[derive(Default)]
 pub struct Tally {
     pub completed: u64,
-    pub bytes: u64,
     errors: u64,
     first_error: Option<String>,
 }
@@ -351,7 +352,6 @@ pub struct Tally {
 impl Tally {
     pub fn count(&mut self, c: &Completion) {
         self.completed += 1;
-        self.bytes += c.bytes() as u64;
         if let Err(e) = &c.result {
             self.errors += 1;
             self.first_error.get_or_insert_with(|| e.to_string());
