@@ -67,14 +67,10 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     if let Some(d) = opts.duration_s {
         crate::run::set_duration(&mut s, d)?;
     }
+    // A recorded start-up reads at its trace's sectors, as `run` does.
+    crate::run::recorded_extents(&mut s);
     if let (Some(w), false) = (s.flows.iter().find(|f| f.may_write()), opts.allow_writes) {
-        return Err(Unavailable(format!(
-            "{}: flow '{}' writes, and writing to a block device destroys what it holds; \
-             nothing was changed. Add --allow-writes if that is what you want",
-            opts.device.display(),
-            w.name
-        ))
-        .into());
+        return Err(Unavailable(crate::run::device_write_refusal(&opts.device, &w.name)).into());
     }
     let writes = s.flows.iter().any(|f| f.may_write());
     let blkio = if opts.kernel_scheduler == "bfq" {

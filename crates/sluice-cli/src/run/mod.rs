@@ -17,7 +17,7 @@ mod verify;
 use std::cmp::Reverse;
 use std::fs::File;
 use std::os::unix::fs::FileTypeExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -97,6 +97,41 @@ pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
+/// Size each recorded start-up replay's data to its trace: it keeps the
+/// trace's sectors, so its data spans from 0 to the trace's last sector
+/// (the simulator wraps them onto its whole disk instead). Returns, per
+/// flow, the byte extents the trace touches (None for other flows).
+pub fn recorded_extents(s: &mut Scenario) -> Vec<Option<Vec<(u64, u64)>>> {
+    let mut extents = vec![None; s.flows.len()];
+    for (f, ext) in s.flows.iter_mut().zip(&mut extents) {
+        if let (Pattern::Startup, Replay::Recorded, Some(t)) = (f.pattern, f.replay, &f.trace) {
+            let end = t
+                .records
+                .iter()
+                .map(|r| r.sector + u64::from(r.sectors))
+                .max()
+                .unwrap_or(1);
+            f.file_sectors = end.div_ceil(2048) * 2048;
+            *ext = Some(
+                t.records
+                    .iter()
+                    .map(|r| (r.sector * 512, u64::from(r.sectors) * 512))
+                    .collect(),
+            );
+        }
+    }
+    extents
+}
+
+/// Why a scenario with writer `flow` is refused on block device `dev`.
+pub fn device_write_refusal(dev: &Path, flow: &str) -> String {
+    format!(
+        "{}: flow '{flow}' writes, and writing to a block device destroys what it holds; \
+         nothing was written. Add --allow-writes if that is what you want",
+        dev.display()
+    )
+}
+
 /// `--duration`: run this many seconds instead of the scenario's.
 pub fn set_duration(s: &mut Scenario, d: f64) -> Result<()> {
     if !d.is_finite() || d <= 0.0 || d > 1e7 {
@@ -139,37 +174,14 @@ pub fn run(opts: &Options) -> Result<RunReport> {
     if queue_depth == 0 || queue_depth > 4096 {
         bail!("--queue-depth must be 1..=4096 (got {queue_depth})");
     }
-    // A recorded replay keeps the trace's sectors: its data spans from 0 to
-    // the trace's last sector (the simulator wraps them onto its disk).
-    let mut extents: Vec<Option<Vec<(u64, u64)>>> = vec![None; s.flows.len()];
-    for (f, ext) in s.flows.iter_mut().zip(&mut extents) {
-        if let (Pattern::Startup, Replay::Recorded, Some(t)) = (f.pattern, f.replay, &f.trace) {
-            let end = t
-                .records
-                .iter()
-                .map(|r| r.sector + u64::from(r.sectors))
-                .max()
-                .unwrap_or(1);
-            f.file_sectors = end.div_ceil(2048) * 2048;
-            *ext = Some(
-                t.records
-                    .iter()
-                    .map(|r| (r.sector * 512, u64::from(r.sectors) * 512))
-                    .collect(),
-            );
-        }
-    }
+    let extents = recorded_extents(&mut s);
     let writer = s
         .flows
         .iter()
         .find(|f| f.may_write())
         .map(|f| f.name.clone());
     if let (Some(dev), Some(w), false) = (&opts.device, &writer, opts.allow_writes) {
-        bail!(
-            "{}: flow '{w}' writes, and writing to a block device destroys what it holds; \
-             nothing was written. Add --allow-writes if that is what you want",
-            dev.display()
-        );
+        bail!(device_write_refusal(dev, w));
     }
     if opts.verify && writer.is_none() {
         eprintln!("warning: --verify: no flow writes, there is nothing to verify");
