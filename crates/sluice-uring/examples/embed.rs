@@ -20,13 +20,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let weights = [100, 300];
     for (i, &weight) in weights.iter().enumerate() {
-        engine.add_flow(
-            FlowId(i as u32),
-            &FlowConfig {
-                weight,
-                class: None,
-            },
-        )?;
+        let config = FlowConfig {
+            weight,
+            ..FlowConfig::default()
+        };
+        engine.add_flow(FlowId(i as u32), &config)?;
     }
 
     // Each flow reads its half of the file sequentially, 8 requests ahead.
@@ -38,10 +36,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         engine.submit(Submission::read(FlowId(flow as u32), target, offset, buf))?;
         Ok(())
     };
-    for flow in 0..2 {
-        for _ in 0..8 {
-            read(&mut engine, flow)?;
-        }
+    for flow in (0..16).map(|i| i % 2) {
+        read(&mut engine, flow)?;
     }
     let mut bytes = [0usize; 2];
     for _ in 0..4000 {
@@ -53,11 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     for (flow, b) in bytes.iter().enumerate() {
-        println!(
-            "flow {flow} weight {}: {:.1} MB",
-            weights[flow],
-            *b as f64 / 1e6
-        );
+        let mb = *b as f64 / 1e6;
+        println!("flow {flow} weight {}: {mb:.1} MB", weights[flow]);
     }
     Ok(())
 }
