@@ -88,6 +88,10 @@ fn from_disksim(file: &str, name: &str, max_queue: usize) -> HddSpec {
 /// BFQ paper (its note on zoned recording).
 const INNER_TO_OUTER: f64 = 55.0 / 89.0;
 
+/// Write settle assumed for datasheet-derived drives (DiskSim's validated
+/// drives of 1999: 0.05-0.13 ms).
+const DATASHEET_WRITE_SETTLE_MS: f64 = 0.1;
+
 /// The figures a datasheet-derived drive needs.
 struct Datasheet {
     name: &'static str,
@@ -111,6 +115,12 @@ struct Datasheet {
 /// the 1999 drives in DiskSim's validation set), 0.1 ms write settle (those
 /// drives: 0.05-0.13 ms), 16 read segments sharing the buffer, each reading
 /// ahead a full segment, and an eighth of the buffer for write-back data.
+///
+/// The track skews hide a write's track switch (switch plus write settle),
+/// the longer of the two: a drive maker sizes skews so that neither a
+/// sequential read nor a sequential write loses a revolution at every track
+/// boundary. A read then waits out the settle's few slots, which the stated
+/// sustained rate already includes.
 fn from_datasheet(d: &Datasheet) -> HddSpec {
     let layout = zoned_layout(
         d.capacity,
@@ -119,7 +129,7 @@ fn from_datasheet(d: &Datasheet) -> HddSpec {
         d.rpm,
         d.outer_mb_s,
         d.inner_mb_s,
-        d.switch_ms,
+        d.switch_ms + DATASHEET_WRITE_SETTLE_MS,
     );
     let full = full_stroke_from_average(d.track_to_track_ms, d.average_seek_ms);
     let seek = SeekCurve::lee_from_datasheet(
@@ -135,7 +145,7 @@ fn from_datasheet(d: &Datasheet) -> HddSpec {
         seek,
         rpm: d.rpm,
         head_switch_ms: d.switch_ms,
-        write_settle_ms: 0.1,
+        write_settle_ms: DATASHEET_WRITE_SETTLE_MS,
         overheads: Overheads::uniform(0.05, 0.15),
         bus_ms_per_sector: 512.0 / (d.bus_mb_s * 1e6) * 1e3,
         bus_write_ms_per_sector: 512.0 / (d.bus_mb_s * 1e6) * 1e3,
@@ -376,6 +386,50 @@ mod tests {
         assert!(
             (625_142_448..625_142_448 + 16 * 2 * 2000).contains(&cap),
             "{cap}"
+        );
+    }
+
+    /// MB/s of a stream of `sectors`-sized requests from sector 0, one at
+    /// a time, on a drive with write-back caching.
+    fn streaming_mb_s(name: &str, write: bool, sectors: u32, count: u64) -> f64 {
+        use crate::{Command, Device, InternalOrder};
+        let Some(Model::Hdd(spec)) = preset(name) else {
+            panic!("{name} is a disk preset")
+        };
+        let mut d = crate::hdd::Hdd::new(&spec, 1, InternalOrder::Fcfs, Duration::ZERO);
+        let mut now = sluice::Instant::ZERO;
+        for tag in 0..count {
+            let lbn = tag * u64::from(sectors);
+            d.submit(
+                now,
+                Command {
+                    tag,
+                    write,
+                    lbn,
+                    sectors,
+                },
+            );
+            loop {
+                now = d.next_completion().expect("work under way");
+                if d.pop_completion(now).is_some() {
+                    break;
+                }
+            }
+        }
+        (count * u64::from(sectors) * 512) as f64 / now.since_origin().as_secs_f64() / 1e6
+    }
+
+    #[test]
+    fn a_datasheet_drive_writes_sequentially_at_its_read_rate() {
+        // The skews hide a write's track switch and the buffer streams a
+        // sequential writer into the media: writes keep up with reads
+        // (89 MB/s on the outer zone), 128 KiB at a time, over 40 MB.
+        let read = streaming_mb_s("maxtor-stm332061", false, 256, 300);
+        let write = streaming_mb_s("maxtor-stm332061", true, 256, 300);
+        assert!((86.0..92.0).contains(&read), "read {read:.1} MB/s");
+        assert!(
+            write > 0.97 * read,
+            "write {write:.1} MB/s against read {read:.1}"
         );
     }
 

@@ -7,6 +7,12 @@
 //! SATF) chooses among the commands that wait while it is busy. Optional
 //! firmware ageing (`max_command_age`) serves a command that has waited
 //! longer than that next, whatever the order says.
+//!
+//! Write-back: a write completes once its data is in the buffer; an idle
+//! drive writes dirty data to the media. A write that continues the run the
+//! drive is writing back, arriving while nothing else waits, joins that run
+//! (as DiskSim's "combine sequential writes"): the head keeps streaming
+//! instead of losing a revolution between one write's destage and the next.
 
 pub mod cache;
 pub mod geometry;
@@ -110,6 +116,10 @@ struct WriteBack {
     capacity: u64,
     extents: VecDeque<(u64, u32)>,
     dirty: u64,
+    /// The idle destage under way: the sector after the last one it
+    /// writes, and the pieces host writes added to it, each with the time
+    /// the head finishes it (they hold buffer room until then).
+    running: Option<(u64, VecDeque<(Instant, u32)>)>,
 }
 
 impl WriteBack {
@@ -130,6 +140,29 @@ impl WriteBack {
 
     fn has_room(&self, n: u32) -> bool {
         self.dirty + u64::from(n) <= self.capacity
+    }
+
+    /// When a write of `n` sectors arriving at `now` finds room in the
+    /// buffer beside the running destage: sectors joined to that destage
+    /// hold room until the head has written them (a piece counts whole
+    /// until it is done). `None` when it never would.
+    fn room_for_joined(&self, now: Instant, n: u32) -> Option<Instant> {
+        let free = self.capacity.checked_sub(self.dirty + u64::from(n))?;
+        let pieces = self.running.as_ref().map(|(_, p)| p)?;
+        let mut held: u64 = pieces
+            .iter()
+            .filter(|(end, _)| *end > now)
+            .map(|&(_, k)| u64::from(k))
+            .sum();
+        let mut at = now;
+        for &(end, k) in pieces.iter().filter(|(end, _)| *end > now) {
+            if held <= free {
+                break;
+            }
+            held -= u64::from(k);
+            at = end;
+        }
+        Some(at)
     }
 }
 
@@ -153,6 +186,9 @@ pub struct Hdd {
     /// arrival times.
     waiting: VecDeque<(Instant, Command)>,
     busy: Option<Busy>,
+    /// Host writes taken into the buffer while the mechanism writes back,
+    /// with the times their bus transfers end (their completions).
+    joined: VecDeque<(Instant, u64)>,
     done: VecDeque<u64>,
     full_stroke: Duration,
 }
@@ -195,6 +231,7 @@ impl Hdd {
             max_age: None,
             waiting: VecDeque::new(),
             busy: None,
+            joined: VecDeque::new(),
             done: VecDeque::new(),
             full_stroke,
         }
@@ -360,10 +397,53 @@ impl Hdd {
                 tag: Some(cmd.tag),
                 done,
             });
-        } else if !self.write_back.extents.is_empty() {
+        } else if let Some(&(lbn, n)) = self.write_back.extents.front() {
             let done = self.destage(t);
+            self.write_back.running = Some((lbn + u64::from(n), VecDeque::new()));
             self.busy = Some(Busy { tag: None, done });
         }
+    }
+
+    /// Take write `cmd`, arriving at `now`, into the idle destage under way
+    /// if it continues that run, nothing else waits, the buffer has room
+    /// for it, and its first sector reaches the buffer before the head
+    /// reaches that sector. Returns whether it was taken.
+    fn join_destage(&mut self, now: Instant, cmd: &Command) -> bool {
+        let n = cmd.sectors.max(1);
+        let (Some(busy), Some((next, _))) = (self.busy, self.write_back.running.as_ref()) else {
+            return false;
+        };
+        if !cmd.write || busy.tag.is_some() || !self.waiting.is_empty() || cmd.lbn != *next {
+            return false;
+        }
+        // The data crosses the bus once the buffer has room for it: the
+        // drive drains the run into the media and refills behind the head.
+        let Some(room) = self.write_back.room_for_joined(now, n) else {
+            return false;
+        };
+        let per_sector = self.bus[1];
+        let taken = room + self.overhead(self.overheads.write_hit);
+        if taken + per_sector > busy.done {
+            return false;
+        }
+        // The head is at `cmd.lbn` exactly when the run so far ends, so the
+        // continued access starts there with no rotational wait.
+        let a = self.mech.access(busy.done, self.arm, cmd.lbn, n, true);
+        self.arm = a.arm;
+        self.cache.invalidate(cmd.lbn, n);
+        if let Some((next, pieces)) = self.write_back.running.as_mut() {
+            *next = cmd.lbn + u64::from(n);
+            pieces.retain(|(end, _)| *end > now);
+            pieces.push_back((a.end, n));
+        }
+        self.busy = Some(Busy {
+            tag: None,
+            done: a.end,
+        });
+        self.last_write = true;
+        self.joined
+            .push_back((taken + per_sector * u64::from(n), cmd.tag));
+        true
     }
 }
 
@@ -377,6 +457,9 @@ impl Device for Hdd {
     }
 
     fn submit(&mut self, now: Instant, cmd: Command) {
+        if self.write_back.enabled && self.join_destage(now, &cmd) {
+            return;
+        }
         self.waiting.push_back((now, cmd));
         // An idle drive starts the first command that reaches it: commands
         // the host sends at the same instant still arrive one after the
@@ -386,16 +469,36 @@ impl Device for Hdd {
     }
 
     fn next_completion(&self) -> Option<Instant> {
-        self.busy.map(|b| b.done)
+        let joined = self.joined.front().map(|&(t, _)| t);
+        match (self.busy.map(|b| b.done), joined) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn pop_completion(&mut self, now: Instant) -> Option<u64> {
-        while let Some(b) = self.busy.filter(|b| b.done <= now) {
-            self.busy = None;
-            if let Some(tag) = b.tag {
-                self.done.push_back(tag);
+        loop {
+            let busy = self.busy.filter(|b| b.done <= now);
+            let joined = self.joined.front().copied().filter(|&(t, _)| t <= now);
+            match (busy, joined) {
+                // Earliest first; a joined write before the mechanism's
+                // event at the same instant (it was taken earlier).
+                (_, Some((t, tag))) if busy.is_none_or(|b| t <= b.done) => {
+                    self.joined.pop_front();
+                    self.done.push_back(tag);
+                }
+                (Some(b), _) => {
+                    self.busy = None;
+                    if b.tag.is_none() {
+                        self.write_back.running = None;
+                    }
+                    if let Some(tag) = b.tag {
+                        self.done.push_back(tag);
+                    }
+                    self.start_next(b.done);
+                }
+                _ => break,
             }
-            self.start_next(b.done);
         }
         self.done.pop_front()
     }
@@ -527,6 +630,68 @@ mod tests {
             done[1].1 > at(2_000_000),
             "second write waited for a destage: {done:?}"
         );
+    }
+
+    /// Write 8 sectors at 5000 and let the drive start writing them back
+    /// on its own; returns when that destage ends.
+    fn idle_destage_of_one_write(d: &mut Hdd) -> Instant {
+        d.submit(at(0), cmd(1, true, 5000, 8));
+        assert_eq!(d.pop_completion(at(108_000)), Some(1));
+        d.next_completion().expect("idle destage under way")
+    }
+
+    #[test]
+    fn a_write_continuing_the_destage_joins_it() {
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, Duration::ZERO);
+        let end = idle_destage_of_one_write(&mut d);
+        // The continuation crosses the bus at once (0.1 ms overhead, 8 us)
+        // and the head writes it straight after: 8 more slots of a
+        // 100-slot, 10 ms track, with no rotational wait.
+        d.submit(at(200_000), cmd(2, true, 5008, 8));
+        assert_eq!(d.next_completion(), Some(at(308_000)));
+        assert_eq!(d.pop_completion(at(308_000)), Some(2));
+        assert_eq!(d.next_completion(), Some(end + ns(800_000)));
+        assert_eq!(d.pop_completion(end + ns(800_000)), None);
+        assert_eq!(d.dirty_sectors(), 0);
+    }
+
+    #[test]
+    fn a_write_elsewhere_waits_for_the_destage() {
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, Duration::ZERO);
+        let end = idle_destage_of_one_write(&mut d);
+        d.submit(at(200_000), cmd(2, true, 7000, 8));
+        assert_eq!(d.next_completion(), Some(end));
+        assert_eq!(d.pop_completion(end), None);
+        assert_eq!(d.next_completion(), Some(end + ns(108_000)));
+    }
+
+    #[test]
+    fn a_waiting_read_stops_writes_joining_the_destage() {
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, Duration::ZERO);
+        let end = idle_destage_of_one_write(&mut d);
+        d.submit(at(150_000), cmd(2, false, 90_000, 8));
+        d.submit(at(200_000), cmd(3, true, 5008, 8));
+        // The destage ends as it was; the read goes first, then the write.
+        assert_eq!(d.next_completion(), Some(end));
+        assert_eq!(completion_order(&mut d), vec![2, 3]);
+    }
+
+    #[test]
+    fn a_joined_write_waits_for_buffer_room_as_the_head_drains_it() {
+        let mut d = Hdd::new(&spec(true), 1, InternalOrder::Fcfs, Duration::ZERO);
+        let end = idle_destage_of_one_write(&mut d);
+        // Two 32-sector continuations fill the 64-sector buffer; an 8-sector
+        // one gets in when the head has written the first of them (3.2 ms
+        // after the original run's end), then crosses the bus.
+        d.submit(at(200_000), cmd(2, true, 5008, 32));
+        assert_eq!(d.pop_completion(at(332_000)), Some(2));
+        d.submit(at(332_000), cmd(3, true, 5040, 32));
+        assert_eq!(d.pop_completion(at(464_000)), Some(3));
+        d.submit(at(464_000), cmd(4, true, 5072, 8));
+        let taken = end + ns(3_200_000 + 100_000 + 8_000);
+        assert_eq!(d.next_completion(), Some(taken));
+        assert_eq!(d.pop_completion(taken), Some(4));
+        assert_eq!(d.next_completion(), Some(end + ns(7_200_000)));
     }
 
     #[test]
