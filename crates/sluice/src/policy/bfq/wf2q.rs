@@ -11,11 +11,15 @@
 //! its service slot gets `S = F_old` (its finish time recomputed from the
 //! service it was charged).
 //!
-//! Data structures: two ordered sets. `pending` holds the busy, not-yet
-//! eligible queues by `(S, index)` (with `F` alongside); `eligible` holds the eligible ones by
-//! `(F, index)`. `V` never decreases, so a queue moves from `pending` to
-//! `eligible` at most once per (re)queueing: selection costs amortised
-//! O(log n) (each move is one removal and one insertion). When no queue is
+//! Data structures: two min-heaps. `pending` holds the busy, not-yet
+//! eligible queues by `(S, index)` (with `F` alongside); `eligible` holds
+//! the eligible ones by `(F, index)`. Only the smallest of each is ever
+//! looked at and nothing leaves a set but its smallest, so heaps serve (a
+//! binary heap in one vector: fewer cache misses than a tree). `V` never
+//! decreases, so a queue moves from `pending` to `eligible` at most once per
+//! (re)queueing: selection costs amortised O(log n) (each move is one pop
+//! and one push). The index breaks ties, so the order is total and the
+//! choice deterministic. When no queue is
 //! eligible, `V` jumps to the smallest start time (the WF2Q+ rule that keeps
 //! the scheduler work-conserving). The queue in service is in neither set
 //! (it is still busy: its weight stays in `W`).
@@ -23,7 +27,8 @@
 //! Virtual times are fixed point (`VT_SHIFT` fractional bits) in `u128`, so
 //! they cannot overflow over any realistic run.
 
-use std::collections::BTreeSet;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Fractional bits of virtual times.
 pub(crate) const VT_SHIFT: u32 = 20;
@@ -66,10 +71,10 @@ pub(crate) struct Wf2q {
     vtime: Vt,
     /// Sum of the weights of the busy entities.
     wsum: u64,
-    /// Busy, not eligible: `(start, index, finish)`.
-    pending: BTreeSet<(Vt, u32, Vt)>,
-    /// Busy, eligible: `(finish, index)`.
-    eligible: BTreeSet<(Vt, u32)>,
+    /// Busy, not eligible: `(start, index, finish)`, smallest first.
+    pending: BinaryHeap<Reverse<(Vt, u32, Vt)>>,
+    /// Busy, eligible: `(finish, index)`, smallest first.
+    eligible: BinaryHeap<Reverse<(Vt, u32)>>,
 }
 
 impl Wf2q {
@@ -117,9 +122,9 @@ impl Wf2q {
         e.budget = budget;
         e.finish = e.start + delta(budget, e.weight);
         if e.start <= self.vtime {
-            self.eligible.insert((e.finish, idx));
+            self.eligible.push(Reverse((e.finish, idx)));
         } else {
-            self.pending.insert((e.start, idx, e.finish));
+            self.pending.push(Reverse((e.start, idx, e.finish)));
         }
     }
 
@@ -150,16 +155,16 @@ impl Wf2q {
     /// smallest `S`.
     pub fn select(&mut self) -> Option<u32> {
         if self.eligible.is_empty() {
-            let &(s, _, _) = self.pending.first()?;
+            let &Reverse((s, _, _)) = self.pending.peek()?;
             self.vtime = self.vtime.max(s);
         }
-        while let Some(&(s, idx, f)) = self.pending.first() {
+        while let Some(&Reverse((s, idx, f))) = self.pending.peek() {
             if s > self.vtime {
                 break;
             }
-            self.pending.pop_first();
-            self.eligible.insert((f, idx));
+            self.pending.pop();
+            self.eligible.push(Reverse((f, idx)));
         }
-        self.eligible.pop_first().map(|(_, idx)| idx)
+        self.eligible.pop().map(|Reverse((_, idx))| idx)
     }
 }
