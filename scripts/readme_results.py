@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Print the README's result tables from `sluice repro all --json` output.
+
+    cargo run --release -- repro all --json > /tmp/repro.json
+    python3 scripts/readme_results.py /tmp/repro.json
+
+Every number comes from the JSON; paste the output over the tables of the
+README's "Results" section. The prose around them is written by hand."""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    # Experiment ids are unique across the papers.
+    return {e["id"]: e["rows"] for e in data["experiments"]}
+
+
+def value(rows, scheduler, workload, metric, field="ours"):
+    for r in rows:
+        if r["scheduler"] == scheduler and r["workload"] == workload and r["metric"] == metric:
+            return r[field]
+    return None
+
+
+def fmt(x, digits=2):
+    return "-" if x is None else "%.*f" % (digits, x)
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "| " + " | ".join("---" for _ in header) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def bfq(exps):
+    thr = exps["throughput"]
+    scheds = ["bfq+", "bfq", "cfq"]
+    print("Aggregate throughput, long benchmark (MB/s, ours / paper):\n")
+    print(table(["workload"] + scheds, [
+        [w] + ["%s / %s" % (fmt(value(thr, s, w, "aggregate")), fmt(value(thr, s, w, "aggregate", "paper"), 1)) for s in scheds]
+        for w in ("10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand")]))
+    st, vid = exps["startup"], exps["video"]
+    po = "bfq+ raised_idle_factor=1 raised_timeout=false"
+    cols = [("xterm", s) for s in ("bfq+", "bfq", "cfq", po)] + [("gnometerm", s) for s in ("bfq+", "bfq", "cfq", po)]
+    head = ["workload"] + ["%s %s" % (a, "bfq+ (papers only)" if s == po else s) for a, s in cols] + \
+        ["video bfq+", "video cfq", "video bfq+ (papers only)"]
+    rows = []
+    for w in ("idle", "10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand"):
+        r = [w] + [fmt(value(st, s, w, a)) for a, s in cols]
+        r += [fmt(value(vid, s, w, "drop_rate"), 1) for s in ("bfq+", "cfq", po)]
+        rows.append(r)
+    print("\nStart-up time (s) and video drop rate (%):\n")
+    print(table(head, rows))
+    for w in ("idle, recorded", "10r-seq, recorded"):
+        print("\n%s: xterm bfq+ %s s" % (w, fmt(value(st, "bfq+", w, "xterm"))))
+    ncq = exps["ncq"]
+    scheds = ("bfq+", "bfq", "cfq", "noop")
+    print("\nWith NCQ, start-up time (s):\n")
+    print(table(["workload"] + ["%s %s" % (s, a) for a in ("xterm", "gnometerm") for s in scheds], [
+        [w] + [fmt(value(ncq, s, w, a)) for a in ("xterm", "gnometerm") for s in scheds]
+        for w in ("10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand")]))
+    wt = exps["weights"]
+    print("\nWeights: " + "; ".join("%s %s" % (s, "/".join(fmt(value(wt, s, "3r-seq-w100:200:300", "share_r%d" % i), 3) for i in range(3)))
+                                   for s in ("bfq", "bfq+")))
+    ab = exps["ablation"]
+    names = ["bfq+"] + ["bfq+ %s=false" % k for k in ("low_latency", "peak_rate_lpf", "budget_rules", "fairness_rules", "write_throt")]
+    for w in ("10r-seq", "5r5w-seq"):
+        print("Ablation, xterm under %s: %s" % (w, ", ".join("%s %s s" % (n, fmt(value(ab, n, w, "xterm"))) for n in names)))
+
+
+def yfq(exps):
+    b = exps.get("batching")
+    if not b:
+        return
+    print("\nYFQ aggregate KB/s, 8 random readers:\n")
+    scheds = sorted({r["scheduler"] for r in b}, key=lambda s: (s.startswith("bsd"), len(s), s))
+    print(table(["scheduler", "64 KB", "8 KB"], [
+        [s, fmt(value(b, s, "64k-8tasks", "aggregate_kb_s"), 0), fmt(value(b, s, "8k-8tasks", "aggregate_kb_s"), 0)] for s in scheds]))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: readme_results.py REPRO_ALL.json")
+    e = load(sys.argv[1])
+    bfq(e)
+    yfq(e)
