@@ -102,6 +102,8 @@ struct Datasheet {
     inner_mb_s: f64,
     track_to_track_ms: f64,
     average_seek_ms: f64,
+    /// The longest track switch (a write's: head switch plus write settle),
+    /// which the skews hide.
     switch_ms: f64,
     bus_mb_s: f64,
     buffer_mib: u64,
@@ -116,11 +118,10 @@ struct Datasheet {
 /// drives: 0.05-0.13 ms), 16 read segments sharing the buffer, each reading
 /// ahead a full segment, and an eighth of the buffer for write-back data.
 ///
-/// The track skews hide a write's track switch (switch plus write settle),
-/// the longer of the two: a drive maker sizes skews so that neither a
-/// sequential read nor a sequential write loses a revolution at every track
-/// boundary. A read then waits out the settle's few slots, which the stated
-/// sustained rate already includes.
+/// `switch_ms` is the longest track switch, a write's, settle included: a
+/// drive maker sizes the skews so that neither a sequential read nor a
+/// sequential write loses a revolution at a track boundary. A read's head
+/// switch is that less the write settle.
 fn from_datasheet(d: &Datasheet) -> HddSpec {
     let layout = zoned_layout(
         d.capacity,
@@ -129,7 +130,7 @@ fn from_datasheet(d: &Datasheet) -> HddSpec {
         d.rpm,
         d.outer_mb_s,
         d.inner_mb_s,
-        d.switch_ms + DATASHEET_WRITE_SETTLE_MS,
+        d.switch_ms,
     );
     let full = full_stroke_from_average(d.track_to_track_ms, d.average_seek_ms);
     let seek = SeekCurve::lee_from_datasheet(
@@ -144,7 +145,7 @@ fn from_datasheet(d: &Datasheet) -> HddSpec {
         layout,
         seek,
         rpm: d.rpm,
-        head_switch_ms: d.switch_ms,
+        head_switch_ms: d.switch_ms - DATASHEET_WRITE_SETTLE_MS,
         write_settle_ms: DATASHEET_WRITE_SETTLE_MS,
         overheads: Overheads::uniform(0.05, 0.15),
         bus_ms_per_sector: 512.0 / (d.bus_mb_s * 1e6) * 1e3,
