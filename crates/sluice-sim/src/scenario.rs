@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use sluice::policy::{ParamValue, Params};
 use sluice::{ClassConfig, Duration, Instant, NS_PER_MS, NS_PER_S};
+use sluice_workload::trace::{self, Offsets, Timing, Trace};
 use sluice_workload::{Replay, StartupTrace, THREAD_FILE_SECTORS};
 
 use crate::device::presets::{self, PRESETS};
@@ -37,6 +38,7 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s (start again every repeat_s seconds) and pause_s (at least pause_s after the last ended); runs = N stops after N start-ups (default: one, or no limit when repeating)"),
     ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
     ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
+    ("trace", "replay of a block trace (`trace` = path; `format` = blkparse | fio-iolog | msr | spc | disksim; `timing` = afap (default: trace order, `outstanding` in flight) | recorded (each request at its recorded time, open loop); `offsets` = error (default) | wrap | scale for requests beyond the device); positions from offset_gib (default 0); reads synchronous, writes asynchronous"),
 ];
 
 /// The device to simulate.
@@ -212,6 +214,12 @@ pub struct FlowBuilder {
     size_sd_sectors: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     read_fraction: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    format: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timing: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    offsets: Option<String>,
 }
 
 impl ScenarioBuilder {
@@ -402,6 +410,13 @@ impl FlowBuilder {
         self
     }
 
+    /// Trace flows: the trace's format (`blkparse`, `fio-iolog`, `msr`,
+    /// `spc`, `disksim`).
+    pub fn format(mut self, format: trace::Format) -> Self {
+        self.format = Some(format.name().to_string());
+        self
+    }
+
     /// Start-up flows: `s-suite` (the default) or `recorded`.
     pub fn replay(mut self, replay: Replay) -> Self {
         self.replay = Some(replay.name().to_string());
@@ -424,10 +439,19 @@ struct KindKeys {
     read_fraction: f64,
     trace: Option<Arc<StartupTrace>>,
     replay: Replay,
+    /// Trace flows: the trace as read, its timing and offset policy.
+    block_trace: Option<Arc<Trace>>,
+    timing: Timing,
+    offsets: Offsets,
     repeat: Option<(Duration, Duration)>,
     frame_period: Duration,
     buffer_frames: u32,
     requests: Option<u64>,
+}
+
+/// The names of a key's valid values, for its error message.
+fn value_names<T>(all: &[(&str, T)]) -> String {
+    all.iter().map(|n| n.0).collect::<Vec<_>>().join(", ")
 }
 
 /// 1-based line of byte offset `at` in `text`.
@@ -636,7 +660,20 @@ impl Scenario {
                 Ok(())
             }
         };
-        only("trace", f.trace.is_some(), Pattern::Startup)?;
+        if f.trace.is_some() && !matches!(pattern, Pattern::Startup | Pattern::Trace) {
+            return Err(fail(
+                "trace applies only to pattern = \"startup\" or \"trace\"",
+            ));
+        }
+        for (key, set) in [
+            ("format", f.format.is_some()),
+            ("timing", f.timing.is_some()),
+            ("offsets", f.offsets.is_some()),
+        ] {
+            if set && pattern != Pattern::Trace {
+                return Err(fail(format!("{key} applies only to pattern = \"trace\"")));
+            }
+        }
         only("replay", f.replay.is_some(), Pattern::Startup)?;
         only("repeat_s", f.repeat_s.is_some(), Pattern::Startup)?;
         only("pause_s", f.pause_s.is_some(), Pattern::Startup)?;
@@ -657,6 +694,40 @@ impl Scenario {
         )?;
         only("read_fraction", f.read_fraction.is_some(), Pattern::Pool)?;
         match pattern {
+            Pattern::Trace => {
+                let path = f.trace.as_deref().ok_or_else(|| {
+                    fail("a trace flow needs trace = \"path\" and format = \"...\"")
+                })?;
+                let format = f.format.as_deref().ok_or_else(|| {
+                    fail(format!(
+                        "a trace flow needs format = one of {}",
+                        value_names(&trace::Format::ALL)
+                    ))
+                })?;
+                let format = trace::Format::parse(format).ok_or_else(|| {
+                    fail(format!(
+                        "format: unknown value '{format}' (valid: {})",
+                        value_names(&trace::Format::ALL)
+                    ))
+                })?;
+                if let Some(t) = &f.timing {
+                    k.timing = Timing::parse(t).ok_or_else(|| {
+                        fail(format!(
+                            "timing: unknown value '{t}' (valid: {})",
+                            value_names(&Timing::ALL)
+                        ))
+                    })?;
+                }
+                if let Some(o) = &f.offsets {
+                    k.offsets = Offsets::parse(o).ok_or_else(|| {
+                        fail(format!(
+                            "offsets: unknown value '{o}' (valid: {})",
+                            value_names(&Offsets::ALL)
+                        ))
+                    })?;
+                }
+                k.block_trace = Some(Arc::new(Trace::load(&base.join(path), format)?));
+            }
             Pattern::Startup => {
                 let spec = f.trace.as_deref().ok_or_else(|| {
                     fail("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"path\"")
@@ -945,9 +1016,11 @@ impl Scenario {
                         Self::place(f, i, sectors, next_free, capacity).map_err(ctx)?,
                         sectors,
                     )
-                } else if recorded {
-                    // A recorded replay keeps the trace's positions (from
-                    // offset_gib if given), wrapped onto the device.
+                } else if recorded || pattern == Pattern::Trace {
+                    // A recorded replay or a block trace keeps the trace's
+                    // positions, from offset_gib if given (a start-up's
+                    // wrapped onto the device, a block trace's by its
+                    // `offsets`).
                     let off = Self::offset(f.offset_gib.unwrap_or(0.0), capacity).map_err(ctx)?;
                     (off, capacity - off)
                 } else {
@@ -975,7 +1048,24 @@ impl Scenario {
                         capacity as f64 / GIB_SECTORS
                     ))));
                 }
-                if !recorded {
+                // A block trace's requests, placed in the space from
+                // file_start; its file is as long as the trace reaches.
+                let (trace_requests, file_sectors) = match &kind.block_trace {
+                    Some(t) => {
+                        let mut placed = t.place(file_sectors, kind.offsets).map_err(ctx)?;
+                        let reach = placed
+                            .iter()
+                            .map(|r| r.sector + u64::from(r.sectors))
+                            .max()
+                            .unwrap_or(1);
+                        for r in &mut placed {
+                            r.sector += file_start;
+                        }
+                        (Some(Arc::new(placed)), reach)
+                    }
+                    None => (None, file_sectors),
+                };
+                if !recorded && pattern != Pattern::Trace {
                     next_free = next_free.max(end);
                 }
                 let name = if count > 1 {
@@ -1006,6 +1096,8 @@ impl Scenario {
                     size_mean: kind.size_mean,
                     size_sd: kind.size_sd,
                     read_fraction: kind.read_fraction,
+                    trace_requests,
+                    timing: kind.timing,
                 });
             }
         }

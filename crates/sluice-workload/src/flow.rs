@@ -61,6 +61,7 @@ enum Kind {
     Greedy(Greedy),
     Startup(StartupReplay),
     Video(Video),
+    Trace(TraceReplay),
 }
 
 impl Flow {
@@ -74,6 +75,7 @@ impl Flow {
                 rng::stream(seed, index as u64),
             )),
             Pattern::Video => Kind::Video(Video::default()),
+            Pattern::Trace => Kind::Trace(TraceReplay::default()),
             Pattern::Pool => Kind::Pool(Pool {
                 rng: rng::stream(seed, index as u64),
                 in_flight: vec![0; spec.pool_weights.len()],
@@ -111,7 +113,7 @@ impl Flow {
     pub fn finite(&self) -> bool {
         match self.kind {
             Kind::Startup(_) => self.spec.repeat.is_none() || self.spec.runs.is_some(),
-            Kind::Video(_) => true,
+            Kind::Video(_) | Kind::Trace(_) => true,
             Kind::Greedy(_) | Kind::Pool(_) => self.spec.requests.is_some(),
         }
     }
@@ -124,6 +126,7 @@ impl Flow {
             Kind::Pool(p) => p.fill(spec, act),
             Kind::Startup(s) => s.wake(spec, now, act),
             Kind::Video(v) => v.wake(spec, now, act),
+            Kind::Trace(t) => t.wake(spec, now, act),
         }
     }
 
@@ -144,6 +147,7 @@ impl Flow {
             Kind::Pool(p) => p.completed(spec, thread, act),
             Kind::Startup(s) => s.completed(spec, now, thread, current, warmup, act),
             Kind::Video(v) => v.completed(spec, now, warmup, act),
+            Kind::Trace(t) => t.completed(spec, act),
         };
         if finished && self.done_at.is_none() {
             // A start-up is done when its last record is; requests still
@@ -202,6 +206,69 @@ impl Flow {
             Kind::Video(v) => Some((v.frames_measured, v.dropped_measured)),
             _ => None,
         }
+    }
+}
+
+/// A block trace's requests: at their recorded arrivals after the flow's
+/// start (open loop: whatever the device does), or in order with
+/// `outstanding` in flight. Reads are synchronous, writes asynchronous.
+#[derive(Default)]
+struct TraceReplay {
+    /// Index of the next request to issue.
+    next: usize,
+    in_flight: u32,
+}
+
+impl TraceReplay {
+    fn requests(spec: &FlowSpec) -> &[crate::trace::Request] {
+        spec.trace_requests.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    fn issue(&mut self, r: &crate::trace::Request, act: &mut Actions) {
+        self.next += 1;
+        self.in_flight += 1;
+        act.issues.push(Issue {
+            thread: 0,
+            continues: false,
+            sector: r.sector,
+            sectors: r.sectors,
+            write: r.write,
+            sync: !r.write,
+        });
+    }
+
+    fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
+        let reqs = Self::requests(spec);
+        match spec.timing {
+            crate::trace::Timing::Recorded => {
+                while let Some(r) = reqs.get(self.next) {
+                    let due = spec.start + r.at;
+                    if due > now {
+                        act.wakes.push(due);
+                        break;
+                    }
+                    self.issue(r, act);
+                }
+            }
+            crate::trace::Timing::Afap => self.fill(spec, act),
+        }
+    }
+
+    fn fill(&mut self, spec: &FlowSpec, act: &mut Actions) {
+        let reqs = Self::requests(spec);
+        while self.in_flight < spec.outstanding.max(1) {
+            let Some(r) = reqs.get(self.next) else { break };
+            self.issue(r, act);
+        }
+    }
+
+    /// One request completed; true once every request has.
+    fn completed(&mut self, spec: &FlowSpec, act: &mut Actions) -> bool {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        if spec.timing == crate::trace::Timing::Afap {
+            self.fill(spec, act);
+        }
+        self.in_flight == 0 && self.next >= Self::requests(spec).len()
     }
 }
 
@@ -448,6 +515,67 @@ mod tests {
             requests: Some(5),
             ..FlowSpec::default()
         }
+    }
+
+    /// A trace flow of three reads and a write, 1 ms apart, from 5 ms.
+    fn trace_spec(timing: crate::trace::Timing) -> FlowSpec {
+        let reqs = (0..4)
+            .map(|i| crate::trace::Request {
+                at: Duration::from_millis(i),
+                sector: 100 * i,
+                sectors: 8,
+                write: i == 3,
+                line: i as u32 + 1,
+            })
+            .collect();
+        FlowSpec {
+            pattern: Pattern::Trace,
+            start: ns(5_000_000),
+            outstanding: 2,
+            requests: None,
+            trace_requests: Some(std::sync::Arc::new(reqs)),
+            timing,
+            ..spec(Pattern::Trace)
+        }
+    }
+
+    #[test]
+    fn a_recorded_trace_issues_at_its_times_whatever_completes() {
+        let mut f = Flow::new(trace_spec(crate::trace::Timing::Recorded), 1, 0);
+        let mut act = Actions::default();
+        f.wake(ns(5_000_000), &mut act);
+        assert_eq!(act.issues.len(), 1);
+        assert_eq!(act.wakes, vec![ns(6_000_000)]);
+        // Nothing completed, yet the next two arrive on time (open loop).
+        let mut act = Actions::default();
+        f.wake(ns(7_000_000), &mut act);
+        assert_eq!(
+            act.issues.iter().map(|i| i.sector).collect::<Vec<_>>(),
+            vec![100, 200]
+        );
+        assert_eq!(act.wakes, vec![ns(8_000_000)]);
+        let mut act = Actions::default();
+        f.wake(ns(8_000_000), &mut act);
+        assert!(act.issues[0].write && !act.issues[0].sync);
+        for k in 0..4 {
+            let mut act = Actions::default();
+            let done = f.completed(ns(9_000_000), 0, true, Instant::ZERO, &mut act);
+            assert_eq!(done, k == 3, "completion {k}");
+        }
+        assert_eq!(f.done_at, Some(ns(9_000_000)));
+    }
+
+    #[test]
+    fn an_afap_trace_keeps_outstanding_in_flight() {
+        let mut f = Flow::new(trace_spec(crate::trace::Timing::Afap), 1, 0);
+        let mut act = Actions::default();
+        f.wake(ns(5_000_000), &mut act);
+        assert_eq!(act.issues.len(), 2);
+        assert!(act.wakes.is_empty());
+        let mut act = Actions::default();
+        assert!(!f.completed(ns(5_100_000), 0, true, Instant::ZERO, &mut act));
+        assert_eq!(act.issues.len(), 1);
+        assert_eq!(act.issues[0].sector, 200);
     }
 
     fn greedy(spec: &FlowSpec) -> Greedy {

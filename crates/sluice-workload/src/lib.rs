@@ -34,6 +34,7 @@ mod replay;
 pub mod rng;
 mod spec;
 pub mod startup;
+pub mod trace;
 
 pub use error::{Error, Result};
 pub use flow::{Actions, Flow, Issue};

@@ -28,6 +28,8 @@ pub enum Pattern {
     /// Weighted reservation queues, each with a fixed number of requests
     /// in flight (Nam–Park's synthetic load).
     Pool,
+    /// Replay of a block trace (blkparse, fio iolog, MSR, SPC, DiskSim).
+    Trace,
 }
 
 impl Pattern {
@@ -41,6 +43,7 @@ impl Pattern {
             "startup" => Some(Pattern::Startup),
             "video" => Some(Pattern::Video),
             "pool" => Some(Pattern::Pool),
+            "trace" => Some(Pattern::Trace),
             _ => None,
         }
     }
@@ -55,6 +58,7 @@ impl Pattern {
             Pattern::Startup => "startup",
             Pattern::Video => "video",
             Pattern::Pool => "pool",
+            Pattern::Trace => "trace",
         }
     }
 
@@ -73,7 +77,12 @@ impl FlowSpec {
     /// Whether the flow may issue writes (a writer pattern, or a pool whose
     /// requests are not all reads).
     pub fn may_write(&self) -> bool {
-        self.pattern.is_write() || self.pattern == Pattern::Pool && self.read_fraction < 1.0
+        self.pattern.is_write()
+            || self.pattern == Pattern::Pool && self.read_fraction < 1.0
+            || self
+                .trace_requests
+                .as_ref()
+                .is_some_and(|t| t.iter().any(|r| r.write))
     }
 }
 
@@ -129,4 +138,9 @@ pub struct FlowSpec {
     /// Split each request into fragments of at most this many sectors,
     /// issued together (FreeBSD's 64 KiB raw-I/O limit in the YFQ paper).
     pub fragment_sectors: Option<u32>,
+    /// Trace flows: the requests, placed (absolute sectors), in arrival
+    /// order.
+    pub trace_requests: Option<Arc<Vec<crate::trace::Request>>>,
+    /// Trace flows: recorded arrivals or as fast as `outstanding` allows.
+    pub timing: crate::trace::Timing,
 }

@@ -100,7 +100,8 @@ pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 /// Size each recorded start-up replay's data to its trace: it keeps the
 /// trace's sectors, so its data spans from 0 to the trace's last sector
 /// (the simulator wraps them onto its whole disk instead). Returns, per
-/// flow, the byte extents the trace touches (None for other flows).
+/// flow, the byte extents the trace touches (None for other flows); block
+/// trace flows' too, their files already sized to the trace.
 pub fn recorded_extents(s: &mut Scenario) -> Vec<Option<Vec<(u64, u64)>>> {
     let mut extents = vec![None; s.flows.len()];
     for (f, ext) in s.flows.iter_mut().zip(&mut extents) {
@@ -116,6 +117,14 @@ pub fn recorded_extents(s: &mut Scenario) -> Vec<Option<Vec<(u64, u64)>>> {
                 t.records
                     .iter()
                     .map(|r| (r.sector * 512, u64::from(r.sectors) * 512))
+                    .collect(),
+            );
+        } else if let Some(reqs) = &f.trace_requests {
+            // A block trace: its file spans what it reaches (the scenario
+            // sized it so); only the extents it touches hold data.
+            *ext = Some(
+                reqs.iter()
+                    .map(|r| ((r.sector - f.file_start) * 512, u64::from(r.sectors) * 512))
                     .collect(),
             );
         }

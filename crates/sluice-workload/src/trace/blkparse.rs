@@ -1,0 +1,65 @@
+//! blkparse's default text output, one event a line:
+//! `maj,min cpu seq seconds pid action rwbs sector + count [process]`.
+//!
+//! A request is its queue event (`Q`): each I/O the file system or
+//! application queued, counted once, not again when it is dispatched (`D`)
+//! or completed (`C`). Reads and writes count; discards, flushes with no
+//! data (flushes) and other events are skipped, as are the summary lines blkparse
+//! prints at the end. The device field is not read: give a trace of one
+//! device.
+
+use super::{Line, Raw};
+use crate::error::Result;
+
+/// Every queued read or write of `text`.
+pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let f: Vec<&str> = l.split_ascii_whitespace().collect();
+        // An event line: a `maj,min` device, then at least the action.
+        if f.len() < 7 || !is_device(f[0]) || f[5] != "Q" {
+            continue;
+        }
+        let line = Line {
+            file,
+            number: i + 1,
+        };
+        let rwbs = f[6];
+        let write = rwbs.contains('W');
+        if rwbs.contains('D') || !(write || rwbs.contains('R')) {
+            continue;
+        }
+        let has_data = f.len() >= 10 && f[8] == "+";
+        if !has_data && (rwbs.contains('F') || rwbs.contains('N')) {
+            continue; // a flush (or barrier) with no data
+        }
+        if !has_data {
+            return Err(line.error(format!(
+                "a queue event needs `sector + count` after its RWBS field, got '{}'",
+                f[7..].join(" ")
+            )));
+        }
+        let sectors: u64 = line.number("count", f[9])?;
+        if sectors == 0 {
+            continue;
+        }
+        out.push(Raw {
+            at_ns: line.seconds("time", f[3])?,
+            sector: line.number("sector", f[7])?,
+            sectors: line.size_sectors("count", sectors * 512)?,
+            write,
+            line: (i + 1) as u32,
+        });
+    }
+    Ok(out)
+}
+
+/// `maj,min`.
+fn is_device(s: &str) -> bool {
+    s.split_once(',').is_some_and(|(a, b)| {
+        !a.is_empty()
+            && !b.is_empty()
+            && a.bytes().all(|c| c.is_ascii_digit())
+            && b.bytes().all(|c| c.is_ascii_digit())
+    })
+}

@@ -1,0 +1,397 @@
+//! DiskSim 4.0's validation traces: `R|W Hit block count measured_us
+//! interarrival_us`, one request a line, as issued to a real drive with the
+//! response time it gave. `sluice validate` replays them closed loop; a
+//! `format = "disksim"` trace flow replays their requests.
+
+use std::path::Path;
+
+use crate::error::Error;
+
+/// One traced request.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRecord {
+    pub write: bool,
+    pub lbn: u64,
+    pub sectors: u32,
+    /// Response time the real drive gave.
+    pub measured_us: f64,
+    /// Time since the previous request's arrival.
+    pub interarrival_us: f64,
+}
+
+/// Read a validation trace: `R|W Hit block count measured_us interarrival_us`.
+///
+/// Fields are split on ASCII whitespace; fields after the sixth are
+/// ignored; numbers are read as `str::parse::<f64>` reads them. Lines of
+/// the usual shape (every line of DiskSim's traces) take one pass over
+/// their bytes ([`fast_line`]); any other line, blank or wrong or
+/// unusual (exponents, signs, very long digit strings), is read by
+/// [`parse_line`], which gives the same record or names what is wrong.
+pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, Error> {
+    let b = text.as_bytes();
+    // A trace line is some 40 bytes.
+    let mut out = Vec::with_capacity(b.len() / 40 + 1);
+    let mut at = 0;
+    let mut line = 0;
+    while at < b.len() {
+        line += 1;
+        if let Some((r, next)) = fast_line(b, at) {
+            out.push(r);
+            at = next;
+            continue;
+        }
+        let end = b[at..]
+            .iter()
+            .position(|&c| c == b'\n')
+            .map_or(b.len(), |n| at + n);
+        // `at` and `end` sit next to a newline or at an end: char
+        // boundaries.
+        match parse_line(&text[at..end]) {
+            Ok(Some(r)) => out.push(r),
+            Ok(None) => {}
+            Err(message) => return Err(Error::new(file, message).at_line(line)),
+        }
+        at = end + 1;
+    }
+    if out.is_empty() {
+        return Err(Error::new(file, "the trace holds no requests"));
+    }
+    Ok(out)
+}
+
+/// One trace line: a record, `None` for a blank line, or what is wrong.
+fn parse_line(line: &str) -> Result<Option<TraceRecord>, String> {
+    // The first six fields (more are ignored), without allocating.
+    let mut f = [""; 6];
+    let mut got = 0;
+    for (slot, word) in f.iter_mut().zip(line.split_ascii_whitespace()) {
+        *slot = word;
+        got += 1;
+    }
+    if got == 0 {
+        return Ok(None);
+    }
+    if got < 6 {
+        return Err(format!(
+            "expected 6 fields (R|W Hit block count response_us interarrival_us), got {got}"
+        ));
+    }
+    let write = match f[0] {
+        "R" => false,
+        "W" => true,
+        other => return Err(format!("expected R or W, got '{other}'")),
+    };
+    let num = |k: usize, what: &str, max: f64| -> Result<f64, String> {
+        f[k].parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite() && (0.0..=max).contains(x))
+            .ok_or_else(|| format!("{what}: expected a number in 0..={max}, got '{}'", f[k]))
+    };
+    let lbn = num(2, "block", 9.0e15)? as u64;
+    let sectors = num(3, "count", f64::from(u32::MAX))? as u32;
+    if sectors == 0 {
+        return Err("count: must be at least 1".into());
+    }
+    Ok(Some(TraceRecord {
+        write,
+        lbn,
+        sectors,
+        measured_us: num(4, "response", MAX_TRACE_US)?,
+        interarrival_us: num(5, "interarrival", MAX_TRACE_US)?,
+    }))
+}
+
+/// ASCII whitespace but the newline.
+#[inline]
+fn blank(c: u8) -> bool {
+    c != b'\n' && c.is_ascii_whitespace()
+}
+
+#[inline]
+fn skip_blanks(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && blank(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// The line of `b` from `i` when it has the usual shape: `R` or `W`, a
+/// word, two plain integers (the block below 10^19 and at most 9e15, the
+/// count 1..=u32::MAX), two plain decimals ([`decimal`]) in
+/// 0..=[`MAX_TRACE_US`], then anything to the end of the line. Returns
+/// the record and where the next line starts; `None` for any other line,
+/// which [`parse_line`] then reads. What it returns is what
+/// [`parse_line`] gives for the line.
+#[inline]
+fn fast_line(b: &[u8], i: usize) -> Option<(TraceRecord, usize)> {
+    // R|W, alone.
+    let mut i = skip_blanks(b, i);
+    let write = match b.get(i)? {
+        b'R' => false,
+        b'W' => true,
+        _ => return None,
+    };
+    i += 1;
+    if !blank(*b.get(i)?) {
+        return None;
+    }
+    // Any word.
+    i = skip_blanks(b, i);
+    let word = i;
+    while i < b.len() && !b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if i == word {
+        return None;
+    }
+    // Plain integers; both exact in an f64, as `parse_line` reads them.
+    let int = |i: &mut usize| -> Option<u64> {
+        *i = skip_blanks(b, *i);
+        let (m, n) = digits(b, i);
+        (n > 0 && n <= 19 && blank(*b.get(*i)?)).then_some(m)
+    };
+    let lbn = int(&mut i).filter(|&x| x <= 9_000_000_000_000_000)?;
+    let sectors = int(&mut i).filter(|&x| x >= 1 && x <= u64::from(u32::MAX))? as u32;
+    // Plain decimals; the last may end the text or the line.
+    i = skip_blanks(b, i);
+    let measured_us = decimal(b, &mut i).filter(|&x| x <= MAX_TRACE_US)?;
+    if !blank(*b.get(i)?) {
+        return None;
+    }
+    i = skip_blanks(b, i);
+    let interarrival_us = decimal(b, &mut i).filter(|&x| x <= MAX_TRACE_US)?;
+    if i < b.len() && !b[i].is_ascii_whitespace() {
+        return None;
+    }
+    // Fields past the sixth are ignored.
+    while i < b.len() && b[i] != b'\n' {
+        i += 1;
+    }
+    let record = TraceRecord {
+        write,
+        lbn,
+        sectors,
+        measured_us,
+        interarrival_us,
+    };
+    Some((record, i + 1))
+}
+
+/// The ASCII digits of `b` from `*i` as an integer (wrapping past 19
+/// digits) and how many there were; `*i` moves past them.
+#[inline]
+fn digits(b: &[u8], i: &mut usize) -> (u64, usize) {
+    let start = *i;
+    let mut m = 0u64;
+    while let Some(&c) = b.get(*i) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+        *i += 1;
+    }
+    (m, *i - start)
+}
+
+/// A plain decimal at `b[*i..]`, `digits` or `digits.` or
+/// `digits.digits`, read as `str::parse::<f64>` reads it, when its digits,
+/// the point dropped, are at most 19 and make an integer of at most 2^53;
+/// `*i` moves past it. `None` otherwise. Both that integer and the power
+/// of ten (at most 10^19) are exact doubles, so the one division,
+/// correctly rounded, is the correctly rounded value of the decimal
+/// (Clinger's fast path), which is what `str::parse` gives.
+#[inline]
+fn decimal(b: &[u8], i: &mut usize) -> Option<f64> {
+    // 10^0 ..= 10^19, all exact in an f64.
+    const POW10: [f64; 20] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18, 1e19,
+    ];
+    let (int, n) = digits(b, i);
+    if n == 0 || n > 19 {
+        return None;
+    }
+    if b.get(*i) != Some(&b'.') {
+        return (int <= 1 << 53).then_some(int as f64);
+    }
+    *i += 1;
+    let (frac, k) = digits(b, i);
+    if n + k > 19 {
+        return None;
+    }
+    if frac == 0 {
+        // All zeros after the point: the integer, exactly.
+        return (int <= 1 << 53).then_some(int as f64);
+    }
+    let m = int * 10u64.pow(k as u32) + frac;
+    (m <= 1 << 53).then(|| m as f64 / POW10[k])
+}
+
+/// Load a trace file.
+pub fn load_trace(path: &Path) -> Result<Vec<TraceRecord>, Error> {
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::new(file.clone(), format!("cannot read trace: {e}")))?;
+    parse_trace(&file, &text)
+}
+
+/// The longest gap between two traced arrivals, and the longest measured
+/// response, in microseconds (an hour): more is no drive's trace.
+pub const MAX_TRACE_US: f64 = 3.6e9;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_lines_parse_and_bad_ones_name_their_line() {
+        let t = parse_trace("t", "R Hit 100 8 5000.0 20.5\nW Hit 7 1 300 0\n").unwrap();
+        assert_eq!(t.len(), 2);
+        assert!(t[1].write && t[1].lbn == 7 && t[1].sectors == 1);
+        assert_eq!(t[0].interarrival_us, 20.5);
+        let e = parse_trace("t", "R Hit 100 8 5000.0 20.5\nX Hit 1 1 1 1\n").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        assert!(e.to_string().starts_with("t: line 2: "), "{e}");
+        assert!(parse_trace("t", "R Hit 1 0 1 1").is_err());
+        assert!(parse_trace("t", "R Hit 1 1 1").is_err());
+        assert!(parse_trace("t", "").is_err());
+    }
+
+    /// The reader before `fast_decimal`: every field through
+    /// `split_ascii_whitespace` and `str::parse::<f64>`.
+    fn reference(text: &str) -> Vec<TraceRecord> {
+        text.lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_ascii_whitespace().take(6).collect();
+                let x = |k: usize| f.get(k)?.parse::<f64>().ok();
+                Some(TraceRecord {
+                    write: f.first()? == &"W",
+                    lbn: x(2)? as u64,
+                    sectors: x(3)? as u32,
+                    measured_us: x(4)?,
+                    interarrival_us: x(5)?,
+                })
+            })
+            .collect()
+    }
+
+    fn same_bits(a: &[TraceRecord], b: &[TraceRecord]) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert_eq!(x, y);
+            assert_eq!(x.measured_us.to_bits(), y.measured_us.to_bits(), "{x:?}");
+            assert_eq!(
+                x.interarrival_us.to_bits(),
+                y.interarrival_us.to_bits(),
+                "{x:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_fast_reader_gives_the_records_str_parse_gives() {
+        let text = "\
+R Hit 17317516 4 13661.00000 26658.00000
+W Doub 1194877 15 17221.000 21894.380
+R Hit 265552 2 14901.000000 4757.708232
+R Hit 1.5e3 8 1.5E3 2.5e-3
+W Hit +7 3.9 +0.1 .5
+R Hit 8999999999999999 0008 0.1000000000000000055511151231257827 3599999999.99999999999999
+R Hit 12 8 0.30000000000000004 123456.789012345
+R Hit 12 8 1234567.8901234567 0.0000000000000000000001
+R Hit 12 8 0.00000000000000000000001 5.
+R Hit 12 8 3.14159265358979323846264338327950288 2.718281828459045\textra
+R Hit\t12\x0c8 0e0\r 1\r
+";
+        let new = parse_trace("t", text).unwrap();
+        same_bits(&new, &reference(text));
+        assert_eq!(new.len(), 11);
+        assert_eq!((new[4].lbn, new[4].sectors), (7, 3));
+        // Every shipped trace.
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../sluice-device/data/disksim");
+        let mut seen = 0;
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "trace") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                same_bits(&parse_trace("t", &text).unwrap(), &reference(&text));
+                seen += 1;
+            }
+        }
+        assert_eq!(seen, 10);
+        // Negative numbers (but -0, as before) and the rest are still
+        // refused, naming the field.
+        for (line, what) in [
+            ("R Hit -1 8 1 1", "block"),
+            ("R Hit 1 8 -0.5 1", "response"),
+            ("R Hit 1 8 1 1.2.3", "interarrival"),
+            ("R Hit 1 8 1 .", "interarrival"),
+            ("R Hit 1 8 1 3600000000.1", "interarrival"),
+            ("R Hit 1 8 1 inf", "interarrival"),
+            ("R Hit 1 8 1 1_0", "interarrival"),
+        ] {
+            let e = parse_trace("t", line).unwrap_err().to_string();
+            assert!(e.contains(what), "{line}: {e}");
+        }
+        let zero = parse_trace("t", "R Hit 1 8 1 -0").unwrap();
+        assert!(zero[0].interarrival_us == 0.0 && zero[0].interarrival_us.is_sign_negative());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn decimal_is_str_parse(int in "[0-9]{1,21}", frac in proptest::option::of("[0-9]{0,21}")) {
+            let s = match frac {
+                Some(f) => format!("{int}.{f}"),
+                None => int,
+            };
+            let want = s.parse::<f64>().unwrap();
+            let mut i = 0;
+            if let Some(got) = decimal(s.as_bytes(), &mut i) {
+                proptest::prop_assert_eq!(i, s.len());
+                proptest::prop_assert_eq!(got.to_bits(), want.to_bits(), "{}", s);
+            }
+        }
+
+        /// The whole reader against the old one ([`parse_line`] on every
+        /// line), on lines of awkward pieces: the same records, bit for
+        /// bit, or the same error.
+        #[test]
+        fn parse_trace_is_the_line_by_line_reader(
+            lines in proptest::collection::vec(
+                (
+                    "R|W|X|",
+                    proptest::collection::vec(
+                        (
+                            "[ \t\r\x0c]{1,2}| ",
+                            "[0-9]{1,20}|[0-9]{1,10}\\.[0-9]{0,12}|[0-9]{1,5}|-[0-9]|1e[0-9]|\\.[0-9]|[0-9]x|Hit|",
+                        ),
+                        4..8,
+                    ),
+                ),
+                0..6,
+            ),
+            eol in "\n|\r\n",
+        ) {
+            let text = lines
+                .iter()
+                .map(|(rw, f)| f.iter().fold(rw.clone(), |l, (sep, x)| l + sep + x))
+                .collect::<Vec<_>>()
+                .join(&eol);
+            let old = text
+                .lines()
+                .enumerate()
+                .filter_map(|(i, l)| parse_line(l).map_err(|m| (i + 1, m)).transpose())
+                .collect::<Result<Vec<_>, _>>();
+            match (parse_trace("t", &text), old) {
+                (Ok(new), Ok(old)) => same_bits(&new, &old),
+                (Err(e), Err((line, m))) if !e.message.contains("no requests") => {
+                    proptest::prop_assert_eq!(e.line, Some(line));
+                    proptest::prop_assert_eq!(e.message, m);
+                }
+                (Err(e), Ok(old)) => proptest::prop_assert!(old.is_empty(), "{}", e),
+                (new, old) => proptest::prop_assert!(false, "{:?} vs {:?}", new, old),
+            }
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! Block traces as workloads: the formats people record I/O in, read into
+//! one list of requests, placed on the device, and replayed by a trace
+//! flow ([`crate::Pattern::Trace`]) at the recorded times (open loop) or as
+//! fast as the flow's `outstanding` allows.
+//!
+//! One reader per format, each a file of its own: [`blkparse`] (the default
+//! text output of blkparse), [`fio_iolog`] (fio's iolog, versions 2 and 3),
+//! [`msr`] (MSR Cambridge CSV), [`spc`] (the SPC/UMass ASU CSV) and
+//! [`disksim`] (DiskSim's validation traces). Each turns a line into a
+//! [`Request`] or says, with the file and line, what is wrong.
+
+pub mod blkparse;
+pub mod disksim;
+pub mod fio_iolog;
+pub mod msr;
+pub mod spc;
+
+use std::path::Path;
+
+use sluice::Duration;
+
+use crate::error::{Error, Result};
+
+/// A trace file's format (the scenario's `format` key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Disksim,
+    Blkparse,
+    FioIolog,
+    Msr,
+    Spc,
+}
+
+impl Format {
+    /// Every format with its scenario name.
+    pub const ALL: [(&'static str, Format); 5] = [
+        ("disksim", Format::Disksim),
+        ("blkparse", Format::Blkparse),
+        ("fio-iolog", Format::FioIolog),
+        ("msr", Format::Msr),
+        ("spc", Format::Spc),
+    ];
+
+    /// The format a scenario names.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(n, _)| *n == s).map(|&(_, f)| f)
+    }
+
+    /// Its scenario name.
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, f)| *f == self)
+            .map_or("", |(n, _)| n)
+    }
+}
+
+/// When a trace flow issues its requests (the scenario's `timing` key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Timing {
+    /// At their recorded times after the flow's start, whatever the device
+    /// does (open loop).
+    Recorded,
+    /// In trace order, keeping `outstanding` in flight (closed loop).
+    #[default]
+    Afap,
+}
+
+impl Timing {
+    /// Every timing with its scenario name.
+    pub const ALL: [(&'static str, Timing); 2] =
+        [("recorded", Timing::Recorded), ("afap", Timing::Afap)];
+
+    /// The timing a scenario names.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(n, _)| *n == s).map(|&(_, t)| t)
+    }
+}
+
+/// What to do with a request beyond the space the flow has on the device
+/// (the scenario's `offsets` key).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Offsets {
+    /// Refuse the trace, naming the request's line.
+    #[default]
+    Error,
+    /// Fold offsets into the space (modulo its size).
+    Wrap,
+    /// Shrink every offset by one factor so the trace's extent fits.
+    Scale,
+}
+
+impl Offsets {
+    /// Every policy with its scenario name.
+    pub const ALL: [(&'static str, Offsets); 3] = [
+        ("error", Offsets::Error),
+        ("wrap", Offsets::Wrap),
+        ("scale", Offsets::Scale),
+    ];
+
+    /// The policy a scenario names.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(n, _)| *n == s).map(|&(_, o)| o)
+    }
+}
+
+/// One traced request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// Arrival, from the trace's first arrival.
+    pub at: Duration,
+    /// First sector (512 bytes), from the start of the traced space.
+    pub sector: u64,
+    /// Length in sectors (at least 1).
+    pub sectors: u32,
+    /// A write (else a read).
+    pub write: bool,
+    /// The line of the trace it came from (1-based), for messages.
+    pub line: u32,
+}
+
+/// A trace's requests in arrival order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    /// The file it was read from.
+    pub name: String,
+    pub requests: Vec<Request>,
+}
+
+/// The largest request a trace may hold: 64 MiB, as `request_kib`.
+pub const MAX_REQUEST_SECTORS: u64 = 131_072;
+
+impl Trace {
+    /// Read `path` in `format`.
+    pub fn load(path: &Path, format: Format) -> Result<Trace> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(name.clone(), format!("cannot read trace: {e}")))?;
+        Self::parse(&name, &text, format)
+    }
+
+    /// Parse `text` (the contents of file `name`) in `format`.
+    pub fn parse(name: &str, text: &str, format: Format) -> Result<Trace> {
+        let mut raw = match format {
+            Format::Blkparse => blkparse::parse(name, text)?,
+            Format::FioIolog => fio_iolog::parse(name, text)?,
+            Format::Msr => msr::parse(name, text)?,
+            Format::Spc => spc::parse(name, text)?,
+            Format::Disksim => disksim_requests(name, text)?,
+        };
+        if raw.is_empty() {
+            return Err(Error::new(
+                name,
+                "the trace holds no read or write requests",
+            ));
+        }
+        // Arrivals from the first one, in time order (ties in file order).
+        let t0 = raw.iter().map(|r| r.at_ns).min().unwrap_or(0);
+        raw.sort_by_key(|r| r.at_ns);
+        let requests = raw
+            .into_iter()
+            .map(|r| Request {
+                at: Duration::from_nanos(r.at_ns - t0),
+                sector: r.sector,
+                sectors: r.sectors,
+                write: r.write,
+                line: r.line,
+            })
+            .collect();
+        Ok(Trace {
+            name: name.to_string(),
+            requests,
+        })
+    }
+
+    /// One past the last sector the trace touches.
+    pub fn end(&self) -> u64 {
+        self.requests
+            .iter()
+            .map(|r| r.sector + u64::from(r.sectors))
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The requests placed in a space of `space` sectors, by `offsets`
+    /// (sectors from the start of that space).
+    pub fn place(&self, space: u64, offsets: Offsets) -> Result<Vec<Request>> {
+        let end = self.end();
+        let mut out = Vec::with_capacity(self.requests.len());
+        for r in &self.requests {
+            let n = u64::from(r.sectors);
+            let fail =
+                |what: String| Err(Error::new(self.name.clone(), what).at_line(r.line as usize));
+            if n > space {
+                return fail(format!(
+                    "a request of {n} sectors is larger than the flow's space on the device ({space} sectors)"
+                ));
+            }
+            let sector = match offsets {
+                // Scaling moves every offset, once the trace does not fit.
+                Offsets::Scale if end > space => {
+                    let s = (u128::from(r.sector) * u128::from(space) / u128::from(end)) as u64;
+                    s.min(space - n)
+                }
+                _ if r.sector + n <= space => r.sector,
+                Offsets::Error => {
+                    return fail(format!(
+                        "the request at sector {} (+{n}) lies beyond the flow's space on the device \
+                         ({space} sectors); set offsets = \"wrap\" or \"scale\" to fold or shrink the trace",
+                        r.sector
+                    ))
+                }
+                Offsets::Wrap | Offsets::Scale => (r.sector % space).min(space - n),
+            };
+            out.push(Request { sector, ..*r });
+        }
+        Ok(out)
+    }
+}
+
+/// A request as a reader finds it: absolute arrival in ns.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Raw {
+    pub at_ns: u64,
+    pub sector: u64,
+    pub sectors: u32,
+    pub write: bool,
+    pub line: u32,
+}
+
+/// Fields of a reader's line: a numeric field, or an error naming the line,
+/// what the field is and what it holds.
+pub(crate) struct Line<'a> {
+    pub file: &'a str,
+    pub number: usize,
+}
+
+impl Line<'_> {
+    /// The error for this line.
+    pub fn error(&self, message: impl Into<String>) -> Error {
+        Error::new(self.file, message).at_line(self.number)
+    }
+
+    /// Field `text`, called `what`, as a number of type `T`.
+    pub fn number<T: std::str::FromStr>(&self, what: &str, text: &str) -> Result<T> {
+        text.trim()
+            .parse::<T>()
+            .map_err(|_| self.error(format!("{what}: expected a number, got '{}'", text.trim())))
+    }
+
+    /// Field `text`, called `what`, as a finite non-negative decimal.
+    pub fn decimal(&self, what: &str, text: &str) -> Result<f64> {
+        let x: f64 = self.number(what, text)?;
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            Err(self.error(format!(
+                "{what}: expected a non-negative number, got '{}'",
+                text.trim()
+            )))
+        }
+    }
+
+    /// Seconds as nanoseconds, at most a year (a trace's clock).
+    pub fn seconds(&self, what: &str, text: &str) -> Result<u64> {
+        let s = self.decimal(what, text)?;
+        if s > 3.2e7 {
+            return Err(self.error(format!("{what}: {s} s is more than a year")));
+        }
+        Ok((s * 1e9).round() as u64)
+    }
+
+    /// A byte count as sectors: 1..=[`MAX_REQUEST_SECTORS`].
+    pub fn size_sectors(&self, what: &str, bytes: u64) -> Result<u32> {
+        let n = bytes.div_ceil(512);
+        if n == 0 || n > MAX_REQUEST_SECTORS {
+            return Err(self.error(format!(
+                "{what}: {bytes} bytes; a request must be 1 byte to 64 MiB"
+            )));
+        }
+        Ok(n as u32)
+    }
+}
+
+/// A byte offset as a sector, refusing offsets no device has (2^63 bytes).
+pub(crate) fn byte_sector(line: &Line, what: &str, bytes: u64) -> Result<u64> {
+    if bytes > i64::MAX as u64 {
+        return Err(line.error(format!("{what}: {bytes} bytes is beyond any device")));
+    }
+    Ok(bytes / 512)
+}
+
+/// DiskSim's trace as requests: arrivals are the running sum of the
+/// interarrival times (the recorded gaps; `validate` replays them closed
+/// loop, a trace flow by its `timing`).
+fn disksim_requests(name: &str, text: &str) -> Result<Vec<Raw>> {
+    let records = disksim::parse_trace(name, text)?;
+    let mut t = 0.0f64;
+    let mut out = Vec::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        t += r.interarrival_us;
+        if r.sectors as u64 > MAX_REQUEST_SECTORS {
+            return Err(Error::new(
+                name,
+                format!("count: {} sectors; at most 131072", r.sectors),
+            )
+            .at_line(i + 1));
+        }
+        out.push(Raw {
+            at_ns: (t * 1e3).min(3.2e16) as u64,
+            sector: r.lbn,
+            sectors: r.sectors,
+            write: r.write,
+            // DiskSim's reader skips blank lines; the index is the request's.
+            line: (i + 1) as u32,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,63 @@
+//! MSR Cambridge block traces (SNIA IOTTA): CSV lines of
+//! `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`, the time
+//! in Windows file-time ticks (100 ns), offset and size in bytes, type
+//! `Read` or `Write`. A header line, if any, is skipped. The disk number is
+//! not read: give a trace of one disk (the published files hold one
+//! volume each).
+
+use super::{byte_sector, Line, Raw};
+use crate::error::Result;
+
+/// Every request of `text`.
+pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
+    let mut out = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let l = l.trim();
+        if l.is_empty() {
+            continue;
+        }
+        let line = Line {
+            file,
+            number: i + 1,
+        };
+        let f: Vec<&str> = l.split(',').collect();
+        if i == 0 && f[0].trim().parse::<u64>().is_err() {
+            continue; // a header
+        }
+        if f.len() < 6 {
+            return Err(line.error(format!(
+                "expected Timestamp,Hostname,DiskNumber,Type,Offset,Size[,ResponseTime]; got {} fields",
+                f.len()
+            )));
+        }
+        let write = match f[3].trim().to_ascii_lowercase().as_str() {
+            "read" => false,
+            "write" => true,
+            other => return Err(line.error(format!("Type: expected Read or Write, got '{other}'"))),
+        };
+        let ticks: u64 = line.number("Timestamp", f[0])?;
+        let offset: u64 = line.number("Offset", f[4])?;
+        let size: u64 = line.number("Size", f[5])?;
+        if size == 0 {
+            continue;
+        }
+        out.push(Raw {
+            at_ns: ticks.saturating_mul(100),
+            sector: byte_sector(&line, "Offset", offset)?,
+            sectors: line.size_sectors("Size", size)?,
+            write,
+            line: (i + 1) as u32,
+        });
+    }
+    // File time counts from 1601: a year past the first request is no trace.
+    if let Some(t0) = out.iter().map(|r| r.at_ns).min() {
+        if let Some(r) = out.iter().find(|r| r.at_ns - t0 > 32_000_000_000_000_000) {
+            return Err(Line {
+                file,
+                number: r.line as usize,
+            }
+            .error("Timestamp: more than a year after the first request"));
+        }
+    }
+    Ok(out)
+}

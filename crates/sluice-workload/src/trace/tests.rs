@@ -1,0 +1,212 @@
+use super::*;
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/../../data/traces/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn read(name: &str, format: Format) -> Trace {
+    Trace::parse(name, &fixture(name), format).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn blkparse_counts_each_queued_request_once() {
+    let t = read("app.blkparse", Format::Blkparse);
+    // Six reads and writes, each queued once; the discard, the flush,
+    // the G/I/D/C events and the summary are not requests.
+    assert_eq!(t.requests.len(), 6);
+    let first = t.requests[0];
+    assert_eq!((first.sector, first.sectors, first.write), (2048, 8, false));
+    assert_eq!(first.at, Duration::ZERO);
+    // 0.0009 s after the first queue event.
+    assert_eq!(t.requests[1].at, Duration::from_micros(800));
+    assert_eq!(t.requests.iter().filter(|r| r.write).count(), 2);
+    // Read-ahead (RA) and sync writes (WS) count as reads and writes.
+    assert_eq!(t.requests[3].sectors, 256);
+}
+
+#[test]
+fn fio_iolog_reads_what_fio_wrote() {
+    let t = read("fio-randrw.iolog", Format::FioIolog);
+    assert_eq!(t.requests.len(), 24);
+    assert_eq!(t.requests.iter().filter(|r| r.write).count(), 7);
+    assert!(t.requests.iter().all(|r| r.sectors == 8));
+    // fio's first read is at byte 1011712; its gaps are the 2 ms think
+    // time plus the read, in microseconds.
+    assert_eq!(t.requests[0].sector, 1011712 / 512);
+    let gap = t.requests[1].at - t.requests[0].at;
+    assert!(
+        gap >= Duration::from_millis(2) && gap < Duration::from_millis(10),
+        "{gap:?}"
+    );
+}
+
+#[test]
+fn fio_iolog_version_2_has_no_times_and_lays_files_end_to_end() {
+    let text =
+        "fio version 2 iolog\na add\nb add\na read 0 4096\nb write 512 1024\na read 8192 4096\n";
+    let t = Trace::parse("v2", text, Format::FioIolog).unwrap();
+    assert_eq!(t.requests.len(), 3);
+    assert!(t.requests.iter().all(|r| r.at == Duration::ZERO));
+    // File a reaches byte 12288 (sector 24); b starts there.
+    assert_eq!(t.requests[1].sector, 24 + 1);
+    assert!(t.requests[1].write);
+}
+
+#[test]
+fn msr_reads_file_time_bytes_and_types() {
+    let t = read("hm_0-sample.csv", Format::Msr);
+    assert_eq!(t.requests.len(), 10);
+    // 2,500 ticks of 100 ns apart.
+    assert_eq!(t.requests[1].at, Duration::from_micros(250));
+    assert_eq!(t.requests[1].sector, 4096 * 7919 / 512);
+    assert_eq!(t.requests[1].sectors, 16);
+    assert!(t.requests[0].write && !t.requests[1].write);
+}
+
+#[test]
+fn spc_lays_asus_end_to_end() {
+    let t = read("financial-sample.spc", Format::Spc);
+    assert_eq!(t.requests.len(), 10);
+    // ASU 0 reaches block 1000 + 97 * 8 + 1; ASU 1 starts after it.
+    let asu0_end = (0..10)
+        .step_by(2)
+        .map(|i| 1000 + 97 * i + (1 + i % 8))
+        .max()
+        .unwrap();
+    assert_eq!(t.requests[1].sector, asu0_end + 1097);
+    assert_eq!(t.requests[1].at, Duration::from_micros(1500));
+    assert_eq!(t.requests[2].sectors, 3);
+    assert!(t.requests[0].write && !t.requests[1].write);
+}
+
+#[test]
+fn disksim_arrivals_are_the_summed_gaps() {
+    let t = read("ibm18es-head.disksim", Format::Disksim);
+    assert_eq!(t.requests.len(), 12);
+    assert_eq!((t.requests[0].sector, t.requests[0].sectors), (17317516, 4));
+    // The first arrival is the time origin; the next is its gap later.
+    assert_eq!(t.requests[1].at, Duration::from_micros(48203));
+}
+
+#[test]
+fn bad_lines_are_errors_naming_file_and_line() {
+    let cases = [
+        (
+            Format::Blkparse,
+            "  8,0 1 1 0.1 9 Q R x + 8 [a]\n",
+            "line 1",
+            "sector",
+        ),
+        (
+            Format::Msr,
+            "1,h,0,Read,0,4096,1\n2,h,0,Erase,0,4096,1\n",
+            "line 2",
+            "Type",
+        ),
+        (
+            Format::Spc,
+            "0,1,512,r,0.1\n0,1,512,r\n",
+            "line 2",
+            "got 4 fields",
+        ),
+        (Format::Spc, "0,1,0x10,r,0.1\n", "line 1", "Size"),
+        (
+            Format::FioIolog,
+            "fio version 9 iolog\n",
+            "line 1",
+            "header",
+        ),
+        (
+            Format::FioIolog,
+            "fio version 3 iolog\n5 f read 0\n",
+            "line 2",
+            "offset and a length",
+        ),
+        (
+            Format::FioIolog,
+            "fio version 3 iolog\n5 f scrub 0 1\n",
+            "line 2",
+            "scrub",
+        ),
+        (
+            Format::Msr,
+            "1,h,0,Read,0,999999999999,1\n",
+            "line 1",
+            "64 MiB",
+        ),
+        (Format::Blkparse, "garbage only\n", "t", "no read or write"),
+    ];
+    for (format, text, at, what) in cases {
+        let e = Trace::parse("t", text, format).unwrap_err().to_string();
+        assert!(
+            e.starts_with("t: ") && e.contains(at) && e.contains(what),
+            "{format:?}: {e}"
+        );
+    }
+}
+
+fn trace(sectors: &[(u64, u32)]) -> Trace {
+    Trace {
+        name: "t".into(),
+        requests: sectors
+            .iter()
+            .enumerate()
+            .map(|(i, &(sector, sectors))| Request {
+                at: Duration::ZERO,
+                sector,
+                sectors,
+                write: false,
+                line: i as u32 + 1,
+            })
+            .collect(),
+    }
+}
+
+#[test]
+fn offsets_beyond_the_space_are_refused_wrapped_or_scaled() {
+    let t = trace(&[(0, 8), (500, 8), (992, 8)]);
+    // All inside 1000 sectors: unchanged by any policy.
+    for o in [Offsets::Error, Offsets::Wrap, Offsets::Scale] {
+        assert_eq!(t.place(1000, o).unwrap(), t.requests);
+    }
+    let e = t.place(600, Offsets::Error).unwrap_err().to_string();
+    assert!(e.contains("line 3") && e.contains("sector 992"), "{e}");
+    let wrapped: Vec<u64> = t
+        .place(600, Offsets::Wrap)
+        .unwrap()
+        .iter()
+        .map(|r| r.sector)
+        .collect();
+    assert_eq!(wrapped, vec![0, 500, 392]);
+    let scaled: Vec<u64> = t
+        .place(600, Offsets::Scale)
+        .unwrap()
+        .iter()
+        .map(|r| r.sector)
+        .collect();
+    // 1000 sectors onto 600: every offset times 0.6, the last kept inside.
+    assert_eq!(scaled, vec![0, 300, 592]);
+    // A request larger than the space fits no policy.
+    assert!(trace(&[(0, 64)]).place(32, Offsets::Scale).is_err());
+}
+
+#[test]
+fn arrivals_are_sorted_and_start_at_zero() {
+    let text = "1000,h,0,Read,0,512,1\n500,h,0,Read,512,512,1\n";
+    let t = Trace::parse("t", text, Format::Msr).unwrap();
+    assert_eq!(t.requests[0].at, Duration::ZERO);
+    assert_eq!(t.requests[0].line, 2);
+    assert_eq!(t.requests[1].at, Duration::from_nanos(50_000));
+}
+
+#[test]
+fn format_timing_and_offsets_names_round_trip() {
+    for (n, f) in Format::ALL {
+        assert_eq!(Format::parse(n), Some(f));
+        assert_eq!(f.name(), n);
+    }
+    assert_eq!(Timing::parse("recorded"), Some(Timing::Recorded));
+    assert_eq!(Offsets::parse("scale"), Some(Offsets::Scale));
+    assert_eq!(Format::parse("csv"), None);
+}
