@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use sluice_sim::{Scenario, SimReport};
+use sluice_sim::Scenario;
 
 mod kernel;
 mod progress;
@@ -65,6 +65,10 @@ policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/
         /// completed): the raw material for tracing why a flow waited.
         #[arg(long, value_name = "FILE")]
         log_requests: Option<PathBuf>,
+        /// Also report each flow's throughput over time, in bins of MS
+        /// milliseconds (the JSON's `timeline`; `sluice report` plots it).
+        #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+        timeline: Option<u64>,
     },
     /// Run a scenario in real time on real files through io_uring
     /// (O_DIRECT): the same flows and policy as `sim`, wall-clock results.
@@ -105,6 +109,10 @@ starts, in a fresh folder in the current directory (removed afterwards unless --
         /// Print the sluice.run/1 JSON object instead of a table.
         #[arg(long)]
         json: bool,
+        /// Also report each flow's throughput over time, in bins of MS
+        /// milliseconds of wall-clock time (the JSON's `timeline`).
+        #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+        timeline: Option<u64>,
     },
     /// Run a scenario's flows under the kernel's own I/O scheduler on a
     /// block device: one OS thread per flow thread doing synchronous
@@ -286,10 +294,18 @@ fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> R
     Ok(s)
 }
 
-fn simulate(s: &Scenario) -> Result<SimReport> {
-    Ok(sluice_sim::Simulation::new(s)?
-        .with_progress(sim_progress(s))
-        .run())
+/// Refuse a timeline whose bins would not fit in memory.
+fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
+    let bins = s.duration.as_nanos().div_ceil(bin.as_nanos().max(1)) + 1;
+    let total = bins.saturating_mul(s.flows.len().max(1) as u64);
+    anyhow::ensure!(
+        total <= sluice_sim::timeline::MAX_BINS,
+        "--timeline {}: {bins} bins for each of {} flows is more than {} in all; use a longer interval",
+        bin.as_millis_f64(),
+        s.flows.len(),
+        sluice_sim::timeline::MAX_BINS
+    );
+    Ok(())
 }
 
 /// A progress bar over a run's simulated seconds.
@@ -321,18 +337,27 @@ fn run(cli: Cli) -> Result<()> {
             seed,
             scheduler,
             log_requests,
+            timeline,
         } => {
             let s = load(&scenario, seed, scheduler.as_deref())?;
+            let bin = timeline.map(sluice::Duration::from_millis);
+            if let Some(bin) = bin {
+                check_timeline(&s, bin)?;
+            }
+            let sim = || -> Result<sluice_sim::Simulation> {
+                let sim = sluice_sim::Simulation::new(&s)?.with_progress(sim_progress(&s));
+                Ok(match bin {
+                    Some(b) => sim.with_timeline(b),
+                    None => sim,
+                })
+            };
             let report = match &log_requests {
-                None => simulate(&s)?,
+                None => sim()?.run(),
                 Some(path) => {
                     // Open first: a bad path fails before a long run.
                     let file = std::fs::File::create(path)
                         .with_context(|| format!("--log-requests {}", path.display()))?;
-                    let (report, log) = sluice_sim::Simulation::new(&s)?
-                        .with_request_log()
-                        .with_progress(sim_progress(&s))
-                        .run_logged();
+                    let (report, log) = sim()?.with_request_log().run_logged();
                     write_request_log(file, &s, &log)
                         .with_context(|| format!("--log-requests {}", path.display()))?;
                     report
@@ -416,8 +441,17 @@ fn run(cli: Cli) -> Result<()> {
             duration,
             keep,
             json,
+            timeline,
         } => {
+            if let Some(ms) = timeline {
+                let mut s = Scenario::load_real(&scenario)?;
+                if let Some(d) = duration {
+                    s.duration = sluice::Duration::from_nanos((d.clamp(0.0, 1e7) * 1e9) as u64);
+                }
+                check_timeline(&s, sluice::Duration::from_millis(ms))?;
+            }
             let r = run::run(&run::Options {
+                timeline_ms: timeline,
                 scenario,
                 dir,
                 device,

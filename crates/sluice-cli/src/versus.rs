@@ -205,6 +205,7 @@ pub fn versus(opts: &Options) -> Result<VersusReport> {
     let guard = kernel::SchedulerGuard::set(&queue, "none")?;
     let writes = real.flows.iter().any(|f| f.may_write());
     let ours = run::run(&run::Options {
+        timeline_ms: None,
         scenario: opts.scenario.clone(),
         dir: None,
         device: Some(dev.0.clone()),

@@ -16,6 +16,7 @@ mod error;
 pub mod report;
 pub mod repro;
 pub mod scenario;
+pub mod timeline;
 pub mod validate;
 
 pub use engine::{simulate, RequestRecord, Simulation};

@@ -23,6 +23,9 @@ pub struct SimReport {
     /// Aggregate MB/s per time bin, when the run was asked for it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline_mb_s: Option<Vec<f64>>,
+    /// Each flow's MB/s per time bin (`--timeline MS`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<crate::timeline::Timeline>,
     pub perf: Perf,
 }
 

@@ -52,6 +52,8 @@ pub struct Options {
     pub duration_s: Option<f64>,
     pub verify: bool,
     pub keep: bool,
+    /// `--timeline MS`: each flow's throughput in bins of this many ms.
+    pub timeline_ms: Option<u64>,
 }
 
 /// The `sluice.run/1` object: `sluice.sim/1`'s fields plus `engine`.
@@ -267,6 +269,9 @@ pub fn run(opts: &Options) -> Result<RunReport> {
         engine.add_class(i as u32, c)?;
     }
     let mut pop = Population::new(&s, targets, bases, opts.verify.then(Verifier::default));
+    pop.timeline = opts.timeline_ms.map(|ms| {
+        sluice_sim::timeline::Bins::new(sluice::Duration::from_millis(ms), s.flows.len())
+    });
     for i in 0..s.flows.len() {
         let first = pop.register_threads(&mut engine, i)?;
         pop.first_thread.push(first);
@@ -466,6 +471,10 @@ pub fn report(
         flows,
         policy_stats: origin.policy_stats.into_iter().collect(),
         timeline_mb_s: None,
+        timeline: pop
+            .timeline
+            .as_ref()
+            .map(|b| b.report(pop.flows.iter().map(|f| f.spec.name.as_str()), end)),
         perf: Perf {
             events: origin.events,
             wall_s,

@@ -73,6 +73,8 @@ pub struct Population {
     pub finite_left: usize,
     /// Reusable buffers.
     pub spare: Vec<AlignedBuf>,
+    /// `--timeline`: bytes per flow per bin of wall-clock time.
+    pub timeline: Option<sluice_sim::timeline::Bins>,
 }
 
 impl Population {
@@ -102,6 +104,7 @@ impl Population {
             pending: HashMap::new(),
             finite_left,
             spare: Vec::new(),
+            timeline: None,
         }
     }
 
@@ -261,6 +264,9 @@ pub fn complete(
     let (f, thread) = pop.owners[p.sched_flow.0 as usize];
     let (f, thread) = (f as usize, thread);
     debug_assert_eq!(f, p.flow);
+    if let Some(t) = &mut pop.timeline {
+        t.record(f, now, c.bytes() as u64);
+    }
     if now >= warmup {
         let flow = &mut pop.flows[f];
         let bytes = c.bytes() as u64;

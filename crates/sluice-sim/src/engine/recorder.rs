@@ -18,6 +18,8 @@ pub(crate) struct Recorder {
     timeline: Vec<u64>,
     /// Device time per flow per bin, when the timeline is on.
     disk_timeline: Vec<Vec<Duration>>,
+    /// Bytes per flow per bin, when the timeline is on.
+    flow_timeline: Option<crate::timeline::Bins>,
     /// Every completed request, when asked for.
     log: Option<Vec<RequestRecord>>,
 }
@@ -40,6 +42,7 @@ impl Recorder {
             timeline_bin: None,
             timeline: Vec::new(),
             disk_timeline: Vec::new(),
+            flow_timeline: None,
             log: None,
         }
     }
@@ -48,6 +51,7 @@ impl Recorder {
     pub fn with_timeline(&mut self, bin: Duration, flows: usize) {
         self.timeline_bin = Some(bin.max(Duration::from_nanos(1)));
         self.disk_timeline = vec![Vec::new(); flows];
+        self.flow_timeline = Some(crate::timeline::Bins::new(bin, flows));
     }
 
     /// Also record every completed request.
@@ -76,6 +80,9 @@ impl Recorder {
                 tl.resize(i + 1, Duration::ZERO);
             }
             tl[i] += svc.disk_time;
+            if let Some(b) = &mut self.flow_timeline {
+                b.record(f, now, r.bytes());
+            }
         }
         if let Some(log) = &mut self.log {
             log.push(RequestRecord {
@@ -131,6 +138,10 @@ impl Recorder {
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),
+            timeline: self
+                .flow_timeline
+                .as_ref()
+                .map(|b| b.report(pop.flows.iter().map(|f| f.spec.name.as_str()), end)),
             timeline_mb_s: self.timeline_bin.map(|bin| {
                 let secs = bin.as_secs_f64();
                 self.timeline
