@@ -9,6 +9,7 @@ use sluice_sim::Scenario;
 
 mod kernel;
 mod progress;
+mod report;
 mod run;
 mod table;
 mod versus;
@@ -29,6 +30,7 @@ Examples:
   sluice versus scenarios/versus/startup-xterm-10r-seq.toml --preset maxtor-stm332061
                                                 simulated vs sluice vs the kernel's bfq (root)
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
+  sluice report run.json bfq.json -o report.html   results as one HTML page with plots
   sluice list                                   policies, presets, flow patterns";
 
 /// Proportional-share disk I/O scheduling you can run, measure and embed.
@@ -246,6 +248,20 @@ Example:
         /// one with `sluice sim DIR/NAME.toml`).
         #[arg(long, value_name = "DIR")]
         save_scenarios: Option<PathBuf>,
+    },
+    /// Draw results as one self-contained HTML page: latency CDFs,
+    /// throughput over time, shares against weights, and for `repro`
+    /// results the paper's numbers beside ours.
+    #[command(
+        after_help = "RESULT files are the JSON that sim, run, compare, versus and repro print with --json (sim and run with --timeline MS for throughput over time). The page has inline SVG and CSS only: it opens offline.\n\nExample:\n  sluice sim scenarios/10r-rand.toml --json --timeline 1000 > run.json\n  sluice repro bfq --quick --json > bfq.json\n  sluice report run.json bfq.json -o report.html"
+    )]
+    Report {
+        /// Result files (JSON).
+        #[arg(required = true, value_name = "RESULT.json")]
+        results: Vec<PathBuf>,
+        /// The HTML file to write.
+        #[arg(short, long, value_name = "FILE.html")]
+        output: PathBuf,
     },
     /// List policies, device presets and flow patterns.
     List,
@@ -505,6 +521,7 @@ fn run(cli: Cli) -> Result<()> {
                 mount,
             )
         })?,
+        Command::Report { results, output } => report::report(&results, &output)?,
         Command::List => write_out(&table::list())?,
     }
     Ok(())

@@ -72,13 +72,18 @@ pub struct FlowReport {
     pub disk_timeline_s: Option<Vec<f64>>,
 }
 
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Latency {
     pub mean: f64,
     pub p50: f64,
     pub p95: f64,
     pub p99: f64,
     pub max: f64,
+    /// Standard deviation.
+    pub stddev: f64,
+    /// The CDF as `[percentile, ms]` pairs: `[0, min]`, fio's percentiles
+    /// (1, 5, 10, 20, ..., 99.99), `[100, max]`; empty without requests.
+    pub cdf: Vec<[f64; 2]>,
 }
 
 /// Simulator speed. Wall-clock figures: the only part of a report that
@@ -142,6 +147,12 @@ pub fn measure(
                 p95: l.p95,
                 p99: l.p99,
                 max: l.max,
+                stddev: m.latency_stddev_ms(),
+                cdf: m
+                    .latency_cdf_ms()
+                    .into_iter()
+                    .map(|(p, ms)| [p, ms])
+                    .collect(),
             },
             done_s: f
                 .done_at

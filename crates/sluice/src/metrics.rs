@@ -7,6 +7,13 @@ use crate::time::Duration;
 
 const US_PER_MS: f64 = 1000.0;
 
+/// The percentiles fio reports (`clat_ns.percentile`), which sluice's
+/// latency CDFs use too.
+pub const FIO_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];
+
 /// What one flow received over the measured window.
 #[derive(Clone, Debug)]
 pub struct FlowMetrics {
@@ -67,6 +74,32 @@ impl FlowMetrics {
             .count_between(from, self.latency.max().max(from))
     }
 
+    /// The latency CDF in ms: (0, min), fio's percentiles, (100, max);
+    /// empty when nothing was recorded.
+    pub fn latency_cdf_ms(&self) -> Vec<(f64, f64)> {
+        if self.latency.is_empty() {
+            return Vec::new();
+        }
+        let ms = |us: u64| us as f64 / US_PER_MS;
+        std::iter::once((0.0, ms(self.latency.min())))
+            .chain(
+                FIO_PERCENTILES
+                    .iter()
+                    .map(|&p| (p, ms(self.latency.value_at_quantile(p / 100.0)))),
+            )
+            .chain(std::iter::once((100.0, ms(self.latency.max()))))
+            .collect()
+    }
+
+    /// Standard deviation of the latency, ms (0 when nothing was recorded).
+    pub fn latency_stddev_ms(&self) -> f64 {
+        if self.latency.is_empty() {
+            0.0
+        } else {
+            self.latency.stdev() / US_PER_MS
+        }
+    }
+
     /// Latency percentiles in ms (zeros when nothing was recorded).
     pub fn latency_ms(&self) -> LatencySummary {
         if self.latency.is_empty() {
@@ -102,6 +135,15 @@ mod tests {
         assert!((l.max - 100.0).abs() < 0.1, "{l:?}");
         assert!((l.mean - 50.5).abs() < 0.1, "{l:?}");
         assert_eq!(m.count_above(Duration::from_millis(90)), 10);
+        let cdf = m.latency_cdf_ms();
+        assert_eq!(cdf.len(), FIO_PERCENTILES.len() + 2);
+        assert_eq!((cdf[0].0, cdf.last().unwrap().0), (0.0, 100.0));
+        assert!(
+            (cdf[0].1 - 1.0).abs() < 0.01 && (cdf[7].1 - 50.0).abs() < 0.1,
+            "{cdf:?}"
+        );
+        assert!(cdf.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        assert!((m.latency_stddev_ms() - 28.87).abs() < 0.1);
     }
 
     #[test]

@@ -1,0 +1,219 @@
+//! Result files as the report reads them: any of sluice's JSON results
+//! (`sluice.sim/1`, `sluice.run/1`, `sluice.repro/1`, `sluice.versus/1`,
+//! or `compare --json`'s array of runs), turned into the runs and
+//! experiments the page shows. Read loosely (as JSON values) so that
+//! fields added later do not break old reports.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde_json::Value;
+
+/// One simulated or real run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Run {
+    /// "scenario: scheduler on device".
+    pub title: String,
+    /// "sim" or "run" (wall-clock) or the versus engine.
+    pub kind: String,
+    pub flows: Vec<Flow>,
+    /// Seconds per bin and each flow's MB/s series, when recorded.
+    pub timeline: Option<(f64, Vec<Series>)>,
+}
+
+/// A named series of numbers.
+pub type Series = (String, Vec<f64>);
+
+/// One flow of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flow {
+    pub name: String,
+    pub weight: f64,
+    pub bytes: f64,
+    pub mb_s: f64,
+    pub mean_ms: f64,
+    pub p99_ms: f64,
+    /// (percentile, ms), ascending: `lat_ms.cdf` where present, else the
+    /// few percentiles every result has.
+    pub cdf: Vec<(f64, f64)>,
+}
+
+/// One experiment of a reproduction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Experiment {
+    pub paper: String,
+    pub id: String,
+    pub title: String,
+    pub rows: Vec<Row>,
+}
+
+/// One row: our figure and the paper's, if it gives one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    pub scheduler: String,
+    pub workload: String,
+    pub metric: String,
+    pub unit: String,
+    pub ours: f64,
+    pub paper: Option<f64>,
+}
+
+/// What a set of result files holds.
+#[derive(Debug, Default, PartialEq)]
+pub struct Results {
+    pub runs: Vec<Run>,
+    pub experiments: Vec<Experiment>,
+}
+
+/// Read every file into one set of results.
+pub fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
+    let mut out = Results::default();
+    for f in files {
+        let f = f.as_ref();
+        let text = std::fs::read_to_string(f).with_context(|| format!("{}", f.display()))?;
+        let v: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a JSON result", f.display()))?;
+        add(&mut out, &v).with_context(|| format!("{}", f.display()))?;
+    }
+    if out.runs.is_empty() && out.experiments.is_empty() {
+        bail!("no runs or experiments in the given files");
+    }
+    Ok(out)
+}
+
+/// Add what `v` holds to `out`.
+pub fn add(out: &mut Results, v: &Value) -> Result<()> {
+    if let Some(items) = v.as_array() {
+        for item in items {
+            add(out, item)?;
+        }
+        return Ok(());
+    }
+    let schema = v.get("schema").and_then(Value::as_str).unwrap_or("");
+    match schema {
+        "sluice.sim/1" | "sluice.run/1" => out.runs.push(run(v, schema)?),
+        "sluice.repro/1" => {
+            let paper = text(v, "paper");
+            for e in v.get("experiments").and_then(Value::as_array).into_iter().flatten() {
+                out.experiments.push(experiment(&paper, e)?);
+            }
+        }
+        "sluice.versus/1" => {
+            for r in v.get("runs").and_then(Value::as_array).into_iter().flatten() {
+                let result = r.get("result").context("a versus run without its result")?;
+                let schema = result.get("schema").and_then(Value::as_str).unwrap_or("");
+                let mut one = run(result, schema)?;
+                one.kind = format!("{} ({})", text(r, "engine"), text(r, "scheduler"));
+                out.runs.push(one);
+            }
+        }
+        "" => bail!("no \"schema\" field: not a sluice result"),
+        other => bail!(
+            "unknown schema '{other}' (expected sluice.sim/1, sluice.run/1, sluice.repro/1 or sluice.versus/1)"
+        ),
+    }
+    Ok(())
+}
+
+fn text(v: &Value, key: &str) -> String {
+    match v.get(key) {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+fn num(v: &Value, key: &str) -> f64 {
+    v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
+}
+
+fn run(v: &Value, schema: &str) -> Result<Run> {
+    let flows = v
+        .get("flows")
+        .and_then(Value::as_array)
+        .context("a run without \"flows\"")?
+        .iter()
+        .map(flow)
+        .collect();
+    let timeline = v.get("timeline").and_then(|t| {
+        let interval = t.get("interval_s")?.as_f64()?;
+        let series = t
+            .get("flows")?
+            .as_object()?
+            .iter()
+            .map(|(name, s)| {
+                let s = s
+                    .as_array()
+                    .map_or(Vec::new(), |a| a.iter().filter_map(Value::as_f64).collect());
+                (name.clone(), s)
+            })
+            .collect();
+        Some((interval, series))
+    });
+    Ok(Run {
+        title: format!(
+            "{}: {} on {}",
+            text(v, "scenario"),
+            text(v, "scheduler"),
+            text(v, "device")
+        ),
+        kind: if schema == "sluice.run/1" {
+            "run"
+        } else {
+            "sim"
+        }
+        .to_string(),
+        flows,
+        timeline,
+    })
+}
+
+fn flow(f: &Value) -> Flow {
+    let lat = f.get("lat_ms").cloned().unwrap_or(Value::Null);
+    let mut cdf: Vec<(f64, f64)> = match lat.get("cdf").and_then(Value::as_array) {
+        Some(points) => points
+            .iter()
+            .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
+            .collect(),
+        None => [(50.0, "p50"), (95.0, "p95"), (99.0, "p99"), (100.0, "max")]
+            .iter()
+            .map(|&(p, k)| (p, num(&lat, k)))
+            .collect(),
+    };
+    cdf.retain(|(p, ms)| p.is_finite() && ms.is_finite());
+    Flow {
+        name: text(f, "name"),
+        weight: num(f, "weight"),
+        bytes: num(f, "bytes"),
+        mb_s: num(f, "mb_s"),
+        mean_ms: num(&lat, "mean"),
+        p99_ms: num(&lat, "p99"),
+        cdf,
+    }
+}
+
+fn experiment(paper: &str, e: &Value) -> Result<Experiment> {
+    let rows = e
+        .get("rows")
+        .and_then(Value::as_array)
+        .context("an experiment without \"rows\"")?
+        .iter()
+        .map(|r| Row {
+            scheduler: text(r, "scheduler"),
+            workload: text(r, "workload"),
+            metric: text(r, "metric"),
+            unit: text(r, "unit"),
+            ours: num(r, "ours"),
+            paper: r.get("paper").and_then(Value::as_f64),
+        })
+        .collect();
+    Ok(Experiment {
+        paper: match text(e, "paper") {
+            p if p.is_empty() => paper.to_string(),
+            p => p,
+        },
+        id: text(e, "id"),
+        title: text(e, "title"),
+        rows,
+    })
+}
