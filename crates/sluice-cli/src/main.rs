@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use sluice_sim::Scenario;
 
+mod fio;
 mod kernel;
 mod progress;
 mod report;
@@ -31,7 +32,24 @@ Examples:
                                                 simulated vs sluice vs the kernel's bfq (root)
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice report run.json bfq.json -o report.html   results as one HTML page with plots
+  sluice fio scenarios/fio/two-readers.fio --scheduler bfq   a fio job file, simulated (or --run)
   sluice list                                   policies, presets, flow patterns";
+
+/// `sluice fio --help`'s epilogue: the options a job file may use.
+const FIO_HELP: &str = "Job files: [global] and job sections, option=value lines. Options sluice runs (anything else is an error naming it):
+  rw          read | write | randread | randwrite
+  bs          request size (4k, 128k, 1m)        size       the job's file (1g)
+  offset      where the file starts (simulated)  iodepth    requests in flight
+  numjobs     copies of the job, each a flow     runtime    seconds (or 500ms, 2m)
+  time_based  run for runtime                    thinktime  after each completion, us
+  rate_iops   at most this many per second       direct     1 only
+  name, description, ioengine, thread are accepted and not used; directory = the --run folder.
+Without time_based a job ends when its size is done.
+
+Examples:
+  sluice fio scenarios/fio/two-readers.fio --scheduler bfq
+  sluice fio scenarios/fio/two-readers.fio --preset maxtor-7l250s0 --output-format json
+  sluice fio scenarios/fio/randread-qd16.fio --run --output-format json";
 
 /// Proportional-share disk I/O scheduling you can run, measure and embed.
 #[derive(Parser)]
@@ -248,6 +266,35 @@ Example:
         /// one with `sluice sim DIR/NAME.toml`).
         #[arg(long, value_name = "DIR")]
         save_scenarios: Option<PathBuf>,
+    },
+    /// Run a fio job file as a sluice workload: simulated on a modelled
+    /// drive under any policy, or with --run on real files through the
+    /// io_uring engine; printed as fio prints (--output-format json in
+    /// fio's JSON layout).
+    #[command(after_help = FIO_HELP)]
+    Fio {
+        /// The fio job file.
+        jobfile: PathBuf,
+        /// The drive to simulate (default maxtor-stm332061; `sluice list`).
+        #[arg(long, value_name = "NAME", conflicts_with = "diskspecs")]
+        preset: Option<String>,
+        /// The drive to simulate, from a DiskSim .diskspecs file.
+        #[arg(long, value_name = "FILE")]
+        diskspecs: Option<PathBuf>,
+        /// The policy between the jobs and the drive (default noop).
+        #[arg(long, value_name = "POLICY")]
+        scheduler: Option<String>,
+        /// Run on real files through the io_uring engine instead of
+        /// simulating.
+        #[arg(long, conflicts_with_all = ["preset", "diskspecs"])]
+        run: bool,
+        /// --run: make the jobs' files in this existing folder (default: a
+        /// fresh folder in the current directory, removed afterwards).
+        #[arg(long, value_name = "DIR", requires = "run")]
+        dir: Option<PathBuf>,
+        /// normal (fio's text summary) or json (fio's JSON layout).
+        #[arg(long, value_name = "FORMAT", default_value = "normal", value_parser = ["normal", "json"])]
+        output_format: String,
     },
     /// Draw results as one self-contained HTML page: latency CDFs,
     /// throughput over time, shares against weights, and for `repro`
@@ -522,6 +569,23 @@ fn run(cli: Cli) -> Result<()> {
             )
         })?,
         Command::Report { results, output } => report::report(&results, &output)?,
+        Command::Fio {
+            jobfile,
+            preset,
+            diskspecs,
+            scheduler,
+            run,
+            dir,
+            output_format,
+        } => write_out(&fio::fio(&fio::Options {
+            jobfile,
+            preset,
+            diskspecs,
+            scheduler,
+            run,
+            dir,
+            json: output_format == "json",
+        })?)?,
         Command::List => write_out(&table::list())?,
     }
     Ok(())

@@ -220,6 +220,8 @@ pub struct FlowBuilder {
     timing: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     offsets: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rate_iops: Option<f64>,
 }
 
 impl ScenarioBuilder {
@@ -345,6 +347,11 @@ impl ScenarioBuilder {
         Scenario::from_raw(self, Path::new(""), false)
     }
 
+    /// The scenario for `sluice run`: no drive model needed.
+    pub fn build_real(&self) -> Result<Scenario> {
+        Scenario::from_raw(self, Path::new(""), true)
+    }
+
     /// The scenario as a scenario file that [`Scenario::parse`] reads back
     /// into this builder.
     pub fn to_toml(&self) -> Result<String> {
@@ -398,6 +405,8 @@ impl FlowBuilder {
         buffer_frames: u32;
         clip_s: f64;
         fragment_kib: u32;
+        /// At most this many issues per second (greedy flows).
+        rate_iops: f64;
         weights: Vec<u32>;
         size_mean_sectors: f64;
         size_sd_sectors: f64;
@@ -980,6 +989,28 @@ impl Scenario {
             if f.requests == Some(0) {
                 return Err(ctx(fail("requests must be at least 1")));
             }
+            let rate_interval = match f.rate_iops {
+                None => None,
+                Some(r) if r.is_finite() && (0.001..=1e7).contains(&r) => {
+                    if !matches!(
+                        pattern,
+                        Pattern::SeqRead
+                            | Pattern::RandRead
+                            | Pattern::SeqWrite
+                            | Pattern::RandWrite
+                    ) {
+                        return Err(ctx(fail(
+                            "rate_iops applies to greedy readers and writers only",
+                        )));
+                    }
+                    Some(Duration::from_nanos((1e9 / r).round() as u64))
+                }
+                Some(r) => {
+                    return Err(ctx(fail(format!(
+                        "rate_iops must be 0.001..=1e7 (got {r})"
+                    ))))
+                }
+            };
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
             if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
                 return Err(ctx(fail("fragment_kib must be 1..=65536")));
@@ -1098,6 +1129,7 @@ impl Scenario {
                     read_fraction: kind.read_fraction,
                     trace_requests,
                     timing: kind.timing,
+                    rate_interval,
                 });
             }
         }

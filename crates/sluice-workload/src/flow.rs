@@ -87,6 +87,8 @@ impl Flow {
                 issued: 0,
                 completed: 0,
                 waiting_for_room: false,
+                next_issue_at: Instant::ZERO,
+                rate_wake: None,
             }),
         };
         let mut flow = Flow {
@@ -326,6 +328,10 @@ struct Greedy {
     completed: u64,
     /// A paced writer found its cap full at its last tick.
     waiting_for_room: bool,
+    /// `rate_iops`: the earliest time of the next issue, and the wake-up
+    /// already asked for it.
+    next_issue_at: Instant,
+    rate_wake: Option<Instant>,
 }
 
 impl Greedy {
@@ -385,6 +391,27 @@ impl Greedy {
         }
     }
 
+    /// Whether `rate_iops` lets the flow issue at `now`; if not, it asks
+    /// (once) to be woken when it may.
+    fn rate_allows(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) -> bool {
+        if spec.rate_interval.is_none() || now >= self.next_issue_at {
+            return true;
+        }
+        if self.rate_wake != Some(self.next_issue_at) {
+            self.rate_wake = Some(self.next_issue_at);
+            act.wakes.push(self.next_issue_at);
+        }
+        false
+    }
+
+    /// Count an issue at `now` against `rate_iops`: a flow slower than its
+    /// rate is not held back by its past.
+    fn rate_issued(&mut self, spec: &FlowSpec, now: Instant) {
+        if let Some(gap) = spec.rate_interval {
+            self.next_issue_at = self.next_issue_at.max(now) + gap;
+        }
+    }
+
     fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         if Self::paced(spec) {
             if self.wants_more(spec) {
@@ -396,8 +423,9 @@ impl Greedy {
             }
             return;
         }
-        while self.wants_more(spec) {
+        while self.wants_more(spec) && self.rate_allows(spec, now, act) {
             self.issue_one(spec, act);
+            self.rate_issued(spec, now);
         }
     }
 
@@ -563,6 +591,32 @@ mod tests {
             assert_eq!(done, k == 3, "completion {k}");
         }
         assert_eq!(f.done_at, Some(ns(9_000_000)));
+    }
+
+    #[test]
+    fn rate_iops_spaces_the_issues() {
+        // 1000 IOPS: one issue per ms, whatever the depth allows.
+        let s = FlowSpec {
+            pattern: Pattern::RandRead,
+            outstanding: 4,
+            requests: None,
+            rate_interval: Some(Duration::from_millis(1)),
+            ..spec(Pattern::RandRead)
+        };
+        let mut f = Flow::new(s, 1, 0);
+        let mut act = Actions::default();
+        f.wake(Instant::ZERO, &mut act);
+        assert_eq!(act.issues.len(), 1);
+        assert_eq!(act.wakes, vec![ns(1_000_000)]);
+        // A completion before the next slot issues nothing and asks for no
+        // second wake-up.
+        let mut act = Actions::default();
+        f.completed(ns(100_000), 0, true, Instant::ZERO, &mut act);
+        assert!(act.issues.is_empty() && act.wakes.is_empty());
+        let mut act = Actions::default();
+        f.wake(ns(1_000_000), &mut act);
+        assert_eq!(act.issues.len(), 1);
+        assert_eq!(act.wakes, vec![ns(2_000_000)]);
     }
 
     #[test]

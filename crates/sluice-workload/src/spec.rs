@@ -143,4 +143,7 @@ pub struct FlowSpec {
     pub trace_requests: Option<Arc<Vec<crate::trace::Request>>>,
     /// Trace flows: recorded arrivals or as fast as `outstanding` allows.
     pub timing: crate::trace::Timing,
+    /// Greedy flows: at most one issue per this interval (`rate_iops`, as
+    /// fio's `rate_iops` caps a job).
+    pub rate_interval: Option<Duration>,
 }

@@ -161,8 +161,13 @@ pub fn set_duration(s: &mut Scenario, d: f64) -> Result<()> {
 /// Run `opts.scenario` for real and report. Ctrl-C or SIGTERM stops the
 /// run, removes its files and returns [`Interrupted`].
 pub fn run(opts: &Options) -> Result<RunReport> {
-    // Where the I/O goes first: a wrong folder or device is the user's
-    // first question.
+    check_target(opts)?;
+    run_scenario(Scenario::load_real(&opts.scenario)?, opts)
+}
+
+/// Where the I/O goes is checked first: a wrong folder or device is the
+/// user's first question.
+fn check_target(opts: &Options) -> Result<()> {
     if let Some(d) = &opts.dir {
         if !d.is_dir() {
             bail!("--dir {}: no such directory", d.display());
@@ -177,7 +182,13 @@ pub fn run(opts: &Options) -> Result<RunReport> {
             );
         }
     }
-    let mut s = Scenario::load_real(&opts.scenario)?;
+    Ok(())
+}
+
+/// Run the loaded scenario `s` as [`run`] runs `opts.scenario` (which is
+/// then only named in messages).
+pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
+    check_target(opts)?;
     if let Some(d) = opts.duration_s {
         set_duration(&mut s, d)?;
     }

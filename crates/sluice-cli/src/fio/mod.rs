@@ -1,0 +1,328 @@
+//! `sluice fio JOBFILE`: a fio job file as a sluice workload, each job (and
+//! each of its `numjobs` copies) a flow, simulated on a modelled drive
+//! under any policy or, with `--run`, run on real files by the io_uring
+//! engine; the results print as fio prints them (`--output-format json`
+//! follows fio's JSON layout, so tools written for fio read it).
+
+mod jobfile;
+mod output;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use sluice_sim::{FlowBuilder, Scenario, ScenarioBuilder};
+use sluice_workload::Pattern;
+
+/// The drive a job file is simulated on unless told otherwise: the BFQ
+/// paper's disk.
+pub const DEFAULT_PRESET: &str = "maxtor-stm332061";
+
+/// Longest simulated run of a job file without `runtime` (its jobs end
+/// when their `size` is done, or by then).
+const UNBOUNDED_RUN_S: f64 = 3600.0;
+
+/// What `sluice fio` was asked.
+pub struct Options {
+    pub jobfile: PathBuf,
+    pub preset: Option<String>,
+    pub diskspecs: Option<PathBuf>,
+    pub scheduler: Option<String>,
+    pub run: bool,
+    pub dir: Option<PathBuf>,
+    pub json: bool,
+}
+
+/// One job of the file, as sluice runs it.
+struct JobPlan {
+    name: String,
+    write: bool,
+    count: u32,
+}
+
+/// Run the job file; returns what to print.
+pub fn fio(opts: &Options) -> Result<String> {
+    let file = opts.jobfile.display().to_string();
+    let text = std::fs::read_to_string(&opts.jobfile).with_context(|| file.clone())?;
+    let jobs = jobfile::parse(&file, &text)?;
+    let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
+    let (builder, plans, dir) = scenario(&file, &opts.jobfile, &jobs, &scheduler)?;
+    let (report, how) = if opts.run {
+        let mut s = builder.build_real().with_context(|| file.clone())?;
+        // Every job's iodepth reaches the target at once, as under fio.
+        s.device.queue_depth = s
+            .flows
+            .iter()
+            .map(|f| f.outstanding as usize)
+            .sum::<usize>()
+            .clamp(1, 4096);
+        let r = crate::run::run_scenario(
+            s,
+            &crate::run::Options {
+                scenario: opts.jobfile.clone(),
+                dir: opts.dir.clone().or(dir),
+                device: None,
+                allow_writes: false,
+                queue_depth: None,
+                duration_s: None,
+                verify: false,
+                keep: false,
+                timeline_ms: None,
+            },
+        )?;
+        let how = format!(
+            "sluice fio --run, {scheduler} over io_uring on {}",
+            r.engine.target
+        );
+        (r.report, how)
+    } else {
+        let b = match (&opts.preset, &opts.diskspecs) {
+            (Some(_), Some(_)) => bail!("give --preset or --diskspecs, not both"),
+            (_, Some(d)) => builder.diskspecs(d.display().to_string()),
+            (p, None) => builder.preset(p.clone().unwrap_or_else(|| DEFAULT_PRESET.to_string())),
+        };
+        let s: Scenario = b.build().with_context(|| file.clone())?;
+        let how = format!(
+            "sluice fio (simulated), {scheduler} on {}",
+            s.device.model.name()
+        );
+        (sluice_sim::simulate(&s)?, how)
+    };
+    Ok(if opts.json {
+        serde_json::to_string_pretty(&output::json(
+            &report,
+            &job_names(&plans),
+            &plans_dirs(&plans),
+        ))? + "\n"
+    } else {
+        output::normal(&report, &job_names(&plans), &plans_dirs(&plans), &how)
+    })
+}
+
+/// Each flow's job name (copies of a job share it, as in fio's output).
+fn job_names(plans: &[JobPlan]) -> Vec<String> {
+    plans
+        .iter()
+        .flat_map(|p| std::iter::repeat_n(p.name.clone(), p.count as usize))
+        .collect()
+}
+
+/// Each flow's direction: writes or reads.
+fn plans_dirs(plans: &[JobPlan]) -> Vec<bool> {
+    plans
+        .iter()
+        .flat_map(|p| std::iter::repeat_n(p.write, p.count as usize))
+        .collect()
+}
+
+/// The job file as a scenario (no device yet), the jobs' plans and the
+/// `directory` option, if given.
+fn scenario(
+    file: &str,
+    path: &Path,
+    jobs: &[jobfile::Job],
+    scheduler: &str,
+) -> Result<(ScenarioBuilder, Vec<JobPlan>, Option<PathBuf>)> {
+    let name = path
+        .file_stem()
+        .map_or("fio".to_string(), |s| s.to_string_lossy().into_owned());
+    let mut runtime: Option<f64> = None;
+    let mut any_time_based = false;
+    let mut flows = Vec::new();
+    let mut plans = Vec::new();
+    let mut dir = None;
+    for job in jobs {
+        let at = |key: &str| job.get(key);
+        let (rw, rw_line) = at("rw").unwrap_or(("read", job.line));
+        let (pattern, write) = match rw {
+            "read" => (Pattern::SeqRead, false),
+            "write" => (Pattern::SeqWrite, true),
+            "randread" => (Pattern::RandRead, false),
+            "randwrite" => (Pattern::RandWrite, true),
+            other => bail!(
+                "{file}: line {rw_line}: rw={other} is not supported (read, write, randread, randwrite; \
+                 a mixed workload is two jobs)"
+            ),
+        };
+        let bs = match at("bs") {
+            Some((v, l)) => jobfile::size(file, "bs", v, l)?,
+            None => 4096,
+        };
+        if bs == 0 || bs % 1024 != 0 || bs > 64 << 20 {
+            bail!(
+                "{file}: job '{}': bs must be a multiple of 1k up to 64m (got {bs} bytes)",
+                job.name
+            );
+        }
+        let Some((size_v, size_l)) = at("size") else {
+            bail!(
+                "{file}: line {}: job '{}' needs size= (its file's size)",
+                job.line,
+                job.name
+            );
+        };
+        let size = jobfile::size(file, "size", size_v, size_l)?;
+        if size < bs {
+            bail!("{file}: line {size_l}: size={size_v} is smaller than bs");
+        }
+        let time_based = at("time_based").is_some_and(|(v, _)| v != "0");
+        any_time_based |= time_based;
+        if let Some((v, l)) = at("runtime") {
+            let secs = jobfile::seconds(file, "runtime", v, l, 1.0)?;
+            if secs <= 0.0 {
+                bail!("{file}: line {l}: runtime must be positive");
+            }
+            match runtime {
+                Some(r) if (r - secs).abs() > 1e-9 => bail!(
+                    "{file}: line {l}: runtime={v}: every job must share one runtime (another has {r} s)"
+                ),
+                _ => runtime = Some(secs),
+            }
+        } else if time_based {
+            bail!("{file}: job '{}': time_based needs runtime=", job.name);
+        }
+        if let Some((v, l)) = at("direct") {
+            if v != "1" {
+                bail!("{file}: line {l}: direct={v}: sluice issues direct I/O only (the simulator models no page cache)");
+            }
+        }
+        if let Some((v, _)) = at("directory") {
+            dir = Some(PathBuf::from(v));
+        }
+        let count = match at("numjobs") {
+            Some((v, l)) => v
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=4096).contains(n))
+                .with_context(|| format!("{file}: line {l}: numjobs={v}: expected 1..=4096"))?,
+            None => 1,
+        };
+        let mut f = FlowBuilder::new(
+            job.get("name").map_or(job.name.as_str(), |(v, _)| v),
+            pattern,
+        )
+        .count(count)
+        .request_kib((bs / 1024) as u32)
+        .file_gib(size as f64 / (1u64 << 30) as f64);
+        if let Some((v, l)) = at("iodepth") {
+            let d = v
+                .parse::<u32>()
+                .ok()
+                .filter(|n| (1..=4096).contains(n))
+                .with_context(|| format!("{file}: line {l}: iodepth={v}: expected 1..=4096"))?;
+            f = f.outstanding(d);
+        } else {
+            f = f.outstanding(1);
+        }
+        if let Some((v, l)) = at("offset") {
+            f = f.offset_gib(jobfile::size(file, "offset", v, l)? as f64 / (1u64 << 30) as f64);
+        }
+        if let Some((v, l)) = at("thinktime") {
+            f = f.think_ms(jobfile::seconds(file, "thinktime", v, l, 1e-6)? * 1e3);
+        }
+        if let Some((v, l)) = at("rate_iops") {
+            let r: f64 = v
+                .parse()
+                .ok()
+                .filter(|r: &f64| r.is_finite() && *r > 0.0)
+                .with_context(|| {
+                    format!("{file}: line {l}: rate_iops={v}: expected a positive number")
+                })?;
+            f = f.rate_iops(r);
+        }
+        if !time_based {
+            f = f.requests(size / bs);
+        }
+        flows.push(f);
+        plans.push(JobPlan {
+            name: job
+                .get("name")
+                .map_or(job.name.clone(), |(v, _)| v.to_string()),
+            write,
+            count,
+        });
+    }
+    let duration = runtime.unwrap_or(UNBOUNDED_RUN_S);
+    let mut b = ScenarioBuilder::new(name, duration)
+        .seed(1)
+        .warmup_s(0.0)
+        .stop_after_finite(!any_time_based)
+        .scheduler(scheduler);
+    for f in flows {
+        b = b.flow(f);
+    }
+    Ok((b, plans, dir))
+}
+
+/// The simulated report, for tests.
+#[cfg(test)]
+fn simulate(text: &str) -> Result<sluice_sim::SimReport> {
+    let jobs = jobfile::parse("t.fio", text)?;
+    let (b, _, _) = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")?;
+    Ok(sluice_sim::simulate(&b.preset(DEFAULT_PRESET).build()?)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_job_and_copy_is_a_flow_with_its_options() {
+        let text = "[global]\nsize=64m\nruntime=2\ntime_based\n[r]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n[w]\nrw=write\nbs=128k\n";
+        let jobs = jobfile::parse("t", text).unwrap();
+        let (b, plans, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+        let s = b.preset(DEFAULT_PRESET).build().unwrap();
+        assert_eq!(s.flows.len(), 3);
+        assert_eq!(
+            (s.flows[0].name.as_str(), s.flows[1].name.as_str()),
+            ("r0", "r1")
+        );
+        assert_eq!(s.flows[0].request_sectors, 8);
+        assert_eq!(s.flows[0].outstanding, 4);
+        assert_eq!(s.flows[2].pattern, Pattern::SeqWrite);
+        assert_eq!(s.flows[2].requests, None);
+        assert_eq!(s.duration.as_secs_f64(), 2.0);
+        assert_eq!(job_names(&plans), vec!["r", "r", "w"]);
+    }
+
+    #[test]
+    fn without_time_based_a_job_ends_when_its_size_is_done() {
+        let r = simulate("[a]\nrw=read\nbs=128k\nsize=4m\n").unwrap();
+        assert_eq!(r.flows[0].requests, 32);
+        assert_eq!(r.flows[0].bytes, 4 << 20);
+    }
+
+    #[test]
+    fn bad_values_are_errors_naming_the_line() {
+        for (text, what) in [
+            ("[a]\nrw=randrw\nsize=1g\n", "line 2: rw=randrw"),
+            ("[a]\nrw=read\n", "needs size="),
+            ("[a]\nsize=1g\nbs=512\n", "multiple of 1k"),
+            ("[a]\nsize=1g\ndirect=0\n", "line 3: direct=0"),
+            ("[a]\nsize=1g\ntime_based\n", "time_based needs runtime"),
+            (
+                "[a]\nsize=1g\nruntime=1\n[b]\nsize=1g\nruntime=2\n",
+                "one runtime",
+            ),
+            ("[a]\nsize=1g\niodepth=0\n", "line 3: iodepth=0"),
+        ] {
+            let jobs = jobfile::parse("t", text).unwrap();
+            let e = scenario("t", Path::new("t.fio"), &jobs, "noop")
+                .err()
+                .map(|e| format!("{e:#}"));
+            assert!(
+                e.as_deref().is_some_and(|e| e.contains(what)),
+                "{text:?}: {e:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rate_iops_caps_a_job() {
+        let r = simulate(
+            "[a]\nrw=randread\nbs=4k\nsize=1g\nruntime=5\ntime_based\niodepth=8\nrate_iops=20\n",
+        )
+        .unwrap();
+        let iops = r.flows[0].requests as f64 / 5.0;
+        assert!((19.0..=21.0).contains(&iops), "{iops}");
+    }
+}
