@@ -1,0 +1,111 @@
+"""sluice from Python: simulate disk schedulers, reproduce the papers, and
+sweep scenarios x seeds on Ray.
+
+    import sluice
+    r = sluice.sim("scenarios/10r-rand.toml")          # the CLI's sim --json, as a dict
+    runs = sluice.sweep(["a.toml", "b.toml"], seeds=[1, 2, 3])   # Ray tasks
+    df = sluice.frame(runs)                             # one row per flow per run
+
+Every result is the dict the `sluice` command prints with --json.
+"""
+
+import json
+import os
+import warnings
+
+from . import _native
+from ._native import SluiceError
+
+__all__ = ["sim", "repro", "sweep", "frame", "SluiceError"]
+
+
+def _drop_none(v):
+    """A dict without None values (TOML has no null)."""
+    if isinstance(v, dict):
+        return {k: _drop_none(x) for k, x in v.items() if x is not None}
+    if isinstance(v, list):
+        return [_drop_none(x) for x in v]
+    return v
+
+
+def sim(scenario, seed=None, scheduler=None, timeline_ms=None):
+    """Simulate a scenario: a path to a scenario file (TOML) or a dict with
+    the same keys (``{"name": ..., "device": {...}, "flow": [{...}]}``).
+    ``seed`` and ``scheduler`` override the scenario's, as the CLI's
+    ``--seed`` and ``--scheduler`` do. Returns the ``sluice.sim/1`` dict;
+    raises SluiceError on bad input."""
+    if isinstance(scenario, dict):
+        text = _native.toml_of_json(json.dumps(_drop_none(scenario)))
+        out = _native.sim_json(toml_text=text, seed=seed, scheduler=scheduler, timeline_ms=timeline_ms)
+    else:
+        out = _native.sim_json(path=os.fspath(scenario), seed=seed, scheduler=scheduler, timeline_ms=timeline_ms)
+    return json.loads(out)
+
+
+def repro(paper, quick=False):
+    """Run a paper's experiments (``bfq``, ``yfq``, ``vios``, ``dor`` or
+    ``all``); returns the ``sluice.repro/1`` dict, the paper's numbers
+    beside ours."""
+    return json.loads(_native.repro_json(paper, quick))
+
+
+def _task(scenario, seed, scheduler):
+    return sim(scenario, seed=seed, scheduler=scheduler)
+
+
+def sweep(scenarios, seeds=(1,), scheduler=None, address=None):
+    """Simulate every (scenario, seed) pair, each as a Ray task: a local Ray
+    by default, or the cluster at ``address`` (``"auto"``, ``"ray://..."``).
+    Returns the results in input order (scenario-major, then seed). Without
+    Ray installed it runs them here, one after another, with a warning."""
+    scenarios = [s if isinstance(s, dict) else os.path.abspath(os.fspath(s)) for s in scenarios]
+    pairs = [(s, seed) for s in scenarios for seed in seeds]
+    try:
+        import ray
+    except ImportError:
+        warnings.warn("sluice.sweep: Ray is not installed (pip install ray); running the "
+                      "%d runs here, one after another" % len(pairs), RuntimeWarning, stacklevel=2)
+        return [_task(s, seed, scheduler) for s, seed in pairs]
+    if not ray.is_initialized():
+        kwargs = {"ignore_reinit_error": True, "log_to_driver": False}
+        if address is None:
+            kwargs["include_dashboard"] = False
+        ray.init(address=address, **kwargs)
+    remote = ray.remote(_task)
+    return ray.get([remote.remote(s, seed, scheduler) for s, seed in pairs])
+
+
+def frame(results):
+    """Flatten results (sim or run dicts) into a pandas DataFrame: one row
+    per flow per run, with the run's scenario, scheduler, device and seed."""
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError("sluice.frame needs pandas (pip install pandas)") from e
+    if isinstance(results, dict):
+        results = [results]
+    rows = []
+    for r in results:
+        for f in r.get("flows", []):
+            lat = f.get("lat_ms", {})
+            rows.append({
+                "scenario": r.get("scenario"),
+                "scheduler": r.get("scheduler"),
+                "device": r.get("device"),
+                "seed": r.get("seed"),
+                "flow": f.get("name"),
+                "weight": f.get("weight"),
+                "requests": f.get("requests"),
+                "bytes": f.get("bytes"),
+                "mb_s": f.get("mb_s"),
+                "disk_time_s": f.get("disk_time_s"),
+                "lat_mean_ms": lat.get("mean"),
+                "lat_p50_ms": lat.get("p50"),
+                "lat_p95_ms": lat.get("p95"),
+                "lat_p99_ms": lat.get("p99"),
+                "lat_max_ms": lat.get("max"),
+                "done_s": f.get("done_s"),
+                "startup_s": f.get("startup_s"),
+                "frames_dropped": f.get("frames_dropped"),
+            })
+    return pd.DataFrame(rows)

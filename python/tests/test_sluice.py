@@ -1,0 +1,79 @@
+"""Tests of the Python package (run with pytest after `pip install ./python`)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import sluice
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCENARIO = os.path.join(ROOT, "scenarios", "1r-seq.toml")
+
+SMALL = {
+    "name": "small", "seed": 3, "duration_s": 2, "warmup_s": 0,
+    "device": {"preset": "maxtor-stm332061"},
+    "scheduler": {"name": "bfq"},
+    "flow": [{"name": "r", "count": 2, "pattern": "rand-read", "request_kib": 4, "weight": None}],
+}
+
+
+def test_sim_of_a_file_is_deterministic():
+    a, b = sluice.sim(SCENARIO), sluice.sim(SCENARIO)
+    assert a["schema"] == "sluice.sim/1"
+    a.pop("perf"), b.pop("perf")
+    assert a == b
+    assert a["flows"][0]["bytes"] > 0
+
+
+def test_sim_matches_the_cli_when_built():
+    exe = shutil.which("sluice") or os.path.join(ROOT, "target", "release", "sluice")
+    if not os.path.exists(exe):
+        pytest.skip("the sluice binary is not built (cargo build --release)")
+    cli = json.loads(subprocess.run([exe, "sim", SCENARIO, "--json"], capture_output=True, text=True, check=True).stdout)
+    ours = sluice.sim(SCENARIO)
+    assert [f["bytes"] for f in ours["flows"]] == [f["bytes"] for f in cli["flows"]]
+
+
+def test_a_dict_is_a_scenario_and_overrides_apply():
+    r = sluice.sim(SMALL)
+    assert [f["name"] for f in r["flows"]] == ["r0", "r1"]
+    assert r["seed"] == 3 and r["scheduler"] == "bfq"
+    other = sluice.sim(SMALL, seed=4, scheduler="noop")
+    assert other["seed"] == 4 and other["scheduler"] == "noop"
+    assert other["flows"][0]["requests"] != r["flows"][0]["requests"] or other["flows"] != r["flows"]
+
+
+def test_bad_input_raises_sluice_error_with_the_message():
+    with pytest.raises(sluice.SluiceError, match="weight must be 1..=1000"):
+        sluice.sim(dict(SMALL, flow=[{"name": "r", "pattern": "rand-read", "weight": 0}]))
+    with pytest.raises(sluice.SluiceError, match="no-such-file"):
+        sluice.sim("no-such-file.toml")
+    with pytest.raises(sluice.SluiceError, match="unknown policy"):
+        sluice.sim(SMALL, scheduler="nope")
+
+
+def test_repro_has_the_paper_beside_ours():
+    r = sluice.repro("vios", quick=True)
+    assert r["schema"] == "sluice.repro/1"
+    rows = [row for e in r["experiments"] for row in e["rows"]]
+    assert any(row["paper"] is not None for row in rows)
+
+
+def test_sweep_without_ray_runs_here_in_order(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray fails
+    with pytest.warns(RuntimeWarning, match="Ray is not installed"):
+        runs = sluice.sweep([SMALL], seeds=[1, 2])
+    assert [r["seed"] for r in runs] == [1, 2]
+
+
+def test_frame_has_a_row_per_flow_per_run():
+    pd = pytest.importorskip("pandas")
+    runs = [sluice.sim(SMALL, seed=s) for s in (1, 2)]
+    df = sluice.frame(runs)
+    assert isinstance(df, pd.DataFrame)
+    assert len(df) == 4
+    assert list(df["seed"]) == [1, 1, 2, 2]
+    assert (df["bytes"] > 0).all()
