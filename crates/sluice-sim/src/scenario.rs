@@ -31,7 +31,7 @@ fn fail(message: impl Into<String>) -> Error {
 
 /// Flow patterns, for `sluice list`.
 pub const PATTERNS: &[(&str, &str)] = &[
-    ("seq-read", "greedy sequential reader: synchronous reads of request_kib (default 128, the read-ahead)"),
+    ("seq-read", "greedy sequential reader: synchronous reads of request_kib (default 128, the read-ahead); greedy flows may cap their rate with rate_iops"),
     ("rand-read", "greedy random reader: synchronous reads of request_kib (default 4) at random aligned offsets"),
     ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
     ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
