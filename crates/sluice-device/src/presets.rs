@@ -156,8 +156,10 @@ fn from_datasheet(d: &Datasheet) -> HddSpec {
             read_ahead_sectors: (buffer_sectors / 16).max(64),
             write_back: true,
             write_buffer_sectors: (buffer_sectors / 8).max(64),
+            read_ahead_to_track_end: false,
         },
         max_queue: d.max_queue,
+        interface: Default::default(),
     }
 }
 

@@ -46,35 +46,31 @@ fn the_embedded_presets_match_the_files() {
 }
 
 /// Every DiskSim 4.0 validation drive, loaded through the run configuration
-/// (`.parv`) DiskSim's own validation uses, against its measured trace.
-/// The goal is max(3x DiskSim's demerit, DiskSim's + 0.3 ms); the
-/// drives marked `short` do not reach it yet and are held at what the model
-/// scores now (rounded up) so that they cannot silently get worse.
+/// (`.parv`) DiskSim's own validation uses, against its measured trace,
+/// meets the goal: max(3x DiskSim's demerit, DiskSim's + 0.3 ms).
 #[test]
-fn every_disksim_validation_drive_loads_and_scores() {
-    // (trace, DiskSim 4.0's demerit as its -O2 build prints it, bound
-    // when short of the goal)
-    let drives: [(&str, f64, Option<f64>); 10] = [
-        ("atlas_III", 0.378078, Some(1.20)),
-        ("barracuda", 0.347863, None),
-        ("cheetah4LP", 0.318228, None),
-        ("cheetah9LP", 0.107098, None),
-        ("ibm18es", 0.136072, None),
-        ("atlas10k", 0.267525, None),
-        ("hp_c2247a", 0.089288, Some(0.85)),
-        ("hp_c3323a", 0.305182, Some(1.40)),
-        ("hp_c2490a", 0.253831, Some(0.95)),
-        ("dec_rz26", 0.340575, None),
+fn every_disksim_validation_drive_meets_the_goal() {
+    // (trace, DiskSim 4.0's demerit as its -O2 build prints it)
+    let drives: [(&str, f64); 10] = [
+        ("atlas_III", 0.378078),
+        ("barracuda", 0.347863),
+        ("cheetah4LP", 0.318228),
+        ("cheetah9LP", 0.107098),
+        ("ibm18es", 0.136072),
+        ("atlas10k", 0.267525),
+        ("hp_c2247a", 0.089288),
+        ("hp_c3323a", 0.305182),
+        ("hp_c2490a", 0.253831),
+        ("dec_rz26", 0.340575),
     ];
-    for (drive, disksim, short) in drives {
+    for (drive, disksim) in drives {
         let model = Model::Hdd(diskspecs::load(&data(&format!("{drive}.parv"))).unwrap());
         let trace = load_trace(&data(&format!("{drive}.trace"))).unwrap();
         let r = validate(drive, &model, &trace).unwrap();
         let goal = (3.0 * disksim).max(disksim + 0.3);
-        let bound = short.unwrap_or(goal);
         assert!(
-            r.demerit_ms <= bound,
-            "{drive}: demerit {} > {bound} (DiskSim {disksim})",
+            r.demerit_ms <= goal,
+            "{drive}: demerit {} > {goal} (DiskSim {disksim})",
             r.demerit_ms
         );
     }

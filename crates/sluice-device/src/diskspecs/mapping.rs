@@ -5,7 +5,7 @@
 use super::syntax::{Block, Entry, Files, Value};
 use crate::hdd::geometry::{Layout, LayoutError, Sparing, SurfaceOrder, Zone};
 use crate::hdd::seek::SeekCurve;
-use crate::hdd::{CacheSpec, HddSpec, Overheads};
+use crate::hdd::{CacheSpec, HddSpec, Interface, Overheads};
 use crate::{Error, Result};
 
 /// The drive that file `file`'s blocks describe; `files` gives the seek
@@ -58,6 +58,7 @@ pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<H
         read_ahead_sectors: read_ahead.min(segment),
         write_back: disk.req("Fast write level")?.int()? > 0,
         write_buffer_sectors: segment.saturating_mul(write_segments),
+        read_ahead_to_track_end: disk.int_or("Buffer continuous read", 0)? == 4,
     };
     let max_queue: usize = disk.count("Max queue length")?;
     // Per sector across the interface: the slowest of the drive's own
@@ -79,6 +80,9 @@ pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<H
         let t = c.time_or("Bulk sector transfer time", 0.0)?;
         bus = bus.map(|x| x.max(t));
     }
+    // Watermarks as fractions of the request; as fractions of a segment
+    // (by reqsize = 0) they are not modelled and count as none.
+    let by_request = disk.int_or("Set watermark by reqsize", 1)? != 0;
     Ok(HddSpec {
         name: if disk.name.is_empty() {
             file.to_string()
@@ -96,6 +100,23 @@ pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<H
         bus_write_ms_per_sector: bus[1],
         cache,
         max_queue: max_queue.max(1),
+        interface: Interface {
+            completion_ms: [
+                disk.time_or("Read completion overhead", 0.0)? * scale,
+                disk.time_or("Write completion overhead", 0.0)? * scale,
+            ],
+            reselect_ms: disk.time_or("First reselect overhead", 0.0)? * scale,
+            read_watermark: if by_request {
+                disk.num_or("High (read) water mark", 0.0)?.clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
+            write_watermark: if by_request {
+                disk.num_or("Low (write) water mark", 0.0)?.clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
+        },
     })
 }
 
@@ -461,6 +482,22 @@ mod tests {
         assert_eq!((s.head_switch_ms, s.write_settle_ms), (0.1, 0.0));
         assert!(matches!(&s.seek, SeekCurve::Table(p) if p.len() == 87));
         assert_eq!(s.layout.zones()[0].spares, 88);
+    }
+
+    #[test]
+    fn interface_parameters_are_read() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/disksim");
+        let hp = crate::diskspecs::load(&dir.join("hp_c2247a.diskspecs")).unwrap();
+        assert_eq!(hp.interface.completion_ms, [0.05665, 0.05045]);
+        assert_eq!(hp.interface.reselect_ms, 0.16249);
+        assert_eq!(
+            (hp.interface.read_watermark, hp.interface.write_watermark),
+            (0.75, 0.75)
+        );
+        assert!(!hp.cache.read_ahead_to_track_end);
+        let atlas = crate::diskspecs::load(&dir.join("atlas_III.diskspecs")).unwrap();
+        assert!(atlas.cache.read_ahead_to_track_end);
+        assert_eq!(atlas.interface.write_watermark, 0.0);
     }
 
     #[test]

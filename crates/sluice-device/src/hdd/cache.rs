@@ -159,6 +159,13 @@ impl ReadCache {
     /// A read miss of `[lbn, lbn+n)` finished at `done`: buffer it in the
     /// least recently used segment and stream read-ahead after it.
     pub fn fill(&mut self, lbn: u64, n: u32, done: Instant) {
+        self.fill_until(lbn, n, done, u64::MAX);
+    }
+
+    /// [`ReadCache::fill`], the read-ahead stopping at `stop` (a sector)
+    /// if that comes first: drives that read ahead only to the end of the
+    /// track.
+    pub fn fill_until(&mut self, lbn: u64, n: u32, done: Instant, stop: u64) {
         if self.segments.is_empty() {
             return;
         }
@@ -172,12 +179,13 @@ impl ReadCache {
             end,
             stamp: self.clock,
         };
-        if self.read_ahead > 0 {
+        let limit = (end + self.read_ahead).min(stop);
+        if limit > end {
             self.set_prefetch(Some(Prefetch {
                 segment: i,
                 from: end,
                 t0: done,
-                limit: end + self.read_ahead,
+                limit,
             }));
         }
     }

@@ -56,6 +56,25 @@ impl Overheads {
     }
 }
 
+/// How the drive talks to the host around the data (DiskSim's interface
+/// parameters); all zero for drives described by datasheet figures.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Interface {
+    /// Sent after the last data, before the host sees the completion: read,
+    /// write ("Read/Write completion overhead"), ms.
+    pub completion_ms: [f64; 2],
+    /// A read miss reconnects to the host to send its data: the cost of
+    /// that reconnection ("First reselect overhead"), ms.
+    pub reselect_ms: f64,
+    /// A read miss reconnects once this fraction of its data is in the
+    /// buffer ("High (read) water mark", by request size); 0: at once.
+    pub read_watermark: f64,
+    /// A write-through write starts on the media once this fraction of its
+    /// data is in the buffer ("Low (write) water mark", by request size);
+    /// 0: as soon as the head may.
+    pub write_watermark: f64,
+}
+
 /// Buffer layout: read segments with read-ahead, and the write-back part.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CacheSpec {
@@ -70,6 +89,9 @@ pub struct CacheSpec {
     pub write_back: bool,
     /// Dirty sectors the buffer holds before a write must wait for space.
     pub write_buffer_sectors: u64,
+    /// Read-ahead stops at the end of the track the read ended on
+    /// (DiskSim's "Buffer continuous read" = 4).
+    pub read_ahead_to_track_end: bool,
 }
 
 /// Everything that describes one disk drive model.
@@ -92,6 +114,7 @@ pub struct HddSpec {
     /// Commands the drive can queue (1 = no NCQ/TCQ); scenarios choose the
     /// depth actually used with `queue_depth`.
     pub max_queue: usize,
+    pub interface: Interface,
 }
 
 impl HddSpec {
@@ -175,7 +198,9 @@ pub struct Hdd {
     /// Interface transfer per sector: read, write.
     bus: [Duration; 2],
     cache: ReadCache,
+    read_ahead_to_track_end: bool,
     write_back: WriteBack,
+    interface: Interface,
     arm: Arm,
     last_write: bool,
     depth: usize,
@@ -222,6 +247,8 @@ impl Hdd {
                 ..WriteBack::default()
             },
             mech,
+            read_ahead_to_track_end: spec.cache.read_ahead_to_track_end,
+            interface: spec.interface,
             overheads: spec.overheads,
             bus: [ms(spec.bus_ms_per_sector), ms(spec.bus_write_ms_per_sector)],
             arm: Arm::default(),
@@ -284,8 +311,21 @@ impl Hdd {
                     let arm = self.leave_stream(start);
                     let a = self.mech.access(start, arm, cmd.lbn, n, false);
                     self.arm = a.arm;
-                    self.cache.fill(cmd.lbn, n, a.end);
-                    (a.end + per_sector).max(a.first + bus)
+                    let last = cmd.lbn + u64::from(n) - 1;
+                    let stop = if self.read_ahead_to_track_end {
+                        last + u64::from(self.mech.locate(last).left_on_track)
+                    } else {
+                        u64::MAX
+                    };
+                    self.cache.fill_until(cmd.lbn, n, a.end, stop);
+                    // The drive reconnects once the watermark's share of
+                    // the data is buffered, then the bus carries it; it
+                    // cannot finish before the last sector is read.
+                    let i = &self.interface;
+                    let span = (a.end - a.first).as_nanos() as f64;
+                    let mark = a.first + Duration::from_nanos((span * i.read_watermark) as u64);
+                    let send = mark + ms(i.reselect_ms);
+                    (a.end + per_sector).max(send + bus)
                 }
             }
         } else if self.write_back.enabled && u64::from(n) <= self.write_back.capacity {
@@ -299,13 +339,37 @@ impl Hdd {
             self.write_back.absorb(cmd.lbn, n);
             t + self.overhead(self.overheads.write_hit) + bus
         } else {
-            // Write-through: the data crosses the bus, then goes to media.
-            let start = t + self.overhead(self.overheads.write_miss) + bus;
+            // Write-through: the arm moves while the data crosses the bus;
+            // the head writes a sector once its data is in the buffer and
+            // never overtakes the transfer (a slow bus delays the start).
+            let start = t + self.overhead(self.overheads.write_miss);
             self.cache.invalidate(cmd.lbn, n);
-            self.media_write(start, cmd.lbn, n)
+            self.write_through(start, cmd.lbn, n, per_sector)
         };
         self.last_write = cmd.write;
-        done
+        done + ms(self.interface.completion_ms[usize::from(cmd.write)])
+    }
+
+    /// Write `n` sectors from `lbn` whose data arrives over the bus at
+    /// `per_sector` from `start`, the arm leaving at `start` too: the first
+    /// sector waits for its data, and the media start is late enough that
+    /// no sector is reached before its data has arrived.
+    fn write_through(&mut self, start: Instant, lbn: u64, n: u32, per_sector: Duration) -> Instant {
+        let arm = self.leave_stream(start);
+        let loc = self.mech.locate(lbn);
+        let media = self.mech.period / u64::from(loc.spt.max(1));
+        let lead = (per_sector * u64::from(n)).saturating_sub(media * u64::from(n - 1));
+        let mark = Duration::from_nanos(
+            ((per_sector * u64::from(n)).as_nanos() as f64 * self.interface.write_watermark) as u64,
+        );
+        let ready = start + lead.max(per_sector).max(mark);
+        let mut a = self.mech.access(start, arm, lbn, n, true);
+        if a.first < ready {
+            // On the track in time, but the data is not: the next pass.
+            a = self.mech.access(ready, self.mech.arm_at(lbn), lbn, n, true);
+        }
+        self.arm = a.arm;
+        a.end
     }
 
     fn media_write(&mut self, start: Instant, lbn: u64, n: u32) -> Instant {
@@ -551,8 +615,10 @@ mod tests {
                 read_ahead_sectors: 1000,
                 write_back,
                 write_buffer_sectors: 64,
+                read_ahead_to_track_end: false,
             },
             max_queue: 8,
+            interface: Interface::default(),
         }
     }
 
@@ -692,6 +758,108 @@ mod tests {
         assert_eq!(d.next_completion(), Some(taken));
         assert_eq!(d.pop_completion(taken), Some(4));
         assert_eq!(d.next_completion(), Some(end + ns(7_200_000)));
+    }
+
+    /// The small drive, write-through, its bus at `bus_ms` per sector
+    /// both ways, with `interface`.
+    fn through(bus_ms: f64, interface: Interface) -> Hdd {
+        let mut s = spec(false);
+        s.bus_ms_per_sector = bus_ms;
+        s.bus_write_ms_per_sector = bus_ms;
+        s.interface = interface;
+        Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO)
+    }
+
+    #[test]
+    fn a_write_through_write_moves_the_arm_while_its_data_crosses_the_bus() {
+        // 0.2 ms overhead, then slot 5 passes at 0.5 ms: the 8 sectors'
+        // data (0.4 ms on the bus) need not all be in first.
+        let mut d = through(0.05, Interface::default());
+        assert_eq!(
+            response(&mut d, at(0), cmd(1, true, 5, 8)),
+            ns(500_000 + 800_000)
+        );
+    }
+
+    #[test]
+    fn a_write_watermark_holds_the_media_until_that_share_of_data_is_in() {
+        // All the data first (at 0.6 ms): slot 5 is missed, one more turn.
+        let mut d = through(
+            0.05,
+            Interface {
+                write_watermark: 1.0,
+                ..Interface::default()
+            },
+        );
+        assert_eq!(
+            response(&mut d, at(0), cmd(1, true, 5, 8)),
+            ns(10_500_000 + 800_000)
+        );
+    }
+
+    #[test]
+    fn the_head_never_overtakes_a_slow_bus() {
+        // 0.15 ms a sector on the bus, 0.1 on the media: the first of 8
+        // sectors may go at 0.2 + (1.2 - 0.7) = 0.7 ms at the earliest.
+        let mut d = through(0.15, Interface::default());
+        assert_eq!(
+            response(&mut d, at(0), cmd(1, true, 5, 8)),
+            ns(10_500_000 + 800_000)
+        );
+        let mut d = through(0.15, Interface::default());
+        assert_eq!(
+            response(&mut d, at(0), cmd(1, true, 8, 8)),
+            ns(800_000 + 800_000)
+        );
+    }
+
+    #[test]
+    fn completion_overheads_end_every_command() {
+        let i = Interface {
+            completion_ms: [0.3, 0.4],
+            ..Interface::default()
+        };
+        let mut d = through(0.001, i);
+        // The read miss of read_miss_costs_overhead_positioning_and_transfer.
+        assert_eq!(
+            response(&mut d, at(0), cmd(1, false, 0, 8)),
+            ns(10_801_000 + 300_000)
+        );
+        let mut d = through(0.001, i);
+        assert_eq!(
+            response(&mut d, at(0), cmd(1, true, 5, 8)),
+            ns(1_300_000 + 400_000)
+        );
+    }
+
+    #[test]
+    fn a_read_miss_reconnects_at_its_watermark_after_the_reselect() {
+        // Sectors 0-7 pass from 10.0 to 10.8 ms. At once: the bus (1.6 ms)
+        // from 10.0; at half the data plus 0.05 ms: from 10.45.
+        let mut d = through(0.2, Interface::default());
+        assert_eq!(response(&mut d, at(0), cmd(1, false, 0, 8)), ns(11_600_000));
+        let i = Interface {
+            read_watermark: 0.5,
+            reselect_ms: 0.05,
+            ..Interface::default()
+        };
+        let mut d = through(0.2, i);
+        assert_eq!(response(&mut d, at(0), cmd(1, false, 0, 8)), ns(12_050_000));
+    }
+
+    #[test]
+    fn read_ahead_to_the_track_end_stops_there() {
+        for to_track_end in [false, true] {
+            let mut s = spec(false);
+            s.cache.read_ahead_to_track_end = to_track_end;
+            let mut d = Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO);
+            response(&mut d, at(0), cmd(1, false, 0, 8));
+            // Track 0 holds sectors 0-99; 104 is on the next track.
+            let same_track = response(&mut d, at(50_000_000), cmd(2, false, 16, 8));
+            let next_track = response(&mut d, at(100_000_000), cmd(3, false, 104, 8));
+            assert_eq!(same_track, ns(108_000), "{to_track_end}");
+            assert_eq!(next_track == ns(108_000), !to_track_end, "{next_track:?}");
+        }
     }
 
     #[test]
