@@ -93,6 +93,8 @@ pub trait Device: CostModel {
 
 /// A device model: what a preset or a DiskSim description gives.
 #[derive(Clone, Debug, PartialEq)]
+// A model is built once per run and cloned rarely: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 pub enum Model {
     Hdd(HddSpec),
     Ssd(SsdSpec),
