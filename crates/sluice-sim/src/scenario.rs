@@ -458,6 +458,67 @@ struct KindKeys {
     requests: Option<u64>,
 }
 
+/// The line of the key a value error is about: `flow 'NAME': key ...`
+/// in that flow's table, `[device] key ...` in `[device]`, `key ...` at the
+/// top. `None` when the message names no key the text sets.
+fn key_line(text: &str, message: &str) -> Option<usize> {
+    let ident = |s: &str| -> Option<String> {
+        let k: String = s
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        (!k.is_empty()).then_some(k)
+    };
+    let (table, flow, rest) = if let Some(r) = message.strip_prefix("flow '") {
+        let (name, rest) = r.split_once("': ")?;
+        ("[[flow]]", Some(name), rest)
+    } else if let Some(rest) = message.strip_prefix("[device] ") {
+        ("[device]", None, rest)
+    } else {
+        ("", None, message)
+    };
+    let key = ident(rest)?;
+    let assigns = |line: &str, k: &str| {
+        line.trim_start()
+            .strip_prefix(k)
+            .is_some_and(|r| r.trim_start().starts_with('='))
+    };
+    // Tables by their header lines; the top level before the first one.
+    let mut current = String::new();
+    let mut block: Vec<(usize, &str)> = Vec::new();
+    let mut found = None;
+    let mut check = |current: &str, block: &[(usize, &str)]| {
+        if found.is_some() || current != table {
+            return;
+        }
+        let named = |n: &str| {
+            block.iter().any(|(_, l)| {
+                assigns(l, "name")
+                    && l.split_once('=')
+                        .is_some_and(|(_, v)| v.trim().trim_matches('"') == n)
+            })
+        };
+        if flow.is_none_or(named) {
+            found = block
+                .iter()
+                .find(|(_, l)| assigns(l, &key))
+                .map(|(i, _)| i + 1);
+        }
+    };
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            check(&current, &block);
+            current = t.split('#').next().unwrap_or("").trim().to_string();
+            block.clear();
+        } else {
+            block.push((i, line));
+        }
+    }
+    check(&current, &block);
+    found
+}
+
 /// The names of a key's valid values, for its error message.
 fn value_names<T>(all: &[(&str, T)]) -> String {
     all.iter().map(|n| n.0).collect::<Vec<_>>().join(", ")
@@ -594,9 +655,11 @@ impl Scenario {
             }
         })?;
         let base = Path::new(file).parent().unwrap_or(Path::new("."));
-        // Errors below name no file (see `fail`): this one.
+        // Errors below name no file (see `fail`): this one, and the line of
+        // the key they are about when the text has it.
         Self::from_raw(&raw, base, real).map_err(|e| Error {
             file: file.into(),
+            line: e.line.or_else(|| key_line(text, &e.message)),
             ..e
         })
     }
@@ -1225,6 +1288,37 @@ file_gib = 2
     }
 
     #[test]
+    fn value_errors_name_the_line_of_their_key() {
+        let two =
+            format!("{GOOD}\n[[flow]]\nname = \"w\"\npattern = \"seq-write\"\nweight = 2000\n");
+        let e = Scenario::parse("t.toml", &two).unwrap_err().to_string();
+        let line = two.lines().position(|l| l == "weight = 2000").unwrap() + 1;
+        assert!(
+            e.starts_with(&format!("t.toml: line {line}: flow 'w': weight")),
+            "{e}"
+        );
+        let dev = GOOD.replace(
+            "preset = \"maxtor-stm332061\"",
+            "preset = \"maxtor-stm332061\"\nqueue_depth = 0",
+        );
+        let e = Scenario::parse("t.toml", &dev).unwrap_err().to_string();
+        let line = dev.lines().position(|l| l == "queue_depth = 0").unwrap() + 1;
+        assert!(
+            e.starts_with(&format!("t.toml: line {line}: [device] queue_depth")),
+            "{e}"
+        );
+        let top = GOOD.replace("duration_s = 10", "duration_s = -4");
+        let e = Scenario::parse("t.toml", &top).unwrap_err().to_string();
+        assert!(e.starts_with("t.toml: line 4: duration_s"), "{e}");
+        // A message about no key of the file names no line.
+        assert_eq!(
+            key_line(GOOD, "flow 'r': the file ends past the disk"),
+            None
+        );
+        assert_eq!(key_line(GOOD, "flow 'zz': count must be"), None);
+    }
+
+    #[test]
     fn bad_values_name_their_key() {
         for (from, to, needle) in [
             ("maxtor-stm332061", "no-such-disk", "no-such-disk"),
@@ -1267,7 +1361,8 @@ file_gib = 2
         for bad in ["0", "-3", "1e9"] {
             let e = error(&with(bad));
             assert!(
-                e.starts_with("s.toml: [device] max_command_age_ms must be") && !e.contains('\n'),
+                e.starts_with("s.toml: line 9: [device] max_command_age_ms must be")
+                    && !e.contains('\n'),
                 "{bad}: {e}"
             );
         }
@@ -1369,18 +1464,20 @@ file_gib = 2
         let e = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\nstart_s = -1")).unwrap_err();
         assert_eq!(
             (e.file.as_str(), e.line, e.key.as_deref()),
-            ("s.toml", None, None)
+            ("s.toml", Some(18), None)
         );
         assert_eq!(
             e.to_string(),
-            "s.toml: flow 'r': start_s must be a number of seconds in 0..=10000000 (got -1)"
+            "s.toml: line 18: flow 'r': start_s must be a number of seconds in 0..=10000000 (got -1)"
         );
         let e = error(&GOOD.replace(
             "pattern = \"rand-read\"",
             "pattern = \"startup\"\ntrace = \"/nonexistent/t\"",
         ));
         assert!(
-            e.starts_with("s.toml: flow 'r': trace '/nonexistent/t': not an embedded trace"),
+            e.starts_with(
+                "s.toml: line 17: flow 'r': trace '/nonexistent/t': not an embedded trace"
+            ),
             "{e}"
         );
     }
