@@ -649,7 +649,11 @@ impl Scenario {
                     // the parser's message only names the expected type.
                     let line = line_of(text, span.start);
                     let src = text.lines().nth(line - 1).unwrap_or("").trim();
-                    err(format!("line {line} ({src}): {msg}"))
+                    if src.is_empty() {
+                        err(format!("line {line}: {msg}"))
+                    } else {
+                        err(format!("line {line} ({src}): {msg}"))
+                    }
                 }
                 None => err(msg),
             }
