@@ -272,30 +272,7 @@ Example:
     /// io_uring engine; printed as fio prints (--output-format json in
     /// fio's JSON layout).
     #[command(after_help = FIO_HELP)]
-    Fio {
-        /// The fio job file.
-        jobfile: PathBuf,
-        /// The drive to simulate (default maxtor-stm332061; `sluice list`).
-        #[arg(long, value_name = "NAME", conflicts_with = "diskspecs")]
-        preset: Option<String>,
-        /// The drive to simulate, from a DiskSim .diskspecs file.
-        #[arg(long, value_name = "FILE")]
-        diskspecs: Option<PathBuf>,
-        /// The policy between the jobs and the drive (default noop).
-        #[arg(long, value_name = "POLICY")]
-        scheduler: Option<String>,
-        /// Run on real files through the io_uring engine instead of
-        /// simulating.
-        #[arg(long, conflicts_with_all = ["preset", "diskspecs"])]
-        run: bool,
-        /// --run: make the jobs' files in this existing folder (default: a
-        /// fresh folder in the current directory, removed afterwards).
-        #[arg(long, value_name = "DIR", requires = "run")]
-        dir: Option<PathBuf>,
-        /// normal (fio's text summary) or json (fio's JSON layout).
-        #[arg(long, value_name = "FORMAT", default_value = "normal", value_parser = ["normal", "json"])]
-        output_format: String,
-    },
+    Fio(fio::Options),
     /// Draw results as one self-contained HTML page: latency CDFs,
     /// throughput over time, shares against weights, and for `repro`
     /// results the paper's numbers beside ours.
@@ -569,23 +546,7 @@ fn run(cli: Cli) -> Result<()> {
             )
         })?,
         Command::Report { results, output } => report::report(&results, &output)?,
-        Command::Fio {
-            jobfile,
-            preset,
-            diskspecs,
-            scheduler,
-            run,
-            dir,
-            output_format,
-        } => write_out(&fio::fio(&fio::Options {
-            jobfile,
-            preset,
-            diskspecs,
-            scheduler,
-            run,
-            dir,
-            json: output_format == "json",
-        })?)?,
+        Command::Fio(opts) => write_out(&fio::fio(&opts)?)?,
         Command::List => write_out(&table::list())?,
     }
     Ok(())

@@ -21,15 +21,31 @@ pub const DEFAULT_PRESET: &str = "maxtor-stm332061";
 /// when their `size` is done, or by then).
 const UNBOUNDED_RUN_S: f64 = 3600.0;
 
-/// What `sluice fio` was asked.
+/// What `sluice fio` was asked (its command-line arguments).
+#[derive(clap::Args)]
 pub struct Options {
+    /// The fio job file.
     pub jobfile: PathBuf,
+    /// The drive to simulate (default maxtor-stm332061; `sluice list`).
+    #[arg(long, value_name = "NAME", conflicts_with = "diskspecs")]
     pub preset: Option<String>,
+    /// The drive to simulate, from a DiskSim .diskspecs file.
+    #[arg(long, value_name = "FILE")]
     pub diskspecs: Option<PathBuf>,
+    /// The policy between the jobs and the drive (default noop).
+    #[arg(long, value_name = "POLICY")]
     pub scheduler: Option<String>,
+    /// Run on real files through the io_uring engine instead of
+    /// simulating.
+    #[arg(long, conflicts_with_all = ["preset", "diskspecs"])]
     pub run: bool,
+    /// --run: make the jobs' files in this existing folder (default: a
+    /// fresh folder in the current directory, removed afterwards).
+    #[arg(long, value_name = "DIR", requires = "run")]
     pub dir: Option<PathBuf>,
-    pub json: bool,
+    /// normal (fio's text summary) or json (fio's JSON layout).
+    #[arg(long, value_name = "FORMAT", default_value = "normal", value_parser = ["normal", "json"])]
+    pub output_format: String,
 }
 
 /// One job of the file, as sluice runs it.
@@ -87,7 +103,7 @@ pub fn fio(opts: &Options) -> Result<String> {
         );
         (sluice_sim::simulate(&s)?, how)
     };
-    Ok(if opts.json {
+    Ok(if opts.output_format == "json" {
         serde_json::to_string_pretty(&output::json(
             &report,
             &job_names(&plans),

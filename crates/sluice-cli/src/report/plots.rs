@@ -51,6 +51,19 @@ fn figure(
     Ok(svg)
 }
 
+/// A chart with its title and room for both axes' labels.
+fn chart<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut c = ChartBuilder::on(root);
+    c.caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(56);
+    c
+}
+
 /// Latency CDFs, one line per flow: percent of requests completed within
 /// x ms (log scale).
 pub fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
@@ -66,11 +79,7 @@ pub fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<S
         (0.001, hi.max(0.01) * 10.0)
     };
     figure(380, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
+        let mut chart = chart(root, title)
             .build_cartesian_2d((lo..hi).log_scale(), 0f64..100f64)
             .map_err(err)?;
         chart
@@ -113,11 +122,7 @@ pub fn throughput(title: &str, interval_s: f64, flows: &[(String, Vec<f64>)]) ->
         .max(1e-9)
         * 1.1;
     figure(380, |root| {
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(56)
+        let mut chart = chart(root, title)
             .build_cartesian_2d(0f64..bins as f64 * interval_s, 0f64..top)
             .map_err(err)?;
         chart
@@ -167,10 +172,7 @@ pub fn bars(
     figure(
         150 + 30 * n as u32 + 12 * names.len() as u32 * n as u32,
         |root| {
-            let mut chart = ChartBuilder::on(root)
-                .caption(title, ("sans-serif", 18))
-                .margin(12)
-                .x_label_area_size(40)
+            let mut chart = chart(root, title)
                 .y_label_area_size(230)
                 .build_cartesian_2d(lo..hi, -0.5f64..n as f64 - 0.5)
                 .map_err(err)?;

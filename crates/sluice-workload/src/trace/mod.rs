@@ -282,6 +282,26 @@ impl Line<'_> {
     }
 }
 
+/// The non-blank lines of a CSV trace, each with its [`Line`] and its
+/// comma-separated fields.
+pub(crate) fn csv_lines<'a>(
+    file: &'a str,
+    text: &'a str,
+) -> impl Iterator<Item = (Line<'a>, Vec<&'a str>)> {
+    text.lines().enumerate().filter_map(move |(i, l)| {
+        let l = l.trim();
+        (!l.is_empty()).then(|| {
+            (
+                Line {
+                    file,
+                    number: i + 1,
+                },
+                l.split(',').collect(),
+            )
+        })
+    })
+}
+
 /// A byte offset as a sector, refusing offsets no device has (2^63 bytes).
 pub(crate) fn byte_sector(line: &Line, what: &str, bytes: u64) -> Result<u64> {
     if bytes > i64::MAX as u64 {

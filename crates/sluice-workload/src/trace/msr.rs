@@ -5,23 +5,14 @@
 //! not read: give a trace of one disk (the published files hold one
 //! volume each).
 
-use super::{byte_sector, Line, Raw};
+use super::{byte_sector, csv_lines, Line, Raw};
 use crate::error::Result;
 
 /// Every request of `text`.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
     let mut out = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        let l = l.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let line = Line {
-            file,
-            number: i + 1,
-        };
-        let f: Vec<&str> = l.split(',').collect();
-        if i == 0 && f[0].trim().parse::<u64>().is_err() {
+    for (line, f) in csv_lines(file, text) {
+        if line.number == 1 && f[0].trim().parse::<u64>().is_err() {
             continue; // a header
         }
         if f.len() < 6 {
@@ -46,7 +37,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             sector: byte_sector(&line, "Offset", offset)?,
             sectors: line.size_sectors("Size", size)?,
             write,
-            line: (i + 1) as u32,
+            line: line.number as u32,
         });
     }
     // File time counts from 1601: a year past the first request is no trace.

@@ -7,23 +7,14 @@
 
 use std::collections::BTreeMap;
 
-use super::{Line, Raw};
+use super::{csv_lines, Raw};
 use crate::error::Result;
 
 /// Every request of `text`.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
     let mut out = Vec::new();
     let mut asus = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        let l = l.trim();
-        if l.is_empty() {
-            continue;
-        }
-        let line = Line {
-            file,
-            number: i + 1,
-        };
-        let f: Vec<&str> = l.split(',').collect();
+    for (line, f) in csv_lines(file, text) {
         if f.len() < 5 {
             return Err(line.error(format!(
                 "expected ASU,LBA,Size,Opcode,Timestamp; got {} fields",
@@ -49,7 +40,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             sector: lba,
             sectors: line.size_sectors("Size", size)?,
             write,
-            line: (i + 1) as u32,
+            line: line.number as u32,
         });
         asus.push(asu);
     }
