@@ -21,6 +21,11 @@ use sluice::Duration;
 
 use crate::error::{Error, Result};
 
+/// The value named `s` in a key's table of names.
+fn by_name<T: Copy>(all: &[(&str, T)], s: &str) -> Option<T> {
+    all.iter().find(|(n, _)| *n == s).map(|&(_, v)| v)
+}
+
 /// A trace file's format (the scenario's `format` key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -43,7 +48,7 @@ impl Format {
 
     /// The format a scenario names.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(n, _)| *n == s).map(|&(_, f)| f)
+        by_name(&Self::ALL, s)
     }
 
     /// Its scenario name.
@@ -73,7 +78,7 @@ impl Timing {
 
     /// The timing a scenario names.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(n, _)| *n == s).map(|&(_, t)| t)
+        by_name(&Self::ALL, s)
     }
 }
 
@@ -100,7 +105,7 @@ impl Offsets {
 
     /// The policy a scenario names.
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().find(|(n, _)| *n == s).map(|&(_, o)| o)
+        by_name(&Self::ALL, s)
     }
 }
 
