@@ -29,9 +29,10 @@ def test_sim_of_a_file_is_deterministic():
 
 
 def test_sim_matches_the_cli_when_built():
-    exe = shutil.which("sluice") or os.path.join(ROOT, "target", "release", "sluice")
-    if not os.path.exists(exe):
-        pytest.skip("the sluice binary is not built (cargo build --release)")
+    built = [os.path.join(ROOT, "target", kind, "sluice") for kind in ("release", "debug")]
+    exe = next((p for p in built if os.path.exists(p)), shutil.which("sluice"))
+    if not exe:
+        pytest.skip("the sluice binary is not built (cargo build)")
     cli = json.loads(subprocess.run([exe, "sim", SCENARIO, "--json"], capture_output=True, text=True, check=True).stdout)
     ours = sluice.sim(SCENARIO)
     assert [f["bytes"] for f in ours["flows"]] == [f["bytes"] for f in cli["flows"]]
