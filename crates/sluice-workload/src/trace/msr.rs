@@ -21,10 +21,13 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
                 f.len()
             )));
         }
-        let write = match f[3].trim().to_ascii_lowercase().as_str() {
-            "read" => false,
-            "write" => true,
-            other => return Err(line.error(format!("Type: expected Read or Write, got '{other}'"))),
+        let kind = f[3].trim();
+        let write = if kind.eq_ignore_ascii_case("read") {
+            false
+        } else if kind.eq_ignore_ascii_case("write") {
+            true
+        } else {
+            return Err(line.error(format!("Type: expected Read or Write, got '{kind}'")));
         };
         let ticks: u64 = line.number("Timestamp", f[0])?;
         let offset: u64 = line.number("Offset", f[4])?;

@@ -102,7 +102,7 @@ fn bad_lines_are_errors_naming_file_and_line() {
             Format::Msr,
             "1,h,0,Read,0,4096,1\n2,h,0,Erase,0,4096,1\n",
             "line 2",
-            "Type",
+            "Type: expected Read or Write, got 'Erase'",
         ),
         (
             Format::Spc,
