@@ -5,8 +5,9 @@
 //! application queued, counted once, not again when it is dispatched (`D`)
 //! or completed (`C`). Reads and writes count; discards, flushes with no
 //! data (flushes) and other events are skipped, as are the summary lines blkparse
-//! prints at the end. The device field is not read: give a trace of one
-//! device.
+//! prints at the end. A trace of one device is expected: queue events of a
+//! second device (a stacked device's and its disk's, say) would count each
+//! I/O twice, so they are an error naming the line.
 
 use super::{Line, Raw};
 use crate::error::Result;
@@ -14,6 +15,7 @@ use crate::error::Result;
 /// Every queued read or write of `text`.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
     let mut out = Vec::new();
+    let mut device: Option<&str> = None;
     for (i, l) in text.lines().enumerate() {
         let f: Vec<&str> = l.split_ascii_whitespace().collect();
         // An event line: a `maj,min` device, then at least the action.
@@ -24,6 +26,15 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             file,
             number: i + 1,
         };
+        match device {
+            Some(d) if d != f[0] => {
+                return Err(line.error(format!(
+                    "a queue event of device {} in a trace of device {d}; give blkparse's output for one device",
+                    f[0]
+                )))
+            }
+            _ => device = Some(f[0]),
+        }
         let rwbs = f[6];
         let write = rwbs.contains('W');
         if rwbs.contains('D') || !(write || rwbs.contains('R')) {

@@ -136,6 +136,12 @@ fn bad_lines_are_errors_naming_file_and_line() {
             "64 MiB",
         ),
         (Format::Blkparse, "garbage only\n", "t", "no read or write"),
+        (
+            Format::Blkparse,
+            "253,0 1 1 0.1 9 Q R 8 + 8 [a]\n  8,0 1 2 0.1 9 Q R 16 + 8 [a]\n",
+            "line 2",
+            "device 8,0 in a trace of device 253,0",
+        ),
     ];
     for (format, text, at, what) in cases {
         let e = Trace::parse("t", text, format).unwrap_err().to_string();
