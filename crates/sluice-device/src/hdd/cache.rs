@@ -127,7 +127,11 @@ impl ReadCache {
             let (s, e) = self.valid(m, p.segment, t);
             // The read starts inside data already buffered or still to come
             // on this stream: the head keeps going and serves it in passing.
-            if s <= lbn && lbn <= e.max(p.limit) {
+            // Not once the stream has stopped at its limit short of the
+            // read's end: the head no longer reads, the rest is a media
+            // access.
+            let stopped = e >= p.limit && end > p.limit;
+            if s <= lbn && lbn <= e.max(p.limit) && !stopped {
                 // Rebase the stream at its frontier, so that finding when it
                 // reaches a sector costs the distance from there, not from
                 // where a long sequential run began.
@@ -247,6 +251,21 @@ mod tests {
         assert_eq!(lookup(&mut c, &m, 200_000_000, 300, 100), Lookup::Hit);
         // The earlier data is still there.
         assert_eq!(lookup(&mut c, &m, 200_000_000, 0, 100), Lookup::Hit);
+    }
+
+    #[test]
+    fn a_read_past_a_stopped_stream_goes_to_the_media() {
+        // Read-ahead of 50 sectors after 0..100: done within 10 ms.
+        let (m, mut c) = holding_first_100(50);
+        // While the head still streams, a read past the limit rides on.
+        assert!(matches!(
+            lookup(&mut c, &m, 1_000_000, 120, 50),
+            Lookup::Stream(_)
+        ));
+        let (m, mut c) = holding_first_100(50);
+        // Long after the stream stopped at 150, 150..170 was never read.
+        assert_eq!(lookup(&mut c, &m, 200_000_000, 120, 50), Lookup::Miss);
+        assert_eq!(lookup(&mut c, &m, 200_000_000, 120, 30), Lookup::Hit);
     }
 
     #[test]
