@@ -35,6 +35,9 @@ pub enum Lookup {
     Hit,
     /// The read-ahead stream will have read everything by this time.
     Stream(Instant),
+    /// The buffer holds the read's start; the media must be read from
+    /// this sector on.
+    Partial(u64),
     /// The media must be accessed.
     Miss,
 }
@@ -131,6 +134,11 @@ impl ReadCache {
             // read's end: the head no longer reads, the rest is a media
             // access.
             let stopped = e >= p.limit && end > p.limit;
+            if s <= lbn && lbn < e && stopped {
+                self.clock += 1;
+                self.segments[p.segment].stamp = self.clock;
+                return Lookup::Partial(e);
+            }
             if s <= lbn && lbn <= e.max(p.limit) && !stopped {
                 // Rebase the stream at its frontier, so that finding when it
                 // reaches a sector costs the distance from there, not from
@@ -264,7 +272,10 @@ mod tests {
         ));
         let (m, mut c) = holding_first_100(50);
         // Long after the stream stopped at 150, 150..170 was never read.
-        assert_eq!(lookup(&mut c, &m, 200_000_000, 120, 50), Lookup::Miss);
+        assert_eq!(
+            lookup(&mut c, &m, 200_000_000, 120, 50),
+            Lookup::Partial(150)
+        );
         assert_eq!(lookup(&mut c, &m, 200_000_000, 120, 30), Lookup::Hit);
     }
 

@@ -361,10 +361,16 @@ impl Hdd {
                 Lookup::Stream(ready) => {
                     (t + self.overhead(self.overheads.read_hit) + bus).max(ready + per_sector)
                 }
-                Lookup::Miss => {
+                found @ (Lookup::Miss | Lookup::Partial(_)) => {
+                    // A partial hit reads from the first sector missing.
+                    let from = match found {
+                        Lookup::Partial(from) => from,
+                        _ => cmd.lbn,
+                    };
+                    let missing = (cmd.lbn + u64::from(n) - from) as u32;
                     let start = t + self.overhead(self.overheads.read_miss);
                     let arm = self.leave_stream(start);
-                    let a = self.mech.access(start, arm, cmd.lbn, n, false);
+                    let a = self.mech.access(start, arm, from, missing, false);
                     self.arm = a.arm;
                     let limit = read_ahead_limit(
                         &self.mech,
@@ -921,6 +927,19 @@ mod tests {
                 "{next_track:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_partial_hit_reads_only_the_missing_sectors() {
+        let mut s = spec(false);
+        s.cache.read_ahead_sectors = 10;
+        let mut d = Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO);
+        response(&mut d, at(0), cmd(1, false, 0, 8));
+        // The read-ahead stopped at 18 long ago. At 51.2 ms the head is
+        // past 10 but before 18: reading 18-29 takes under a turn, reading
+        // 10-29 from the media a whole one more.
+        let r = response(&mut d, at(51_000_000), cmd(2, false, 10, 20));
+        assert!(r < ns(5_000_000), "{r:?}");
     }
 
     #[test]
