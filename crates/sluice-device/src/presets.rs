@@ -156,7 +156,7 @@ fn from_datasheet(d: &Datasheet) -> HddSpec {
             read_ahead_sectors: (buffer_sectors / 16).max(64),
             write_back: true,
             write_buffer_sectors: (buffer_sectors / 8).max(64),
-            read_ahead_to_track_end: false,
+            read_ahead_stop: Default::default(),
         },
         max_queue: d.max_queue,
         interface: Default::default(),

@@ -51,6 +51,7 @@ const DISK: &[Range] = &[
     ("Number of buffer segments", 0.0, 1024.0, ""),
     ("Maximum number of write segments", 0.0, 1024.0, ""),
     ("Maximum read-ahead (blks)", 0.0, 16_777_216.0, " sectors"),
+    ("Buffer continuous read", 0.0, 4.0, ""),
     ("Minimum read-ahead (blks)", 0.0, 16_777_216.0, " sectors"),
     ("Max queue length", 0.0, 4096.0, ""),
     ("Fast write level", 0.0, 2.0, ""),

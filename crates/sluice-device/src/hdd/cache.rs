@@ -35,6 +35,9 @@ pub enum Lookup {
     Hit,
     /// The read-ahead stream will have read everything by this time.
     Stream(Instant),
+    /// The buffer holds the read's start; the media must be read from
+    /// this sector on.
+    Partial(u64),
     /// The media must be accessed.
     Miss,
 }
@@ -45,8 +48,6 @@ pub struct ReadCache {
     segments: Vec<Segment>,
     /// Sectors a segment holds.
     capacity: u64,
-    /// Sectors read ahead past a read miss (at most the segment size).
-    read_ahead: u64,
     prefetch: Option<Prefetch>,
     /// When the active stream reaches its limit, once computed: from then
     /// on its frontier is the limit, with no walk over its tracks (the
@@ -56,13 +57,12 @@ pub struct ReadCache {
 }
 
 impl ReadCache {
-    /// `segments` segments of `segment_sectors` each; `read_ahead` sectors
-    /// read after each miss. Zero segments disables caching.
-    pub fn new(segments: usize, segment_sectors: u64, read_ahead: u64) -> Self {
+    /// `segments` segments of `segment_sectors` each. Zero segments
+    /// disables caching.
+    pub fn new(segments: usize, segment_sectors: u64) -> Self {
         ReadCache {
             segments: vec![Segment::default(); segments],
             capacity: segment_sectors,
-            read_ahead: read_ahead.min(segment_sectors),
             prefetch: None,
             stream_done: Cell::new(None),
             clock: 0,
@@ -106,7 +106,17 @@ impl ReadCache {
     }
 
     /// Can `[lbn, lbn+n)` be served from the buffer, or from the stream?
-    pub fn lookup(&mut self, m: &Mechanics, t: Instant, lbn: u64, n: u32) -> Lookup {
+    /// A read served from the stream moves its read-ahead limit to
+    /// `limit(start)` if that is further, `start` being the first sector
+    /// the segment holds.
+    pub fn lookup(
+        &mut self,
+        m: &Mechanics,
+        t: Instant,
+        lbn: u64,
+        n: u32,
+        limit: impl FnOnce(u64) -> u64,
+    ) -> Lookup {
         let end = lbn + u64::from(n);
         for i in 0..self.segments.len() {
             let (s, e) = self.valid(m, i, t);
@@ -120,7 +130,16 @@ impl ReadCache {
             let (s, e) = self.valid(m, p.segment, t);
             // The read starts inside data already buffered or still to come
             // on this stream: the head keeps going and serves it in passing.
-            if s <= lbn && lbn <= e.max(p.limit) {
+            // Not once the stream has stopped at its limit short of the
+            // read's end: the head no longer reads, the rest is a media
+            // access.
+            let stopped = e >= p.limit && end > p.limit;
+            if s <= lbn && lbn < e && stopped {
+                self.clock += 1;
+                self.segments[p.segment].stamp = self.clock;
+                return Lookup::Partial(e);
+            }
+            if s <= lbn && lbn <= e.max(p.limit) && !stopped {
                 // Rebase the stream at its frontier, so that finding when it
                 // reaches a sector costs the distance from there, not from
                 // where a long sequential run began.
@@ -131,7 +150,7 @@ impl ReadCache {
                 seg.start = seg.start.max(seg.end.saturating_sub(self.capacity));
                 self.clock += 1;
                 seg.stamp = self.clock;
-                let limit = (end + self.read_ahead).max(p.limit);
+                let limit = limit(seg.start).max(p.limit);
                 self.set_prefetch(Some(Prefetch {
                     segment: p.segment,
                     from: front,
@@ -157,15 +176,10 @@ impl ReadCache {
     }
 
     /// A read miss of `[lbn, lbn+n)` finished at `done`: buffer it in the
-    /// least recently used segment and stream read-ahead after it.
-    pub fn fill(&mut self, lbn: u64, n: u32, done: Instant) {
-        self.fill_until(lbn, n, done, u64::MAX);
-    }
-
-    /// [`ReadCache::fill`], the read-ahead stopping at `stop` (a sector)
-    /// if that comes first: drives that read ahead only to the end of the
-    /// track.
-    pub fn fill_until(&mut self, lbn: u64, n: u32, done: Instant, stop: u64) {
+    /// least recently used segment and stream read-ahead after it, up to
+    /// sector `limit` (exclusive). A stream longer than the segment keeps
+    /// only its last sectors, as a ring buffer does.
+    pub fn fill(&mut self, lbn: u64, n: u32, done: Instant, limit: u64) {
         if self.segments.is_empty() {
             return;
         }
@@ -179,7 +193,6 @@ impl ReadCache {
             end,
             stamp: self.clock,
         };
-        let limit = (end + self.read_ahead).min(stop);
         if limit > end {
             self.set_prefetch(Some(Prefetch {
                 segment: i,
@@ -218,60 +231,83 @@ mod tests {
         test_mechanics(1000, 10.0, 0)
     }
 
+    /// Look up at `t` ns, a stream hit reading 500 sectors past the read.
+    fn lookup(c: &mut ReadCache, m: &Mechanics, t: u64, lbn: u64, n: u32) -> Lookup {
+        c.lookup(m, at(t), lbn, n, |_| lbn + u64::from(n) + 500)
+    }
+
     /// The test drive and a one-segment cache that read sectors 0..100 at
     /// time 0, reading ahead `read_ahead` sectors.
     fn holding_first_100(read_ahead: u64) -> (Mechanics, ReadCache) {
-        let mut c = ReadCache::new(1, 1000, read_ahead);
-        c.fill(0, 100, at(0));
+        let mut c = ReadCache::new(1, 1000);
+        c.fill(0, 100, at(0), 100 + read_ahead);
         (mech(), c)
     }
 
     #[test]
     fn read_ahead_turns_the_next_sequential_read_into_a_hit() {
         let m = mech();
-        let mut c = ReadCache::new(2, 1000, 500);
-        assert_eq!(c.lookup(&m, at(0), 0, 100), Lookup::Miss);
-        c.fill(0, 100, at(10_000_000));
+        let mut c = ReadCache::new(2, 1000);
+        assert_eq!(lookup(&mut c, &m, 0, 0, 100), Lookup::Miss);
+        c.fill(0, 100, at(10_000_000), 600);
         // Right after the miss, the next 100 sectors are still coming.
-        match c.lookup(&m, at(10_000_000), 100, 100) {
+        match lookup(&mut c, &m, 10_000_000, 100, 100) {
             Lookup::Stream(t) => assert_eq!(t, m.stream_time(100, at(10_000_000), 200)),
             other => panic!("{other:?}"),
         }
         // Much later, they are in the buffer.
-        assert_eq!(c.lookup(&m, at(200_000_000), 300, 100), Lookup::Hit);
+        assert_eq!(lookup(&mut c, &m, 200_000_000, 300, 100), Lookup::Hit);
         // The earlier data is still there.
-        assert_eq!(c.lookup(&m, at(200_000_000), 0, 100), Lookup::Hit);
+        assert_eq!(lookup(&mut c, &m, 200_000_000, 0, 100), Lookup::Hit);
+    }
+
+    #[test]
+    fn a_read_past_a_stopped_stream_goes_to_the_media() {
+        // Read-ahead of 50 sectors after 0..100: done within 10 ms.
+        let (m, mut c) = holding_first_100(50);
+        // While the head still streams, a read past the limit rides on.
+        assert!(matches!(
+            lookup(&mut c, &m, 1_000_000, 120, 50),
+            Lookup::Stream(_)
+        ));
+        let (m, mut c) = holding_first_100(50);
+        // Long after the stream stopped at 150, 150..170 was never read.
+        assert_eq!(
+            lookup(&mut c, &m, 200_000_000, 120, 50),
+            Lookup::Partial(150)
+        );
+        assert_eq!(lookup(&mut c, &m, 200_000_000, 120, 30), Lookup::Hit);
     }
 
     #[test]
     fn a_far_read_misses_and_stopping_keeps_what_was_read() {
         let (m, mut c) = holding_first_100(500);
-        assert_eq!(c.lookup(&m, at(5_000_000), 50_000, 8), Lookup::Miss);
+        assert_eq!(lookup(&mut c, &m, 5_000_000, 50_000, 8), Lookup::Miss);
         // Sector 100 opens cylinder 1: a 1 ms cylinder switch, then 4 ms
         // of streaming at 10 sectors per ms by t = 5 ms.
         assert_eq!(c.stop(&m, at(5_000_000)), Some(139));
-        assert_eq!(c.lookup(&m, at(5_000_000), 100, 40), Lookup::Hit);
-        assert_eq!(c.lookup(&m, at(5_000_000), 100, 41), Lookup::Miss);
+        assert_eq!(lookup(&mut c, &m, 5_000_000, 100, 40), Lookup::Hit);
+        assert_eq!(lookup(&mut c, &m, 5_000_000, 100, 41), Lookup::Miss);
     }
 
     #[test]
     fn writes_invalidate_overlapping_data() {
         let (m, mut c) = holding_first_100(0);
         c.invalidate(50, 8);
-        assert_eq!(c.lookup(&m, at(1), 0, 50), Lookup::Hit);
-        assert_eq!(c.lookup(&m, at(1), 40, 20), Lookup::Miss);
+        assert_eq!(lookup(&mut c, &m, 1, 0, 50), Lookup::Hit);
+        assert_eq!(lookup(&mut c, &m, 1, 40, 20), Lookup::Miss);
     }
 
     #[test]
     fn least_recently_used_segment_is_replaced() {
         let m = mech();
-        let mut c = ReadCache::new(2, 1000, 0);
-        c.fill(0, 10, at(0));
-        c.fill(5000, 10, at(0));
-        assert_eq!(c.lookup(&m, at(1), 0, 10), Lookup::Hit); // touch segment 0
-        c.fill(9000, 10, at(0)); // replaces the 5000 segment
-        assert_eq!(c.lookup(&m, at(2), 0, 10), Lookup::Hit);
-        assert_eq!(c.lookup(&m, at(2), 5000, 10), Lookup::Miss);
-        assert_eq!(c.lookup(&m, at(2), 9000, 10), Lookup::Hit);
+        let mut c = ReadCache::new(2, 1000);
+        c.fill(0, 10, at(0), 10);
+        c.fill(5000, 10, at(0), 5010);
+        assert_eq!(lookup(&mut c, &m, 1, 0, 10), Lookup::Hit); // touch segment 0
+        c.fill(9000, 10, at(0), 9010); // replaces the 5000 segment
+        assert_eq!(lookup(&mut c, &m, 2, 0, 10), Lookup::Hit);
+        assert_eq!(lookup(&mut c, &m, 2, 5000, 10), Lookup::Miss);
+        assert_eq!(lookup(&mut c, &m, 2, 9000, 10), Lookup::Hit);
     }
 }

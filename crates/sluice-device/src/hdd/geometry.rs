@@ -356,10 +356,10 @@ impl Layout {
         })
     }
 
-    /// Limit the logical capacity to `blocks` (a drive model's "Block
-    /// count") when the zones hold more; sectors past it do not exist.
-    /// A count above what the zones hold changes nothing (DiskSim, too,
-    /// takes the zones' total then).
+    /// Limit the logical capacity to `blocks` when the zones hold more;
+    /// sectors past it do not exist. A count above what the zones hold
+    /// changes nothing. (DiskSim descriptions do not use this: DiskSim
+    /// takes the zones' total, whatever their "Block count" says.)
     pub fn cap_capacity(mut self, blocks: u64) -> Self {
         self.capacity = self.mapped.min(blocks.max(1));
         self

@@ -89,9 +89,26 @@ pub struct CacheSpec {
     pub write_back: bool,
     /// Dirty sectors the buffer holds before a write must wait for space.
     pub write_buffer_sectors: u64,
-    /// Read-ahead stops at the end of the track the read ended on
-    /// (DiskSim's "Buffer continuous read" = 4).
-    pub read_ahead_to_track_end: bool,
+    /// Where read-ahead stops.
+    pub read_ahead_stop: ReadAheadStop,
+}
+
+/// Where a read's read-ahead stops (DiskSim's "Buffer continuous read").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ReadAheadStop {
+    /// `read_ahead_sectors` past the read.
+    #[default]
+    Count,
+    /// As `Count`, but not past the end of the track the read ended on
+    /// (DiskSim's 1): the drive does not switch heads or seek to read ahead.
+    TrackEnd,
+    /// To the end of the track holding the sector after the read, and
+    /// through one more track when the read's segment began on an earlier
+    /// track, whatever `read_ahead_sectors` says (DiskSim's 4, DEC's
+    /// prefetch). A segment smaller than that keeps only the last sectors
+    /// read, so the ones right after the read may be gone by the time the
+    /// next read asks for them.
+    WholeTrack,
 }
 
 /// Everything that describes one disk drive model.
@@ -189,6 +206,39 @@ impl WriteBack {
     }
 }
 
+/// The sector before which read-ahead after a read of `[lbn, lbn+n)` stops,
+/// the read's segment starting at sector `start`.
+fn read_ahead_limit(
+    m: &Mechanics,
+    read_ahead: u64,
+    stop: ReadAheadStop,
+    start: u64,
+    lbn: u64,
+    n: u32,
+) -> u64 {
+    let end = lbn + u64::from(n);
+    match stop {
+        ReadAheadStop::Count => end + read_ahead,
+        ReadAheadStop::TrackEnd => {
+            let last = end - 1;
+            (end + read_ahead).min(last + u64::from(m.locate(last).left_on_track))
+        }
+        ReadAheadStop::WholeTrack => {
+            if end >= m.layout.capacity() {
+                return end;
+            }
+            let next = m.locate(end);
+            let track_end = end + u64::from(next.left_on_track);
+            let first = m.locate(start.min(end - 1));
+            if (first.cyl, first.head) == (next.cyl, next.head) {
+                track_end
+            } else {
+                track_end + u64::from(m.locate(lbn).spt)
+            }
+        }
+    }
+}
+
 /// The drive's state.
 #[derive(Clone, Debug)]
 pub struct Hdd {
@@ -198,7 +248,10 @@ pub struct Hdd {
     /// Interface transfer per sector: read, write.
     bus: [Duration; 2],
     cache: ReadCache,
-    read_ahead_to_track_end: bool,
+    /// Sectors read ahead past a read (at most a segment), and where that
+    /// stops.
+    read_ahead: u64,
+    read_ahead_stop: ReadAheadStop,
     write_back: WriteBack,
     interface: Interface,
     arm: Arm,
@@ -236,18 +289,18 @@ impl Hdd {
         let full_stroke = mech.seek.time(mech.layout.cylinders().saturating_sub(1));
         Hdd {
             name: spec.name.clone(),
-            cache: ReadCache::new(
-                spec.cache.segments,
-                spec.cache.segment_sectors,
-                spec.cache.read_ahead_sectors,
-            ),
+            cache: ReadCache::new(spec.cache.segments, spec.cache.segment_sectors),
+            read_ahead: spec
+                .cache
+                .read_ahead_sectors
+                .min(spec.cache.segment_sectors),
+            read_ahead_stop: spec.cache.read_ahead_stop,
             write_back: WriteBack {
                 enabled: spec.cache.write_back && spec.cache.write_buffer_sectors > 0,
                 capacity: spec.cache.write_buffer_sectors,
                 ..WriteBack::default()
             },
             mech,
-            read_ahead_to_track_end: spec.cache.read_ahead_to_track_end,
             interface: spec.interface,
             overheads: spec.overheads,
             bus: [ms(spec.bus_ms_per_sector), ms(spec.bus_write_ms_per_sector)],
@@ -301,23 +354,33 @@ impl Hdd {
         let per_sector = self.bus[usize::from(cmd.write)];
         let bus = per_sector * u64::from(n);
         let done = if !cmd.write {
-            match self.cache.lookup(&self.mech, t, cmd.lbn, n) {
+            let (mech, read_ahead, stop) = (&self.mech, self.read_ahead, self.read_ahead_stop);
+            let limit = |start| read_ahead_limit(mech, read_ahead, stop, start, cmd.lbn, n);
+            match self.cache.lookup(&self.mech, t, cmd.lbn, n, limit) {
                 Lookup::Hit => t + self.overhead(self.overheads.read_hit) + bus,
                 Lookup::Stream(ready) => {
                     (t + self.overhead(self.overheads.read_hit) + bus).max(ready + per_sector)
                 }
-                Lookup::Miss => {
+                found @ (Lookup::Miss | Lookup::Partial(_)) => {
+                    // A partial hit reads from the first sector missing.
+                    let from = match found {
+                        Lookup::Partial(from) => from,
+                        _ => cmd.lbn,
+                    };
+                    let missing = (cmd.lbn + u64::from(n) - from) as u32;
                     let start = t + self.overhead(self.overheads.read_miss);
                     let arm = self.leave_stream(start);
-                    let a = self.mech.access(start, arm, cmd.lbn, n, false);
+                    let a = self.mech.access(start, arm, from, missing, false);
                     self.arm = a.arm;
-                    let last = cmd.lbn + u64::from(n) - 1;
-                    let stop = if self.read_ahead_to_track_end {
-                        last + u64::from(self.mech.locate(last).left_on_track)
-                    } else {
-                        u64::MAX
-                    };
-                    self.cache.fill_until(cmd.lbn, n, a.end, stop);
+                    let limit = read_ahead_limit(
+                        &self.mech,
+                        self.read_ahead,
+                        self.read_ahead_stop,
+                        cmd.lbn,
+                        cmd.lbn,
+                        n,
+                    );
+                    self.cache.fill(cmd.lbn, n, a.end, limit);
                     // The drive reconnects once the watermark's share of
                     // the data is buffered, then the bus carries it; it
                     // cannot finish before the last sector is read.
@@ -615,7 +678,7 @@ mod tests {
                 read_ahead_sectors: 1000,
                 write_back,
                 write_buffer_sectors: 64,
-                read_ahead_to_track_end: false,
+                read_ahead_stop: ReadAheadStop::Count,
             },
             max_queue: 8,
             interface: Interface::default(),
@@ -849,17 +912,71 @@ mod tests {
 
     #[test]
     fn read_ahead_to_the_track_end_stops_there() {
-        for to_track_end in [false, true] {
+        for stop in [ReadAheadStop::Count, ReadAheadStop::TrackEnd] {
             let mut s = spec(false);
-            s.cache.read_ahead_to_track_end = to_track_end;
+            s.cache.read_ahead_stop = stop;
             let mut d = Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO);
             response(&mut d, at(0), cmd(1, false, 0, 8));
             // Track 0 holds sectors 0-99; 104 is on the next track.
             let same_track = response(&mut d, at(50_000_000), cmd(2, false, 16, 8));
             let next_track = response(&mut d, at(100_000_000), cmd(3, false, 104, 8));
-            assert_eq!(same_track, ns(108_000), "{to_track_end}");
-            assert_eq!(next_track == ns(108_000), !to_track_end, "{next_track:?}");
+            assert_eq!(same_track, ns(108_000), "{stop:?}");
+            assert_eq!(
+                next_track == ns(108_000),
+                stop == ReadAheadStop::Count,
+                "{next_track:?}"
+            );
         }
+    }
+
+    #[test]
+    fn a_partial_hit_reads_only_the_missing_sectors() {
+        let mut s = spec(false);
+        s.cache.read_ahead_sectors = 10;
+        let mut d = Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO);
+        response(&mut d, at(0), cmd(1, false, 0, 8));
+        // The read-ahead stopped at 18 long ago. At 51.2 ms the head is
+        // past 10 but before 18: reading 18-29 takes under a turn, reading
+        // 10-29 from the media a whole one more.
+        let r = response(&mut d, at(51_000_000), cmd(2, false, 10, 20));
+        assert!(r < ns(5_000_000), "{r:?}");
+    }
+
+    #[test]
+    fn whole_track_read_ahead_ignores_the_count_and_wraps_the_segment() {
+        let hit = ns(108_000);
+        let run = |stop| {
+            let mut s = spec(false);
+            s.cache.segment_sectors = 50;
+            s.cache.read_ahead_sectors = 10;
+            s.cache.read_ahead_stop = stop;
+            let mut d = Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO);
+            response(&mut d, at(0), cmd(1, false, 0, 8));
+            // Long after: is the track's tail (past the count) buffered,
+            // and what was right after the read?
+            let tail = response(&mut d, at(50_000_000), cmd(2, false, 90, 8));
+            let mut d = Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO);
+            response(&mut d, at(0), cmd(1, false, 0, 8));
+            let next = response(&mut d, at(50_000_000), cmd(2, false, 8, 8));
+            (tail == hit, next == hit)
+        };
+        assert_eq!(run(ReadAheadStop::Count), (false, true));
+        // The stream read to sector 100 into a 50-sector segment: 50-99
+        // are kept, 8-15 were overwritten.
+        assert_eq!(run(ReadAheadStop::WholeTrack), (true, false));
+        // A read that crosses onto track 1 reads ahead through track 2.
+        let mut s = spec(false);
+        s.cache.read_ahead_stop = ReadAheadStop::WholeTrack;
+        let mut d = Hdd::new(&s, 1, InternalOrder::Fcfs, Duration::ZERO);
+        response(&mut d, at(0), cmd(1, false, 96, 8));
+        assert_eq!(
+            response(&mut d, at(100_000_000), cmd(2, false, 290, 8)),
+            hit
+        );
+        assert_ne!(
+            response(&mut d, at(200_000_000), cmd(3, false, 310, 8)),
+            hit
+        );
     }
 
     #[test]
