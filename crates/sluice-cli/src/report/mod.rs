@@ -59,7 +59,7 @@ table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }\n\
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }\n\
 th { background: #f4f4f4; } td.l, th.l { text-align: left; }\n\
 nav { font-size: 0.9em; } nav ul { padding-left: 1.2em; }\n\
-figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }\n\
+figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; } figcaption { font-size: 0.85em; color: #555; }\n\
 p.src, p.note { font-size: 0.85em; color: #555; }\n\
 </style>\n</head>\n<body>\n";
 
