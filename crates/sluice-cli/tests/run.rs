@@ -401,3 +401,34 @@ replay = "recorded"
     // for a disk that stalls under other tests' writes.)
     assert!((1.0..120.0).contains(&done), "{done} s");
 }
+
+#[test]
+fn a_timeline_bins_each_flows_bytes_by_wall_clock() {
+    let scen = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let s = scenario(scen.path(), TWO_READERS);
+    let args = ["run", s.to_str().unwrap(), "--json", "--timeline", "250"];
+    let Some(j) = run_json(cwd.path(), &args) else {
+        return;
+    };
+    let t = &j["timeline"];
+    assert_eq!(t["interval_s"], 0.25);
+    for f in j["flows"].as_array().unwrap() {
+        let name = f["name"].as_str().unwrap();
+        let bins: Vec<f64> = t["flows"][name]
+            .as_array()
+            .unwrap_or_else(|| panic!("no series for {name}: {t}"))
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        // 1.5 s of run (warm-up included) at least.
+        assert!(bins.len() >= 6, "{name}: {bins:?}");
+        // The warm-up (0.5 s) is two bins; the rest is what the flow is credited with.
+        let after: f64 = bins[2..].iter().map(|mb_s| mb_s * 0.25 * 1e6).sum();
+        let bytes = f["bytes"].as_f64().unwrap();
+        assert!(
+            bytes > 0.0 && (after - bytes).abs() < 1.0,
+            "{name}: {after} against {bytes}"
+        );
+    }
+}

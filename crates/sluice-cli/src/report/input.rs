@@ -19,6 +19,8 @@ pub struct Run {
     pub flows: Vec<Flow>,
     /// Seconds per bin and each flow's MB/s series, when recorded.
     pub timeline: Option<(f64, Vec<Series>)>,
+    /// Seconds of warm-up before the measured window (`measured_from_s`).
+    pub warmup_s: f64,
 }
 
 /// A named series of numbers.
@@ -36,6 +38,8 @@ pub struct Flow {
     /// (percentile, ms), ascending: `lat_ms.cdf` where present, else the
     /// few percentiles every result has.
     pub cdf: Vec<(f64, f64)>,
+    /// Whether `cdf` is only those few percentiles (no `lat_ms.cdf`).
+    pub coarse: bool,
 }
 
 /// One experiment of a reproduction.
@@ -128,7 +132,7 @@ fn num(v: &Value, key: &str) -> f64 {
 }
 
 fn run(v: &Value, schema: &str) -> Result<Run> {
-    let flows = v
+    let flows: Vec<Flow> = v
         .get("flows")
         .and_then(Value::as_array)
         .context("a run without \"flows\"")?
@@ -148,7 +152,7 @@ fn run(v: &Value, schema: &str) -> Result<Run> {
                 (name.clone(), s)
             })
             .collect();
-        Some((interval, series))
+        Some((interval, in_flow_order(series, &flows)))
     });
     Ok(Run {
         title: format!(
@@ -165,11 +169,27 @@ fn run(v: &Value, schema: &str) -> Result<Run> {
         .to_string(),
         flows,
         timeline,
+        warmup_s: num(v, "measured_from_s"),
     })
+}
+
+/// `series` in the order of `flows` (a JSON object's keys may come back
+/// sorted), so that a flow has the same colour in every figure; series of
+/// no listed flow go last.
+fn in_flow_order(mut series: Vec<Series>, flows: &[Flow]) -> Vec<Series> {
+    let rank = |name: &str| {
+        flows
+            .iter()
+            .position(|f| f.name == name)
+            .unwrap_or(flows.len())
+    };
+    series.sort_by_key(|(name, _)| rank(name));
+    series
 }
 
 fn flow(f: &Value) -> Flow {
     let lat = f.get("lat_ms").cloned().unwrap_or(Value::Null);
+    let coarse = lat.get("cdf").and_then(Value::as_array).is_none();
     let mut cdf: Vec<(f64, f64)> = match lat.get("cdf").and_then(Value::as_array) {
         Some(points) => points
             .iter()
@@ -189,6 +209,7 @@ fn flow(f: &Value) -> Flow {
         mean_ms: num(&lat, "mean"),
         p99_ms: num(&lat, "p99"),
         cdf,
+        coarse,
     }
 }
 

@@ -37,8 +37,9 @@ pub fn page(r: &Results, sources: &[String]) -> Result<String> {
          nothing on this page is fetched from elsewhere.</p>\n",
         sources.iter().map(|s| format!("<code>{}</code>", esc(s))).collect::<Vec<_>>().join(", ")
     );
-    for run in &r.runs {
-        run_section(&mut h, run)?;
+    contents(&mut h, r);
+    for (i, run) in r.runs.iter().enumerate() {
+        run_section(&mut h, i, run)?;
     }
     if !r.experiments.is_empty() {
         h.push_str("<h2>Reproductions: the paper's numbers beside ours</h2>\n");
@@ -57,7 +58,8 @@ h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }\
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.9em; }\n\
 th, td { border: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }\n\
 th { background: #f4f4f4; } td.l, th.l { text-align: left; }\n\
-figure { margin: 1em 0; } figcaption { font-size: 0.85em; color: #555; }\n\
+nav { font-size: 0.9em; } nav ul { padding-left: 1.2em; }\n\
+figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; } figcaption { font-size: 0.85em; color: #555; }\n\
 p.src, p.note { font-size: 0.85em; color: #555; }\n\
 </style>\n</head>\n<body>\n";
 
@@ -77,6 +79,48 @@ pub fn esc(s: &str) -> String {
     o
 }
 
+/// Anchor of run `i`'s section.
+fn run_id(i: usize) -> String {
+    format!("run-{}", i + 1)
+}
+
+/// Anchor of an experiment's section: letters, digits and '-' only.
+fn experiment_id(e: &Experiment) -> String {
+    let raw = format!("{}-{}", e.paper, e.id);
+    raw.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// A list of the page's sections, linked within the page, when it has
+/// more than one.
+fn contents(h: &mut String, r: &Results) {
+    if r.runs.len() + r.experiments.len() < 2 {
+        return;
+    }
+    h.push_str("<nav><ul>\n");
+    for (i, run) in r.runs.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{}\">{} ({})</a></li>",
+            run_id(i),
+            esc(&run.title),
+            esc(&run.kind)
+        );
+    }
+    for e in &r.experiments {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{}\">{} / {}: {}</a></li>",
+            experiment_id(e),
+            esc(&e.paper),
+            esc(&e.id),
+            esc(&e.title)
+        );
+    }
+    h.push_str("</ul></nav>\n");
+}
+
 fn fig(h: &mut String, svg: &str, caption: &str) {
     let _ = write!(
         h,
@@ -93,10 +137,11 @@ fn num(x: f64, digits: usize) -> String {
     }
 }
 
-fn run_section(h: &mut String, run: &Run) -> Result<()> {
+fn run_section(h: &mut String, i: usize, run: &Run) -> Result<()> {
     let _ = writeln!(
         h,
-        "<h2>{} <small>({})</small></h2>",
+        "<h2 id=\"{}\">{} <small>({})</small></h2>",
+        run_id(i),
         esc(&run.title),
         esc(&run.kind)
     );
@@ -158,7 +203,14 @@ fn run_section(h: &mut String, run: &Run) -> Result<()> {
     fig(
         h,
         &plots::latency_cdf(&format!("Latency CDF: {}", run.title), &cdfs)?,
-        &format!("Share of each flow's requests completed within a latency.{more}"),
+        &format!(
+            "Share of each flow's requests completed within a latency.{}{more}",
+            if run.flows.iter().any(|f| f.coarse) {
+                " This file holds only p50, p95, p99 and max: the lines join those points."
+            } else {
+                ""
+            }
+        ),
     );
     if let Some((interval, series)) = &run.timeline {
         fig(
@@ -166,9 +218,12 @@ fn run_section(h: &mut String, run: &Run) -> Result<()> {
             &plots::throughput(
                 &format!("Throughput over time: {}", run.title),
                 *interval,
+                run.warmup_s,
                 series,
             )?,
-            &format!("Each flow's MB/s in bins of {interval} s.{more}"),
+            &format!(
+                "Each flow's MB/s in bins of {interval} s from the run's start, warm-up included.{more}"
+            ),
         );
     }
     let rows: Vec<_> = run
@@ -193,7 +248,8 @@ fn run_section(h: &mut String, run: &Run) -> Result<()> {
 fn experiment_section(h: &mut String, e: &Experiment) -> Result<()> {
     let _ = writeln!(
         h,
-        "<h3>{} / {}: {}</h3>",
+        "<h3 id=\"{}\">{} / {}: {}</h3>",
+        experiment_id(e),
         esc(&e.paper),
         esc(&e.id),
         esc(&e.title)
@@ -228,9 +284,13 @@ fn experiment_section(h: &mut String, e: &Experiment) -> Result<()> {
         .filter(|r| r.unit == unit && (!with_paper || r.paper.is_some()) && r.ours.is_finite())
         .take(MAX_CHART_ROWS)
         .map(|r| {
+            let mut values = vec![Some(r.ours)];
+            if with_paper {
+                values.push(r.paper);
+            }
             (
                 format!("{} · {} · {}", r.scheduler, r.workload, r.metric),
-                vec![Some(r.ours), r.paper],
+                values,
             )
         })
         .collect();
@@ -245,9 +305,20 @@ fn experiment_section(h: &mut String, e: &Experiment) -> Result<()> {
     fig(
         h,
         &plots::bars(
-            &format!("{} {}: ours against the paper ({unit})", e.paper, e.id),
+            &if with_paper {
+                format!("{} {}: ours against the paper ({unit})", e.paper, e.id)
+            } else {
+                format!(
+                    "{} {}: ours ({unit}; the paper gives no number)",
+                    e.paper, e.id
+                )
+            },
             &unit,
-            &["ours", "paper"],
+            if with_paper {
+                &["ours", "paper"]
+            } else {
+                &["ours"]
+            },
             &rows,
         )?,
         note,

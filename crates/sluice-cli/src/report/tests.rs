@@ -99,3 +99,75 @@ fn unknown_results_are_one_line_errors() {
         "{e}"
     );
 }
+
+#[test]
+fn timeline_series_follow_the_flows_order() {
+    // serde_json sorts an object's keys: "c" would come before "z".
+    let mut v = sim(true);
+    v["flows"][0]["name"] = json!("z");
+    v["timeline"] = json!({"interval_s": 0.5, "flows": {"c": [3.0], "z": [1.0]}});
+    v["measured_from_s"] = json!(2.0);
+    let mut r = Results::default();
+    input::add(&mut r, &v).unwrap();
+    let (interval, series) = r.runs[0].timeline.clone().unwrap();
+    assert_eq!(interval, 0.5);
+    let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["z", "c"]);
+    assert_eq!(r.runs[0].warmup_s, 2.0);
+}
+
+#[test]
+fn a_coarse_cdf_is_said_to_be_one() {
+    // Flow "a&b" has only p50/p95/p99/max: four points, and the caption says so.
+    let mut r = Results::default();
+    input::add(&mut r, &sim(false)).unwrap();
+    let flows = &r.runs[0].flows;
+    assert!(flows[0].coarse && !flows[1].coarse);
+    assert_eq!(
+        flows[0].cdf,
+        vec![(50.0, 1.0), (95.0, 3.0), (99.0, 4.0), (100.0, 5.0)]
+    );
+    assert_eq!(flows[1].cdf.len(), 3);
+    assert!(html(&[sim(false)]).contains("only p50, p95, p99 and max"));
+    let mut full = sim(false);
+    full["flows"][0]["lat_ms"]["cdf"] = json!([[0.0, 0.5], [100.0, 5.0]]);
+    assert!(!html(&[full]).contains("only p50, p95, p99 and max"));
+}
+
+#[test]
+fn sections_are_listed_and_linked_within_the_page() {
+    let h = html(&[sim(false), repro()]);
+    assert!(h.contains("<h2 id=\"run-1\">") && h.contains("<a href=\"#run-1\">"));
+    assert!(h.contains("<h3 id=\"bfq-throughput\">") && h.contains("href=\"#bfq-throughput\""));
+    // Every link stays on the page.
+    assert_eq!(h.matches("href=\"").count(), h.matches("href=\"#").count());
+    // One section alone needs no list.
+    assert!(!html(&[sim(false)]).contains("<nav>"));
+}
+
+#[test]
+fn an_experiment_without_the_papers_numbers_charts_ours_alone() {
+    let v = json!({"schema": "sluice.repro/1", "paper": "bfq", "experiments": [
+        {"id": "startup", "title": "S", "rows": [
+            {"scheduler": "bfq", "workload": "w", "metric": "xterm", "unit": "s", "ours": 1.5, "paper": null}]}]});
+    let h = html(&[v]);
+    assert_eq!(h.matches("<svg").count(), 1);
+    assert!(h.contains("the paper gives no number"));
+    // The chart's key names only our series.
+    let svg = &h[h.find("<svg").unwrap()..h.find("</svg>").unwrap()];
+    assert!(
+        svg.contains(">\nours\n<") && !svg.contains(">\npaper\n<"),
+        "{svg}"
+    );
+}
+
+#[test]
+fn long_labels_keep_both_ends() {
+    assert_eq!(plots::short("reader0", 16), "reader0");
+    let s = plots::short("bfq+ raised_idle_factor=1 · idle · xterm", 20);
+    assert_eq!(s.chars().count(), 20);
+    assert!(
+        s.starts_with("bfq+ rais") && s.ends_with("· xterm") && s.contains('…'),
+        "{s}"
+    );
+}

@@ -298,3 +298,32 @@ fn the_request_log_holds_every_completion_in_order() {
     // Without asking, no log.
     assert!(Simulation::new(&s).unwrap().run_logged().1.is_empty());
 }
+
+#[test]
+fn the_timeline_bins_add_up_to_each_flows_bytes() {
+    // Warm-up (2 s) ends on a bin boundary, so the bins after it hold
+    // exactly the bytes the flow is credited with.
+    let flows = "[[flow]]\nname = \"seq\"\npattern = \"seq-read\"\n\n[[flow]]\nname = \"rand\"\npattern = \"rand-read\"\nweight = 300\n";
+    let s = scenario(flows, "");
+    let r = Simulation::new(&s)
+        .unwrap()
+        .with_timeline(Duration::from_millis(500))
+        .run();
+    let t = r.timeline.expect("asked for a timeline");
+    assert_eq!(t.interval_s, 0.5);
+    assert_eq!(t.flows.0.len(), 2);
+    for (f, (name, series)) in r.flows.iter().zip(&t.flows.0) {
+        assert_eq!(&f.name, name);
+        // 20 s of run in 0.5 s bins.
+        assert_eq!(series.len(), 40, "{name}");
+        let after_warmup: f64 = series[4..].iter().map(|mb_s| mb_s * 0.5 * 1e6).sum();
+        assert!(f.bytes > 0, "{name}");
+        assert!(
+            (after_warmup - f.bytes as f64).abs() < 1.0,
+            "{name}: bins {after_warmup} against {} bytes",
+            f.bytes
+        );
+    }
+    // Without asking, no timeline.
+    assert!(Simulation::new(&s).unwrap().run().timeline.is_none());
+}
