@@ -70,6 +70,50 @@ def test_sweep_without_ray_runs_here_in_order(monkeypatch):
     assert [r["seed"] for r in runs] == [1, 2]
 
 
+def test_sweep_keeps_each_scenarios_own_seed_unless_given(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.warns(RuntimeWarning):
+        own = sluice.sweep([SMALL, dict(SMALL, seed=5)])
+    assert [r["seed"] for r in own] == [3, 5]
+    assert own[0]["flows"] == sluice.sim(SMALL)["flows"]
+
+
+# A dict naming a trace relative to the repository root.
+TRACE = {
+    "name": "trace", "seed": 1, "duration_s": 10, "warmup_s": 0,
+    "device": {"preset": "maxtor-stm332061"}, "scheduler": {"name": "bfq"},
+    "flow": [{"name": "app", "pattern": "trace", "trace": "data/traces/app.blkparse",
+              "format": "blkparse", "timing": "afap", "outstanding": 4}],
+}
+
+
+def test_a_dicts_paths_resolve_where_the_sweep_was_called(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    here = sluice.sim(TRACE)
+    assert here["flows"][0]["requests"] > 0
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(sluice.SluiceError, match="app.blkparse"):
+        sluice.sim(TRACE)  # relative to the current directory, now elsewhere
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, num_cpus=2)  # workers stay in tmp_path
+    monkeypatch.chdir(ROOT)
+    runs = sluice.sweep([TRACE, os.path.join("scenarios", "trace-blkparse.toml")], seeds=[1])
+    assert runs[0]["flows"][0]["bytes"] == here["flows"][0]["bytes"]
+    assert runs[1]["flows"][0]["bytes"] == here["flows"][0]["bytes"]
+
+
+def test_sweep_on_ray_is_in_input_order_and_bad_input_is_a_sluice_error():
+    ray = pytest.importorskip("ray")
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, num_cpus=2)
+    runs = sluice.sweep([SMALL, dict(SMALL, scheduler={"name": "noop"})], seeds=[2, 1])
+    assert [(r["scheduler"], r["seed"]) for r in runs] == [("bfq", 2), ("bfq", 1), ("noop", 2), ("noop", 1)]
+    assert runs[1]["flows"] == sluice.sim(SMALL, seed=1)["flows"]
+    with pytest.raises(sluice.SluiceError, match="weight must be 1..=1000"):
+        sluice.sweep([dict(SMALL, flow=[{"name": "r", "pattern": "rand-read", "weight": 0}])], seeds=[1])
+
+
 def test_frame_has_a_row_per_flow_per_run():
     pd = pytest.importorskip("pandas")
     runs = [sluice.sim(SMALL, seed=s) for s in (1, 2)]
