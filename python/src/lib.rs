@@ -7,8 +7,10 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use sluice_sim::{overrides, Scenario};
 
+// Named `sluice.SluiceError`, where the package exports it, so that it
+// pickles (multiprocessing, Ray) and tracebacks name it as users write it.
 create_exception!(
-    _native,
+    sluice,
     SluiceError,
     PyException,
     "Bad input to sluice (one line: file, key, what was expected)."

@@ -1,6 +1,7 @@
 """Tests of the Python package (run with pytest after `pip install ./python`)."""
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
@@ -54,6 +55,11 @@ def test_bad_input_raises_sluice_error_with_the_message():
         sluice.sim("no-such-file.toml")
     with pytest.raises(sluice.SluiceError, match="unknown policy"):
         sluice.sim(SMALL, scheduler="nope")
+
+
+def test_the_error_pickles_as_sluice_sluice_error():
+    e = pickle.loads(pickle.dumps(sluice.SluiceError("a.toml: bad")))
+    assert isinstance(e, sluice.SluiceError) and str(e) == "a.toml: bad"
 
 
 def test_repro_has_the_paper_beside_ours():
