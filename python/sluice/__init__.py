@@ -87,7 +87,9 @@ def sweep(scenarios, seeds=None, scheduler=None, address=None, timeline_ms=None)
     pairs = [(j, seed) for j in jobs for seed in (seeds if seeds is not None else [None])]
     try:
         import ray
-    except ImportError:
+
+        ray.remote  # a folder named ray on the path (Ray's own /tmp/ray) is not Ray
+    except (ImportError, AttributeError):
         warnings.warn("sluice.sweep: Ray is not installed (pip install ray); running the "
                       "%d runs here, one after another" % len(pairs), RuntimeWarning, stacklevel=2)
         return [_run(j, seed, scheduler, timeline_ms) for j, seed in pairs]

@@ -5,6 +5,7 @@ import pickle
 import shutil
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -76,12 +77,25 @@ def test_sweep_without_ray_runs_here_in_order(monkeypatch):
     assert [r["seed"] for r in runs] == [1, 2]
 
 
+def test_a_module_named_ray_that_is_not_ray_is_no_ray(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", types.ModuleType("ray"))  # e.g. the folder /tmp/ray
+    with pytest.warns(RuntimeWarning, match="Ray is not installed"):
+        assert len(sluice.sweep([SMALL], seeds=[1])) == 1
+
+
 def test_sweep_keeps_each_scenarios_own_seed_unless_given(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)
     with pytest.warns(RuntimeWarning):
         own = sluice.sweep([SMALL, dict(SMALL, seed=5)])
     assert [r["seed"] for r in own] == [3, 5]
     assert own[0]["flows"] == sluice.sim(SMALL)["flows"]
+
+
+def local_ray():
+    ray = pytest.importorskip("ray")
+    if not hasattr(ray, "remote"):
+        pytest.skip("the ray on sys.path is a folder, not Ray")
+    return ray
 
 
 # A dict naming a trace relative to the repository root.
@@ -100,7 +114,7 @@ def test_a_dicts_paths_resolve_where_the_sweep_was_called(monkeypatch, tmp_path)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(sluice.SluiceError, match="app.blkparse"):
         sluice.sim(TRACE)  # relative to the current directory, now elsewhere
-    ray = pytest.importorskip("ray")
+    ray = local_ray()
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False, num_cpus=2)  # workers stay in tmp_path
     monkeypatch.chdir(ROOT)
@@ -110,7 +124,7 @@ def test_a_dicts_paths_resolve_where_the_sweep_was_called(monkeypatch, tmp_path)
 
 
 def test_sweep_on_ray_is_in_input_order_and_bad_input_is_a_sluice_error():
-    ray = pytest.importorskip("ray")
+    ray = local_ray()
     if not ray.is_initialized():
         ray.init(include_dashboard=False, log_to_driver=False, num_cpus=2)
     runs = sluice.sweep([SMALL, dict(SMALL, scheduler={"name": "noop"})], seeds=[2, 1])
