@@ -28,18 +28,45 @@ def _drop_none(v):
     return v
 
 
+def _dict_toml(scenario):
+    """A scenario dict as TOML text (SluiceError if it cannot be one)."""
+    return _native.toml_of_json(json.dumps(_drop_none(scenario)))
+
+
 def sim(scenario, seed=None, scheduler=None, timeline_ms=None):
     """Simulate a scenario: a path to a scenario file (TOML) or a dict with
-    the same keys (``{"name": ..., "device": {...}, "flow": [{...}]}``).
+    the same keys (``{"name": ..., "device": {...}, "flow": [{...}]}``;
+    relative paths in it resolve against the current directory).
     ``seed`` and ``scheduler`` override the scenario's, as the CLI's
-    ``--seed`` and ``--scheduler`` do. Returns the ``sluice.sim/1`` dict;
-    raises SluiceError on bad input."""
+    ``--seed`` and ``--scheduler`` do; ``timeline_ms`` adds the timeline
+    ``--timeline`` does. Returns the ``sluice.sim/1`` dict; raises
+    SluiceError on bad input."""
     if isinstance(scenario, dict):
-        text = _native.toml_of_json(json.dumps(_drop_none(scenario)))
-        out = _native.sim_json(toml_text=text, seed=seed, scheduler=scheduler, timeline_ms=timeline_ms)
+        job = {"toml_text": _dict_toml(scenario)}
     else:
-        out = _native.sim_json(path=os.fspath(scenario), seed=seed, scheduler=scheduler, timeline_ms=timeline_ms)
+        job = {"path": os.fspath(scenario)}
+    return _run(job, seed, scheduler, timeline_ms)
+
+
+def _run(job, seed, scheduler, timeline_ms):
+    """One simulation of a job (see ``_job``); the task a sweep sends."""
+    out = _native.sim_json(seed=seed, scheduler=scheduler, timeline_ms=timeline_ms, **job)
     return json.loads(out)
+
+
+def _job(scenario):
+    """A scenario as a sweep sends it: its TOML text, named by an absolute
+    path whose folder relative paths in it resolve against, so a task gives
+    the same result in any directory and, when the files it names are
+    there too, on any machine of a cluster."""
+    if isinstance(scenario, dict):
+        return {"toml_text": _dict_toml(scenario), "name": os.path.join(os.getcwd(), "<dict>")}
+    path = os.path.abspath(os.fspath(scenario))
+    try:
+        with open(path, encoding="utf-8") as f:
+            return {"toml_text": f.read(), "name": path}
+    except (OSError, UnicodeDecodeError):
+        return {"path": path}  # the task reports it as the CLI would
 
 
 def repro(paper, quick=False):
@@ -49,30 +76,47 @@ def repro(paper, quick=False):
     return json.loads(_native.repro_json(paper, quick))
 
 
-def _task(scenario, seed, scheduler):
-    return sim(scenario, seed=seed, scheduler=scheduler)
-
-
-def sweep(scenarios, seeds=(1,), scheduler=None, address=None):
+def sweep(scenarios, seeds=None, scheduler=None, address=None, timeline_ms=None):
     """Simulate every (scenario, seed) pair, each as a Ray task: a local Ray
-    by default, or the cluster at ``address`` (``"auto"``, ``"ray://..."``).
-    Returns the results in input order (scenario-major, then seed). Without
-    Ray installed it runs them here, one after another, with a warning."""
-    scenarios = [s if isinstance(s, dict) else os.path.abspath(os.fspath(s)) for s in scenarios]
-    pairs = [(s, seed) for s in scenarios for seed in seeds]
+    by default, or the cluster at ``address`` (``"auto"``, ``"ray://..."``;
+    its workers need this package installed). ``seeds=None`` runs each
+    scenario with its own seed. Returns the results in input order
+    (scenario-major, then seed). Without Ray installed it runs them here,
+    one after another, with a warning."""
+    jobs = [_job(s) for s in scenarios]
+    pairs = [(j, seed) for j in jobs for seed in (seeds if seeds is not None else [None])]
     try:
         import ray
-    except ImportError:
+
+        ray.remote  # a folder named ray on the path (Ray's own /tmp/ray) is not Ray
+    except (ImportError, AttributeError):
         warnings.warn("sluice.sweep: Ray is not installed (pip install ray); running the "
                       "%d runs here, one after another" % len(pairs), RuntimeWarning, stacklevel=2)
-        return [_task(s, seed, scheduler) for s, seed in pairs]
+        return [_run(j, seed, scheduler, timeline_ms) for j, seed in pairs]
     if not ray.is_initialized():
         kwargs = {"ignore_reinit_error": True, "log_to_driver": False}
         if address is None:
             kwargs["include_dashboard"] = False
         ray.init(address=address, **kwargs)
-    remote = ray.remote(_task)
-    return ray.get([remote.remote(s, seed, scheduler) for s, seed in pairs])
+    task = ray.remote(_task)
+    runs = ray.get([task.remote(j, seed, scheduler, timeline_ms) for j, seed in pairs])
+    for r in runs:
+        if _FAILED in r:
+            raise SluiceError(r[_FAILED])
+    return runs
+
+
+_FAILED = "sluice_error"
+
+
+def _task(job, seed, scheduler, timeline_ms):
+    """``_run`` on a Ray worker. Bad input comes back as a value, so the
+    caller gets a plain SluiceError with the one-line message, not Ray's
+    wrapped traceback (which ``except SluiceError`` would not catch)."""
+    try:
+        return _run(job, seed, scheduler, timeline_ms)
+    except SluiceError as e:
+        return {_FAILED: str(e)}
 
 
 def frame(results):

@@ -5,10 +5,12 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use sluice_sim::Scenario;
+use sluice_sim::{overrides, Scenario};
 
+// Named `sluice.SluiceError`, where the package exports it, so that it
+// pickles (multiprocessing, Ray) and tracebacks name it as users write it.
 create_exception!(
-    _native,
+    sluice,
     SluiceError,
     PyException,
     "Bad input to sluice (one line: file, key, what was expected)."
@@ -18,48 +20,52 @@ fn fail(e: impl std::fmt::Display) -> PyErr {
     SluiceError::new_err(e.to_string())
 }
 
-/// The scenario of a file, or of TOML text (from a dict), with the CLI's
-/// `--seed` and `--scheduler` overrides.
+/// The scenario of a file, or of TOML text named `name` (errors name it,
+/// and relative paths in it resolve against its folder: a sweep's tasks
+/// may run in another directory or on another machine), with the
+/// overrides the CLI's `--seed` and `--scheduler` apply (the same function).
 fn scenario(
     path: Option<&str>,
     toml_text: Option<&str>,
+    name: Option<&str>,
     seed: Option<u64>,
     scheduler: Option<&str>,
 ) -> PyResult<Scenario> {
     let mut s = match (path, toml_text) {
         (Some(p), None) => Scenario::load(p.as_ref()).map_err(fail)?,
-        (None, Some(t)) => Scenario::parse("<dict>", t).map_err(fail)?,
+        (None, Some(t)) => Scenario::parse(name.unwrap_or("<dict>"), t).map_err(fail)?,
         _ => return Err(fail("give a scenario file or a scenario dict")),
     };
-    if let Some(seed) = seed {
-        s.seed = seed;
-    }
-    if let Some(name) = scheduler {
-        s.scheduler = name.to_string();
-        s.params = Default::default();
-        sluice::policy::build(name, &s.params)
-            .map_err(|e| fail(format!("scheduler {name}: {e}")))?;
-    }
+    overrides::apply(&mut s, seed, scheduler)
+        .map_err(|e| fail(format!("scheduler={}: {e}", scheduler.unwrap_or_default())))?;
     Ok(s)
 }
 
 /// Simulate a scenario; returns `sluice.sim/1` JSON.
 #[pyfunction]
-#[pyo3(signature = (path=None, toml_text=None, seed=None, scheduler=None, timeline_ms=None))]
+#[pyo3(signature = (path=None, toml_text=None, name=None, seed=None, scheduler=None, timeline_ms=None))]
 fn sim_json(
     py: Python<'_>,
     path: Option<&str>,
     toml_text: Option<&str>,
+    name: Option<&str>,
     seed: Option<u64>,
     scheduler: Option<&str>,
     timeline_ms: Option<u64>,
 ) -> PyResult<String> {
-    let s = scenario(path, toml_text, seed, scheduler)?;
+    let s = scenario(path, toml_text, name, seed, scheduler)?;
+    let bin = timeline_ms
+        .filter(|&ms| ms > 0)
+        .map(sluice::Duration::from_millis);
+    if let Some(b) = bin {
+        overrides::check_timeline(&s, b)
+            .map_err(|e| fail(format!("timeline_ms={}: {e}", b.as_millis_f64())))?;
+    }
     let report = py
         .detach(|| -> Result<_, sluice_sim::Error> {
             let mut sim = sluice_sim::Simulation::new(&s)?;
-            if let Some(ms) = timeline_ms.filter(|&ms| ms > 0) {
-                sim = sim.with_timeline(sluice::Duration::from_millis(ms));
+            if let Some(b) = bin {
+                sim = sim.with_timeline(b);
             }
             Ok(sim.run())
         })

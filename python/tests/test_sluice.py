@@ -1,9 +1,11 @@
 """Tests of the Python package (run with pytest after `pip install ./python`)."""
 import json
 import os
+import pickle
 import shutil
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -56,6 +58,11 @@ def test_bad_input_raises_sluice_error_with_the_message():
         sluice.sim(SMALL, scheduler="nope")
 
 
+def test_the_error_pickles_as_sluice_sluice_error():
+    e = pickle.loads(pickle.dumps(sluice.SluiceError("a.toml: bad")))
+    assert isinstance(e, sluice.SluiceError) and str(e) == "a.toml: bad"
+
+
 def test_repro_has_the_paper_beside_ours():
     r = sluice.repro("vios", quick=True)
     assert r["schema"] == "sluice.repro/1"
@@ -68,6 +75,63 @@ def test_sweep_without_ray_runs_here_in_order(monkeypatch):
     with pytest.warns(RuntimeWarning, match="Ray is not installed"):
         runs = sluice.sweep([SMALL], seeds=[1, 2])
     assert [r["seed"] for r in runs] == [1, 2]
+
+
+def test_a_module_named_ray_that_is_not_ray_is_no_ray(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", types.ModuleType("ray"))  # e.g. the folder /tmp/ray
+    with pytest.warns(RuntimeWarning, match="Ray is not installed"):
+        assert len(sluice.sweep([SMALL], seeds=[1])) == 1
+
+
+def test_sweep_keeps_each_scenarios_own_seed_unless_given(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)
+    with pytest.warns(RuntimeWarning):
+        own = sluice.sweep([SMALL, dict(SMALL, seed=5)])
+    assert [r["seed"] for r in own] == [3, 5]
+    assert own[0]["flows"] == sluice.sim(SMALL)["flows"]
+
+
+def local_ray():
+    ray = pytest.importorskip("ray")
+    if not hasattr(ray, "remote"):
+        pytest.skip("the ray on sys.path is a folder, not Ray")
+    return ray
+
+
+# A dict naming a trace relative to the repository root.
+TRACE = {
+    "name": "trace", "seed": 1, "duration_s": 10, "warmup_s": 0,
+    "device": {"preset": "maxtor-stm332061"}, "scheduler": {"name": "bfq"},
+    "flow": [{"name": "app", "pattern": "trace", "trace": "data/traces/app.blkparse",
+              "format": "blkparse", "timing": "afap", "outstanding": 4}],
+}
+
+
+def test_a_dicts_paths_resolve_where_the_sweep_was_called(monkeypatch, tmp_path):
+    monkeypatch.chdir(ROOT)
+    here = sluice.sim(TRACE)
+    assert here["flows"][0]["requests"] > 0
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(sluice.SluiceError, match="app.blkparse"):
+        sluice.sim(TRACE)  # relative to the current directory, now elsewhere
+    ray = local_ray()
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, num_cpus=2)  # workers stay in tmp_path
+    monkeypatch.chdir(ROOT)
+    runs = sluice.sweep([TRACE, os.path.join("scenarios", "trace-blkparse.toml")], seeds=[1])
+    assert runs[0]["flows"][0]["bytes"] == here["flows"][0]["bytes"]
+    assert runs[1]["flows"][0]["bytes"] == here["flows"][0]["bytes"]
+
+
+def test_sweep_on_ray_is_in_input_order_and_bad_input_is_a_sluice_error():
+    ray = local_ray()
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, num_cpus=2)
+    runs = sluice.sweep([SMALL, dict(SMALL, scheduler={"name": "noop"})], seeds=[2, 1])
+    assert [(r["scheduler"], r["seed"]) for r in runs] == [("bfq", 2), ("bfq", 1), ("noop", 2), ("noop", 1)]
+    assert runs[1]["flows"] == sluice.sim(SMALL, seed=1)["flows"]
+    with pytest.raises(sluice.SluiceError, match="weight must be 1..=1000"):
+        sluice.sweep([dict(SMALL, flow=[{"name": "r", "pattern": "rand-read", "weight": 0}])], seeds=[1])
 
 
 def test_frame_has_a_row_per_flow_per_run():

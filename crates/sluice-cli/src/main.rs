@@ -323,29 +323,15 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
 
 fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
     let mut s = Scenario::load(path)?;
-    if let Some(seed) = seed {
-        s.seed = seed;
-    }
-    if let Some(name) = scheduler {
-        s.scheduler = name.to_string();
-        s.params = Default::default();
-        sluice::policy::build(name, &s.params).with_context(|| format!("--scheduler {name}"))?;
-    }
+    sluice_sim::overrides::apply(&mut s, seed, scheduler)
+        .with_context(|| format!("--scheduler {}", scheduler.unwrap_or_default()))?;
     Ok(s)
 }
 
 /// Refuse a timeline whose bins would not fit in memory.
 fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
-    let bins = s.duration.as_nanos().div_ceil(bin.as_nanos().max(1)) + 1;
-    let total = bins.saturating_mul(s.flows.len().max(1) as u64);
-    anyhow::ensure!(
-        total <= sluice_sim::timeline::MAX_BINS,
-        "--timeline {}: {bins} bins for each of {} flows is more than {} in all; use a longer interval",
-        bin.as_millis_f64(),
-        s.flows.len(),
-        sluice_sim::timeline::MAX_BINS
-    );
-    Ok(())
+    sluice_sim::overrides::check_timeline(s, bin)
+        .with_context(|| format!("--timeline {}", bin.as_millis_f64()))
 }
 
 /// A progress bar over a run's simulated seconds.

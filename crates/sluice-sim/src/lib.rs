@@ -13,6 +13,7 @@
 pub use sluice_device as device;
 pub mod engine;
 mod error;
+pub mod overrides;
 pub mod report;
 pub mod repro;
 pub mod scenario;
