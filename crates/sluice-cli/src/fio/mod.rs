@@ -48,20 +48,20 @@ pub struct Options {
     pub output_format: String,
 }
 
-/// One job of the file, as sluice runs it.
-struct JobPlan {
-    name: String,
-    write: bool,
-    count: u32,
-}
-
 /// Run the job file; returns what to print.
 pub fn fio(opts: &Options) -> Result<String> {
     let file = opts.jobfile.display().to_string();
     let text = std::fs::read_to_string(&opts.jobfile).with_context(|| file.clone())?;
     let jobs = jobfile::parse(&file, &text)?;
     let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
-    let (builder, plans, dir) = scenario(&file, &opts.jobfile, &jobs, &scheduler)?;
+    let (builder, infos, dir) = scenario(&file, &opts.jobfile, &jobs, &scheduler)?;
+    let mut file_info = output::FileInfo {
+        global_options: jobs
+            .last()
+            .map(|j| j.split_options()[0].clone())
+            .unwrap_or_default(),
+        started_unix_ms: None,
+    };
     let (report, how) = if opts.run {
         let mut s = builder.build_real().with_context(|| file.clone())?;
         // Every job's iodepth reaches the target at once, as under fio.
@@ -71,6 +71,10 @@ pub fn fio(opts: &Options) -> Result<String> {
             .map(|f| f.outstanding as usize)
             .sum::<usize>()
             .clamp(1, 4096);
+        file_info.started_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_millis() as u64);
         let r = crate::run::run_scenario(
             s,
             &crate::run::Options {
@@ -82,7 +86,7 @@ pub fn fio(opts: &Options) -> Result<String> {
                 duration_s: None,
                 verify: false,
                 keep: false,
-                timeline_ms: None,
+                timeline_ms: Some(output::SAMPLE_MS),
             },
         )?;
         let how = format!(
@@ -101,50 +105,37 @@ pub fn fio(opts: &Options) -> Result<String> {
             "sluice fio (simulated), {scheduler} on {}",
             s.device.model.name()
         );
-        (sluice_sim::simulate(&s)?, how)
+        (simulate(&s)?, how)
     };
     Ok(if opts.output_format == "json" {
-        serde_json::to_string_pretty(&output::json(
-            &report,
-            &job_names(&plans),
-            &plans_dirs(&plans),
-        ))? + "\n"
+        output::json(&report, &infos, &file_info)
     } else {
-        output::normal(&report, &job_names(&plans), &plans_dirs(&plans), &how)
+        output::normal(&report, &infos, &how)
     })
 }
 
-/// Each flow's job name (copies of a job share it, as in fio's output).
-fn job_names(plans: &[JobPlan]) -> Vec<String> {
-    plans
-        .iter()
-        .flat_map(|p| std::iter::repeat_n(p.name.clone(), p.count as usize))
-        .collect()
+/// Simulate with fio's 500 ms bandwidth samples recorded.
+fn simulate(s: &Scenario) -> Result<sluice_sim::SimReport> {
+    Ok(sluice_sim::Simulation::new(s)?
+        .with_timeline(sluice::Duration::from_millis(output::SAMPLE_MS))
+        .run())
 }
 
-/// Each flow's direction: writes or reads.
-fn plans_dirs(plans: &[JobPlan]) -> Vec<bool> {
-    plans
-        .iter()
-        .flat_map(|p| std::iter::repeat_n(p.write, p.count as usize))
-        .collect()
-}
-
-/// The job file as a scenario (no device yet), the jobs' plans and the
+/// The job file as a scenario (no device yet), each flow's job and the
 /// `directory` option, if given.
 fn scenario(
     file: &str,
     path: &Path,
     jobs: &[jobfile::Job],
     scheduler: &str,
-) -> Result<(ScenarioBuilder, Vec<JobPlan>, Option<PathBuf>)> {
+) -> Result<(ScenarioBuilder, Vec<output::JobInfo>, Option<PathBuf>)> {
     let name = path
         .file_stem()
         .map_or("fio".to_string(), |s| s.to_string_lossy().into_owned());
     let mut runtime: Option<f64> = None;
     let mut any_time_based = false;
     let mut flows = Vec::new();
-    let mut plans = Vec::new();
+    let mut infos = Vec::new();
     let mut dir = None;
     for job in jobs {
         let at = |key: &str| job.get(key);
@@ -249,13 +240,15 @@ fn scenario(
             f = f.requests(size / bs);
         }
         flows.push(f);
-        plans.push(JobPlan {
+        let info = output::JobInfo {
             name: job
                 .get("name")
                 .map_or(job.name.clone(), |(v, _)| v.to_string()),
             write,
-            count,
-        });
+            bs,
+            options: job.split_options()[1].clone(),
+        };
+        infos.extend(std::iter::repeat_n(info, count as usize));
     }
     let duration = runtime.unwrap_or(UNBOUNDED_RUN_S);
     let mut b = ScenarioBuilder::new(name, duration)
@@ -266,15 +259,15 @@ fn scenario(
     for f in flows {
         b = b.flow(f);
     }
-    Ok((b, plans, dir))
+    Ok((b, infos, dir))
 }
 
-/// The simulated report, for tests.
+/// The simulated report of a job file's text, for tests.
 #[cfg(test)]
-fn simulate(text: &str) -> Result<sluice_sim::SimReport> {
+fn simulate_text(text: &str) -> Result<sluice_sim::SimReport> {
     let jobs = jobfile::parse("t.fio", text)?;
     let (b, _, _) = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")?;
-    Ok(sluice_sim::simulate(&b.preset(DEFAULT_PRESET).build()?)?)
+    simulate(&b.preset(DEFAULT_PRESET).build()?)
 }
 
 #[cfg(test)]
@@ -285,7 +278,7 @@ mod tests {
     fn each_job_and_copy_is_a_flow_with_its_options() {
         let text = "[global]\nsize=64m\nruntime=2\ntime_based\n[r]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n[w]\nrw=write\nbs=128k\n";
         let jobs = jobfile::parse("t", text).unwrap();
-        let (b, plans, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+        let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
         let s = b.preset(DEFAULT_PRESET).build().unwrap();
         assert_eq!(s.flows.len(), 3);
         assert_eq!(
@@ -297,12 +290,19 @@ mod tests {
         assert_eq!(s.flows[2].pattern, Pattern::SeqWrite);
         assert_eq!(s.flows[2].requests, None);
         assert_eq!(s.duration.as_secs_f64(), 2.0);
-        assert_eq!(job_names(&plans), vec!["r", "r", "w"]);
+        let names: Vec<_> = infos.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, vec!["r", "r", "w"]);
+        assert_eq!(
+            (infos[0].bs, infos[2].bs, infos[2].write),
+            (4096, 128 << 10, true)
+        );
+        // A job's own options, not the globals it inherits.
+        assert_eq!(infos[2].options[0], ("rw".to_string(), "write".to_string()));
     }
 
     #[test]
     fn without_time_based_a_job_ends_when_its_size_is_done() {
-        let r = simulate("[a]\nrw=read\nbs=128k\nsize=4m\n").unwrap();
+        let r = simulate_text("[a]\nrw=read\nbs=128k\nsize=4m\n").unwrap();
         assert_eq!(r.flows[0].requests, 32);
         assert_eq!(r.flows[0].bytes, 4 << 20);
     }
@@ -334,7 +334,7 @@ mod tests {
 
     #[test]
     fn rate_iops_caps_a_job() {
-        let r = simulate(
+        let r = simulate_text(
             "[a]\nrw=randread\nbs=4k\nsize=1g\nruntime=5\ntime_based\niodepth=8\nrate_iops=20\n",
         )
         .unwrap();
