@@ -421,7 +421,7 @@ pub fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
         if jobs.iter().any(|j| j.write == write) {
             let _ = writeln!(
                 o,
-                "{label:>6}: bw={}, io={:.1}MiB, run={:.0}msec",
+                "{label:>7}: bw={}, io={:.1}MiB, run={:.0}msec",
                 bw(per_s(bytes as f64)),
                 bytes as f64 / (1 << 20) as f64,
                 secs * 1000.0
