@@ -26,6 +26,10 @@ const OPTIONS: &[(&str, &str)] = &[
     ("runtime", "seconds (or with a unit: ms, s, m, h)"),
     ("time_based", "run for runtime even after size is done"),
     (
+        "ramp_time",
+        "seconds run before runtime starts, not measured (time_based jobs)",
+    ),
+    (
         "thinktime",
         "pause after each completion, microseconds (or us, ms, s)",
     ),

@@ -133,6 +133,8 @@ fn scenario(
         .file_stem()
         .map_or("fio".to_string(), |s| s.to_string_lossy().into_owned());
     let mut runtime: Option<f64> = None;
+    // Every job's ramp_time (0 without one): the simulation has one warm-up.
+    let mut ramp: Option<f64> = None;
     let mut any_time_based = false;
     let mut flows = Vec::new();
     let mut infos = Vec::new();
@@ -186,6 +188,21 @@ fn scenario(
             }
         } else if time_based {
             bail!("{file}: job '{}': time_based needs runtime=", job.name);
+        }
+        let job_ramp = match at("ramp_time") {
+            Some((v, l)) if !time_based => {
+                bail!("{file}: line {l}: ramp_time={v}: sluice runs ramp_time only with time_based")
+            }
+            Some((v, l)) => jobfile::seconds(file, "ramp_time", v, l, 1.0)?,
+            None => 0.0,
+        };
+        match ramp {
+            Some(r) if (r - job_ramp).abs() > 1e-9 => bail!(
+                "{file}: line {}: job '{}': every job must share one ramp_time (another has {r} s, this one {job_ramp} s)",
+                job.line,
+                job.name
+            ),
+            _ => ramp = Some(job_ramp),
         }
         if let Some((v, l)) = at("direct") {
             if v != "1" {
@@ -250,10 +267,12 @@ fn scenario(
         };
         infos.extend(std::iter::repeat_n(info, count as usize));
     }
-    let duration = runtime.unwrap_or(UNBOUNDED_RUN_S);
+    // As fio's, the runtime is measured after the ramp.
+    let ramp = ramp.unwrap_or(0.0);
+    let duration = runtime.unwrap_or(UNBOUNDED_RUN_S) + ramp;
     let mut b = ScenarioBuilder::new(name, duration)
         .seed(1)
-        .warmup_s(0.0)
+        .warmup_s(ramp)
         .stop_after_finite(!any_time_based)
         .scheduler(scheduler);
     for f in flows {
@@ -320,6 +339,11 @@ mod tests {
                 "one runtime",
             ),
             ("[a]\nsize=1g\niodepth=0\n", "line 3: iodepth=0"),
+            ("[a]\nsize=1g\nramp_time=1\n", "line 3: ramp_time=1"),
+            (
+                "[a]\nsize=1g\nruntime=1\ntime_based\nramp_time=1\n[b]\nsize=1g\nruntime=1\ntime_based\n",
+                "one ramp_time",
+            ),
         ] {
             let jobs = jobfile::parse("t", text).unwrap();
             let e = scenario("t", Path::new("t.fio"), &jobs, "noop")
@@ -330,6 +354,17 @@ mod tests {
                 "{text:?}: {e:?}"
             );
         }
+    }
+
+    #[test]
+    fn ramp_time_runs_before_the_measured_runtime() {
+        let r = simulate_text(
+            "[a]\nrw=randread\nbs=4k\nsize=1g\nruntime=2\nramp_time=500ms\ntime_based\n",
+        )
+        .unwrap();
+        assert_eq!((r.measured_from_s, r.sim_time_s), (0.5, 2.5));
+        let iops = r.flows[0].requests as f64 / 2.0;
+        assert!((50.0..200.0).contains(&iops), "{iops}");
     }
 
     #[test]

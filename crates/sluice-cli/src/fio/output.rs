@@ -181,17 +181,18 @@ fn summary(xs: &[f64]) -> (f64, f64, f64, f64) {
     (min, max, mean, var.sqrt())
 }
 
-/// Flow `i`'s bytes per second in each full 500 ms sample of the run
-/// (empty without a timeline).
+/// Flow `i`'s bytes per second in each full 500 ms sample of the
+/// measured run, after any ramp (empty without a timeline).
 fn samples(r: &SimReport, i: usize) -> Vec<f64> {
     let Some(t) = &r.timeline else {
         return Vec::new();
     };
-    let full = ((r.sim_time_s / t.interval_s) + 1e-9).floor() as usize;
+    let first = ((r.measured_from_s / t.interval_s) - 1e-9).ceil().max(0.0) as usize;
+    let end = ((r.sim_time_s / t.interval_s) + 1e-9).floor() as usize;
     t.flows
         .0
         .get(i)
-        .map(|(_, mb_s)| mb_s.iter().take(full).map(|x| x * 1e6).collect())
+        .map(|(_, mb_s)| mb_s.iter().take(end).skip(first).map(|x| x * 1e6).collect())
         .unwrap_or_default()
 }
 
@@ -538,6 +539,11 @@ mod tests {
         );
         assert!(d.bw_min as f64 <= d.bw_mean && d.bw_mean <= d.bw_max as f64);
         assert!((d.iops_mean * 128.0 - d.bw_mean).abs() < 1e-6);
+        // A ramp is not sampled.
+        let r = super::super::simulate_text(&text.replace("runtime=3", "runtime=3\nramp_time=1"))
+            .unwrap();
+        let d = direction(&r, 0, &info("a", false, 128 << 10), 0.0);
+        assert_eq!((d.bw_samples, d.runtime), (6, 3000));
     }
 
     #[test]
