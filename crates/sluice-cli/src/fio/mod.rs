@@ -177,8 +177,8 @@ fn scenario(
         any_time_based |= time_based;
         if let Some((v, l)) = at("runtime") {
             let secs = jobfile::seconds(file, "runtime", v, l, 1.0)?;
-            if secs <= 0.0 {
-                bail!("{file}: line {l}: runtime must be positive");
+            if !(0.001..=1e6).contains(&secs) {
+                bail!("{file}: line {l}: runtime={v}: expected 1ms to 1000000s");
             }
             match runtime {
                 Some(r) if (r - secs).abs() > 1e-9 => bail!(
@@ -193,7 +193,10 @@ fn scenario(
             Some((v, l)) if !time_based => {
                 bail!("{file}: line {l}: ramp_time={v}: sluice runs ramp_time only with time_based")
             }
-            Some((v, l)) => jobfile::seconds(file, "ramp_time", v, l, 1.0)?,
+            Some((v, l)) => match jobfile::seconds(file, "ramp_time", v, l, 1.0)? {
+                r if r > 1e6 => bail!("{file}: line {l}: ramp_time={v}: expected at most 1000000s"),
+                r => r,
+            },
             None => 0.0,
         };
         match ramp {
@@ -241,15 +244,19 @@ fn scenario(
             f = f.offset_gib(jobfile::size(file, "offset", v, l)? as f64 / (1u64 << 30) as f64);
         }
         if let Some((v, l)) = at("thinktime") {
-            f = f.think_ms(jobfile::seconds(file, "thinktime", v, l, 1e-6)? * 1e3);
+            let secs = jobfile::seconds(file, "thinktime", v, l, 1e-6)?;
+            if secs > 1e4 {
+                bail!("{file}: line {l}: thinktime={v}: expected at most 10000s");
+            }
+            f = f.think_ms(secs * 1e3);
         }
         if let Some((v, l)) = at("rate_iops") {
             let r: f64 = v
                 .parse()
                 .ok()
-                .filter(|r: &f64| r.is_finite() && *r > 0.0)
+                .filter(|r: &f64| (0.001..=1e7).contains(r))
                 .with_context(|| {
-                    format!("{file}: line {l}: rate_iops={v}: expected a positive number")
+                    format!("{file}: line {l}: rate_iops={v}: expected 0.001 to 10000000")
                 })?;
             f = f.rate_iops(r);
         }
@@ -340,6 +347,9 @@ mod tests {
             ),
             ("[a]\nsize=1g\niodepth=0\n", "line 3: iodepth=0"),
             ("[a]\nsize=1g\nramp_time=1\n", "line 3: ramp_time=1"),
+            ("[a]\nsize=1g\nruntime=0.0000001\n", "line 3: runtime=0.0000001"),
+            ("[a]\nsize=1g\nthinktime=20000s\n", "line 3: thinktime=20000s"),
+            ("[a]\nsize=1g\nrate_iops=1e300\n", "line 3: rate_iops=1e300"),
             (
                 "[a]\nsize=1g\nruntime=1\ntime_based\nramp_time=1\n[b]\nsize=1g\nruntime=1\ntime_based\n",
                 "one ramp_time",
