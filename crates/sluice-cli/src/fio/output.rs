@@ -164,6 +164,14 @@ fn window(r: &SimReport) -> f64 {
     (r.sim_time_s - r.measured_from_s).max(0.0)
 }
 
+/// Seconds flow `f` ran within the measured window: to its last
+/// completion if it finished its `size` early (fio's per-job runtime).
+fn active_secs(r: &SimReport, f: &FlowReport) -> f64 {
+    let w = window(r);
+    f.done_s
+        .map_or(w, |d| (d - r.measured_from_s).clamp(0.0, w))
+}
+
 /// min, max, mean and sample standard deviation, as fio's `*_dev`.
 fn summary(xs: &[f64]) -> (f64, f64, f64, f64) {
     if xs.is_empty() {
@@ -188,7 +196,12 @@ fn samples(r: &SimReport, i: usize) -> Vec<f64> {
         return Vec::new();
     };
     let first = ((r.measured_from_s / t.interval_s) - 1e-9).ceil().max(0.0) as usize;
-    let end = ((r.sim_time_s / t.interval_s) + 1e-9).floor() as usize;
+    let until = r
+        .flows
+        .get(i)
+        .and_then(|f| f.done_s)
+        .unwrap_or(r.sim_time_s);
+    let end = ((until.min(r.sim_time_s) / t.interval_s) + 1e-9).floor() as usize;
     t.flows
         .0
         .get(i)
@@ -200,7 +213,7 @@ fn samples(r: &SimReport, i: usize) -> Vec<f64> {
 /// per second of every flow in that direction (fio's group aggregate).
 fn direction(r: &SimReport, i: usize, info: &JobInfo, group_bw: f64) -> Dir {
     let f = &r.flows[i];
-    let secs = window(r);
+    let secs = active_secs(r, f);
     let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
     let ns = |ms: f64| (ms * 1e6).round() as u64;
     let stats = |with_pct: bool| Stats {
@@ -322,7 +335,7 @@ pub fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> String {
                 read,
                 write,
                 trim: Dir::default(),
-                job_runtime: (secs * 1000.0).round() as u64,
+                job_runtime: (active_secs(r, f) * 1000.0).round() as u64,
                 sluice_flow: f.name.clone(),
             }
         })
@@ -361,12 +374,11 @@ fn bw(bytes_s: f64) -> String {
 /// A text summary in fio's style: per job its IOPS and bandwidth, latency,
 /// percentiles and samples, then each direction's total.
 pub fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
-    let secs = window(r);
-    let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
     let mut o = String::new();
     let _ = writeln!(o, "{how}");
     for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
         let dir = if info.write { "write" } else { "read" };
+        let s = direction(r, i, info, 0.0);
         let _ = writeln!(
             o,
             "{}: (groupid=0, jobs=1): err= 0: flow {}",
@@ -374,11 +386,11 @@ pub fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
         );
         let _ = writeln!(
             o,
-            "  {dir}: IOPS={:.0}, BW={} ({:.1}MiB/{:.0}msec)",
-            per_s(f.requests as f64),
-            bw(per_s(f.bytes as f64)),
+            "  {dir}: IOPS={:.0}, BW={} ({:.1}MiB/{}msec)",
+            s.iops,
+            bw(s.bw_bytes as f64),
             f.bytes as f64 / (1 << 20) as f64,
-            secs * 1000.0
+            s.runtime
         );
         let _ = writeln!(
             o,
@@ -396,7 +408,6 @@ pub fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
                 .collect();
             let _ = writeln!(o, "     | {}", cells.join(", "));
         }
-        let s = direction(r, i, info, 0.0);
         if s.bw_samples > 0 {
             let _ = writeln!(
                 o,
@@ -411,23 +422,28 @@ pub fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
         }
     }
     let _ = writeln!(o, "\nRun status group 0 (all jobs):");
+    let secs = window(r);
     for (write, label) in [(false, "READ"), (true, "WRITE")] {
-        let bytes: u64 = r
+        let flows: Vec<&FlowReport> = r
             .flows
             .iter()
             .zip(jobs)
             .filter(|(_, j)| j.write == write)
-            .map(|(f, _)| f.bytes)
-            .sum();
-        if jobs.iter().any(|j| j.write == write) {
-            let _ = writeln!(
-                o,
-                "{label:>7}: bw={}, io={:.1}MiB, run={:.0}msec",
-                bw(per_s(bytes as f64)),
-                bytes as f64 / (1 << 20) as f64,
-                secs * 1000.0
-            );
+            .map(|(f, _)| f)
+            .collect();
+        if flows.is_empty() {
+            continue;
         }
+        let bytes: u64 = flows.iter().map(|f| f.bytes).sum();
+        let ms = |x: f64| (x * 1000.0).round() as u64;
+        let runs = flows.iter().map(|f| ms(active_secs(r, f)));
+        let (lo, hi) = (runs.clone().min().unwrap_or(0), runs.max().unwrap_or(0));
+        let _ = writeln!(
+            o,
+            "{label:>7}: bw={}, io={:.1}MiB, run={lo}-{hi}msec",
+            bw(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }),
+            bytes as f64 / (1 << 20) as f64,
+        );
     }
     o
 }
@@ -544,6 +560,24 @@ mod tests {
             .unwrap();
         let d = direction(&r, 0, &info("a", false, 128 << 10), 0.0);
         assert_eq!((d.bw_samples, d.runtime), (6, 3000));
+    }
+
+    #[test]
+    fn a_job_that_finishes_early_is_measured_over_its_own_run() {
+        let text = "[quick]\nrw=read\nbs=128k\nsize=8m\n[long]\nrw=read\nbs=128k\nsize=64m\n";
+        let r = super::super::simulate_text(text).unwrap();
+        let quick = direction(&r, 0, &info("quick", false, 128 << 10), 0.0);
+        let long = direction(&r, 1, &info("long", false, 128 << 10), 0.0);
+        assert_eq!((quick.io_bytes, long.io_bytes), (8 << 20, 64 << 20));
+        assert!(
+            quick.runtime < long.runtime,
+            "{} {}",
+            quick.runtime,
+            long.runtime
+        );
+        assert_eq!(long.runtime, (window(&r) * 1000.0).round() as u64);
+        let bw = quick.io_bytes as f64 / (quick.runtime as f64 / 1000.0);
+        assert!((quick.bw_bytes as f64 - bw).abs() / bw < 0.01);
     }
 
     #[test]
