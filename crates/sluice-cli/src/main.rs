@@ -44,7 +44,8 @@ const FIO_HELP: &str = "Job files: [global] and job sections, option=value lines
   time_based  run for runtime                    thinktime  after each completion, us
   rate_iops   at most this many per second       direct     1 only
   ramp_time   unmeasured seconds before runtime (time_based jobs)
-  name, description, ioengine, thread are accepted and not used; directory = the --run folder.
+  name, description, ioengine, thread are accepted and not used; directory = the --run folder;
+  filename is not used in simulation and an error with --run.
 Without time_based a job ends when its size is done. Default drive
 maxtor-stm332061, default policy noop (also with --run).
 

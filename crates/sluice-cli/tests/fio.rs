@@ -137,6 +137,13 @@ fn an_unsupported_option_or_a_bad_value_is_one_line_naming_it() {
             assert!(err.contains(w), "{text:?}: {err} lacks {w}");
         }
     }
+    // A device job file simulates; run for real, it would need the device.
+    let dir = job_dir("[x]\nfilename=/dev/sdz\nrw=read\nsize=8m\n");
+    let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio", "--run"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("line 2: filename=/dev/sdz"), "{err}");
     let (code, _, err) = sluice_in(std::path::Path::new("."), &["fio", "no-such.fio"]);
     assert_eq!(code, 1);
     assert!(err.contains("no-such.fio"), "{err}");

@@ -49,6 +49,10 @@ const OPTIONS: &[(&str, &str)] = &[
         "directory",
         "--run: the folder sluice makes the jobs' files in (--dir overrides)",
     ),
+    (
+        "filename",
+        "simulated: not used (the modelled drive is the target); --run: an error (use directory)",
+    ),
 ];
 
 /// One job, after `[global]` inheritance.

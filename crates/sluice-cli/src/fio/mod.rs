@@ -63,6 +63,9 @@ pub fn fio(opts: &Options) -> Result<String> {
         started_unix_ms: None,
     };
     let (report, how) = if opts.run {
+        if let Some((v, l)) = jobs.iter().find_map(|j| j.get("filename")) {
+            bail!("{file}: line {l}: filename={v}: sluice fio --run makes its own files; give directory= or --dir instead");
+        }
         let mut s = builder.build_real().with_context(|| file.clone())?;
         // Every job's iodepth reaches the target at once, as under fio.
         s.device.queue_depth = s
