@@ -78,6 +78,7 @@ pub fn fio(opts: &Options) -> Result<String> {
             .duration_since(std::time::UNIX_EPOCH)
             .ok()
             .map(|d| d.as_millis() as u64);
+        let sample = samples_fit(&s);
         let r = crate::run::run_scenario(
             s,
             &crate::run::Options {
@@ -89,7 +90,7 @@ pub fn fio(opts: &Options) -> Result<String> {
                 duration_s: None,
                 verify: false,
                 keep: false,
-                timeline_ms: Some(output::SAMPLE_MS),
+                timeline_ms: sample.then_some(output::SAMPLE_MS),
             },
         )?;
         let how = format!(
@@ -117,11 +118,22 @@ pub fn fio(opts: &Options) -> Result<String> {
     })
 }
 
-/// Simulate with fio's 500 ms bandwidth samples recorded.
+/// Whether fio's 500 ms samples of every flow fit the timeline's memory
+/// bound (a long run of many jobs goes without them).
+fn samples_fit(s: &Scenario) -> bool {
+    let bins = s.duration.as_secs_f64() * 1000.0 / output::SAMPLE_MS as f64 + 1.0;
+    bins * s.flows.len() as f64 <= sluice_sim::timeline::MAX_BINS as f64
+}
+
+/// Simulate, with fio's 500 ms bandwidth samples when they fit.
 fn simulate(s: &Scenario) -> Result<sluice_sim::SimReport> {
-    Ok(sluice_sim::Simulation::new(s)?
-        .with_timeline(sluice::Duration::from_millis(output::SAMPLE_MS))
-        .run())
+    let sim = sluice_sim::Simulation::new(s)?;
+    Ok(if samples_fit(s) {
+        sim.with_timeline(sluice::Duration::from_millis(output::SAMPLE_MS))
+    } else {
+        sim
+    }
+    .run())
 }
 
 /// The job file as a scenario (no device yet), each flow's job and the
@@ -378,6 +390,18 @@ mod tests {
         assert_eq!((r.measured_from_s, r.sim_time_s), (0.5, 2.5));
         let iops = r.flows[0].requests as f64 / 2.0;
         assert!((50.0..200.0).contains(&iops), "{iops}");
+    }
+
+    #[test]
+    fn samples_are_dropped_only_past_the_memory_bound() {
+        let plan = |text: &str| {
+            let jobs = jobfile::parse("t", text).unwrap();
+            let (b, _, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+            b.preset(DEFAULT_PRESET).build().unwrap()
+        };
+        assert!(samples_fit(&plan("[a]\nsize=1m\nruntime=60\nnumjobs=64\n")));
+        // 4096 jobs for an hour: 7,200 samples each is too many.
+        assert!(!samples_fit(&plan("[a]\nsize=1m\nnumjobs=4096\n")));
     }
 
     #[test]
