@@ -112,7 +112,7 @@ pub fn fio(opts: &Options) -> Result<String> {
         (simulate(&s)?, how)
     };
     Ok(if opts.output_format == "json" {
-        output::json(&report, &infos, &file_info)
+        output::json(&report, &infos, &file_info)?
     } else {
         output::normal(&report, &infos, &how)
     })

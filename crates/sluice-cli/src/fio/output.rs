@@ -297,7 +297,7 @@ fn ctime(unix_s: u64) -> String {
 }
 
 /// The JSON document. `jobs[i]` is flow `i`'s job.
-pub fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> String {
+pub fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_json::Result<String> {
     let secs = window(r);
     let group_bw = |write: bool| {
         let bytes: u64 = r
@@ -353,7 +353,7 @@ pub fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> String {
             schema: r.schema,
         },
     };
-    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
 /// Bytes per second in fio's units: "377KiB/s (386kB/s)".
@@ -469,7 +469,7 @@ mod tests {
     #[test]
     fn the_json_has_fios_layout_and_percentile_keys() {
         let r = super::super::simulate_text(RAND).unwrap();
-        let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default());
+        let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default()).unwrap();
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let job = &v["jobs"][0];
         assert_eq!(job["jobname"], "rand");
@@ -492,7 +492,7 @@ mod tests {
         assert!(v.get("timestamp").is_none() && v.get("global options").is_none());
         let again = super::super::simulate_text(RAND).unwrap();
         assert_eq!(
-            json(&again, &[info("rand", false, 4096)], &FileInfo::default()),
+            json(&again, &[info("rand", false, 4096)], &FileInfo::default()).unwrap(),
             text
         );
     }
@@ -500,7 +500,7 @@ mod tests {
     #[test]
     fn keys_come_in_fios_order() {
         let r = super::super::simulate_text(RAND).unwrap();
-        let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default());
+        let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default()).unwrap();
         // Each key appears after the one before it in fio's layout.
         let mut from = 0;
         for k in [
