@@ -43,8 +43,11 @@ const FIO_HELP: &str = "Job files: [global] and job sections, option=value lines
   numjobs     copies of the job, each a flow     runtime    seconds (or 500ms, 2m)
   time_based  run for runtime                    thinktime  after each completion, us
   rate_iops   at most this many per second       direct     1 only
-  name, description, ioengine, thread are accepted and not used; directory = the --run folder.
-Without time_based a job ends when its size is done.
+  ramp_time   unmeasured seconds before runtime (time_based jobs)
+  name, description, ioengine, thread are accepted and not used; directory = the --run folder;
+  filename is not used in simulation and an error with --run.
+Without time_based a job ends when its size is done. Default drive
+maxtor-stm332061, default policy noop (also with --run).
 
 Examples:
   sluice fio scenarios/fio/two-readers.fio --scheduler bfq

@@ -74,20 +74,30 @@ impl FlowMetrics {
             .count_between(from, self.latency.max().max(from))
     }
 
+    /// The latency (ms) at `percentile` (0 = min, 100 = max; clamped to
+    /// that range); 0 when nothing was recorded.
+    pub fn latency_percentile_ms(&self, percentile: f64) -> f64 {
+        if self.latency.is_empty() {
+            return 0.0;
+        }
+        let us = match percentile {
+            p if p <= 0.0 || p.is_nan() => self.latency.min(),
+            p if p >= 100.0 => self.latency.max(),
+            p => self.latency.value_at_quantile(p / 100.0),
+        };
+        us as f64 / US_PER_MS
+    }
+
     /// The latency CDF in ms: (0, min), fio's percentiles, (100, max);
     /// empty when nothing was recorded.
     pub fn latency_cdf_ms(&self) -> Vec<(f64, f64)> {
         if self.latency.is_empty() {
             return Vec::new();
         }
-        let ms = |us: u64| us as f64 / US_PER_MS;
-        std::iter::once((0.0, ms(self.latency.min())))
-            .chain(
-                FIO_PERCENTILES
-                    .iter()
-                    .map(|&p| (p, ms(self.latency.value_at_quantile(p / 100.0)))),
-            )
-            .chain(std::iter::once((100.0, ms(self.latency.max()))))
+        std::iter::once(0.0)
+            .chain(FIO_PERCENTILES)
+            .chain(std::iter::once(100.0))
+            .map(|p| (p, self.latency_percentile_ms(p)))
             .collect()
     }
 
@@ -105,13 +115,12 @@ impl FlowMetrics {
         if self.latency.is_empty() {
             return LatencySummary::default();
         }
-        let ms = |us: u64| us as f64 / US_PER_MS;
         LatencySummary {
             mean: self.latency.mean() / US_PER_MS,
-            p50: ms(self.latency.value_at_quantile(0.50)),
-            p95: ms(self.latency.value_at_quantile(0.95)),
-            p99: ms(self.latency.value_at_quantile(0.99)),
-            max: ms(self.latency.max()),
+            p50: self.latency_percentile_ms(50.0),
+            p95: self.latency_percentile_ms(95.0),
+            p99: self.latency_percentile_ms(99.0),
+            max: self.latency_percentile_ms(100.0),
         }
     }
 }
@@ -144,6 +153,9 @@ mod tests {
         );
         assert!(cdf.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
         assert!((m.latency_stddev_ms() - 28.87).abs() < 0.1);
+        assert!((m.latency_percentile_ms(30.0) - 30.0).abs() < 0.1);
+        assert!((m.latency_percentile_ms(0.0) - 1.0).abs() < 0.01);
+        assert!((m.latency_percentile_ms(250.0) - 100.0).abs() < 0.1);
     }
 
     #[test]
@@ -152,5 +164,6 @@ mod tests {
             FlowMetrics::default().latency_ms(),
             LatencySummary::default()
         );
+        assert_eq!(FlowMetrics::default().latency_percentile_ms(99.0), 0.0);
     }
 }

@@ -26,6 +26,10 @@ const OPTIONS: &[(&str, &str)] = &[
     ("runtime", "seconds (or with a unit: ms, s, m, h)"),
     ("time_based", "run for runtime even after size is done"),
     (
+        "ramp_time",
+        "seconds run before runtime starts, not measured (time_based jobs)",
+    ),
+    (
         "thinktime",
         "pause after each completion, microseconds (or us, ms, s)",
     ),
@@ -45,6 +49,10 @@ const OPTIONS: &[(&str, &str)] = &[
         "directory",
         "--run: the folder sluice makes the jobs' files in (--dir overrides)",
     ),
+    (
+        "filename",
+        "simulated: not used (the modelled drive is the target); --run: an error (use directory)",
+    ),
 ];
 
 /// One job, after `[global]` inheritance.
@@ -55,9 +63,26 @@ pub struct Job {
     pub line: usize,
     /// (option, value, line), in file order, globals first.
     pub options: Vec<(String, String, usize)>,
+    /// How many of `options` came from `[global]` sections.
+    pub inherited: usize,
 }
 
 impl Job {
+    /// The options of the `[global]` sections before the job, then its
+    /// own, as (option, value) with the later of a repeated option kept:
+    /// fio's `global options` and `job options`.
+    pub fn split_options(&self) -> [Vec<(String, String)>; 2] {
+        let (globals, own) = self.options.split_at(self.inherited);
+        [globals, own].map(|opts| {
+            let mut out: Vec<(String, String)> = Vec::new();
+            for (k, v, _) in opts {
+                out.retain(|(seen, _)| seen != k);
+                out.push((k.clone(), v.clone()));
+            }
+            out
+        })
+    }
+
     /// The last value given for `key` (jobs override globals), with its line.
     pub fn get(&self, key: &str) -> Option<(&str, usize)> {
         self.options
@@ -106,12 +131,14 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
                     name: String::new(),
                     line: n,
                     options: Vec::new(),
+                    inherited: 0,
                 });
             } else {
                 current = Some(Job {
                     name: name.to_string(),
                     line: n,
                     options: global.clone(),
+                    inherited: global.len(),
                 });
             }
             continue;

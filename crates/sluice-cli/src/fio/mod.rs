@@ -48,21 +48,24 @@ pub struct Options {
     pub output_format: String,
 }
 
-/// One job of the file, as sluice runs it.
-struct JobPlan {
-    name: String,
-    write: bool,
-    count: u32,
-}
-
 /// Run the job file; returns what to print.
 pub fn fio(opts: &Options) -> Result<String> {
     let file = opts.jobfile.display().to_string();
     let text = std::fs::read_to_string(&opts.jobfile).with_context(|| file.clone())?;
     let jobs = jobfile::parse(&file, &text)?;
     let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
-    let (builder, plans, dir) = scenario(&file, &opts.jobfile, &jobs, &scheduler)?;
+    let (builder, infos, dir) = scenario(&file, &opts.jobfile, &jobs, &scheduler)?;
+    let mut file_info = output::FileInfo {
+        global_options: jobs
+            .last()
+            .map(|j| j.split_options()[0].clone())
+            .unwrap_or_default(),
+        started_unix_ms: None,
+    };
     let (report, how) = if opts.run {
+        if let Some((v, l)) = jobs.iter().find_map(|j| j.get("filename")) {
+            bail!("{file}: line {l}: filename={v}: sluice fio --run makes its own files; give directory= or --dir instead");
+        }
         let mut s = builder.build_real().with_context(|| file.clone())?;
         // Every job's iodepth reaches the target at once, as under fio.
         s.device.queue_depth = s
@@ -71,6 +74,11 @@ pub fn fio(opts: &Options) -> Result<String> {
             .map(|f| f.outstanding as usize)
             .sum::<usize>()
             .clamp(1, 4096);
+        file_info.started_unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()
+            .map(|d| d.as_millis() as u64);
+        let sample = samples_fit(&s);
         let r = crate::run::run_scenario(
             s,
             &crate::run::Options {
@@ -82,7 +90,7 @@ pub fn fio(opts: &Options) -> Result<String> {
                 duration_s: None,
                 verify: false,
                 keep: false,
-                timeline_ms: None,
+                timeline_ms: sample.then_some(output::SAMPLE_MS),
             },
         )?;
         let how = format!(
@@ -101,50 +109,50 @@ pub fn fio(opts: &Options) -> Result<String> {
             "sluice fio (simulated), {scheduler} on {}",
             s.device.model.name()
         );
-        (sluice_sim::simulate(&s)?, how)
+        (simulate(&s)?, how)
     };
     Ok(if opts.output_format == "json" {
-        serde_json::to_string_pretty(&output::json(
-            &report,
-            &job_names(&plans),
-            &plans_dirs(&plans),
-        ))? + "\n"
+        output::json(&report, &infos, &file_info)?
     } else {
-        output::normal(&report, &job_names(&plans), &plans_dirs(&plans), &how)
+        output::normal(&report, &infos, &how)
     })
 }
 
-/// Each flow's job name (copies of a job share it, as in fio's output).
-fn job_names(plans: &[JobPlan]) -> Vec<String> {
-    plans
-        .iter()
-        .flat_map(|p| std::iter::repeat_n(p.name.clone(), p.count as usize))
-        .collect()
+/// Whether fio's 500 ms samples of every flow fit the timeline's memory
+/// bound (a long run of many jobs goes without them).
+fn samples_fit(s: &Scenario) -> bool {
+    let bins = s.duration.as_secs_f64() * 1000.0 / output::SAMPLE_MS as f64 + 1.0;
+    bins * s.flows.len() as f64 <= sluice_sim::timeline::MAX_BINS as f64
 }
 
-/// Each flow's direction: writes or reads.
-fn plans_dirs(plans: &[JobPlan]) -> Vec<bool> {
-    plans
-        .iter()
-        .flat_map(|p| std::iter::repeat_n(p.write, p.count as usize))
-        .collect()
+/// Simulate, with fio's 500 ms bandwidth samples when they fit.
+fn simulate(s: &Scenario) -> Result<sluice_sim::SimReport> {
+    let sim = sluice_sim::Simulation::new(s)?;
+    Ok(if samples_fit(s) {
+        sim.with_timeline(sluice::Duration::from_millis(output::SAMPLE_MS))
+    } else {
+        sim
+    }
+    .run())
 }
 
-/// The job file as a scenario (no device yet), the jobs' plans and the
+/// The job file as a scenario (no device yet), each flow's job and the
 /// `directory` option, if given.
 fn scenario(
     file: &str,
     path: &Path,
     jobs: &[jobfile::Job],
     scheduler: &str,
-) -> Result<(ScenarioBuilder, Vec<JobPlan>, Option<PathBuf>)> {
+) -> Result<(ScenarioBuilder, Vec<output::JobInfo>, Option<PathBuf>)> {
     let name = path
         .file_stem()
         .map_or("fio".to_string(), |s| s.to_string_lossy().into_owned());
     let mut runtime: Option<f64> = None;
+    // Every job's ramp_time (0 without one): the simulation has one warm-up.
+    let mut ramp: Option<f64> = None;
     let mut any_time_based = false;
     let mut flows = Vec::new();
-    let mut plans = Vec::new();
+    let mut infos = Vec::new();
     let mut dir = None;
     for job in jobs {
         let at = |key: &str| job.get(key);
@@ -184,8 +192,8 @@ fn scenario(
         any_time_based |= time_based;
         if let Some((v, l)) = at("runtime") {
             let secs = jobfile::seconds(file, "runtime", v, l, 1.0)?;
-            if secs <= 0.0 {
-                bail!("{file}: line {l}: runtime must be positive");
+            if !(0.001..=1e6).contains(&secs) {
+                bail!("{file}: line {l}: runtime={v}: expected 1ms to 1000000s");
             }
             match runtime {
                 Some(r) if (r - secs).abs() > 1e-9 => bail!(
@@ -195,6 +203,24 @@ fn scenario(
             }
         } else if time_based {
             bail!("{file}: job '{}': time_based needs runtime=", job.name);
+        }
+        let job_ramp = match at("ramp_time") {
+            Some((v, l)) if !time_based => {
+                bail!("{file}: line {l}: ramp_time={v}: sluice runs ramp_time only with time_based")
+            }
+            Some((v, l)) => match jobfile::seconds(file, "ramp_time", v, l, 1.0)? {
+                r if r > 1e6 => bail!("{file}: line {l}: ramp_time={v}: expected at most 1000000s"),
+                r => r,
+            },
+            None => 0.0,
+        };
+        match ramp {
+            Some(r) if (r - job_ramp).abs() > 1e-9 => bail!(
+                "{file}: line {}: job '{}': every job must share one ramp_time (another has {r} s, this one {job_ramp} s)",
+                job.line,
+                job.name
+            ),
+            _ => ramp = Some(job_ramp),
         }
         if let Some((v, l)) = at("direct") {
             if v != "1" {
@@ -233,15 +259,19 @@ fn scenario(
             f = f.offset_gib(jobfile::size(file, "offset", v, l)? as f64 / (1u64 << 30) as f64);
         }
         if let Some((v, l)) = at("thinktime") {
-            f = f.think_ms(jobfile::seconds(file, "thinktime", v, l, 1e-6)? * 1e3);
+            let secs = jobfile::seconds(file, "thinktime", v, l, 1e-6)?;
+            if secs > 1e4 {
+                bail!("{file}: line {l}: thinktime={v}: expected at most 10000s");
+            }
+            f = f.think_ms(secs * 1e3);
         }
         if let Some((v, l)) = at("rate_iops") {
             let r: f64 = v
                 .parse()
                 .ok()
-                .filter(|r: &f64| r.is_finite() && *r > 0.0)
+                .filter(|r: &f64| (0.001..=1e7).contains(r))
                 .with_context(|| {
-                    format!("{file}: line {l}: rate_iops={v}: expected a positive number")
+                    format!("{file}: line {l}: rate_iops={v}: expected 0.001 to 10000000")
                 })?;
             f = f.rate_iops(r);
         }
@@ -249,32 +279,36 @@ fn scenario(
             f = f.requests(size / bs);
         }
         flows.push(f);
-        plans.push(JobPlan {
+        let info = output::JobInfo {
             name: job
                 .get("name")
                 .map_or(job.name.clone(), |(v, _)| v.to_string()),
             write,
-            count,
-        });
+            bs,
+            options: job.split_options()[1].clone(),
+        };
+        infos.extend(std::iter::repeat_n(info, count as usize));
     }
-    let duration = runtime.unwrap_or(UNBOUNDED_RUN_S);
+    // As fio's, the runtime is measured after the ramp.
+    let ramp = ramp.unwrap_or(0.0);
+    let duration = runtime.unwrap_or(UNBOUNDED_RUN_S) + ramp;
     let mut b = ScenarioBuilder::new(name, duration)
         .seed(1)
-        .warmup_s(0.0)
+        .warmup_s(ramp)
         .stop_after_finite(!any_time_based)
         .scheduler(scheduler);
     for f in flows {
         b = b.flow(f);
     }
-    Ok((b, plans, dir))
+    Ok((b, infos, dir))
 }
 
-/// The simulated report, for tests.
+/// The simulated report of a job file's text, for tests.
 #[cfg(test)]
-fn simulate(text: &str) -> Result<sluice_sim::SimReport> {
+fn simulate_text(text: &str) -> Result<sluice_sim::SimReport> {
     let jobs = jobfile::parse("t.fio", text)?;
     let (b, _, _) = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")?;
-    Ok(sluice_sim::simulate(&b.preset(DEFAULT_PRESET).build()?)?)
+    simulate(&b.preset(DEFAULT_PRESET).build()?)
 }
 
 #[cfg(test)]
@@ -285,7 +319,7 @@ mod tests {
     fn each_job_and_copy_is_a_flow_with_its_options() {
         let text = "[global]\nsize=64m\nruntime=2\ntime_based\n[r]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n[w]\nrw=write\nbs=128k\n";
         let jobs = jobfile::parse("t", text).unwrap();
-        let (b, plans, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+        let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
         let s = b.preset(DEFAULT_PRESET).build().unwrap();
         assert_eq!(s.flows.len(), 3);
         assert_eq!(
@@ -297,12 +331,19 @@ mod tests {
         assert_eq!(s.flows[2].pattern, Pattern::SeqWrite);
         assert_eq!(s.flows[2].requests, None);
         assert_eq!(s.duration.as_secs_f64(), 2.0);
-        assert_eq!(job_names(&plans), vec!["r", "r", "w"]);
+        let names: Vec<_> = infos.iter().map(|i| i.name.as_str()).collect();
+        assert_eq!(names, vec!["r", "r", "w"]);
+        assert_eq!(
+            (infos[0].bs, infos[2].bs, infos[2].write),
+            (4096, 128 << 10, true)
+        );
+        // A job's own options, not the globals it inherits.
+        assert_eq!(infos[2].options[0], ("rw".to_string(), "write".to_string()));
     }
 
     #[test]
     fn without_time_based_a_job_ends_when_its_size_is_done() {
-        let r = simulate("[a]\nrw=read\nbs=128k\nsize=4m\n").unwrap();
+        let r = simulate_text("[a]\nrw=read\nbs=128k\nsize=4m\n").unwrap();
         assert_eq!(r.flows[0].requests, 32);
         assert_eq!(r.flows[0].bytes, 4 << 20);
     }
@@ -320,6 +361,14 @@ mod tests {
                 "one runtime",
             ),
             ("[a]\nsize=1g\niodepth=0\n", "line 3: iodepth=0"),
+            ("[a]\nsize=1g\nramp_time=1\n", "line 3: ramp_time=1"),
+            ("[a]\nsize=1g\nruntime=0.0000001\n", "line 3: runtime=0.0000001"),
+            ("[a]\nsize=1g\nthinktime=20000s\n", "line 3: thinktime=20000s"),
+            ("[a]\nsize=1g\nrate_iops=1e300\n", "line 3: rate_iops=1e300"),
+            (
+                "[a]\nsize=1g\nruntime=1\ntime_based\nramp_time=1\n[b]\nsize=1g\nruntime=1\ntime_based\n",
+                "one ramp_time",
+            ),
         ] {
             let jobs = jobfile::parse("t", text).unwrap();
             let e = scenario("t", Path::new("t.fio"), &jobs, "noop")
@@ -333,8 +382,31 @@ mod tests {
     }
 
     #[test]
+    fn ramp_time_runs_before_the_measured_runtime() {
+        let r = simulate_text(
+            "[a]\nrw=randread\nbs=4k\nsize=1g\nruntime=2\nramp_time=500ms\ntime_based\n",
+        )
+        .unwrap();
+        assert_eq!((r.measured_from_s, r.sim_time_s), (0.5, 2.5));
+        let iops = r.flows[0].requests as f64 / 2.0;
+        assert!((50.0..200.0).contains(&iops), "{iops}");
+    }
+
+    #[test]
+    fn samples_are_dropped_only_past_the_memory_bound() {
+        let plan = |text: &str| {
+            let jobs = jobfile::parse("t", text).unwrap();
+            let (b, _, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+            b.preset(DEFAULT_PRESET).build().unwrap()
+        };
+        assert!(samples_fit(&plan("[a]\nsize=1m\nruntime=60\nnumjobs=64\n")));
+        // 4096 jobs for an hour: 7,200 samples each is too many.
+        assert!(!samples_fit(&plan("[a]\nsize=1m\nnumjobs=4096\n")));
+    }
+
+    #[test]
     fn rate_iops_caps_a_job() {
-        let r = simulate(
+        let r = simulate_text(
             "[a]\nrw=randread\nbs=4k\nsize=1g\nruntime=5\ntime_based\niodepth=8\nrate_iops=20\n",
         )
         .unwrap();

@@ -1,15 +1,149 @@
 //! A run's results as fio prints them: `--output-format json` in fio's JSON
-//! layout (`jobs[]` with `jobname`, `read`/`write` with `io_bytes`,
-//! `bw_bytes`, `iops`, `clat_ns` with its `percentile` map), and a text
+//! layout and key order (`jobs[]` with `jobname`, `job options`,
+//! `read`/`write`/`trim` with `io_bytes`, `bw_bytes`, `iops`, `clat_ns` and
+//! its `percentile` map, the 500 ms bandwidth and IOPS samples), and a text
 //! summary in fio's style. One entry per flow; copies of a job share its
-//! name, as fio's do.
+//! name, as fio's do. Fields fio has that sluice does not measure (CPU use,
+//! latency buckets, depth histograms) are left out rather than faked.
 
 use std::fmt::Write;
 
-use serde_json::{json, Map, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use sluice::metrics::FIO_PERCENTILES;
 use sluice_sim::report::FlowReport;
 use sluice_sim::SimReport;
+
+/// fio's sampling interval for `bw_*` and `iops_*` (its default
+/// `bw_avg_time` and `iops_avg_time`).
+pub const SAMPLE_MS: u64 = 500;
+
+/// What the output needs to know about one flow's job.
+#[derive(Clone, Debug)]
+pub struct JobInfo {
+    pub name: String,
+    pub write: bool,
+    /// Request size, bytes.
+    pub bs: u64,
+    /// The job's own options (fio's `job options`).
+    pub options: Vec<(String, String)>,
+}
+
+/// What the output needs to know about the whole file.
+#[derive(Clone, Debug, Default)]
+pub struct FileInfo {
+    /// The `[global]` options (fio's `global options`).
+    pub global_options: Vec<(String, String)>,
+    /// Milliseconds since the Unix epoch the run started: real runs only, so a
+    /// simulation prints the same bytes every time.
+    pub started_unix_ms: Option<u64>,
+}
+
+/// A JSON object whose keys keep their order.
+struct Ordered<V>(Vec<(String, V)>);
+
+impl<V: Serialize> Serialize for Ordered<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+/// Options as fio prints them: valued ones only (flags such as
+/// `time_based` are not listed).
+fn options(opts: &[(String, String)]) -> Ordered<String> {
+    Ordered(
+        opts.iter()
+            .filter(|(_, v)| !v.is_empty())
+            .cloned()
+            .collect(),
+    )
+}
+
+#[derive(serde::Serialize)]
+struct Doc {
+    #[serde(rename = "fio version")]
+    version: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timestamp_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time: Option<String>,
+    #[serde(rename = "global options", skip_serializing_if = "is_empty")]
+    global_options: Ordered<String>,
+    jobs: Vec<Job>,
+    sluice: Sluice,
+}
+
+fn is_empty<V>(o: &Ordered<V>) -> bool {
+    o.0.is_empty()
+}
+
+/// What sluice adds: the policy and drive the jobs ran under.
+#[derive(serde::Serialize)]
+struct Sluice {
+    scheduler: String,
+    device: String,
+    schema: &'static str,
+}
+
+#[derive(serde::Serialize)]
+struct Job {
+    jobname: String,
+    groupid: u32,
+    error: u32,
+    elapsed: u64,
+    #[serde(rename = "job options")]
+    job_options: Ordered<String>,
+    read: Dir,
+    write: Dir,
+    trim: Dir,
+    job_runtime: u64,
+    /// The sluice flow this entry is (`name0`, `name1`, ... for copies).
+    sluice_flow: String,
+}
+
+#[derive(serde::Serialize, Default)]
+struct Stats {
+    min: u64,
+    max: u64,
+    mean: f64,
+    stddev: f64,
+    #[serde(rename = "N")]
+    n: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    percentile: Option<Ordered<u64>>,
+}
+
+#[derive(serde::Serialize, Default)]
+struct Dir {
+    io_bytes: u64,
+    io_kbytes: u64,
+    bw_bytes: u64,
+    bw: u64,
+    iops: f64,
+    runtime: u64,
+    total_ios: u64,
+    short_ios: u64,
+    drop_ios: u64,
+    slat_ns: Stats,
+    clat_ns: Stats,
+    lat_ns: Stats,
+    bw_min: u64,
+    bw_max: u64,
+    bw_agg: f64,
+    bw_mean: f64,
+    bw_dev: f64,
+    bw_samples: u64,
+    iops_min: u64,
+    iops_max: u64,
+    iops_mean: f64,
+    iops_stddev: f64,
+    iops_samples: u64,
+}
 
 /// fio's percentile key: "99.000000".
 fn key(p: f64) -> String {
@@ -30,73 +164,196 @@ fn window(r: &SimReport) -> f64 {
     (r.sim_time_s - r.measured_from_s).max(0.0)
 }
 
-/// One direction's numbers; all zero for the direction a flow does not do.
-fn direction(f: &FlowReport, secs: f64, active: bool) -> Value {
-    let (bytes, ios) = if active {
-        (f.bytes, f.requests)
-    } else {
-        (0, 0)
-    };
-    let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
-    let ms_to_ns = |x: f64| if active { x * 1e6 } else { 0.0 };
-    let stats = |with_pct: bool| {
-        let mut m = Map::new();
-        m.insert("min".into(), json!(if active { at(f, 0.0) } else { 0.0 }));
-        m.insert("max".into(), json!(ms_to_ns(f.lat_ms.max)));
-        m.insert("mean".into(), json!(ms_to_ns(f.lat_ms.mean)));
-        m.insert("stddev".into(), json!(ms_to_ns(f.lat_ms.stddev)));
-        m.insert("N".into(), json!(ios));
-        if with_pct && active && ios > 0 {
-            let pct: Map<String, Value> = FIO_PERCENTILES
-                .iter()
-                .map(|&p| (key(p), json!(at(f, p))))
-                .collect();
-            m.insert("percentile".into(), Value::Object(pct));
-        }
-        Value::Object(m)
-    };
-    json!({
-        "io_bytes": bytes,
-        "io_kbytes": bytes / 1024,
-        "bw_bytes": per_s(bytes as f64).round() as u64,
-        "bw": (per_s(bytes as f64) / 1024.0).round() as u64,
-        "iops": per_s(ios as f64),
-        "runtime": (secs * 1000.0).round() as u64,
-        "total_ios": ios,
-        "short_ios": 0,
-        "drop_ios": 0,
-        "slat_ns": {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0},
-        "clat_ns": stats(true),
-        "lat_ns": stats(false),
-    })
+/// Seconds flow `f` ran within the measured window: to its last
+/// completion if it finished its `size` early (fio's per-job runtime).
+fn active_secs(r: &SimReport, f: &FlowReport) -> f64 {
+    let w = window(r);
+    f.done_s
+        .map_or(w, |d| (d - r.measured_from_s).clamp(0.0, w))
 }
 
-/// The JSON document. `names[i]` and `writes[i]` are flow `i`'s job name
-/// and direction.
-pub fn json(r: &SimReport, names: &[String], writes: &[bool]) -> Value {
+/// min, max, mean and sample standard deviation, as fio's `*_dev`.
+fn summary(xs: &[f64]) -> (f64, f64, f64, f64) {
+    if xs.is_empty() {
+        return (0.0, 0.0, 0.0, 0.0);
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = if xs.len() > 1 {
+        xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    (min, max, mean, var.sqrt())
+}
+
+/// Flow `i`'s bytes per second in each full 500 ms sample of the
+/// measured run, after any ramp (empty without a timeline).
+fn samples(r: &SimReport, i: usize) -> Vec<f64> {
+    let Some(t) = &r.timeline else {
+        return Vec::new();
+    };
+    let first = ((r.measured_from_s / t.interval_s) - 1e-9).ceil().max(0.0) as usize;
+    let until = r
+        .flows
+        .get(i)
+        .and_then(|f| f.done_s)
+        .unwrap_or(r.sim_time_s);
+    let end = ((until.min(r.sim_time_s) / t.interval_s) + 1e-9).floor() as usize;
+    t.flows
+        .0
+        .get(i)
+        .map(|(_, mb_s)| mb_s.iter().take(end).skip(first).map(|x| x * 1e6).collect())
+        .unwrap_or_default()
+}
+
+/// Flow `i`'s numbers in the direction it does; `group_bw` is the bytes
+/// per second of every flow in that direction (fio's group aggregate).
+fn direction(r: &SimReport, i: usize, info: &JobInfo, group_bw: f64) -> Dir {
+    let f = &r.flows[i];
+    let secs = active_secs(r, f);
+    let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+    let ns = |ms: f64| (ms * 1e6).round() as u64;
+    let stats = |with_pct: bool| Stats {
+        min: at(f, 0.0).round() as u64,
+        max: ns(f.lat_ms.max),
+        mean: f.lat_ms.mean * 1e6,
+        stddev: f.lat_ms.stddev * 1e6,
+        n: f.requests,
+        percentile: (with_pct && f.requests > 0).then(|| {
+            Ordered(
+                FIO_PERCENTILES
+                    .iter()
+                    .map(|&p| (key(p), at(f, p).round() as u64))
+                    .collect(),
+            )
+        }),
+    };
+    let bytes_s = samples(r, i);
+    let kib_s: Vec<f64> = bytes_s.iter().map(|b| b / 1024.0).collect();
+    let iops: Vec<f64> = bytes_s.iter().map(|b| b / info.bs as f64).collect();
+    let (bw_min, bw_max, bw_mean, bw_dev) = summary(&kib_s);
+    let (iops_min, iops_max, iops_mean, iops_stddev) = summary(&iops);
+    Dir {
+        io_bytes: f.bytes,
+        io_kbytes: f.bytes / 1024,
+        bw_bytes: per_s(f.bytes as f64).round() as u64,
+        bw: (per_s(f.bytes as f64) / 1024.0).round() as u64,
+        iops: per_s(f.requests as f64),
+        runtime: (secs * 1000.0).round() as u64,
+        total_ios: f.requests,
+        short_ios: 0,
+        drop_ios: 0,
+        slat_ns: Stats::default(),
+        clat_ns: stats(true),
+        lat_ns: stats(false),
+        bw_min: bw_min.round() as u64,
+        bw_max: bw_max.round() as u64,
+        bw_agg: if group_bw > 0.0 {
+            bw_mean * 1024.0 / group_bw * 100.0
+        } else {
+            0.0
+        },
+        bw_mean,
+        bw_dev,
+        bw_samples: kib_s.len() as u64,
+        iops_min: iops_min.round() as u64,
+        iops_max: iops_max.round() as u64,
+        iops_mean,
+        iops_stddev,
+        iops_samples: iops.len() as u64,
+    }
+}
+
+/// fio's `time`: "Tue Nov 24 10:35:39 2026" (UTC here).
+fn ctime(unix_s: u64) -> String {
+    let days = (unix_s / 86_400) as i64;
+    let rem = unix_s % 86_400;
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    const WEEKDAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {:2} {:02}:{:02}:{:02} {year}",
+        WEEKDAYS[days.rem_euclid(7) as usize],
+        MONTHS[(month - 1) as usize],
+        day,
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The JSON document. `jobs[i]` is flow `i`'s job.
+pub fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_json::Result<String> {
     let secs = window(r);
-    let jobs: Vec<Value> = r
+    let group_bw = |write: bool| {
+        let bytes: u64 = r
+            .flows
+            .iter()
+            .zip(jobs)
+            .filter(|(_, j)| j.write == write)
+            .map(|(f, _)| f.bytes)
+            .sum();
+        if secs > 0.0 {
+            bytes as f64 / secs
+        } else {
+            0.0
+        }
+    };
+    let (read_bw, write_bw) = (group_bw(false), group_bw(true));
+    let out: Vec<Job> = r
         .flows
         .iter()
+        .zip(jobs)
         .enumerate()
-        .map(|(i, f)| {
-            let write = writes.get(i).copied().unwrap_or(false);
-            json!({
-                "jobname": names.get(i).cloned().unwrap_or_else(|| f.name.clone()),
-                "groupid": 0,
-                "error": 0,
-                "sluice_flow": f.name,
-                "read": direction(f, secs, !write),
-                "write": direction(f, secs, write),
-                "job_runtime": (secs * 1000.0).round() as u64,
-            })
+        .map(|(i, (f, info))| {
+            let active = direction(r, i, info, if info.write { write_bw } else { read_bw });
+            let (read, write) = if info.write {
+                (Dir::default(), active)
+            } else {
+                (active, Dir::default())
+            };
+            Job {
+                jobname: info.name.clone(),
+                groupid: 0,
+                error: 0,
+                elapsed: r.sim_time_s.ceil() as u64,
+                job_options: options(&info.options),
+                read,
+                write,
+                trim: Dir::default(),
+                job_runtime: (active_secs(r, f) * 1000.0).round() as u64,
+                sluice_flow: f.name.clone(),
+            }
         })
         .collect();
-    json!({
-        "fio version": format!("sluice-{}", env!("CARGO_PKG_VERSION")),
-        "sluice": {"scheduler": r.scheduler, "device": r.device, "schema": r.schema},
-        "jobs": jobs,
-    })
+    let doc = Doc {
+        version: format!("sluice-{}", env!("CARGO_PKG_VERSION")),
+        timestamp: file.started_unix_ms.map(|ms| ms / 1000),
+        timestamp_ms: file.started_unix_ms,
+        time: file.started_unix_ms.map(|ms| ctime(ms / 1000)),
+        global_options: options(&file.global_options),
+        jobs: out,
+        sluice: Sluice {
+            scheduler: r.scheduler.clone(),
+            device: r.device.clone(),
+            schema: r.schema,
+        },
+    };
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
 /// Bytes per second in fio's units: "377KiB/s (386kB/s)".
@@ -114,35 +371,26 @@ fn bw(bytes_s: f64) -> String {
     format!("{v:.1}{unit} ({d:.1}{dunit})")
 }
 
-/// A text summary in fio's style.
-pub fn normal(r: &SimReport, names: &[String], writes: &[bool], how: &str) -> String {
-    let secs = window(r);
+/// A text summary in fio's style: per job its IOPS and bandwidth, latency,
+/// percentiles and samples, then each direction's total.
+pub fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{how}");
-    for (i, f) in r.flows.iter().enumerate() {
-        let name = names.get(i).map_or(f.name.as_str(), String::as_str);
-        let dir = if writes.get(i).copied().unwrap_or(false) {
-            "write"
-        } else {
-            "read"
-        };
-        let iops = if secs > 0.0 {
-            f.requests as f64 / secs
-        } else {
-            0.0
-        };
-        let bytes_s = if secs > 0.0 {
-            f.bytes as f64 / secs
-        } else {
-            0.0
-        };
-        let _ = writeln!(o, "{name}: (groupid=0, jobs=1): err= 0: flow {}", f.name);
+    for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
+        let dir = if info.write { "write" } else { "read" };
+        let s = direction(r, i, info, 0.0);
         let _ = writeln!(
             o,
-            "  {dir}: IOPS={iops:.0}, BW={} ({:.1}MiB/{:.0}msec)",
-            bw(bytes_s),
+            "{}: (groupid=0, jobs=1): err= 0: flow {}",
+            info.name, f.name
+        );
+        let _ = writeln!(
+            o,
+            "  {dir}: IOPS={:.0}, BW={} ({:.1}MiB/{}msec)",
+            s.iops,
+            bw(s.bw_bytes as f64),
             f.bytes as f64 / (1 << 20) as f64,
-            secs * 1000.0
+            s.runtime
         );
         let _ = writeln!(
             o,
@@ -160,6 +408,42 @@ pub fn normal(r: &SimReport, names: &[String], writes: &[bool], how: &str) -> St
                 .collect();
             let _ = writeln!(o, "     | {}", cells.join(", "));
         }
+        if s.bw_samples > 0 {
+            let _ = writeln!(
+                o,
+                "   bw (  KiB/s): min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
+                s.bw_min, s.bw_max, s.bw_mean, s.bw_dev, s.bw_samples
+            );
+            let _ = writeln!(
+                o,
+                "   iops        : min={}, max={}, avg={:.2}, stdev={:.2}, samples={}",
+                s.iops_min, s.iops_max, s.iops_mean, s.iops_stddev, s.iops_samples
+            );
+        }
+    }
+    let _ = writeln!(o, "\nRun status group 0 (all jobs):");
+    let secs = window(r);
+    for (write, label) in [(false, "READ"), (true, "WRITE")] {
+        let flows: Vec<&FlowReport> = r
+            .flows
+            .iter()
+            .zip(jobs)
+            .filter(|(_, j)| j.write == write)
+            .map(|(f, _)| f)
+            .collect();
+        if flows.is_empty() {
+            continue;
+        }
+        let bytes: u64 = flows.iter().map(|f| f.bytes).sum();
+        let ms = |x: f64| (x * 1000.0).round() as u64;
+        let runs = flows.iter().map(|f| ms(active_secs(r, f)));
+        let (lo, hi) = (runs.clone().min().unwrap_or(0), runs.max().unwrap_or(0));
+        let _ = writeln!(
+            o,
+            "{label:>7}: bw={}, io={:.1}MiB, run={lo}-{hi}msec",
+            bw(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }),
+            bytes as f64 / (1 << 20) as f64,
+        );
     }
     o
 }
@@ -168,14 +452,28 @@ pub fn normal(r: &SimReport, names: &[String], writes: &[bool], how: &str) -> St
 mod tests {
     use super::*;
 
+    const RAND: &str = "[rand]\nrw=randread\nbs=4k\nsize=1g\nruntime=3\ntime_based\n";
+
+    fn info(name: &str, write: bool, bs: u64) -> JobInfo {
+        JobInfo {
+            name: name.into(),
+            write,
+            bs,
+            options: vec![
+                ("rw".into(), "randread".into()),
+                ("time_based".into(), String::new()),
+            ],
+        }
+    }
+
     #[test]
     fn the_json_has_fios_layout_and_percentile_keys() {
-        let r =
-            super::super::simulate("[rand]\nrw=randread\nbs=4k\nsize=1g\nruntime=3\ntime_based\n")
-                .unwrap();
-        let v = json(&r, &["rand".into()], &[false]);
+        let r = super::super::simulate_text(RAND).unwrap();
+        let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         let job = &v["jobs"][0];
         assert_eq!(job["jobname"], "rand");
+        assert_eq!(job["job options"], serde_json::json!({"rw": "randread"}));
         let read = &job["read"];
         assert!(read["iops"].as_f64().unwrap() > 10.0);
         assert_eq!(
@@ -184,25 +482,123 @@ mod tests {
         );
         let pct = read["clat_ns"]["percentile"].as_object().unwrap();
         assert_eq!(pct.len(), 17);
-        let p99 = pct["99.000000"].as_f64().unwrap();
-        let p50 = pct["50.000000"].as_f64().unwrap();
-        assert!(p99 >= p50 && p50 > 1e6, "{p50} {p99}");
+        let p99 = pct["99.000000"].as_u64().unwrap();
+        let p50 = pct["50.000000"].as_u64().unwrap();
+        assert!(p99 >= p50 && p50 > 1_000_000, "{p50} {p99}");
         assert_eq!(job["write"]["total_ios"], 0);
+        assert_eq!(job["write"]["runtime"], 0);
         assert!(job["write"]["clat_ns"].get("percentile").is_none());
-        // Deterministic: the same job gives the same bytes.
-        let again =
-            super::super::simulate("[rand]\nrw=randread\nbs=4k\nsize=1g\nruntime=3\ntime_based\n")
-                .unwrap();
-        assert_eq!(json(&again, &["rand".into()], &[false]), v);
+        // No wall-clock fields in a simulation; the same job, the same bytes.
+        assert!(v.get("timestamp").is_none() && v.get("global options").is_none());
+        let again = super::super::simulate_text(RAND).unwrap();
+        assert_eq!(
+            json(&again, &[info("rand", false, 4096)], &FileInfo::default()).unwrap(),
+            text
+        );
+    }
+
+    #[test]
+    fn keys_come_in_fios_order() {
+        let r = super::super::simulate_text(RAND).unwrap();
+        let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default()).unwrap();
+        // Each key appears after the one before it in fio's layout.
+        let mut from = 0;
+        for k in [
+            "fio version",
+            "jobs",
+            "jobname",
+            "groupid",
+            "job options",
+            "read",
+            "io_bytes",
+            "bw_bytes",
+            "iops",
+            "runtime",
+            "total_ios",
+            "slat_ns",
+            "clat_ns",
+            "N",
+            "percentile",
+            "1.000000",
+            "5.000000",
+            "10.000000",
+            "50.000000",
+            "99.990000",
+            "lat_ns",
+            "bw_min",
+            "bw_mean",
+            "iops_mean",
+            "iops_samples",
+            "write",
+            "trim",
+            "job_runtime",
+        ] {
+            let at = text[from..]
+                .find(&format!("\"{k}\""))
+                .unwrap_or_else(|| panic!("{k} missing or out of order"));
+            from += at + 1;
+        }
+    }
+
+    #[test]
+    fn samples_are_the_half_seconds_of_the_run() {
+        let text = "[a]\nrw=read\nbs=128k\nsize=1g\nruntime=3\ntime_based\n";
+        let r = super::super::simulate_text(text).unwrap();
+        let d = direction(&r, 0, &info("a", false, 128 << 10), 0.0);
+        assert_eq!((d.bw_samples, d.iops_samples), (6, 6));
+        // The samples' mean is the run's bandwidth, to rounding.
+        let bw_kib = r.flows[0].bytes as f64 / 3.0 / 1024.0;
+        assert!(
+            (d.bw_mean - bw_kib).abs() / bw_kib < 0.01,
+            "{} {bw_kib}",
+            d.bw_mean
+        );
+        assert!(d.bw_min as f64 <= d.bw_mean && d.bw_mean <= d.bw_max as f64);
+        assert!((d.iops_mean * 128.0 - d.bw_mean).abs() < 1e-6);
+        // A ramp is not sampled.
+        let r = super::super::simulate_text(&text.replace("runtime=3", "runtime=3\nramp_time=1"))
+            .unwrap();
+        let d = direction(&r, 0, &info("a", false, 128 << 10), 0.0);
+        assert_eq!((d.bw_samples, d.runtime), (6, 3000));
+    }
+
+    #[test]
+    fn a_job_that_finishes_early_is_measured_over_its_own_run() {
+        let text = "[quick]\nrw=read\nbs=128k\nsize=8m\n[long]\nrw=read\nbs=128k\nsize=64m\n";
+        let r = super::super::simulate_text(text).unwrap();
+        let quick = direction(&r, 0, &info("quick", false, 128 << 10), 0.0);
+        let long = direction(&r, 1, &info("long", false, 128 << 10), 0.0);
+        assert_eq!((quick.io_bytes, long.io_bytes), (8 << 20, 64 << 20));
+        assert!(
+            quick.runtime < long.runtime,
+            "{} {}",
+            quick.runtime,
+            long.runtime
+        );
+        assert_eq!(long.runtime, (window(&r) * 1000.0).round() as u64);
+        let bw = quick.io_bytes as f64 / (quick.runtime as f64 / 1000.0);
+        assert!((quick.bw_bytes as f64 - bw).abs() / bw < 0.01);
+    }
+
+    #[test]
+    fn fios_time_format() {
+        assert_eq!(ctime(1_795_516_539), "Tue Nov 24 10:35:39 2026");
+        assert_eq!(ctime(0), "Thu Jan  1 00:00:00 1970");
     }
 
     #[test]
     fn the_text_names_each_job_and_its_direction() {
-        let r = super::super::simulate("[w]\nrw=write\nbs=128k\nsize=64m\nruntime=1\ntime_based\n")
-            .unwrap();
-        let t = normal(&r, &["w".into()], &[true], "sim");
+        let r = super::super::simulate_text(
+            "[w]\nrw=write\nbs=128k\nsize=64m\nruntime=1\ntime_based\n",
+        )
+        .unwrap();
+        let t = normal(&r, &[info("w", true, 128 << 10)], "sim");
         assert!(
-            t.contains("w: (groupid=0") && t.contains("  write: IOPS=") && t.contains("99.00th=["),
+            t.contains("w: (groupid=0")
+                && t.contains("  write: IOPS=")
+                && t.contains("99.00th=[")
+                && t.contains("samples=2")
+                && t.contains(" WRITE: bw="),
             "{t}"
         );
     }
