@@ -91,6 +91,16 @@ fn with_key<'a>(
     Ok(plot)
 }
 
+/// A line chart's plot area (see [`with_key`]) with room for its axes'
+/// labels.
+fn line_chart<'a, 'b>(
+    plot: &'a DrawingArea<SVGBackend<'b>, Shift>,
+) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut c = ChartBuilder::on(plot);
+    c.margin(10).x_label_area_size(44).y_label_area_size(60);
+    c
+}
+
 /// `s` cut to `max` characters, the middle replaced by an ellipsis (the
 /// ends of a name tell names apart best).
 pub fn short(s: &str, max: usize) -> String {
@@ -124,10 +134,7 @@ pub fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<S
     let names: Vec<&str> = shown.iter().map(|(n, _)| n.as_str()).collect();
     figure(400, |root| {
         let plot = with_key(root, title, &names)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(10)
-            .x_label_area_size(44)
-            .y_label_area_size(60)
+        let mut chart = line_chart(&plot)
             .build_cartesian_2d((lo..hi).log_scale(), 0f64..100f64)
             .map_err(err)?;
         chart
@@ -173,10 +180,7 @@ pub fn throughput(
     let names: Vec<&str> = shown.iter().map(|(n, _)| n.as_str()).collect();
     figure(400, |root| {
         let plot = with_key(root, title, &names)?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(10)
-            .x_label_area_size(44)
-            .y_label_area_size(60)
+        let mut chart = line_chart(&plot)
             .build_cartesian_2d(0f64..bins as f64 * interval_s, 0f64..top)
             .map_err(err)?;
         chart
