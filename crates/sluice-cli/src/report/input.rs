@@ -51,16 +51,9 @@ pub struct Experiment {
     pub rows: Vec<Row>,
 }
 
-/// One row: our figure and the paper's, if it gives one.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Row {
-    pub scheduler: String,
-    pub workload: String,
-    pub metric: String,
-    pub unit: String,
-    pub ours: f64,
-    pub paper: Option<f64>,
-}
+/// One row: our figure and the paper's, if it gives one (the row `repro`
+/// writes).
+pub use sluice_sim::repro::Row;
 
 /// What a set of result files holds.
 #[derive(Debug, Default, PartialEq)]

@@ -206,34 +206,38 @@ impl WriteBack {
     }
 }
 
-/// The sector before which read-ahead after a read of `[lbn, lbn+n)` stops,
-/// the read's segment starting at sector `start`.
-fn read_ahead_limit(
-    m: &Mechanics,
-    read_ahead: u64,
+/// How far the drive reads ahead after a read: at most `sectors` (a
+/// segment), stopping as `stop` says.
+#[derive(Clone, Copy, Debug)]
+struct ReadAhead {
+    sectors: u64,
     stop: ReadAheadStop,
-    start: u64,
-    lbn: u64,
-    n: u32,
-) -> u64 {
-    let end = lbn + u64::from(n);
-    match stop {
-        ReadAheadStop::Count => end + read_ahead,
-        ReadAheadStop::TrackEnd => {
-            let last = end - 1;
-            (end + read_ahead).min(last + u64::from(m.locate(last).left_on_track))
-        }
-        ReadAheadStop::WholeTrack => {
-            if end >= m.layout.capacity() {
-                return end;
+}
+
+impl ReadAhead {
+    /// The sector before which read-ahead after a read of `[lbn, lbn+n)`
+    /// stops, the read's segment starting at sector `start`.
+    fn limit(self, m: &Mechanics, start: u64, lbn: u64, n: u32) -> u64 {
+        let read_ahead = self.sectors;
+        let end = lbn + u64::from(n);
+        match self.stop {
+            ReadAheadStop::Count => end + read_ahead,
+            ReadAheadStop::TrackEnd => {
+                let last = end - 1;
+                (end + read_ahead).min(last + u64::from(m.locate(last).left_on_track))
             }
-            let next = m.locate(end);
-            let track_end = end + u64::from(next.left_on_track);
-            let first = m.locate(start.min(end - 1));
-            if (first.cyl, first.head) == (next.cyl, next.head) {
-                track_end
-            } else {
-                track_end + u64::from(m.locate(lbn).spt)
+            ReadAheadStop::WholeTrack => {
+                if end >= m.layout.capacity() {
+                    return end;
+                }
+                let next = m.locate(end);
+                let track_end = end + u64::from(next.left_on_track);
+                let first = m.locate(start.min(end - 1));
+                if (first.cyl, first.head) == (next.cyl, next.head) {
+                    track_end
+                } else {
+                    track_end + u64::from(m.locate(lbn).spt)
+                }
             }
         }
     }
@@ -248,10 +252,7 @@ pub struct Hdd {
     /// Interface transfer per sector: read, write.
     bus: [Duration; 2],
     cache: ReadCache,
-    /// Sectors read ahead past a read (at most a segment), and where that
-    /// stops.
-    read_ahead: u64,
-    read_ahead_stop: ReadAheadStop,
+    read_ahead: ReadAhead,
     write_back: WriteBack,
     interface: Interface,
     arm: Arm,
@@ -290,11 +291,13 @@ impl Hdd {
         Hdd {
             name: spec.name.clone(),
             cache: ReadCache::new(spec.cache.segments, spec.cache.segment_sectors),
-            read_ahead: spec
-                .cache
-                .read_ahead_sectors
-                .min(spec.cache.segment_sectors),
-            read_ahead_stop: spec.cache.read_ahead_stop,
+            read_ahead: ReadAhead {
+                sectors: spec
+                    .cache
+                    .read_ahead_sectors
+                    .min(spec.cache.segment_sectors),
+                stop: spec.cache.read_ahead_stop,
+            },
             write_back: WriteBack {
                 enabled: spec.cache.write_back && spec.cache.write_buffer_sectors > 0,
                 capacity: spec.cache.write_buffer_sectors,
@@ -354,8 +357,8 @@ impl Hdd {
         let per_sector = self.bus[usize::from(cmd.write)];
         let bus = per_sector * u64::from(n);
         let done = if !cmd.write {
-            let (mech, read_ahead, stop) = (&self.mech, self.read_ahead, self.read_ahead_stop);
-            let limit = |start| read_ahead_limit(mech, read_ahead, stop, start, cmd.lbn, n);
+            let (mech, read_ahead) = (&self.mech, self.read_ahead);
+            let limit = |start| read_ahead.limit(mech, start, cmd.lbn, n);
             match self.cache.lookup(&self.mech, t, cmd.lbn, n, limit) {
                 Lookup::Hit => t + self.overhead(self.overheads.read_hit) + bus,
                 Lookup::Stream(ready) => {
@@ -372,14 +375,7 @@ impl Hdd {
                     let arm = self.leave_stream(start);
                     let a = self.mech.access(start, arm, from, missing, false);
                     self.arm = a.arm;
-                    let limit = read_ahead_limit(
-                        &self.mech,
-                        self.read_ahead,
-                        self.read_ahead_stop,
-                        cmd.lbn,
-                        cmd.lbn,
-                        n,
-                    );
+                    let limit = self.read_ahead.limit(&self.mech, cmd.lbn, cmd.lbn, n);
                     self.cache.fill(cmd.lbn, n, a.end, limit);
                     // The drive reconnects once the watermark's share of
                     // the data is buffered, then the bus carries it; it
@@ -616,11 +612,10 @@ impl Device for Hdd {
                 }
                 (Some(b), _) => {
                     self.busy = None;
-                    if b.tag.is_none() {
-                        self.write_back.running = None;
-                    }
-                    if let Some(tag) = b.tag {
-                        self.done.push_back(tag);
+                    match b.tag {
+                        Some(tag) => self.done.push_back(tag),
+                        // An idle destage ended: nothing joins it any more.
+                        None => self.write_back.running = None,
                     }
                     self.start_next(b.done);
                 }
