@@ -331,8 +331,9 @@ fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> R
     Ok(s)
 }
 
-/// Refuse a timeline whose bins would not fit in memory.
-fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
+/// Refuse a timeline whose bins would not fit in memory (`run` checks
+/// its own, once its duration is known).
+pub fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
     sluice_sim::overrides::check_timeline(s, bin)
         .with_context(|| format!("--timeline {}", bin.as_millis_f64()))
 }
@@ -472,13 +473,6 @@ fn run(cli: Cli) -> Result<()> {
             json,
             timeline,
         } => {
-            if let Some(ms) = timeline {
-                let mut s = Scenario::load_real(&scenario)?;
-                if let Some(d) = duration {
-                    s.duration = sluice::Duration::from_nanos((d.clamp(0.0, 1e7) * 1e9) as u64);
-                }
-                check_timeline(&s, sluice::Duration::from_millis(ms))?;
-            }
             let r = run::run(&run::Options {
                 timeline_ms: timeline,
                 scenario,

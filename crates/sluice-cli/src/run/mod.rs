@@ -192,6 +192,9 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     if let Some(d) = opts.duration_s {
         set_duration(&mut s, d)?;
     }
+    if let Some(ms) = opts.timeline_ms {
+        crate::check_timeline(&s, Duration::from_millis(ms))?;
+    }
     let queue_depth = opts.queue_depth.unwrap_or(s.device.queue_depth);
     if queue_depth == 0 || queue_depth > 4096 {
         bail!("--queue-depth must be 1..=4096 (got {queue_depth})");
