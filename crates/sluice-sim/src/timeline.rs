@@ -30,8 +30,9 @@ impl Bins {
         self.bin
     }
 
-    /// Flow `flow` completed `bytes` at `at` (from the run's start).
-    pub fn record(&mut self, flow: usize, at: Instant, bytes: u64) {
+    /// Flow `flow` completed `bytes` at `at` (from the run's start);
+    /// returns the bin's index.
+    pub fn record(&mut self, flow: usize, at: Instant, bytes: u64) -> usize {
         let i = (at.since_origin() / self.bin) as usize;
         if let Some(series) = self.bytes.get_mut(flow) {
             if series.len() <= i {
@@ -39,6 +40,19 @@ impl Bins {
             }
             series[i] += bytes;
         }
+        i
+    }
+
+    /// All flows' MB/s per bin, up to the last bin any flow completed in.
+    pub fn total_mb_s(&self) -> Vec<f64> {
+        let len = self.bytes.iter().map(Vec::len).max().unwrap_or(0);
+        let secs = self.bin.as_secs_f64();
+        (0..len)
+            .map(|i| {
+                let b: u64 = self.bytes.iter().filter_map(|s| s.get(i)).sum();
+                b as f64 / 1e6 / secs
+            })
+            .collect()
     }
 
     /// The timeline of a run that ended at `end`, flows named in order:

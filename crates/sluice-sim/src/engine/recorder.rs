@@ -13,13 +13,11 @@ pub(crate) struct Recorder {
     pub warmup: Instant,
     /// Requests completed, warm-up included (for the speed figure).
     pub completed_total: u64,
-    /// Bytes completed per bin of `timeline_bin`, when asked for.
-    timeline_bin: Option<Duration>,
-    timeline: Vec<u64>,
+    /// Bytes per flow per bin, when a timeline was asked for (the
+    /// aggregate is their sum).
+    flow_timeline: Option<crate::timeline::Bins>,
     /// Device time per flow per bin, when the timeline is on.
     disk_timeline: Vec<Vec<Duration>>,
-    /// Bytes per flow per bin, when the timeline is on.
-    flow_timeline: Option<crate::timeline::Bins>,
     /// Every completed request, when asked for.
     log: Option<Vec<RequestRecord>>,
 }
@@ -39,17 +37,14 @@ impl Recorder {
         Recorder {
             warmup,
             completed_total: 0,
-            timeline_bin: None,
-            timeline: Vec::new(),
-            disk_timeline: Vec::new(),
             flow_timeline: None,
+            disk_timeline: Vec::new(),
             log: None,
         }
     }
 
     /// Also record throughput and device time per flow over time.
     pub fn with_timeline(&mut self, bin: Duration, flows: usize) {
-        self.timeline_bin = Some(bin.max(Duration::from_nanos(1)));
         self.disk_timeline = vec![Vec::new(); flows];
         self.flow_timeline = Some(crate::timeline::Bins::new(bin, flows));
     }
@@ -69,20 +64,13 @@ impl Recorder {
         let (r, svc) = (&done.request, &done.service);
         let now = svc.completed;
         self.completed_total += 1;
-        if let Some(bin) = self.timeline_bin {
-            let i = (now.since_origin() / bin) as usize;
-            if self.timeline.len() <= i {
-                self.timeline.resize(i + 1, 0);
-            }
-            self.timeline[i] += r.bytes();
+        if let Some(b) = &mut self.flow_timeline {
+            let i = b.record(f, now, r.bytes());
             let tl = &mut self.disk_timeline[f];
             if tl.len() <= i {
                 tl.resize(i + 1, Duration::ZERO);
             }
             tl[i] += svc.disk_time;
-            if let Some(b) = &mut self.flow_timeline {
-                b.record(f, now, r.bytes());
-            }
         }
         if let Some(log) = &mut self.log {
             log.push(RequestRecord {
@@ -142,13 +130,7 @@ impl Recorder {
                 .flow_timeline
                 .as_ref()
                 .map(|b| b.report(pop.flows.iter().map(|f| f.spec.name.as_str()), end)),
-            timeline_mb_s: self.timeline_bin.map(|bin| {
-                let secs = bin.as_secs_f64();
-                self.timeline
-                    .iter()
-                    .map(|&b| b as f64 / 1e6 / secs)
-                    .collect()
-            }),
+            timeline_mb_s: self.flow_timeline.as_ref().map(|b| b.total_mb_s()),
             perf: Perf {
                 events: info.events,
                 wall_s,
