@@ -77,7 +77,7 @@ impl Bins {
             .collect();
         Timeline {
             interval_s: secs,
-            flows: FlowSeries(flows),
+            flows: OrderedMap(flows),
         }
     }
 }
@@ -93,14 +93,18 @@ pub struct Timeline {
 }
 
 /// Flow name to series, serialized as a JSON object in flow order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowSeries(pub Vec<(String, Vec<f64>)>);
+pub type FlowSeries = OrderedMap<Vec<f64>>;
 
-impl Serialize for FlowSeries {
+/// A JSON object whose keys keep the order they are given in (serde_json
+/// sorts a map's keys otherwise).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OrderedMap<V>(pub Vec<(String, V)>);
+
+impl<V: Serialize> Serialize for OrderedMap<V> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (name, series) in &self.0 {
-            m.serialize_entry(name, series)?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
         }
         m.end()
     }

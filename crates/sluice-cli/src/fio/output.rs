@@ -8,9 +8,9 @@
 
 use std::fmt::Write;
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use sluice::metrics::FIO_PERCENTILES;
 use sluice_sim::report::FlowReport;
+use sluice_sim::timeline::OrderedMap;
 use sluice_sim::SimReport;
 
 /// fio's sampling interval for `bw_*` and `iops_*` (its default
@@ -38,23 +38,10 @@ pub struct FileInfo {
     pub started_unix_ms: Option<u64>,
 }
 
-/// A JSON object whose keys keep their order.
-struct Ordered<V>(Vec<(String, V)>);
-
-impl<V: Serialize> Serialize for Ordered<V> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in &self.0 {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
-    }
-}
-
 /// Options as fio prints them: valued ones only (flags such as
 /// `time_based` are not listed).
-fn options(opts: &[(String, String)]) -> Ordered<String> {
-    Ordered(
+fn options(opts: &[(String, String)]) -> OrderedMap<String> {
+    OrderedMap(
         opts.iter()
             .filter(|(_, v)| !v.is_empty())
             .cloned()
@@ -73,12 +60,12 @@ struct Doc {
     #[serde(skip_serializing_if = "Option::is_none")]
     time: Option<String>,
     #[serde(rename = "global options", skip_serializing_if = "is_empty")]
-    global_options: Ordered<String>,
+    global_options: OrderedMap<String>,
     jobs: Vec<Job>,
     sluice: Sluice,
 }
 
-fn is_empty<V>(o: &Ordered<V>) -> bool {
+fn is_empty<V>(o: &OrderedMap<V>) -> bool {
     o.0.is_empty()
 }
 
@@ -97,7 +84,7 @@ struct Job {
     error: u32,
     elapsed: u64,
     #[serde(rename = "job options")]
-    job_options: Ordered<String>,
+    job_options: OrderedMap<String>,
     read: Dir,
     write: Dir,
     trim: Dir,
@@ -115,7 +102,7 @@ struct Stats {
     #[serde(rename = "N")]
     n: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    percentile: Option<Ordered<u64>>,
+    percentile: Option<OrderedMap<u64>>,
 }
 
 #[derive(serde::Serialize, Default)]
@@ -223,7 +210,7 @@ fn direction(r: &SimReport, i: usize, info: &JobInfo, group_bw: f64) -> Dir {
         stddev: f.lat_ms.stddev * 1e6,
         n: f.requests,
         percentile: (with_pct && f.requests > 0).then(|| {
-            Ordered(
+            OrderedMap(
                 FIO_PERCENTILES
                     .iter()
                     .map(|&p| (key(p), at(f, p).round() as u64))
