@@ -10,17 +10,15 @@ const JOB: &str = "[global]\nsize=256m\nruntime=2\ntime_based\n[rand]\nrw=randre
 fn a_fio_job_file_simulates_and_prints_fios_json() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("j.fio"), JOB).unwrap();
-    let (code, out, err) = sluice_in(
-        dir.path(),
-        &[
-            "fio",
-            "j.fio",
-            "--scheduler",
-            "bfq",
-            "--output-format",
-            "json",
-        ],
-    );
+    let args = [
+        "fio",
+        "j.fio",
+        "--scheduler",
+        "bfq",
+        "--output-format",
+        "json",
+    ];
+    let (code, out, err) = sluice_in(dir.path(), &args);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let jobs = v["jobs"].as_array().unwrap();
@@ -34,17 +32,7 @@ fn a_fio_job_file_simulates_and_prints_fios_json() {
             > 0.0
     );
     // The same job file, the same bytes.
-    let (_, again, _) = sluice_in(
-        dir.path(),
-        &[
-            "fio",
-            "j.fio",
-            "--scheduler",
-            "bfq",
-            "--output-format",
-            "json",
-        ],
-    );
+    let (_, again, _) = sluice_in(dir.path(), &args);
     assert_eq!(out, again);
 }
 
