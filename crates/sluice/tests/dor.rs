@@ -78,8 +78,9 @@ proptest! {
         base in 1usize..8,
         m_dmo in 0.0f64..=100.0,
         drive_stroke in any::<bool>(),
+        bounded_walk in any::<bool>(),
     ) {
-        let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke };
+        let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke, bounded_walk };
         same_as_bqs(p, depth, &weights, &script)?;
     }
 
@@ -89,8 +90,9 @@ proptest! {
         base in 1usize..8,
         m_qos in prop::sample::select(vec![0.5f64, 1.0, 5.0, 1e6]),
         drive_stroke in any::<bool>(),
+        bounded_walk in any::<bool>(),
     ) {
-        let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke };
+        let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke, bounded_walk };
         same_as_bqs(p, depth, &weights, &script)?;
     }
 
@@ -101,9 +103,11 @@ proptest! {
         m_dmo in 0.0f64..=100.0,
         m_qos in prop::sample::select(vec![0.0f64, 0.5, 1.0, 5.0]),
         drive_stroke in any::<bool>(),
+        bounded_walk in any::<bool>(),
     ) {
         let mut p = Params::default();
         p.insert("drive_stroke", ParamValue::Bool(drive_stroke));
+        p.insert("bounded_walk", ParamValue::Bool(bounded_walk));
         p.insert("base", ParamValue::Int(base));
         p.insert("m_dmo", ParamValue::Float(m_dmo));
         p.insert("m_qos", ParamValue::Float(m_qos));

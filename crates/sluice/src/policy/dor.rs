@@ -42,6 +42,19 @@
 //!   request (so a gap can take several: Algorithm 2 sets `R^next = r` and
 //!   then `R^cur = R^cur+1`). `m_qos = 0` disables DOR (the paper: no
 //!   request passes with `M_qos = 0`, which is then BQS alone, i.e. YFQ).
+//! * **Where the walk ends.** Algorithm 2 loops while `R^cur != R^tail`
+//!   with `R^tail = R^N`, N the base sequence's length. Read as the base's
+//!   last request (the default), the walk reaches it however many requests
+//!   were inserted before it, and nothing bounds the expanded length but
+//!   the two properties: with a wide margin nearly every queued request
+//!   passes. Read as the N-th *position* of the growing sequence
+//!   (`bounded_walk = true`), the walk stops after N - 1 steps, so at most
+//!   N - 1 requests are inserted (7 with the paper's N = 4). The paper's
+//!   Fig. 4 has the expanded length saturate at about 8 from `M_dmo = 20`
+//!   up to 100, which only a bound of that kind explains; the unbounded
+//!   reading is the default because it is the literal one and the paper's
+//!   throughput gains need it (`sluice repro dor` and the README compare
+//!   the two).
 //! * **Additional finish tags on arrival (§2.2.2.2).** `f_k` starts at 0;
 //!   when a request arrives at an empty `RQ_k`, `f_k = max(f_k, min f_j)`
 //!   over the other non-empty queues, as the paper says. The paper leaves
@@ -82,7 +95,8 @@ use crate::types::{FlowId, Request, RequestId};
 /// Parameters of `dor`, for `POLICIES`.
 pub const PARAMS: &str = "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \
      m_qos = 1 (sectors/weight; 0 = BQS alone), \
-     drive_stroke = false (M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own)";
+     drive_stroke = false (M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own), \
+     bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions)";
 
 /// The full-stroke seek time of the paper's IBM DNES-309170W (§3.1.1), of
 /// which `M_dmo` is a percentage by default.
@@ -102,6 +116,11 @@ pub struct DorParams {
     /// 17.742 ms; true: of the modelled drive's own
     /// (`DeviceView::full_stroke_seek`).
     pub drive_stroke: bool,
+    /// False (default): Algorithm 2's walk runs to the base sequence's last
+    /// request; true: it ends at the base's N-th position of the growing
+    /// sequence, so at most N - 1 requests are inserted (see the module
+    /// docs, "Where the walk ends").
+    pub bounded_walk: bool,
 }
 
 impl Default for DorParams {
@@ -111,6 +130,7 @@ impl Default for DorParams {
             m_dmo: 20.0,
             m_qos: 1.0,
             drive_stroke: false,
+            bounded_walk: false,
         }
     }
 }
@@ -122,6 +142,7 @@ impl DorParams {
             m_dmo: p.float("m_dmo", 20.0, 0.0, 1000.0)?,
             m_qos: p.float("m_qos", 1.0, 0.0, 1e12)?,
             drive_stroke: p.bool("drive_stroke", false)?,
+            bounded_walk: p.bool("bounded_walk", false)?,
         })
     }
 
@@ -340,8 +361,11 @@ impl Dor {
     /// Algorithm 2: expand the base sequence in place.
     fn expand(&mut self, seq: &mut Vec<Request>, device: &dyn DeviceView) {
         let margin = self.params.margin(device);
+        // The walk's last step: before the base's last request, or before
+        // its N-th position when bounded.
+        let positions = seq.len().saturating_sub(1);
         let mut cur = 0;
-        while cur + 1 < seq.len() {
+        while cur + 1 < seq.len() && !(self.params.bounded_walk && cur >= positions) {
             let (a, b) = (seq[cur], seq[cur + 1]);
             let direct = device.seek_time(a.end(), b.sector);
             let mut found = None;
@@ -516,6 +540,7 @@ mod tests {
             m_dmo,
             m_qos,
             drive_stroke: true,
+            bounded_walk: false,
         })
     }
 
@@ -707,6 +732,7 @@ mod tests {
             m_dmo: 1.0,
             m_qos: 1.0,
             drive_stroke: false,
+            bounded_walk: false,
         }));
         add(&mut tb, 0, 1, 0);
         add(&mut tb, 1, 2, 1_000_000);
@@ -714,6 +740,33 @@ mod tests {
         assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
         let mut tb = two_gap(1.0, 1.0, &x);
         assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+    }
+
+    #[test]
+    fn a_bounded_walk_inserts_at_most_n_minus_one_requests() {
+        // Base of 2 (A at 0, B at 1e6) and five requests on the way from A
+        // to B, each within a 20 % margin: the unbounded walk takes them
+        // all into the one gap (each insertion is the next R^cur); the
+        // bounded walk stops at the base's second position after one.
+        let on_the_way: Vec<(u64, u32, u64)> =
+            (0..5).map(|i| (10 + i, 1, 100_000 * (i + 1))).collect();
+        let mut tb = two_gap(20.0, 1e6, &on_the_way);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 11, 12, 13, 14, 1]);
+        let mut tb = bed(Dor::new(DorParams {
+            base: 2,
+            m_dmo: 20.0,
+            m_qos: 1e6,
+            drive_stroke: true,
+            bounded_walk: true,
+        }));
+        add(&mut tb, 0, 1, 0);
+        add(&mut tb, 1, 2, 1_000_000);
+        for &(id, flow, sector) in &on_the_way {
+            add(&mut tb, id, flow, sector);
+        }
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
+        let (base, expanded) = tb.policy().last_sequences();
+        assert_eq!((base.len(), expanded.len()), (2, 3));
     }
 
     #[test]
