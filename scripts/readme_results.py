@@ -43,7 +43,8 @@ def bfq(exps):
         for w in ("10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand")]))
     st, vid = exps["startup"], exps["video"]
     po = "bfq+ raised_idle_factor=1 raised_timeout=false"
-    cols = [("xterm", s) for s in ("bfq+", "bfq", "cfq", po)] + [("gnometerm", s) for s in ("bfq+", "bfq", "cfq", po)]
+    cols = [("bash", s) for s in ("bfq+", "bfq", "cfq")] + \
+        [("xterm", s) for s in ("bfq+", "bfq", "cfq", po)] + [("gnometerm", s) for s in ("bfq+", "bfq", "cfq", po)]
     head = ["workload"] + ["%s %s" % (a, "bfq+ (papers only)" if s == po else s) for a, s in cols] + \
         ["video bfq+", "video cfq", "video bfq+ (papers only)"]
     rows = []

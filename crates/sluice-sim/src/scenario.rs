@@ -35,7 +35,7 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("rand-read", "greedy random reader: synchronous reads of request_kib (default 4) at random aligned offsets"),
     ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
     ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
-    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s (start again every repeat_s seconds) and pause_s (at least pause_s after the last ended); runs = N stops after N start-ups (default: one, or no limit when repeating)"),
+    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | bash | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s (start again every repeat_s seconds) and pause_s (at least pause_s after the last ended); runs = N stops after N start-ups (default: one, or no limit when repeating)"),
     ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
     ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
     ("trace", "replay of a block trace (`trace` = path; `format` = blkparse | fio-iolog | msr | spc | disksim; `timing` = afap (default: trace order, `outstanding` in flight) | recorded (each request at its recorded time, open loop); `offsets` = error (default) | wrap | scale for requests beyond the device); positions from offset_gib (default 0); reads synchronous, writes asynchronous"),
@@ -413,7 +413,7 @@ impl FlowBuilder {
         read_fraction: f64;
     }
 
-    /// Start-up flows: the trace, `xterm`, `gnometerm` or a path.
+    /// Start-up flows: the trace, `xterm`, `gnometerm`, `bash` or a path.
     pub fn trace(mut self, trace: impl Into<String>) -> Self {
         self.trace = Some(trace.into());
         self
@@ -806,7 +806,7 @@ impl Scenario {
             }
             Pattern::Startup => {
                 let spec = f.trace.as_deref().ok_or_else(|| {
-                    fail("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"path\"")
+                    fail("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"bash\" | \"path\"")
                 })?;
                 k.trace = Some(StartupTrace::resolve(spec, base)?);
                 if let Some(r) = &f.replay {

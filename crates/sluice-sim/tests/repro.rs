@@ -50,6 +50,30 @@ fn bfq_shapes() {
         recorded > 2.0 * value(&r, "startup", "bfq+", "idle", "xterm"),
         "{recorded}"
     );
+    // bash, the paper's smallest application, under load: BFQ+ near its
+    // idle time, CFQ and BFQ many times slower (Fig. 4).
+    let b = |s, w| value(&r, "startup", s, w, "bash");
+    assert!(
+        b("bfq+", "10r-seq") < 2.0 * b("bfq+", "idle")
+            && b("cfq", "10r-seq") > 5.0 * b("bfq+", "10r-seq")
+            && b("bfq", "10r-seq") > 5.0 * b("bfq+", "10r-seq"),
+        "{} {} {} {}",
+        b("bfq+", "idle"),
+        b("bfq+", "10r-seq"),
+        b("bfq", "10r-seq"),
+        b("cfq", "10r-seq")
+    );
+    // With bash started every 3 s, as in the paper, BFQ+ drops at most
+    // 1.6x CFQ's frames (Fig. 6) under every workload.
+    for w in ["10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand"] {
+        let d = |s| value(&r, "video", s, w, "drop_rate");
+        assert!(
+            d("bfq+") <= 1.6 * d("cfq") + 1.0,
+            "{w}: {} {}",
+            d("bfq+"),
+            d("cfq")
+        );
+    }
     // The code's raised-queue idling and timeout (BFQ+'s defaults) cost a
     // video player beside repeated start-ups, against BFQ+ without them.
     let papers = "bfq+ raised_idle_factor=1 raised_timeout=false";

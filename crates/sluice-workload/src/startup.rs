@@ -9,11 +9,14 @@ use sluice::{Duration, NS_PER_S};
 use crate::error::{Error, Result};
 use crate::replay::THREAD_FILE_SECTORS;
 
-/// The traces shipped with sluice (GPL-2.0, from the S suite; see
-/// `data/startup/COPYING`).
+/// The traces shipped with sluice: xterm and gnome-terminal from the S
+/// suite (GPL-2.0, see `data/startup/COPYING`), and bash, which the BFQ
+/// paper starts in its video benchmark, recorded for sluice with
+/// `scripts/record_startup.py` (see `data/startup/README.md`).
 pub const EMBEDDED: &[(&str, &str)] = &[
     ("xterm", include_str!("../data/startup/xterm.trace")),
     ("gnometerm", include_str!("../data/startup/gnometerm.trace")),
+    ("bash", include_str!("../data/startup/bash.trace")),
 ];
 
 /// One recorded request.
@@ -137,17 +140,19 @@ impl StartupTrace {
         })
     }
 
-    /// An embedded trace by name (`xterm`, `gnometerm`), or a file.
+    /// An embedded trace by name (`xterm`, `gnometerm`, `bash`), or a file.
     pub fn resolve(spec: &str, base: &Path) -> Result<Arc<Self>> {
         if let Some((name, text)) = EMBEDDED.iter().find(|(n, _)| *n == spec) {
             return Self::parse(name, name, text).map(Arc::new);
         }
         let path = base.join(spec);
         let text = std::fs::read_to_string(&path).map_err(|e| {
+            let names: Vec<&str> = EMBEDDED.iter().map(|(n, _)| *n).collect();
             Error::new(
                 "",
                 format!(
-                    "trace '{spec}': not an embedded trace (xterm, gnometerm) and cannot read {}: {e}",
+                    "trace '{spec}': not an embedded trace ({}) and cannot read {}: {e}",
+                    names.join(", "),
                     path.display()
                 ),
             )
@@ -178,6 +183,12 @@ mod tests {
         let g = StartupTrace::resolve("gnometerm", Path::new(".")).unwrap();
         assert_eq!(g.records.len(), 2781);
         assert!(g.threads.len() >= 6);
+        // bash -c exit, one process; 1.3 MB, the smallest of the three.
+        let b = StartupTrace::resolve("bash", Path::new(".")).unwrap();
+        assert_eq!(b.records.len(), 260);
+        assert_eq!(b.threads.len(), 1);
+        assert_eq!(b.total_sectors(), 2624);
+        assert!(b.total_sectors() < x.total_sectors());
     }
 
     #[test]

@@ -227,8 +227,9 @@ pub struct BfqConfig {
     /// does not say whether a raised queue keeps that bound, so BFQ+
     /// follows the code. The choice is a trade (measured in the README,
     /// "What differs and why"): with it a start-up beside ten raised
-    /// readers stays within 2x of idle, without it a video player beside
-    /// repeated xterm start-ups keeps its frames.
+    /// readers stays within 2x of idle; without it a video player beside
+    /// repeated start-ups of a large application (xterm) keeps more of
+    /// its frames.
     pub raised_timeout: bool,
     /// `fifo_expire_sync_ms` (125) and `fifo_expire_async_ms` (250): a
     /// request older than this is served first at the start of its queue's
