@@ -102,6 +102,8 @@ def convert(root_pid, text, device):
 def main():
     if len(sys.argv) not in (2, 3):
         sys.exit("usage: record_startup.py COMMAND [MAJOR,MINOR of the disk holding it]")
+    if os.geteuid() != 0:
+        sys.exit("record_startup.py: needs root (it drops the page cache and uses ftrace)")
     command = sys.argv[1]
     device = sys.argv[2] if len(sys.argv) == 3 else None
     if device is None:
@@ -110,6 +112,8 @@ def main():
         device = "%d,%d" % (os.major(st.st_dev), os.minor(st.st_dev))
     root_pid, text, took = record(command)
     rows = convert(root_pid, text, device)
+    if not rows:
+        sys.exit("record_startup.py: %r issued no block I/O on %s (was it cached?)" % (command, device))
     sectors = sum(r[2] for r in rows)
     print("# %s: %d requests, %d sectors, /usr/bin/time %s s" % (command, len(rows), sectors, took),
           file=sys.stderr)
