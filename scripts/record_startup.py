@@ -67,16 +67,15 @@ def record(command):
 
 def convert(root_pid, text, device):
     """The command's requests (descendants of the timing process)."""
-    inside, reqs = {root_pid}, []
-    timed = set()
+    tree, reqs = {root_pid}, []
     for line in text.splitlines():
         m = FORK.search(line)
-        if m and m.group(1) in inside:
-            inside.add(m.group(2))
-            timed.add(m.group(2))
+        if m and m.group(1) in tree:
+            tree.add(m.group(2))
             continue
         m = BIO.match(line)
-        if not m or m.group(2) not in timed or "%s,%s" % (m.group(4), m.group(5)) != device:
+        # The timing process itself (the root) is not the command.
+        if not m or m.group(2) == root_pid or m.group(2) not in tree or "%s,%s" % (m.group(4), m.group(5)) != device:
             continue
         act = action(m.group(6))
         if act:

@@ -361,11 +361,15 @@ impl Dor {
     /// Algorithm 2: expand the base sequence in place.
     fn expand(&mut self, seq: &mut Vec<Request>, device: &dyn DeviceView) {
         let margin = self.params.margin(device);
-        // The walk's last step: before the base's last request, or before
-        // its N-th position when bounded.
-        let positions = seq.len().saturating_sub(1);
+        // Bounded, the walk stops at the base's N-th position; otherwise
+        // only at the base's last request (the end of the sequence).
+        let stop = if self.params.bounded_walk {
+            seq.len().saturating_sub(1)
+        } else {
+            usize::MAX
+        };
         let mut cur = 0;
-        while cur + 1 < seq.len() && !(self.params.bounded_walk && cur >= positions) {
+        while cur + 1 < seq.len() && cur < stop {
             let (a, b) = (seq[cur], seq[cur + 1]);
             let direct = device.seek_time(a.end(), b.sector);
             let mut found = None;
@@ -608,7 +612,12 @@ mod tests {
     /// Flows 1 and 2 of equal weight; BQS (base 2) takes A (flow 1, sector 0)
     /// and B (flow 2, sector 1e6); `extra` requests wait in the queues.
     fn two_gap(m_dmo: f64, m_qos: f64, extra: &[(u64, u32, u64)]) -> Testbed<Dor> {
-        let mut tb = bed(dor(m_dmo, m_qos, 2));
+        two_gap_with(dor(m_dmo, m_qos, 2), extra)
+    }
+
+    /// As [`two_gap`], under any DOR.
+    fn two_gap_with(s: Dor, extra: &[(u64, u32, u64)]) -> Testbed<Dor> {
+        let mut tb = bed(s);
         add(&mut tb, 0, 1, 0);
         add(&mut tb, 1, 2, 1_000_000);
         for &(id, flow, sector) in extra {
@@ -727,16 +736,14 @@ mod tests {
         // paper's 17.742 ms (177 us) admits it; 1 % of the test device's
         // 10 ms stroke (100 us) does not.
         let x = [(10, 1, 1_074_496)];
-        let mut tb = bed(Dor::new(DorParams {
+        let papers = Dor::new(DorParams {
             base: 2,
             m_dmo: 1.0,
             m_qos: 1.0,
             drive_stroke: false,
             bounded_walk: false,
-        }));
-        add(&mut tb, 0, 1, 0);
-        add(&mut tb, 1, 2, 1_000_000);
-        add(&mut tb, 10, 1, 1_074_496);
+        });
+        let mut tb = two_gap_with(papers, &x);
         assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
         let mut tb = two_gap(1.0, 1.0, &x);
         assert_eq!(fill_ids(&mut tb), vec![0, 1]);
@@ -752,18 +759,11 @@ mod tests {
             (0..5).map(|i| (10 + i, 1, 100_000 * (i + 1))).collect();
         let mut tb = two_gap(20.0, 1e6, &on_the_way);
         assert_eq!(fill_ids(&mut tb), vec![0, 10, 11, 12, 13, 14, 1]);
-        let mut tb = bed(Dor::new(DorParams {
-            base: 2,
-            m_dmo: 20.0,
-            m_qos: 1e6,
-            drive_stroke: true,
+        let bounded = Dor::new(DorParams {
             bounded_walk: true,
-        }));
-        add(&mut tb, 0, 1, 0);
-        add(&mut tb, 1, 2, 1_000_000);
-        for &(id, flow, sector) in &on_the_way {
-            add(&mut tb, id, flow, sector);
-        }
+            ..dor(20.0, 1e6, 2).params
+        });
+        let mut tb = two_gap_with(bounded, &on_the_way);
         assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
         let (base, expanded) = tb.policy().last_sequences();
         assert_eq!((base.len(), expanded.len()), (2, 3));
