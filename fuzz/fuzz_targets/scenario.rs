@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sluice::Duration;
-use sluice_sim::Scenario;
+use sluice_runtime::Scenario;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

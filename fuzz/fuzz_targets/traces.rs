@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sluice_sim::device::presets;
-use sluice_sim::startup::StartupTrace;
+use sluice_workload::startup::StartupTrace;
 use sluice_sim::validate::{parse_trace, validate};
 
 fuzz_target!(|data: &[u8]| {

@@ -5,7 +5,7 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use sluice_sim::{overrides, Scenario};
+use sluice_runtime::{overrides, Scenario};
 
 // Named `sluice.SluiceError`, where the package exports it, so that it
 // pickles (multiprocessing, Ray) and tracebacks name it as users write it.
@@ -62,7 +62,7 @@ fn sim_json(
             .map_err(|e| fail(format!("timeline_ms={}: {e}", b.as_millis_f64())))?;
     }
     let report = py
-        .detach(|| -> Result<_, sluice_sim::Error> {
+        .detach(|| -> Result<_, sluice_runtime::Error> {
             let mut sim = sluice_sim::Simulation::new(&s)?;
             if let Some(b) = bin {
                 sim = sim.with_timeline(b);
@@ -87,7 +87,7 @@ fn toml_of_json(json: &str) -> PyResult<String> {
 #[pyo3(signature = (paper, quick=false))]
 fn repro_json(py: Python<'_>, paper: &str, quick: bool) -> PyResult<String> {
     let report = py
-        .detach(|| sluice_sim::repro::run(paper, quick, &|_, _| {}))
+        .detach(|| sluice_repro::run(paper, quick, &|_, _| {}))
         .map_err(fail)?;
     serde_json::to_string(&report).map_err(fail)
 }

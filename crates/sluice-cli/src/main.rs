@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use sluice_sim::Scenario;
+use sluice_runtime::Scenario;
 
 mod fio;
 mod kernel;
@@ -326,7 +326,7 @@ fn broken_pipe(e: &anyhow::Error) -> bool {
 
 fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
     let mut s = Scenario::load(path)?;
-    sluice_sim::overrides::apply(&mut s, seed, scheduler)
+    sluice_runtime::overrides::apply(&mut s, seed, scheduler)
         .with_context(|| format!("--scheduler {}", scheduler.unwrap_or_default()))?;
     Ok(s)
 }
@@ -334,7 +334,7 @@ fn load(path: &std::path::Path, seed: Option<u64>, scheduler: Option<&str>) -> R
 /// Refuse a timeline whose bins would not fit in memory (`run` checks
 /// its own, once its duration is known).
 pub fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
-    sluice_sim::overrides::check_timeline(s, bin)
+    sluice_runtime::overrides::check_timeline(s, bin)
         .with_context(|| format!("--timeline {}", bin.as_millis_f64()))
 }
 
@@ -431,7 +431,7 @@ fn run(cli: Cli) -> Result<()> {
             };
             let records = sluice_sim::validate::load_trace(&trace)?;
             let report = sluice_sim::validate::validate(&disk, &model, &records).map_err(|e| {
-                sluice_sim::Error {
+                sluice_runtime::Error {
                     file: trace.display().to_string(),
                     ..e
                 }
@@ -450,16 +450,16 @@ fn run(cli: Cli) -> Result<()> {
                 bar.get_or_init(|| progress::Progress::new(paper.clone(), total as u64, "runs"))
                     .set(done as u64);
             };
-            let opts = sluice_sim::repro::Options {
+            let opts = sluice_repro::Options {
                 quick,
                 progress: &progress,
                 save_scenarios: save_scenarios.as_deref(),
             };
-            let report = sluice_sim::repro::run_with(&paper, &opts)?;
+            let report = sluice_repro::run_with(&paper, &opts)?;
             if let Some(b) = bar.get() {
                 b.finish();
             }
-            emit(json, &report, |r| sluice_sim::repro::tables(r, full))?;
+            emit(json, &report, |r| sluice_repro::tables(r, full))?;
         }
         Command::Run {
             scenario,

@@ -3,8 +3,8 @@
 use std::fmt::Write;
 
 use sluice_sim::device::presets::PRESETS;
-use sluice_sim::scenario::PATTERNS;
-use sluice_sim::SimReport;
+use sluice_runtime::scenario::PATTERNS;
+use sluice_runtime::SimReport;
 
 /// One run as a table: aggregate line, then one row per flow.
 pub fn report(r: &SimReport) -> String {

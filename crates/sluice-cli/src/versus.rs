@@ -10,7 +10,7 @@ use std::time::Duration as StdDuration;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sluice_sim::{Scenario, SimReport};
+use sluice_runtime::{Scenario, SimReport};
 
 use crate::kernel::{self, Unavailable};
 use crate::run;

@@ -14,7 +14,8 @@ use proptest::sample::Index;
 use sluice::Duration;
 use sluice_sim::device::{diskspecs, presets, Model};
 use sluice_sim::validate::{parse_trace, validate};
-use sluice_sim::{startup::StartupTrace, Scenario};
+use sluice_runtime::Scenario;
+use sluice_workload::startup::StartupTrace;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

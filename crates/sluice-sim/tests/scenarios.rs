@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use sluice_sim::Scenario;
+use sluice_runtime::Scenario;
 
 fn files(dir: &str) -> Vec<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"))

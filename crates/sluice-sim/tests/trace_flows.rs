@@ -4,7 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use sluice_sim::{simulate, Scenario, SimReport};
+use sluice_runtime::{Scenario, SimReport};
+use sluice_sim::simulate;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -10,7 +10,7 @@ mod output;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use sluice_sim::{FlowBuilder, Scenario, ScenarioBuilder};
+use sluice_runtime::{FlowBuilder, Scenario, ScenarioBuilder};
 use sluice_workload::Pattern;
 
 /// The drive a job file is simulated on unless told otherwise: the BFQ
@@ -122,11 +122,11 @@ pub fn fio(opts: &Options) -> Result<String> {
 /// bound (a long run of many jobs goes without them).
 fn samples_fit(s: &Scenario) -> bool {
     let bins = s.duration.as_secs_f64() * 1000.0 / output::SAMPLE_MS as f64 + 1.0;
-    bins * s.flows.len() as f64 <= sluice_sim::timeline::MAX_BINS as f64
+    bins * s.flows.len() as f64 <= sluice_runtime::timeline::MAX_BINS as f64
 }
 
 /// Simulate, with fio's 500 ms bandwidth samples when they fit.
-fn simulate(s: &Scenario) -> Result<sluice_sim::SimReport> {
+fn simulate(s: &Scenario) -> Result<sluice_runtime::SimReport> {
     let sim = sluice_sim::Simulation::new(s)?;
     Ok(if samples_fit(s) {
         sim.with_timeline(sluice::Duration::from_millis(output::SAMPLE_MS))
@@ -305,7 +305,7 @@ fn scenario(
 
 /// The simulated report of a job file's text, for tests.
 #[cfg(test)]
-fn simulate_text(text: &str) -> Result<sluice_sim::SimReport> {
+fn simulate_text(text: &str) -> Result<sluice_runtime::SimReport> {
     let jobs = jobfile::parse("t.fio", text)?;
     let (b, _, _) = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")?;
     simulate(&b.preset(DEFAULT_PRESET).build()?)

@@ -9,9 +9,9 @@
 use std::fmt::Write;
 
 use sluice::metrics::FIO_PERCENTILES;
-use sluice_sim::report::FlowReport;
-use sluice_sim::timeline::OrderedMap;
-use sluice_sim::SimReport;
+use sluice_runtime::report::FlowReport;
+use sluice_runtime::timeline::OrderedMap;
+use sluice_runtime::SimReport;
 
 /// fio's sampling interval for `bw_*` and `iops_*` (its default
 /// `bw_avg_time` and `iops_avg_time`).

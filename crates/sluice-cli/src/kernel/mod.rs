@@ -23,7 +23,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::{bail, Context, Result};
 use sluice::{Duration, Instant};
-use sluice_sim::Scenario;
+use sluice_runtime::Scenario;
 use sluice_uring::{Completion, TargetId};
 
 use crate::run::{

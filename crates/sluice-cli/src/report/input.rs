@@ -53,7 +53,7 @@ pub struct Experiment {
 
 /// One row: our figure and the paper's, if it gives one (the row `repro`
 /// writes).
-pub use sluice_sim::repro::Row;
+pub use sluice_repro::Row;
 
 /// What a set of result files holds.
 #[derive(Debug, Default, PartialEq)]

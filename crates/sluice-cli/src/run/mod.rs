@@ -24,8 +24,8 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sluice::{Duration, Instant, NS_PER_S};
-use sluice_sim::report::{measure, Perf, SimReport};
-use sluice_sim::Scenario;
+use sluice_runtime::report::{measure, Perf, SimReport};
+use sluice_runtime::Scenario;
 use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
 use sluice_workload::{Pattern, Replay};
 
@@ -284,7 +284,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     }
     let mut pop = Population::new(&s, targets, bases, opts.verify.then(Verifier::default));
     pop.timeline = opts.timeline_ms.map(|ms| {
-        sluice_sim::timeline::Bins::new(sluice::Duration::from_millis(ms), s.flows.len())
+        sluice_runtime::timeline::Bins::new(sluice::Duration::from_millis(ms), s.flows.len())
     });
     for i in 0..s.flows.len() {
         let first = pop.register_threads(&mut engine, i)?;

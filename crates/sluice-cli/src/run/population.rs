@@ -74,14 +74,14 @@ pub struct Population {
     /// Reusable buffers.
     pub spare: Vec<AlignedBuf>,
     /// `--timeline`: bytes per flow per bin of wall-clock time.
-    pub timeline: Option<sluice_sim::timeline::Bins>,
+    pub timeline: Option<sluice_runtime::timeline::Bins>,
 }
 
 impl Population {
     /// The scenario's flows, their data in `targets` from `bases` (bytes),
     /// with no thread registered yet.
     pub fn new(
-        s: &sluice_sim::Scenario,
+        s: &sluice_runtime::Scenario,
         targets: Vec<TargetId>,
         bases: Vec<u64>,
         verifier: Option<Verifier>,

@@ -8,7 +8,7 @@
 //! device, and re-arms the device and wake-up events.
 
 mod agenda;
-mod population;
+mod requests;
 mod recorder;
 mod request_log;
 
@@ -18,15 +18,16 @@ mod tests;
 use std::time::Instant as WallClock;
 
 use sluice::{Driver, Duration, Instant, RequestId, Scheduler};
+use sluice_runtime::population::Measured;
+use sluice_runtime::report::SimReport;
+use sluice_runtime::{Population, Scenario};
 use sluice_workload::Actions;
 
 use self::agenda::{Agenda, Event, Slot};
-use self::population::Population;
+use self::requests::Requests;
 use self::recorder::{Recorder, RunInfo};
 use crate::device::{self, Command, Device, Setup};
-use crate::error::Error;
-use crate::report::SimReport;
-use crate::scenario::Scenario;
+use sluice_runtime::Error;
 
 pub use self::request_log::RequestRecord;
 
@@ -36,7 +37,7 @@ pub struct Simulation {
     seed: u64,
     end: Instant,
     stop_after_finite: bool,
-    driver: Driver<Box<dyn Scheduler>>,
+    host: Requests,
     device: Box<dyn Device>,
     pop: Population,
     rec: Recorder,
@@ -75,7 +76,11 @@ impl Simulation {
             },
         );
         let mut driver = Driver::new(sched, device.queue_depth());
-        let pop = Population::new(scenario, &mut driver)?;
+        for (i, c) in scenario.classes.iter().enumerate() {
+            driver.add_class(Instant::ZERO, i as u32, c)?;
+        }
+        let mut host = Requests::new(driver);
+        let Ok(pop) = Population::new(scenario, &mut host);
         let mut agenda = Agenda::default();
         for (i, f) in scenario.flows.iter().enumerate() {
             agenda.push(f.start, Event::FlowIssue(i as u32));
@@ -85,7 +90,7 @@ impl Simulation {
             seed: scenario.seed,
             end: Instant::ZERO + scenario.duration,
             stop_after_finite: scenario.stop_after_finite,
-            driver,
+            host,
             device,
             pop,
             rec: Recorder::new(Instant::ZERO + scenario.warmup),
@@ -129,9 +134,6 @@ impl Simulation {
     /// (empty otherwise), in completion order.
     pub fn run_logged(mut self) -> (SimReport, Vec<RequestRecord>) {
         let wall = WallClock::now();
-        let flows = self.pop.flows.len();
-        let finite = self.pop.finite_left;
-        let all_finite = self.stop_after_finite && finite > 0 || finite == flows;
         while let Some((t, ev)) = self.agenda.pop() {
             if t > self.end {
                 break;
@@ -150,44 +152,45 @@ impl Simulation {
                         self.complete(RequestId(tag));
                     }
                 }
-                Event::Wake(g) if self.wake_event.fires(g) => self.driver.handle_timeout(t),
+                Event::Wake(g) if self.wake_event.fires(g) => self.host.driver.handle_timeout(t),
                 _ => continue,
             }
             self.fill_device();
             self.rearm();
-            if all_finite && self.pop.finite_left == 0 {
+            if self.pop.finite_done(self.stop_after_finite) {
                 break;
             }
         }
-        let end = if all_finite && self.pop.finite_left == 0 {
+        let end = if self.pop.finite_done(self.stop_after_finite) {
             self.now
         } else {
             self.end
         };
         let info = RunInfo {
             scenario: &self.scenario_name,
-            scheduler: self.driver.policy().name(),
+            scheduler: self.host.driver.policy().name(),
             device: self.device.name(),
             seed: self.seed,
-            policy_stats: self.driver.policy().stats(),
+            policy_stats: self.host.driver.policy().stats(),
             events: self.events,
         };
+        let oldest = self.host.oldest_pending(self.pop.flows.len());
         let report = self
             .rec
-            .report(&self.pop, info, end, wall.elapsed().as_secs_f64());
+            .report(&self.pop, &oldest, info, end, wall.elapsed().as_secs_f64());
         (report, self.rec.take_log())
     }
 
     /// Flow `f` is due to act.
     fn flow_wakes(&mut self, f: usize) {
-        let mut act = Actions::default();
-        self.pop.flows[f].wake(self.now, &mut act);
+        let act = self.pop.wake(f, self.now);
         self.apply(f, act);
     }
 
     /// Hand flow `f`'s requests to the driver and schedule its wake-ups.
     fn apply(&mut self, f: usize, act: Actions) {
-        for t in self.pop.apply(&mut self.driver, f, act, self.now) {
+        let Ok(wakes) = self.pop.apply(&mut self.host, f, act, self.now);
+        for t in wakes {
             self.agenda
                 .push(t.max(self.now), Event::FlowIssue(f as u32));
         }
@@ -196,24 +199,31 @@ impl Simulation {
     /// The device finished request `id`.
     fn complete(&mut self, id: RequestId) {
         let done = self
+            .host
             .driver
             .complete(self.now, id)
             .expect("the device completes only what it was given");
-        self.pop.served(id);
+        self.host.served(id);
         let (f, thread) = self.pop.owner(done.request.flow);
-        self.rec.record(&mut self.pop, f, thread, &done);
-        let current = self.pop.is_current(done.request.flow);
-        let mut act = Actions::default();
-        let flow = &mut self.pop.flows[f];
-        if flow.completed(self.now, thread, current, self.rec.warmup, &mut act) {
-            self.pop.finite_left -= 1;
+        if self.rec.record(f, thread, &done) {
+            let (r, svc) = (&done.request, &done.service);
+            let measured = Measured {
+                bytes: r.bytes(),
+                write: r.is_write(),
+                latency: svc.completed - r.arrival,
+                disk_time: svc.disk_time,
+            };
+            self.pop.record(f, thread, measured);
         }
+        let (f, act) = self
+            .pop
+            .completed(done.request.flow, self.now, self.rec.warmup);
         self.apply(f, act);
     }
 
     /// Send the device what the driver dispatches.
     fn fill_device(&mut self) {
-        while let Some(r) = self.driver.poll_dispatch(self.now, self.device.as_ref()) {
+        while let Some(r) = self.host.driver.poll_dispatch(self.now, self.device.as_ref()) {
             self.device.submit(self.now, Command::of(&r));
         }
     }
@@ -225,7 +235,7 @@ impl Simulation {
         let next = self.device.next_completion();
         self.agenda
             .rearm(&mut self.device_event, next, now, Event::Device);
-        let next = self.driver.poll_timeout();
+        let next = self.host.driver.poll_timeout();
         self.agenda
             .rearm(&mut self.wake_event, next, now, Event::Wake);
     }

@@ -3,9 +3,11 @@
 
 use sluice::{Completion, Duration, Instant};
 
-use super::population::Population;
+use sluice_runtime::report::{measure, Perf, SimReport, SIM_SCHEMA};
+use sluice_runtime::timeline::Bins;
+use sluice_runtime::Population;
+
 use super::request_log::RequestRecord;
-use crate::report::{measure, Perf, SimReport, SIM_SCHEMA};
 
 /// Measurements of one run.
 pub(crate) struct Recorder {
@@ -15,7 +17,7 @@ pub(crate) struct Recorder {
     pub completed_total: u64,
     /// Bytes per flow per bin, when a timeline was asked for (the
     /// aggregate is their sum).
-    flow_timeline: Option<crate::timeline::Bins>,
+    flow_timeline: Option<Bins>,
     /// Device time per flow per bin, when the timeline is on.
     disk_timeline: Vec<Vec<Duration>>,
     /// Every completed request, when asked for.
@@ -46,7 +48,7 @@ impl Recorder {
     /// Also record throughput and device time per flow over time.
     pub fn with_timeline(&mut self, bin: Duration, flows: usize) {
         self.disk_timeline = vec![Vec::new(); flows];
-        self.flow_timeline = Some(crate::timeline::Bins::new(bin, flows));
+        self.flow_timeline = Some(Bins::new(bin, flows));
     }
 
     /// Also record every completed request.
@@ -59,8 +61,10 @@ impl Recorder {
         self.log.take().unwrap_or_default()
     }
 
-    /// Account for a completion of flow `f`'s thread `thread` at `now`.
-    pub fn record(&mut self, pop: &mut Population, f: usize, thread: u32, done: &Completion) {
+    /// Account for a completion of flow `f`'s thread `thread`: timelines
+    /// and log; returns whether it counts in the flow's measurements (it
+    /// came after the warm-up).
+    pub fn record(&mut self, f: usize, thread: u32, done: &Completion) -> bool {
         let (r, svc) = (&done.request, &done.service);
         let now = svc.completed;
         self.completed_total += 1;
@@ -85,26 +89,19 @@ impl Recorder {
                 completed: now,
             });
         }
-        if now >= self.warmup {
-            let flow = &mut pop.flows[f];
-            flow.metrics
-                .record(r.bytes(), r.is_write(), now - r.arrival);
-            flow.metrics.disk_time += svc.disk_time;
-            let ts = &mut flow.thread_stats[thread as usize];
-            ts.0 += 1;
-            ts.1 += u64::from(r.sectors);
-        }
+        now >= self.warmup
     }
 
     /// The report of a run that ended at `end`.
     pub fn report(
         &self,
         pop: &Population,
+        oldest_pending: &[Option<Instant>],
         info: RunInfo<'_>,
         end: Instant,
         wall_s: f64,
     ) -> SimReport {
-        let (aggregate, mut flows) = measure(&pop.flows, &pop.oldest_pending(), self.warmup, end);
+        let (aggregate, mut flows) = measure(&pop.flows, oldest_pending, self.warmup, end);
         for (fi, f) in flows.iter_mut().enumerate() {
             f.disk_timeline_s = self
                 .disk_timeline

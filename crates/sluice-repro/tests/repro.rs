@@ -3,7 +3,7 @@
 //! or the disk model that breaks one of them must be explained in the
 //! README, not slipped in.
 
-use sluice_sim::repro::{run, ReproReport};
+use sluice_repro::{run, ReproReport};
 
 fn quick(paper: &str) -> ReproReport {
     run(paper, true, &|_, _| {}).unwrap()

@@ -4,9 +4,9 @@
 //! isolation, and VIOS(P) on a queueing drive.
 
 use super::{row, Experiment, Jobs};
-use crate::error::Result;
-use crate::scenario::Pattern;
-use crate::{FlowBuilder, ScenarioBuilder, SimReport};
+use sluice_runtime::Result;
+use sluice_runtime::scenario::Pattern;
+use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 
 /// Program 1 reads files 5, 6 and 7 (§5.1.2).
 const PROGRAM1: [u32; 3] = [5, 6, 7];
@@ -73,7 +73,7 @@ fn program(mut s: ScenarioBuilder, app: &str, files: [u32; 3], requests: u64) ->
 fn flows_of<'a>(
     r: &'a SimReport,
     app: &'a str,
-) -> impl Iterator<Item = &'a crate::report::FlowReport> + 'a {
+) -> impl Iterator<Item = &'a sluice_runtime::report::FlowReport> + 'a {
     r.flows
         .iter()
         .filter(move |f| f.name.starts_with(&format!("{app}.")))

@@ -3,9 +3,9 @@
 //! overlapping, tie-breaking, fragment grouping, latency accounting).
 
 use super::{row, Experiment, Jobs, Row};
-use crate::error::Result;
-use crate::scenario::Pattern;
-use crate::{FlowBuilder, ScenarioBuilder, SimReport};
+use sluice_runtime::Result;
+use sluice_runtime::scenario::Pattern;
+use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 
 /// Tables 1 and 2: (task, YFQ, BSD) for 1, 2 and 3 tasks.
 const PAPER_DELAY: [[(f64, f64); 3]; 3] = [

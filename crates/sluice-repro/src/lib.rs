@@ -1,5 +1,6 @@
-//! Reproductions of the papers' experiments: each builds scenarios, runs
-//! them, and reports our value next to the paper's.
+//! sluice-repro: the papers' experiments reproduced on the simulator.
+//! Each builds its scenarios, runs them, and reports our value next to
+//! the paper's.
 
 mod bfq;
 mod dor;
@@ -13,8 +14,9 @@ use std::sync::Mutex;
 use serde::Serialize;
 use sluice::Duration;
 
-use crate::error::{Error, Result};
-use crate::{ScenarioBuilder, SimReport, Simulation};
+use sluice_runtime::{Error, Result};
+use sluice_runtime::{ScenarioBuilder, SimReport};
+use sluice_sim::Simulation;
 
 /// Schema tag of [`ReproReport`].
 pub const REPRO_SCHEMA: &str = "sluice.repro/1";
@@ -226,15 +228,16 @@ fn run_jobs(jobs: &[Job], opts: &Options) -> Result<Vec<SimReport>> {
 /// `[scheduler]` table's values, e.g. `8k-8tasks--yfq-4-true`, with
 /// characters unsafe in a file name replaced by `_`.
 fn save_name(s: &ScenarioBuilder) -> String {
-    let mut values = vec![s.scheduler.name.clone()];
-    values.extend(s.scheduler.params.values().map(|v| match v {
+    let (policy, params) = s.policy();
+    let mut values = vec![policy.to_string()];
+    values.extend(params.values().map(|v| match v {
         toml::Value::String(s) => s.clone(),
         toml::Value::Integer(i) => i.to_string(),
         toml::Value::Float(x) => x.to_string(),
         toml::Value::Boolean(b) => b.to_string(),
         other => other.to_string(),
     }));
-    let label = format!("{}--{}", s.name, values.join("-"));
+    let label = format!("{}--{}", s.name(), values.join("-"));
     label
         .chars()
         .filter(|&c| c != '"')
@@ -411,8 +414,8 @@ pub fn tables(r: &ReproReport, full: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::Pattern;
-    use crate::{FlowBuilder, Scenario};
+    use sluice_runtime::scenario::Pattern;
+    use sluice_runtime::{FlowBuilder, Scenario};
 
     fn sweep(levels: &[u32], metrics: usize) -> ReproReport {
         let mut rows = Vec::new();

@@ -3,9 +3,10 @@
 //! times, video playback, NCQ, weights, and an ablation of the heuristics.
 
 use super::{row, Experiment, Jobs, Row};
-use crate::error::Result;
-use crate::scenario::Pattern;
-use crate::{FlowBuilder, Replay, ScenarioBuilder, SimReport};
+use sluice_runtime::Result;
+use sluice_runtime::scenario::Pattern;
+use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
+use sluice_workload::Replay;
 
 const SCHEDS: [&str; 3] = ["bfq+", "bfq", "cfq"];
 /// BFQ+ without the two things its code does for raised queues that the

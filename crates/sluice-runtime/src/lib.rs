@@ -1,0 +1,26 @@
+//! sluice-runtime: the workload runtime every sluice host runs.
+//!
+//! A host (the simulator, the io_uring engine, OS threads under the
+//! kernel's scheduler) supplies time and a device; this crate supplies the
+//! rest, the same way for all of them: the scenario format
+//! ([`scenario`]), the population of flows and their threads
+//! ([`population`], generic over the host's [`Backend`]), what a run
+//! measures ([`report`], [`timeline`]) and the command-line overrides
+//! ([`overrides`]).
+//!
+//! ```no_run
+//! let scenario = sluice_runtime::Scenario::load("scenarios/10r-rand.toml".as_ref()).unwrap();
+//! println!("{} flows", scenario.flows.len());
+//! ```
+
+mod error;
+pub mod overrides;
+pub mod population;
+pub mod report;
+pub mod scenario;
+pub mod timeline;
+
+pub use error::{Error, Result};
+pub use population::{Backend, Population};
+pub use report::SimReport;
+pub use scenario::{FlowBuilder, Scenario, ScenarioBuilder};

@@ -1,0 +1,373 @@
+//! [`ScenarioBuilder`] and [`FlowBuilder`]: a scenario's keys as its file
+//! states them, read from TOML or set in code.
+
+use super::*;
+
+/// A scenario as its file states it: the keys of a scenario file, each
+/// optional where the file's is. Read one from TOML ([`Scenario::parse`]) or
+/// build one in code; [`build`](Self::build) checks it, applies the defaults
+/// and expands it into a [`Scenario`] the same way for both, and
+/// [`to_toml`](Self::to_toml) writes it as a scenario file.
+///
+/// ```
+/// use sluice_runtime::scenario::{FlowBuilder, Pattern, ScenarioBuilder};
+///
+/// let s = ScenarioBuilder::new("10r-rand", 20.0)
+///     .warmup_s(5.0)
+///     .preset("maxtor-stm332061")
+///     .scheduler("bfq+")
+///     .param("low_latency", false)
+///     .flow(FlowBuilder::new("r", Pattern::RandRead).count(10))
+///     .build()
+///     .unwrap();
+/// assert_eq!(s.flows.len(), 10);
+/// assert_eq!(s.flows[9].name, "r9");
+/// ```
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioBuilder {
+    pub(crate) name: String,
+    #[serde(default = "one")]
+    pub(crate) seed: u64,
+    pub(crate) duration_s: f64,
+    #[serde(default)]
+    pub(crate) warmup_s: f64,
+    /// End the run as soon as every finite flow is done.
+    #[serde(default)]
+    pub(crate) stop_after_finite: bool,
+    /// Optional in the file: `sim` then says the preset is missing, `run`
+    /// needs none.
+    #[serde(default)]
+    pub(crate) device: DeviceKeys,
+    pub(crate) scheduler: SchedulerKeys,
+    #[serde(rename = "flow", default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) flows: Vec<FlowBuilder>,
+    #[serde(rename = "class", default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) classes: Vec<ClassKeys>,
+}
+
+/// A `[[class]]` table.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ClassKeys {
+    pub(super) name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) quantum_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) inner: Option<String>,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// The `[device]` table.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DeviceKeys {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) preset: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) diskspecs: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) queue_depth: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) internal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) write_cache: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) read_cache: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) max_command_age_ms: Option<f64>,
+}
+
+/// The `[scheduler]` table: the policy's name and its parameters.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+pub(crate) struct SchedulerKeys {
+    pub(crate) name: String,
+    #[serde(flatten)]
+    pub(crate) params: BTreeMap<String, toml::Value>,
+}
+
+/// A `[[flow]]` table: `count` flows alike (see [`ScenarioBuilder`]).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowBuilder {
+    pub(super) name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) count: Option<u32>,
+    pub(super) pattern: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) request_kib: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) file_gib: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) weight: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) start_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) offset_gib: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) think_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) outstanding: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) requests: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) trace: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) replay: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) repeat_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) pause_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) runs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) fps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) buffer_frames: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) clip_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) class: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) fragment_kib: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) weights: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) size_mean_sectors: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) size_sd_sectors: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) read_fraction: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) format: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) timing: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) offsets: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) rate_iops: Option<f64>,
+}
+
+impl ScenarioBuilder {
+    /// A scenario of `duration_s` seconds with the file's defaults: seed 1,
+    /// no warm-up. It still needs a device, a scheduler and a flow.
+    pub fn new(name: impl Into<String>, duration_s: f64) -> Self {
+        ScenarioBuilder {
+            name: name.into(),
+            seed: one(),
+            duration_s,
+            warmup_s: 0.0,
+            stop_after_finite: false,
+            device: DeviceKeys::default(),
+            scheduler: SchedulerKeys::default(),
+            flows: Vec::new(),
+            classes: Vec::new(),
+        }
+    }
+
+    /// The scenario's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `[scheduler]` table: the policy's name and its parameters, in
+    /// key order.
+    pub fn policy(&self) -> (&str, &BTreeMap<String, toml::Value>) {
+        (&self.scheduler.name, &self.scheduler.params)
+    }
+
+    /// `seed`.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// `warmup_s`: throughput counts only what completes after it.
+    pub fn warmup_s(mut self, warmup_s: f64) -> Self {
+        self.warmup_s = warmup_s;
+        self
+    }
+
+    /// `stop_after_finite`: end when every finite flow is done.
+    pub fn stop_after_finite(mut self, stop: bool) -> Self {
+        self.stop_after_finite = stop;
+        self
+    }
+
+    /// `[device] preset`.
+    pub fn preset(mut self, name: impl Into<String>) -> Self {
+        self.device.preset = Some(name.into());
+        self
+    }
+
+    /// `[device] diskspecs`: a DiskSim description (relative paths from the
+    /// current directory).
+    pub fn diskspecs(mut self, path: impl Into<String>) -> Self {
+        self.device.diskspecs = Some(path.into());
+        self
+    }
+
+    /// `[device] queue_depth`.
+    pub fn queue_depth(mut self, depth: u32) -> Self {
+        self.device.queue_depth = Some(depth);
+        self
+    }
+
+    /// `[device] internal`: the drive's own order (`fcfs`, `sstf`, `satf`).
+    pub fn internal(mut self, order: impl Into<String>) -> Self {
+        self.device.internal = Some(order.into());
+        self
+    }
+
+    /// `[device] write_cache`.
+    pub fn write_cache(mut self, on: bool) -> Self {
+        self.device.write_cache = Some(on);
+        self
+    }
+
+    /// `[device] read_cache`.
+    pub fn read_cache(mut self, on: bool) -> Self {
+        self.device.read_cache = Some(on);
+        self
+    }
+
+    /// `[device] max_command_age_ms`: drive firmware ageing.
+    pub fn max_command_age_ms(mut self, ms: f64) -> Self {
+        self.device.max_command_age_ms = Some(ms);
+        self
+    }
+
+    /// `[scheduler] name`: the policy.
+    pub fn scheduler(mut self, policy: impl Into<String>) -> Self {
+        self.scheduler.name = policy.into();
+        self
+    }
+
+    /// A `[scheduler]` parameter.
+    pub fn param(mut self, name: impl Into<String>, value: impl Into<toml::Value>) -> Self {
+        self.scheduler.params.insert(name.into(), value.into());
+        self
+    }
+
+    /// A `[[class]]` of flows.
+    pub fn class(
+        mut self,
+        name: impl Into<String>,
+        quantum_ms: f64,
+        inner: impl Into<String>,
+    ) -> Self {
+        self.classes.push(ClassKeys {
+            name: name.into(),
+            quantum_ms: Some(quantum_ms),
+            inner: Some(inner.into()),
+        });
+        self
+    }
+
+    /// A `[[flow]]`.
+    pub fn flow(mut self, flow: FlowBuilder) -> Self {
+        self.flows.push(flow);
+        self
+    }
+
+    /// Check the scenario and expand it, as [`Scenario::parse`] does a
+    /// file's (relative paths from the current directory). Errors name no
+    /// file.
+    pub fn build(&self) -> Result<Scenario> {
+        Scenario::from_raw(self, Path::new(""), false)
+    }
+
+    /// The scenario for `sluice run`: no drive model needed.
+    pub fn build_real(&self) -> Result<Scenario> {
+        Scenario::from_raw(self, Path::new(""), true)
+    }
+
+    /// The scenario as a scenario file that [`Scenario::parse`] reads back
+    /// into this builder.
+    pub fn to_toml(&self) -> Result<String> {
+        toml::to_string(self).map_err(|e| {
+            fail(format!(
+                "cannot write scenario '{}' as TOML: {e}",
+                self.name
+            ))
+        })
+    }
+}
+
+/// Setters of optional `[[flow]]` keys.
+macro_rules! flow_keys {
+    ($($(#[$doc:meta])* $key:ident: $t:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $key(mut self, value: $t) -> Self {
+            self.$key = Some(value);
+            self
+        }
+    )*};
+}
+
+impl FlowBuilder {
+    /// A flow (`count` = 1) with every other key at its default.
+    pub fn new(name: impl Into<String>, pattern: Pattern) -> Self {
+        FlowBuilder {
+            name: name.into(),
+            pattern: pattern.name().to_string(),
+            ..FlowBuilder::default()
+        }
+    }
+
+    flow_keys! {
+        /// `count` flows alike, named `name0`, `name1`, ...
+        count: u32;
+        request_kib: u32;
+        file_gib: f64;
+        weight: u32;
+        start_s: f64;
+        /// Where the flow's file starts (default: after the files so far).
+        offset_gib: f64;
+        think_ms: f64;
+        outstanding: u32;
+        /// Stop after this many requests.
+        requests: u64;
+        repeat_s: f64;
+        pause_s: f64;
+        runs: u64;
+        fps: f64;
+        buffer_frames: u32;
+        clip_s: f64;
+        fragment_kib: u32;
+        /// At most this many issues per second (greedy flows).
+        rate_iops: f64;
+        weights: Vec<u32>;
+        size_mean_sectors: f64;
+        size_sd_sectors: f64;
+        read_fraction: f64;
+    }
+
+    /// Start-up flows: the trace, `xterm`, `gnometerm`, `bash` or a path.
+    pub fn trace(mut self, trace: impl Into<String>) -> Self {
+        self.trace = Some(trace.into());
+        self
+    }
+
+    /// Trace flows: the trace's format (`blkparse`, `fio-iolog`, `msr`,
+    /// `spc`, `disksim`).
+    pub fn format(mut self, format: trace::Format) -> Self {
+        self.format = Some(format.name().to_string());
+        self
+    }
+
+    /// Start-up flows: `s-suite` (the default) or `recorded`.
+    pub fn replay(mut self, replay: Replay) -> Self {
+        self.replay = Some(replay.name().to_string());
+        self
+    }
+
+    /// The `[[class]]` the flow belongs to.
+    pub fn class(mut self, class: impl Into<String>) -> Self {
+        self.class = Some(class.into());
+        self
+    }
+}

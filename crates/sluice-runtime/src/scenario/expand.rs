@@ -1,0 +1,598 @@
+//! Expanding a [`ScenarioBuilder`] into a [`Scenario`]: defaults, ranges,
+//! counts, file placement and each flow kind's keys.
+
+use super::*;
+
+/// Settings of start-up and video flows, read once per `[[flow]]`.
+#[derive(Default)]
+struct KindKeys {
+    pool_weights: Vec<u32>,
+    size_mean: f64,
+    size_sd: f64,
+    read_fraction: f64,
+    trace: Option<Arc<StartupTrace>>,
+    replay: Replay,
+    /// Trace flows: the trace as read, its timing and offset policy.
+    block_trace: Option<Arc<Trace>>,
+    timing: Timing,
+    offsets: Offsets,
+    repeat: Option<(Duration, Duration)>,
+    frame_period: Duration,
+    buffer_frames: u32,
+    requests: Option<u64>,
+}
+
+/// The longest time a scenario may state, in seconds (about 116 days).
+pub const MAX_SECONDS: f64 = 1e7;
+
+fn seconds(key: &str, v: f64, min: f64) -> Result<Duration> {
+    if !v.is_finite() || v < min || v > MAX_SECONDS {
+        return Err(fail(format!(
+            "{key} must be a number of seconds in {min}..={MAX_SECONDS} (got {v})"
+        )));
+    }
+    Ok(Duration::from_nanos((v * NS_PER_S as f64).round() as u64))
+}
+
+impl Scenario {
+    /// The device model a `[device]` table names.
+    fn model(dev: &DeviceKeys, base: &Path, real: bool) -> Result<Model> {
+        match (&dev.preset, &dev.diskspecs) {
+            (None, None) if real => Ok(Self::real_target()),
+            (Some(_), Some(_)) => Err(fail("[device]: give either preset or diskspecs, not both")),
+            (None, None) => Err(fail("[device]: missing preset (or diskspecs = \"path\")")),
+            (Some(name), None) => presets::preset(name).ok_or_else(|| {
+                let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
+                fail(format!(
+                    "[device] preset: unknown preset '{name}' (available: {})",
+                    names.join(", ")
+                ))
+            }),
+            (None, Some(path)) => {
+                let p = base.join(path);
+                diskspecs::load(&p)
+                    .map(Model::Hdd)
+                    .map_err(|e| fail(format!("[device] diskspecs: {e}")))
+            }
+        }
+    }
+
+    /// Where copy `i` of a flow's file starts: at `offset_gib` (copies one
+    /// after another), or after the files laid out so far.
+    fn place(
+        f: &FlowBuilder,
+        i: u32,
+        file_sectors: u64,
+        next_free: u64,
+        capacity: u64,
+    ) -> Result<u64> {
+        match f.offset_gib {
+            Some(g) => {
+                let start = Self::offset(g, capacity)?;
+                Ok(start.saturating_add(u64::from(i).saturating_mul(file_sectors)))
+            }
+            None => Ok(next_free),
+        }
+    }
+
+    /// `offset_gib` in sectors: a number inside the device.
+    fn offset(g: f64, capacity: u64) -> Result<u64> {
+        let max = capacity as f64 / GIB_SECTORS;
+        if !g.is_finite() || g < 0.0 || g * GIB_SECTORS >= capacity as f64 {
+            return Err(fail(format!(
+                "offset_gib must be 0..{max:.1} (inside the device; got {g})"
+            )));
+        }
+        Ok((g * GIB_SECTORS) as u64)
+    }
+
+    /// Keys that only start-up or video flows take.
+    fn kind_keys(f: &FlowBuilder, pattern: Pattern, base: &Path) -> Result<KindKeys> {
+        let mut k = KindKeys::default();
+        let only = |key: &str, set: bool, which: Pattern| {
+            if set && pattern != which {
+                Err(fail(format!(
+                    "{key} applies only to pattern = \"{}\"",
+                    if which == Pattern::Startup {
+                        "startup"
+                    } else {
+                        "video"
+                    }
+                )))
+            } else {
+                Ok(())
+            }
+        };
+        if f.trace.is_some() && !matches!(pattern, Pattern::Startup | Pattern::Trace) {
+            return Err(fail(
+                "trace applies only to pattern = \"startup\" or \"trace\"",
+            ));
+        }
+        for (key, set) in [
+            ("format", f.format.is_some()),
+            ("timing", f.timing.is_some()),
+            ("offsets", f.offsets.is_some()),
+        ] {
+            if set && pattern != Pattern::Trace {
+                return Err(fail(format!("{key} applies only to pattern = \"trace\"")));
+            }
+        }
+        only("replay", f.replay.is_some(), Pattern::Startup)?;
+        only("repeat_s", f.repeat_s.is_some(), Pattern::Startup)?;
+        only("pause_s", f.pause_s.is_some(), Pattern::Startup)?;
+        only("runs", f.runs.is_some(), Pattern::Startup)?;
+        only("fps", f.fps.is_some(), Pattern::Video)?;
+        only("buffer_frames", f.buffer_frames.is_some(), Pattern::Video)?;
+        only("clip_s", f.clip_s.is_some(), Pattern::Video)?;
+        only("weights", f.weights.is_some(), Pattern::Pool)?;
+        only(
+            "size_mean_sectors",
+            f.size_mean_sectors.is_some(),
+            Pattern::Pool,
+        )?;
+        only(
+            "size_sd_sectors",
+            f.size_sd_sectors.is_some(),
+            Pattern::Pool,
+        )?;
+        only("read_fraction", f.read_fraction.is_some(), Pattern::Pool)?;
+        match pattern {
+            Pattern::Trace => {
+                let path = f.trace.as_deref().ok_or_else(|| {
+                    fail("a trace flow needs trace = \"path\" and format = \"...\"")
+                })?;
+                let format = f.format.as_deref().ok_or_else(|| {
+                    fail(format!(
+                        "a trace flow needs format = one of {}",
+                        value_names(&trace::Format::ALL)
+                    ))
+                })?;
+                let format = trace::Format::parse(format).ok_or_else(|| {
+                    fail(format!(
+                        "format: unknown value '{format}' (valid: {})",
+                        value_names(&trace::Format::ALL)
+                    ))
+                })?;
+                if let Some(t) = &f.timing {
+                    k.timing = Timing::parse(t).ok_or_else(|| {
+                        fail(format!(
+                            "timing: unknown value '{t}' (valid: {})",
+                            value_names(&Timing::ALL)
+                        ))
+                    })?;
+                }
+                if let Some(o) = &f.offsets {
+                    k.offsets = Offsets::parse(o).ok_or_else(|| {
+                        fail(format!(
+                            "offsets: unknown value '{o}' (valid: {})",
+                            value_names(&Offsets::ALL)
+                        ))
+                    })?;
+                }
+                k.block_trace = Some(Arc::new(Trace::load(&base.join(path), format)?));
+            }
+            Pattern::Startup => {
+                let spec = f.trace.as_deref().ok_or_else(|| {
+                    fail("a startup flow needs trace = \"xterm\" | \"gnometerm\" | \"bash\" | \"path\"")
+                })?;
+                k.trace = Some(StartupTrace::resolve(spec, base)?);
+                if let Some(r) = &f.replay {
+                    k.replay = Replay::parse(r).ok_or_else(|| {
+                        let names: Vec<_> = Replay::ALL.iter().map(|m| m.0).collect();
+                        fail(format!(
+                            "replay: unknown value '{r}' (valid: {})",
+                            names.join(", ")
+                        ))
+                    })?;
+                }
+                if f.repeat_s.is_some() || f.pause_s.is_some() {
+                    let period = seconds("repeat_s", f.repeat_s.unwrap_or(0.0), 0.0)?;
+                    let pause = seconds("pause_s", f.pause_s.unwrap_or(0.0), 0.0)?;
+                    k.repeat = Some((period, pause));
+                }
+                if f.runs == Some(0) {
+                    return Err(fail("runs must be at least 1"));
+                }
+            }
+            Pattern::Pool => {
+                let w = f.weights.clone().unwrap_or_else(|| vec![80, 20]);
+                if w.is_empty() || w.len() > 64 || w.iter().any(|&x| !(1..=1000).contains(&x)) {
+                    return Err(fail("weights must list 1..=64 weights, each 1..=1000"));
+                }
+                k.pool_weights = w;
+                k.size_mean = f.size_mean_sectors.unwrap_or(8.0);
+                k.size_sd = f.size_sd_sectors.unwrap_or(2.0);
+                k.read_fraction = f.read_fraction.unwrap_or(2.0 / 3.0);
+                // Sizes up to 64 MiB, as request_kib.
+                if !(1.0..=131_072.0).contains(&k.size_mean) {
+                    return Err(fail(format!(
+                        "size_mean_sectors must be 1..=131072 (got {})",
+                        k.size_mean
+                    )));
+                }
+                if !(0.0..=131_072.0).contains(&k.size_sd) {
+                    return Err(fail(format!(
+                        "size_sd_sectors must be 0..=131072 (got {})",
+                        k.size_sd
+                    )));
+                }
+                if !(0.0..=1.0).contains(&k.read_fraction) {
+                    return Err(fail(format!(
+                        "read_fraction must be 0..=1 (got {})",
+                        k.read_fraction
+                    )));
+                }
+            }
+            Pattern::Video => {
+                let fps = f.fps.unwrap_or(27.0);
+                if !fps.is_finite() || !(0.1..=1000.0).contains(&fps) {
+                    return Err(fail(format!("fps must be 0.1..=1000 (got {fps})")));
+                }
+                let clip = f.clip_s.unwrap_or(30.0);
+                if !clip.is_finite() || !(0.1..=1e6).contains(&clip) {
+                    return Err(fail(format!(
+                        "clip_s must be a positive number of seconds (got {clip})"
+                    )));
+                }
+                k.frame_period = Duration::from_nanos((NS_PER_S as f64 / fps).round() as u64);
+                k.buffer_frames = f.buffer_frames.unwrap_or(8);
+                k.requests = Some(((clip * fps).round() as u64).max(1));
+            }
+            _ => {}
+        }
+        Ok(k)
+    }
+
+    /// The stand-in model of a real target: no size limit worth the name
+    /// (512 TiB; free space is the real engine's check), a queue up to 4096.
+    fn real_target() -> Model {
+        match presets::preset("ssd-sata") {
+            Some(Model::Ssd(mut s)) => {
+                s.name = "real".into();
+                s.capacity_sectors = 1 << 40;
+                s.max_queue = 4096;
+                Model::Ssd(s)
+            }
+            _ => unreachable!("ssd-sata is an SSD preset"),
+        }
+    }
+
+    pub(super) fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
+        let duration = seconds("duration_s", raw.duration_s, 0.001)?;
+        let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
+        if warmup >= duration {
+            return Err(fail(if raw.warmup_s < raw.duration_s {
+                format!(
+                    "warmup_s ({}) must end at least a nanosecond before duration_s ({}); both round to {} ns",
+                    raw.warmup_s,
+                    raw.duration_s,
+                    duration.as_nanos()
+                )
+            } else {
+                format!(
+                    "warmup_s ({}) must be shorter than duration_s ({})",
+                    raw.warmup_s, raw.duration_s
+                )
+            }));
+        }
+        let model = Self::model(&raw.device, base, real)?;
+        let queue_depth = raw.device.queue_depth.unwrap_or(1);
+        let max = model.max_queue();
+        if queue_depth == 0 || queue_depth as usize > max {
+            return Err(fail(format!(
+                "[device] queue_depth must be 1..={max} for {} (got {queue_depth})",
+                model.name()
+            )));
+        }
+        if (raw.device.write_cache.is_some() || raw.device.read_cache.is_some())
+            && !model.has_write_cache()
+        {
+            let key = if raw.device.write_cache.is_some() {
+                "write_cache"
+            } else {
+                "read_cache"
+            };
+            return Err(fail(format!(
+                "[device] {key}: {} has no drive cache to switch",
+                model.name()
+            )));
+        }
+        let max_command_age = match raw.device.max_command_age_ms {
+            None => None,
+            Some(x) if !x.is_finite() || x <= 0.0 || x > 1e7 => {
+                return Err(fail(format!(
+                    "[device] max_command_age_ms must be a number of milliseconds in (0, 1e7] (got {x})"
+                )))
+            }
+            Some(_) if !model.reorders() => {
+                return Err(fail(format!(
+                    "[device] max_command_age_ms: {} does not reorder its commands",
+                    model.name()
+                )))
+            }
+            Some(x) => Some(Duration::from_nanos((x * NS_PER_MS as f64).round() as u64)),
+        };
+        let internal = match raw.device.internal.as_deref() {
+            None => InternalOrder::Satf,
+            Some(s) => InternalOrder::parse(s).ok_or_else(|| {
+                fail(format!(
+                    "[device] internal: unknown order '{s}' (expected fcfs, sstf or satf)"
+                ))
+            })?,
+        };
+        let mut params = Params::default();
+        for (k, v) in &raw.scheduler.params {
+            let pv = match v {
+                toml::Value::Boolean(b) => ParamValue::Bool(*b),
+                toml::Value::Integer(i) => ParamValue::Int(*i),
+                toml::Value::Float(x) => ParamValue::Float(*x),
+                toml::Value::String(s) => ParamValue::Str(s.clone()),
+                other => {
+                    return Err(fail(format!(
+                        "[scheduler] {k}: expected a boolean, number or string, got {}",
+                        other.type_str()
+                    )))
+                }
+            };
+            params.insert(k, pv);
+        }
+        sluice::policy::build(&raw.scheduler.name, &params)
+            .map_err(|e| fail(format!("[scheduler] {e}")))?;
+        let mut classes: Vec<ClassConfig> = Vec::new();
+        for c in &raw.classes {
+            if classes.iter().any(|k| k.name == c.name) {
+                return Err(fail(format!("[[class]] '{}' is defined twice", c.name)));
+            }
+            let q = c.quantum_ms.unwrap_or(20.0);
+            if !q.is_finite() || !(0.001..=1e6).contains(&q) {
+                return Err(fail(format!(
+                    "[[class]] '{}': quantum_ms must be a positive number of ms (got {q})",
+                    c.name
+                )));
+            }
+            let inner = c.inner.clone().unwrap_or_else(|| "noop".into());
+            sluice::policy::build(&inner, &Params::default())
+                .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
+            classes.push(ClassConfig {
+                name: c.name.clone(),
+                quantum: Duration::from_nanos((q * NS_PER_MS as f64).round() as u64),
+                inner,
+            });
+        }
+        if raw.flows.is_empty() {
+            return Err(fail("no [[flow]]: a scenario needs at least one flow"));
+        }
+        let capacity = model.capacity();
+        let mut flows = Vec::new();
+        let mut next_free = 0u64;
+        for f in &raw.flows {
+            // Errors about a flow name it first (and quote a trace file's
+            // error whole).
+            let ctx = |e: Error| fail(format!("flow '{}': {e}", f.name));
+            let pattern = Pattern::parse(&f.pattern).ok_or_else(|| {
+                let names: Vec<_> = PATTERNS.iter().map(|p| p.0).collect();
+                ctx(fail(format!(
+                    "pattern: unknown pattern '{}' (available: {})",
+                    f.pattern,
+                    names.join(", ")
+                )))
+            })?;
+            let count = f.count.unwrap_or(1);
+            if count == 0 || count > 100_000 {
+                return Err(ctx(fail(format!("count must be 1..=100000 (got {count})"))));
+            }
+            let default_kib = match pattern {
+                Pattern::Video => 64,
+                p if p.is_sequential() => 128,
+                _ => 4,
+            };
+            let kib = f.request_kib.unwrap_or(default_kib);
+            if kib == 0 || kib > 65_536 {
+                return Err(ctx(fail(format!(
+                    "request_kib must be 1..=65536 (got {kib})"
+                ))));
+            }
+            let request_sectors = kib * KIB_SECTORS as u32;
+            let file_gib = f.file_gib.unwrap_or(5.0);
+            if !file_gib.is_finite() || file_gib <= 0.0 {
+                return Err(ctx(fail(format!(
+                    "file_gib must be positive (got {file_gib})"
+                ))));
+            }
+            let file_sectors = ((file_gib * GIB_SECTORS) as u64).max(u64::from(request_sectors));
+            let weight = f.weight.unwrap_or(100);
+            if !(1..=1000).contains(&weight) {
+                return Err(ctx(fail(format!("weight must be 1..=1000 (got {weight})"))));
+            }
+            let start =
+                Instant::ZERO + seconds("start_s", f.start_s.unwrap_or(0.0), 0.0).map_err(ctx)?;
+            let think_ms = f.think_ms.unwrap_or(0.0);
+            if !think_ms.is_finite() || !(0.0..=1e7).contains(&think_ms) {
+                return Err(ctx(fail(format!(
+                    "think_ms must be a number of ms in 0..=1e7 (got {think_ms})"
+                ))));
+            }
+            let outstanding = f
+                .outstanding
+                .unwrap_or(if pattern.is_write() { 16 } else { 1 });
+            if !(1..=4096).contains(&outstanding) {
+                return Err(ctx(fail(format!(
+                    "outstanding must be 1..=4096 (got {outstanding})"
+                ))));
+            }
+            if f.requests == Some(0) {
+                return Err(ctx(fail("requests must be at least 1")));
+            }
+            let rate_interval = match f.rate_iops {
+                None => None,
+                Some(r) if r.is_finite() && (0.001..=1e7).contains(&r) => {
+                    if !matches!(
+                        pattern,
+                        Pattern::SeqRead
+                            | Pattern::RandRead
+                            | Pattern::SeqWrite
+                            | Pattern::RandWrite
+                    ) {
+                        return Err(ctx(fail(
+                            "rate_iops applies to greedy readers and writers only",
+                        )));
+                    }
+                    Some(Duration::from_nanos((1e9 / r).round() as u64))
+                }
+                Some(r) => {
+                    return Err(ctx(fail(format!(
+                        "rate_iops must be 0.001..=1e7 (got {r})"
+                    ))))
+                }
+            };
+            let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
+            if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
+                return Err(ctx(fail("fragment_kib must be 1..=65536")));
+            }
+            if f.fragment_kib.is_some() && matches!(pattern, Pattern::Startup | Pattern::Video) {
+                return Err(ctx(fail(
+                    "fragment_kib applies to greedy readers and writers only",
+                )));
+            }
+            let class = match &f.class {
+                None => None,
+                Some(name) => Some(classes.iter().position(|c| &c.name == name).ok_or_else(
+                    || {
+                        let names: Vec<_> = classes.iter().map(|c| c.name.as_str()).collect();
+                        ctx(fail(format!(
+                            "class: no [[class]] named '{name}' (defined: {})",
+                            if names.is_empty() {
+                                "none".to_string()
+                            } else {
+                                names.join(", ")
+                            }
+                        )))
+                    },
+                )? as u32),
+            };
+            for i in 0..count {
+                let recorded = pattern == Pattern::Startup && kind.replay == Replay::Recorded;
+                let (file_start, file_sectors) = if pattern == Pattern::Startup && !recorded {
+                    // The S suite's replay: one 20 MB file per thread, laid
+                    // out like any flow's file.
+                    let threads = kind.trace.as_ref().map_or(1, |t| t.threads.len() as u64);
+                    let sectors = threads * THREAD_FILE_SECTORS;
+                    (
+                        Self::place(f, i, sectors, next_free, capacity).map_err(ctx)?,
+                        sectors,
+                    )
+                } else if recorded || pattern == Pattern::Trace {
+                    // A recorded replay or a block trace keeps the trace's
+                    // positions, from offset_gib if given (a start-up's
+                    // wrapped onto the device, a block trace's by its
+                    // `offsets`).
+                    let off = Self::offset(f.offset_gib.unwrap_or(0.0), capacity).map_err(ctx)?;
+                    (off, capacity - off)
+                } else {
+                    (
+                        Self::place(f, i, file_sectors, next_free, capacity).map_err(ctx)?,
+                        file_sectors,
+                    )
+                };
+                if let Some(t) = &kind.trace {
+                    let largest = t.records.iter().map(|r| r.sectors).max().unwrap_or(0);
+                    if u64::from(largest) > file_sectors {
+                        return Err(ctx(fail(format!(
+                            "trace '{}' has a request of {largest} sectors, more than the {file_sectors} sectors it may use on {}",
+                            t.name,
+                            model.name()
+                        ))));
+                    }
+                }
+                let end = file_start.saturating_add(file_sectors);
+                if end > capacity {
+                    return Err(ctx(fail(format!(
+                        "file ends at {:.1} GiB, past the end of {} ({:.1} GiB): lower file_gib, offset_gib or count",
+                        end as f64 / GIB_SECTORS,
+                        model.name(),
+                        capacity as f64 / GIB_SECTORS
+                    ))));
+                }
+                // A block trace's requests, placed in the space from
+                // file_start; its file is as long as the trace reaches.
+                let (trace_requests, file_sectors) = match &kind.block_trace {
+                    Some(t) => {
+                        let mut placed = t.place(file_sectors, kind.offsets).map_err(ctx)?;
+                        let reach = placed
+                            .iter()
+                            .map(|r| r.sector + u64::from(r.sectors))
+                            .max()
+                            .unwrap_or(1);
+                        for r in &mut placed {
+                            r.sector += file_start;
+                        }
+                        (Some(Arc::new(placed)), reach)
+                    }
+                    None => (None, file_sectors),
+                };
+                if !recorded && pattern != Pattern::Trace {
+                    next_free = next_free.max(end);
+                }
+                let name = if count > 1 {
+                    format!("{}{}", f.name, i)
+                } else {
+                    f.name.clone()
+                };
+                flows.push(FlowSpec {
+                    name,
+                    pattern,
+                    request_sectors,
+                    file_start,
+                    file_sectors,
+                    weight,
+                    start,
+                    think: Duration::from_nanos((think_ms * NS_PER_MS as f64).round() as u64),
+                    outstanding,
+                    requests: kind.requests.or(f.requests),
+                    trace: kind.trace.clone(),
+                    replay: kind.replay,
+                    repeat: kind.repeat,
+                    runs: f.runs,
+                    frame_period: kind.frame_period,
+                    buffer_frames: kind.buffer_frames,
+                    class,
+                    fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
+                    pool_weights: kind.pool_weights.clone(),
+                    size_mean: kind.size_mean,
+                    size_sd: kind.size_sd,
+                    read_fraction: kind.read_fraction,
+                    trace_requests,
+                    timing: kind.timing,
+                    rate_interval,
+                });
+            }
+        }
+        let mut names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(fail(format!(
+                "flow name '{}' is used twice (names must be unique; a flow with count = N is named name0..nameN-1)",
+                w[0]
+            )));
+        }
+        Ok(Scenario {
+            name: raw.name.clone(),
+            seed: raw.seed,
+            duration,
+            warmup,
+            stop_after_finite: raw.stop_after_finite,
+            device: DeviceConfig {
+                model,
+                queue_depth: queue_depth as usize,
+                internal,
+                write_cache: raw.device.write_cache,
+                read_cache: raw.device.read_cache,
+                max_command_age,
+            },
+            scheduler: raw.scheduler.name.clone(),
+            params,
+            classes,
+            flows,
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! Scenarios: what to simulate. A scenario is stated as a
+//! [`ScenarioBuilder`] — the keys of a scenario file, read from TOML or set
+//! in code — and [`ScenarioBuilder::build`] checks it and applies the
+//! defaults. Parsing is strict: an unknown key, a wrong type or an
+//! impossible value is a one-line error naming the file and the key.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use sluice::policy::{ParamValue, Params};
+use sluice::{ClassConfig, Duration, Instant, NS_PER_MS, NS_PER_S};
+use sluice_workload::trace::{self, Offsets, Timing, Trace};
+use sluice_workload::{Replay, StartupTrace, THREAD_FILE_SECTORS};
+
+use sluice_device::{InternalOrder, Model};
+
+use crate::error::{Error, Result};
+
+mod builder;
+mod expand;
+mod location;
+mod memory;
+#[cfg(test)]
+mod tests;
+
+pub use builder::{FlowBuilder, ScenarioBuilder};
+pub use expand::MAX_SECONDS;
+use location::{key_line, line_of, value_names};
+use builder::DeviceKeys;
+use sluice_device::presets::{self, PRESETS};
+use sluice_device::diskspecs;
+
+/// The flows a scenario builds, from `sluice-workload`.
+pub use sluice_workload::{FlowSpec, Pattern};
+
+const KIB_SECTORS: u64 = 2;
+const GIB_SECTORS: f64 = (1u64 << 30) as f64 / 512.0;
+
+/// An error about no file in particular; [`Scenario::parse`] names the file.
+fn fail(message: impl Into<String>) -> Error {
+    Error::new("", message)
+}
+
+/// Flow patterns, for `sluice list`.
+pub const PATTERNS: &[(&str, &str)] = &[
+    ("seq-read", "greedy sequential reader: synchronous reads of request_kib (default 128, the read-ahead); greedy flows may cap their rate with rate_iops"),
+    ("rand-read", "greedy random reader: synchronous reads of request_kib (default 4) at random aligned offsets"),
+    ("seq-write", "greedy sequential writer: asynchronous writes, up to `outstanding` (default 16) in flight"),
+    ("rand-write", "greedy random writer: asynchronous writes at random offsets, up to `outstanding` in flight"),
+    ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | bash | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors)); reports its start-up time; repeat with repeat_s (start again every repeat_s seconds) and pause_s (at least pause_s after the last ended); runs = N stops after N start-ups (default: one, or no limit when repeating)"),
+    ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
+    ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
+    ("trace", "replay of a block trace (`trace` = path; `format` = blkparse | fio-iolog | msr | spc | disksim; `timing` = afap (default: trace order, `outstanding` in flight) | recorded (each request at its recorded time, open loop); `offsets` = error (default) | wrap | scale for requests beyond the device); positions from offset_gib (default 0); reads synchronous, writes asynchronous"),
+];
+
+/// The device to simulate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeviceConfig {
+    /// The model, from a preset or a DiskSim description.
+    pub model: Model,
+    pub queue_depth: usize,
+    pub internal: InternalOrder,
+    /// `None` keeps the model's own write-back setting.
+    pub write_cache: Option<bool>,
+    /// `Some(false)` turns the drive's read cache and read-ahead off.
+    pub read_cache: Option<bool>,
+    /// Drive firmware ageing: a queued command older than this is served
+    /// next. `None` (the default): off.
+    pub max_command_age: Option<Duration>,
+}
+
+/// A loaded, validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    pub name: String,
+    pub seed: u64,
+    pub duration: Duration,
+    pub warmup: Duration,
+    /// End when every finite flow (start-up, video, `requests = N`) is done,
+    /// even if greedy flows are still running.
+    pub stop_after_finite: bool,
+    pub device: DeviceConfig,
+    pub scheduler: String,
+    pub params: Params,
+    /// Classes of flows (VIOS's OS instances), in file order; a flow's
+    /// `class` indexes this list.
+    pub classes: Vec<ClassConfig>,
+    pub flows: Vec<FlowSpec>,
+}
+
+impl Scenario {
+    /// Load a scenario file.
+    pub fn load(path: &Path) -> Result<Self> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(file.clone(), format!("cannot read scenario: {e}")))?;
+        Self::parse(&file, &text)
+    }
+
+    /// Parse scenario text; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self> {
+        Self::parse_for(file, text, false)
+    }
+
+    /// Load a scenario file for the real I/O engine (`sluice run`): as
+    /// [`Scenario::load`], except that `[device]` may name no model (the
+    /// real target replaces it; only `queue_depth` counts), in which case
+    /// the files may be as large and the queue as deep (4096) as wanted.
+    pub fn load_real(path: &Path) -> Result<Self> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::new(file.clone(), format!("cannot read scenario: {e}")))?;
+        Self::parse_real(&file, &text)
+    }
+
+    /// Parse scenario text for the real I/O engine (see [`Scenario::load_real`]).
+    pub fn parse_real(file: &str, text: &str) -> Result<Self> {
+        Self::parse_for(file, text, true)
+    }
+
+    fn parse_for(file: &str, text: &str, real: bool) -> Result<Self> {
+        let err = |message: String| Error::new(file, message);
+        let raw: ScenarioBuilder = toml::from_str(text).map_err(|e| {
+            let msg = e.message().replace('\n', " ");
+            let msg = if msg.trim().is_empty() {
+                // The parser says nothing when the file ends inside a
+                // value (`name =` on the last line).
+                "a value is missing after `=` (the file ends there)".to_string()
+            } else {
+                msg
+            };
+            match e.span() {
+                Some(span) => {
+                    // Quote the offending line: it names the key even when
+                    // the parser's message only names the expected type.
+                    let line = line_of(text, span.start);
+                    let src = text.lines().nth(line - 1).unwrap_or("").trim();
+                    if src.is_empty() {
+                        err(format!("line {line}: {msg}"))
+                    } else {
+                        err(format!("line {line} ({src}): {msg}"))
+                    }
+                }
+                None => err(msg),
+            }
+        })?;
+        let base = Path::new(file).parent().unwrap_or(Path::new("."));
+        // Errors below name no file (see `fail`): this one, and the line of
+        // the key they are about when the text has it.
+        Self::from_raw(&raw, base, real).map_err(|e| Error {
+            file: file.into(),
+            line: e.line.or_else(|| key_line(text, &e.message)),
+            ..e
+        })
+    }
+
+}

@@ -1,0 +1,360 @@
+//! Scenario parsing, building and error messages.
+
+use super::*;
+
+const GOOD: &str = r#"
+name = "t"
+seed = 3
+duration_s = 10
+warmup_s = 1
+
+[device]
+preset = "maxtor-stm332061"
+
+[scheduler]
+name = "clook"
+
+[[flow]]
+name = "r"
+count = 3
+pattern = "rand-read"
+file_gib = 2
+"#;
+
+fn parse(text: &str) -> Result<Scenario> {
+    Scenario::parse("s.toml", text)
+}
+
+#[test]
+fn expands_counts_and_lays_files_out_one_after_another() {
+    let s = parse(GOOD).unwrap();
+    assert_eq!(s.flows.len(), 3);
+    assert_eq!(s.flows[2].name, "r2");
+    assert_eq!(s.flows[1].file_start, s.flows[0].file_sectors);
+    assert_eq!(s.flows[0].request_sectors, 8);
+    assert_eq!(s.flows[0].outstanding, 1);
+    assert_eq!(
+        (s.seed, s.duration, s.warmup),
+        (3, Duration::from_secs(10), Duration::from_secs(1))
+    );
+}
+
+#[test]
+fn offset_places_a_file() {
+    let s = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\noffset_gib = 100")).unwrap();
+    assert_eq!(s.flows[0].file_start, (100.0 * GIB_SECTORS) as u64);
+}
+
+fn error(text: &str) -> String {
+    parse(text).unwrap_err().to_string()
+}
+
+#[test]
+fn unknown_key_is_named_with_its_line() {
+    let e = error(&GOOD.replace("seed = 3", "seed = 3\ncolour = \"red\""));
+    assert!(
+        e.starts_with("s.toml: line ") && e.contains("colour"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+}
+
+#[test]
+fn value_errors_name_the_line_of_their_key() {
+    let two =
+        format!("{GOOD}\n[[flow]]\nname = \"w\"\npattern = \"seq-write\"\nweight = 2000\n");
+    let e = Scenario::parse("t.toml", &two).unwrap_err().to_string();
+    let line = two.lines().position(|l| l == "weight = 2000").unwrap() + 1;
+    assert!(
+        e.starts_with(&format!("t.toml: line {line}: flow 'w': weight")),
+        "{e}"
+    );
+    let dev = GOOD.replace(
+        "preset = \"maxtor-stm332061\"",
+        "preset = \"maxtor-stm332061\"\nqueue_depth = 0",
+    );
+    let e = Scenario::parse("t.toml", &dev).unwrap_err().to_string();
+    let line = dev.lines().position(|l| l == "queue_depth = 0").unwrap() + 1;
+    assert!(
+        e.starts_with(&format!("t.toml: line {line}: [device] queue_depth")),
+        "{e}"
+    );
+    let top = GOOD.replace("duration_s = 10", "duration_s = -4");
+    let e = Scenario::parse("t.toml", &top).unwrap_err().to_string();
+    assert!(e.starts_with("t.toml: line 4: duration_s"), "{e}");
+    // A message about no key of the file names no line.
+    assert_eq!(
+        key_line(GOOD, "flow 'r': the file ends past the disk"),
+        None
+    );
+    assert_eq!(key_line(GOOD, "flow 'zz': count must be"), None);
+}
+
+#[test]
+fn bad_values_name_their_key() {
+    for (from, to, needle) in [
+        ("maxtor-stm332061", "no-such-disk", "no-such-disk"),
+        ("\"clook\"", "\"nope\"", "nope"),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nrequest_kib = 0",
+            "request_kib",
+        ),
+        ("file_gib = 2", "file_gib = 2\nweight = 0", "weight"),
+        ("file_gib = 2", "file_gib = 400", "past the end"),
+        ("rand-read", "sideways", "sideways"),
+        ("warmup_s = 1", "warmup_s = 20", "warmup_s"),
+        ("seed = 3", "seed = \"x\"", "seed"),
+        (
+            "name = \"clook\"",
+            "name = \"clook\"\nquantum = 3",
+            "quantum",
+        ),
+    ] {
+        let e = error(&GOOD.replace(from, to));
+        assert!(e.contains(needle), "{from} -> {to}: {e}");
+        assert!(e.starts_with("s.toml: "), "{e}");
+    }
+}
+
+#[test]
+fn max_command_age_is_off_unless_set_and_range_checked() {
+    assert_eq!(parse(GOOD).unwrap().device.max_command_age, None);
+    let with = |v: &str| {
+        GOOD.replace(
+            "preset = \"maxtor-stm332061\"",
+            &format!("preset = \"maxtor-stm332061\"\nmax_command_age_ms = {v}"),
+        )
+    };
+    let s = parse(&with("1500")).unwrap();
+    assert_eq!(s.device.max_command_age, Some(Duration::from_millis(1500)));
+    let s = parse(&with("2.5")).unwrap();
+    assert_eq!(s.device.max_command_age, Some(Duration::from_micros(2500)));
+    for bad in ["0", "-3", "1e9"] {
+        let e = error(&with(bad));
+        assert!(
+            e.starts_with("s.toml: line 9: [device] max_command_age_ms must be")
+                && !e.contains('\n'),
+            "{bad}: {e}"
+        );
+    }
+    let e = error(&with("10").replace("maxtor-stm332061", "ssd-sata"));
+    assert!(
+        e.contains("max_command_age_ms") && e.contains("ssd-sata"),
+        "{e}"
+    );
+}
+
+#[test]
+fn classes_are_parsed_and_flows_name_them() {
+    let text = GOOD.replace("file_gib = 2", "file_gib = 2\nclass = \"os2\"")
+        + "\n[[class]]\nname = \"os1\"\n\n[[class]]\nname = \"os2\"\nquantum_ms = 40\ninner = \"clook\"\n";
+    let s = parse(&text).unwrap();
+    assert_eq!(s.classes.len(), 2);
+    assert_eq!(s.classes[1].quantum, Duration::from_millis(40));
+    assert_eq!(s.classes[1].inner, "clook");
+    assert_eq!(s.classes[0].inner, "noop");
+    assert!(s.flows.iter().all(|f| f.class == Some(1)));
+    let e = error(&GOOD.replace("file_gib = 2", "file_gib = 2\nclass = \"nope\""));
+    assert!(e.contains("nope") && e.contains("class"), "{e}");
+    let e = error(&(GOOD.to_string() + "\n[[class]]\nname = \"c\"\ninner = \"bogus\"\n"));
+    assert!(e.contains("bogus"), "{e}");
+}
+
+/// `GOOD` stated in code.
+fn good() -> ScenarioBuilder {
+    ScenarioBuilder::new("t", 10.0)
+        .seed(3)
+        .warmup_s(1.0)
+        .preset("maxtor-stm332061")
+        .scheduler("clook")
+        .flow(
+            FlowBuilder::new("r", Pattern::RandRead)
+                .count(3)
+                .file_gib(2.0),
+        )
+}
+
+#[test]
+fn a_builder_gives_what_its_file_gives() {
+    assert_eq!(good().build().unwrap(), parse(GOOD).unwrap());
+    assert_eq!(toml::from_str::<ScenarioBuilder>(GOOD).unwrap(), good());
+    let e = good().scheduler("nope").build().unwrap_err().to_string();
+    assert!(e.starts_with("[scheduler] unknown policy 'nope'"), "{e}");
+}
+
+#[test]
+fn to_toml_reads_back_as_the_same_scenario() {
+    let b = good()
+        .stop_after_finite(true)
+        .preset("maxtor-7l250s0")
+        .queue_depth(32)
+        .internal("fcfs")
+        .write_cache(false)
+        .max_command_age_ms(250.0)
+        .scheduler("bfq+")
+        .param("low_latency", false)
+        .param("raised_idle_factor", 3)
+        .param("peak_rate_lpf", true)
+        .class("os1", 20.0, "noop")
+        .flow(
+            FlowBuilder::new("w", Pattern::SeqWrite)
+                .file_gib(5e9 / 1073741824.0)
+                .offset_gib(100.0 / 3.0)
+                .think_ms(0.1)
+                .class("os1"),
+        )
+        .flow(
+            FlowBuilder::new("xterm", Pattern::Startup)
+                .trace("xterm")
+                .start_s(5.0)
+                .runs(3)
+                .pause_s(1.0),
+        )
+        .flow(
+            FlowBuilder::new("video", Pattern::Video)
+                .fps(27.0)
+                .clip_s(30.0)
+                .buffer_frames(8),
+        )
+        .flow(FlowBuilder::new("rq", Pattern::Pool).weights(vec![80, 20]));
+    let text = b.to_toml().unwrap();
+    assert_eq!(
+        toml::from_str::<ScenarioBuilder>(&text).unwrap(),
+        b,
+        "{text}"
+    );
+    assert_eq!(
+        Scenario::parse("s.toml", &text).unwrap(),
+        b.build().unwrap(),
+        "{text}"
+    );
+}
+
+#[test]
+fn errors_name_the_file_once() {
+    let e = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\nstart_s = -1")).unwrap_err();
+    assert_eq!(
+        (e.file.as_str(), e.line, e.key.as_deref()),
+        ("s.toml", Some(18), None)
+    );
+    assert_eq!(
+        e.to_string(),
+        "s.toml: line 18: flow 'r': start_s must be a number of seconds in 0..=10000000 (got -1)"
+    );
+    let e = error(&GOOD.replace(
+        "pattern = \"rand-read\"",
+        "pattern = \"startup\"\ntrace = \"/nonexistent/t\"",
+    ));
+    assert!(
+        e.starts_with(
+            "s.toml: line 17: flow 'r': trace '/nonexistent/t': not an embedded trace"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_scenario_larger_than_memory_is_refused_with_its_estimate() {
+    let s = parse(GOOD).unwrap();
+    let need = s.memory_estimate();
+    assert!(need > BYTES_BASE && need < 100 << 20, "{need}");
+    assert!(s.check_memory_against(need).is_ok());
+    let e = s.check_memory_against(need - 1).unwrap_err().to_string();
+    assert!(e.contains("GiB of memory") && e.contains("3 flows"), "{e}");
+    let big = parse(
+        &GOOD
+            .replace("count = 3", "count = 100000\noutstanding = 4096")
+            .replace("file_gib = 2", "file_gib = 0.001"),
+    )
+    .unwrap();
+    assert!(
+        big.memory_estimate() > 50 << 30,
+        "{}",
+        big.memory_estimate()
+    );
+}
+
+#[test]
+fn impossible_flow_values_are_refused() {
+    for (from, to, needle) in [
+        (
+            "file_gib = 2",
+            "file_gib = 2\noffset_gib = 9e12",
+            "offset_gib",
+        ),
+        (
+            "file_gib = 2",
+            "file_gib = 2\noffset_gib = nan",
+            "offset_gib",
+        ),
+        (
+            "file_gib = 2",
+            "file_gib = 2\noffset_gib = -1",
+            "offset_gib",
+        ),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nthink_ms = 1e300",
+            "think_ms must be a number of ms in 0..=1e7",
+        ),
+        (
+            "duration_s = 10",
+            "duration_s = 1e300",
+            "duration_s must be a number of seconds in 0.001..=10000000",
+        ),
+        ("count = 3", "count = 1", "used twice"),
+    ] {
+        let text = GOOD.replace(from, to);
+        let text = if needle == "used twice" {
+            format!("{text}\n[[flow]]\nname = \"r\"\npattern = \"seq-read\"\n")
+        } else {
+            text
+        };
+        let e = error(&text);
+        assert!(e.contains(needle), "{to}: {e}");
+        assert!(e.starts_with("s.toml: ") && !e.contains('\n'), "{e}");
+    }
+    // A startup replay at a negative or NaN offset is refused, not clamped.
+    for off in ["-3", "nan"] {
+        let e = error(&GOOD.replace(
+            "pattern = \"rand-read\"",
+            &format!("pattern = \"startup\"\ntrace = \"xterm\"\nreplay = \"recorded\"\noffset_gib = {off}"),
+        ).replace("count = 3\n", "").replace("file_gib = 2\n", ""));
+        assert!(e.contains("offset_gib"), "{off}: {e}");
+    }
+    // Pool sizes stay within bounds.
+    let pool = GOOD.replace("count = 3\n", "").replace("rand-read", "pool");
+    let e = error(&pool.replace("file_gib = 2", "file_gib = 2\nsize_mean_sectors = 1e12"));
+    assert!(e.contains("size_mean_sectors must be 1..=131072"), "{e}");
+    let e = error(&pool.replace("file_gib = 2", "file_gib = 2\nsize_sd_sectors = -1"));
+    assert!(e.contains("size_sd_sectors"), "{e}");
+}
+
+#[test]
+fn messages_say_what_is_wrong() {
+    // A value missing at the very end of the file.
+    let e = error(&format!("{GOOD}name ="));
+    let tail = e.split_once("):").map(|(_, t)| t.trim()).unwrap_or("");
+    assert!(e.contains("line ") && !tail.is_empty(), "{e}");
+    // read_cache on a drive without one names read_cache.
+    let e = error(&GOOD.replace(
+        "preset = \"maxtor-stm332061\"",
+        "preset = \"ssd-sata\"\nread_cache = false",
+    ));
+    assert!(
+        e.contains("read_cache") && !e.contains("write_cache"),
+        "{e}"
+    );
+    // A warm-up that rounds to the duration says so.
+    let e = error(&GOOD.replace("warmup_s = 1", "warmup_s = 9.9999999999"));
+    assert!(e.contains("round"), "{e}");
+}
+
+#[test]
+fn missing_file_names_the_path() {
+    let e = Scenario::load(Path::new("/nonexistent/x.toml"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("/nonexistent/x.toml: "), "{e}");
+}
