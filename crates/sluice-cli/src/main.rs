@@ -8,12 +8,12 @@ use clap::{Parser, Subcommand};
 use sluice_runtime::Scenario;
 
 mod fio;
-mod kernel;
 mod progress;
 mod report;
-mod run;
 mod table;
 mod versus;
+
+use sluice_real::{kernel, run};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -483,6 +483,7 @@ fn run(cli: Cli) -> Result<()> {
                 duration_s: duration,
                 verify,
                 keep,
+                progress: Some(progress::RunBar::shared()),
             })?;
             emit(json, &r, table::run)?;
         }
@@ -500,6 +501,7 @@ fn run(cli: Cli) -> Result<()> {
                 kernel_scheduler,
                 allow_writes,
                 duration_s: duration,
+                progress: Some(progress::RunBar::shared()),
             })?;
             emit(json, &r, table::run)?;
         }

@@ -97,3 +97,33 @@ mod tests {
         assert!(q.bar.get().is_none(), "no bar off a terminal");
     }
 }
+
+/// The bar of a real run (`run`, `kernel`), drawn as the others are, in
+/// milliseconds of run time.
+#[derive(Default)]
+pub struct RunBar(OnceLock<Progress>);
+
+impl RunBar {
+    /// A bar to hand to the real host.
+    pub fn shared() -> std::sync::Arc<dyn sluice_real::run::ShowProgress> {
+        std::sync::Arc::new(RunBar::default())
+    }
+}
+
+impl sluice_real::run::ShowProgress for RunBar {
+    fn start(&self, total_ms: u64) {
+        let _ = self.0.set(Progress::new("run", total_ms, "ms"));
+    }
+
+    fn set(&self, done_ms: u64) {
+        if let Some(p) = self.0.get() {
+            p.set(done_ms);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(p) = self.0.get() {
+            p.finish();
+        }
+    }
+}

@@ -214,6 +214,7 @@ pub fn versus(opts: &Options) -> Result<VersusReport> {
         duration_s: None,
         verify: false,
         keep: false,
+        progress: Some(crate::progress::RunBar::shared()),
     })?;
     drop(guard);
     runs.push(VersusRun {
@@ -230,6 +231,7 @@ pub fn versus(opts: &Options) -> Result<VersusReport> {
         kernel_scheduler: "bfq".into(),
         allow_writes: writes,
         duration_s: None,
+        progress: Some(crate::progress::RunBar::shared()),
     })?;
     runs.push(VersusRun {
         engine: "kernel",

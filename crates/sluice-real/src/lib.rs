@@ -1,1 +1,20 @@
-//! placeholder
+//! sluice-real: sluice's real hosts as a library. [`run`] plays a scenario
+//! in real time on real files or a block device through the io_uring
+//! engine (`sluice-uring`), with the same workload runtime, policy code and
+//! report as the simulator, and can verify every write; [`kernel`] plays
+//! it under the kernel's own scheduler instead, from OS threads. Both
+//! create their files exclusively, write a block device only when allowed,
+//! stop on SIGINT/SIGTERM and undo what they changed.
+//!
+//! ```no_run
+//! let opts = sluice_real::run::Options {
+//!     scenario: "scenarios/run/weights.toml".into(),
+//!     duration_s: Some(2.0),
+//!     ..Default::default()
+//! };
+//! let report = sluice_real::run::run(&opts).unwrap();
+//! println!("{:.1} MB/s", report.report.aggregate.mb_s);
+//! ```
+
+pub mod kernel;
+pub mod run;

@@ -56,6 +56,17 @@ impl Population {
     /// The scenario's flows, their threads registered with `backend` in
     /// flow order (scheduler flow ids 0, 1, ...).
     pub fn new<B: Backend>(scenario: &Scenario, backend: &mut B) -> Result<Self, B::Error> {
+        let mut pop = Self::without_threads(scenario);
+        pop.register(backend)?;
+        Ok(pop)
+    }
+
+    /// The scenario's flows, their threads not registered yet (for a host
+    /// whose backend exists only once the flows do); [`register`] them
+    /// before anything else.
+    ///
+    /// [`register`]: Self::register
+    pub fn without_threads(scenario: &Scenario) -> Self {
         let flows: Vec<Flow> = scenario
             .flows
             .iter()
@@ -63,18 +74,24 @@ impl Population {
             .map(|(i, f)| Flow::new(f.clone(), scenario.seed, i))
             .collect();
         let finite = flows.iter().filter(|f| f.finite()).count();
-        let mut pop = Population {
+        Population {
             flows,
             owners: Vec::new(),
             first_thread: Vec::new(),
             finite_total: finite,
             finite_left: finite,
-        };
-        for f in 0..pop.flows.len() {
-            let first = pop.register_threads(backend, f, Instant::ZERO)?;
-            pop.first_thread.push(first);
         }
-        Ok(pop)
+    }
+
+    /// Register every flow's threads with `backend`, in flow order
+    /// (scheduler flow ids 0, 1, ...).
+    pub fn register<B: Backend>(&mut self, backend: &mut B) -> Result<(), B::Error> {
+        debug_assert!(self.first_thread.is_empty(), "threads registered twice");
+        for f in 0..self.flows.len() {
+            let first = self.register_threads(backend, f, Instant::ZERO)?;
+            self.first_thread.push(first);
+        }
+        Ok(())
     }
 
     /// Which flow and thread a scheduler flow id belongs to.

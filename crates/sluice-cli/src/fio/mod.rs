@@ -91,6 +91,7 @@ pub fn fio(opts: &Options) -> Result<String> {
                 verify: false,
                 keep: false,
                 timeline_ms: sample.then_some(output::SAMPLE_MS),
+                progress: Some(crate::progress::RunBar::shared()),
             },
         )?;
         let how = format!(

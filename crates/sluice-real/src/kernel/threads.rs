@@ -27,7 +27,7 @@ use sluice::{Direction, FlowConfig, FlowId, Instant, RequestId};
 use sluice_uring::{AlignedBuf, Completion, Submission, TargetId};
 
 use super::cgroup::{self, Blkio, Group};
-use crate::run::Backend;
+use crate::run::Io;
 
 /// What a worker does with a finished request, under the run's lock.
 pub trait Sink: Send + 'static {
@@ -325,7 +325,7 @@ impl Stopped {
     }
 }
 
-impl Backend for ThreadIo {
+impl Io for ThreadIo {
     fn now(&self) -> Instant {
         now_since(self.start)
     }

@@ -11,7 +11,7 @@
 //! their last request has completed).
 
 mod files;
-mod population;
+mod requests;
 mod verify;
 
 use std::cmp::Reverse;
@@ -25,15 +25,15 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sluice::{Duration, Instant, NS_PER_S};
 use sluice_runtime::report::{measure, Perf, SimReport};
-use sluice_runtime::Scenario;
+use sluice_runtime::{Population, Scenario};
 use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
 use sluice_workload::{Pattern, Replay};
 
 pub use self::files::device_regions;
 use self::files::Files;
 use self::files::{file_name, fill, fill_extents, free_bytes, gib, kernel_scheduler};
-use self::population::settle;
-pub use self::population::{complete, Agenda, Backend, Population};
+use self::requests::settle;
+pub use self::requests::{complete, wake_due, Agenda, Book, Host, Io};
 use self::verify::Verifier;
 
 /// Schema tag of [`RunReport`].
@@ -43,6 +43,7 @@ pub const RUN_SCHEMA: &str = "sluice.run/1";
 pub const EXIT_INTERRUPTED: u8 = 130;
 
 /// What `sluice run` was asked.
+#[derive(Default)]
 pub struct Options {
     pub scenario: PathBuf,
     pub dir: Option<PathBuf>,
@@ -54,6 +55,8 @@ pub struct Options {
     pub keep: bool,
     /// `--timeline MS`: each flow's throughput in bins of this many ms.
     pub timeline_ms: Option<u64>,
+    /// Where to show progress (none: silent).
+    pub progress: Option<std::sync::Arc<dyn ShowProgress>>,
 }
 
 /// The `sluice.run/1` object: `sluice.sim/1`'s fields plus `engine`.
@@ -193,7 +196,8 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         set_duration(&mut s, d)?;
     }
     if let Some(ms) = opts.timeline_ms {
-        crate::check_timeline(&s, Duration::from_millis(ms))?;
+        sluice_runtime::overrides::check_timeline(&s, Duration::from_millis(ms))
+            .with_context(|| format!("--timeline {ms}"))?;
     }
     let queue_depth = opts.queue_depth.unwrap_or(s.device.queue_depth);
     if queue_depth == 0 || queue_depth > 4096 {
@@ -282,15 +286,17 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     for (i, c) in s.classes.iter().enumerate() {
         engine.add_class(i as u32, c)?;
     }
-    let mut pop = Population::new(&s, targets, bases, opts.verify.then(Verifier::default));
-    pop.timeline = opts.timeline_ms.map(|ms| {
+    let mut book = Book::new(targets, bases, opts.verify.then(Verifier::default));
+    book.timeline = opts.timeline_ms.map(|ms| {
         sluice_runtime::timeline::Bins::new(sluice::Duration::from_millis(ms), s.flows.len())
     });
-    for i in 0..s.flows.len() {
-        let first = pop.register_threads(&mut engine, i)?;
-        pop.first_thread.push(first);
-    }
-    let all_finite = pop.all_finite(s.stop_after_finite);
+    let mut pop = Population::new(
+        &s,
+        &mut Host {
+            io: &mut engine,
+            book: &mut book,
+        },
+    )?;
 
     // The clock starts: run time is engine time since t0.
     let t0 = engine.now();
@@ -302,15 +308,19 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         agenda.push(Reverse((f.start, i)));
     }
     let wall = std::time::Instant::now();
-    let mut progress = Progress::new(s.duration);
+    let mut progress = Progress::new(opts.progress.as_deref(), s.duration);
     let mut tally = Tally::default();
     let stop_at = loop {
         let now = rel(engine.now());
-        if now >= end || all_finite && pop.finite_left == 0 || stop.load(Ordering::Relaxed) {
+        if now >= end || pop.finite_done(s.stop_after_finite) || stop.load(Ordering::Relaxed) {
             break now;
         }
         progress.show(now);
-        pop.wake_due(&mut engine, &mut agenda, now)?;
+        let mut host = Host {
+            io: &mut engine,
+            book: &mut book,
+        };
+        wake_due(&mut pop, &mut host, &mut agenda, now)?;
         let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
         // Wake at least every 200 ms: the progress line and Ctrl-C.
         let wait = next
@@ -319,7 +329,11 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         engine.poll(Wait::For(std::time::Duration::from_nanos(wait.as_nanos())))?;
         while let Some(c) = engine.next_completion() {
             tally.count(&c);
-            complete(&mut pop, &mut engine, &mut agenda, c, rel, warmup)?;
+            let mut host = Host {
+                io: &mut engine,
+                book: &mut book,
+            };
+            complete(&mut pop, &mut host, &mut agenda, c, rel, warmup)?;
             // Hand what the completion let through to the kernel now, as
             // fio does, rather than after the whole batch: the device keeps
             // its queue full instead of draining in lockstep (measured:
@@ -337,6 +351,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     let report = report(
         &s,
         &pop,
+        &book,
         Origin::engine(&engine),
         stop_at,
         tally.completed,
@@ -345,16 +360,16 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
 
     // Verification: let every write finish, then read back what was written.
     let mut verified = None;
-    if let (Some(mut v), false) = (pop.verifier.take(), interrupted) {
+    if let (Some(mut v), false) = (book.verifier.take(), interrupted) {
         for c in engine.run_until_idle()? {
-            settle(&mut v, &pop.pending, &c, rel);
+            settle(&mut v, &book.pending, &c, rel);
         }
         drop(engine);
         let paths: Vec<PathBuf> = match &files {
             Some(f) => f.paths.clone(),
             None => vec![place.clone(); pop.flows.len()],
         };
-        let bases = pop.bases.clone();
+        let bases = book.bases.clone();
         let out = v
             .check(|flow| Ok((File::open(&paths[flow as usize])?, bases[flow as usize])))
             .context("reading back the written blocks")?;
@@ -409,26 +424,39 @@ impl Tally {
     }
 }
 
-/// The run's progress bar (the CLI's shared one: stderr, a terminal only,
-/// after about two seconds), in milliseconds of run time.
-pub struct Progress {
-    bar: crate::progress::Progress,
+/// How a long run shows how far it is (the CLI draws a bar on a terminal;
+/// a library caller may show nothing): told the run's length, then the run
+/// time reached now and then, then that it is over. Milliseconds.
+pub trait ShowProgress: Send + Sync {
+    fn start(&self, total_ms: u64);
+    fn set(&self, done_ms: u64);
+    fn finish(&self);
 }
 
-impl Progress {
-    pub fn new(total: Duration) -> Self {
-        Progress {
-            bar: crate::progress::Progress::new("run", total.as_nanos() / 1_000_000, "ms"),
+/// A run's progress, shown through the caller's [`ShowProgress`] if any.
+pub struct Progress<'a> {
+    show: Option<&'a dyn ShowProgress>,
+}
+
+impl<'a> Progress<'a> {
+    pub fn new(show: Option<&'a dyn ShowProgress>, total: Duration) -> Self {
+        if let Some(s) = show {
+            s.start(total.as_nanos() / 1_000_000);
         }
+        Progress { show }
     }
 
     /// Run time has reached `now`.
     pub fn show(&mut self, now: Instant) {
-        self.bar.set(now.as_nanos() / 1_000_000);
+        if let Some(s) = self.show {
+            s.set(now.as_nanos() / 1_000_000);
+        }
     }
 
     pub fn clear(&self) {
-        self.bar.finish();
+        if let Some(s) = self.show {
+            s.finish();
+        }
     }
 }
 
@@ -461,17 +489,14 @@ impl Origin {
 pub fn report(
     s: &Scenario,
     pop: &Population,
+    book: &Book,
     origin: Origin,
     end: Instant,
     completed_total: u64,
     wall_s: f64,
 ) -> SimReport {
     let warmup = Instant::ZERO + s.warmup;
-    let mut oldest: Vec<Option<Instant>> = vec![None; pop.flows.len()];
-    for p in pop.pending.values() {
-        let o = &mut oldest[p.flow];
-        *o = Some(o.map_or(p.arrival, |a| a.min(p.arrival)));
-    }
+    let oldest = book.oldest_pending(pop.flows.len());
     let (aggregate, flows) = measure(&pop.flows, &oldest, warmup, end);
     SimReport {
         schema: RUN_SCHEMA,
@@ -485,7 +510,7 @@ pub fn report(
         flows,
         policy_stats: origin.policy_stats.into_iter().collect(),
         timeline_mb_s: None,
-        timeline: pop
+        timeline: book
             .timeline
             .as_ref()
             .map(|b| b.report(pop.flows.iter().map(|f| f.spec.name.as_str()), end)),

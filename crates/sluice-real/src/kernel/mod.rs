@@ -26,9 +26,11 @@ use sluice::{Duration, Instant};
 use sluice_runtime::Scenario;
 use sluice_uring::{Completion, TargetId};
 
+use sluice_runtime::Population;
+
 use crate::run::{
-    complete, device_regions, interrupt_flag, report, Agenda, EngineReport, Interrupted, Origin,
-    Population, Progress, RunReport, Tally,
+    complete, device_regions, interrupt_flag, report, wake_due, Agenda, Book, EngineReport, Host,
+    Interrupted, Io, Origin, Progress, RunReport, ShowProgress, Tally,
 };
 use cgroup::Blkio;
 pub use sysfs::{queue_dir, SchedulerGuard};
@@ -51,12 +53,15 @@ impl std::fmt::Display for Unavailable {
 impl std::error::Error for Unavailable {}
 
 /// What `sluice kernel` was asked.
+#[derive(Default)]
 pub struct Options {
     pub scenario: PathBuf,
     pub device: PathBuf,
     pub kernel_scheduler: String,
     pub allow_writes: bool,
     pub duration_s: Option<f64>,
+    /// Where to show progress (none: silent).
+    pub progress: Option<Arc<dyn ShowProgress>>,
 }
 
 /// Run the scenario under the kernel's scheduler and report.
@@ -96,13 +101,15 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
 
     // From here the device's scheduler is ours until the guard drops.
     let guard = SchedulerGuard::set(&queue, &opts.kernel_scheduler)?;
-    let pop = Population::new(&s, vec![TargetId(0); s.flows.len()], bases, None);
+    let pop = Population::without_threads(&s);
+    let book = Book::new(vec![TargetId(0); s.flows.len()], bases, None);
     let warmup = Instant::ZERO + s.warmup;
     let cell: Arc<Cell<Shared>> = Arc::new_cyclic(|weak| {
         let mut io = ThreadIo::new(file, blkio);
         io.connect(weak.clone());
         let shared = Shared {
             pop,
+            book,
             io,
             agenda: Agenda::new(),
             tally: Tally::default(),
@@ -117,15 +124,13 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     let mut st = lock
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
-    for i in 0..s.flows.len() {
-        let Shared { pop, io, .. } = &mut *st;
-        let first = pop.register_threads(io, i)?;
-        pop.first_thread.push(first);
+    {
+        let Shared { pop, book, io, .. } = &mut *st;
+        pop.register(&mut Host { io, book })?;
     }
-    let all_finite = st.pop.all_finite(s.stop_after_finite);
 
     // The clock starts.
-    let t0 = crate::run::Backend::now(&st.io);
+    let t0 = Io::now(&st.io);
     st.t0 = t0;
     let rel = move |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
     let end = Instant::ZERO + s.duration;
@@ -133,21 +138,25 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         st.agenda.push(Reverse((f.start, i)));
     }
     let wall = std::time::Instant::now();
-    let mut progress = Progress::new(s.duration);
+    let mut progress = Progress::new(opts.progress.as_deref(), s.duration);
     let stop_at = loop {
-        let now = rel(crate::run::Backend::now(&st.io));
+        let now = rel(Io::now(&st.io));
         if st.error.is_some()
             || now >= end
-            || all_finite && st.pop.finite_left == 0
+            || st.pop.finite_done(s.stop_after_finite)
             || stop.load(Ordering::Relaxed)
         {
             break now;
         }
         progress.show(now);
         let Shared {
-            pop, io, agenda, ..
+            pop,
+            book,
+            io,
+            agenda,
+            ..
         } = &mut *st;
-        pop.wake_due(io, agenda, now)?;
+        wake_due(pop, &mut Host { io, book }, agenda, now)?;
         let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
         let wait = next
             .saturating_duration_since(now)
@@ -180,7 +189,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         policy_stats: Vec::new(),
         events: st.io.completed,
     };
-    let report = report(&s, &st.pop, origin, stop_at, st.tally.completed, wall_s);
+    let report = report(&s, &st.pop, &st.book, origin, stop_at, st.tally.completed, wall_s);
     if stop.load(Ordering::Relaxed) {
         return Err(Interrupted.into());
     }
@@ -204,6 +213,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
 /// What the coordinator and the workers share, under one lock.
 struct Shared {
     pop: Population,
+    book: Book,
     io: ThreadIo,
     agenda: Agenda,
     tally: Tally,
@@ -224,18 +234,19 @@ impl Sink for Shared {
             return false;
         }
         let earliest = self.agenda.peek().map(|r| r.0 .0);
-        let finite_left = self.pop.finite_left;
+        let finite_left = self.pop.finite_left();
         self.tally.count(&c);
         let t0 = self.t0;
         let rel = move |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
         let Shared {
             pop,
+            book,
             io,
             agenda,
             warmup,
             ..
         } = self;
-        if let Err(e) = complete(pop, io, agenda, c, rel, *warmup) {
+        if let Err(e) = complete(pop, &mut Host { io, book }, agenda, c, rel, *warmup) {
             self.error = Some(e);
             return true;
         }
@@ -244,6 +255,6 @@ impl Sink for Shared {
             (Some(_), None) => true,
             _ => false,
         };
-        sooner || pop.finite_left != finite_left
+        sooner || pop.finite_left() != finite_left
     }
 }

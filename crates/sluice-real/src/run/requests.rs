@@ -1,0 +1,264 @@
+//! A real run's requests: the I/O path they take (the io_uring engine, or
+//! OS threads under the kernel's scheduler), the books kept on them (target,
+//! buffer, stamp, arrival), and the runtime's [`Backend`] made of the two.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::ops::Range;
+
+use anyhow::{Context, Result};
+use sluice::{FlowConfig, FlowId, Instant, RequestId, Scheduler};
+use sluice_runtime::population::Measured;
+use sluice_runtime::timeline::Bins;
+use sluice_runtime::{Backend, Population};
+use sluice_uring::{AlignedBuf, Completion, Engine, Submission, TargetId};
+use sluice_workload::{FlowSpec, Issue};
+
+use super::files::pattern_byte;
+use super::verify::{Stamped, Verifier};
+
+/// Where a real run's requests go.
+pub trait Io {
+    /// The I/O path's clock.
+    fn now(&self) -> Instant;
+    fn add_flow(&mut self, id: FlowId, config: &FlowConfig) -> Result<()>;
+    fn remove_flow(&mut self, id: FlowId) -> Result<()>;
+    /// Requests of scheduler flow `id` submitted and not completed.
+    fn pending_of(&self, id: FlowId) -> usize;
+    fn submit(&mut self, s: Submission) -> Result<RequestId>;
+}
+
+impl<P: Scheduler> Io for Engine<P> {
+    fn now(&self) -> Instant {
+        Engine::now(self)
+    }
+    fn add_flow(&mut self, id: FlowId, config: &FlowConfig) -> Result<()> {
+        Ok(Engine::add_flow(self, id, config)?)
+    }
+    fn remove_flow(&mut self, id: FlowId) -> Result<()> {
+        Ok(Engine::remove_flow(self, id)?)
+    }
+    fn pending_of(&self, id: FlowId) -> usize {
+        Engine::pending_of(self, id)
+    }
+    fn submit(&mut self, s: Submission) -> Result<RequestId> {
+        Ok(Engine::submit(self, s)?)
+    }
+}
+
+/// Flow wake-ups: (instant, flow index), earliest first.
+pub type Agenda = BinaryHeap<Reverse<(Instant, usize)>>;
+
+/// One request's bookkeeping: which flow, which scheduler flow, since when.
+pub struct Pending {
+    pub flow: usize,
+    pub sched_flow: FlowId,
+    pub arrival: Instant,
+    /// Writes under `--verify`: the stamp.
+    pub stamp: Option<Stamped>,
+}
+
+/// The books of a real run's requests: where each flow's data is, the
+/// requests in flight, reusable buffers, and what `--verify` and
+/// `--timeline` record.
+pub struct Book {
+    pub targets: Vec<TargetId>,
+    /// Where each flow's data starts in its target (bytes; 0 for files).
+    pub bases: Vec<u64>,
+    /// `--verify`: the stamps of the writes.
+    pub verifier: Option<Verifier>,
+    /// Scheduler flows of replaced processes, removed once idle.
+    pub retired: Vec<FlowId>,
+    pub pending: HashMap<RequestId, Pending>,
+    /// Reusable buffers.
+    pub spare: Vec<AlignedBuf>,
+    /// `--timeline`: bytes per flow per bin of wall-clock time.
+    pub timeline: Option<Bins>,
+}
+
+impl Book {
+    /// The books of flows whose data is in `targets` from `bases` (bytes).
+    pub fn new(targets: Vec<TargetId>, bases: Vec<u64>, verifier: Option<Verifier>) -> Self {
+        Book {
+            targets,
+            bases,
+            verifier,
+            retired: Vec::new(),
+            pending: HashMap::new(),
+            spare: Vec::new(),
+            timeline: None,
+        }
+    }
+
+    /// Arrival of the oldest request still pending, per flow (of `flows`).
+    pub fn oldest_pending(&self, flows: usize) -> Vec<Option<Instant>> {
+        let mut oldest: Vec<Option<Instant>> = vec![None; flows];
+        for p in self.pending.values() {
+            let o = &mut oldest[p.flow];
+            *o = Some(o.map_or(p.arrival, |a| a.min(p.arrival)));
+        }
+        oldest
+    }
+
+    /// Remove retired scheduler flows that have nothing pending.
+    pub fn reap_retired(&mut self, io: &mut dyn Io) -> Result<()> {
+        let mut i = 0;
+        while i < self.retired.len() {
+            let id = self.retired[i];
+            if io.pending_of(id) == 0 {
+                io.remove_flow(id)?;
+                self.retired.swap_remove(i);
+            } else {
+                i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn buffer(&mut self, len: usize) -> AlignedBuf {
+        match self.spare.iter().position(|b| b.capacity() >= len) {
+            Some(i) => {
+                let mut b = self.spare.swap_remove(i);
+                b.set_len(len);
+                b
+            }
+            None => AlignedBuf::zeroed(len),
+        }
+    }
+}
+
+/// The runtime's backend for a real run: an I/O path and the books.
+pub struct Host<'a> {
+    pub io: &'a mut dyn Io,
+    pub book: &'a mut Book,
+}
+
+impl Backend for Host<'_> {
+    type Error = anyhow::Error;
+
+    fn add_thread(&mut self, _now: Instant, id: FlowId, config: &FlowConfig) -> Result<()> {
+        self.io.add_flow(id, config)
+    }
+
+    /// Removed once idle: the I/O path still owes their requests.
+    fn retire_threads(&mut self, _now: Instant, ids: Range<u32>) -> Result<()> {
+        self.book.retired.extend(ids.map(FlowId));
+        self.book.reap_retired(self.io)
+    }
+
+    fn issue(
+        &mut self,
+        now: Instant,
+        f: usize,
+        spec: &FlowSpec,
+        sched_flow: FlowId,
+        i: Issue,
+    ) -> Result<()> {
+        let book = &mut *self.book;
+        let offset = i.sector.saturating_sub(spec.file_start) * 512;
+        let len = i.sectors as usize * 512;
+        let mut buf = book.buffer(len);
+        let mut stamp = None;
+        let at = book.bases[f] + offset;
+        let sub = if i.write {
+            if let Some(v) = &mut book.verifier {
+                stamp = Some(v.stamp(f as u32, offset, &mut buf));
+            } else if buf[0] == 0 {
+                for (k, b) in buf.iter_mut().enumerate() {
+                    *b = pattern_byte(f, offset + k as u64);
+                }
+            }
+            Submission::write(sched_flow, book.targets[f], at, buf)
+        } else {
+            Submission::read(sched_flow, book.targets[f], at, buf)
+        }
+        .sync(i.sync);
+        let id = self
+            .io
+            .submit(sub)
+            .with_context(|| format!("flow '{}'", spec.name))?;
+        book.pending.insert(
+            id,
+            Pending {
+                flow: f,
+                sched_flow,
+                arrival: now,
+                stamp,
+            },
+        );
+        Ok(())
+    }
+}
+
+/// Wake every flow whose wake-up is due at `now` and issue what it asks;
+/// later wake-ups go back on the agenda.
+pub fn wake_due(pop: &mut Population, host: &mut Host<'_>, agenda: &mut Agenda, now: Instant) -> Result<()> {
+    while let Some(&Reverse((t, f))) = agenda.peek() {
+        if t > now {
+            break;
+        }
+        agenda.pop();
+        let act = pop.wake(f, now);
+        for w in pop.apply(host, f, act, now)? {
+            agenda.push(Reverse((w.max(now), f)));
+        }
+    }
+    Ok(())
+}
+
+/// A write completed after the clock stopped: record it for verification.
+pub fn settle(
+    v: &mut Verifier,
+    pending: &HashMap<RequestId, Pending>,
+    c: &Completion,
+    rel: impl Fn(Instant) -> Instant,
+) {
+    if let Some(p) = pending.get(&c.id) {
+        if let Some(w) = &p.stamp {
+            v.written(w, rel(c.dispatched), rel(c.completed), c.result.is_ok());
+        }
+    }
+}
+
+/// A request completed: measure it, tell its flow, issue what follows.
+pub fn complete(
+    pop: &mut Population,
+    host: &mut Host<'_>,
+    agenda: &mut Agenda,
+    c: Completion,
+    rel: impl Fn(Instant) -> Instant,
+    warmup: Instant,
+) -> Result<()> {
+    let book = &mut *host.book;
+    let Some(p) = book.pending.remove(&c.id) else {
+        return Ok(());
+    };
+    let now = rel(c.completed);
+    if let (Some(v), Some(w)) = (&mut book.verifier, &p.stamp) {
+        v.written(w, rel(c.dispatched), now, c.result.is_ok());
+    }
+    let (f, thread) = pop.owner(p.sched_flow);
+    debug_assert_eq!(f, p.flow);
+    if let Some(t) = &mut book.timeline {
+        t.record(f, now, c.bytes() as u64);
+    }
+    if now >= warmup {
+        let measured = Measured {
+            bytes: c.bytes() as u64,
+            write: c.dir == sluice::Direction::Write,
+            latency: now.saturating_duration_since(p.arrival),
+            disk_time: c.disk_time,
+        };
+        pop.record(f, thread, measured);
+    }
+    book.spare.push(c.buf);
+    if !book.retired.is_empty() {
+        book.reap_retired(host.io)?;
+    }
+    let (f, act) = pop.completed(p.sched_flow, now, warmup);
+    let t = rel(host.io.now()).max(now);
+    for w in pop.apply(host, f, act, t)? {
+        agenda.push(Reverse((w.max(t), f)));
+    }
+    Ok(())
+}
