@@ -16,7 +16,7 @@ import warnings
 from . import _native
 from ._native import SluiceError
 
-__all__ = ["sim", "repro", "sweep", "frame", "SluiceError"]
+__all__ = ["sim", "run", "repro", "sweep", "frame", "SluiceError"]
 
 
 def _drop_none(v):
@@ -67,6 +67,29 @@ def _job(scenario):
             return {"toml_text": f.read(), "name": path}
     except (OSError, UnicodeDecodeError):
         return {"path": path}  # the task reports it as the CLI would
+
+
+def run(scenario, dir=None, device=None, allow_writes=False, queue_depth=None,
+        duration_s=None, verify=False, keep=False, timeline_ms=None):
+    """Run a scenario for real, as ``sluice run`` does: its flows on real
+    files through io_uring (a fresh folder in the current directory, or in
+    ``dir``; removed afterwards unless ``keep``), or on the block device
+    ``device`` (writers only with ``allow_writes``), under the same policy
+    code as ``sim``. ``scenario`` is a path or a dict (as for ``sim``).
+    ``queue_depth``, ``duration_s``, ``verify`` and ``timeline_ms`` are the
+    CLI's ``--queue-depth``, ``--duration``, ``--verify`` and
+    ``--timeline``. Blocks for the run's duration; returns the
+    ``sluice.run/1`` dict; raises SluiceError on bad input or a failed
+    run."""
+    if isinstance(scenario, dict):
+        job = {"toml_text": _dict_toml(scenario)}
+    else:
+        job = {"path": os.fspath(scenario)}
+    fs = lambda p: None if p is None else os.fspath(p)
+    out = _native.run_json(dir=fs(dir), device=fs(device), allow_writes=allow_writes,
+                           queue_depth=queue_depth, duration_s=duration_s, verify=verify,
+                           keep=keep, timeline_ms=timeline_ms, **job)
+    return json.loads(out)
 
 
 def repro(paper, quick=False):

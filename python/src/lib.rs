@@ -1,4 +1,4 @@
-//! `sluice._native`: the simulator behind the Python package. Each
+//! `sluice._native`: the simulator and the real host behind the Python package. Each
 //! function returns the JSON text the `sluice` command prints (the same
 //! serialisation of the same report), which `sluice/__init__.py` parses.
 
@@ -82,6 +82,51 @@ fn toml_of_json(json: &str) -> PyResult<String> {
     toml::to_string(&t).map_err(|e| fail(format!("the dict is not a scenario: {e}")))
 }
 
+/// Run a scenario in real time through io_uring (`sluice run`'s library);
+/// returns `sluice.run/1` JSON.
+#[pyfunction]
+#[pyo3(signature = (path=None, toml_text=None, name=None, dir=None, device=None, allow_writes=false,
+                    queue_depth=None, duration_s=None, verify=false, keep=false, timeline_ms=None))]
+#[allow(clippy::too_many_arguments)]
+fn run_json(
+    py: Python<'_>,
+    path: Option<&str>,
+    toml_text: Option<&str>,
+    name: Option<&str>,
+    dir: Option<&str>,
+    device: Option<&str>,
+    allow_writes: bool,
+    queue_depth: Option<usize>,
+    duration_s: Option<f64>,
+    verify: bool,
+    keep: bool,
+    timeline_ms: Option<u64>,
+) -> PyResult<String> {
+    use sluice_real::run;
+    let label = name.or(path).unwrap_or("<dict>");
+    let s = match (path, toml_text) {
+        (Some(p), None) => Scenario::load_real(p.as_ref()).map_err(fail)?,
+        (None, Some(t)) => Scenario::parse_real(label, t).map_err(fail)?,
+        _ => return Err(fail("give a scenario file or a scenario dict")),
+    };
+    let opts = run::Options {
+        scenario: label.into(),
+        dir: dir.map(Into::into),
+        device: device.map(Into::into),
+        allow_writes,
+        queue_depth,
+        duration_s,
+        verify,
+        keep,
+        timeline_ms,
+        progress: None,
+    };
+    let report = py
+        .detach(|| run::run_scenario(s, &opts))
+        .map_err(|e| fail(format!("{e:#}")))?;
+    serde_json::to_string(&report).map_err(fail)
+}
+
 /// Reproduce a paper's experiments; returns `sluice.repro/1` JSON.
 #[pyfunction]
 #[pyo3(signature = (paper, quick=false))]
@@ -98,5 +143,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sim_json, m)?)?;
     m.add_function(wrap_pyfunction!(toml_of_json, m)?)?;
     m.add_function(wrap_pyfunction!(repro_json, m)?)?;
+    m.add_function(wrap_pyfunction!(run_json, m)?)?;
     Ok(())
 }

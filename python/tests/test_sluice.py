@@ -63,6 +63,30 @@ def test_the_error_pickles_as_sluice_sluice_error():
     assert isinstance(e, sluice.SluiceError) and str(e) == "a.toml: bad"
 
 
+REAL = {
+    "name": "real", "seed": 1, "duration_s": 1, "device": {"preset": "maxtor-stm332061"},
+    "scheduler": {"name": "bfq"},
+    "flow": [{"name": "r", "pattern": "seq-read", "request_kib": 128, "file_gib": 0.01},
+             {"name": "w", "pattern": "seq-write", "request_kib": 128, "file_gib": 0.01}],
+}
+
+
+def test_run_does_real_io_in_the_given_folder_and_leaves_it_empty(tmp_path):
+    r = sluice.run(REAL, dir=tmp_path, verify=True)
+    assert r["schema"] == "sluice.run/1"
+    assert r["aggregate"]["requests"] > 0
+    assert {f["name"] for f in r["flows"]} == {"r", "w"}
+    assert r["engine"]["verify_errors"] == 0 and r["engine"]["verified_blocks"] > 0
+    assert os.listdir(tmp_path) == []
+
+
+def test_run_refuses_what_the_cli_refuses(tmp_path):
+    with pytest.raises(sluice.SluiceError, match="--dir"):
+        sluice.run(REAL, dir=tmp_path / "missing")
+    with pytest.raises(sluice.SluiceError, match="queue-depth"):
+        sluice.run(REAL, dir=tmp_path, queue_depth=0)
+
+
 def test_repro_has_the_paper_beside_ours():
     r = sluice.repro("vios", quick=True)
     assert r["schema"] == "sluice.repro/1"

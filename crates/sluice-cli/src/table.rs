@@ -2,9 +2,9 @@
 
 use std::fmt::Write;
 
-use sluice_sim::device::presets::PRESETS;
 use sluice_runtime::scenario::PATTERNS;
 use sluice_runtime::SimReport;
+use sluice_sim::device::presets::PRESETS;
 
 /// One run as a table: aggregate line, then one row per flow.
 pub fn report(r: &SimReport) -> String {

@@ -3,8 +3,8 @@
 //! times, video playback, NCQ, weights, and an ablation of the heuristics.
 
 use super::{row, Experiment, Jobs, Row};
-use sluice_runtime::Result;
 use sluice_runtime::scenario::Pattern;
+use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 use sluice_workload::Replay;
 

@@ -15,8 +15,8 @@
 //! full stroke (the policy's default).
 
 use super::{row, Experiment, Jobs, Row};
-use sluice_runtime::Result;
 use sluice_runtime::scenario::Pattern;
+use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 
 const IO_LEVELS: [u32; 13] = [1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61];

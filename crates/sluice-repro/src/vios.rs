@@ -4,8 +4,8 @@
 //! isolation, and VIOS(P) on a queueing drive.
 
 use super::{row, Experiment, Jobs};
-use sluice_runtime::Result;
 use sluice_runtime::scenario::Pattern;
+use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 
 /// Program 1 reads files 5, 6 and 7 (§5.1.2).

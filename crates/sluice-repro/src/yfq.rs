@@ -3,8 +3,8 @@
 //! overlapping, tie-breaking, fragment grouping, latency accounting).
 
 use super::{row, Experiment, Jobs, Row};
-use sluice_runtime::Result;
 use sluice_runtime::scenario::Pattern;
+use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 
 /// Tables 1 and 2: (task, YFQ, BSD) for 1, 2 and 3 tasks.

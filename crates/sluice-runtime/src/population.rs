@@ -18,8 +18,12 @@ pub trait Backend {
     type Error;
 
     /// A thread starts: register scheduler flow `id`.
-    fn add_thread(&mut self, now: Instant, id: FlowId, config: &FlowConfig)
-        -> Result<(), Self::Error>;
+    fn add_thread(
+        &mut self,
+        now: Instant,
+        id: FlowId,
+        config: &FlowConfig,
+    ) -> Result<(), Self::Error>;
 
     /// The threads `ids` belong to a process that was replaced (a start-up
     /// run again). Their requests still in flight keep their owner; the
@@ -227,7 +231,14 @@ mod tests {
             self.0.push(format!("retire {ids:?}"));
             Ok(())
         }
-        fn issue(&mut self, _: Instant, f: usize, _: &FlowSpec, t: FlowId, _: Issue) -> Result<(), ()> {
+        fn issue(
+            &mut self,
+            _: Instant,
+            f: usize,
+            _: &FlowSpec,
+            t: FlowId,
+            _: Issue,
+        ) -> Result<(), ()> {
             self.0.push(format!("issue {f} {}", t.0));
             Ok(())
         }

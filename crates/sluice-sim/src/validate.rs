@@ -8,8 +8,8 @@ use serde::Serialize;
 use sluice::{Duration, Instant};
 
 use crate::device::{self, Command, InternalOrder, Model, Setup};
-use sluice_runtime::Error;
 use sluice_runtime::report::Perf;
+use sluice_runtime::Error;
 
 /// Schema tag of [`ValidationReport`].
 pub const VALIDATE_SCHEMA: &str = "sluice.validate/1";

@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use sluice::Duration;
+use sluice_runtime::Scenario;
 use sluice_sim::device::{diskspecs, presets, Model};
 use sluice_sim::validate::{parse_trace, validate};
-use sluice_runtime::Scenario;
 use sluice_workload::startup::StartupTrace;
 
 fn root() -> PathBuf {

@@ -189,7 +189,15 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         policy_stats: Vec::new(),
         events: st.io.completed,
     };
-    let report = report(&s, &st.pop, &st.book, origin, stop_at, st.tally.completed, wall_s);
+    let report = report(
+        &s,
+        &st.pop,
+        &st.book,
+        origin,
+        stop_at,
+        st.tally.completed,
+        wall_s,
+    );
     if stop.load(Ordering::Relaxed) {
         return Err(Interrupted.into());
     }

@@ -192,7 +192,12 @@ impl Backend for Host<'_> {
 
 /// Wake every flow whose wake-up is due at `now` and issue what it asks;
 /// later wake-ups go back on the agenda.
-pub fn wake_due(pop: &mut Population, host: &mut Host<'_>, agenda: &mut Agenda, now: Instant) -> Result<()> {
+pub fn wake_due(
+    pop: &mut Population,
+    host: &mut Host<'_>,
+    agenda: &mut Agenda,
+    now: Instant,
+) -> Result<()> {
     while let Some(&Reverse((t, f))) = agenda.peek() {
         if t > now {
             break;

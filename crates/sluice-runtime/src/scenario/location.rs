@@ -1,7 +1,6 @@
 //! Where in a scenario file an error is: the line of a key, the line of
 //! a byte offset.
 
-
 /// The line of the key a value error is about: `flow 'NAME': key ...`
 /// in that flow's table, `[device] key ...` in `[device]`, `key ...` at the
 /// top. `None` when the message names no key the text sets.

@@ -8,7 +8,7 @@ use super::*;
 /// rounded up.
 const BYTES_PER_FLOW: u64 = 24 << 10;
 const BYTES_PER_REQUEST: u64 = 160;
-const BYTES_BASE: u64 = 64 << 20;
+pub(super) const BYTES_BASE: u64 = 64 << 20;
 
 /// The memory this machine has available (Linux's `MemAvailable`), if known.
 fn available_memory() -> Option<u64> {
@@ -41,7 +41,7 @@ impl Scenario {
         }
     }
 
-    fn check_memory_against(&self, available: u64) -> Result<()> {
+    pub(super) fn check_memory_against(&self, available: u64) -> Result<()> {
         let need = self.memory_estimate();
         if need <= available {
             return Ok(());
@@ -60,5 +60,4 @@ impl Scenario {
             gib(available)
         )))
     }
-
 }

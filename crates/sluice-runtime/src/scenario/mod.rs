@@ -25,12 +25,12 @@ mod memory;
 #[cfg(test)]
 mod tests;
 
+use builder::DeviceKeys;
 pub use builder::{FlowBuilder, ScenarioBuilder};
 pub use expand::MAX_SECONDS;
 use location::{key_line, line_of, value_names};
-use builder::DeviceKeys;
-use sluice_device::presets::{self, PRESETS};
 use sluice_device::diskspecs;
+use sluice_device::presets::{self, PRESETS};
 
 /// The flows a scenario builds, from `sluice-workload`.
 pub use sluice_workload::{FlowSpec, Pattern};
@@ -155,5 +155,4 @@ impl Scenario {
             ..e
         })
     }
-
 }

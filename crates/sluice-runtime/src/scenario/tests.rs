@@ -1,5 +1,6 @@
 //! Scenario parsing, building and error messages.
 
+use super::memory::BYTES_BASE;
 use super::*;
 
 const GOOD: &str = r#"
@@ -61,8 +62,7 @@ fn unknown_key_is_named_with_its_line() {
 
 #[test]
 fn value_errors_name_the_line_of_their_key() {
-    let two =
-        format!("{GOOD}\n[[flow]]\nname = \"w\"\npattern = \"seq-write\"\nweight = 2000\n");
+    let two = format!("{GOOD}\n[[flow]]\nname = \"w\"\npattern = \"seq-write\"\nweight = 2000\n");
     let e = Scenario::parse("t.toml", &two).unwrap_err().to_string();
     let line = two.lines().position(|l| l == "weight = 2000").unwrap() + 1;
     assert!(
@@ -247,9 +247,7 @@ fn errors_name_the_file_once() {
         "pattern = \"startup\"\ntrace = \"/nonexistent/t\"",
     ));
     assert!(
-        e.starts_with(
-            "s.toml: line 17: flow 'r': trace '/nonexistent/t': not an embedded trace"
-        ),
+        e.starts_with("s.toml: line 17: flow 'r': trace '/nonexistent/t': not an embedded trace"),
         "{e}"
     );
 }

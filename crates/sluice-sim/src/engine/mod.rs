@@ -8,9 +8,9 @@
 //! device, and re-arms the device and wake-up events.
 
 mod agenda;
-mod requests;
 mod recorder;
 mod request_log;
+mod requests;
 
 #[cfg(test)]
 mod tests;
@@ -24,8 +24,8 @@ use sluice_runtime::{Population, Scenario};
 use sluice_workload::Actions;
 
 use self::agenda::{Agenda, Event, Slot};
-use self::requests::Requests;
 use self::recorder::{Recorder, RunInfo};
+use self::requests::Requests;
 use crate::device::{self, Command, Device, Setup};
 use sluice_runtime::Error;
 
@@ -223,7 +223,11 @@ impl Simulation {
 
     /// Send the device what the driver dispatches.
     fn fill_device(&mut self) {
-        while let Some(r) = self.host.driver.poll_dispatch(self.now, self.device.as_ref()) {
+        while let Some(r) = self
+            .host
+            .driver
+            .poll_dispatch(self.now, self.device.as_ref())
+        {
             self.device.submit(self.now, Command::of(&r));
         }
     }

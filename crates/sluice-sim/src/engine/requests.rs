@@ -49,7 +49,12 @@ impl Requests {
 impl Backend for Requests {
     type Error = std::convert::Infallible;
 
-    fn add_thread(&mut self, now: Instant, id: FlowId, config: &FlowConfig) -> Result<(), Self::Error> {
+    fn add_thread(
+        &mut self,
+        now: Instant,
+        id: FlowId,
+        config: &FlowConfig,
+    ) -> Result<(), Self::Error> {
         self.driver.add_flow(now, id, config);
         Ok(())
     }

@@ -1,9 +1,9 @@
 //! Tests of the simulator engine: the loop around the driver.
 
 use super::*;
-use crate::report::Perf;
 use sluice::policy::Noop;
 use sluice::{Decision, DeviceView, FlowConfig, FlowId, Request, Service};
+use sluice_runtime::report::Perf;
 use std::cell::RefCell;
 use std::rc::Rc;
 
