@@ -10,7 +10,7 @@ use sluice::{Duration, Instant};
 
 use crate::replay::StartupReplay;
 use crate::rng;
-use crate::spec::{FlowSpec, Pattern};
+use crate::spec::{FlowKind, FlowSpec, PoolSpec, TraceSpec, VideoSpec};
 
 /// A request a flow wants issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,19 +68,20 @@ impl Flow {
     /// Flow number `index` of a run seeded with `seed`: each flow draws from
     /// its own stream, so adding a flow does not change the others' draws.
     pub fn new(spec: FlowSpec, seed: u64, index: usize) -> Self {
-        let kind = match spec.pattern {
-            Pattern::Startup => Kind::Startup(StartupReplay::new(
-                spec.trace.clone().expect("startup flows carry a trace"),
-                spec.replay,
-                rng::stream(seed, index as u64),
-            )),
-            Pattern::Video => Kind::Video(Video::default()),
-            Pattern::Trace => Kind::Trace(TraceReplay::default()),
-            Pattern::Pool => Kind::Pool(Pool {
+        let kind = match &spec.kind {
+            FlowKind::Startup(s) => {
+                Kind::Startup(StartupReplay::new(s, rng::stream(seed, index as u64)))
+            }
+            FlowKind::Video(v) => Kind::Video(Video::new(*v)),
+            FlowKind::Trace(t) => Kind::Trace(TraceReplay::new(t)),
+            FlowKind::Pool(p) => Kind::Pool(Pool {
                 rng: rng::stream(seed, index as u64),
-                in_flight: vec![0; spec.pool_weights.len()],
+                in_flight: vec![0; p.weights.len()],
+                settings: p.clone(),
             }),
-            _ => Kind::Greedy(Greedy {
+            FlowKind::Greedy(g) => Kind::Greedy(Greedy {
+                write: g.pattern().is_write(),
+                sequential: g.pattern().is_sequential(),
                 rng: rng::stream(seed, index as u64),
                 cursor: 0,
                 in_flight: 0,
@@ -106,15 +107,15 @@ impl Flow {
     pub fn threads(&self) -> u32 {
         match &self.kind {
             Kind::Startup(s) => s.trace.threads.len() as u32,
-            Kind::Pool(_) => self.spec.pool_weights.len() as u32,
+            Kind::Pool(p) => p.settings.weights.len() as u32,
             _ => 1,
         }
     }
 
     /// Whether the flow ends by itself (and the run may end with it).
     pub fn finite(&self) -> bool {
-        match self.kind {
-            Kind::Startup(_) => self.spec.repeat.is_none() || self.spec.runs.is_some(),
+        match &self.kind {
+            Kind::Startup(s) => s.ends(),
             Kind::Video(_) | Kind::Trace(_) => true,
             Kind::Greedy(_) | Kind::Pool(_) => self.spec.requests.is_some(),
         }
@@ -182,7 +183,7 @@ impl Flow {
     /// Weight of one of the flow's threads.
     pub fn thread_weight(&self, thread: u32) -> u32 {
         self.spec
-            .pool_weights
+            .pool_weights()
             .get(thread as usize)
             .copied()
             .unwrap_or(self.spec.weight)
@@ -214,16 +215,20 @@ impl Flow {
 /// A block trace's requests: at their recorded arrivals after the flow's
 /// start (open loop: whatever the device does), or in order with
 /// `outstanding` in flight. Reads are synchronous, writes asynchronous.
-#[derive(Default)]
 struct TraceReplay {
+    settings: TraceSpec,
     /// Index of the next request to issue.
     next: usize,
     in_flight: u32,
 }
 
 impl TraceReplay {
-    fn requests(spec: &FlowSpec) -> &[crate::trace::Request] {
-        spec.trace_requests.as_deref().map_or(&[], Vec::as_slice)
+    fn new(settings: &TraceSpec) -> Self {
+        TraceReplay {
+            settings: settings.clone(),
+            next: 0,
+            in_flight: 0,
+        }
     }
 
     fn issue(&mut self, r: &crate::trace::Request, act: &mut Actions) {
@@ -240,8 +245,8 @@ impl TraceReplay {
     }
 
     fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
-        let reqs = Self::requests(spec);
-        match spec.timing {
+        let reqs = std::sync::Arc::clone(&self.settings.requests);
+        match self.settings.timing {
             crate::trace::Timing::Recorded => {
                 while let Some(r) = reqs.get(self.next) {
                     let due = spec.start + r.at;
@@ -257,7 +262,7 @@ impl TraceReplay {
     }
 
     fn fill(&mut self, spec: &FlowSpec, act: &mut Actions) {
-        let reqs = Self::requests(spec);
+        let reqs = std::sync::Arc::clone(&self.settings.requests);
         while self.in_flight < spec.outstanding.max(1) {
             let Some(r) = reqs.get(self.next) else { break };
             self.issue(r, act);
@@ -267,10 +272,10 @@ impl TraceReplay {
     /// One request completed; true once every request has.
     fn completed(&mut self, spec: &FlowSpec, act: &mut Actions) -> bool {
         self.in_flight = self.in_flight.saturating_sub(1);
-        if spec.timing == crate::trace::Timing::Afap {
+        if self.settings.timing == crate::trace::Timing::Afap {
             self.fill(spec, act);
         }
-        self.in_flight == 0 && self.next >= Self::requests(spec).len()
+        self.in_flight == 0 && self.next >= self.settings.requests.len()
     }
 }
 
@@ -281,23 +286,24 @@ impl TraceReplay {
 struct Pool {
     rng: Pcg64Mcg,
     in_flight: Vec<u32>,
+    settings: PoolSpec,
 }
 
 impl Pool {
     fn fill(&mut self, spec: &FlowSpec, act: &mut Actions) {
-        for thread in 0..spec.pool_weights.len() {
+        for thread in 0..self.settings.weights.len() {
             while self.in_flight[thread] < spec.outstanding {
                 // Box-Muller for a normal size, rounded, at least one sector.
                 let (u1, u2): (f64, f64) = (self.rng.gen_range(f64::EPSILON..1.0), self.rng.gen());
                 let z = (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos();
                 // No larger than the file (a scenario keeps the mean inside it).
                 let largest = spec.file_sectors.clamp(1, u64::from(u32::MAX)) as f64;
-                let sectors = (spec.size_mean + spec.size_sd * z)
+                let sectors = (self.settings.size_mean + self.settings.size_sd * z)
                     .round()
                     .clamp(1.0, largest) as u32;
                 let span = spec.file_sectors.saturating_sub(u64::from(sectors)).max(1);
                 let sector = spec.file_start + self.rng.gen_range(0..span);
-                let write = self.rng.gen::<f64>() >= spec.read_fraction;
+                let write = self.rng.gen::<f64>() >= self.settings.read_fraction;
                 act.issues.push(Issue {
                     thread: thread as u32,
                     continues: false,
@@ -320,6 +326,10 @@ impl Pool {
 
 /// Greedy readers and writers: keep `outstanding` requests in flight.
 struct Greedy {
+    /// A writer (asynchronous), else a reader (synchronous).
+    write: bool,
+    /// Walks the file, else jumps at random.
+    sequential: bool,
     rng: Pcg64Mcg,
     /// Next offset in the file for sequential patterns.
     cursor: u64,
@@ -350,8 +360,8 @@ impl Greedy {
     /// Asynchronous writers with a think time issue one write every
     /// `think` (they do not wait for completions), up to their cap; every
     /// other flow thinks between a completion and its next issue.
-    fn paced(spec: &FlowSpec) -> bool {
-        spec.pattern.is_write() && !spec.think.is_zero()
+    fn paced(&self, spec: &FlowSpec) -> bool {
+        self.write && !spec.think.is_zero()
     }
 
     /// The start sector of the next request; counts it as issued.
@@ -360,7 +370,7 @@ impl Greedy {
         let slots = (spec.file_sectors / size).max(1);
         self.issued += 1;
         self.in_flight += Self::fragments(spec);
-        let offset = if spec.pattern.is_sequential() {
+        let offset = if self.sequential {
             let o = self.cursor;
             self.cursor += size;
             if self.cursor + size > spec.file_sectors {
@@ -375,7 +385,7 @@ impl Greedy {
 
     fn issue_one(&mut self, spec: &FlowSpec, act: &mut Actions) {
         let sector = self.next_sector(spec);
-        let write = spec.pattern.is_write();
+        let write = self.write;
         let frag = spec.fragment_sectors.unwrap_or(spec.request_sectors).max(1);
         let mut off = 0;
         while off < spec.request_sectors {
@@ -413,7 +423,7 @@ impl Greedy {
     }
 
     fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
-        if Self::paced(spec) {
+        if self.paced(spec) {
             if self.wants_more(spec) {
                 self.issue_one(spec, act);
                 act.wakes.push(now + spec.think);
@@ -435,7 +445,7 @@ impl Greedy {
             return false; // other fragments of the request are still out
         }
         self.completed += 1;
-        if Self::paced(spec) {
+        if self.paced(spec) {
             if std::mem::take(&mut self.waiting_for_room) {
                 self.wake(spec, now, act);
             }
@@ -454,8 +464,8 @@ impl Greedy {
 /// A video player: frames of `request_kib` read one at a time from a file,
 /// at most `buffer_frames` ahead of the display; a frame that arrives after
 /// its display time is dropped.
-#[derive(Default)]
 struct Video {
+    settings: VideoSpec,
     /// Next frame to read.
     next: u64,
     in_flight: bool,
@@ -465,13 +475,23 @@ struct Video {
 
 impl Video {
     /// Frame `k` may be read from this time on.
-    fn readable(spec: &FlowSpec, k: u64) -> Instant {
-        spec.start + spec.frame_period * k
+    fn new(settings: VideoSpec) -> Self {
+        Video {
+            settings,
+            next: 0,
+            in_flight: false,
+            frames_measured: 0,
+            dropped_measured: 0,
+        }
+    }
+
+    fn readable(&self, spec: &FlowSpec, k: u64) -> Instant {
+        spec.start + self.settings.frame_period * k
     }
 
     /// Frame `k` is shown at this time.
-    fn display(spec: &FlowSpec, k: u64) -> Instant {
-        Self::readable(spec, k + u64::from(spec.buffer_frames))
+    fn display(&self, spec: &FlowSpec, k: u64) -> Instant {
+        self.readable(spec, k + u64::from(self.settings.buffer_frames))
     }
 
     fn frames(spec: &FlowSpec) -> u64 {
@@ -482,7 +502,7 @@ impl Video {
         if self.in_flight || self.next >= Self::frames(spec) {
             return;
         }
-        let at = Self::readable(spec, self.next);
+        let at = self.readable(spec, self.next);
         if at > now {
             act.wakes.push(at);
             return;
@@ -507,7 +527,7 @@ impl Video {
         act: &mut Actions,
     ) -> bool {
         self.in_flight = false;
-        let shown = Self::display(spec, self.next);
+        let shown = self.display(spec, self.next);
         if shown >= warmup {
             self.frames_measured += 1;
             if now > shown {
@@ -523,6 +543,7 @@ impl Video {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::spec::{GreedyPattern, Pattern};
 
     /// The instant `n` nanoseconds after the origin.
     fn ns(n: u64) -> Instant {
@@ -532,7 +553,7 @@ mod tests {
     fn spec(pattern: Pattern) -> FlowSpec {
         FlowSpec {
             name: "f".into(),
-            pattern,
+            kind: FlowKind::Greedy(GreedyPattern::of(pattern).expect("a greedy pattern")),
             request_sectors: 8,
             file_start: 1000,
             file_sectors: 32,
@@ -557,13 +578,14 @@ mod tests {
             })
             .collect();
         FlowSpec {
-            pattern: Pattern::Trace,
+            kind: FlowKind::Trace(TraceSpec {
+                requests: std::sync::Arc::new(reqs),
+                timing,
+            }),
             start: ns(5_000_000),
             outstanding: 2,
             requests: None,
-            trace_requests: Some(std::sync::Arc::new(reqs)),
-            timing,
-            ..spec(Pattern::Trace)
+            ..spec(Pattern::SeqRead)
         }
     }
 
@@ -597,7 +619,6 @@ mod tests {
     fn rate_iops_spaces_the_issues() {
         // 1000 IOPS: one issue per ms, whatever the depth allows.
         let s = FlowSpec {
-            pattern: Pattern::RandRead,
             outstanding: 4,
             requests: None,
             rate_interval: Some(Duration::from_millis(1)),
@@ -693,11 +714,12 @@ mod tests {
     #[test]
     fn video_frames_late_for_display_are_dropped() {
         let s = FlowSpec {
-            pattern: Pattern::Video,
-            frame_period: Duration::from_millis(10),
-            buffer_frames: 2,
+            kind: FlowKind::Video(VideoSpec {
+                frame_period: Duration::from_millis(10),
+                buffer_frames: 2,
+            }),
             requests: Some(3),
-            ..spec(Pattern::Video)
+            ..spec(Pattern::SeqRead)
         };
         let mut f = Flow::new(s, 1, 0);
         let mut act = Actions::default();

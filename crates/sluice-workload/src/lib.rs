@@ -1,7 +1,9 @@
 //! sluice-workload: the applications that sluice's engines run, as pure
 //! state machines with no I/O and no clock of their own.
 //!
-//! A [`Flow`] is built from a [`FlowSpec`] and a seed. The engine that runs
+//! A [`Flow`] is built from a [`FlowSpec`] (what every flow has, and its
+//! [`FlowKind`]: the pattern with the settings only that pattern has) and a
+//! seed. The engine that runs
 //! it (the simulator, or a real I/O engine) tells it when it is due
 //! ([`Flow::wake`]) and when one of its requests completed
 //! ([`Flow::completed`]), at the engine's [`sluice::Instant`]; the flow
@@ -11,10 +13,10 @@
 //!
 //! ```
 //! use sluice::Instant;
-//! use sluice_workload::{Actions, Flow, FlowSpec, Pattern};
+//! use sluice_workload::{Actions, Flow, FlowKind, FlowSpec, GreedyPattern};
 //!
 //! let spec = FlowSpec {
-//!     pattern: Pattern::RandRead,
+//!     kind: FlowKind::Greedy(GreedyPattern::RandRead),
 //!     request_sectors: 8,
 //!     file_sectors: 1 << 20,
 //!     weight: 100,
@@ -39,5 +41,7 @@ pub mod trace;
 pub use error::{Error, Result};
 pub use flow::{Actions, Flow, Issue};
 pub use replay::{Replay, THREAD_FILE_SECTORS};
-pub use spec::{FlowSpec, Pattern};
+pub use spec::{
+    FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, StartupSpec, TraceSpec, VideoSpec,
+};
 pub use startup::{StartupRecord, StartupTrace};

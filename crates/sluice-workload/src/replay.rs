@@ -23,7 +23,7 @@ use rand_pcg::Pcg64Mcg;
 use sluice::{Duration, Instant};
 
 use crate::flow::{Actions, Issue};
-use crate::spec::FlowSpec;
+use crate::spec::{FlowSpec, StartupSpec};
 use crate::startup::{StartupRecord, StartupTrace};
 
 /// How a start-up trace becomes I/O.
@@ -77,6 +77,10 @@ struct Thread {
 pub(crate) struct StartupReplay {
     pub trace: Arc<StartupTrace>,
     mode: Replay,
+    /// Start again at max(start + period, end + pause).
+    repeat: Option<(Duration, Duration)>,
+    /// Stop after this many start-ups.
+    max_runs: Option<u64>,
     rng: Pcg64Mcg,
     threads: Vec<Thread>,
     /// s-suite: the next record of the trace to issue.
@@ -95,11 +99,20 @@ pub(crate) struct StartupReplay {
 }
 
 impl StartupReplay {
-    pub fn new(trace: Arc<StartupTrace>, mode: Replay, rng: Pcg64Mcg) -> Self {
+    /// Whether the flow ends by itself: it does not repeat, or repeats a
+    /// set number of times.
+    pub fn ends(&self) -> bool {
+        self.repeat.is_none() || self.max_runs.is_some()
+    }
+
+    pub fn new(settings: &StartupSpec, rng: Pcg64Mcg) -> Self {
+        let trace = Arc::clone(&settings.trace);
         StartupReplay {
             threads: vec![Thread::default(); trace.threads.len()],
             trace,
-            mode,
+            mode: settings.replay,
+            repeat: settings.repeat,
+            max_runs: settings.runs,
             rng,
             cursor: 0,
             in_flight: 0,
@@ -116,7 +129,10 @@ impl StartupReplay {
     /// the replay allows.
     pub fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         if self.run_start.is_none() {
-            if self.finishing || now < self.next_run || spec.runs.is_some_and(|n| self.runs >= n) {
+            if self.finishing
+                || now < self.next_run
+                || self.max_runs.is_some_and(|n| self.runs >= n)
+            {
                 return;
             }
             self.run_start = Some(now);
@@ -171,7 +187,7 @@ impl StartupReplay {
                 }
             };
             if run_over {
-                self.end_run(spec, now, warmup, act);
+                self.end_run(now, warmup, act);
             } else {
                 self.advance(spec, now, act);
             }
@@ -191,14 +207,14 @@ impl StartupReplay {
     }
 
     /// The last record is served: record the start-up, plan the next one.
-    fn end_run(&mut self, spec: &FlowSpec, now: Instant, warmup: Instant, act: &mut Actions) {
+    fn end_run(&mut self, now: Instant, warmup: Instant, act: &mut Actions) {
         let start = self.run_start.take().expect("a run is in progress");
         self.last_end = Some(now);
         if now >= warmup {
             self.measured.push(now - start);
         }
-        match spec.repeat {
-            Some((period, pause)) if spec.runs.is_none_or(|n| self.runs < n) => {
+        match self.repeat {
+            Some((period, pause)) if self.max_runs.is_none_or(|n| self.runs < n) => {
                 self.next_run = (start + period).max(now + pause);
                 act.wakes.push(self.next_run);
             }

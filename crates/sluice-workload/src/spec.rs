@@ -74,25 +74,39 @@ impl Pattern {
 }
 
 impl FlowSpec {
-    /// Whether the flow may issue writes (a writer pattern, or a pool whose
-    /// requests are not all reads).
+    /// The flow's pattern (its kind without the kind's settings).
+    pub fn pattern(&self) -> Pattern {
+        self.kind.pattern()
+    }
+
+    /// Whether the flow may issue writes (a writer pattern, a pool whose
+    /// requests are not all reads, a trace with a write).
     pub fn may_write(&self) -> bool {
-        self.pattern.is_write()
-            || self.pattern == Pattern::Pool && self.read_fraction < 1.0
-            || self
-                .trace_requests
-                .as_ref()
-                .is_some_and(|t| t.iter().any(|r| r.write))
+        match &self.kind {
+            FlowKind::Greedy(p) => p.pattern().is_write(),
+            FlowKind::Pool(pool) => pool.read_fraction < 1.0,
+            FlowKind::Trace(t) => t.requests.iter().any(|r| r.write),
+            FlowKind::Startup(_) | FlowKind::Video(_) => false,
+        }
+    }
+
+    /// Pool flows: the weight of each reservation queue (empty for others).
+    pub fn pool_weights(&self) -> &[u32] {
+        match &self.kind {
+            FlowKind::Pool(p) => &p.weights,
+            _ => &[],
+        }
     }
 }
 
-/// One flow, after `count` expansion and file placement.
-#[derive(Clone, Debug, PartialEq, Default)]
+/// One flow, after `count` expansion and file placement: what every flow
+/// has, and its [`FlowKind`] with the settings only that kind has.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     /// The flow's name (with its index appended when `count` expands it).
     pub name: String,
-    /// How it generates requests.
-    pub pattern: Pattern,
+    /// How it generates requests, with that pattern's own settings.
+    pub kind: FlowKind,
     /// Size of each application request (for video, of each frame).
     pub request_sectors: u32,
     /// The flow's file: first sector and length.
@@ -100,7 +114,7 @@ pub struct FlowSpec {
     /// Length of the flow's file.
     pub file_sectors: u64,
     /// The scheduler weight of the flow's threads (pool flows weigh each
-    /// queue with `pool_weights`).
+    /// queue with their own weights).
     pub weight: u32,
     /// When the flow starts.
     pub start: Instant,
@@ -112,38 +126,139 @@ pub struct FlowSpec {
     /// Stop after this many requests (`None` = greedy until the end);
     /// for video flows, the number of frames.
     pub requests: Option<u64>,
-    /// Start-up flows: the trace to replay.
-    pub trace: Option<Arc<StartupTrace>>,
-    /// Start-up flows: how the trace becomes I/O.
-    pub replay: Replay,
-    /// Start-up flows: start again at max(start + period, end + pause).
-    pub repeat: Option<(Duration, Duration)>,
-    /// Start-up flows: stop after this many start-ups.
-    pub runs: Option<u64>,
-    /// Video flows: time between frames.
-    pub frame_period: Duration,
-    /// Video flows: frames read ahead of the display.
-    pub buffer_frames: u32,
     /// The index of the flow's class among the scenario's classes, if it
     /// belongs to one (the workload does not use it).
     pub class: Option<u32>,
-    /// Pool flows: the weight of each reservation queue (one thread each).
-    pub pool_weights: Vec<u32>,
-    /// Pool flows: mean request size (sectors, normally distributed).
-    pub size_mean: f64,
-    /// Pool flows: standard deviation of the request size (sectors).
-    pub size_sd: f64,
-    /// Pool flows: the share of requests that are reads.
-    pub read_fraction: f64,
     /// Split each request into fragments of at most this many sectors,
     /// issued together (FreeBSD's 64 KiB raw-I/O limit in the YFQ paper).
     pub fragment_sectors: Option<u32>,
-    /// Trace flows: the requests, placed (absolute sectors), in arrival
-    /// order.
-    pub trace_requests: Option<Arc<Vec<crate::trace::Request>>>,
-    /// Trace flows: recorded arrivals or as fast as `outstanding` allows.
-    pub timing: crate::trace::Timing,
     /// Greedy flows: at most one issue per this interval (`rate_iops`, as
     /// fio's `rate_iops` caps a job).
     pub rate_interval: Option<Duration>,
+}
+
+impl Default for FlowSpec {
+    /// A greedy sequential reader with nothing set.
+    fn default() -> Self {
+        FlowSpec {
+            name: String::new(),
+            kind: FlowKind::Greedy(GreedyPattern::SeqRead),
+            request_sectors: 0,
+            file_start: 0,
+            file_sectors: 0,
+            weight: 0,
+            start: Instant::ZERO,
+            think: Duration::ZERO,
+            outstanding: 0,
+            requests: None,
+            class: None,
+            fragment_sectors: None,
+            rate_interval: None,
+        }
+    }
+}
+
+/// A flow's pattern with the settings only that pattern has: a start-up
+/// always has its trace, a pool its queues; a reader has neither.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlowKind {
+    /// A greedy reader or writer.
+    Greedy(GreedyPattern),
+    /// Replay of an application's start-up trace.
+    Startup(StartupSpec),
+    /// A video player.
+    Video(VideoSpec),
+    /// Weighted reservation queues.
+    Pool(PoolSpec),
+    /// Replay of a block trace.
+    Trace(TraceSpec),
+}
+
+impl FlowKind {
+    /// The kind's pattern.
+    pub fn pattern(&self) -> Pattern {
+        match self {
+            FlowKind::Greedy(p) => p.pattern(),
+            FlowKind::Startup(_) => Pattern::Startup,
+            FlowKind::Video(_) => Pattern::Video,
+            FlowKind::Pool(_) => Pattern::Pool,
+            FlowKind::Trace(_) => Pattern::Trace,
+        }
+    }
+}
+
+/// The four greedy patterns: a flow that issues as fast as it may.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GreedyPattern {
+    SeqRead,
+    RandRead,
+    SeqWrite,
+    RandWrite,
+}
+
+impl GreedyPattern {
+    /// The greedy pattern `p` is, if it is one.
+    pub fn of(p: Pattern) -> Option<Self> {
+        match p {
+            Pattern::SeqRead => Some(GreedyPattern::SeqRead),
+            Pattern::RandRead => Some(GreedyPattern::RandRead),
+            Pattern::SeqWrite => Some(GreedyPattern::SeqWrite),
+            Pattern::RandWrite => Some(GreedyPattern::RandWrite),
+            _ => None,
+        }
+    }
+
+    /// As a [`Pattern`].
+    pub fn pattern(self) -> Pattern {
+        match self {
+            GreedyPattern::SeqRead => Pattern::SeqRead,
+            GreedyPattern::RandRead => Pattern::RandRead,
+            GreedyPattern::SeqWrite => Pattern::SeqWrite,
+            GreedyPattern::RandWrite => Pattern::RandWrite,
+        }
+    }
+}
+
+/// A start-up flow's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StartupSpec {
+    /// The trace to replay.
+    pub trace: Arc<StartupTrace>,
+    /// How the trace becomes I/O.
+    pub replay: Replay,
+    /// Start again at max(start + period, end + pause).
+    pub repeat: Option<(Duration, Duration)>,
+    /// Stop after this many start-ups.
+    pub runs: Option<u64>,
+}
+
+/// A video flow's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VideoSpec {
+    /// Time between frames.
+    pub frame_period: Duration,
+    /// Frames read ahead of the display.
+    pub buffer_frames: u32,
+}
+
+/// A pool flow's settings (Nam–Park's synthetic load).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolSpec {
+    /// The weight of each reservation queue (one thread each).
+    pub weights: Vec<u32>,
+    /// Mean request size (sectors, normally distributed).
+    pub size_mean: f64,
+    /// Standard deviation of the request size (sectors).
+    pub size_sd: f64,
+    /// The share of requests that are reads.
+    pub read_fraction: f64,
+}
+
+/// A block-trace flow's settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceSpec {
+    /// The requests, placed (absolute sectors), in arrival order.
+    pub requests: Arc<Vec<crate::trace::Request>>,
+    /// Recorded arrivals or as fast as `outstanding` allows.
+    pub timing: crate::trace::Timing,
 }

@@ -329,7 +329,7 @@ mod tests {
         );
         assert_eq!(s.flows[0].request_sectors, 8);
         assert_eq!(s.flows[0].outstanding, 4);
-        assert_eq!(s.flows[2].pattern, Pattern::SeqWrite);
+        assert_eq!(s.flows[2].pattern(), Pattern::SeqWrite);
         assert_eq!(s.flows[2].requests, None);
         assert_eq!(s.duration.as_secs_f64(), 2.0);
         let names: Vec<_> = infos.iter().map(|i| i.name.as_str()).collect();

@@ -27,7 +27,7 @@ use sluice::{Duration, Instant, NS_PER_S};
 use sluice_runtime::report::{measure, Perf, SimReport};
 use sluice_runtime::{Population, Scenario};
 use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
-use sluice_workload::{Pattern, Replay};
+use sluice_workload::{FlowKind, Replay};
 
 pub use self::files::device_regions;
 use self::files::Files;
@@ -110,28 +110,34 @@ pub fn interrupt_flag() -> Result<Arc<AtomicBool>> {
 pub fn recorded_extents(s: &mut Scenario) -> Vec<Option<Vec<(u64, u64)>>> {
     let mut extents = vec![None; s.flows.len()];
     for (f, ext) in s.flows.iter_mut().zip(&mut extents) {
-        if let (Pattern::Startup, Replay::Recorded, Some(t)) = (f.pattern, f.replay, &f.trace) {
-            let end = t
-                .records
-                .iter()
-                .map(|r| r.sector + u64::from(r.sectors))
-                .max()
-                .unwrap_or(1);
-            f.file_sectors = end.div_ceil(2048) * 2048;
-            *ext = Some(
-                t.records
+        match &f.kind {
+            FlowKind::Startup(st) if st.replay == Replay::Recorded => {
+                let t = &st.trace;
+                let end = t
+                    .records
                     .iter()
-                    .map(|r| (r.sector * 512, u64::from(r.sectors) * 512))
-                    .collect(),
-            );
-        } else if let Some(reqs) = &f.trace_requests {
+                    .map(|r| r.sector + u64::from(r.sectors))
+                    .max()
+                    .unwrap_or(1);
+                f.file_sectors = end.div_ceil(2048) * 2048;
+                *ext = Some(
+                    t.records
+                        .iter()
+                        .map(|r| (r.sector * 512, u64::from(r.sectors) * 512))
+                        .collect(),
+                );
+            }
             // A block trace: its file spans what it reaches (the scenario
             // sized it so); only the extents it touches hold data.
-            *ext = Some(
-                reqs.iter()
-                    .map(|r| ((r.sector - f.file_start) * 512, u64::from(r.sectors) * 512))
-                    .collect(),
-            );
+            FlowKind::Trace(tr) => {
+                *ext = Some(
+                    tr.requests
+                        .iter()
+                        .map(|r| ((r.sector - f.file_start) * 512, u64::from(r.sectors) * 512))
+                        .collect(),
+                );
+            }
+            _ => {}
         }
     }
     extents

@@ -22,6 +22,48 @@ struct KindKeys {
     requests: Option<u64>,
 }
 
+impl KindKeys {
+    /// The flow's kind with its own settings, as read for `pattern`;
+    /// `trace_requests` are a block trace's requests, placed.
+    fn flow_kind(
+        &self,
+        pattern: Pattern,
+        runs: Option<u64>,
+        trace_requests: Option<Arc<Vec<trace::Request>>>,
+    ) -> Result<FlowKind> {
+        Ok(match pattern {
+            Pattern::SeqRead => FlowKind::Greedy(GreedyPattern::SeqRead),
+            Pattern::RandRead => FlowKind::Greedy(GreedyPattern::RandRead),
+            Pattern::SeqWrite => FlowKind::Greedy(GreedyPattern::SeqWrite),
+            Pattern::RandWrite => FlowKind::Greedy(GreedyPattern::RandWrite),
+            Pattern::Startup => FlowKind::Startup(StartupSpec {
+                trace: self
+                    .trace
+                    .clone()
+                    .ok_or_else(|| fail("a startup flow needs trace = NAME or path"))?,
+                replay: self.replay,
+                repeat: self.repeat,
+                runs,
+            }),
+            Pattern::Video => FlowKind::Video(VideoSpec {
+                frame_period: self.frame_period,
+                buffer_frames: self.buffer_frames,
+            }),
+            Pattern::Pool => FlowKind::Pool(PoolSpec {
+                weights: self.pool_weights.clone(),
+                size_mean: self.size_mean,
+                size_sd: self.size_sd,
+                read_fraction: self.read_fraction,
+            }),
+            Pattern::Trace => FlowKind::Trace(TraceSpec {
+                requests: trace_requests
+                    .ok_or_else(|| fail("a trace flow needs trace = \"path\""))?,
+                timing: self.timing,
+            }),
+        })
+    }
+}
+
 /// The longest time a scenario may state, in seconds (about 116 days).
 pub const MAX_SECONDS: f64 = 1e7;
 
@@ -533,14 +575,18 @@ impl Scenario {
                 if !recorded && pattern != Pattern::Trace {
                     next_free = next_free.max(end);
                 }
+                let kind_requests = kind.requests;
                 let name = if count > 1 {
                     format!("{}{}", f.name, i)
                 } else {
                     f.name.clone()
                 };
+                let kind = kind
+                    .flow_kind(pattern, f.runs, trace_requests)
+                    .map_err(ctx)?;
                 flows.push(FlowSpec {
                     name,
-                    pattern,
+                    kind,
                     request_sectors,
                     file_start,
                     file_sectors,
@@ -548,21 +594,9 @@ impl Scenario {
                     start,
                     think: Duration::from_nanos((think_ms * NS_PER_MS as f64).round() as u64),
                     outstanding,
-                    requests: kind.requests.or(f.requests),
-                    trace: kind.trace.clone(),
-                    replay: kind.replay,
-                    repeat: kind.repeat,
-                    runs: f.runs,
-                    frame_period: kind.frame_period,
-                    buffer_frames: kind.buffer_frames,
+                    requests: kind_requests.or(f.requests),
                     class,
                     fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
-                    pool_weights: kind.pool_weights.clone(),
-                    size_mean: kind.size_mean,
-                    size_sd: kind.size_sd,
-                    read_fraction: kind.read_fraction,
-                    trace_requests,
-                    timing: kind.timing,
                     rate_interval,
                 });
             }

@@ -25,7 +25,7 @@ impl Scenario {
         let in_flight: u64 = self
             .flows
             .iter()
-            .map(|f| u64::from(f.outstanding) * f.pool_weights.len().max(1) as u64)
+            .map(|f| u64::from(f.outstanding) * f.pool_weights().len().max(1) as u64)
             .sum();
         BYTES_BASE
             .saturating_add((self.flows.len() as u64).saturating_mul(BYTES_PER_FLOW))
@@ -49,7 +49,7 @@ impl Scenario {
         let in_flight: u64 = self
             .flows
             .iter()
-            .map(|f| u64::from(f.outstanding) * f.pool_weights.len().max(1) as u64)
+            .map(|f| u64::from(f.outstanding) * f.pool_weights().len().max(1) as u64)
             .sum();
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         Err(fail(format!(

@@ -32,6 +32,7 @@ use location::{key_line, line_of, value_names};
 use sluice_device::diskspecs;
 use sluice_device::presets::{self, PRESETS};
 
+use sluice_workload::{FlowKind, GreedyPattern, PoolSpec, StartupSpec, TraceSpec, VideoSpec};
 /// The flows a scenario builds, from `sluice-workload`.
 pub use sluice_workload::{FlowSpec, Pattern};
 

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::flow::Flow;
-use crate::spec::Pattern;
+use crate::spec::{FlowKind, StartupSpec};
 
 fn at_ms(ms: u64) -> Instant {
     Instant::ZERO + Duration::from_millis(ms)
@@ -11,14 +11,22 @@ fn at_ms(ms: u64) -> Instant {
 
 /// A start-up flow replaying `text` with `mode`; its files start at 1000.
 fn flow(text: &str, mode: Replay) -> Flow {
+    repeated(text, mode, None)
+}
+
+/// As [`flow`], started again as `repeat` says.
+fn repeated(text: &str, mode: Replay, repeat: Option<(Duration, Duration)>) -> Flow {
     let trace = StartupTrace::parse("t", "t", text).unwrap();
     let spec = FlowSpec {
-        pattern: Pattern::Startup,
+        kind: FlowKind::Startup(StartupSpec {
+            trace: Arc::new(trace),
+            replay: mode,
+            repeat,
+            runs: None,
+        }),
         file_start: 1000,
         file_sectors: 1 << 40,
         weight: 100,
-        trace: Some(Arc::new(trace)),
-        replay: mode,
         ..FlowSpec::default()
     };
     Flow::new(spec, 1, 0)
@@ -174,8 +182,8 @@ fn recorded_threads_sleep_their_gaps_and_block_on_their_own_requests() {
 
 #[test]
 fn a_repeated_startup_is_a_new_process_and_ignores_the_old_ones_requests() {
-    let mut f = flow(B_AHEAD_OF_A, Replay::SSuite);
-    f.spec.repeat = Some((Duration::ZERO, Duration::from_secs(1)));
+    let repeat = Some((Duration::ZERO, Duration::from_secs(1)));
+    let mut f = repeated(B_AHEAD_OF_A, Replay::SSuite, repeat);
     wake(&mut f, at_ms(0));
     let (act, done) = complete(&mut f, at_ms(5), 1);
     assert!(!done);
