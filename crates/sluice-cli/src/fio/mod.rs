@@ -74,7 +74,7 @@ pub struct Options {
 }
 
 /// `--output-format`: the two of fio's formats sluice writes.
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, clap::ValueEnum)]
 pub enum OutputFormat {
     Normal,
     Json,
@@ -143,10 +143,9 @@ pub fn fio(opts: &Options) -> Result<String> {
         );
         (simulate(&s)?, how)
     };
-    Ok(if opts.output_format == OutputFormat::Json {
-        output::json(&report, &infos, &file_info)?
-    } else {
-        output::normal(&report, &infos, &how)
+    Ok(match opts.output_format {
+        OutputFormat::Json => output::json(&report, &infos, &file_info)?,
+        OutputFormat::Normal => output::normal(&report, &infos, &how),
     })
 }
 
