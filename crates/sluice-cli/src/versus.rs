@@ -18,9 +18,14 @@ use crate::run;
 /// Schema tag of [`VersusReport`].
 pub const VERSUS_SCHEMA: &str = "sluice.versus/1";
 
-/// What `sluice versus` was asked.
+/// What `sluice versus` was asked: also its command-line arguments
+/// (flattened into `cmd::versus::Args`), so nothing copies them over.
+#[derive(clap::Args)]
 pub struct Options {
+    /// Scenario file.
     pub scenario: PathBuf,
+    /// The drive to simulate and emulate (`sluice list` names them).
+    #[arg(long, value_name = "NAME")]
     pub preset: String,
 }
 

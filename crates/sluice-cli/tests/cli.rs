@@ -1,21 +1,7 @@
 //! The binary as a user runs it: exit codes, one-line errors, JSON shape.
 
-use std::path::{Path, PathBuf};
-
 mod common;
-use common::sluice_in;
-
-fn sluice(args: &[&str]) -> (i32, String, String) {
-    sluice_in(Path::new("."), args)
-}
-
-fn write(name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sluice-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+use common::{sluice, write_temp as write};
 
 const GOOD: &str = r#"name = "cli"
 seed = 2

@@ -2,14 +2,13 @@
 
 mod common;
 
-use common::sluice_in;
+use common::{dir_with, json, sluice_in, workspace};
 
 const JOB: &str = "[global]\nsize=256m\nruntime=2\ntime_based\n[rand]\nrw=randread\nbs=4k\n[seq]\nrw=read\nbs=128k\n";
 
 #[test]
 fn a_fio_job_file_simulates_and_prints_fios_json() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("j.fio"), JOB).unwrap();
+    let dir = dir_with("j.fio", JOB);
     let args = [
         "fio",
         "j.fio",
@@ -20,7 +19,7 @@ fn a_fio_job_file_simulates_and_prints_fios_json() {
     ];
     let (code, out, err) = sluice_in(dir.path(), &args);
     assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = json(&out);
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 2);
     let bw = |i: usize| jobs[i]["read"]["bw_bytes"].as_u64().unwrap();
@@ -38,12 +37,7 @@ fn a_fio_job_file_simulates_and_prints_fios_json() {
 
 #[test]
 fn an_unsupported_fio_option_is_named() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bad.fio"),
-        "[x]\nrw=randread\nsize=1g\nzonemode=zbd\n",
-    )
-    .unwrap();
+    let dir = dir_with("bad.fio", "[x]\nrw=randread\nsize=1g\nzonemode=zbd\n");
     let (code, out, err) = sluice_in(dir.path(), &["fio", "bad.fio"]);
     assert_eq!(code, 1);
     assert!(out.is_empty());
@@ -55,15 +49,12 @@ fn an_unsupported_fio_option_is_named() {
 
 #[test]
 fn a_timeline_run_reports_as_html() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("j.fio"), JOB).unwrap();
-    let scen = format!(
-        "{}/../../scenarios/10r-rand.toml",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let (code, out, err) = sluice_in(dir.path(), &["sim", &scen, "--json", "--timeline", "2000"]);
+    let dir = dir_with("j.fio", JOB);
+    let scen = workspace().join("scenarios/10r-rand.toml");
+    let scen = scen.to_str().unwrap();
+    let (code, out, err) = sluice_in(dir.path(), &["sim", scen, "--json", "--timeline", "2000"]);
     assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = json(&out);
     assert_eq!(v["timeline"]["interval_s"], 2.0);
     assert_eq!(
         v["timeline"]["flows"]["reader0"].as_array().unwrap().len(),
@@ -82,7 +73,7 @@ fn a_timeline_run_reports_as_html() {
         err.contains("x.json") && err.contains("unknown schema") && err.trim().lines().count() == 1,
         "{err}"
     );
-    let (code, _, err) = sluice_in(dir.path(), &["sim", &scen, "--timeline", "0"]);
+    let (code, _, err) = sluice_in(dir.path(), &["sim", scen, "--timeline", "0"]);
     assert_ne!(code, 0);
     assert!(err.contains("--timeline"), "{err}");
 }

@@ -6,13 +6,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::sluice_in;
-
-fn one_line_error(code: i32, err: &str) {
-    assert_eq!(code, 1, "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-}
+use common::{one_line_error, root, sluice, sluice_in};
 
 #[test]
 fn bad_input_is_refused_in_one_line() {
@@ -30,7 +24,7 @@ fn bad_input_is_refused_in_one_line() {
             m,
         ],
     );
-    one_line_error(code, &err);
+    one_line_error("unknown preset", code, &err);
     assert!(
         err.contains("unknown preset") && err.contains("maxtor-stm332061"),
         "{err}"
@@ -47,7 +41,7 @@ fn bad_input_is_refused_in_one_line() {
             "/no/such/dir",
         ],
     );
-    one_line_error(code, &err);
+    one_line_error("missing mount", code, &err);
     assert!(err.contains("/no/such/dir"), "{err}");
     let (code, _, err) = sluice_in(
         d.path(),
@@ -61,7 +55,7 @@ fn bad_input_is_refused_in_one_line() {
             m,
         ],
     );
-    one_line_error(code, &err);
+    one_line_error("too big", code, &err);
     let (code, _, err) = sluice_in(
         d.path(),
         &[
@@ -76,13 +70,13 @@ fn bad_input_is_refused_in_one_line() {
             "8",
         ],
     );
-    one_line_error(code, &err);
+    one_line_error("queue depth", code, &err);
     assert!(err.contains("--queue-depth"), "{err}");
 }
 
 #[test]
 fn help_shows_how_to_use_it_with_a_loop_device() {
-    let (code, out, _) = sluice_in(Path::new("."), &["emulate", "--help"]);
+    let (code, out, _) = sluice(&["emulate", "--help"]);
     assert_eq!(code, 0);
     for want in [
         "--preset",
@@ -123,8 +117,7 @@ impl Drop for Guard {
 
 #[test]
 fn sigterm_unmounts_and_exits_0() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 || !Path::new("/dev/fuse").exists() {
+    if !root() || !Path::new("/dev/fuse").exists() {
         eprintln!("skipped: needs root and /dev/fuse");
         return;
     }

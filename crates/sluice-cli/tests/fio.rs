@@ -3,8 +3,7 @@
 
 mod common;
 
-use common::sluice_in;
-use serde_json::Value;
+use common::{dir_with, json, no_uring, one_line_error, sluice, sluice_in};
 
 /// Two jobs inheriting a `[global]` section, one of them twice.
 const JOB: &str =
@@ -32,15 +31,9 @@ const PERCENTILES: [&str; 17] = [
     "99.990000",
 ];
 
-fn job_dir(text: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("j.fio"), text).unwrap();
-    dir
-}
-
 #[test]
 fn each_job_copy_is_an_entry_in_fios_json() {
-    let dir = job_dir(JOB);
+    let dir = dir_with("j.fio", JOB);
     let args = [
         "fio",
         "j.fio",
@@ -53,7 +46,7 @@ fn each_job_copy_is_an_entry_in_fios_json() {
     ];
     let (code, out, err) = sluice_in(dir.path(), &args);
     assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let v = json(&out);
     assert_eq!(v["global options"]["size"], "64m");
     let jobs = v["jobs"].as_array().unwrap();
     let names: Vec<_> = jobs
@@ -94,7 +87,7 @@ fn each_job_copy_is_an_entry_in_fios_json() {
 
 #[test]
 fn the_text_output_reads_like_fios() {
-    let dir = job_dir("[w]\nrw=write\nbs=64k\nsize=32m\n");
+    let dir = dir_with("j.fio", "[w]\nrw=write\nbs=64k\nsize=32m\n");
     let (code, out, err) = sluice_in(dir.path(), &["fio", "j.fio"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.starts_with("sluice fio (simulated), noop on maxtor-stm332061"));
@@ -128,30 +121,29 @@ fn an_unsupported_option_or_a_bad_value_is_one_line_naming_it() {
         ),
         ("[x]\nrw=read\n", &["needs size="][..]),
     ] {
-        let dir = job_dir(text);
+        let dir = dir_with("j.fio", text);
         let (code, out, err) = sluice_in(dir.path(), &["fio", "j.fio"]);
-        assert_eq!(code, 1, "{text:?}: {err}");
-        assert!(out.is_empty());
-        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        one_line_error(&format!("{text:?}"), code, &err);
+        assert!(out.is_empty(), "{text:?}: {out}");
         for w in wanted {
             assert!(err.contains(w), "{text:?}: {err} lacks {w}");
         }
     }
     // A device job file simulates; run for real, it would need the device.
-    let dir = job_dir("[x]\nfilename=/dev/sdz\nrw=read\nsize=8m\n");
+    let dir = dir_with("j.fio", "[x]\nfilename=/dev/sdz\nrw=read\nsize=8m\n");
     let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio"]);
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio", "--run"]);
     assert_eq!(code, 1);
     assert!(err.contains("line 2: filename=/dev/sdz"), "{err}");
-    let (code, _, err) = sluice_in(std::path::Path::new("."), &["fio", "no-such.fio"]);
+    let (code, _, err) = sluice(&["fio", "no-such.fio"]);
     assert_eq!(code, 1);
     assert!(err.contains("no-such.fio"), "{err}");
 }
 
 #[test]
 fn help_lists_the_options_a_job_may_use() {
-    let (code, out, _) = sluice_in(std::path::Path::new("."), &["fio", "--help"]);
+    let (code, out, _) = sluice(&["fio", "--help"]);
     assert_eq!(code, 0);
     for opt in [
         "rw",
@@ -168,7 +160,10 @@ fn help_lists_the_options_a_job_may_use() {
 
 #[test]
 fn run_reads_real_files_and_removes_them() {
-    let dir = job_dir("[r]\nrw=randread\nbs=4k\niodepth=8\nsize=8m\nruntime=1\ntime_based\n");
+    let dir = dir_with(
+        "j.fio",
+        "[r]\nrw=randread\nbs=4k\niodepth=8\nsize=8m\nruntime=1\ntime_based\n",
+    );
     std::fs::create_dir(dir.path().join("d")).unwrap();
     let (code, out, err) = sluice_in(
         dir.path(),
@@ -182,12 +177,11 @@ fn run_reads_real_files_and_removes_them() {
             "json",
         ],
     );
-    if err.contains("io_uring unavailable") {
-        eprintln!("skipped: {}", err.trim());
+    if no_uring(&err) {
         return;
     }
     assert_eq!(code, 0, "{err}");
-    let v: Value = serde_json::from_str(&out).unwrap();
+    let v = json(&out);
     let read = &v["jobs"][0]["read"];
     assert!(read["iops"].as_f64().unwrap() > 100.0, "{read}");
     assert!(read["clat_ns"]["percentile"]["99.000000"].as_u64().unwrap() > 0);

@@ -3,10 +3,9 @@
 //! missing; the refusal paths run everywhere.
 
 use std::path::Path;
-use std::process::Command;
 
 mod common;
-use common::sluice_in;
+use common::{json, sluice_in, write_in, Loop};
 
 const TWO: &str = r#"name = "k"
 seed = 1
@@ -30,10 +29,9 @@ file_gib = 0.25
 weight = 300
 "#;
 
+/// The scenario `body` as `dir`/k.toml, as an argument.
 fn scenario(dir: &Path, body: &str) -> String {
-    let p = dir.join("k.toml");
-    std::fs::write(&p, body).unwrap();
-    p.to_str().unwrap().to_string()
+    write_in(dir, "k.toml", body).to_str().unwrap().to_string()
 }
 
 #[test]
@@ -57,52 +55,13 @@ fn a_regular_file_is_refused_with_status_2() {
     assert!(err.contains("not a block device"), "{err}");
 }
 
-/// A loop device over a fresh file, detached on drop.
-struct Loop(String);
-
-impl Loop {
-    fn over(file: &Path) -> Option<Loop> {
-        let out = Command::new("losetup")
-            .args(["--find", "--show", "--direct-io=on"])
-            .arg(file)
-            .output()
-            .ok()?;
-        if !out.status.success() {
-            eprintln!(
-                "skipped: losetup: {}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
-            return None;
-        }
-        Some(Loop(
-            String::from_utf8_lossy(&out.stdout).trim().to_string(),
-        ))
-    }
-
-    fn scheduler_file(&self) -> String {
-        let name = Path::new(&self.0)
-            .file_name()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .to_string();
-        format!("/sys/block/{name}/queue/scheduler")
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.0]).status();
-    }
-}
-
 #[test]
 fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
     let d = tempfile::tempdir().unwrap();
     let img = d.path().join("dev.img");
     let f = std::fs::File::create(&img).unwrap();
     f.set_len(1 << 30).unwrap();
-    let Some(lo) = Loop::over(&img) else {
+    let Some(lo) = Loop::over(&img, true) else {
         return;
     };
     let before = std::fs::read_to_string(lo.scheduler_file()).unwrap();
@@ -117,7 +76,7 @@ fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
             "kernel",
             &s,
             "--device",
-            &lo.0,
+            &lo.dev,
             "--kernel-scheduler",
             "bfq",
             "--json",
@@ -128,7 +87,7 @@ fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
         return;
     }
     assert_eq!(code, 0, "{err}");
-    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let j = json(&out);
     assert_eq!(j["engine"]["kernel_scheduler"], "bfq");
     let bytes: Vec<f64> = j["flows"]
         .as_array()

@@ -4,23 +4,21 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::sluice_in;
+use common::{json, no_uring, sluice_in, write_in, Loop};
 
+/// The scenario `body` as `dir`/s.toml.
 fn scenario(dir: &Path, body: &str) -> PathBuf {
-    let p = dir.join("s.toml");
-    std::fs::write(&p, body).unwrap();
-    p
+    write_in(dir, "s.toml", body)
 }
 
 /// `sluice run ... --json` in `cwd`; None (after saying so) without io_uring.
 fn run_json(cwd: &Path, args: &[&str]) -> Option<serde_json::Value> {
     let (code, out, err) = sluice_in(cwd, args);
-    if err.contains("io_uring unavailable") {
-        eprintln!("skipped: {}", err.trim());
+    if no_uring(&err) {
         return None;
     }
     assert_eq!(code, 0, "sluice run failed: {err}");
-    Some(serde_json::from_str(&out).expect("sluice.run/1 JSON"))
+    Some(json(&out))
 }
 
 const TWO_READERS: &str = r#"name = "two"
@@ -244,52 +242,13 @@ fn device_must_be_a_block_device() {
     );
 }
 
-/// A loop device over a fresh file, detached on drop; None (after saying
-/// why) where loop devices cannot be made (not root, no loop module).
-struct Loop {
-    dev: String,
-}
-
-impl Loop {
-    fn over(file: &Path) -> Option<Loop> {
-        let out = std::process::Command::new("losetup")
-            .args(["--find", "--show"])
-            .arg(file)
-            .output();
-        match out {
-            Ok(o) if o.status.success() => Some(Loop {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
-            }),
-            Ok(o) => {
-                eprintln!(
-                    "skipped: losetup: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("skipped: losetup: {e}");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.dev])
-            .status();
-    }
-}
-
 #[test]
 fn a_device_is_read_but_not_written_without_allow_writes() {
     let scen = tempfile::tempdir().unwrap();
     let img = scen.path().join("dev.img");
     let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 253) as u8).collect();
     std::fs::write(&img, &data).unwrap();
-    let Some(lo) = Loop::over(&img) else {
+    let Some(lo) = Loop::over(&img, false) else {
         return;
     };
     let w = scenario(scen.path(), WRITERS);
@@ -321,7 +280,7 @@ fn writes_to_a_device_with_allow_writes_verify() {
     let scen = tempfile::tempdir().unwrap();
     let img = scen.path().join("dev.img");
     std::fs::write(&img, vec![0u8; 16 << 20]).unwrap();
-    let Some(lo) = Loop::over(&img) else {
+    let Some(lo) = Loop::over(&img, false) else {
         return;
     };
     let w = scenario(scen.path(), WRITERS);
@@ -359,8 +318,7 @@ fn sigint_stops_the_run_and_removes_its_files() {
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    if err.contains("io_uring unavailable") {
-        eprintln!("skipped: {}", err.trim());
+    if no_uring(&err) {
         return;
     }
     assert_eq!(out.status.code(), Some(130), "{err}");

@@ -21,8 +21,33 @@ pub const DEFAULT_PRESET: &str = "maxtor-stm332061";
 /// when their `size` is done, or by then).
 const UNBOUNDED_RUN_S: f64 = 3600.0;
 
-/// What `sluice fio` was asked (its command-line arguments).
+/// `sluice fio --help`'s epilogue: the options a job file may use.
+const HELP: &str = "Job files: [global] and job sections, option=value lines. Options sluice runs (anything else is an error naming it):
+  rw          read | write | randread | randwrite
+  bs          request size (4k, 128k, 1m)        size       the job's file (1g)
+  offset      where the file starts (simulated)  iodepth    requests in flight
+  numjobs     copies of the job, each a flow     runtime    seconds (or 500ms, 2m)
+  time_based  run for runtime                    thinktime  after each completion, us
+  rate_iops   at most this many per second       direct     1 only
+  ramp_time   unmeasured seconds before runtime (time_based jobs)
+  name, description, ioengine, thread are accepted and not used; directory = the --run folder;
+  filename is not used in simulation and an error with --run.
+Without time_based a job ends when its size is done. Default drive
+maxtor-stm332061, default policy noop (also with --run).
+
+Examples:
+  sluice fio scenarios/fio/two-readers.fio --scheduler bfq
+  sluice fio scenarios/fio/two-readers.fio --preset maxtor-7l250s0 --output-format json
+  sluice fio scenarios/fio/randread-qd16.fio --run --output-format json";
+
+/// Run a fio job file as a sluice workload: simulated on a modelled
+/// drive under any policy, or with --run on real files through the
+/// io_uring engine; printed as fio prints (--output-format json in
+/// fio's JSON layout).
+// (The doc comment above is `sluice fio --help`'s: these are its
+// command-line arguments, `cmd::fio::Args`.)
 #[derive(clap::Args)]
+#[command(after_help = HELP)]
 pub struct Options {
     /// The fio job file.
     pub jobfile: PathBuf,
@@ -44,8 +69,15 @@ pub struct Options {
     #[arg(long, value_name = "DIR", requires = "run")]
     pub dir: Option<PathBuf>,
     /// normal (fio's text summary) or json (fio's JSON layout).
-    #[arg(long, value_name = "FORMAT", default_value = "normal", value_parser = ["normal", "json"])]
-    pub output_format: String,
+    #[arg(long, value_name = "FORMAT", default_value = "normal")]
+    pub output_format: OutputFormat,
+}
+
+/// `--output-format`: the two of fio's formats sluice writes.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum OutputFormat {
+    Normal,
+    Json,
 }
 
 /// Run the job file; returns what to print.
@@ -112,10 +144,9 @@ pub fn fio(opts: &Options) -> Result<String> {
         );
         (simulate(&s)?, how)
     };
-    Ok(if opts.output_format == "json" {
-        output::json(&report, &infos, &file_info)?
-    } else {
-        output::normal(&report, &infos, &how)
+    Ok(match opts.output_format {
+        OutputFormat::Json => output::json(&report, &infos, &file_info)?,
+        OutputFormat::Normal => output::normal(&report, &infos, &how),
     })
 }
 

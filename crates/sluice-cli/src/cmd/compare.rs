@@ -1,0 +1,39 @@
+//! `sluice compare`: one scenario under every policy, side by side.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::output::{emit, load};
+use crate::{progress, table};
+
+/// Run one scenario under every policy and compare them side by side.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Scenario file.
+    scenario: PathBuf,
+    /// Override the scenario's seed.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Print a JSON array of sluice.sim/1 objects.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let base = load(&args.scenario, args.seed, None)?;
+    let mut reports = Vec::new();
+    let bar = progress::Progress::new("compare", sluice::policy::POLICIES.len() as u64, "policies");
+    for (i, p) in sluice::policy::POLICIES.iter().enumerate() {
+        bar.set(i as u64);
+        let mut s = base.clone();
+        // The scenario's own policy keeps its [scheduler] parameters.
+        if s.scheduler != p.name {
+            s.scheduler = p.name.to_string();
+            s.params = Default::default();
+        }
+        reports.push(sluice_sim::simulate(&s)?);
+    }
+    bar.finish();
+    emit(args.json, &reports, |r| table::compare(r))
+}

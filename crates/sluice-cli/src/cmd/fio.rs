@@ -1,0 +1,13 @@
+//! `sluice fio`: thin, since the job-file runner in `crate::fio` owns its
+//! flags (`fio::Options`) and its help.
+
+use anyhow::Result;
+
+use crate::fio;
+use crate::output::write_out;
+
+pub use crate::fio::Options as Args;
+
+pub fn run(args: Args) -> Result<()> {
+    write_out(&fio::fio(&args)?)
+}

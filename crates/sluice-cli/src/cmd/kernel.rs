@@ -1,0 +1,82 @@
+//! `sluice kernel`: a scenario's flows under the kernel's own scheduler.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::output::emit;
+use crate::{kernel, table};
+
+/// Run a scenario's flows under the kernel's own I/O scheduler on a
+/// block device: one OS thread per flow thread doing synchronous
+/// O_DIRECT I/O, weights through cgroup v1 blkio (bfq). Needs root;
+/// exits 2 and changes nothing where a permission or feature is missing.
+#[derive(clap::Args)]
+#[command(
+    after_help = "The scheduler is set on the device for the run and restored afterwards (also on an error or Ctrl-C); each flow reads its own region of the device, laid end to end from the start. The report is sluice run's (sluice.run/1, engine.kernel_scheduler set).
+
+Example:
+  losetup --find --show --direct-io=on disk.img   # a device to try it on
+  sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq"
+)]
+pub struct Args {
+    /// Scenario file.
+    scenario: PathBuf,
+    /// The block device (whole disk, partition or loop device).
+    #[arg(long, value_name = "PATH")]
+    device: PathBuf,
+    /// The kernel scheduler to run under.
+    #[arg(long, value_name = "NAME")]
+    kernel_scheduler: KernelScheduler,
+    /// Let writers write to the device (destroys what their regions hold).
+    #[arg(long)]
+    allow_writes: bool,
+    /// Run this many seconds (default: the scenario's duration_s).
+    #[arg(long, value_name = "S")]
+    duration: Option<f64>,
+    /// Print the sluice.run/1 JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The schedulers Linux's multi-queue block layer offers, spelled as in
+/// /sys/block/DEV/queue/scheduler.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum KernelScheduler {
+    Bfq,
+    #[value(name = "mq-deadline")]
+    MqDeadline,
+    Kyber,
+    None,
+}
+
+impl KernelScheduler {
+    /// The name written to the queue's `scheduler` file.
+    fn as_str(self) -> &'static str {
+        match self {
+            KernelScheduler::Bfq => "bfq",
+            KernelScheduler::MqDeadline => "mq-deadline",
+            KernelScheduler::Kyber => "kyber",
+            KernelScheduler::None => "none",
+        }
+    }
+}
+
+/// The engine's options are the flags less `--json`.
+impl From<&Args> for kernel::Options {
+    fn from(a: &Args) -> Self {
+        kernel::Options {
+            scenario: a.scenario.clone(),
+            device: a.device.clone(),
+            kernel_scheduler: a.kernel_scheduler.as_str().to_string(),
+            allow_writes: a.allow_writes,
+            duration_s: a.duration,
+            progress: Some(crate::progress::RunBar::shared()),
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let r = kernel::kernel(&kernel::Options::from(&args))?;
+    emit(args.json, &r, table::run)
+}

@@ -1,0 +1,76 @@
+//! `sluice repro`: a paper's experiments, ours beside its numbers.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::output::emit;
+use crate::progress;
+
+/// Reproduce a paper's experiments and print ours next to its numbers.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Papers: bfq (BFQ, BFQ+ and CFQ), yfq (YFQ and FreeBSD), vios (VIOS, VIOS(P)), dor (Nam-Park BQS+DOR), all.\n\nExample:\n  sluice repro bfq --quick"
+)]
+pub struct Args {
+    /// The paper whose experiments to run.
+    paper: Paper,
+    /// Shorter runs that keep each experiment's shape (under two minutes).
+    #[arg(long)]
+    quick: bool,
+    /// Print the sluice.repro/1 JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Every row of the long experiments (DOR's sweeps), each with the
+    /// paper's number beside it, instead of their summary.
+    #[arg(long)]
+    full: bool,
+    /// Also write every simulated scenario as a TOML file in DIR (run
+    /// one with `sluice sim DIR/NAME.toml`).
+    #[arg(long, value_name = "DIR")]
+    save_scenarios: Option<PathBuf>,
+}
+
+/// The papers `sluice_sim::repro` knows: closed, so a misspelling is
+/// refused by clap with the list instead of after start-up.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Paper {
+    Bfq,
+    Yfq,
+    Vios,
+    Dor,
+    All,
+}
+
+impl Paper {
+    /// The name `sluice_repro::run_with` takes.
+    fn as_str(self) -> &'static str {
+        match self {
+            Paper::Bfq => "bfq",
+            Paper::Yfq => "yfq",
+            Paper::Vios => "vios",
+            Paper::Dor => "dor",
+            Paper::All => "all",
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let paper = args.paper.as_str();
+    // Made on the first report, when the number of runs is known.
+    let bar = std::sync::OnceLock::new();
+    let progress = |done: usize, total: usize| {
+        bar.get_or_init(|| progress::Progress::new(paper, total as u64, "runs"))
+            .set(done as u64);
+    };
+    let opts = sluice_repro::Options {
+        quick: args.quick,
+        progress: &progress,
+        save_scenarios: args.save_scenarios.as_deref(),
+    };
+    let report = sluice_repro::run_with(paper, &opts)?;
+    if let Some(b) = bar.get() {
+        b.finish();
+    }
+    emit(args.json, &report, |r| sluice_repro::tables(r, args.full))
+}

@@ -1,0 +1,78 @@
+//! `sluice run`: a scenario in real time on real files or a device.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::output::emit;
+use crate::{run, table};
+
+/// Run a scenario in real time on real files through io_uring
+/// (O_DIRECT): the same flows and policy as `sim`, wall-clock results.
+#[derive(clap::Args)]
+#[command(
+    after_help = "Each flow gets its own file (file_gib), filled with data before the clock \
+starts, in a fresh folder in the current directory (removed afterwards unless --keep) or in \
+--dir. [device] keys other than queue_depth are ignored.\n\nExample:\n  sluice run scenarios/run/weights.toml --duration 5 --json"
+)]
+pub struct Args {
+    /// Scenario file.
+    scenario: PathBuf,
+    /// Put the flows' files in this existing folder (instead of a fresh
+    /// folder in the current directory).
+    #[arg(long, value_name = "DIR", conflicts_with = "device")]
+    dir: Option<PathBuf>,
+    /// Run on this block device instead of files: each flow reads (and
+    /// writes) its own region, laid end to end from the start.
+    #[arg(long, value_name = "PATH")]
+    device: Option<PathBuf>,
+    /// Let writers write to --device (destroys what those regions hold;
+    /// without it a scenario with writers is refused before any I/O).
+    #[arg(long, requires = "device")]
+    allow_writes: bool,
+    /// Stamp every written block and read all of them back after the
+    /// run; the JSON's engine section counts blocks that are not the
+    /// last stamp written (lost, misplaced or torn writes).
+    #[arg(long)]
+    verify: bool,
+    /// Requests in flight at the target (default: [device] queue_depth).
+    #[arg(long, value_name = "N")]
+    queue_depth: Option<usize>,
+    /// Run this many seconds (default: the scenario's duration_s).
+    #[arg(long, value_name = "S")]
+    duration: Option<f64>,
+    /// Keep the flows' files afterwards.
+    #[arg(long)]
+    keep: bool,
+    /// Print the sluice.run/1 JSON object instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Also report each flow's throughput over time, in bins of MS
+    /// milliseconds of wall-clock time (the JSON's `timeline`).
+    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    timeline: Option<u64>,
+}
+
+/// The engine's options are the flags less `--json` (how to print is
+/// not the engine's business).
+impl From<&Args> for run::Options {
+    fn from(a: &Args) -> Self {
+        run::Options {
+            scenario: a.scenario.clone(),
+            dir: a.dir.clone(),
+            device: a.device.clone(),
+            allow_writes: a.allow_writes,
+            queue_depth: a.queue_depth,
+            duration_s: a.duration,
+            verify: a.verify,
+            keep: a.keep,
+            timeline_ms: a.timeline,
+            progress: Some(crate::progress::RunBar::shared()),
+        }
+    }
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let r = run::run(&run::Options::from(&args))?;
+    emit(args.json, &r, table::run)
+}

@@ -1,0 +1,49 @@
+//! `sluice validate`: a drive model scored against a real drive's trace.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::output::emit;
+use crate::table;
+
+/// Replay a DiskSim validation trace against a drive model and score it
+/// with DiskSim's demerit (RMS distance between the response-time
+/// distributions of model and real drive).
+#[derive(clap::Args)]
+#[command(
+    after_help = "Example:\n  sluice validate --disk ../shared/data/disksim-validation/ibm18es.diskspecs \\\n      --trace ../shared/data/disksim-validation/ibm18es.trace"
+)]
+pub struct Args {
+    /// A DiskSim .diskspecs file, or a preset name.
+    #[arg(long, value_name = "PATH|PRESET")]
+    disk: String,
+    /// Trace: `R|W Hit block count measured_us interarrival_us` lines.
+    #[arg(long, value_name = "FILE")]
+    trace: PathBuf,
+    /// Print the sluice.validate/1 JSON object.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> Result<()> {
+    let Args { disk, trace, json } = args;
+    let model = match sluice_sim::device::presets::preset(&disk) {
+        Some(m) => m,
+        None if disk.ends_with(".diskspecs") || std::path::Path::new(&disk).exists() => {
+            sluice_sim::device::Model::Hdd(sluice_sim::device::diskspecs::load(disk.as_ref())?)
+        }
+        None => anyhow::bail!(
+            "--disk {disk}: neither a preset (see `sluice list`) nor an existing .diskspecs file"
+        ),
+    };
+    let records = sluice_sim::validate::load_trace(&trace)?;
+    // The trace's errors name the trace file, not the drive.
+    let report = sluice_sim::validate::validate(&disk, &model, &records).map_err(|e| {
+        sluice_runtime::Error {
+            file: trace.display().to_string(),
+            ..e
+        }
+    })?;
+    emit(json, &report, table::validation)
+}

@@ -1,0 +1,55 @@
+//! What several subcommands share: printing a result as a table or JSON,
+//! writing to stdout without panicking on a closed pipe, and loading a
+//! scenario with its command-line overrides.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use sluice_runtime::Scenario;
+
+/// Print `value` as pretty JSON, or as the text `table` makes of it.
+pub fn emit<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    table: impl Fn(&T) -> String,
+) -> Result<()> {
+    if json {
+        write_out(&(serde_json::to_string_pretty(value)? + "\n"))
+    } else {
+        write_out(&table(value))
+    }
+}
+
+/// Write `text` to stdout; a failure (a closed pipe, a full disk) is an
+/// error, not a panic.
+pub fn write_out(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("writing the output")
+}
+
+/// Whether `e` comes from writing to a closed pipe.
+pub fn broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The scenario at `path` with `--seed` and `--scheduler` applied; an
+/// unknown policy is an error naming the flag.
+pub fn load(path: &Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
+    let mut s = Scenario::load(path)?;
+    sluice_runtime::overrides::apply(&mut s, seed, scheduler)
+        .with_context(|| format!("--scheduler {}", scheduler.unwrap_or_default()))?;
+    Ok(s)
+}
+
+/// Refuse a timeline whose bins would not fit in memory (`run` checks
+/// its own, once its duration is known).
+pub fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
+    sluice_runtime::overrides::check_timeline(s, bin)
+        .with_context(|| format!("--timeline {}", bin.as_millis_f64()))
+}
