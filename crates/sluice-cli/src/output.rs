@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use sluice_runtime::Scenario;
 
 /// Print `value` as pretty JSON, or as the text `table` makes of it.
-pub fn emit<T: serde::Serialize>(
+pub(crate) fn emit<T: serde::Serialize>(
     json: bool,
     value: &T,
     table: impl Fn(&T) -> String,
@@ -22,7 +22,7 @@ pub fn emit<T: serde::Serialize>(
 
 /// Write `text` to stdout; a failure (a closed pipe, a full disk) is an
 /// error, not a panic.
-pub fn write_out(text: &str) -> Result<()> {
+pub(crate) fn write_out(text: &str) -> Result<()> {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
@@ -31,7 +31,7 @@ pub fn write_out(text: &str) -> Result<()> {
 }
 
 /// Whether `e` comes from writing to a closed pipe.
-pub fn broken_pipe(e: &anyhow::Error) -> bool {
+pub(crate) fn broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
@@ -40,7 +40,7 @@ pub fn broken_pipe(e: &anyhow::Error) -> bool {
 
 /// The scenario at `path` with `--seed` and `--scheduler` applied; an
 /// unknown policy is an error naming the flag.
-pub fn load(path: &Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
+pub(crate) fn load(path: &Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
     let mut s = Scenario::load(path)?;
     sluice_runtime::overrides::apply(&mut s, seed, scheduler)
         .with_context(|| format!("--scheduler {}", scheduler.unwrap_or_default()))?;
@@ -49,7 +49,7 @@ pub fn load(path: &Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<S
 
 /// Refuse a timeline whose bins would not fit in memory (`run` checks
 /// its own, once its duration is known).
-pub fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
+pub(crate) fn check_timeline(s: &Scenario, bin: sluice::Duration) -> Result<()> {
     sluice_runtime::overrides::check_timeline(s, bin)
         .with_context(|| format!("--timeline {}", bin.as_millis_f64()))
 }

@@ -13,7 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 const SHOW_AFTER: Duration = Duration::from_secs(2);
 
 /// A progress bar that appears late and only on a terminal.
-pub struct Progress {
+pub(crate) struct Progress {
     label: String,
     unit: &'static str,
     total: u64,
@@ -24,7 +24,7 @@ pub struct Progress {
 
 impl Progress {
     /// A bar of `total` steps of `unit`, labelled `label`.
-    pub fn new(label: impl Into<String>, total: u64, unit: &'static str) -> Self {
+    pub(crate) fn new(label: impl Into<String>, total: u64, unit: &'static str) -> Self {
         Progress {
             label: label.into(),
             unit,
@@ -36,7 +36,7 @@ impl Progress {
     }
 
     /// `done` steps are done.
-    pub fn set(&self, done: u64) {
+    pub(crate) fn set(&self, done: u64) {
         if !self.tty {
             return;
         }
@@ -64,7 +64,7 @@ impl Progress {
     }
 
     /// The run is over: the bar, if one was drawn, is cleared.
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = self.bar.get() {
             b.finish_and_clear();
         }
@@ -101,11 +101,11 @@ mod tests {
 /// The bar of a real run (`run`, `kernel`), drawn as the others are, in
 /// milliseconds of run time.
 #[derive(Default)]
-pub struct RunBar(OnceLock<Progress>);
+pub(crate) struct RunBar(OnceLock<Progress>);
 
 impl RunBar {
     /// A bar to hand to the real host.
-    pub fn shared() -> std::sync::Arc<dyn sluice_real::run::ShowProgress> {
+    pub(crate) fn shared() -> std::sync::Arc<dyn sluice_real::run::ShowProgress> {
         std::sync::Arc::new(RunBar::default())
     }
 }

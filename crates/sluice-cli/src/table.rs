@@ -7,7 +7,7 @@ use sluice_runtime::SimReport;
 use sluice_sim::device::presets::PRESETS;
 
 /// One run as a table: aggregate line, then one row per flow.
-pub fn report(r: &SimReport) -> String {
+pub(crate) fn report(r: &SimReport) -> String {
     let mut o = String::new();
     let a = &r.aggregate;
     let _ = writeln!(
@@ -63,7 +63,7 @@ pub fn report(r: &SimReport) -> String {
 
 /// A real run (`sluice run`): the simulator's table with wall-clock times
 /// and where the I/O went.
-pub fn run(r: &crate::run::RunReport) -> String {
+pub(crate) fn run(r: &crate::run::RunReport) -> String {
     let e = &r.engine;
     let mut o = report(&r.report).replacen(" s simulated,", " s run,", 1);
     // The last line is the simulator's speed; a real run states its target.
@@ -94,7 +94,7 @@ pub fn run(r: &crate::run::RunReport) -> String {
 }
 
 /// Several runs of one workload, one row per policy.
-pub fn compare(rs: &[SimReport]) -> String {
+pub(crate) fn compare(rs: &[SimReport]) -> String {
     let mut o = String::new();
     if let Some(r) = rs.first() {
         let _ = writeln!(o, "{} on {} | seed {}\n", r.scenario, r.device, r.seed);
@@ -127,7 +127,7 @@ pub fn compare(rs: &[SimReport]) -> String {
 }
 
 /// A validation result.
-pub fn validation(r: &sluice_sim::validate::ValidationReport) -> String {
+pub(crate) fn validation(r: &sluice_sim::validate::ValidationReport) -> String {
     format!(
         "{}: {} requests\ndemerit {:.3} ms; mean response {:.3} ms simulated vs {:.3} ms measured\nperf: {:.3} s wall, {:.0} requests per wall second\n",
         r.disk, r.requests, r.demerit_ms, r.mean_sim_ms, r.mean_measured_ms, r.perf.wall_s, r.perf.requests_per_wall_s
@@ -135,7 +135,7 @@ pub fn validation(r: &sluice_sim::validate::ValidationReport) -> String {
 }
 
 /// Everything a scenario can name.
-pub fn list() -> String {
+pub(crate) fn list() -> String {
     let mut o = String::from("Policies ([scheduler] name):\n");
     for p in sluice::policy::POLICIES {
         let _ = writeln!(o, "  {:<18} {}", p.name, p.summary);

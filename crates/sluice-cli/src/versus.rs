@@ -16,12 +16,12 @@ use crate::kernel::{self, Unavailable};
 use crate::run;
 
 /// Schema tag of [`VersusReport`].
-pub const VERSUS_SCHEMA: &str = "sluice.versus/1";
+pub(crate) const VERSUS_SCHEMA: &str = "sluice.versus/1";
 
 /// What `sluice versus` was asked: also its command-line arguments
 /// (flattened into `cmd::versus::Args`), so nothing copies them over.
 #[derive(clap::Args)]
-pub struct Options {
+pub(crate) struct Options {
     /// Scenario file.
     pub scenario: PathBuf,
     /// The drive to simulate and emulate (`sluice list` names them).
@@ -31,7 +31,7 @@ pub struct Options {
 
 /// The `sluice.versus/1` object.
 #[derive(Serialize)]
-pub struct VersusReport {
+pub(crate) struct VersusReport {
     pub schema: &'static str,
     pub scenario: String,
     pub device: String,
@@ -40,7 +40,7 @@ pub struct VersusReport {
 
 /// One of the three runs.
 #[derive(Serialize)]
-pub struct VersusRun {
+pub(crate) struct VersusRun {
     /// `sim`, `sluice` or `kernel`.
     pub engine: &'static str,
     pub scheduler: String,
@@ -161,7 +161,7 @@ impl Drop for Scratch {
 }
 
 /// Run the comparison.
-pub fn versus(opts: &Options) -> Result<VersusReport> {
+pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
     let file = opts.scenario.display().to_string();
     let text = std::fs::read_to_string(&opts.scenario)
         .with_context(|| format!("cannot read scenario {file}"))?;
@@ -256,7 +256,7 @@ pub fn versus(opts: &Options) -> Result<VersusReport> {
 
 /// The three runs side by side: aggregate, then each flow's MB/s, mean
 /// latency and start-up time.
-pub fn table(v: &VersusReport) -> String {
+pub(crate) fn table(v: &VersusReport) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{} on {} (simulated, emulated)\n", v.scenario, v.device);
     let head: Vec<String> = v

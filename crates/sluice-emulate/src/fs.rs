@@ -56,11 +56,11 @@ pub(crate) enum Msg {
 pub(crate) struct Clock(std::time::Instant);
 
 impl Clock {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Clock(std::time::Instant::now())
     }
 
-    pub fn now(&self) -> Instant {
+    pub(crate) fn now(&self) -> Instant {
         Instant::from_nanos(self.0.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64)
     }
 }

@@ -26,7 +26,7 @@ const WEIGHTS: [u32; 2] = [80, 20];
 
 /// What the workload level `|IO|` counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IoCount {
+pub(crate) enum IoCount {
     /// Outstanding requests of both queues together (default).
     Total,
     /// Outstanding requests of each queue.
@@ -35,7 +35,7 @@ pub enum IoCount {
 
 impl IoCount {
     /// Requests each queue keeps outstanding at level `io`.
-    pub fn per_queue(self, io: u32) -> [u32; 2] {
+    pub(crate) fn per_queue(self, io: u32) -> [u32; 2] {
         match self {
             IoCount::Total => [io.div_ceil(2).max(1), (io / 2).max(1)],
             IoCount::PerQueue => [io, io],
@@ -138,7 +138,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
 /// The experiments with `|IO|` counted as `count` says (the other reading's
 /// M_qos sweep at `|IO| = 61` is always added, as experiment
 /// `mqos_other_io`).
-pub fn experiments_with(opts: &super::Options, count: IoCount) -> Result<Vec<Experiment>> {
+pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<Vec<Experiment>> {
     let quick = opts.quick;
     let dur = if quick { 15.0 } else { 60.0 };
     let mut jobs = Jobs::new(None);

@@ -163,7 +163,7 @@ pub(crate) struct Jobs {
 impl Jobs {
     /// Jobs that report a throughput and disk-time timeline in bins of
     /// `timeline_ms`, or none.
-    pub fn new(timeline_ms: Option<u64>) -> Self {
+    pub(crate) fn new(timeline_ms: Option<u64>) -> Self {
         Jobs {
             list: Vec::new(),
             timeline_ms,
@@ -171,13 +171,17 @@ impl Jobs {
     }
 
     /// Queue a scenario; returns its index in the results.
-    pub fn add(&mut self, scenario: ScenarioBuilder) -> usize {
+    pub(crate) fn add(&mut self, scenario: ScenarioBuilder) -> usize {
         let timeline_ms = self.timeline_ms;
         self.add_with(scenario, timeline_ms)
     }
 
     /// Queue a scenario with its own timeline setting.
-    pub fn add_with(&mut self, scenario: ScenarioBuilder, timeline_ms: Option<u64>) -> usize {
+    pub(crate) fn add_with(
+        &mut self,
+        scenario: ScenarioBuilder,
+        timeline_ms: Option<u64>,
+    ) -> usize {
         self.list.push(Job {
             scenario,
             timeline_ms,
@@ -186,7 +190,7 @@ impl Jobs {
     }
 
     /// Run every queued scenario.
-    pub fn run(&self, opts: &Options) -> Result<Vec<SimReport>> {
+    pub(crate) fn run(&self, opts: &Options) -> Result<Vec<SimReport>> {
         run_jobs(&self.list, opts)
     }
 }

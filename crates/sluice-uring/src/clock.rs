@@ -20,14 +20,14 @@ fn monotonic_ns() -> u64 {
 }
 
 impl Clock {
-    pub fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Clock {
             origin_ns: monotonic_ns(),
         }
     }
 
     /// Nanoseconds since the start (never goes back).
-    pub fn now(&self) -> Instant {
+    pub(crate) fn now(&self) -> Instant {
         Instant::from_nanos(monotonic_ns().saturating_sub(self.origin_ns))
     }
 }

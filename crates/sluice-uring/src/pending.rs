@@ -10,11 +10,11 @@ use sluice::RequestId;
 
 /// Bits of an id that name its slot: 2^24 (16 million) requests pending at
 /// once at most.
-pub const SLOT_BITS: u32 = 24;
+pub(crate) const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
 
 /// Pending requests of type `T`, by id.
-pub struct PendingTable<T> {
+pub(crate) struct PendingTable<T> {
     slots: Vec<Option<(RequestId, T)>>,
     free: Vec<u32>,
     len: usize,
@@ -22,7 +22,7 @@ pub struct PendingTable<T> {
 }
 
 impl<T> PendingTable<T> {
-    pub fn with_capacity(n: usize) -> Self {
+    pub(crate) fn with_capacity(n: usize) -> Self {
         PendingTable {
             slots: Vec::with_capacity(n),
             free: Vec::new(),
@@ -32,7 +32,7 @@ impl<T> PendingTable<T> {
     }
 
     /// Store `value` under a fresh id; None when 2^24 requests are pending.
-    pub fn insert(&mut self, value: impl FnOnce(RequestId) -> T) -> Option<RequestId> {
+    pub(crate) fn insert(&mut self, value: impl FnOnce(RequestId) -> T) -> Option<RequestId> {
         let slot = match self.free.pop() {
             Some(s) => s as usize,
             None if (self.slots.len() as u64) <= SLOT_MASK => {
@@ -48,7 +48,7 @@ impl<T> PendingTable<T> {
         Some(id)
     }
 
-    pub fn get_mut(&mut self, id: RequestId) -> Option<&mut T> {
+    pub(crate) fn get_mut(&mut self, id: RequestId) -> Option<&mut T> {
         match self.slots.get_mut((id.0 & SLOT_MASK) as usize) {
             Some(Some((held, v))) if *held == id => Some(v),
             _ => None,
@@ -56,14 +56,14 @@ impl<T> PendingTable<T> {
     }
 
     #[cfg(test)]
-    pub fn get(&self, id: RequestId) -> Option<&T> {
+    pub(crate) fn get(&self, id: RequestId) -> Option<&T> {
         match self.slots.get((id.0 & SLOT_MASK) as usize) {
             Some(Some((held, v))) if *held == id => Some(v),
             _ => None,
         }
     }
 
-    pub fn remove(&mut self, id: RequestId) -> Option<T> {
+    pub(crate) fn remove(&mut self, id: RequestId) -> Option<T> {
         let slot = (id.0 & SLOT_MASK) as usize;
         match self.slots.get(slot) {
             Some(Some((held, _))) if *held == id => {}
@@ -75,16 +75,16 @@ impl<T> PendingTable<T> {
         Some(v)
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.len
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// Take every pending value out.
-    pub fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
+    pub(crate) fn drain(&mut self) -> impl Iterator<Item = T> + '_ {
         self.len = 0;
         self.free.clear();
         self.slots.drain(..).flatten().map(|(_, v)| v)

@@ -37,7 +37,7 @@ pub(crate) enum Step {
 }
 
 impl Progress {
-    pub fn new(dir: Direction, len: usize, direct: bool) -> Self {
+    pub(crate) fn new(dir: Direction, len: usize, direct: bool) -> Self {
         Progress {
             dir,
             len,
@@ -50,7 +50,7 @@ impl Progress {
 
     /// Account for one CQE result (`res` as the kernel returns it: bytes,
     /// or a negated errno).
-    pub fn on_result(&mut self, res: i32) -> Step {
+    pub(crate) fn on_result(&mut self, res: i32) -> Step {
         let step = self.decide(res);
         if matches!(step, Step::Resubmit) {
             self.resubmits += 1;

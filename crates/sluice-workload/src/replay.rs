@@ -101,11 +101,11 @@ pub(crate) struct StartupReplay {
 impl StartupReplay {
     /// Whether the flow ends by itself: it does not repeat, or repeats a
     /// set number of times.
-    pub fn ends(&self) -> bool {
+    pub(crate) fn ends(&self) -> bool {
         self.repeat.is_none() || self.max_runs.is_some()
     }
 
-    pub fn new(settings: &StartupSpec, rng: Pcg64Mcg) -> Self {
+    pub(crate) fn new(settings: &StartupSpec, rng: Pcg64Mcg) -> Self {
         let trace = Arc::clone(&settings.trace);
         StartupReplay {
             threads: vec![Thread::default(); trace.threads.len()],
@@ -127,7 +127,7 @@ impl StartupReplay {
 
     /// The flow is due at `now`: start a run if one is due, then issue what
     /// the replay allows.
-    pub fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
+    pub(crate) fn wake(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         if self.run_start.is_none() {
             if self.finishing
                 || now < self.next_run
@@ -153,7 +153,7 @@ impl StartupReplay {
 
     /// A request of `thread` completed at `now`; `current` is false for a
     /// request of an earlier process. Returns true when the flow is done.
-    pub fn completed(
+    pub(crate) fn completed(
         &mut self,
         spec: &FlowSpec,
         now: Instant,

@@ -9,7 +9,7 @@ use crate::{progress, table};
 
 /// Run one scenario under every policy and compare them side by side.
 #[derive(clap::Args)]
-pub struct Args {
+pub(crate) struct Args {
     /// Scenario file.
     scenario: PathBuf,
     /// Override the scenario's seed.
@@ -20,7 +20,7 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     let base = load(&args.scenario, args.seed, None)?;
     let mut reports = Vec::new();
     let bar = progress::Progress::new("compare", sluice::policy::POLICIES.len() as u64, "policies");

@@ -19,7 +19,7 @@ Example:
   fio --name=r --filename=/dev/loop0 --rw=randread --bs=4k --direct=1 --runtime=5 --time_based
   losetup -d /dev/loop0; kill %1                                   # unmounts"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// The drive: a preset (see `sluice list`).
     #[arg(
         long,
@@ -64,7 +64,7 @@ impl From<Internal> for InternalOrder {
     }
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     sluice_emulate::run_until_signal(&sluice_emulate::Options {
         queue_depth: args.queue_depth,
         internal: args.internal.into(),

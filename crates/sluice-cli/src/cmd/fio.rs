@@ -6,8 +6,8 @@ use anyhow::Result;
 use crate::fio;
 use crate::output::write_out;
 
-pub use crate::fio::Options as Args;
+pub(crate) use crate::fio::Options as Args;
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     write_out(&fio::fio(&args)?)
 }

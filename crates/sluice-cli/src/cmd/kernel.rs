@@ -76,7 +76,7 @@ impl From<&Args> for kernel::Options {
     }
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     let r = kernel::kernel(&kernel::Options::from(&args))?;
     emit(args.json, &r, table::run)
 }

@@ -7,8 +7,8 @@ use crate::table;
 
 /// List policies, device presets and flow patterns.
 #[derive(clap::Args)]
-pub struct Args {}
+pub(crate) struct Args {}
 
-pub fn run(_: Args) -> Result<()> {
+pub(crate) fn run(_: Args) -> Result<()> {
     write_out(&table::list())
 }

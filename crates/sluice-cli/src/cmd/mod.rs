@@ -2,14 +2,14 @@
 //! and the `run` that carries them out, so `main` is only parsing and
 //! dispatch.
 
-pub mod compare;
-pub mod emulate;
-pub mod fio;
-pub mod kernel;
-pub mod list;
-pub mod report;
-pub mod repro;
-pub mod run;
-pub mod sim;
-pub mod validate;
-pub mod versus;
+pub(crate) mod compare;
+pub(crate) mod emulate;
+pub(crate) mod fio;
+pub(crate) mod kernel;
+pub(crate) mod list;
+pub(crate) mod report;
+pub(crate) mod repro;
+pub(crate) mod run;
+pub(crate) mod sim;
+pub(crate) mod validate;
+pub(crate) mod versus;

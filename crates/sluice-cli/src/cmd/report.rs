@@ -13,7 +13,7 @@ use crate::report;
 #[command(
     after_help = "RESULT files are the JSON that sim, run, compare, versus and repro print with --json (sim and run with --timeline MS for throughput over time). The page has inline SVG and CSS only: it opens offline.\n\nExample:\n  sluice sim scenarios/10r-rand.toml --json --timeline 1000 > run.json\n  sluice repro bfq --quick --json > bfq.json\n  sluice report run.json bfq.json -o report.html"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Result files (JSON).
     #[arg(required = true, value_name = "RESULT.json")]
     results: Vec<PathBuf>,
@@ -22,6 +22,6 @@ pub struct Args {
     output: PathBuf,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     report::report(&args.results, &args.output)
 }

@@ -12,7 +12,7 @@ use crate::progress;
 #[command(
     after_help = "Papers: bfq (BFQ, BFQ+ and CFQ), yfq (YFQ and FreeBSD), vios (VIOS, VIOS(P)), dor (Nam-Park BQS+DOR), all.\n\nExample:\n  sluice repro bfq --quick"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// The paper whose experiments to run.
     paper: Paper,
     /// Shorter runs that keep each experiment's shape (under two minutes).
@@ -55,7 +55,7 @@ impl Paper {
     }
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     let paper = args.paper.as_str();
     // Made on the first report, when the number of runs is known.
     let bar = std::sync::OnceLock::new();

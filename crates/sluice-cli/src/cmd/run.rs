@@ -72,7 +72,7 @@ impl From<&Args> for run::Options {
     }
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     let r = run::run(&run::Options::from(&args))?;
     emit(args.json, &r, table::run)
 }

@@ -15,7 +15,7 @@ use crate::{progress, table};
     after_help = "The scenario keys are documented in README.md; `sluice list` names the \
 policies, device presets and flow patterns.\n\nExample:\n  sluice sim scenarios/10r-rand.toml --json"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Scenario file.
     scenario: PathBuf,
     /// Print the sluice.sim/1 JSON object instead of a table.
@@ -39,7 +39,7 @@ pub struct Args {
     timeline: Option<u64>,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     let s = load(&args.scenario, args.seed, args.scheduler.as_deref())?;
     let bin = args.timeline.map(sluice::Duration::from_millis);
     if let Some(bin) = bin {

@@ -14,7 +14,7 @@ use crate::table;
 #[command(
     after_help = "Example:\n  sluice validate --disk ../shared/data/disksim-validation/ibm18es.diskspecs \\\n      --trace ../shared/data/disksim-validation/ibm18es.trace"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// A DiskSim .diskspecs file, or a preset name.
     #[arg(long, value_name = "PATH|PRESET")]
     disk: String,
@@ -26,7 +26,7 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     let Args { disk, trace, json } = args;
     let model = match sluice_sim::device::presets::preset(&disk) {
         Some(m) => m,

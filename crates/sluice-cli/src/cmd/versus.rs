@@ -11,7 +11,7 @@ use crate::versus;
 #[command(
     after_help = "Emulates the drive (sluice emulate) in a folder it makes in the current directory, puts a loop device over it, runs the scenario there with sluice's policy (kernel scheduler none) and under the kernel's bfq (sluice kernel), and removes everything. Needs root, /dev/fuse and loop devices; prints one table or sluice.versus/1 JSON.\n\nExample:\n  sluice versus scenarios/run/weights.toml --preset maxtor-stm332061"
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// What to run (the scenario and the drive), as `versus` takes it.
     #[command(flatten)]
     opts: versus::Options,
@@ -20,7 +20,7 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> Result<()> {
+pub(crate) fn run(args: Args) -> Result<()> {
     let v = versus::versus(&args.opts)?;
     emit(args.json, &v, versus::table)
 }

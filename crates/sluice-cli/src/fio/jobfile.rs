@@ -57,7 +57,7 @@ const OPTIONS: &[(&str, &str)] = &[
 
 /// One job, after `[global]` inheritance.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Job {
+pub(super) struct Job {
     pub name: String,
     /// The section's first line, for messages.
     pub line: usize,
@@ -71,7 +71,7 @@ impl Job {
     /// The options of the `[global]` sections before the job, then its
     /// own, as (option, value) with the later of a repeated option kept:
     /// fio's `global options` and `job options`.
-    pub fn split_options(&self) -> [Vec<(String, String)>; 2] {
+    pub(super) fn split_options(&self) -> [Vec<(String, String)>; 2] {
         let (globals, own) = self.options.split_at(self.inherited);
         [globals, own].map(|opts| {
             let mut out: Vec<(String, String)> = Vec::new();
@@ -84,7 +84,7 @@ impl Job {
     }
 
     /// The last value given for `key` (jobs override globals), with its line.
-    pub fn get(&self, key: &str) -> Option<(&str, usize)> {
+    pub(super) fn get(&self, key: &str) -> Option<(&str, usize)> {
         self.options
             .iter()
             .rev()
@@ -103,7 +103,7 @@ fn canonical(key: &str) -> &str {
 }
 
 /// Parse a job file (`file` names it in errors).
-pub fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
+pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
     let mut jobs = Vec::new();
     let mut global: Vec<(String, String, usize)> = Vec::new();
     let mut current: Option<Job> = None;
@@ -174,7 +174,7 @@ pub fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
 
 /// A size: bytes, or with a unit k, m, g, t (powers of 1024, as fio's
 /// default kb_base; `kib`, `kb` and `b` suffixes alike).
-pub fn size(file: &str, key: &str, value: &str, line: usize) -> Result<u64> {
+pub(super) fn size(file: &str, key: &str, value: &str, line: usize) -> Result<u64> {
     let v = value.trim().to_ascii_lowercase();
     let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (num, unit) = v.split_at(digits);
@@ -199,7 +199,13 @@ pub fn size(file: &str, key: &str, value: &str, line: usize) -> Result<u64> {
 /// A time in seconds: a number with an optional unit (us, ms, s, m, h);
 /// `default_unit` applies without one (fio: seconds for runtime,
 /// microseconds for thinktime).
-pub fn seconds(file: &str, key: &str, value: &str, line: usize, default_unit: f64) -> Result<f64> {
+pub(super) fn seconds(
+    file: &str,
+    key: &str,
+    value: &str,
+    line: usize,
+    default_unit: f64,
+) -> Result<f64> {
     let v = value.trim().to_ascii_lowercase();
     let split = v
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))

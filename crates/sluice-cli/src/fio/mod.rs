@@ -15,7 +15,7 @@ use sluice_workload::Pattern;
 
 /// The drive a job file is simulated on unless told otherwise: the BFQ
 /// paper's disk.
-pub const DEFAULT_PRESET: &str = "maxtor-stm332061";
+pub(crate) const DEFAULT_PRESET: &str = "maxtor-stm332061";
 
 /// Longest simulated run of a job file without `runtime` (its jobs end
 /// when their `size` is done, or by then).
@@ -48,7 +48,7 @@ Examples:
 // command-line arguments, `cmd::fio::Args`.)
 #[derive(clap::Args)]
 #[command(after_help = HELP)]
-pub struct Options {
+pub(crate) struct Options {
     /// The fio job file.
     pub jobfile: PathBuf,
     /// The drive to simulate (default maxtor-stm332061; `sluice list`).
@@ -75,13 +75,13 @@ pub struct Options {
 
 /// `--output-format`: the two of fio's formats sluice writes.
 #[derive(Clone, Copy, clap::ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     Normal,
     Json,
 }
 
 /// Run the job file; returns what to print.
-pub fn fio(opts: &Options) -> Result<String> {
+pub(crate) fn fio(opts: &Options) -> Result<String> {
     let file = opts.jobfile.display().to_string();
     let text = std::fs::read_to_string(&opts.jobfile).with_context(|| file.clone())?;
     let jobs = jobfile::parse(&file, &text)?;

@@ -15,11 +15,11 @@ use sluice_runtime::SimReport;
 
 /// fio's sampling interval for `bw_*` and `iops_*` (its default
 /// `bw_avg_time` and `iops_avg_time`).
-pub const SAMPLE_MS: u64 = 500;
+pub(super) const SAMPLE_MS: u64 = 500;
 
 /// What the output needs to know about one flow's job.
 #[derive(Clone, Debug)]
-pub struct JobInfo {
+pub(super) struct JobInfo {
     pub name: String,
     pub write: bool,
     /// Request size, bytes.
@@ -30,7 +30,7 @@ pub struct JobInfo {
 
 /// What the output needs to know about the whole file.
 #[derive(Clone, Debug, Default)]
-pub struct FileInfo {
+pub(super) struct FileInfo {
     /// The `[global]` options (fio's `global options`).
     pub global_options: Vec<(String, String)>,
     /// Milliseconds since the Unix epoch the run started: real runs only, so a
@@ -284,7 +284,7 @@ fn ctime(unix_s: u64) -> String {
 }
 
 /// The JSON document. `jobs[i]` is flow `i`'s job.
-pub fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_json::Result<String> {
+pub(super) fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_json::Result<String> {
     let secs = window(r);
     let group_bw = |write: bool| {
         let bytes: u64 = r
@@ -360,7 +360,7 @@ fn bw(bytes_s: f64) -> String {
 
 /// A text summary in fio's style: per job its IOPS and bandwidth, latency,
 /// percentiles and samples, then each direction's total.
-pub fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
+pub(super) fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{how}");
     for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {

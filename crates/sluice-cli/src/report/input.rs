@@ -11,7 +11,7 @@ use serde_json::Value;
 
 /// One simulated or real run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Run {
+pub(crate) struct Run {
     /// "scenario: scheduler on device".
     pub title: String,
     /// "sim" or "run" (wall-clock) or the versus engine.
@@ -24,11 +24,11 @@ pub struct Run {
 }
 
 /// A named series of numbers.
-pub type Series = (String, Vec<f64>);
+pub(super) type Series = (String, Vec<f64>);
 
 /// One flow of a run.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Flow {
+pub(crate) struct Flow {
     pub name: String,
     pub weight: f64,
     pub bytes: f64,
@@ -44,7 +44,7 @@ pub struct Flow {
 
 /// One experiment of a reproduction.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Experiment {
+pub(crate) struct Experiment {
     pub paper: String,
     pub id: String,
     pub title: String,
@@ -53,17 +53,17 @@ pub struct Experiment {
 
 /// One row: our figure and the paper's, if it gives one (the row `repro`
 /// writes).
-pub use sluice_repro::Row;
+pub(super) use sluice_repro::Row;
 
 /// What a set of result files holds.
 #[derive(Debug, Default, PartialEq)]
-pub struct Results {
+pub(crate) struct Results {
     pub runs: Vec<Run>,
     pub experiments: Vec<Experiment>,
 }
 
 /// Read every file into one set of results.
-pub fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
+pub(super) fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
     let mut out = Results::default();
     for f in files {
         let f = f.as_ref();
@@ -79,7 +79,7 @@ pub fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
 }
 
 /// Add what `v` holds to `out`.
-pub fn add(out: &mut Results, v: &Value) -> Result<()> {
+pub(super) fn add(out: &mut Results, v: &Value) -> Result<()> {
     if let Some(items) = v.as_array() {
         for item in items {
             add(out, item)?;

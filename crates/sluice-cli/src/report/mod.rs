@@ -13,14 +13,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-pub use input::Results;
+pub(crate) use input::Results;
 use input::{Experiment, Run};
 
 /// Most rows one experiment's chart shows (all are in its table).
 const MAX_CHART_ROWS: usize = 24;
 
 /// Read `files` and write the page to `out`.
-pub fn report(files: &[PathBuf], out: &Path) -> Result<()> {
+pub(crate) fn report(files: &[PathBuf], out: &Path) -> Result<()> {
     let results = input::read(files)?;
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let html = page(&results, &names)?;
@@ -28,7 +28,7 @@ pub fn report(files: &[PathBuf], out: &Path) -> Result<()> {
 }
 
 /// The whole page.
-pub fn page(r: &Results, sources: &[String]) -> Result<String> {
+pub(crate) fn page(r: &Results, sources: &[String]) -> Result<String> {
     let mut h = String::new();
     h.push_str(HEAD);
     let _ = write!(
@@ -64,7 +64,7 @@ p.src, p.note { font-size: 0.85em; color: #555; }\n\
 </style>\n</head>\n<body>\n";
 
 /// HTML-escape `s`.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut o = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

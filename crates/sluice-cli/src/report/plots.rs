@@ -26,12 +26,12 @@ const PALETTE: [RGBColor; 10] = [
 ];
 
 /// Colour of series `i`.
-pub fn color(i: usize) -> RGBColor {
+pub(super) fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
 /// Most series one line chart shows; more would be unreadable.
-pub const MAX_LINES: usize = 10;
+pub(super) const MAX_LINES: usize = 10;
 
 fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a figure: {e:?}")
@@ -103,7 +103,7 @@ fn line_chart<'a, 'b>(
 
 /// `s` cut to `max` characters, the middle replaced by an ellipsis (the
 /// ends of a name tell names apart best).
-pub fn short(s: &str, max: usize) -> String {
+pub(super) fn short(s: &str, max: usize) -> String {
     let n = s.chars().count();
     if n <= max {
         return s.to_string();
@@ -118,7 +118,7 @@ pub fn short(s: &str, max: usize) -> String {
 
 /// Latency CDFs, one line per flow: percent of requests completed within
 /// x ms (log scale).
-pub fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
+pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
     let all = flows.iter().flat_map(|(_, c)| c.iter().map(|&(_, ms)| ms));
     let lo = all
         .clone()
@@ -163,7 +163,7 @@ pub fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<S
 
 /// Each flow's throughput per bin of `interval_s`, with a marked line
 /// where the warm-up ends (the table's figures start there).
-pub fn throughput(
+pub(super) fn throughput(
     title: &str,
     interval_s: f64,
     warmup_s: f64,
@@ -226,7 +226,7 @@ pub fn throughput(
 }
 
 /// An axis tick as a person writes it: 100, 2.5, 0.05 (no trailing zeros).
-pub fn tick(x: f64) -> String {
+pub(super) fn tick(x: f64) -> String {
     let s = format!("{x:.3}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {
@@ -238,7 +238,7 @@ pub fn tick(x: f64) -> String {
 
 /// Decimals that show a chart's values up to `top` (its largest
 /// magnitude) to about three significant digits, the same for every bar.
-pub fn decimals(top: f64) -> usize {
+pub(super) fn decimals(top: f64) -> usize {
     match top.abs() {
         a if a >= 100.0 => 0,
         a if a >= 10.0 => 1,
@@ -257,7 +257,7 @@ fn label_width(labels: &[String]) -> u32 {
 
 /// A horizontal bar chart: for each labelled row, one bar per series
 /// (`None` draws nothing for that series). `names` names the series.
-pub fn bars(
+pub(super) fn bars(
     title: &str,
     x_desc: &str,
     names: &[&str],

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Run `sluice ARGS` in `cwd`: (exit code, stdout, stderr).
-pub fn sluice_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
+pub(crate) fn sluice_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
         .current_dir(cwd)
         .args(args)
@@ -23,17 +23,17 @@ pub fn sluice_in(cwd: &Path, args: &[&str]) -> (i32, String, String) {
 }
 
 /// Run `sluice ARGS` in the test's own directory.
-pub fn sluice(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn sluice(args: &[&str]) -> (i32, String, String) {
     sluice_in(Path::new("."), args)
 }
 
 /// The workspace root, where the README's examples run from.
-pub fn workspace() -> PathBuf {
+pub(crate) fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// Write `text` to `dir/name` and return the path.
-pub fn write_in(dir: &Path, name: &str, text: &str) -> PathBuf {
+pub(crate) fn write_in(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
     p
@@ -41,27 +41,27 @@ pub fn write_in(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 /// Write `text` to `name` in a folder of this test process's own under
 /// the system's temporary directory (for tests that need no clean-up).
-pub fn write_temp(name: &str, text: &str) -> PathBuf {
+pub(crate) fn write_temp(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("sluice-cli-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     write_in(&dir, name, text)
 }
 
 /// A fresh temporary directory holding `name` with `text` in it.
-pub fn dir_with(name: &str, text: &str) -> tempfile::TempDir {
+pub(crate) fn dir_with(name: &str, text: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     write_in(dir.path(), name, text);
     dir
 }
 
 /// `out` as JSON; a panic showing `out` if it is not.
-pub fn json(out: &str) -> serde_json::Value {
+pub(crate) fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
 }
 
 /// A failure as the CLI promises them: exit 1, one line, no panic;
 /// `what` says which case failed.
-pub fn one_line_error(what: &str, code: i32, err: &str) {
+pub(crate) fn one_line_error(what: &str, code: i32, err: &str) {
     assert_eq!(code, 1, "{what}: {err}");
     assert!(!err.contains("panicked"), "{what}: {err}");
     assert_eq!(err.trim().lines().count(), 1, "{what}: {err}");
@@ -69,7 +69,7 @@ pub fn one_line_error(what: &str, code: i32, err: &str) {
 
 /// Whether `err` says the kernel has no usable io_uring (after saying the
 /// test is skipped): such tests pass where they cannot run.
-pub fn no_uring(err: &str) -> bool {
+pub(crate) fn no_uring(err: &str) -> bool {
     let missing = err.contains("io_uring unavailable");
     if missing {
         eprintln!("skipped: {}", err.trim());
@@ -78,13 +78,13 @@ pub fn no_uring(err: &str) -> bool {
 }
 
 /// Whether the tests run as root.
-pub fn root() -> bool {
+pub(crate) fn root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
 
 /// A loop device over a file, detached on drop.
-pub struct Loop {
+pub(crate) struct Loop {
     /// The device, e.g. /dev/loop0.
     pub dev: String,
 }
@@ -93,7 +93,7 @@ impl Loop {
     /// A loop device over `file` (`--direct-io=on` with `direct`, as the
     /// README sets one up); None, after saying why, where loop devices
     /// cannot be made (not root, no loop module).
-    pub fn over(file: &Path, direct: bool) -> Option<Loop> {
+    pub(crate) fn over(file: &Path, direct: bool) -> Option<Loop> {
         let mut cmd = Command::new("losetup");
         cmd.args(["--find", "--show"]);
         if direct {
@@ -118,7 +118,7 @@ impl Loop {
     }
 
     /// The device's sysfs `scheduler` file.
-    pub fn scheduler_file(&self) -> String {
+    pub(crate) fn scheduler_file(&self) -> String {
         let name = Path::new(&self.dev)
             .file_name()
             .unwrap()

@@ -15,13 +15,13 @@ use super::Unavailable;
 
 /// Where blkio groups are made.
 #[derive(Clone, Debug)]
-pub struct Blkio {
+pub(super) struct Blkio {
     root: PathBuf,
 }
 
 /// Mount points of cgroup file systems from `/proc/self/mounts` text:
 /// (v1 blkio mount, v2 mount).
-pub fn mounts(text: &str) -> (Option<PathBuf>, Option<PathBuf>) {
+pub(super) fn mounts(text: &str) -> (Option<PathBuf>, Option<PathBuf>) {
     let (mut v1, mut v2) = (None, None);
     for line in text.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
@@ -39,7 +39,7 @@ pub fn mounts(text: &str) -> (Option<PathBuf>, Option<PathBuf>) {
 
 impl Blkio {
     /// The blkio hierarchy, or why there is none.
-    pub fn find() -> Result<Self, Unavailable> {
+    pub(super) fn find() -> Result<Self, Unavailable> {
         let text = fs::read_to_string("/proc/self/mounts")
             .map_err(|e| Unavailable(format!("/proc/self/mounts: {e}")))?;
         match mounts(&text) {
@@ -56,7 +56,7 @@ impl Blkio {
     }
 
     /// A new group `name` with `weight` (1..=1000).
-    pub fn group(&self, name: &str, weight: u32) -> Result<Group, Unavailable> {
+    pub(super) fn group(&self, name: &str, weight: u32) -> Result<Group, Unavailable> {
         let dir = self.root.join(name);
         fs::create_dir(&dir)
             .map_err(|e| Unavailable(format!("cannot create cgroup {}: {e}", dir.display())))?;
@@ -76,19 +76,19 @@ impl Blkio {
 
 /// One cgroup, removed on drop (once its threads are gone).
 #[derive(Debug)]
-pub struct Group {
+pub(super) struct Group {
     dir: PathBuf,
 }
 
 impl Group {
     /// The file a thread writes its id to, to join.
-    pub fn tasks(&self) -> PathBuf {
+    pub(super) fn tasks(&self) -> PathBuf {
         self.dir.join("tasks")
     }
 }
 
 /// Move the calling thread into the group whose `tasks` file this is.
-pub fn join(tasks: &Path) -> std::io::Result<()> {
+pub(super) fn join(tasks: &Path) -> std::io::Result<()> {
     // SAFETY: gettid has no preconditions.
     let tid = unsafe { libc::syscall(libc::SYS_gettid) };
     fs::write(tasks, tid.to_string())

@@ -38,7 +38,7 @@ pub fn queue_dir(dev: &Path) -> Result<PathBuf, Unavailable> {
 
 /// The schedulers offered and the active one, from `queue/scheduler`
 /// (`none [mq-deadline] kyber bfq`).
-pub fn parse_schedulers(text: &str) -> (Vec<String>, Option<String>) {
+pub(super) fn parse_schedulers(text: &str) -> (Vec<String>, Option<String>) {
     let mut offered = Vec::new();
     let mut active = None;
     for w in text.split_whitespace() {

@@ -30,7 +30,7 @@ use super::cgroup::{self, Blkio, Group};
 use crate::run::Io;
 
 /// What a worker does with a finished request, under the run's lock.
-pub trait Sink: Send + 'static {
+pub(super) trait Sink: Send + 'static {
     /// The backend inside the shared state.
     fn io(&mut self) -> &mut ThreadIo;
     /// Take the completion in: measure it, run the flow's workload.
@@ -42,10 +42,10 @@ pub trait Sink: Send + 'static {
 }
 
 /// The run's shared state and the condition its coordinator sleeps on.
-pub type Cell<S> = (Mutex<S>, Condvar);
+pub(super) type Cell<S> = (Mutex<S>, Condvar);
 
 /// One request for a worker.
-pub struct Job {
+pub(super) struct Job {
     id: RequestId,
     offset: u64,
     buf: AlignedBuf,
@@ -64,7 +64,7 @@ struct Done {
 }
 
 /// One OS thread of a flow thread.
-pub struct Worker {
+pub(super) struct Worker {
     tx: Option<Sender<Job>>,
     busy: bool,
     handle: Option<JoinHandle<()>>,
@@ -83,7 +83,7 @@ type Spawner =
     Box<dyn Fn(FlowId, usize, Option<PathBuf>) -> io::Result<(Sender<Job>, JoinHandle<()>)> + Send>;
 
 /// The backend of `sluice kernel`.
-pub struct ThreadIo {
+pub(super) struct ThreadIo {
     start: std::time::Instant,
     file: Arc<File>,
     blkio: Option<Blkio>,
@@ -201,7 +201,7 @@ fn work<S: Sink>(
 impl ThreadIo {
     /// Requests go to `file` (the device, opened O_DIRECT); with `blkio`,
     /// each flow thread's OS threads join a group with its weight.
-    pub fn new(file: File, blkio: Option<Blkio>) -> Self {
+    pub(super) fn new(file: File, blkio: Option<Blkio>) -> Self {
         ThreadIo {
             start: std::time::Instant::now(),
             file: Arc::new(file),
@@ -219,7 +219,7 @@ impl ThreadIo {
     }
 
     /// Connect the backend to the shared state its workers report to.
-    pub fn connect<S: Sink>(&mut self, cell: Weak<Cell<S>>) {
+    pub(super) fn connect<S: Sink>(&mut self, cell: Weak<Cell<S>>) {
         let file = Arc::clone(&self.file);
         let start = self.start;
         self.spawner = Some(Box::new(move |flow, index, tasks| {
@@ -295,7 +295,7 @@ impl ThreadIo {
     /// Stop handing out work and take the workers out with their cgroups;
     /// join them without the run's lock (a worker finishing its request
     /// takes it).
-    pub fn take_workers(&mut self) -> Stopped {
+    pub(super) fn take_workers(&mut self) -> Stopped {
         let mut all: Vec<(Option<Group>, Vec<Worker>)> = self.groups.drain().map(|x| x.1).collect();
         all.append(&mut self.retired);
         for (_, workers) in &mut all {
@@ -310,11 +310,11 @@ impl ThreadIo {
 }
 
 /// Workers told to stop, with their cgroups.
-pub struct Stopped(Vec<(Option<Group>, Vec<Worker>)>);
+pub(super) struct Stopped(Vec<(Option<Group>, Vec<Worker>)>);
 
 impl Stopped {
     /// Wait for every worker thread, then remove the cgroups.
-    pub fn join(mut self) {
+    pub(super) fn join(mut self) {
         for (_, workers) in &mut self.0 {
             for w in workers.iter_mut() {
                 if let Some(h) = w.handle.take() {

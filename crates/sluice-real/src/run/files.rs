@@ -16,7 +16,7 @@ const REGION: u64 = 1 << 20;
 
 /// The flows' files: removed when dropped (also on an error or Ctrl-C),
 /// unless kept.
-pub struct Files {
+pub(super) struct Files {
     /// The folder sluice created (removed whole), or None with `--dir`.
     own_dir: Option<PathBuf>,
     pub paths: Vec<PathBuf>,
@@ -26,7 +26,7 @@ pub struct Files {
 impl Files {
     /// No files yet; they go in `dir` (`--dir`), or in a fresh folder in
     /// the current directory.
-    pub fn new(dir: Option<&Path>, keep: bool) -> Result<(Files, PathBuf)> {
+    pub(super) fn new(dir: Option<&Path>, keep: bool) -> Result<(Files, PathBuf)> {
         let (own_dir, dir) = match dir {
             Some(d) => (None, d.to_path_buf()),
             None => {
@@ -76,7 +76,7 @@ fn fresh_dir() -> Result<PathBuf> {
 }
 
 /// The file name of flow `index` called `name` (only safe characters).
-pub fn file_name(index: usize, name: &str) -> String {
+pub(super) fn file_name(index: usize, name: &str) -> String {
     let safe: String = name
         .chars()
         .map(|c| {
@@ -91,7 +91,7 @@ pub fn file_name(index: usize, name: &str) -> String {
 }
 
 /// Bytes free for an unprivileged user on the file system holding `dir`.
-pub fn free_bytes(dir: &Path) -> Option<u64> {
+pub(super) fn free_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
@@ -104,7 +104,7 @@ pub fn free_bytes(dir: &Path) -> Option<u64> {
 
 /// The active kernel I/O scheduler of the block device `path` is, or holds
 /// (`/sys/dev/block/MAJ:MIN[/..]/queue/scheduler`), if there is one.
-pub fn kernel_scheduler(path: &Path) -> Option<String> {
+pub(super) fn kernel_scheduler(path: &Path) -> Option<String> {
     let meta = fs::metadata(path).ok()?;
     let dev = if meta.file_type().is_block_device() {
         meta.rdev()
@@ -125,14 +125,14 @@ pub fn kernel_scheduler(path: &Path) -> Option<String> {
 }
 
 /// The non-zero byte at `pos` of flow `flow`'s file (and of written data).
-pub fn pattern_byte(flow: usize, pos: u64) -> u8 {
+pub(super) fn pattern_byte(flow: usize, pos: u64) -> u8 {
     ((pos.wrapping_mul(31).wrapping_add(flow as u64 * 7)) % 251) as u8 + 1
 }
 
 /// Create flow `flow`'s file at `path`, `bytes` long, full of its pattern,
 /// on disk before the clock starts. Stops early (with an error) when
 /// `stop` is raised.
-pub fn fill(path: &Path, flow: usize, bytes: u64, stop: &AtomicBool) -> Result<()> {
+pub(super) fn fill(path: &Path, flow: usize, bytes: u64, stop: &AtomicBool) -> Result<()> {
     let ctx = || format!("cannot create {}", path.display());
     let mut f = File::create(path).with_context(ctx)?;
     const CHUNK: u64 = 1 << 20;
@@ -157,7 +157,12 @@ pub fn fill(path: &Path, flow: usize, bytes: u64, stop: &AtomicBool) -> Result<(
 /// only `extents` (byte offset, length) filled with its pattern: a recorded
 /// start-up replay reads a few hundred places of a span as large as the
 /// disk it was recorded on.
-pub fn fill_extents(path: &Path, flow: usize, bytes: u64, extents: &[(u64, u64)]) -> Result<()> {
+pub(super) fn fill_extents(
+    path: &Path,
+    flow: usize,
+    bytes: u64,
+    extents: &[(u64, u64)],
+) -> Result<()> {
     use std::os::unix::fs::FileExt;
     let ctx = || format!("cannot create {}", path.display());
     let f = File::create(path).with_context(ctx)?;
@@ -183,7 +188,7 @@ pub fn fill_extents(path: &Path, flow: usize, bytes: u64, extents: &[(u64, u64)]
 }
 
 /// Bytes as GiB, for messages.
-pub fn gib(bytes: u64) -> f64 {
+pub(super) fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 

@@ -212,7 +212,7 @@ pub fn wake_due(
 }
 
 /// A write completed after the clock stopped: record it for verification.
-pub fn settle(
+pub(super) fn settle(
     v: &mut Verifier,
     pending: &HashMap<RequestId, Pending>,
     c: &Completion,

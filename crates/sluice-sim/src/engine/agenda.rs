@@ -30,7 +30,7 @@ pub(crate) struct Slot {
 impl Slot {
     /// Whether `generation` is this slot's current event; if so the slot
     /// is spent (disarmed).
-    pub fn fires(&mut self, generation: u64) -> bool {
+    pub(super) fn fires(&mut self, generation: u64) -> bool {
         let current = generation == self.generation;
         if current {
             self.at = None;
@@ -48,13 +48,13 @@ pub(crate) struct Agenda {
 
 impl Agenda {
     /// Schedule `event` at `at`, after everything already scheduled then.
-    pub fn push(&mut self, at: Instant, event: Event) {
+    pub(super) fn push(&mut self, at: Instant, event: Event) {
         self.seq += 1;
         self.heap.push(Reverse((at, self.seq, event)));
     }
 
     /// The earliest event.
-    pub fn pop(&mut self) -> Option<(Instant, Event)> {
+    pub(super) fn pop(&mut self) -> Option<(Instant, Event)> {
         self.heap.pop().map(|Reverse((t, _, e))| (t, e))
     }
 
@@ -62,7 +62,7 @@ impl Agenda {
     /// the event it stood for, unless it already stands for `next`. `make`
     /// builds the event from the new generation; events are never scheduled
     /// before `now`.
-    pub fn rearm(
+    pub(super) fn rearm(
         &mut self,
         slot: &mut Slot,
         next: Option<Instant>,

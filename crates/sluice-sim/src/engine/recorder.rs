@@ -35,7 +35,7 @@ pub(crate) struct RunInfo<'a> {
 }
 
 impl Recorder {
-    pub fn new(warmup: Instant) -> Self {
+    pub(super) fn new(warmup: Instant) -> Self {
         Recorder {
             warmup,
             completed_total: 0,
@@ -46,25 +46,25 @@ impl Recorder {
     }
 
     /// Also record throughput and device time per flow over time.
-    pub fn with_timeline(&mut self, bin: Duration, flows: usize) {
+    pub(super) fn with_timeline(&mut self, bin: Duration, flows: usize) {
         self.disk_timeline = vec![Vec::new(); flows];
         self.flow_timeline = Some(Bins::new(bin, flows));
     }
 
     /// Also record every completed request.
-    pub fn with_log(&mut self) {
+    pub(super) fn with_log(&mut self) {
         self.log = Some(Vec::new());
     }
 
     /// The request log (empty unless asked for).
-    pub fn take_log(&mut self) -> Vec<RequestRecord> {
+    pub(super) fn take_log(&mut self) -> Vec<RequestRecord> {
         self.log.take().unwrap_or_default()
     }
 
     /// Account for a completion of flow `f`'s thread `thread`: timelines
     /// and log; returns whether it counts in the flow's measurements (it
     /// came after the warm-up).
-    pub fn record(&mut self, f: usize, thread: u32, done: &Completion) -> bool {
+    pub(super) fn record(&mut self, f: usize, thread: u32, done: &Completion) -> bool {
         let (r, svc) = (&done.request, &done.service);
         let now = svc.completed;
         self.completed_total += 1;
@@ -93,7 +93,7 @@ impl Recorder {
     }
 
     /// The report of a run that ended at `end`.
-    pub fn report(
+    pub(super) fn report(
         &self,
         pop: &Population,
         oldest_pending: &[Option<Instant>],

@@ -21,7 +21,7 @@ pub(crate) struct Requests {
 }
 
 impl Requests {
-    pub fn new(driver: Driver<Box<dyn Scheduler>>) -> Self {
+    pub(super) fn new(driver: Driver<Box<dyn Scheduler>>) -> Self {
         Requests {
             driver,
             next_id: 0,
@@ -31,12 +31,12 @@ impl Requests {
     }
 
     /// Request `id` completed: it is no longer pending.
-    pub fn served(&mut self, id: RequestId) {
+    pub(super) fn served(&mut self, id: RequestId) {
         self.pending.remove(&id.0);
     }
 
     /// Arrival of the oldest request still pending, per flow (of `flows`).
-    pub fn oldest_pending(&self, flows: usize) -> Vec<Option<Instant>> {
+    pub(super) fn oldest_pending(&self, flows: usize) -> Vec<Option<Instant>> {
         let mut oldest: Vec<Option<Instant>> = vec![None; flows];
         for &(f, arrival) in self.pending.values() {
             let o = &mut oldest[f as usize];

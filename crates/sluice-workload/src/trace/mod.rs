@@ -242,19 +242,19 @@ pub(crate) struct Line<'a> {
 
 impl Line<'_> {
     /// The error for this line.
-    pub fn error(&self, message: impl Into<String>) -> Error {
+    pub(crate) fn error(&self, message: impl Into<String>) -> Error {
         Error::new(self.file, message).at_line(self.number)
     }
 
     /// Field `text`, called `what`, as a number of type `T`.
-    pub fn number<T: std::str::FromStr>(&self, what: &str, text: &str) -> Result<T> {
+    pub(crate) fn number<T: std::str::FromStr>(&self, what: &str, text: &str) -> Result<T> {
         text.trim()
             .parse::<T>()
             .map_err(|_| self.error(format!("{what}: expected a number, got '{}'", text.trim())))
     }
 
     /// Field `text`, called `what`, as a finite non-negative decimal.
-    pub fn decimal(&self, what: &str, text: &str) -> Result<f64> {
+    pub(crate) fn decimal(&self, what: &str, text: &str) -> Result<f64> {
         let x: f64 = self.number(what, text)?;
         if x.is_finite() && x >= 0.0 {
             Ok(x)
@@ -267,7 +267,7 @@ impl Line<'_> {
     }
 
     /// Seconds as nanoseconds, at most a year (a trace's clock).
-    pub fn seconds(&self, what: &str, text: &str) -> Result<u64> {
+    pub(crate) fn seconds(&self, what: &str, text: &str) -> Result<u64> {
         let s = self.decimal(what, text)?;
         if s > 3.2e7 {
             return Err(self.error(format!("{what}: {s} s is more than a year")));
@@ -276,7 +276,7 @@ impl Line<'_> {
     }
 
     /// A byte count as sectors: 1..=[`MAX_REQUEST_SECTORS`].
-    pub fn size_sectors(&self, what: &str, bytes: u64) -> Result<u32> {
+    pub(crate) fn size_sectors(&self, what: &str, bytes: u64) -> Result<u32> {
         let n = bytes.div_ceil(512);
         if n == 0 || n > MAX_REQUEST_SECTORS {
             return Err(self.error(format!(
