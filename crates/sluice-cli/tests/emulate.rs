@@ -29,47 +29,12 @@ fn bad_input_is_refused_in_one_line() {
         err.contains("unknown preset") && err.contains("maxtor-stm332061"),
         "{err}"
     );
-    let (code, _, err) = sluice_in(
-        d.path(),
-        &[
-            "emulate",
-            "--preset",
-            "maxtor-stm332061",
-            "--size-gib",
-            "1",
-            "--mount",
-            "/no/such/dir",
-        ],
-    );
+    let (code, _, err) = emulate(d.path(), "1", "/no/such/dir", &[]);
     one_line_error("missing mount", code, &err);
     assert!(err.contains("/no/such/dir"), "{err}");
-    let (code, _, err) = sluice_in(
-        d.path(),
-        &[
-            "emulate",
-            "--preset",
-            "maxtor-stm332061",
-            "--size-gib",
-            "9999",
-            "--mount",
-            m,
-        ],
-    );
+    let (code, _, err) = emulate(d.path(), "9999", m, &[]);
     one_line_error("too big", code, &err);
-    let (code, _, err) = sluice_in(
-        d.path(),
-        &[
-            "emulate",
-            "--preset",
-            "maxtor-stm332061",
-            "--size-gib",
-            "1",
-            "--mount",
-            m,
-            "--queue-depth",
-            "8",
-        ],
-    );
+    let (code, _, err) = emulate(d.path(), "1", m, &["--queue-depth", "8"]);
     one_line_error("queue depth", code, &err);
     assert!(err.contains("--queue-depth"), "{err}");
 }
@@ -161,4 +126,20 @@ fn sigterm_unmounts_and_exits_0() {
     };
     assert_eq!(status.code(), Some(0));
     assert!(!mounted(&mnt), "still mounted after exit");
+}
+
+/// `sluice emulate` of maxtor-stm332061 with `size_gib` mounted on `mount`,
+/// plus `extra` arguments, run in `dir`.
+fn emulate(dir: &Path, size_gib: &str, mount: &str, extra: &[&str]) -> (i32, String, String) {
+    let mut args = vec![
+        "emulate",
+        "--preset",
+        "maxtor-stm332061",
+        "--size-gib",
+        size_gib,
+        "--mount",
+        mount,
+    ];
+    args.extend_from_slice(extra);
+    sluice_in(dir, &args)
 }

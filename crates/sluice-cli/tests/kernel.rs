@@ -7,27 +7,11 @@ use std::path::Path;
 mod common;
 use common::{json, sluice_in, write_in, Loop};
 
-const TWO: &str = r#"name = "k"
-seed = 1
-duration_s = 8
-warmup_s = 3
-[device]
-queue_depth = 1
-[scheduler]
-name = "bfq"
-[[flow]]
-name = "light"
-pattern = "seq-read"
-request_kib = 128
-file_gib = 0.25
-weight = 100
-[[flow]]
-name = "heavy"
-pattern = "seq-read"
-request_kib = 128
-file_gib = 0.25
-weight = 300
-"#;
+/// Two readers weighted 100:300 under bfq, long enough for the kernel's
+/// bfq to settle.
+fn two() -> String {
+    common::two_readers("k", 8.0, 3.0, 128, 0.25)
+}
 
 /// The scenario `body` as `dir`/k.toml, as an argument.
 fn scenario(dir: &Path, body: &str) -> String {
@@ -37,7 +21,7 @@ fn scenario(dir: &Path, body: &str) -> String {
 #[test]
 fn a_regular_file_is_refused_with_status_2() {
     let d = tempfile::tempdir().unwrap();
-    let s = scenario(d.path(), TWO);
+    let s = scenario(d.path(), &two());
     let img = d.path().join("plain.img");
     std::fs::write(&img, vec![0u8; 1 << 20]).unwrap();
     let (code, _, err) = sluice_in(
@@ -69,7 +53,7 @@ fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
         eprintln!("skipped: no bfq scheduler offered ({})", before.trim());
         return;
     }
-    let s = scenario(d.path(), TWO);
+    let s = scenario(d.path(), &two());
     let (code, out, err) = sluice_in(
         d.path(),
         &[

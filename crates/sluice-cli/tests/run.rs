@@ -21,33 +21,16 @@ fn run_json(cwd: &Path, args: &[&str]) -> Option<serde_json::Value> {
     Some(json(&out))
 }
 
-const TWO_READERS: &str = r#"name = "two"
-seed = 1
-duration_s = 1.5
-warmup_s = 0.5
-[device]
-queue_depth = 1
-[scheduler]
-name = "bfq"
-[[flow]]
-name = "light"
-pattern = "seq-read"
-request_kib = 64
-file_gib = 0.01
-weight = 100
-[[flow]]
-name = "heavy"
-pattern = "seq-read"
-request_kib = 64
-file_gib = 0.01
-weight = 300
-"#;
+/// Two small readers weighted 100:300 under bfq.
+fn two_readers() -> String {
+    common::two_readers("two", 1.5, 0.5, 64, 0.01)
+}
 
 #[test]
 fn two_weighted_readers_report_and_clean_up() {
     let scen = tempfile::tempdir().unwrap();
     let cwd = tempfile::tempdir().unwrap();
-    let s = scenario(scen.path(), TWO_READERS);
+    let s = scenario(scen.path(), &two_readers());
     let Some(j) = run_json(cwd.path(), &["run", s.to_str().unwrap(), "--json"]) else {
         return;
     };
@@ -133,7 +116,7 @@ fn missing_dir_is_one_line_error() {
     // Checked first, also when the scenario has its own error.
     let s = scenario(
         scen.path(),
-        &TWO_READERS.replace("warmup_s = 0.5", "warmup_s = 1.5"),
+        &two_readers().replace("warmup_s = 0.5", "warmup_s = 1.5"),
     );
     let (code, out, err) = sluice_in(
         scen.path(),
@@ -150,7 +133,7 @@ fn dir_and_keep() {
     let scen = tempfile::tempdir().unwrap();
     let s = scenario(
         scen.path(),
-        &TWO_READERS.replace("duration_s = 1.5", "duration_s = 0.6"),
+        &two_readers().replace("duration_s = 1.5", "duration_s = 0.6"),
     );
     let s = s.to_str().unwrap();
     // --dir without --keep: sluice's files go, the folder stays.
@@ -221,7 +204,7 @@ fn verify_reads_back_every_written_block() {
 #[test]
 fn device_must_be_a_block_device() {
     let scen = tempfile::tempdir().unwrap();
-    let s = scenario(scen.path(), TWO_READERS);
+    let s = scenario(scen.path(), &two_readers());
     let plain = scen.path().join("plain.img");
     std::fs::write(&plain, vec![0u8; 1 << 20]).unwrap();
     let (code, _, err) = sluice_in(
@@ -258,7 +241,7 @@ fn a_device_is_read_but_not_written_without_allow_writes() {
     );
     assert!(code != 0 && code != 101, "exit {code}: {err}");
     assert!(err.contains("--allow-writes"), "{err}");
-    let readers = TWO_READERS.replace("file_gib = 0.01", "file_gib = 0.005");
+    let readers = two_readers().replace("file_gib = 0.01", "file_gib = 0.005");
     let r = scenario(scen.path(), &readers);
     let Some(j) = run_json(
         scen.path(),
@@ -304,7 +287,7 @@ fn writes_to_a_device_with_allow_writes_verify() {
 fn sigint_stops_the_run_and_removes_its_files() {
     let scen = tempfile::tempdir().unwrap();
     let cwd = tempfile::tempdir().unwrap();
-    let long = TWO_READERS.replace("duration_s = 1.5", "duration_s = 60");
+    let long = two_readers().replace("duration_s = 1.5", "duration_s = 60");
     let s = scenario(scen.path(), &long);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
         .current_dir(cwd.path())
@@ -364,7 +347,7 @@ replay = "recorded"
 fn a_timeline_bins_each_flows_bytes_by_wall_clock() {
     let scen = tempfile::tempdir().unwrap();
     let cwd = tempfile::tempdir().unwrap();
-    let s = scenario(scen.path(), TWO_READERS);
+    let s = scenario(scen.path(), &two_readers());
     let args = ["run", s.to_str().unwrap(), "--json", "--timeline", "250"];
     let Some(j) = run_json(cwd.path(), &args) else {
         return;

@@ -134,3 +134,17 @@ impl Drop for Loop {
         let _ = Command::new("losetup").args(["-d", &self.dev]).status();
     }
 }
+
+/// A scenario of two sequential readers, `light` and `heavy`, weighted
+/// 100:300 under bfq at queue depth 1 (the weights test of `run` and
+/// `kernel`).
+pub fn two_readers(name: &str, duration_s: f64, warmup_s: f64, kib: u32, file_gib: f64) -> String {
+    let reader = |flow: &str, weight: u32| {
+        format!("[[flow]]\nname = \"{flow}\"\npattern = \"seq-read\"\nrequest_kib = {kib}\nfile_gib = {file_gib}\nweight = {weight}\n")
+    };
+    format!(
+        "name = \"{name}\"\nseed = 1\nduration_s = {duration_s}\nwarmup_s = {warmup_s}\n[device]\nqueue_depth = 1\n[scheduler]\nname = \"bfq\"\n{}{}",
+        reader("light", 100),
+        reader("heavy", 300)
+    )
+}
