@@ -14,8 +14,10 @@
 pub mod driver;
 mod error;
 pub mod idhash;
+mod located;
 pub mod metrics;
 pub mod policy;
+pub mod rng;
 mod scheduler;
 pub mod testkit;
 pub mod time;
@@ -24,6 +26,7 @@ mod types;
 pub use driver::{Completion, Driver, LastAnswer};
 pub use error::Error;
 pub use idhash::IdMap;
+pub use located::LocatedError;
 pub use scheduler::{
     ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
