@@ -15,10 +15,12 @@ pub mod driver;
 mod error;
 pub mod idhash;
 mod located;
+#[cfg(feature = "metrics")]
 pub mod metrics;
 pub mod policy;
 pub mod rng;
 mod scheduler;
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod time;
 mod types;
