@@ -33,7 +33,7 @@ use crate::error::Error;
 use crate::scheduler::{
     ClassConfig, CostModel, Decision, DeviceState, FlowConfig, Scheduler, Service,
 };
-use crate::time::{Duration, Instant};
+use crate::time::{earliest, Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
 /// A request in the device.
@@ -240,10 +240,7 @@ impl<P: Scheduler> Driver<P> {
     /// When the driver next needs `handle_timeout`, even if nothing else
     /// happens. `None`: only arrivals and completions matter.
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match (self.policy.poll_timeout(), self.idle_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest([self.policy.poll_timeout(), self.idle_end])
     }
 
     /// The host's clock reached the instant `poll_timeout` gave (calling it

@@ -21,6 +21,7 @@ pub mod seek;
 
 use std::collections::VecDeque;
 
+use sluice::time::earliest;
 use sluice::{CostModel, Duration, Instant, NS_PER_MS};
 
 use self::cache::{Lookup, ReadCache};
@@ -31,7 +32,7 @@ use super::{Command, Device, InternalOrder};
 
 /// Milliseconds as the model's figures give them, to the nearest ns.
 fn ms(x: f64) -> Duration {
-    Duration::from_nanos((x * NS_PER_MS as f64).round() as u64)
+    Duration::from_millis_f64(x)
 }
 
 /// Controller overheads per command kind, after a read and after a write
@@ -593,10 +594,7 @@ impl Device for Hdd {
 
     fn next_completion(&self) -> Option<Instant> {
         let joined = self.joined.front().map(|&(t, _)| t);
-        match (self.busy.map(|b| b.done), joined) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest([self.busy.map(|b| b.done), joined])
     }
 
     fn pop_completion(&mut self, now: Instant) -> Option<u64> {

@@ -4,7 +4,7 @@
 use super::RaisingParams;
 use crate::error::Error;
 use crate::policy::params::ParamReader;
-use crate::time::{Duration, NS_PER_MS};
+use crate::time::Duration;
 use crate::types::SECTOR_BYTES;
 
 /// The parameter list of `bfq`/`bfq+`, with the defaults that differ.
@@ -189,7 +189,7 @@ impl BfqConfig {
     /// Read the named parameters over the defaults of `bfq` or `bfq+`.
     pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         let d = if plus { Self::plus() } else { Self::original() };
-        let ms = |x: f64| Duration::from_nanos((x * NS_PER_MS as f64).round() as u64);
+        let ms = Duration::from_millis_f64;
         let to_ms = |t: Duration| t.as_millis_f64();
         let slice_idle = ms(p.float("slice_idle_ms", to_ms(d.slice_idle), 0.0, 10_000.0)?);
         let timeout = ms(p.float("timeout_ms", to_ms(d.timeout), 1.0, 100_000.0)?);

@@ -143,7 +143,7 @@ use super::params::ParamReader;
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::time::{Duration, Instant, NS_PER_S};
+use crate::time::{earliest, Duration, Instant, NS_PER_S};
 use crate::types::{FlowId, Request};
 
 /// Index of the shared async queue.
@@ -553,10 +553,7 @@ impl Scheduler for Bfq {
             .timer_start
             .filter(|_| !self.cfg.timeout_at_completion)
             .map(|s| s.saturating_add(self.slot.timeout));
-        match (timeout, self.slot.idle_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest([timeout, self.slot.idle_deadline])
     }
 
     fn handle_timeout(&mut self, now: Instant) {

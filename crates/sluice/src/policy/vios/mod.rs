@@ -104,7 +104,7 @@ use crate::error::Error;
 use crate::scheduler::{
     ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
-use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
+use crate::time::{Duration, Instant, NS_PER_S};
 use crate::types::{FlowId, Request, RequestId, SECTOR_BYTES};
 
 /// Parameters of `vios` for `POLICIES`.
@@ -155,7 +155,7 @@ impl ViosConfig {
     pub(crate) fn read(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         let mut c = ViosConfig::new(mode);
         let q = p.float("quantum_ms", 20.0, 0.001, 1e6)?;
-        c.quantum = Duration::from_nanos((q * NS_PER_MS as f64).round() as u64);
+        c.quantum = Duration::from_millis_f64(q);
         if mode == ViosMode::Parallel {
             c.resume_at = p.int("resume_at", 2, 0, 1 << 20)? as usize;
             c.initial_bw = mb_s_to_sectors_per_ns(p.float("bw_mb_s", 50.0, 0.001, 1e7)?);
