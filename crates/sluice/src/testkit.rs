@@ -305,6 +305,7 @@ impl<P: Scheduler> Testbed<P> {
     }
 
     /// Ask the policy for one request (the device must have room).
+    #[must_use = "the test should check what the policy dispatched (or `fill` the device)"]
     pub fn poll(&mut self) -> Option<Request> {
         let r = self.driver.poll_dispatch(self.now, &self.dev);
         self.check_answer(r);

@@ -1056,7 +1056,7 @@ fn b_max_follows_the_measured_rate_using_disk_time() {
     }
     assert!(tb.policy().last_expiration().is_none());
     tb.advance(ms(200));
-    tb.poll(); // the timeout is checked when BFQ is next asked
+    let _ = tb.poll(); // the timeout is checked when BFQ is next asked
     assert_eq!(last(&tb).reason, Expiration::BudgetTimeout);
     assert_eq!(tb.policy().max_budget(), 40_000); // 125 ms x 320 sectors/ms
     assert_eq!(tb.policy().peak_rate(), Some(320_000.0));
