@@ -1,7 +1,7 @@
 //! Idling: whether BFQ keeps the device idle for the queue in service once
 //! it is empty, for how long, and the think-time idle window.
 
-use super::Bfq;
+use super::{Bfq, BfqVariant};
 use crate::scheduler::DeviceView;
 use crate::time::{Duration, Instant};
 
@@ -15,7 +15,7 @@ impl Bfq {
         if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
             return true;
         }
-        if self.cfg.plus && device.queue_depth() > 1 {
+        if self.cfg.variant == BfqVariant::Plus && device.queue_depth() > 1 {
             return false;
         }
         if self.cfg.think_time_rule && !q.idle_window {

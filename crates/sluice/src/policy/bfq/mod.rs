@@ -70,32 +70,35 @@
 //! instance C_rais = 10 and T_rais = 6 s, where that code had other
 //! values):
 //!
-//! * `raised_idle_factor` (3 for `bfq+`): a raised queue idles three slices
-//!   (24 ms); `raised_timeout` (true for `bfq+`): its budget timeout is
+//! * `raised_idle_factor` (three for `bfq+`): a raised queue idles three
+//!   slices (24 ms); `raised_timeout` (on for `bfq+`): its budget timeout is
 //!   T_max times its raised weight over its original one. Both only act on
 //!   raised queues, so `bfq` is unaffected. They let a start-up beside
 //!   other new (raised) applications get close to its idle-disk time, and
 //!   cost a video player beside repeated start-ups its frames: `sluice
 //!   repro bfq` shows BFQ+ without them beside BFQ+.
-//! * `timeout_at_completion` (true): the budget-timeout clock (and the
+//! * `timeout_at_completion`: the budget-timeout clock (and the
 //!   slowness clock) starts at the slot's first completion, there is no
 //!   timer for it (it is checked at arrivals, completions, dispatches and
 //!   the end of an idle wait), and it does not cut an idle wait short
 //!   unless a third of the budget is left.
-//! * `fifo_expire_sync_ms` (125) / `fifo_expire_async_ms` (250): at the
+//! * `fifo_expire_sync_ms` / `fifo_expire_async_ms`: at the
 //!   start of a slot, a request older than this goes first.
-//! * `quantum` (4) and `max_budget_async_rq` (4): at most that many
+//! * `quantum` and `max_budget_async_rq`: at most that many
 //!   requests of the queue in service in the device while others wait (four
 //!   times as many alone); the async queue's slot ends after
 //!   `max_budget_async_rq` dispatches when others wait, and it sends
 //!   nothing while synchronous requests are in the device.
-//! * `think_time_rule` (true): a queue whose mean think time (7/8 filter,
+//! * `think_time_rule`: a queue whose mean think time (7/8 filter,
 //!   samples capped at two slices) exceeds `slice_idle_ms` loses its idle
 //!   window unless raised.
-//! * `seek_cap` (true): one seek distance weighs at most four times the
+//! * `seek_cap`: one seek distance weighs at most four times the
 //!   mean plus 64 MiB in the random-queue detection, so a reader that wraps
 //!   to the start of its file stays sequential after a few requests.
 
+//! Every parameter's name, default, range and meaning: the tables
+//! [`BFQ_PARAMS`] and [`BFQ_PLUS_PARAMS`] (in `config.rs`).
+//!
 //! # Time bases
 //!
 //! * The budget timeout and the "too slow" test use wall time from the
@@ -131,7 +134,7 @@ mod wf2q;
 mod tests;
 
 pub use budget::Expiration;
-pub use config::{BfqConfig, BFQ_PARAMS, BFQ_PLUS_PARAMS};
+pub use config::{BfqConfig, BfqVariant, BFQ_PARAMS, BFQ_PLUS_PARAMS};
 pub use expiration::ExpirationRecord;
 pub use weight_raising::RaisingParams;
 
@@ -193,9 +196,9 @@ impl Bfq {
         }
     }
 
-    /// Build from named parameters (`plus` selects the `bfq+` defaults).
-    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        Ok(Self::new(BfqConfig::from_params(plus, p)?))
+    /// Build from named parameters over the variant's defaults.
+    pub(crate) fn from_params(variant: BfqVariant, p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        Ok(Self::new(BfqConfig::from_params(variant, p)?))
     }
 
     /// The configuration.
@@ -347,11 +350,7 @@ impl Bfq {
 
 impl Scheduler for Bfq {
     fn name(&self) -> &str {
-        if self.cfg.plus {
-            "bfq+"
-        } else {
-            "bfq"
-        }
+        self.cfg.variant.name()
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {

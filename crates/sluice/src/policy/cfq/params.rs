@@ -1,10 +1,10 @@
 //! CFQ's tunables: their 2.6.34 defaults and how they are read by name.
 
 use crate::error::Error;
-use crate::policy::params::ParamReader;
+use crate::policy::params::{ParamReader, ParamSpec, ParamTable, Params};
 use crate::time::Duration;
 
-/// CFQ's tunables, with the defaults of Linux 2.6.34.
+/// CFQ's tunables, with the defaults of Linux 2.6.34 (see [`PARAMS`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CfqParams {
     /// `cfq_quantum` = 8: requests one queue may have in flight (half of it
@@ -34,49 +34,102 @@ pub struct CfqParams {
     pub nonrot: bool,
 }
 
+/// The parameter table of `cfq`: 2.6.34's defaults (`cfq_*` variables;
+/// times in ms at HZ = 1000).
+pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
+    ParamSpec::int(
+        "quantum",
+        8,
+        (1, 1024),
+        "cfq_quantum: requests one queue may have in flight",
+    ),
+    ParamSpec::int(
+        "slice_sync_ms",
+        100,
+        (1, 10_000),
+        "cfq_slice_sync: base slice of a sync queue",
+    ),
+    ParamSpec::int(
+        "slice_async_ms",
+        40,
+        (1, 10_000),
+        "cfq_slice_async: base slice of an async queue",
+    ),
+    ParamSpec::int(
+        "slice_async_rq",
+        2,
+        (1, 1024),
+        "cfq_slice_async_rq: async dispatches per slot, scaled by priority",
+    ),
+    ParamSpec::int(
+        "slice_idle_ms",
+        8,
+        (0, 1_000),
+        "cfq_slice_idle: the idle wait; 0 disables idling",
+    ),
+    ParamSpec::int(
+        "fifo_expire_sync_ms",
+        125,
+        (1, 100_000),
+        "cfq_fifo_expire[1]: a sync request's FIFO deadline",
+    ),
+    ParamSpec::int(
+        "fifo_expire_async_ms",
+        250,
+        (1, 100_000),
+        "cfq_fifo_expire[0]: an async request's FIFO deadline",
+    ),
+    ParamSpec::int(
+        "back_seek_max_kib",
+        16 * 1024,
+        (0, 1 << 40),
+        "cfq_back_max: the farthest backward seek taken",
+    ),
+    ParamSpec::int(
+        "back_seek_penalty",
+        2,
+        (1, 1_000),
+        "cfq_back_penalty: a backward seek's weight",
+    ),
+    ParamSpec::bool(
+        "low_latency",
+        true,
+        "cfq_latency: slices scaled to the target latency",
+    ),
+    ParamSpec::int("target_latency_ms", 300, (1, 100_000), "cfq_target_latency"),
+    ParamSpec::bool(
+        "nonrot",
+        false,
+        "blk_queue_nonrot: the device has no seek penalty (SSD)",
+    ),
+]);
+
 impl Default for CfqParams {
+    /// The table's defaults.
     fn default() -> Self {
-        CfqParams {
-            quantum: 8,
-            fifo_expire_sync: Duration::from_millis(125),
-            fifo_expire_async: Duration::from_millis(250),
-            back_seek_max_kib: 16 * 1024,
-            back_seek_penalty: 2,
-            slice_sync: Duration::from_millis(100),
-            slice_async: Duration::from_millis(40),
-            slice_async_rq: 2,
-            slice_idle: Duration::from_millis(8),
-            low_latency: true,
-            target_latency: Duration::from_millis(300),
-            nonrot: false,
-        }
+        let none = Params::default();
+        Self::read(&mut none.reader("cfq")).expect("a table's defaults lie in its ranges")
     }
 }
-
-/// The parameter list for `POLICIES`.
-pub(crate) const PARAMS: &str = "quantum = 8, slice_sync_ms = 100, slice_async_ms = 40, \
-slice_async_rq = 2, slice_idle_ms = 8, fifo_expire_sync_ms = 125, fifo_expire_async_ms = 250, \
-back_seek_max_kib = 16384, back_seek_penalty = 2, low_latency = true, target_latency_ms = 300, \
-nonrot = false";
 
 impl CfqParams {
     /// Read the parameters by name; absent ones keep the 2.6.34 defaults.
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let d = CfqParams::default();
+        let t = &PARAMS;
         let ms = |x: i64| Duration::from_millis(x as u64);
         Ok(CfqParams {
-            quantum: p.int("quantum", d.quantum.into(), 1, 1024)? as u32,
-            slice_sync: ms(p.int("slice_sync_ms", 100, 1, 10_000)?),
-            slice_async: ms(p.int("slice_async_ms", 40, 1, 10_000)?),
-            slice_async_rq: p.int("slice_async_rq", 2, 1, 1024)? as u32,
-            slice_idle: ms(p.int("slice_idle_ms", 8, 0, 1_000)?),
-            fifo_expire_sync: ms(p.int("fifo_expire_sync_ms", 125, 1, 100_000)?),
-            fifo_expire_async: ms(p.int("fifo_expire_async_ms", 250, 1, 100_000)?),
-            back_seek_max_kib: p.int("back_seek_max_kib", 16 * 1024, 0, 1 << 40)? as u64,
-            back_seek_penalty: p.int("back_seek_penalty", 2, 1, 1_000)? as u64,
-            low_latency: p.bool("low_latency", d.low_latency)?,
-            target_latency: ms(p.int("target_latency_ms", 300, 1, 100_000)?),
-            nonrot: p.bool("nonrot", d.nonrot)?,
+            quantum: p.int(t, "quantum")? as u32,
+            slice_sync: ms(p.int(t, "slice_sync_ms")?),
+            slice_async: ms(p.int(t, "slice_async_ms")?),
+            slice_async_rq: p.int(t, "slice_async_rq")? as u32,
+            slice_idle: ms(p.int(t, "slice_idle_ms")?),
+            fifo_expire_sync: ms(p.int(t, "fifo_expire_sync_ms")?),
+            fifo_expire_async: ms(p.int(t, "fifo_expire_async_ms")?),
+            back_seek_max_kib: p.int(t, "back_seek_max_kib")? as u64,
+            back_seek_penalty: p.int(t, "back_seek_penalty")? as u64,
+            low_latency: p.bool(t, "low_latency")?,
+            target_latency: ms(p.int(t, "target_latency_ms")?),
+            nonrot: p.bool(t, "nonrot")?,
         })
     }
 }

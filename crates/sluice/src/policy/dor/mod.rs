@@ -85,18 +85,33 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::params::ParamReader;
+use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
-/// Parameters of `dor`, for `POLICIES`.
-pub const PARAMS: &str = "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \
-     m_qos = 1 (sectors/weight; 0 = BQS alone), \
-     drive_stroke = false (M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own), \
-     bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions)";
+/// The parameter table of `dor` (paper sections on [`DorParams`]).
+pub const PARAMS: ParamTable = ParamTable::new(&[
+    ParamSpec::int("base", 4, (1, 1024), "requests BQS selects per sequence"),
+    ParamSpec::float("m_dmo", 20.0, (0.0, 1000.0), "M_dmo, DOR's seek margin")
+        .note("% of the full stroke; 0 = no DOR"),
+    ParamSpec::float("m_qos", 1.0, (0.0, 1e12), "M_qos, the fairness slack")
+        .note("sectors/weight; 0 = BQS alone"),
+    ParamSpec::bool(
+        "drive_stroke",
+        false,
+        "M_dmo of the modelled drive's full stroke",
+    )
+    .note("M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own"),
+    ParamSpec::bool(
+        "bounded_walk",
+        false,
+        "Algorithm 2's walk ends at the base's N-th position",
+    )
+    .note("true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions"),
+]);
 
 /// The full-stroke seek time of the paper's IBM DNES-309170W (§3.1.1), of
 /// which `M_dmo` is a percentage by default.
@@ -124,25 +139,21 @@ pub struct DorParams {
 }
 
 impl Default for DorParams {
+    /// The table's defaults.
     fn default() -> Self {
-        DorParams {
-            base: 4,
-            m_dmo: 20.0,
-            m_qos: 1.0,
-            drive_stroke: false,
-            bounded_walk: false,
-        }
+        table_defaults("dor", Self::read)
     }
 }
 
 impl DorParams {
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        let t = &PARAMS;
         Ok(DorParams {
-            base: p.int("base", 4, 1, 1024)? as usize,
-            m_dmo: p.float("m_dmo", 20.0, 0.0, 1000.0)?,
-            m_qos: p.float("m_qos", 1.0, 0.0, 1e12)?,
-            drive_stroke: p.bool("drive_stroke", false)?,
-            bounded_walk: p.bool("bounded_walk", false)?,
+            base: p.int(t, "base")? as usize,
+            m_dmo: p.float(t, "m_dmo")?,
+            m_qos: p.float(t, "m_qos")?,
+            drive_stroke: p.bool(t, "drive_stroke")?,
+            bounded_walk: p.bool(t, "bounded_walk")?,
         })
     }
 

@@ -98,7 +98,7 @@
 
 use std::collections::HashMap;
 
-use super::params::ParamReader;
+use super::params::{ParamReader, ParamSpec, ParamTable};
 use super::{build, Params};
 use crate::error::Error;
 use crate::scheduler::{
@@ -107,10 +107,32 @@ use crate::scheduler::{
 use crate::time::{Duration, Instant, NS_PER_S};
 use crate::types::{FlowId, Request, RequestId, SECTOR_BYTES};
 
-/// Parameters of `vios` for `POLICIES`.
-pub(crate) const VIOS_PARAMS: &str = "quantum_ms = 20";
-/// Parameters of `vios-p` for `POLICIES`.
-pub(crate) const VIOS_P_PARAMS: &str = "quantum_ms = 20, resume_at = 2, bw_mb_s = 50";
+/// The quantum of classes without their own (§4, Comment after Theorem 1).
+pub(crate) const QUANTUM_MS: ParamSpec = ParamSpec::float(
+    "quantum_ms",
+    20.0,
+    (0.001, 1e6),
+    "a class's quantum of disk time",
+);
+/// VIOS(P)'s resume point (§6.2).
+const RESUME_AT: ParamSpec = ParamSpec::int(
+    "resume_at",
+    2,
+    (0, 1 << 20),
+    "resume dispatching at this many requests in the device",
+);
+/// VIOS(P)'s bandwidth before the first measurement.
+const BW_MB_S: ParamSpec = ParamSpec::float(
+    "bw_mb_s",
+    50.0,
+    (0.001, 1e7),
+    "initial bandwidth estimate, MB/s",
+);
+
+/// The parameter table of `vios`.
+pub(crate) const VIOS_PARAMS: ParamTable = ParamTable::new(&[QUANTUM_MS]);
+/// The parameter table of `vios-p`.
+pub(crate) const VIOS_P_PARAMS: ParamTable = ParamTable::new(&[QUANTUM_MS, RESUME_AT, BW_MB_S]);
 
 /// Which of the paper's outer schedulers runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,14 +161,14 @@ pub struct ViosConfig {
 }
 
 impl ViosConfig {
-    /// Defaults of the given mode: 20 ms quantum (§4, Comment after
-    /// Theorem 1), resume at 2 (§6.2), 50 MB/s initial bandwidth.
+    /// Defaults of the given mode, from the parameter tables: the quantum,
+    /// and VIOS(P)'s resume point and initial bandwidth.
     pub fn new(mode: ViosMode) -> Self {
         ViosConfig {
             mode,
-            quantum: Duration::from_millis(20),
-            resume_at: 2,
-            initial_bw: mb_s_to_sectors_per_ns(50.0),
+            quantum: Duration::from_millis_f64(QUANTUM_MS.default_float()),
+            resume_at: RESUME_AT.default_int() as usize,
+            initial_bw: mb_s_to_sectors_per_ns(BW_MB_S.default_float()),
         }
     }
 
@@ -154,11 +176,15 @@ impl ViosConfig {
     /// for VIOS(P)).
     pub(crate) fn read(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, Error> {
         let mut c = ViosConfig::new(mode);
-        let q = p.float("quantum_ms", 20.0, 0.001, 1e6)?;
+        let t = match mode {
+            ViosMode::Parallel => &VIOS_P_PARAMS,
+            _ => &VIOS_PARAMS,
+        };
+        let q = p.float(t, "quantum_ms")?;
         c.quantum = Duration::from_millis_f64(q);
         if mode == ViosMode::Parallel {
-            c.resume_at = p.int("resume_at", 2, 0, 1 << 20)? as usize;
-            c.initial_bw = mb_s_to_sectors_per_ns(p.float("bw_mb_s", 50.0, 0.001, 1e7)?);
+            c.resume_at = p.int(t, "resume_at")? as usize;
+            c.initial_bw = mb_s_to_sectors_per_ns(p.float(t, "bw_mb_s")?);
         }
         Ok(c)
     }
