@@ -190,8 +190,8 @@ pub const BFQ_PARAMS: ParamTable = ParamTable::new(&bfq_table(false)).compact();
 pub const BFQ_PLUS_PARAMS: ParamTable = ParamTable::new(&bfq_table(true)).compact();
 
 /// Configuration of a BFQ scheduler. Every field is a named parameter of
-/// `bfq`/`bfq+`; names, defaults and ranges are in [`BFQ_PARAMS`] and
-/// [`BFQ_PLUS_PARAMS`], the field docs say where each comes from.
+/// `bfq`/`bfq+`; names, defaults and ranges are in `bfq`'s table and
+/// `bfq+`'s (`POLICIES`), the field docs say where each comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BfqConfig {
     /// `bfq` or `bfq+`.

@@ -95,7 +95,7 @@
 //! * `seek_cap`: one seek distance weighs at most four times the
 //!   mean plus 64 MiB in the random-queue detection, so a reader that wraps
 //!   to the start of its file stays sequential after a few requests.
-
+//!
 //! Every parameter's name, default, range and meaning: the tables
 //! [`BFQ_PARAMS`] and [`BFQ_PLUS_PARAMS`] (in `config.rs`).
 //!

@@ -4,7 +4,7 @@ use crate::error::Error;
 use crate::policy::params::{ParamReader, ParamSpec, ParamTable, Params};
 use crate::time::Duration;
 
-/// CFQ's tunables, with the defaults of Linux 2.6.34 (see [`PARAMS`]).
+/// CFQ's tunables, with the defaults of Linux 2.6.34 (its table in `POLICIES`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct CfqParams {
     /// `cfq_quantum` = 8: requests one queue may have in flight (half of it
