@@ -138,7 +138,7 @@ pub struct HddSpec {
 impl HddSpec {
     /// Period of one revolution.
     pub fn period(&self) -> Duration {
-        Duration::from_nanos((60.0e9 / self.rpm).round() as u64)
+        Duration::from_nanos_f64(60.0e9 / self.rpm)
     }
 }
 
