@@ -167,8 +167,7 @@ pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
                 spec.cache.segments = 0;
                 spec.cache.read_ahead_sectors = 0;
             }
-            let phase =
-                Duration::from_nanos(sluice_workload::rng::splitmix(setup.seed)) % spec.period();
+            let phase = Duration::from_nanos(sluice::rng::splitmix(setup.seed)) % spec.period();
             Box::new(
                 Hdd::new(&spec, setup.queue_depth, setup.internal, phase)
                     .with_max_command_age(setup.max_command_age),

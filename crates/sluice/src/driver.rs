@@ -33,7 +33,7 @@ use crate::error::Error;
 use crate::scheduler::{
     ClassConfig, CostModel, Decision, DeviceState, FlowConfig, Scheduler, Service,
 };
-use crate::time::{Duration, Instant};
+use crate::time::{earliest, Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
 /// A request in the device.
@@ -174,6 +174,7 @@ impl<P: Scheduler> Driver<P> {
     /// The device has room: the next request to send it, if the policy
     /// sends one now. Fires the policy's wake-up first if it is due. Call
     /// until `None`, submitting each request to the device.
+    #[must_use = "a dispatched request is in flight: it must be sent to the device"]
     pub fn poll_dispatch(&mut self, now: Instant, costs: &dyn CostModel) -> Option<Request> {
         if self.in_flight.len() >= self.depth {
             self.last_answer = LastAnswer::Full;
@@ -239,11 +240,9 @@ impl<P: Scheduler> Driver<P> {
 
     /// When the driver next needs `handle_timeout`, even if nothing else
     /// happens. `None`: only arrivals and completions matter.
+    #[must_use = "the host must wake the driver at this instant, or idle waits never end"]
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match (self.policy.poll_timeout(), self.idle_end) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest([self.policy.poll_timeout(), self.idle_end])
     }
 
     /// The host's clock reached the instant `poll_timeout` gave (calling it

@@ -14,9 +14,13 @@
 pub mod driver;
 mod error;
 pub mod idhash;
+mod located;
+#[cfg(feature = "metrics")]
 pub mod metrics;
 pub mod policy;
+pub mod rng;
 mod scheduler;
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod time;
 mod types;
@@ -24,6 +28,7 @@ mod types;
 pub use driver::{Completion, Driver, LastAnswer};
 pub use error::Error;
 pub use idhash::IdMap;
+pub use located::LocatedError;
 pub use scheduler::{
     ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };

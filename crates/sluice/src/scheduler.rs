@@ -216,6 +216,7 @@ pub trait Scheduler {
     /// if nothing happens (the end of an idle wait, BFQ's budget timeout,
     /// CFQ's idle timer). `None` = no wake-up needed. After
     /// `handle_timeout(now)` it must be later than `now` or `None`.
+    #[must_use = "the caller must call handle_timeout at this instant"]
     fn poll_timeout(&self) -> Option<Instant> {
         None
     }

@@ -13,7 +13,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use crate::driver::{Driver, LastAnswer};
 use crate::scheduler::{CostModel, DeviceView, FlowConfig, Scheduler};
-use crate::time::{Duration, Instant};
+use crate::time::{earliest, Duration, Instant};
 use crate::types::{Direction, FlowId, Request, RequestId};
 
 /// A device whose seek time grows with the sector distance (1 µs plus 1 ns
@@ -305,6 +305,7 @@ impl<P: Scheduler> Testbed<P> {
     }
 
     /// Ask the policy for one request (the device must have room).
+    #[must_use = "the test should check what the policy dispatched (or `fill` the device)"]
     pub fn poll(&mut self) -> Option<Request> {
         let r = self.driver.poll_dispatch(self.now, &self.dev);
         self.check_answer(r);
@@ -484,10 +485,7 @@ impl<P: Scheduler> Testbed<P> {
             self.issues.sort();
             let next_issue = self.issues.first().map(|x| x.0);
             let next_done = self.due.iter().map(|x| x.1).min();
-            let t = [next_issue, next_done, self.driver.poll_timeout()]
-                .into_iter()
-                .flatten()
-                .min();
+            let t = earliest([next_issue, next_done, self.driver.poll_timeout()]);
             let Some(t) = t.filter(|&t| t <= end) else {
                 break;
             };

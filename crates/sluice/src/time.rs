@@ -99,6 +99,32 @@ impl Duration {
         Duration(s * NS_PER_S)
     }
 
+    /// `s` seconds, by the rounding rule of [`Duration::from_nanos_f64`].
+    pub fn from_secs_f64(s: f64) -> Self {
+        Self::from_nanos_f64(s * NS_PER_S as f64)
+    }
+
+    /// `ms` milliseconds, by the rounding rule of [`Duration::from_nanos_f64`].
+    pub fn from_millis_f64(ms: f64) -> Self {
+        Self::from_nanos_f64(ms * NS_PER_MS as f64)
+    }
+
+    /// `us` microseconds, by the rounding rule of [`Duration::from_nanos_f64`].
+    pub fn from_micros_f64(us: f64) -> Self {
+        Self::from_nanos_f64(us * NS_PER_US as f64)
+    }
+
+    /// The one rounding rule from fractional time: the value is first
+    /// scaled to nanoseconds in `f64` (by the callers above), then rounded
+    /// to the nearest nanosecond, halves away from zero (`f64::round`);
+    /// negative values and NaN give zero and values beyond `u64` give
+    /// [`Duration::MAX`] (Rust's saturating float-to-integer `as`). This is
+    /// what the repository's parsers did by hand, so switching to it
+    /// changes no result.
+    pub fn from_nanos_f64(ns: f64) -> Self {
+        Duration(ns.round() as u64)
+    }
+
     /// Nanoseconds.
     pub const fn as_nanos(self) -> u64 {
         self.0
@@ -192,6 +218,27 @@ impl Sum for Duration {
     }
 }
 
+/// The earliest of several optional wake-ups (`None` when there is none):
+/// how a host or a policy merges its timers into one `poll_timeout`.
+pub fn earliest(timers: impl IntoIterator<Item = Option<Instant>>) -> Option<Instant> {
+    timers.into_iter().flatten().min()
+}
+
+/// From the standard library's span, saturating at [`Duration::MAX`]
+/// (about 584 years) since `std::time::Duration` reaches further.
+impl From<std::time::Duration> for Duration {
+    fn from(d: std::time::Duration) -> Self {
+        Duration(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+    }
+}
+
+/// To the standard library's span (for sleeps and real-time waits); exact.
+impl From<Duration> for std::time::Duration {
+    fn from(d: Duration) -> Self {
+        std::time::Duration::from_nanos(d.0)
+    }
+}
+
 impl fmt::Debug for Instant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "t={}ns", self.0)
@@ -242,5 +289,43 @@ mod tests {
         let total: Duration = [1, 2, 3].map(Duration::from_micros).into_iter().sum();
         assert_eq!(total, Duration::from_micros(6));
         assert_eq!(Duration::from_millis(3).checked_div(0), None);
+    }
+
+    #[test]
+    fn fractional_time_rounds_to_the_nearest_nanosecond() {
+        assert_eq!(Duration::from_millis_f64(8.0), Duration::from_millis(8));
+        assert_eq!(Duration::from_secs_f64(1.5), Duration::from_millis(1500));
+        assert_eq!(Duration::from_micros_f64(0.0015), Duration::from_nanos(2));
+        assert_eq!(Duration::from_millis_f64(0.0000004), Duration::ZERO);
+        assert_eq!(Duration::from_nanos_f64(2.5), Duration::from_nanos(3));
+        assert_eq!(Duration::from_millis_f64(-1.0), Duration::ZERO);
+        assert_eq!(Duration::from_secs_f64(f64::NAN), Duration::ZERO);
+        assert_eq!(Duration::from_secs_f64(1e30), Duration::MAX);
+        // The same result as the hand-written form it replaces.
+        for x in [0.1, 1.0 / 3.0, 2.675, 123.456_789, 1e-7] {
+            let by_hand = Duration::from_nanos((x * NS_PER_MS as f64).round() as u64);
+            assert_eq!(Duration::from_millis_f64(x), by_hand, "{x}");
+            let by_hand = Duration::from_nanos((x * NS_PER_S as f64).round() as u64);
+            assert_eq!(Duration::from_secs_f64(x), by_hand, "{x}");
+        }
+    }
+
+    #[test]
+    fn std_durations_convert_both_ways() {
+        let d = Duration::from_nanos(1_234_567_890);
+        let s: std::time::Duration = d.into();
+        assert_eq!(s, std::time::Duration::new(1, 234_567_890));
+        assert_eq!(Duration::from(s), d);
+        assert_eq!(Duration::from(std::time::Duration::MAX), Duration::MAX);
+    }
+
+    #[test]
+    fn earliest_skips_absent_timers() {
+        let (a, b) = (Instant::from_nanos(5), Instant::from_nanos(3));
+        assert_eq!(earliest([Some(a), Some(b)]), Some(b));
+        assert_eq!(earliest([None, Some(a)]), Some(a));
+        assert_eq!(earliest([Some(a), None]), Some(a));
+        assert_eq!(earliest([None, None]), None);
+        assert_eq!(earliest(std::iter::empty()), None);
     }
 }

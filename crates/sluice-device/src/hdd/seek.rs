@@ -72,7 +72,7 @@ impl SeekCurve {
 
     /// Seek time, rounded to the nanosecond.
     pub fn time(&self, distance: u32) -> Duration {
-        Duration::from_nanos((self.ms(distance) * 1e6).round().max(0.0) as u64)
+        Duration::from_millis_f64(self.ms(distance))
     }
 }
 

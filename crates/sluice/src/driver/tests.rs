@@ -51,10 +51,7 @@ impl Scheduler for Probe {
         self.completed.push((request.id, *service));
     }
     fn poll_timeout(&self) -> Option<Instant> {
-        match (self.idle_until, self.timer) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        crate::time::earliest([self.idle_until, self.timer])
     }
     fn handle_timeout(&mut self, now: Instant) {
         self.fired.push(now);

@@ -22,16 +22,41 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use super::clook::Clook;
-use super::params::ParamReader;
+use super::params::{ParamReader, ParamSpec, ParamTable};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
 use crate::time::Instant;
 use crate::types::{Request, RequestId};
 
-/// Parameters of `bsd`, for `POLICIES`.
-pub const BSD_PARAMS: &str = "pipeline = 4, cscan = false";
-/// Parameters of `bsd-grouped`, for `POLICIES`.
-pub const BSD_GROUPED_PARAMS: &str = "pipeline = 4, cscan = false, group = 0 (all fragments)";
+/// Requests in the drive at once.
+const PIPELINE: ParamSpec =
+    ParamSpec::int("pipeline", 4, (1, 1 << 16), "requests in the drive at once");
+/// C-SCAN instead of FIFO.
+const CSCAN: ParamSpec = ParamSpec::bool("cscan", false, "sector order (C-SCAN) instead of FIFO");
+
+/// The parameter table of `bsd`.
+pub const BSD_PARAMS: ParamTable = ParamTable::new(&[PIPELINE, CSCAN]);
+/// The parameter table of `bsd-grouped`.
+pub const BSD_GROUPED_PARAMS: ParamTable = ParamTable::new(&[
+    PIPELINE,
+    CSCAN,
+    ParamSpec::int(
+        "group",
+        0,
+        (0, 1 << 20),
+        "fragments of one request issued together",
+    )
+    .note("all fragments"),
+]);
+
+/// Which FreeBSD queue: fragments one at a time, or grouped (YFQ paper §3.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BsdVariant {
+    /// `bsd`: fragments one at a time.
+    Plain,
+    /// `bsd-grouped`: the fragments of one request `group` at a time.
+    Grouped,
+}
 
 /// Issues the fragments of each origin `group` at a time (0 = all).
 #[derive(Debug, Default)]
@@ -133,14 +158,19 @@ impl Bsd {
         }
     }
 
-    pub(crate) fn from_params(grouped: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let pipeline = p.int("pipeline", 4, 1, 1 << 16)? as usize;
-        let cscan = p.bool("cscan", false)?;
-        Ok(if grouped {
-            let group = p.int("group", 0, 0, 1 << 20)? as usize;
-            Self::grouped(pipeline, cscan, group)
-        } else {
-            Self::new(pipeline, cscan)
+    pub(crate) fn from_params(variant: BsdVariant, p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        let t = match variant {
+            BsdVariant::Plain => &BSD_PARAMS,
+            BsdVariant::Grouped => &BSD_GROUPED_PARAMS,
+        };
+        let pipeline = p.int(t, "pipeline")? as usize;
+        let cscan = p.bool(t, "cscan")?;
+        Ok(match variant {
+            BsdVariant::Grouped => {
+                let group = p.int(t, "group")? as usize;
+                Self::grouped(pipeline, cscan, group)
+            }
+            BsdVariant::Plain => Self::new(pipeline, cscan),
         })
     }
 

@@ -21,15 +21,39 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::params::ParamReader;
+use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::{Duration, Instant};
 use crate::types::Request;
 
-/// Parameters of `deadline` for `POLICIES`.
-pub(crate) const PARAMS: &str =
-    "read_expire_ms = 500, write_expire_ms = 5000, writes_starved = 2, fifo_batch = 16";
+/// The parameter table of `deadline`: the kernel's defaults.
+pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
+    ParamSpec::int(
+        "read_expire_ms",
+        500,
+        (0, 1_000_000),
+        "a read's FIFO deadline",
+    ),
+    ParamSpec::int(
+        "write_expire_ms",
+        5000,
+        (0, 1_000_000),
+        "a write's FIFO deadline",
+    ),
+    ParamSpec::int(
+        "writes_starved",
+        2,
+        (0, 1_000_000),
+        "read batches before writes must be served",
+    ),
+    ParamSpec::int(
+        "fifo_batch",
+        16,
+        (1, 1_000_000),
+        "requests per sector-sorted batch",
+    ),
+]);
 
 /// The tunables, with the kernel's defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,25 +65,22 @@ pub struct DeadlineParams {
 }
 
 impl Default for DeadlineParams {
+    /// The table's defaults.
     fn default() -> Self {
-        DeadlineParams {
-            read_expire: Duration::from_millis(500),
-            write_expire: Duration::from_millis(5000),
-            writes_starved: 2,
-            fifo_batch: 16,
-        }
+        table_defaults("deadline", Self::read)
     }
 }
 
 impl DeadlineParams {
     /// Read the parameters by name; absent ones keep the kernel defaults.
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        let t = &PARAMS;
         let ms = |x: i64| Duration::from_millis(x as u64);
         Ok(DeadlineParams {
-            read_expire: ms(p.int("read_expire_ms", 500, 0, 1_000_000)?),
-            write_expire: ms(p.int("write_expire_ms", 5000, 0, 1_000_000)?),
-            writes_starved: p.int("writes_starved", 2, 0, 1_000_000)? as u32,
-            fifo_batch: p.int("fifo_batch", 16, 1, 1_000_000)? as u32,
+            read_expire: ms(p.int(t, "read_expire_ms")?),
+            write_expire: ms(p.int(t, "write_expire_ms")?),
+            writes_starved: p.int(t, "writes_starved")? as u32,
+            fifo_batch: p.int(t, "fifo_batch")? as u32,
         })
     }
 }

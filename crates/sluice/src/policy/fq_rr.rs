@@ -10,13 +10,13 @@
 //! else (classes, inner schedulers, forfeiting, idling) is shared with
 //! [`Vios`], see [`super::vios`].
 
-use super::params::ParamReader;
-use super::vios::{Vios, ViosConfig, ViosMode};
+use super::params::{ParamReader, ParamTable};
+use super::vios::{Vios, ViosConfig, ViosMode, QUANTUM_MS};
 use crate::error::Error;
 use crate::time::Duration;
 
-/// Parameters of `fq-rr` for `POLICIES`.
-pub(crate) const FQ_RR_PARAMS: &str = "quantum_ms = 20";
+/// The parameter table of `fq-rr`: VIOS's quantum.
+pub(crate) const FQ_RR_PARAMS: ParamTable = ParamTable::new(&[QUANTUM_MS]);
 
 /// An FQ-RR scheduler with the given default quantum.
 pub fn fq_rr(quantum: Duration) -> Vios {

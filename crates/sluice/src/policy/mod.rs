@@ -16,15 +16,15 @@ mod yfq;
 #[cfg(test)]
 pub(crate) use crate::testkit;
 
-pub use bfq::{Bfq, BfqConfig, Expiration, ExpirationRecord, RaisingParams};
-pub use bsd::Bsd;
+pub use bfq::{Bfq, BfqConfig, BfqVariant, Expiration, ExpirationRecord, RaisingParams};
+pub use bsd::{Bsd, BsdVariant};
 pub use cfq::{Cfq, CfqParams};
 pub use clook::Clook;
 pub use deadline::{Deadline, DeadlineParams};
 pub use dor::{Dor, DorParams};
 pub use fq_rr::fq_rr;
 pub use noop::Noop;
-pub use params::{ParamValue, Params};
+pub use params::{ParamKind, ParamSpec, ParamTable, ParamValue, Params};
 pub use sstf::Sstf;
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
 pub use yfq::{Yfq, YfqParams};
@@ -37,8 +37,9 @@ use crate::scheduler::Scheduler;
 pub struct PolicyInfo {
     pub name: &'static str,
     pub summary: &'static str,
-    /// Parameters it accepts, with defaults, for `sluice list`.
-    pub params: &'static str,
+    /// Parameters it accepts: name, default, range, meaning. Displays as
+    /// `sluice list` prints it.
+    pub params: &'static ParamTable,
 }
 
 /// The policies this build provides.
@@ -46,72 +47,72 @@ pub const POLICIES: &[PolicyInfo] = &[
     PolicyInfo {
         name: "noop",
         summary: "FIFO in arrival order (Linux noop without merging)",
-        params: "",
+        params: &ParamTable::NONE,
     },
     PolicyInfo {
         name: "clook",
         summary: "C-LOOK: ascending sector order from the head, wrapping to the lowest",
-        params: "",
+        params: &ParamTable::NONE,
     },
     PolicyInfo {
         name: "sstf",
         summary: "shortest seek time first, by the device's seek-time estimate",
-        params: "",
+        params: &ParamTable::NONE,
     },
     PolicyInfo {
         name: "cfq",
         summary: "Linux 2.6.34 CFQ: per-process sync queues in time slices, idling, low_latency",
-        params: cfq::PARAMS,
+        params: &cfq::PARAMS,
     },
     PolicyInfo {
         name: "bfq",
         summary: "BFQ (SYSTOR 2012 §3): per-flow sector budgets under B-WF2Q+, idling",
-        params: bfq::BFQ_PARAMS,
+        params: &bfq::BFQ_PARAMS,
     },
     PolicyInfo {
         name: "bfq+",
         summary: "BFQ+ (SYSTOR 2012 §4): BFQ with the five switchable heuristics",
-        params: bfq::BFQ_PLUS_PARAMS,
+        params: &bfq::BFQ_PLUS_PARAMS,
     },
     PolicyInfo {
         name: "vios",
         summary: "VIOS CFQ-CRR (VEE 2007 §3.7): per-class quanta of disk time, compensated overruns, one request at a time, inner scheduler per class",
-        params: vios::VIOS_PARAMS,
+        params: &vios::VIOS_PARAMS,
     },
     PolicyInfo {
         name: "vios-p",
         summary: "VIOS(P) (VEE 2007 §6.2): per-class sector budgets 2·Q·BW, up to K in the device, resume at 2, compensated",
-        params: vios::VIOS_P_PARAMS,
+        params: &vios::VIOS_P_PARAMS,
     },
     PolicyInfo {
         name: "fq-rr",
         summary: "FQ-RR (VEE 2007 §3.5): per-class quanta of disk time, overruns never compensated",
-        params: fq_rr::FQ_RR_PARAMS,
+        params: &fq_rr::FQ_RR_PARAMS,
     },
     PolicyInfo {
         name: "deadline",
         summary: "Linux 2.6 deadline: sector-sorted batches per direction, FIFO expiry, reads preferred",
-        params: deadline::PARAMS,
+        params: &deadline::PARAMS,
     },
     PolicyInfo {
         name: "yfq",
         summary: "YFQ (ICMCS 1999 §2-3): start/finish tags, batches, overlap, tie-breaking, fragment groups, l_lat",
-        params: yfq::PARAMS,
+        params: &yfq::PARAMS,
     },
     PolicyInfo {
         name: "bsd",
         summary: "FreeBSD 2.2.7 disk queue (YFQ paper §3.2): FIFO pipelined into the drive, fragments one at a time",
-        params: bsd::BSD_PARAMS,
+        params: &bsd::BSD_PARAMS,
     },
     PolicyInfo {
         name: "bsd-grouped",
         summary: "bsd with the fragments of one request issued together (YFQ paper §3.4)",
-        params: bsd::BSD_GROUPED_PARAMS,
+        params: &bsd::BSD_GROUPED_PARAMS,
     },
     PolicyInfo {
         name: "dor",
         summary: "Nam-Park BQS+DOR: YFQ base sequence in C-SCAN order, expanded where seek slack and M_qos allow",
-        params: dor::PARAMS,
+        params: &dor::PARAMS,
     },
 ];
 
@@ -124,15 +125,15 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
         "clook" => Box::new(Clook::default()),
         "sstf" => Box::new(Sstf::default()),
         "cfq" => Box::new(Cfq::with_params(CfqParams::read(&mut p)?)),
-        "bfq" => Box::new(Bfq::from_params(false, &mut p)?),
-        "bfq+" => Box::new(Bfq::from_params(true, &mut p)?),
+        "bfq" => Box::new(Bfq::from_params(BfqVariant::Original, &mut p)?),
+        "bfq+" => Box::new(Bfq::from_params(BfqVariant::Plus, &mut p)?),
         "vios" => Box::new(Vios::from_params(ViosMode::Crr, &mut p)?),
         "vios-p" => Box::new(Vios::from_params(ViosMode::Parallel, &mut p)?),
         "fq-rr" => Box::new(fq_rr::from_params(&mut p)?),
         "deadline" => Box::new(Deadline::with_params(DeadlineParams::read(&mut p)?)),
         "yfq" => Box::new(Yfq::from_params(&mut p)?),
-        "bsd" => Box::new(Bsd::from_params(false, &mut p)?),
-        "bsd-grouped" => Box::new(Bsd::from_params(true, &mut p)?),
+        "bsd" => Box::new(Bsd::from_params(BsdVariant::Plain, &mut p)?),
+        "bsd-grouped" => Box::new(Bsd::from_params(BsdVariant::Grouped, &mut p)?),
         "dor" => Box::new(Dor::from_params(&mut p)?),
         _ => {
             return Err(Error::UnknownPolicy {
@@ -148,7 +149,7 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
     let accepted = POLICIES
         .iter()
         .find(|i| i.name == name)
-        .map_or("", |i| i.params);
+        .map_or(&ParamTable::NONE, |i| i.params);
     p.finish(accepted)?;
     Ok(policy)
 }
@@ -178,5 +179,117 @@ mod tests {
         params.insert("quantum", ParamValue::Int(4));
         let err = build("noop", &params).err().unwrap();
         assert!(err.to_string().contains("quantum"), "{err}");
+    }
+
+    /// The tables print exactly the listings `sluice list` and the
+    /// unknown-parameter error printed before they existed.
+    #[test]
+    fn tables_list_as_before() {
+        let listed: Vec<(&str, String)> = POLICIES
+            .iter()
+            .map(|i| (i.name, i.params.to_string()))
+            .collect();
+        let before = [
+            ("noop", ""),
+            ("clook", ""),
+            ("sstf", ""),
+            ("cfq", "quantum = 8, slice_sync_ms = 100, slice_async_ms = 40, \
+slice_async_rq = 2, slice_idle_ms = 8, fifo_expire_sync_ms = 125, fifo_expire_async_ms = 250, \
+back_seek_max_kib = 16384, back_seek_penalty = 2, low_latency = true, target_latency_ms = 300, \
+nonrot = false"),
+            ("bfq", "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
+budget_step=1024, seek_threshold=8192, low_latency=false, peak_rate_lpf=false, \
+budget_rules=false, fairness_rules=false, write_throt=false, write_charge=10, raising_coeff=10, \
+raising_mb=24, raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, \
+raised_timeout=false, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
+max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, \
+seek_cap=true"),
+            ("bfq+", "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
+budget_step=1024, seek_threshold=8192, low_latency=true, peak_rate_lpf=true, \
+budget_rules=true, fairness_rules=true, write_throt=true, write_charge=10, raising_coeff=10, \
+raising_mb=24, raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=3, \
+raised_timeout=true, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
+max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, \
+seek_cap=true"),
+            ("vios", "quantum_ms = 20"),
+            ("vios-p", "quantum_ms = 20, resume_at = 2, bw_mb_s = 50"),
+            ("fq-rr", "quantum_ms = 20"),
+            ("deadline", "read_expire_ms = 500, write_expire_ms = 5000, writes_starved = 2, fifo_batch = 16"),
+            ("yfq", "batch = 1, overlap = false, tie_break = false, group = 1, l_lat_kb = 0"),
+            ("bsd", "pipeline = 4, cscan = false"),
+            ("bsd-grouped", "pipeline = 4, cscan = false, group = 0 (all fragments)"),
+            ("dor", "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \
+m_qos = 1 (sectors/weight; 0 = BQS alone), \
+drive_stroke = false (M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own), \
+bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions)"),
+        ];
+        assert_eq!(listed.len(), before.len());
+        for ((name, list), (old_name, old)) in listed.iter().zip(before) {
+            assert_eq!((*name, list.as_str()), (old_name, old));
+        }
+    }
+
+    /// Every row of every table is read by its policy: set to its default
+    /// it is consumed (no unknown-parameter error) and builds the same
+    /// policy as no parameter.
+    #[test]
+    fn every_table_row_is_read_with_its_default() {
+        for info in POLICIES {
+            for spec in info.params.specs {
+                let mut params = Params::default();
+                let value = match spec.kind {
+                    ParamKind::Bool(b) => ParamValue::Bool(b),
+                    ParamKind::Int { default, .. } => ParamValue::Int(default),
+                    ParamKind::Float { default, .. } => ParamValue::Float(default),
+                };
+                params.insert(spec.name, value);
+                let built = build(info.name, &params);
+                assert!(
+                    built.is_ok(),
+                    "{} {}: {:?}",
+                    info.name,
+                    spec.name,
+                    built.err()
+                );
+                assert!(!spec.doc.is_empty(), "{} {}", info.name, spec.name);
+            }
+        }
+    }
+
+    /// A bad value names the table's range.
+    #[test]
+    fn out_of_range_values_quote_the_tables_range() {
+        let mut params = Params::default();
+        params.insert("raising_mb", ParamValue::Float(-1.0));
+        let err = build("bfq+", &params).err().unwrap().to_string();
+        assert!(err.contains("a number in 0..=1000000"), "{err}");
+        let mut params = Params::default();
+        params.insert("quantum", ParamValue::Int(0));
+        let err = build("cfq", &params).err().unwrap().to_string();
+        assert!(err.contains("an integer in 1..=1024"), "{err}");
+    }
+
+    /// The defaults the configurations start from are the tables'.
+    #[test]
+    fn configurations_default_to_their_tables() {
+        assert_eq!(
+            BfqConfig::original().raising.budget,
+            24_000_000 / crate::SECTOR_BYTES
+        );
+        assert_eq!(BfqConfig::plus().raised_idle_factor, 3);
+        assert_eq!(BfqConfig::original().raised_idle_factor, 1);
+        assert_eq!(CfqParams::default().back_seek_max_kib, 16 * 1024);
+        assert_eq!(
+            DeadlineParams::default().write_expire,
+            crate::Duration::from_millis(5000)
+        );
+        assert_eq!(YfqParams::default().group, 1);
+        assert_eq!(DorParams::default().m_dmo, 20.0);
+        let v = ViosConfig::new(ViosMode::Parallel);
+        assert_eq!(
+            (v.quantum, v.resume_at),
+            (crate::Duration::from_millis(20), 2)
+        );
+        assert_eq!(v.initial_bw, mb_s_to_sectors_per_ns(50.0));
     }
 }

@@ -26,6 +26,146 @@ impl fmt::Display for ParamValue {
     }
 }
 
+/// What a parameter holds: its default and, for numbers, the closed range
+/// a given value must lie in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    Bool(bool),
+    Int { default: i64, min: i64, max: i64 },
+    Float { default: f64, min: f64, max: f64 },
+}
+
+/// One row of a policy's parameter table: the single place a parameter's
+/// name, default, range and meaning are written. The reader takes defaults
+/// and ranges from it, `sluice list` and the unknown-parameter error print
+/// it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// What it sets, in one line.
+    pub doc: &'static str,
+    /// Printed in parentheses after the default (unit, special values);
+    /// empty for none.
+    pub note: &'static str,
+}
+
+impl ParamSpec {
+    /// A switch.
+    pub const fn bool(name: &'static str, default: bool, doc: &'static str) -> Self {
+        Self::of(name, ParamKind::Bool(default), doc)
+    }
+
+    /// An integer in `min..=max`.
+    pub const fn int(
+        name: &'static str,
+        default: i64,
+        range: (i64, i64),
+        doc: &'static str,
+    ) -> Self {
+        let (min, max) = range;
+        Self::of(name, ParamKind::Int { default, min, max }, doc)
+    }
+
+    /// A number in `min..=max`.
+    pub const fn float(
+        name: &'static str,
+        default: f64,
+        range: (f64, f64),
+        doc: &'static str,
+    ) -> Self {
+        let (min, max) = range;
+        Self::of(name, ParamKind::Float { default, min, max }, doc)
+    }
+
+    const fn of(name: &'static str, kind: ParamKind, doc: &'static str) -> Self {
+        ParamSpec {
+            name,
+            kind,
+            doc,
+            note: "",
+        }
+    }
+
+    /// The default of an integer row.
+    pub fn default_int(&self) -> i64 {
+        match self.kind {
+            ParamKind::Int { default, .. } => default,
+            _ => panic!("parameter '{}' is not an integer", self.name),
+        }
+    }
+
+    /// The default of a number row.
+    pub fn default_float(&self) -> f64 {
+        match self.kind {
+            ParamKind::Float { default, .. } => default,
+            _ => panic!("parameter '{}' is not a number", self.name),
+        }
+    }
+
+    /// The same row with a note for the listing.
+    pub const fn note(mut self, note: &'static str) -> Self {
+        self.note = note;
+        self
+    }
+}
+
+/// A policy's parameters, in the order it reads them. Displays as the
+/// listing `sluice list` prints and unknown-parameter errors quote:
+/// `name = default (note), ...`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ParamTable {
+    pub specs: &'static [ParamSpec],
+    /// Between a name and its default in the listing: " = ", or "=" for
+    /// BFQ's, whose listing has always been written that way.
+    sep: &'static str,
+}
+
+impl ParamTable {
+    /// The table of a policy with no parameter.
+    pub const NONE: ParamTable = ParamTable::new(&[]);
+
+    /// A table listed as `name = default`.
+    pub const fn new(specs: &'static [ParamSpec]) -> Self {
+        ParamTable { specs, sep: " = " }
+    }
+
+    /// The same table listed as `name=default`.
+    pub const fn compact(self) -> Self {
+        ParamTable { sep: "=", ..self }
+    }
+
+    /// True when the policy takes no parameter.
+    pub fn is_empty(&self) -> bool {
+        self.specs.is_empty()
+    }
+
+    /// The row of parameter `name`.
+    pub fn get(&self, name: &str) -> Option<&ParamSpec> {
+        self.specs.iter().find(|s| s.name == name)
+    }
+}
+
+impl fmt::Display for ParamTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, s) in self.specs.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{}{}", s.name, self.sep)?;
+            match s.kind {
+                ParamKind::Bool(b) => write!(f, "{b}")?,
+                ParamKind::Int { default, .. } => write!(f, "{default}")?,
+                ParamKind::Float { default, .. } => write!(f, "{default}")?,
+            }
+            if !s.note.is_empty() {
+                write!(f, " ({})", s.note)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Named parameters for a policy.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
@@ -53,6 +193,17 @@ impl Params {
     }
 }
 
+/// What `read` gives when no parameter is set: how a policy's `Default`
+/// comes from its table rather than from a second copy of the numbers.
+pub(crate) fn table_defaults<T>(
+    policy: &str,
+    read: impl FnOnce(&mut ParamReader<'_>) -> Result<T, Error>,
+) -> T {
+    let none = Params::default();
+    let mut p = none.reader(policy);
+    read(&mut p).expect("a table's defaults lie in its ranges")
+}
+
 /// Reads typed parameters and, at the end, rejects any the policy did not use.
 pub(crate) struct ParamReader<'a> {
     policy: &'a str,
@@ -78,8 +229,19 @@ impl<'a> ParamReader<'a> {
         v
     }
 
-    /// A boolean switch.
-    pub fn bool(&mut self, name: &'a str, default: bool) -> Result<bool, Error> {
+    /// The row `name` of `table`: a policy reads only what its table lists.
+    fn spec(table: &ParamTable, name: &str) -> ParamSpec {
+        match table.get(name) {
+            Some(spec) => *spec,
+            None => panic!("parameter '{name}' is not in its policy's table"),
+        }
+    }
+
+    /// A boolean switch of `table`, its default when absent.
+    pub fn bool(&mut self, table: &ParamTable, name: &'a str) -> Result<bool, Error> {
+        let ParamKind::Bool(default) = Self::spec(table, name).kind else {
+            panic!("parameter '{name}' is not a switch");
+        };
         match self.get(name) {
             None => Ok(default),
             Some(ParamValue::Bool(b)) => Ok(*b),
@@ -87,8 +249,12 @@ impl<'a> ParamReader<'a> {
         }
     }
 
-    /// A number within `[min, max]` (integers are accepted for floats).
-    pub fn float(&mut self, name: &'a str, default: f64, min: f64, max: f64) -> Result<f64, Error> {
+    /// A number of `table` within its range (integers are accepted for
+    /// floats), its default when absent.
+    pub fn float(&mut self, table: &ParamTable, name: &'a str) -> Result<f64, Error> {
+        let ParamKind::Float { default, min, max } = Self::spec(table, name).kind else {
+            panic!("parameter '{name}' is not a number");
+        };
         let x = match self.get(name) {
             None => return Ok(default),
             Some(ParamValue::Float(x)) => *x,
@@ -103,8 +269,11 @@ impl<'a> ParamReader<'a> {
         }
     }
 
-    /// An integer within `[min, max]`.
-    pub fn int(&mut self, name: &'a str, default: i64, min: i64, max: i64) -> Result<i64, Error> {
+    /// An integer of `table` within its range, its default when absent.
+    pub fn int(&mut self, table: &ParamTable, name: &'a str) -> Result<i64, Error> {
+        let ParamKind::Int { default, min, max } = Self::spec(table, name).kind else {
+            panic!("parameter '{name}' is not an integer");
+        };
         match self.get(name) {
             None => Ok(default),
             Some(ParamValue::Int(i)) if (min..=max).contains(i) => Ok(*i),
@@ -114,7 +283,7 @@ impl<'a> ParamReader<'a> {
 
     /// Fail on any parameter the policy did not read; `accepted` lists the
     /// ones it knows, for the error message.
-    pub fn finish(&mut self, accepted: &str) -> Result<(), Error> {
+    pub fn finish(&mut self, accepted: &ParamTable) -> Result<(), Error> {
         for name in self.params.values.keys() {
             if !self.used.contains(&name.as_str()) {
                 let hint = if accepted.is_empty() {

@@ -70,32 +70,35 @@
 //! instance C_rais = 10 and T_rais = 6 s, where that code had other
 //! values):
 //!
-//! * `raised_idle_factor` (3 for `bfq+`): a raised queue idles three slices
-//!   (24 ms); `raised_timeout` (true for `bfq+`): its budget timeout is
+//! * `raised_idle_factor` (three for `bfq+`): a raised queue idles three
+//!   slices (24 ms); `raised_timeout` (on for `bfq+`): its budget timeout is
 //!   T_max times its raised weight over its original one. Both only act on
 //!   raised queues, so `bfq` is unaffected. They let a start-up beside
 //!   other new (raised) applications get close to its idle-disk time, and
 //!   cost a video player beside repeated start-ups its frames: `sluice
 //!   repro bfq` shows BFQ+ without them beside BFQ+.
-//! * `timeout_at_completion` (true): the budget-timeout clock (and the
+//! * `timeout_at_completion`: the budget-timeout clock (and the
 //!   slowness clock) starts at the slot's first completion, there is no
 //!   timer for it (it is checked at arrivals, completions, dispatches and
 //!   the end of an idle wait), and it does not cut an idle wait short
 //!   unless a third of the budget is left.
-//! * `fifo_expire_sync_ms` (125) / `fifo_expire_async_ms` (250): at the
+//! * `fifo_expire_sync_ms` / `fifo_expire_async_ms`: at the
 //!   start of a slot, a request older than this goes first.
-//! * `quantum` (4) and `max_budget_async_rq` (4): at most that many
+//! * `quantum` and `max_budget_async_rq`: at most that many
 //!   requests of the queue in service in the device while others wait (four
 //!   times as many alone); the async queue's slot ends after
 //!   `max_budget_async_rq` dispatches when others wait, and it sends
 //!   nothing while synchronous requests are in the device.
-//! * `think_time_rule` (true): a queue whose mean think time (7/8 filter,
+//! * `think_time_rule`: a queue whose mean think time (7/8 filter,
 //!   samples capped at two slices) exceeds `slice_idle_ms` loses its idle
 //!   window unless raised.
-//! * `seek_cap` (true): one seek distance weighs at most four times the
+//! * `seek_cap`: one seek distance weighs at most four times the
 //!   mean plus 64 MiB in the random-queue detection, so a reader that wraps
 //!   to the start of its file stays sequential after a few requests.
-
+//!
+//! Every parameter's name, default, range and meaning: the tables
+//! [`BFQ_PARAMS`] and [`BFQ_PLUS_PARAMS`] (in `config.rs`).
+//!
 //! # Time bases
 //!
 //! * The budget timeout and the "too slow" test use wall time from the
@@ -118,8 +121,12 @@
 //! `budget_rules`), and the no-idling-with-NCQ rule (`bfq+` only).
 
 mod budget;
+mod config;
+mod expiration;
+mod idling;
 mod peak_rate;
 mod queue;
+mod slot;
 mod weight_raising;
 mod wf2q;
 
@@ -127,313 +134,20 @@ mod wf2q;
 mod tests;
 
 pub use budget::Expiration;
+pub use config::{BfqConfig, BfqVariant, BFQ_PARAMS, BFQ_PLUS_PARAMS};
+pub use expiration::ExpirationRecord;
 pub use weight_raising::RaisingParams;
 
-use self::budget::{ChargeCheck, Feedback};
-use self::peak_rate::{PeakRate, Sample};
+use self::peak_rate::PeakRate;
 use self::queue::BfqQueue;
+use self::slot::Slot;
 use self::wf2q::Wf2q;
 use super::params::ParamReader;
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
-use crate::types::{FlowId, Request, SECTOR_BYTES};
-
-/// The parameter list of `bfq`/`bfq+`, with the defaults that differ.
-macro_rules! bfq_params {
-    ($heuristics:literal, $raised:literal) => {
-        concat!(
-            "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), ",
-            "budget_step=1024, seek_threshold=8192, ",
-            $heuristics,
-            ", write_charge=10, raising_coeff=10, raising_mb=24, raising_ms=6000, ",
-            "raising_idle_ms=2000, ",
-            $raised,
-            ", fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, ",
-            "max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, ",
-            "seek_cap=true"
-        )
-    };
-}
-
-/// Parameters accepted by `bfq` (defaults of the original algorithm).
-pub const BFQ_PARAMS: &str = bfq_params!(
-    "low_latency=false, peak_rate_lpf=false, budget_rules=false, fairness_rules=false, \
-write_throt=false",
-    "raised_idle_factor=1, raised_timeout=false"
-);
-
-/// Parameters accepted by `bfq+`.
-pub const BFQ_PLUS_PARAMS: &str = bfq_params!(
-    "low_latency=true, peak_rate_lpf=true, budget_rules=true, fairness_rules=true, \
-write_throt=true",
-    "raised_idle_factor=3, raised_timeout=true"
-);
-
-/// Configuration of a BFQ scheduler. Every field is a named parameter of
-/// `bfq`/`bfq+` (see the field docs for the name, default and source).
-#[derive(Clone, Debug, PartialEq)]
-pub struct BfqConfig {
-    /// BFQ+ (`bfq+`): initial budget B_max / 2 when `budget_rules`, no idling
-    /// when the device queues commands (§5.1).
-    pub plus: bool,
-    /// `slice_idle_ms` (8): the idle wait for a synchronous queue's next
-    /// request. The papers say "in the order of the seek and rotational
-    /// latencies"; 8 ms is Linux's `slice_idle`, which BFQ inherited. 0
-    /// disables idling.
-    pub slice_idle: Duration,
-    /// `timeout_ms` (125): T_max, the budget timeout (paper §3.2, §3.3).
-    pub timeout: Duration,
-    /// `max_budget` (0 = automatic): pin B_max to this many sectors instead
-    /// of T_max times the peak-rate estimate.
-    pub max_budget: Option<u64>,
-    /// `budget_step` (1024 sectors): the fixed increment of the original
-    /// rule on budget exhaustion (§4.3 says "a fixed quantity" without a
-    /// number; 1024 = 8 x 128 sectors is the step of the original BFQ code).
-    pub budget_step: u64,
-    /// `seek_threshold` (8192 sectors): mean seek distance above which a
-    /// queue is detected as random (report §3.5).
-    pub seek_threshold: u64,
-    /// `low_latency`: H-low-latency, weight raising (§4.1).
-    pub low_latency: bool,
-    /// `peak_rate_lpf`: H-peak-rate, the 7/8 low-pass estimator (§4.2).
-    pub peak_rate_lpf: bool,
-    /// `budget_rules`: H-throughput, initial budget B_max / 2 and the
-    /// multiplicative-increase rules (§4.3).
-    pub budget_rules: bool,
-    /// `fairness_rules`: H-fairness, the three rules of report §4.4.
-    pub fairness_rules: bool,
-    /// `write_throt`: H-write-throt, writes charged `write_charge` per
-    /// sector (§4.5).
-    pub write_throt: bool,
-    /// `write_charge` (10): the write (over)charge coefficient (§4.5).
-    pub write_charge: u32,
-    /// Weight raising: `raising_coeff` (C_rais = 10), `raising_mb` (B_rais =
-    /// 24 MB), `raising_ms` (T_rais = 6000), `raising_idle_ms` (T_idle =
-    /// 2000), all from §4.1.
-    pub raising: RaisingParams,
-    /// `raised_idle_factor` (3 for `bfq+`, 1 for `bfq`): a weight-raised
-    /// queue waits this many times `slice_idle_ms` for its next request.
-    /// The papers do not say how long BFQ+ idles for a raised queue; the
-    /// code they ran (BFQ's weight-raising releases for 2.6.3x) arms the
-    /// idle timer for three slices. See the module docs, "The code the
-    /// paper ran".
-    pub raised_idle_factor: u32,
-    /// `raised_timeout` (true for `bfq+`): a weight-raised queue's budget
-    /// timeout is T_max times its current weight over its original weight
-    /// (`timeout_coeff` of the same code). The SYSTOR paper's §3.3 bounds
-    /// every slot of BFQ by T_max; its §4.1, which adds weight raising,
-    /// does not say whether a raised queue keeps that bound, so BFQ+
-    /// follows the code. The choice is a trade (measured in the README,
-    /// "What differs and why"): with it a start-up beside ten raised
-    /// readers stays within 2x of idle; without it a video player beside
-    /// repeated start-ups of a large application (xterm) keeps more of
-    /// its frames.
-    pub raised_timeout: bool,
-    /// `fifo_expire_sync_ms` (125) and `fifo_expire_async_ms` (250): a
-    /// request older than this is served first at the start of its queue's
-    /// next slot (once per slot, as the code's `bfq_check_fifo`); 0 turns
-    /// the check off. Not in the papers.
-    pub fifo_expire_sync: Duration,
-    pub fifo_expire_async: Duration,
-    /// `quantum` (4): at most this many requests of the queue in service in
-    /// the device while other queues are backlogged (four times as many
-    /// when it is the only one), as the code's dispatch limit.
-    pub quantum: u32,
-    /// `max_budget_async_rq` (4): the async queue sends at most this many
-    /// requests per slot while other queues are backlogged, and none while
-    /// synchronous requests are in the device.
-    pub max_budget_async_rq: u32,
-    /// `timeout_at_completion` (true): the budget timeout (and the
-    /// slowness clock) starts at the first completion of the slot, as the
-    /// code arms it, instead of its first dispatch; and it is checked at
-    /// arrivals, completions and the end of an idle wait, never cutting an
-    /// idle wait short unless a third of the budget is left (the code's
-    /// `bfq_may_expire_for_budg_timeout`). The papers only say the slot
-    /// lasts at most T_max.
-    pub timeout_at_completion: bool,
-    /// `think_time_rule` (true): a synchronous queue whose mean think time
-    /// exceeds `slice_idle_ms` gets no idle wait unless it is raised (the
-    /// code's idle window). Not in the papers.
-    pub think_time_rule: bool,
-    /// `min_tt_ms` (2): under H-fairness rule 3, the "very low" idle wait
-    /// of a random queue that has received B_max / 8 in its slot (report
-    /// §4.4; the value is the code's `BFQ_MIN_TT`).
-    pub min_tt: Duration,
-    /// `seek_cap` (true): one seek distance counts at most four times the
-    /// mean plus 64 MiB in the random-queue detection (1 GiB for the first
-    /// two), as in the code; without it a sequential reader that wraps to
-    /// the start of its file is random for about forty requests, loses its
-    /// idle wait and its budget (not in the papers).
-    pub seek_cap: bool,
-}
-
-impl BfqConfig {
-    /// The original BFQ (`bfq`).
-    pub fn original() -> Self {
-        BfqConfig {
-            plus: false,
-            slice_idle: Duration::from_millis(8),
-            timeout: Duration::from_millis(125),
-            max_budget: None,
-            budget_step: 1024,
-            seek_threshold: 8192,
-            low_latency: false,
-            peak_rate_lpf: false,
-            budget_rules: false,
-            fairness_rules: false,
-            write_throt: false,
-            write_charge: 10,
-            raising: RaisingParams {
-                coeff: 10,
-                budget: 24_000_000 / SECTOR_BYTES,
-                max_time: Duration::from_secs(6),
-                min_idle: Duration::from_secs(2),
-            },
-            raised_idle_factor: 1,
-            raised_timeout: false,
-            fifo_expire_sync: Duration::from_millis(125),
-            fifo_expire_async: Duration::from_millis(250),
-            quantum: 4,
-            max_budget_async_rq: 4,
-            timeout_at_completion: true,
-            think_time_rule: true,
-            min_tt: Duration::from_millis(2),
-            seek_cap: true,
-        }
-    }
-
-    /// BFQ+ (`bfq+`), every heuristic on.
-    pub fn plus() -> Self {
-        BfqConfig {
-            plus: true,
-            low_latency: true,
-            peak_rate_lpf: true,
-            budget_rules: true,
-            fairness_rules: true,
-            write_throt: true,
-            raised_idle_factor: 3,
-            raised_timeout: true,
-            ..Self::original()
-        }
-    }
-
-    /// Read the named parameters over the defaults of `bfq` or `bfq+`.
-    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let d = if plus { Self::plus() } else { Self::original() };
-        let ms = |x: f64| Duration::from_nanos((x * NS_PER_MS as f64).round() as u64);
-        let to_ms = |t: Duration| t.as_millis_f64();
-        let slice_idle = ms(p.float("slice_idle_ms", to_ms(d.slice_idle), 0.0, 10_000.0)?);
-        let timeout = ms(p.float("timeout_ms", to_ms(d.timeout), 1.0, 100_000.0)?);
-        let max_budget = p.int("max_budget", 0, 0, 1 << 40)? as u64;
-        let budget_step = p.int("budget_step", d.budget_step as i64, 1, 1 << 40)? as u64;
-        let seek_threshold = p.int("seek_threshold", d.seek_threshold as i64, 0, 1 << 50)? as u64;
-        let low_latency = p.bool("low_latency", d.low_latency)?;
-        let peak_rate_lpf = p.bool("peak_rate_lpf", d.peak_rate_lpf)?;
-        let budget_rules = p.bool("budget_rules", d.budget_rules)?;
-        let fairness_rules = p.bool("fairness_rules", d.fairness_rules)?;
-        let write_throt = p.bool("write_throt", d.write_throt)?;
-        let write_charge = p.int("write_charge", i64::from(d.write_charge), 1, 1000)? as u32;
-        let coeff = p.int("raising_coeff", i64::from(d.raising.coeff), 1, 1000)? as u32;
-        let raising_mb = p.float("raising_mb", 24.0, 0.0, 1e6)?;
-        let raising_ms = p.float("raising_ms", to_ms(d.raising.max_time), 0.0, 1e9)?;
-        let raising_idle_ms = p.float("raising_idle_ms", to_ms(d.raising.min_idle), 0.0, 1e9)?;
-        let raised_idle_factor = p.int(
-            "raised_idle_factor",
-            i64::from(d.raised_idle_factor),
-            1,
-            100,
-        )? as u32;
-        let raised_timeout = p.bool("raised_timeout", d.raised_timeout)?;
-        let fifo_sync = p.float("fifo_expire_sync_ms", to_ms(d.fifo_expire_sync), 0.0, 1e7)?;
-        let fifo_async = p.float("fifo_expire_async_ms", to_ms(d.fifo_expire_async), 0.0, 1e7)?;
-        let quantum = p.int("quantum", i64::from(d.quantum), 1, 4096)? as u32;
-        let async_rq = p.int(
-            "max_budget_async_rq",
-            i64::from(d.max_budget_async_rq),
-            1,
-            4096,
-        )?;
-        let timeout_at_completion = p.bool("timeout_at_completion", d.timeout_at_completion)?;
-        let think_time_rule = p.bool("think_time_rule", d.think_time_rule)?;
-        let min_tt = ms(p.float("min_tt_ms", to_ms(d.min_tt), 0.0, 10_000.0)?);
-        let seek_cap = p.bool("seek_cap", d.seek_cap)?;
-        Ok(BfqConfig {
-            plus,
-            slice_idle,
-            timeout,
-            max_budget: (max_budget > 0).then_some(max_budget),
-            budget_step,
-            seek_threshold,
-            low_latency,
-            peak_rate_lpf,
-            budget_rules,
-            fairness_rules,
-            write_throt,
-            write_charge,
-            raising: RaisingParams {
-                coeff,
-                budget: (raising_mb * 1e6 / SECTOR_BYTES as f64).round() as u64,
-                max_time: ms(raising_ms),
-                min_idle: ms(raising_idle_ms),
-            },
-            raised_idle_factor,
-            raised_timeout,
-            fifo_expire_sync: ms(fifo_sync),
-            fifo_expire_async: ms(fifo_async),
-            quantum,
-            max_budget_async_rq: async_rq as u32,
-            timeout_at_completion,
-            think_time_rule,
-            min_tt,
-            seek_cap,
-        })
-    }
-}
-
-/// What happened at the last expiration (for tests and tracing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExpirationRecord {
-    /// The flow of the queue (`None`: the shared async queue).
-    pub flow: Option<FlowId>,
-    pub reason: Expiration,
-    /// The slot's budget.
-    pub budget: u64,
-    /// Service charged by its dispatches.
-    pub service: u64,
-    /// What B-WF2Q+ was charged (the budget on a full charge).
-    pub charged: u64,
-    /// The budget assigned for the next slot.
-    pub next_budget: u64,
-    /// B_max after the expiration's peak-rate sample.
-    pub max_budget: u64,
-}
-
-/// The queue in service's slot.
-#[derive(Clone, Copy, Debug, Default)]
-struct Slot {
-    /// Time of the slot's first dispatch.
-    start: Option<Instant>,
-    /// When the budget-timeout clock started: the slot's first completion
-    /// (`timeout_at_completion`) or first dispatch.
-    timer_start: Option<Instant>,
-    /// The slot's budget timeout (T_max, scaled for a raised queue under
-    /// `raised_timeout`), fixed when its clock starts.
-    timeout: Duration,
-    /// The FIFO was checked for an expired request (once per slot).
-    fifo_checked: bool,
-    /// Requests dispatched in the slot.
-    dispatched: u32,
-    /// Service charged (sectors, write-charged).
-    service: u64,
-    /// Sectors and attributed disk time of the slot's completed requests.
-    done_sectors: u64,
-    done_time: Duration,
-    /// The idle wait: its deadline and when it started.
-    idle_deadline: Option<Instant>,
-    idle_start: Option<Instant>,
-}
+use crate::time::{earliest, Duration, Instant, NS_PER_S};
+use crate::types::{FlowId, Request};
 
 /// Index of the shared async queue.
 const ASYNC: u32 = 0;
@@ -482,9 +196,9 @@ impl Bfq {
         }
     }
 
-    /// Build from named parameters (`plus` selects the `bfq+` defaults).
-    pub(crate) fn from_params(plus: bool, p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        Ok(Self::new(BfqConfig::from_params(plus, p)?))
+    /// Build from named parameters over the variant's defaults.
+    pub(crate) fn from_params(variant: BfqVariant, p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        Ok(Self::new(BfqConfig::from_params(variant, p)?))
     }
 
     /// The configuration.
@@ -632,213 +346,11 @@ impl Bfq {
         let q = &mut self.queues[qi as usize];
         self.wf2q.activate(qi, &mut q.entity, weight, budget);
     }
-
-    /// Whether BFQ idles for the queue in service once it is empty.
-    fn idles_for(&self, now: Instant, qi: u32, device: &dyn DeviceView) -> bool {
-        let q = &self.queues[qi as usize];
-        if !q.sync || self.cfg.slice_idle.is_zero() {
-            return false;
-        }
-        if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
-            return true;
-        }
-        if self.cfg.plus && device.queue_depth() > 1 {
-            return false;
-        }
-        if self.cfg.think_time_rule && !q.idle_window {
-            return false;
-        }
-        if q.seek.is_random(self.cfg.seek_threshold) {
-            // H-fairness rule 3 (report §4.4): a queue detected as random
-            // keeps its idle wait, cut to a very low value (`min_tt`, see
-            // `idle_wait`) once it has received B_max / 8 in its slot.
-            // Without the rule BFQ does not idle for it (SYSTOR §3).
-            return self.cfg.fairness_rules;
-        }
-        true
-    }
-
-    /// End the slot of the queue in service.
-    fn expire(&mut self, now: Instant, reason: Expiration) {
-        let Some(qi) = self.in_service.take() else {
-            return;
-        };
-        let slot = std::mem::take(&mut self.slot);
-        let random = self.queues[qi as usize]
-            .seek
-            .is_random(self.cfg.seek_threshold);
-
-        // Peak rate and B_max.
-        let sample = Sample {
-            sectors: slot.done_sectors,
-            time: slot.done_time,
-            random,
-            timed_out: reason == Expiration::BudgetTimeout,
-        };
-        if self.peak.sample(&sample) && self.cfg.max_budget.is_none() {
-            self.max_budget = self.peak.max_budget(self.cfg.timeout);
-        }
-        let max_budget = self.max_budget;
-
-        // Full-budget charge.
-        let q = &self.queues[qi as usize];
-        let budget = q.entity.budget;
-        let end = slot.idle_start.unwrap_or(now);
-        // The slowness clock is the budget-timeout clock (the code's
-        // `last_budget_start`); no completion yet: not slow.
-        let clock = if self.cfg.timeout_at_completion {
-            slot.timer_start
-        } else {
-            slot.start
-        };
-        let elapsed = clock.map_or(Duration::ZERO, |s| end.saturating_duration_since(s));
-        // Only a synchronous queue can be "too slow" (report §4.4 speaks of
-        // applications; BFQ's code of the time never deems the shared async
-        // queue slow, which H-write-throt's charge governs instead).
-        let slow = q.sync
-            && !elapsed.is_zero()
-            && u128::from(slot.service) * u128::from(self.cfg.timeout.as_nanos())
-                < u128::from(budget) * u128::from(elapsed.as_nanos());
-        let check = ChargeCheck {
-            reason,
-            budget,
-            service: slot.service,
-            max_budget,
-            slow,
-        };
-        let charged = if budget::full_charge(&check, self.cfg.fairness_rules) {
-            budget.max(slot.service)
-        } else {
-            slot.service
-        };
-        self.wf2q.served(charged - slot.service);
-
-        // Budget feedback.
-        let fb = Feedback {
-            reason,
-            budget,
-            service: slot.service,
-            outstanding: q.in_flight > 0,
-            max_budget,
-        };
-        let next_budget = if self.cfg.budget_rules {
-            budget::plus(&fb)
-        } else {
-            budget::original(&fb, self.cfg.budget_step)
-        };
-
-        let q = &mut self.queues[qi as usize];
-        self.wf2q.charge(&mut q.entity, charged);
-        q.budget = next_budget;
-        q.raising.expire_if_late(now, &self.cfg.raising);
-        self.last = Some(ExpirationRecord {
-            flow: q.flow,
-            reason,
-            budget,
-            service: slot.service,
-            charged,
-            next_budget,
-            max_budget,
-        });
-        if q.is_empty() {
-            self.wf2q.deactivate(&mut q.entity);
-            self.maybe_free(qi);
-        } else {
-            let budget = self.entity_budget(qi);
-            let q = &self.queues[qi as usize];
-            let weight = self.effective_weight(now, q);
-            let q = &mut self.queues[qi as usize];
-            self.wf2q.requeue(qi, &mut q.entity, weight, budget);
-        }
-    }
-
-    fn timed_out(&self, now: Instant) -> bool {
-        self.slot
-            .timer_start
-            .is_some_and(|s| now >= s.saturating_add(self.slot.timeout))
-    }
-
-    /// Start the slot's budget-timeout clock now.
-    fn start_timer(&mut self, now: Instant, qi: u32) {
-        if self.slot.timer_start.is_none() {
-            self.slot.timer_start = Some(now);
-            self.slot.timeout = self.slot_timeout(now, qi);
-        }
-    }
-
-    /// The budget timeout of a slot of queue `qi` starting now: T_max, or
-    /// T_max times the raised weight over the original one.
-    fn slot_timeout(&self, now: Instant, qi: u32) -> Duration {
-        let q = &self.queues[qi as usize];
-        if !self.cfg.raised_timeout {
-            return self.cfg.timeout;
-        }
-        let raised = u128::from(self.effective_weight(now, q).max(q.weight));
-        let scaled = u128::from(self.cfg.timeout.as_nanos()) * raised / u128::from(q.weight.max(1));
-        u64::try_from(scaled).map_or(Duration::MAX, Duration::from_nanos)
-    }
-
-    /// How long to idle for queue `qi`'s next request.
-    fn idle_wait(&self, now: Instant, qi: u32) -> Duration {
-        let q = &self.queues[qi as usize];
-        if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
-            self.cfg
-                .slice_idle
-                .saturating_mul(u64::from(self.cfg.raised_idle_factor))
-        } else if q.seek.is_random(self.cfg.seek_threshold)
-            && self.slot.service > self.max_budget / 8
-        {
-            self.cfg.slice_idle.min(self.cfg.min_tt)
-        } else {
-            self.cfg.slice_idle
-        }
-    }
-
-    /// Whether the budget timeout of the slot has fired and may end it now:
-    /// under `timeout_at_completion`, an idle wait is not cut short unless
-    /// a third of the budget is left.
-    fn may_expire_for_timeout(&self, now: Instant, qi: u32) -> bool {
-        if !self.timed_out(now) {
-            return false;
-        }
-        if !self.cfg.timeout_at_completion || self.slot.idle_deadline.is_none() {
-            return true;
-        }
-        let budget = self.queues[qi as usize].entity.budget;
-        3 * budget.saturating_sub(self.slot.service) >= budget
-    }
-
-    /// The code's idle-window update at an arrival: a queue that thinks
-    /// longer than `slice_idle` between requests gets no idle wait unless
-    /// raised. Like the code, a random queue's window is only revised once
-    /// it has received B_max / 8 in its slot.
-    fn update_idle_window(&mut self, now: Instant, qi: u32) {
-        let in_slot = if self.in_service == Some(qi) {
-            self.slot.service
-        } else {
-            0
-        };
-        let raised = self.cfg.low_latency
-            && self.queues[qi as usize]
-                .raising
-                .active(now, &self.cfg.raising);
-        let q = &mut self.queues[qi as usize];
-        if q.seek.is_random(self.cfg.seek_threshold) && in_slot <= self.max_budget / 8 {
-            return;
-        }
-        if let Some(mean) = q.think.mean() {
-            q.idle_window = raised || mean <= self.cfg.slice_idle;
-        }
-    }
 }
 
 impl Scheduler for Bfq {
     fn name(&self) -> &str {
-        if self.cfg.plus {
-            "bfq+"
-        } else {
-            "bfq"
-        }
+        self.cfg.variant.name()
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
@@ -1040,10 +552,7 @@ impl Scheduler for Bfq {
             .timer_start
             .filter(|_| !self.cfg.timeout_at_completion)
             .map(|s| s.saturating_add(self.slot.timeout));
-        match (timeout, self.slot.idle_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest([timeout, self.slot.idle_deadline])
     }
 
     fn handle_timeout(&mut self, now: Instant) {

@@ -85,7 +85,7 @@ fn parameters_are_read_by_name() {
     let s = build("bfq+", &params).unwrap();
     assert_eq!(s.name(), "bfq+");
     let mut r = params.reader("bfq+");
-    let cfg = BfqConfig::from_params(true, &mut r).unwrap();
+    let cfg = BfqConfig::from_params(BfqVariant::Plus, &mut r).unwrap();
     assert!(!cfg.low_latency && cfg.budget_rules);
     assert_eq!(cfg.timeout, ms(250));
     assert_eq!(cfg.write_charge, 3);
@@ -104,7 +104,7 @@ fn parameters_are_read_by_name() {
     code.insert("fifo_expire_sync_ms", ParamValue::Int(100));
     code.insert("max_budget_async_rq", ParamValue::Int(8));
     code.insert("timeout_at_completion", ParamValue::Bool(false));
-    let cfg = BfqConfig::from_params(false, &mut code.reader("bfq")).unwrap();
+    let cfg = BfqConfig::from_params(BfqVariant::Original, &mut code.reader("bfq")).unwrap();
     assert_eq!((cfg.quantum, cfg.max_budget_async_rq), (2, 8));
     assert_eq!(cfg.fifo_expire_sync, ms(100));
     assert!(!cfg.timeout_at_completion);
@@ -1056,7 +1056,7 @@ fn b_max_follows_the_measured_rate_using_disk_time() {
     }
     assert!(tb.policy().last_expiration().is_none());
     tb.advance(ms(200));
-    tb.poll(); // the timeout is checked when BFQ is next asked
+    let _ = tb.poll(); // the timeout is checked when BFQ is next asked
     assert_eq!(last(&tb).reason, Expiration::BudgetTimeout);
     assert_eq!(tb.policy().max_budget(), 40_000); // 125 ms x 320 sectors/ms
     assert_eq!(tb.policy().peak_rate(), Some(320_000.0));

@@ -86,12 +86,19 @@
 //!   `poll_timeout` returns it and `handle_timeout` fires it
 //!   (`cfq_idle_slice_timer`).
 
+mod idling;
+mod params;
+mod queue;
+mod service_tree;
+mod slice;
+
 use std::collections::{BTreeMap, HashMap};
 
-use super::params::ParamReader;
-use crate::error::Error;
+pub use self::params::CfqParams;
+pub(crate) use self::params::PARAMS;
+use self::queue::{FlowState, Queue};
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
-use crate::time::{Duration, Instant, NS_PER_S};
+use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
 /// A service-tree key (`rb_key`) or a slice residual: signed nanoseconds
@@ -137,192 +144,6 @@ const DEEP_QUEUED: usize = 4;
 const ASYNC: usize = 0;
 const SYNC_NOIDLE: usize = 1;
 const SYNC: usize = 2;
-
-/// CFQ's tunables, with the defaults of Linux 2.6.34.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CfqParams {
-    /// `cfq_quantum` = 8: requests one queue may have in flight (half of it
-    /// normally, all of it early in a slice).
-    pub quantum: u32,
-    /// `cfq_fifo_expire[1]` = HZ/8 = 125 ms.
-    pub fifo_expire_sync: Duration,
-    /// `cfq_fifo_expire[0]` = HZ/4 = 250 ms.
-    pub fifo_expire_async: Duration,
-    /// `cfq_back_max` = 16 MiB, in KiB.
-    pub back_seek_max_kib: u64,
-    /// `cfq_back_penalty` = 2.
-    pub back_seek_penalty: u64,
-    /// `cfq_slice_sync` = HZ/10 = 100 ms.
-    pub slice_sync: Duration,
-    /// `cfq_slice_async` = HZ/25 = 40 ms.
-    pub slice_async: Duration,
-    /// `cfq_slice_async_rq` = 2.
-    pub slice_async_rq: u32,
-    /// `cfq_slice_idle` = HZ/125 = 8 ms (0 disables idling).
-    pub slice_idle: Duration,
-    /// `cfq_latency` = 1 (sysfs `low_latency`).
-    pub low_latency: bool,
-    /// `cfq_target_latency` = 300 ms.
-    pub target_latency: Duration,
-    /// `blk_queue_nonrot`: the device has no seek penalty (SSD).
-    pub nonrot: bool,
-}
-
-impl Default for CfqParams {
-    fn default() -> Self {
-        CfqParams {
-            quantum: 8,
-            fifo_expire_sync: Duration::from_millis(125),
-            fifo_expire_async: Duration::from_millis(250),
-            back_seek_max_kib: 16 * 1024,
-            back_seek_penalty: 2,
-            slice_sync: Duration::from_millis(100),
-            slice_async: Duration::from_millis(40),
-            slice_async_rq: 2,
-            slice_idle: Duration::from_millis(8),
-            low_latency: true,
-            target_latency: Duration::from_millis(300),
-            nonrot: false,
-        }
-    }
-}
-
-/// The parameter list for `POLICIES`.
-pub(crate) const PARAMS: &str = "quantum = 8, slice_sync_ms = 100, slice_async_ms = 40, \
-slice_async_rq = 2, slice_idle_ms = 8, fifo_expire_sync_ms = 125, fifo_expire_async_ms = 250, \
-back_seek_max_kib = 16384, back_seek_penalty = 2, low_latency = true, target_latency_ms = 300, \
-nonrot = false";
-
-impl CfqParams {
-    /// Read the parameters by name; absent ones keep the 2.6.34 defaults.
-    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let d = CfqParams::default();
-        let ms = |x: i64| Duration::from_millis(x as u64);
-        Ok(CfqParams {
-            quantum: p.int("quantum", d.quantum.into(), 1, 1024)? as u32,
-            slice_sync: ms(p.int("slice_sync_ms", 100, 1, 10_000)?),
-            slice_async: ms(p.int("slice_async_ms", 40, 1, 10_000)?),
-            slice_async_rq: p.int("slice_async_rq", 2, 1, 1024)? as u32,
-            slice_idle: ms(p.int("slice_idle_ms", 8, 0, 1_000)?),
-            fifo_expire_sync: ms(p.int("fifo_expire_sync_ms", 125, 1, 100_000)?),
-            fifo_expire_async: ms(p.int("fifo_expire_async_ms", 250, 1, 100_000)?),
-            back_seek_max_kib: p.int("back_seek_max_kib", 16 * 1024, 0, 1 << 40)? as u64,
-            back_seek_penalty: p.int("back_seek_penalty", 2, 1, 1_000)? as u64,
-            low_latency: p.bool("low_latency", d.low_latency)?,
-            target_latency: ms(p.int("target_latency_ms", 300, 1, 100_000)?),
-            nonrot: p.bool("nonrot", d.nonrot)?,
-        })
-    }
-}
-
-/// Per-flow state (the kernel's `cfq_io_context`): priority, liveness and
-/// think-time statistics.
-#[derive(Debug)]
-struct FlowState {
-    prio: u8,
-    alive: bool,
-    sync_q: Option<usize>,
-    last_end_request: Instant,
-    ttime_samples: u64,
-    ttime_total: u64,
-    ttime_mean: u64,
-}
-
-impl FlowState {
-    fn new(now: Instant) -> Self {
-        FlowState {
-            prio: NORM_PRIO,
-            alive: true,
-            sync_q: None,
-            last_end_request: now,
-            ttime_samples: 0,
-            ttime_total: 0,
-            ttime_mean: 0,
-        }
-    }
-
-    fn ttime_valid(&self) -> bool {
-        self.ttime_samples > SAMPLES_VALID
-    }
-}
-
-/// One CFQ queue (`struct cfq_queue`).
-#[derive(Debug)]
-struct Queue {
-    sync: bool,
-    prio: u8,
-    /// Pending requests by (sector, id), with their FIFO deadline.
-    sorted: BTreeMap<(u64, u64), (Request, Instant)>,
-    /// Pending requests by (FIFO deadline, id) -> sector.
-    fifo: BTreeMap<(Instant, u64), u64>,
-    /// Requests in flight.
-    dispatched: usize,
-    /// On a service tree (busy): `on_rr`.
-    on_rr: bool,
-    /// The tree it is on and its key there.
-    tree: Option<(usize, (Key, u64))>,
-    /// When the slice started: at the slot's first completion.
-    slice_start: Option<Instant>,
-    /// When the slice ends; `None` until it starts (the kernel's
-    /// `slice_new` flag, with `slice_end` = 0).
-    slice_end: Option<Instant>,
-    slice_dispatch: u32,
-    /// Slice time left at a preemption; negative if the slice had overrun.
-    slice_resid: Key,
-    wait_request: bool,
-    wait_busy: bool,
-    fifo_checked: bool,
-    idle_window: bool,
-    deep: bool,
-    seek_history: u32,
-    last_request_pos: u64,
-}
-
-impl Queue {
-    fn new(sync: bool, prio: u8) -> Self {
-        Queue {
-            sync,
-            prio,
-            sorted: BTreeMap::new(),
-            fifo: BTreeMap::new(),
-            dispatched: 0,
-            on_rr: false,
-            tree: None,
-            slice_start: None,
-            slice_end: None,
-            slice_dispatch: 0,
-            slice_resid: 0,
-            wait_request: false,
-            wait_busy: false,
-            fifo_checked: false,
-            idle_window: sync,
-            deep: false,
-            seek_history: 0,
-            last_request_pos: 0,
-        }
-    }
-
-    /// `cfqq_type`.
-    fn workload(&self) -> usize {
-        if !self.sync {
-            ASYNC
-        } else if !self.idle_window {
-            SYNC_NOIDLE
-        } else {
-            SYNC
-        }
-    }
-
-    /// `CFQQ_SEEKY`: more than 4 of the last 32 requests seeked.
-    fn seeky(&self) -> bool {
-        self.seek_history.count_ones() > 32 / 8
-    }
-
-    /// `cfq_slice_used`.
-    fn slice_used(&self, now: Instant) -> bool {
-        self.slice_end.is_some_and(|end| now >= end)
-    }
-}
 
 /// Linux 2.6.34 CFQ for one cgroup and the best-effort class.
 #[derive(Debug)]
@@ -424,178 +245,6 @@ impl Cfq {
             .or_insert_with(|| FlowState::new(now))
     }
 
-    fn nr_cfqq(&self) -> usize {
-        self.trees.iter().map(BTreeMap::len).sum()
-    }
-
-    // ----- slices -------------------------------------------------------
-
-    /// `cfq_prio_slice`.
-    fn prio_slice(&self, sync: bool, prio: u8) -> Duration {
-        let base = if sync {
-            self.p.slice_sync
-        } else {
-            self.p.slice_async
-        };
-        let step = base / SLICE_SCALE;
-        // prio <= 7: the slice stays above 2/5 of the base.
-        base + step * u64::from(NORM_PRIO) - step * u64::from(prio)
-    }
-
-    /// `cfq_group_get_avg_queues`: rises fast, decays slowly.
-    fn avg_queues(&mut self) -> u64 {
-        let busy = self.nr_cfqq() as u64;
-        let (lo, hi) = if busy < self.busy_queues_avg {
-            (busy, self.busy_queues_avg)
-        } else {
-            (self.busy_queues_avg, busy)
-        };
-        self.busy_queues_avg = ((HIST_DIVISOR - 1) * hi + lo + HIST_DIVISOR / 2) / HIST_DIVISOR;
-        self.busy_queues_avg
-    }
-
-    /// `cfq_set_prio_slice`: start the active queue's slice now; returns
-    /// its end.
-    fn set_prio_slice(&mut self, qi: usize, now: Instant) -> Instant {
-        let (sync, prio) = (self.queues[qi].sync, self.queues[qi].prio);
-        let mut slice = self.prio_slice(sync, prio);
-        if self.p.low_latency {
-            let iq = self.avg_queues();
-            let sync_slice = self.p.slice_sync;
-            let expect_latency = sync_slice * iq;
-            // One group: its share of the target latency is all of it.
-            let group_slice = self.p.target_latency;
-            if expect_latency > group_slice {
-                let base_low_slice = self.p.slice_idle * 2;
-                let low_slice =
-                    slice.min(base_low_slice * slice.as_nanos() / sync_slice.as_nanos());
-                slice = (slice * group_slice.as_nanos() / expect_latency.as_nanos()).max(low_slice);
-            }
-        }
-        let end = now + slice;
-        let q = &mut self.queues[qi];
-        q.slice_start = Some(now);
-        q.slice_end = Some(end);
-        end
-    }
-
-    /// `cfq_prio_to_maxrq`.
-    fn prio_to_maxrq(&self, prio: u8) -> u32 {
-        let base = self.p.slice_async_rq;
-        2 * (base + base * (PRIO_LEVELS as u32 - 1 - u32::from(prio)))
-    }
-
-    // ----- service trees ------------------------------------------------
-
-    /// `cfq_service_tree_add`.
-    fn service_tree_add(&mut self, qi: usize, add_front: bool, now: Instant) {
-        let wl = self.queues[qi].workload();
-        let key = if !add_front {
-            // cfq_slice_offset: counts the busy queues of the group, this one
-            // included if it is already on a tree (so it is negative for
-            // the first busy queue).
-            let q = &self.queues[qi];
-            let offset = (self.nr_cfqq() as Key - 1)
-                * (span(self.prio_slice(true, 0)) - span(self.prio_slice(q.sync, q.prio)));
-            let key = offset + key(now) - q.slice_resid;
-            self.queues[qi].slice_resid = 0;
-            key
-        } else {
-            let first = self.trees[wl].iter().next().map(|(k, _)| k.0);
-            first.unwrap_or(key(now)) - NS_PER_S as Key
-        };
-        if let Some((old_wl, old_key)) = self.queues[qi].tree {
-            if old_wl == wl && old_key.0 == key {
-                return;
-            }
-            self.trees[old_wl].remove(&old_key);
-        }
-        self.seq += 1;
-        let k = (key, self.seq);
-        self.trees[wl].insert(k, qi);
-        self.queues[qi].tree = Some((wl, k));
-    }
-
-    /// `cfq_add_cfqq_rr`.
-    fn add_rr(&mut self, qi: usize, now: Instant) {
-        self.queues[qi].on_rr = true;
-        self.busy_queues += 1;
-        self.service_tree_add(qi, false, now);
-    }
-
-    /// `cfq_del_cfqq_rr`.
-    fn del_rr(&mut self, qi: usize) {
-        let q = &mut self.queues[qi];
-        q.on_rr = false;
-        if let Some((wl, k)) = q.tree.take() {
-            self.trees[wl].remove(&k);
-        }
-        self.busy_queues -= 1;
-    }
-
-    fn tree_count(&self, qi: usize) -> usize {
-        self.queues[qi]
-            .tree
-            .map_or(0, |(wl, _)| self.trees[wl].len())
-    }
-
-    /// `cfq_choose_wl`: the workload whose first queue has the lowest key.
-    fn choose_wl(&self) -> usize {
-        let mut best = SYNC_NOIDLE;
-        let mut lowest: Option<Key> = None;
-        for wl in [ASYNC, SYNC_NOIDLE, SYNC] {
-            if let Some((k, _)) = self.trees[wl].iter().next() {
-                if lowest.is_none_or(|l| k.0 < l) {
-                    lowest = Some(k.0);
-                    best = wl;
-                }
-            }
-        }
-        best
-    }
-
-    /// `choose_service_tree`.
-    fn choose_service_tree(&mut self, now: Instant) {
-        let busy = self.nr_cfqq();
-        if busy == 0 {
-            self.workload_expires = Some(now + JIFFY);
-            return;
-        }
-        if !self.trees[self.serving_type].is_empty()
-            && self.workload_expires.is_some_and(|end| now <= end)
-        {
-            return;
-        }
-        self.serving_type = self.choose_wl();
-        let count = self.trees[self.serving_type].len() as u64;
-        let group_slice = self.p.target_latency;
-        let mut slice = group_slice * count / self.busy_queues_avg.max(busy as u64);
-        if self.serving_type == ASYNC {
-            let tmp = self.p.target_latency * self.trees[ASYNC].len() as u64
-                / self.busy_queues.max(1) as u64;
-            slice = slice.min(tmp);
-            slice = slice * self.p.slice_async.as_nanos() / self.p.slice_sync.as_nanos();
-        } else {
-            slice = slice.max(self.p.slice_idle * 2);
-        }
-        slice = slice.max(MIN_TT);
-        self.workload_expires = Some(now + slice);
-        self.noidle_tree_requires_idle = false;
-    }
-
-    /// `cfq_choose_cfqg` for the one group: resume the saved workload.
-    fn choose_cfqg(&mut self, now: Instant) {
-        if !self.saved_workload_slice.is_zero() {
-            self.workload_expires = Some(now + self.saved_workload_slice);
-            self.serving_type = self.saved_workload;
-        } else {
-            self.workload_expires = None;
-        }
-        self.choose_service_tree(now);
-    }
-
-    // ----- active queue -------------------------------------------------
-
     /// `__cfq_set_active_queue`.
     fn set_active(&mut self, qi: Option<usize>) {
         if let Some(i) = qi {
@@ -608,44 +257,6 @@ impl Cfq {
             self.idle_timer = None;
         }
         self.active = qi;
-    }
-
-    /// `__cfq_slice_expired` (with `cfq_group_served` for one group).
-    fn slice_expired(&mut self, timed_out: bool, now: Instant) {
-        let Some(qi) = self.active else { return };
-        let q = &mut self.queues[qi];
-        if q.wait_request {
-            self.idle_timer = None;
-        }
-        q.wait_request = false;
-        q.wait_busy = false;
-        if let Some(end) = q.slice_end.filter(|_| timed_out) {
-            q.slice_resid = key(end) - key(now);
-        }
-        match self.workload_expires {
-            Some(end) if end > now => {
-                self.saved_workload_slice = end - now;
-                self.saved_workload = self.serving_type;
-            }
-            _ => self.saved_workload_slice = Duration::ZERO,
-        }
-        if self.queues[qi].on_rr && self.queues[qi].sorted.is_empty() {
-            self.del_rr(qi);
-        }
-        if self.queues[qi].on_rr {
-            self.service_tree_add(qi, false, now);
-        }
-        self.active = None;
-        self.active_cic = None;
-    }
-
-    /// `cfq_should_idle`.
-    fn should_idle(&self, qi: usize) -> bool {
-        let q = &self.queues[qi];
-        if q.idle_window && !(self.p.nonrot && self.hw_tag) {
-            return true;
-        }
-        self.tree_count(qi) == 1 && q.sync
     }
 
     /// `cfq_select_queue`: keep the active queue or pick the next one.
@@ -685,13 +296,6 @@ impl Cfq {
             .map(|(_, &qi)| qi);
         self.set_active(next);
         next
-    }
-
-    /// `cfq_slice_used_soon`.
-    fn slice_used_soon(&self, qi: usize, now: Instant) -> bool {
-        let q = &self.queues[qi];
-        q.slice_end
-            .is_none_or(|end| now + self.p.slice_idle * q.dispatched as u64 > end)
     }
 
     /// `cfq_may_dispatch`.
@@ -789,75 +393,6 @@ impl Cfq {
         Some(rq)
     }
 
-    // ----- idling -------------------------------------------------------
-
-    /// `cfq_arm_slice_timer`, for the active queue whose slice ends at
-    /// `slice_end` (started: `complete` starts it first).
-    fn arm_slice_timer(&mut self, slice_end: Instant, now: Instant) {
-        let Some(qi) = self.active else { return };
-        if self.p.nonrot && self.hw_tag {
-            return;
-        }
-        if self.p.slice_idle.as_nanos() == 0 || !self.should_idle(qi) {
-            return;
-        }
-        let q = &self.queues[qi];
-        if q.dispatched > 0 {
-            return;
-        }
-        let Some(f) = self.active_cic.and_then(|f| self.flows.get(&f)) else {
-            return;
-        };
-        if !f.alive {
-            return;
-        }
-        // `slice_end - now < ttime_mean`, without the subtraction.
-        if f.ttime_valid() && slice_end < now + Duration::from_nanos(f.ttime_mean) {
-            return;
-        }
-        self.queues[qi].wait_request = true;
-        self.idle_timer = Some(now + self.p.slice_idle);
-    }
-
-    /// `cfq_idle_slice_timer`, if it is due (early calls do nothing).
-    fn idle_slice_timer(&mut self, now: Instant) {
-        if self.idle_timer.is_none_or(|t| t > now) {
-            return;
-        }
-        self.idle_timer = None;
-        let Some(qi) = self.active else { return };
-        self.queues[qi].wait_request = false;
-        let q = &self.queues[qi];
-        if q.slice_used(now) {
-            self.slice_expired(false, now);
-        } else if self.busy_queues == 0 || !q.sorted.is_empty() {
-            // Nothing else to run, or it has a request: let it dispatch.
-        } else {
-            self.queues[qi].deep = false;
-            self.slice_expired(false, now);
-        }
-    }
-
-    /// `cfq_should_wait_busy` (one group: only when this is the only busy
-    /// queue), for the active queue whose started slice ends at `slice_end`.
-    fn should_wait_busy(&self, slice_end: Instant, now: Instant) -> bool {
-        if self.nr_cfqq() > 1 {
-            return false;
-        }
-        // cfq_slice_used
-        if now >= slice_end {
-            return true;
-        }
-        let left = slice_end - now;
-        if let Some(f) = self.active_cic.and_then(|f| self.flows.get(&f)) {
-            if f.ttime_valid() && left < Duration::from_nanos(f.ttime_mean) {
-                return true;
-            }
-        }
-        // (`left > 0` holds: the slice is not used.)
-        left <= JIFFY
-    }
-
     /// `cfq_should_preempt`: may `qi`, which just got `rq`, preempt the
     /// active queue?
     fn should_preempt(&self, qi: usize, rq: &Request, now: Instant) -> bool {
@@ -909,62 +444,6 @@ impl Cfq {
             self.async_q[usize::from(prio)] = Some(qi);
         }
         qi
-    }
-
-    /// `cfq_update_io_thinktime`.
-    fn update_thinktime(&mut self, now: Instant, flow: FlowId) {
-        let cap = self.p.slice_idle * 2;
-        let f = self.flow_mut(now, flow);
-        let ttime = now
-            .saturating_duration_since(f.last_end_request)
-            .min(cap)
-            .as_nanos();
-        f.ttime_samples = (7 * f.ttime_samples + 256) / 8;
-        f.ttime_total = (7 * f.ttime_total + 256 * ttime) / 8;
-        f.ttime_mean = (f.ttime_total + 128) / f.ttime_samples;
-    }
-
-    /// `cfq_update_io_seektime`.
-    fn update_seektime(&mut self, qi: usize, rq: &Request) {
-        let nonrot = self.p.nonrot;
-        let q = &mut self.queues[qi];
-        let sdist = if q.last_request_pos != 0 {
-            q.last_request_pos.abs_diff(rq.sector)
-        } else {
-            0
-        };
-        let seeky = if nonrot {
-            rq.sectors < SECT_THR_NONROT
-        } else {
-            sdist > SEEK_THR
-        };
-        q.seek_history = (q.seek_history << 1) | u32::from(seeky);
-    }
-
-    /// `cfq_update_idle_window`.
-    fn update_idle_window(&mut self, qi: usize, flow: FlowId) {
-        if !self.queues[qi].sync {
-            return;
-        }
-        let slice_idle = self.p.slice_idle.as_nanos();
-        let (alive, valid, mean) = self.flows.get(&flow).map_or((false, false, 0), |f| {
-            (f.alive, f.ttime_valid(), f.ttime_mean)
-        });
-        let q = &mut self.queues[qi];
-        if q.sorted.len() >= DEEP_QUEUED {
-            q.deep = true;
-        }
-        if !alive || slice_idle == 0 || (!q.deep && q.seeky()) {
-            q.idle_window = false;
-        } else if valid {
-            q.idle_window = mean <= slice_idle;
-        }
-    }
-
-    #[cfg(test)]
-    fn active_slice(&self) -> Option<(Instant, Instant)> {
-        let q = &self.queues[self.active?];
-        Some((q.slice_start?, q.slice_end?))
     }
 }
 

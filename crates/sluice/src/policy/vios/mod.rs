@@ -98,76 +98,19 @@
 
 use std::collections::HashMap;
 
+mod config;
+
+pub use self::config::{mb_s_to_sectors_per_ns, ViosConfig, ViosMode};
+pub(crate) use self::config::{QUANTUM_MS, VIOS_PARAMS, VIOS_P_PARAMS};
+
 use super::params::ParamReader;
 use super::{build, Params};
 use crate::error::Error;
 use crate::scheduler::{
     ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
-use crate::time::{Duration, Instant, NS_PER_MS, NS_PER_S};
-use crate::types::{FlowId, Request, RequestId, SECTOR_BYTES};
-
-/// Parameters of `vios` for `POLICIES`.
-pub(crate) const VIOS_PARAMS: &str = "quantum_ms = 20";
-/// Parameters of `vios-p` for `POLICIES`.
-pub(crate) const VIOS_P_PARAMS: &str = "quantum_ms = 20, resume_at = 2, bw_mb_s = 50";
-
-/// Which of the paper's outer schedulers runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ViosMode {
-    /// CFQ-CRR (§3.7): one request at a time, compensated quanta.
-    Crr,
-    /// VIOS(P) (§6.2): sector budgets per turn, up to K requests in the device.
-    Parallel,
-    /// FQ-RR (§3.5): one request at a time, uncompensated quanta.
-    FqRr,
-}
-
-/// Settings of the outer scheduler.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ViosConfig {
-    pub mode: ViosMode,
-    /// Quantum of classes that do not set their own (and of the implicit
-    /// default class).
-    pub quantum: Duration,
-    /// VIOS(P): resume dispatching when at most this many requests remain in
-    /// the device.
-    pub resume_at: usize,
-    /// VIOS(P): bandwidth estimate before the first measurement, in sectors
-    /// per nanosecond.
-    pub initial_bw: f64,
-}
-
-impl ViosConfig {
-    /// Defaults of the given mode: 20 ms quantum (§4, Comment after
-    /// Theorem 1), resume at 2 (§6.2), 50 MB/s initial bandwidth.
-    pub fn new(mode: ViosMode) -> Self {
-        ViosConfig {
-            mode,
-            quantum: Duration::from_millis(20),
-            resume_at: 2,
-            initial_bw: mb_s_to_sectors_per_ns(50.0),
-        }
-    }
-
-    /// Read the parameters by name (`quantum_ms`; `resume_at` and `bw_mb_s`
-    /// for VIOS(P)).
-    pub(crate) fn read(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let mut c = ViosConfig::new(mode);
-        let q = p.float("quantum_ms", 20.0, 0.001, 1e6)?;
-        c.quantum = Duration::from_nanos((q * NS_PER_MS as f64).round() as u64);
-        if mode == ViosMode::Parallel {
-            c.resume_at = p.int("resume_at", 2, 0, 1 << 20)? as usize;
-            c.initial_bw = mb_s_to_sectors_per_ns(p.float("bw_mb_s", 50.0, 0.001, 1e7)?);
-        }
-        Ok(c)
-    }
-}
-
-/// MB/s (10^6 bytes) to 512-byte sectors per nanosecond.
-pub fn mb_s_to_sectors_per_ns(mb_s: f64) -> f64 {
-    mb_s * 1e6 / SECTOR_BYTES as f64 / NS_PER_S as f64
-}
+use crate::time::{Duration, Instant};
+use crate::types::{FlowId, Request, RequestId};
 
 /// A span in the signed nanoseconds of the compensation accounts.
 fn signed_ns(d: Duration) -> i64 {

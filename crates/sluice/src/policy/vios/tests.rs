@@ -1,6 +1,7 @@
 use super::*;
 use crate::driver::LastAnswer;
 use crate::testkit::{req, Testbed};
+use crate::time::NS_PER_MS;
 
 fn ms(n: u64) -> Duration {
     Duration::from_millis(n)

@@ -51,15 +51,39 @@ pub mod tags;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
-use super::params::ParamReader;
+use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 use tags::{Tag, VirtualWork};
 
-/// Parameters of `yfq`, for `POLICIES`.
-pub const PARAMS: &str = "batch = 1, overlap = false, tie_break = false, group = 1, l_lat_kb = 0";
+/// The parameter table of `yfq` (paper sections on [`YfqParams`]).
+pub const PARAMS: ParamTable = ParamTable::new(&[
+    ParamSpec::int("batch", 1, (1, 1024), "batch size b"),
+    ParamSpec::bool(
+        "overlap",
+        false,
+        "send the next batch when all but one request completed",
+    ),
+    ParamSpec::bool(
+        "tie_break",
+        false,
+        "equal finish tags: least positioning cost first",
+    ),
+    ParamSpec::int(
+        "group",
+        1,
+        (0, 1 << 20),
+        "fragments of one origin issued n at a time; 0 = all",
+    ),
+    ParamSpec::int(
+        "l_lat_kb",
+        0,
+        (0, 1 << 30),
+        "l_lat in KiB, added to every request's length",
+    ),
+]);
 
 /// YFQ's parameters (paper sections in brackets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,25 +102,21 @@ pub struct YfqParams {
 }
 
 impl Default for YfqParams {
+    /// The table's defaults.
     fn default() -> Self {
-        YfqParams {
-            batch: 1,
-            overlap: false,
-            tie_break: false,
-            group: 1,
-            l_lat_kb: 0,
-        }
+        table_defaults("yfq", Self::read)
     }
 }
 
 impl YfqParams {
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        let t = &PARAMS;
         Ok(YfqParams {
-            batch: p.int("batch", 1, 1, 1024)? as usize,
-            overlap: p.bool("overlap", false)?,
-            tie_break: p.bool("tie_break", false)?,
-            group: p.int("group", 1, 0, 1 << 20)? as usize,
-            l_lat_kb: p.int("l_lat_kb", 0, 0, 1 << 30)? as u64,
+            batch: p.int(t, "batch")? as usize,
+            overlap: p.bool(t, "overlap")?,
+            tie_break: p.bool(t, "tie_break")?,
+            group: p.int(t, "group")? as usize,
+            l_lat_kb: p.int(t, "l_lat_kb")? as u64,
         })
     }
 }

@@ -85,18 +85,33 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use super::params::ParamReader;
+use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
-/// Parameters of `dor`, for `POLICIES`.
-pub const PARAMS: &str = "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \
-     m_qos = 1 (sectors/weight; 0 = BQS alone), \
-     drive_stroke = false (M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own), \
-     bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions)";
+/// The parameter table of `dor` (paper sections on [`DorParams`]).
+pub const PARAMS: ParamTable = ParamTable::new(&[
+    ParamSpec::int("base", 4, (1, 1024), "requests BQS selects per sequence"),
+    ParamSpec::float("m_dmo", 20.0, (0.0, 1000.0), "M_dmo, DOR's seek margin")
+        .note("% of the full stroke; 0 = no DOR"),
+    ParamSpec::float("m_qos", 1.0, (0.0, 1e12), "M_qos, the fairness slack")
+        .note("sectors/weight; 0 = BQS alone"),
+    ParamSpec::bool(
+        "drive_stroke",
+        false,
+        "M_dmo of the modelled drive's full stroke",
+    )
+    .note("M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own"),
+    ParamSpec::bool(
+        "bounded_walk",
+        false,
+        "Algorithm 2's walk ends at the base's N-th position",
+    )
+    .note("true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions"),
+]);
 
 /// The full-stroke seek time of the paper's IBM DNES-309170W (§3.1.1), of
 /// which `M_dmo` is a percentage by default.
@@ -124,25 +139,21 @@ pub struct DorParams {
 }
 
 impl Default for DorParams {
+    /// The table's defaults.
     fn default() -> Self {
-        DorParams {
-            base: 4,
-            m_dmo: 20.0,
-            m_qos: 1.0,
-            drive_stroke: false,
-            bounded_walk: false,
-        }
+        table_defaults("dor", Self::read)
     }
 }
 
 impl DorParams {
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        let t = &PARAMS;
         Ok(DorParams {
-            base: p.int("base", 4, 1, 1024)? as usize,
-            m_dmo: p.float("m_dmo", 20.0, 0.0, 1000.0)?,
-            m_qos: p.float("m_qos", 1.0, 0.0, 1e12)?,
-            drive_stroke: p.bool("drive_stroke", false)?,
-            bounded_walk: p.bool("bounded_walk", false)?,
+            base: p.int(t, "base")? as usize,
+            m_dmo: p.float(t, "m_dmo")?,
+            m_qos: p.float(t, "m_qos")?,
+            drive_stroke: p.bool(t, "drive_stroke")?,
+            bounded_walk: p.bool(t, "bounded_walk")?,
         })
     }
 
@@ -525,318 +536,4 @@ impl Scheduler for Dor {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::testkit::{req, Testbed};
-
-    /// A device of depth 64 whose seek takes 1 µs + 1 ns per sector; full
-    /// stroke 10_001_000 ns, so 1 % of it is a margin of 100_010 ns.
-    fn bed(s: Dor) -> Testbed<Dor> {
-        let mut tb = Testbed::new(s, 64);
-        tb.dev.capacity = 10_000_000;
-        tb
-    }
-
-    /// DOR with `M_dmo` a percentage of the test device's own full stroke.
-    fn dor(m_dmo: f64, m_qos: f64, base: usize) -> Dor {
-        Dor::new(DorParams {
-            base,
-            m_dmo,
-            m_qos,
-            drive_stroke: true,
-            bounded_walk: false,
-        })
-    }
-
-    /// Request `id`: 8 sectors of `flow` at `sector`, arriving now.
-    fn add(tb: &mut Testbed<Dor>, id: u64, flow: u32, sector: u64) {
-        tb.flow(flow, 100);
-        tb.add_given(req(id, flow, sector));
-    }
-
-    /// Let DOR fill the device; the ids sent.
-    fn fill_ids(tb: &mut Testbed<Dor>) -> Vec<u64> {
-        tb.fill().iter().map(|r| r.id.0).collect()
-    }
-
-    #[test]
-    fn bqs_selects_by_finish_tag_and_updates_v_s_f_as_algorithm_1() {
-        let mut tb = bed(Dor::bqs(4));
-        tb.flow(1, 80);
-        tb.flow(2, 20);
-        // 8-sector requests: F_1 steps by 0.1, F_2 by 0.4.
-        for i in 0..6 {
-            add(&mut tb, i, 1, 1000 * i);
-        }
-        for i in 10..12 {
-            add(&mut tb, i, 2, 1000 * i);
-        }
-        let (s1, f1) = tb.policy().tags(FlowId(1)).unwrap();
-        assert!(s1 == 0.0 && (f1 - 0.1).abs() < 1e-9);
-        // F: r0 0.1, r1 0.2, r2 0.3, r3 0.4 = r10 0.4 (flow 1 first on ties).
-        assert_eq!(fill_ids(&mut tb), vec![0, 1, 2, 3]);
-        // v = S of the last selection; flow 1 moved on to r4.
-        assert!((tb.policy().virtual_time() - 0.3).abs() < 1e-9);
-        let (s1, f1) = tb.policy().tags(FlowId(1)).unwrap();
-        assert!((s1 - 0.4).abs() < 1e-9 && (f1 - 0.5).abs() < 1e-9);
-        // Nothing more until the whole sequence has completed.
-        for i in 0..3 {
-            tb.complete(RequestId(i));
-            assert_eq!(fill_ids(&mut tb), Vec::<u64>::new());
-        }
-        tb.complete(RequestId(3));
-        // Selected by tags: r10 (0.4), r4 (0.5), r5 (0.6), r11 (0.8); sent in
-        // C-SCAN order from the head (past r3, at 3008).
-        assert_eq!(fill_ids(&mut tb), vec![4, 5, 10, 11]);
-    }
-
-    #[test]
-    fn the_base_sequence_is_in_c_scan_order_from_the_head() {
-        let mut tb = bed(Dor::bqs(4));
-        // Put the head at 400: serve a request that ends there.
-        add(&mut tb, 9, 9, 392);
-        tb.serve(Duration::from_millis(1));
-        assert_eq!(tb.driver().head(), 400);
-        for (i, sector) in [(0u64, 900u64), (1, 100), (2, 500), (3, 300)] {
-            add(&mut tb, i, i as u32, sector);
-        }
-        assert_eq!(fill_ids(&mut tb), vec![2, 0, 1, 3]);
-        let (base, expanded) = tb.policy().last_sequences();
-        assert_eq!(base, expanded);
-        assert_eq!(
-            base.iter().map(|r| r.0).collect::<Vec<_>>(),
-            vec![2, 0, 1, 3]
-        );
-    }
-
-    /// Flows 1 and 2 of equal weight; BQS (base 2) takes A (flow 1, sector 0)
-    /// and B (flow 2, sector 1e6); `extra` requests wait in the queues.
-    fn two_gap(m_dmo: f64, m_qos: f64, extra: &[(u64, u32, u64)]) -> Testbed<Dor> {
-        two_gap_with(dor(m_dmo, m_qos, 2), extra)
-    }
-
-    /// As [`two_gap`], under any DOR.
-    fn two_gap_with(s: Dor, extra: &[(u64, u32, u64)]) -> Testbed<Dor> {
-        let mut tb = bed(s);
-        add(&mut tb, 0, 1, 0);
-        add(&mut tb, 1, 2, 1_000_000);
-        for &(id, flow, sector) in extra {
-            add(&mut tb, id, flow, sector);
-        }
-        tb
-    }
-
-    #[test]
-    fn property_1_admits_requests_within_the_seek_margin_only() {
-        // X on the way from A to B costs 992 ns more than A -> B (the 1 µs
-        // seek constant less its 8 sectors); Y beyond B costs 8 ms more.
-        // Margin: 1 % of the full stroke = 100 µs.
-        let mut tb = two_gap(1.0, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
-        assert_eq!(fill_ids(&mut tb), vec![0, 11, 1]);
-        assert_eq!(tb.policy().counts(), (2, 1));
-        // With a margin of 500 ns, below the detour, nothing is inserted;
-        // with 1000 ns it is.
-        let mut tb = two_gap(0.01, 1.0, &[(11, 2, 500_000)]);
-        assert_eq!(fill_ids(&mut tb), vec![0, 11, 1]);
-        let mut tb = two_gap(0.005, 1.0, &[(10, 1, 5_000_000), (11, 2, 500_000)]);
-        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
-        // A 50 % margin (5 ms) still rejects the 8 ms detour.
-        let mut tb = two_gap(50.0, 1.0, &[(10, 1, 5_000_000)]);
-        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
-        let mut tb = two_gap(90.0, 1.0, &[(10, 1, 5_000_000)]);
-        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
-    }
-
-    /// X1, X2 of flow 1 and Y of flow 2 all lie on the way; each adds
-    /// 8/100 = 0.08 to its flow's f. Z1, Z2 are far, keeping both flows
-    /// backlogged.
-    const ON_THE_WAY: [(u64, u32, u64); 5] = [
-        (10, 1, 300_000),
-        (11, 1, 400_000),
-        (12, 2, 600_000),
-        (13, 1, 9_000_000),
-        (14, 2, 9_000_000),
-    ];
-
-    #[test]
-    fn property_2_bounds_the_spread_of_the_additional_finish_tags() {
-        // M_qos = 0.1: X1 (spread 0.08), then not X2 (0.16), but Y (0).
-        let mut tb = two_gap(1.0, 0.1, &ON_THE_WAY);
-        assert_eq!(fill_ids(&mut tb), vec![0, 10, 12, 1]);
-        let s = tb.policy();
-        assert!((s.additional_finish(FlowId(1)).unwrap() - 0.08).abs() < 1e-9);
-        assert!((s.additional_finish(FlowId(2)).unwrap() - 0.08).abs() < 1e-9);
-        // M_qos = 0.05: even the first insertion would spread 0.08.
-        let mut tb = two_gap(1.0, 0.05, &ON_THE_WAY);
-        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
-        // M_qos = 1: all three.
-        let mut tb = two_gap(1.0, 1.0, &ON_THE_WAY);
-        assert_eq!(fill_ids(&mut tb), vec![0, 10, 11, 12, 1]);
-    }
-
-    #[test]
-    fn property_2_predicate_on_explicit_tags() {
-        let mut s = dor(20.0, 0.5, 4);
-        s.add(Instant::ZERO, req(0, 1, 0));
-        s.add(Instant::ZERO, req(1, 2, 0));
-        s.add(Instant::ZERO, req(2, 3, 0));
-        // Non-empty queues with f = 0.3, 0.0, 0.1.
-        let set = |s: &mut Dor, k: u32, f: f64| {
-            let old = s.flows[&FlowId(k)].f;
-            s.fset_remove(old);
-            s.flows.get_mut(&FlowId(k)).unwrap().f = Tag::from_f64(f);
-            s.fset_insert(Tag::from_f64(f));
-        };
-        set(&mut s, 1, 0.3);
-        set(&mut s, 3, 0.1);
-        let r = req(9, 0, 0); // 8 sectors at weight 100: +0.08
-        let p2 = |s: &Dor, k: u32| s.property2(&s.flows[&FlowId(k)], &r);
-        assert!(p2(&s, 2)); // f_2 0.08: spread 0.3 - 0.08
-        assert!(p2(&s, 1)); // f_1 0.38: spread 0.38 - 0 <= 0.5
-        set(&mut s, 1, 0.45);
-        assert!(!p2(&s, 1)); // 0.53 - 0 > 0.5
-        assert!(p2(&s, 3)); // 0.45 - 0 <= 0.5
-    }
-
-    #[test]
-    fn additional_finish_tags_start_at_the_minimum_of_the_backlogged_others() {
-        // Make f_1 = 0.16, f_2 = 0.08 with both still backlogged (far Z1, Z2).
-        let mut tb = two_gap(1.0, 1.0, &ON_THE_WAY);
-        assert_eq!(tb.policy().additional_finish(FlowId(1)), Some(0.0));
-        tb.fill();
-        let f1 = tb.policy().additional_finish(FlowId(1)).unwrap();
-        let f2 = tb.policy().additional_finish(FlowId(2)).unwrap();
-        assert!((f1 - 0.16).abs() < 1e-9 && (f2 - 0.08).abs() < 1e-9);
-        // Flow 3 arrives at its empty queue: f_3 = max(0, min(f_1, f_2)).
-        add(&mut tb, 20, 3, 7_000_000);
-        assert_eq!(tb.policy().additional_finish(FlowId(3)), Some(f2));
-        // With no other queue backlogged a newcomer keeps its own f.
-        let mut tb = bed(dor(20.0, 1.0, 4));
-        add(&mut tb, 0, 4, 0);
-        assert_eq!(tb.policy().additional_finish(FlowId(4)), Some(0.0));
-    }
-
-    #[test]
-    fn m_dmo_is_a_share_of_the_papers_full_stroke_unless_told_otherwise() {
-        let mut dev = crate::testkit::FlatDevice::at(0);
-        dev.capacity = 10_000_000;
-        let p = DorParams {
-            m_dmo: 20.0,
-            ..DorParams::default()
-        };
-        assert!(!p.drive_stroke);
-        assert_eq!(p.margin(&dev), Duration::from_nanos(3_548_400));
-        let own = DorParams {
-            drive_stroke: true,
-            ..p
-        };
-        // The device's own stroke: 10_001_000 ns.
-        assert_eq!(own.margin(&dev), Duration::from_nanos(2_000_200));
-        // In a run: X beyond B costs 150 us more than A -> B. 1 % of the
-        // paper's 17.742 ms (177 us) admits it; 1 % of the test device's
-        // 10 ms stroke (100 us) does not.
-        let x = [(10, 1, 1_074_496)];
-        let papers = Dor::new(DorParams {
-            base: 2,
-            m_dmo: 1.0,
-            m_qos: 1.0,
-            drive_stroke: false,
-            bounded_walk: false,
-        });
-        let mut tb = two_gap_with(papers, &x);
-        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
-        let mut tb = two_gap(1.0, 1.0, &x);
-        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
-    }
-
-    #[test]
-    fn a_bounded_walk_inserts_at_most_n_minus_one_requests() {
-        // Base of 2 (A at 0, B at 1e6) and five requests on the way from A
-        // to B, each within a 20 % margin: the unbounded walk takes them
-        // all into the one gap (each insertion is the next R^cur); the
-        // bounded walk stops at the base's second position after one.
-        let on_the_way: Vec<(u64, u32, u64)> =
-            (0..5).map(|i| (10 + i, 1, 100_000 * (i + 1))).collect();
-        let mut tb = two_gap(20.0, 1e6, &on_the_way);
-        assert_eq!(fill_ids(&mut tb), vec![0, 10, 11, 12, 13, 14, 1]);
-        let bounded = Dor::new(DorParams {
-            bounded_walk: true,
-            ..dor(20.0, 1e6, 2).params
-        });
-        let mut tb = two_gap_with(bounded, &on_the_way);
-        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
-        let (base, expanded) = tb.policy().last_sequences();
-        assert_eq!((base.len(), expanded.len()), (2, 3));
-    }
-
-    #[test]
-    fn m_dmo_zero_lets_no_request_through_not_even_a_free_one() {
-        // X starts where A ends: A -> X -> B costs less than A -> B, so a
-        // zero margin would admit it; the paper (§3.2.1) says none passes.
-        let x = [(10, 1, 8)];
-        let mut tb = two_gap(0.0, 1.0, &x);
-        assert_eq!(fill_ids(&mut tb), vec![0, 1]);
-        assert_eq!(tb.policy().counts(), (2, 0));
-        let mut tb = two_gap(1e-6, 1.0, &x);
-        assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
-    }
-
-    #[test]
-    fn dor_still_inserts_after_both_queues_drain() {
-        // Flow 1 (weight 50) runs alone: DOR takes X1..X3 on the way from A
-        // to B (delta_f is 0 with one backlogged queue), raising f_1 to
-        // 0.48; its queue drains, flow 2's is empty. vf stays at 0.32, the
-        // least f_1 while it was backlogged.
-        let mut tb = bed(dor(1.0, 0.2, 2));
-        tb.flow(1, 50);
-        tb.flow(2, 100);
-        for (id, sector) in [
-            (0, 0),
-            (1, 1_000_000),
-            (2, 300_000),
-            (3, 400_000),
-            (4, 500_000),
-        ] {
-            tb.add_given(req(id, 1, sector));
-        }
-        assert_eq!(fill_ids(&mut tb), vec![0, 2, 3, 4, 1]);
-        tb.complete_all(Duration::from_millis(1));
-        assert!((tb.policy().additional_finish(FlowId(1)).unwrap() - 0.48).abs() < 1e-9);
-        assert!((tb.policy().dqe_virtual_time() - 0.32).abs() < 1e-9);
-        // Flow 2 comes back first, with nobody backlogged: f_2 = vf. Then
-        // flow 1 (Z, far away): f_1 = max(0.48, f_2). BQS takes C and D.
-        tb.add_given(req(10, 2, 0));
-        assert!((tb.policy().additional_finish(FlowId(2)).unwrap() - 0.32).abs() < 1e-9);
-        tb.add_given(req(11, 2, 1_000_000));
-        tb.add_given(req(12, 2, 600_000));
-        tb.add_given(req(13, 1, 9_000_000));
-        // Y (flow 2) on the way: f_2 0.40 against f_1 0.48 is within 0.2.
-        // Had f_2 stayed 0, delta_f would be 0.40 and nothing would pass.
-        assert_eq!(fill_ids(&mut tb), vec![10, 12, 11]);
-        assert_eq!(tb.policy().counts(), (4, 4));
-    }
-
-    #[test]
-    fn m_qos_zero_is_bqs_alone() {
-        let extra = &ON_THE_WAY[..3];
-        let mut a = two_gap(100.0, 0.0, extra);
-        let mut b = bed(Dor::bqs(2));
-        add(&mut b, 0, 1, 0);
-        add(&mut b, 1, 2, 1_000_000);
-        for &(id, flow, sector) in extra {
-            add(&mut b, id, flow, sector);
-        }
-        // Three sequences, each served in full before the next.
-        for tb in [&mut a, &mut b] {
-            for _ in 0..3 {
-                tb.fill();
-                tb.complete_all(Duration::from_millis(1));
-            }
-        }
-        assert_eq!(a.order(), b.order());
-        assert_eq!(a.order().len(), 5);
-        assert_eq!(a.policy().counts(), (5, 0));
-        let stats = a.policy().stats();
-        assert!(stats.contains(&("dor_requests", 0.0)) && stats.contains(&("bqs_requests", 5.0)));
-    }
-}
+mod tests;
