@@ -11,6 +11,7 @@ use sluice_device::{build, Command, Device, InternalOrder, Model, Setup};
 /// What a request asks of the drive: a byte range to read or write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Io {
+    /// A write (else a read).
     pub write: bool,
     /// Byte offset.
     pub offset: u64,
@@ -19,6 +20,7 @@ pub struct Io {
 }
 
 impl Io {
+    /// A read of `len` bytes at byte `offset`.
     pub fn read(offset: u64, len: u32) -> Self {
         Io {
             write: false,
@@ -27,6 +29,7 @@ impl Io {
         }
     }
 
+    /// A write of `len` bytes at byte `offset`.
     pub fn write(offset: u64, len: u32) -> Self {
         Io {
             write: true,

@@ -87,6 +87,7 @@ pub fn gib_bytes(gib: f64) -> Result<u64, Error> {
 /// What to emulate and where.
 #[derive(Clone, Debug)]
 pub struct Options {
+    /// The drive model to emulate.
     pub model: Model,
     /// The file's size in bytes (at most the drive's capacity).
     pub size_bytes: u64,
@@ -102,6 +103,8 @@ pub struct Options {
 }
 
 impl Options {
+    /// Emulate `model` as `mount/disk.img`, `size_bytes` long, with the
+    /// defaults: the model's full queue depth, SATF order, seed 1.
     pub fn new(model: Model, size_bytes: u64, mount: PathBuf) -> Self {
         Options {
             model,

@@ -12,6 +12,7 @@ pub struct Store {
 }
 
 impl Store {
+    /// An empty store: every byte reads as zero.
     pub fn new() -> Self {
         Store::default()
     }

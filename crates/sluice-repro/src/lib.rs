@@ -27,11 +27,18 @@ pub const PAPERS: &[&str] = &["bfq", "yfq", "vios", "dor"];
 /// One figure: ours next to the paper's.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Row {
+    /// The scheduler (or set-up, e.g. `bsd-aged`) the figure is for.
     pub scheduler: String,
+    /// The workload it ran, by the experiment's name for it.
     pub workload: String,
+    /// What was measured (`aggregate`, `disk_share_app1`, `time_to_90pct`,
+    /// ...).
     pub metric: String,
+    /// The figure's unit (`MB/s`, `s`, ...).
     pub unit: String,
+    /// Our value, in `unit`.
     pub ours: f64,
+    /// The paper's value, in `unit`, where the paper gives one.
     pub paper: Option<f64>,
 }
 
@@ -40,10 +47,13 @@ pub struct Row {
 pub struct Experiment {
     /// The paper it comes from.
     pub paper: String,
+    /// A short name of the experiment within the paper (`pipelining`, ...).
     pub id: String,
+    /// What it shows, in one line (with the device it ran on).
     pub title: String,
     /// How we set it up and where it departs from the paper.
     pub notes: String,
+    /// Its figures, ours next to the paper's.
     pub rows: Vec<Row>,
 }
 
@@ -86,8 +96,11 @@ pub(crate) fn experiment(
 /// The `sluice.repro/1` result.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ReproReport {
+    /// Schema tag: [`REPRO_SCHEMA`].
     pub schema: &'static str,
+    /// The paper asked for (one of [`PAPERS`], or `all`).
     pub paper: String,
+    /// Its experiments, in the order they ran (all papers' with `all`).
     pub experiments: Vec<Experiment>,
 }
 

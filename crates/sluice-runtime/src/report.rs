@@ -6,16 +6,31 @@ use serde::Serialize;
 /// Schema tag of [`SimReport`].
 pub const SIM_SCHEMA: &str = "sluice.sim/1";
 
+/// The results of one run: who ran what, the measured figures over the
+/// window from `measured_from_s` to `sim_time_s`, and the simulator's speed.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct SimReport {
+    /// Schema tag: [`SIM_SCHEMA`] from the simulator (`sluice run` writes its
+    /// own, `sluice.run/1`).
     pub schema: &'static str,
+    /// The scenario's name.
     pub scenario: String,
+    /// The scheduling policy's name.
     pub scheduler: String,
+    /// The device model's name (`sluice run`: `io_uring`, or `kernel` when
+    /// the kernel's scheduler ran the requests).
     pub device: String,
+    /// The scenario's seed.
     pub seed: u64,
+    /// When the run ended, s from its start (simulated time in the
+    /// simulator): the scenario's duration, or earlier when it stopped after
+    /// its finite flows (or `sluice run` was interrupted).
     pub sim_time_s: f64,
+    /// End of the warm-up, s: only completions from then on are measured.
     pub measured_from_s: f64,
+    /// All flows together over the measured window.
     pub aggregate: Aggregate,
+    /// Each flow's figures, in scenario order.
     pub flows: Vec<FlowReport>,
     /// Counters the policy reports (see `Scheduler::stats`).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -26,26 +41,43 @@ pub struct SimReport {
     /// Each flow's MB/s per time bin (`--timeline MS`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeline: Option<crate::timeline::Timeline>,
+    /// How fast the run went (wall clock).
     pub perf: Perf,
 }
 
+/// All flows' completions over the measured window together.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Aggregate {
+    /// Bytes completed per second of the measured window, MB/s (1e6 bytes/s).
     pub mb_s: f64,
+    /// Read bytes completed per second of the measured window, MB/s.
     pub read_mb_s: f64,
+    /// Written bytes completed per second of the measured window, MB/s.
     pub write_mb_s: f64,
+    /// Requests completed per second of the measured window.
     pub iops: f64,
+    /// Requests completed in the measured window.
     pub requests: u64,
 }
 
+/// One flow's figures over the measured window (completions after the
+/// warm-up).
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct FlowReport {
+    /// The flow's name (`name0`, `name1`, ... when `count` expanded it).
     pub name: String,
+    /// The flow's scheduler weight.
     pub weight: u32,
+    /// Requests completed in the measured window.
     pub requests: u64,
+    /// Bytes those requests transferred.
     pub bytes: u64,
+    /// `bytes` per second of the measured window, MB/s (1e6 bytes/s).
     pub mb_s: f64,
+    /// Device time attributed to those requests, s: the flow's share of the
+    /// device, which throughput alone hides.
     pub disk_time_s: f64,
+    /// Latency (arrival to completion) of those requests, ms.
     pub lat_ms: Latency,
     /// Requests that took longer than one second.
     pub over_1s: u64,
@@ -72,12 +104,18 @@ pub struct FlowReport {
     pub disk_timeline_s: Option<Vec<f64>>,
 }
 
+/// Latency statistics in ms; all zero (and `cdf` empty) without requests.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Latency {
+    /// Mean.
     pub mean: f64,
+    /// Median.
     pub p50: f64,
+    /// 95th percentile.
     pub p95: f64,
+    /// 99th percentile.
     pub p99: f64,
+    /// Largest.
     pub max: f64,
     /// Standard deviation.
     pub stddev: f64,
@@ -90,7 +128,10 @@ pub struct Latency {
 /// differs between two runs of the same scenario and seed.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq)]
 pub struct Perf {
+    /// Events processed: the simulator's events; for `sluice run`, the
+    /// engine's `io_uring_enter` calls (or the kernel run's requests).
     pub events: u64,
+    /// Wall-clock seconds the run took.
     pub wall_s: f64,
     /// Simulated requests completed (warm-up included) per wall-clock second.
     pub requests_per_wall_s: f64,
@@ -99,9 +140,13 @@ pub struct Perf {
 /// One thread (reservation queue) of a pool flow.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ThreadReport {
+    /// The queue's scheduler weight.
     pub weight: u32,
+    /// Requests it completed in the measured window.
     pub requests: u64,
+    /// Those requests per second of the measured window.
     pub iops: f64,
+    /// Their bytes per second of the measured window, MB/s (1e6 bytes/s).
     pub mb_s: f64,
 }
 

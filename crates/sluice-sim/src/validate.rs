@@ -19,12 +19,20 @@ pub use sluice_workload::trace::disksim::{load_trace, parse_trace, TraceRecord, 
 /// The `sluice.validate/1` result.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct ValidationReport {
+    /// Schema tag: [`VALIDATE_SCHEMA`].
     pub schema: &'static str,
+    /// The drive's name, as the caller gives it.
     pub disk: String,
+    /// Requests in the trace, all replayed.
     pub requests: u64,
+    /// [`demerit`] between the simulated and the measured response times, ms.
     pub demerit_ms: f64,
+    /// Mean response time the real drive gave, ms.
     pub mean_measured_ms: f64,
+    /// Mean response time the model gave, ms.
     pub mean_sim_ms: f64,
+    /// Replay speed (wall clock); `events` counts arrivals and completions,
+    /// the drive's write-back steps included.
     pub perf: Perf,
 }
 

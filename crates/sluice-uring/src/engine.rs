@@ -60,8 +60,11 @@ impl EngineConfig {
 /// until the request completes and hands it back in its [`Completion`].
 #[derive(Debug)]
 pub struct Submission {
+    /// The flow it belongs to (added with [`Engine::add_flow`]).
     pub flow: FlowId,
+    /// The target it goes to.
     pub target: TargetId,
+    /// Read or write.
     pub dir: Direction,
     /// Byte offset in the target.
     pub offset: u64,
@@ -108,10 +111,15 @@ impl Submission {
 /// A finished request, reported exactly once.
 #[derive(Debug)]
 pub struct Completion {
+    /// The id [`Engine::submit`] returned for it.
     pub id: RequestId,
+    /// The flow it belonged to.
     pub flow: FlowId,
+    /// The target it went to.
     pub target: TargetId,
+    /// Read or write.
     pub dir: Direction,
+    /// Byte offset in the target.
     pub offset: u64,
     /// Bytes transferred (a read may end short at the end of the file; a
     /// write completes whole or with an error), or the I/O error

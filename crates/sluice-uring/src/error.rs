@@ -21,18 +21,35 @@ pub enum Error {
     Ring(io::Error),
     /// A target could not be opened or prepared.
     #[error("{}: {source}", path.display())]
-    Open { path: PathBuf, source: io::Error },
+    Open {
+        /// The target's path.
+        path: PathBuf,
+        /// Why it failed.
+        source: io::Error,
+    },
     /// Writing to a block device needs `TargetOptions::allow_device_writes`.
     #[error("{}: a block device is opened for writing only with allow_device_writes", path.display())]
-    DeviceWritesRefused { path: PathBuf },
+    DeviceWritesRefused {
+        /// The block device's path.
+        path: PathBuf,
+    },
+    /// A submission names a target the engine never opened.
     #[error("no target {0:?}")]
     UnknownTarget(TargetId),
+    /// A submission or call names a flow not added (or already removed).
     #[error("no flow {0:?} (add_flow first)")]
     UnknownFlow(FlowId),
+    /// `add_flow` of a flow already added.
     #[error("flow {0:?} already exists")]
     FlowExists(FlowId),
+    /// `remove_flow` of a flow whose requests have not all completed.
     #[error("flow {flow:?} still has {pending} requests pending")]
-    FlowBusy { flow: FlowId, pending: usize },
+    FlowBusy {
+        /// The flow.
+        flow: FlowId,
+        /// Its requests submitted and not yet completed.
+        pending: usize,
+    },
     /// The request cannot be sent as it is (empty, too long, misaligned
     /// for an O_DIRECT target, a write to a read-only target).
     #[error("invalid request: {0}")]
@@ -43,7 +60,12 @@ pub enum Error {
     /// The policy holds requests but dispatches none, has none in flight and
     /// asks for no wake-up: nothing can ever happen (a policy bug).
     #[error("policy '{policy}' holds {queued} requests, none in flight and no wake-up: stalled")]
-    Stalled { policy: String, queued: usize },
+    Stalled {
+        /// The policy's name.
+        policy: String,
+        /// Requests it holds.
+        queued: usize,
+    },
 }
 
 /// The engine's results.

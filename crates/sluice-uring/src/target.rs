@@ -78,13 +78,16 @@ impl TargetOptions {
 /// What the engine knows of an opened target.
 #[derive(Debug)]
 pub struct TargetInfo {
+    /// The path it was opened at.
     pub path: PathBuf,
     /// True when I/O bypasses the page cache.
     pub direct: bool,
     /// Set when O_DIRECT was asked for and refused: why, and that the target
     /// is buffered instead.
     pub direct_fallback: Option<String>,
+    /// Opened for writing (`write`, `create` or `size` asked for it).
     pub writable: bool,
+    /// A block device (else a regular file).
     pub block_device: bool,
     /// Size in bytes when opened.
     pub size: u64,

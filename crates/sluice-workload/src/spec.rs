@@ -190,9 +190,13 @@ impl FlowKind {
 /// The four greedy patterns: a flow that issues as fast as it may.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GreedyPattern {
+    /// [`Pattern::SeqRead`]: synchronous reads walking through the file.
     SeqRead,
+    /// [`Pattern::RandRead`]: synchronous reads at random aligned offsets.
     RandRead,
+    /// [`Pattern::SeqWrite`]: asynchronous writes walking through the file.
     SeqWrite,
+    /// [`Pattern::RandWrite`]: asynchronous writes at random aligned offsets.
     RandWrite,
 }
 

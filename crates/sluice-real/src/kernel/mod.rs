@@ -55,10 +55,16 @@ impl std::error::Error for Unavailable {}
 /// What `sluice kernel` was asked.
 #[derive(Default)]
 pub struct Options {
+    /// The scenario file.
     pub scenario: PathBuf,
+    /// The block device (whole disk, partition or loop device).
     pub device: PathBuf,
+    /// The kernel scheduler to run under (set for the run, restored after).
     pub kernel_scheduler: String,
+    /// Let writers write to the device (destroys what their regions hold);
+    /// without it a scenario with writers is refused.
     pub allow_writes: bool,
+    /// Run this many seconds (default: the scenario's `duration_s`).
     pub duration_s: Option<f64>,
     /// Where to show progress (none: silent).
     pub progress: Option<Arc<dyn ShowProgress>>,

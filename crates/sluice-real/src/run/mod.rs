@@ -45,13 +45,27 @@ pub const EXIT_INTERRUPTED: u8 = 130;
 /// What `sluice run` was asked.
 #[derive(Default)]
 pub struct Options {
+    /// The scenario file.
     pub scenario: PathBuf,
+    /// `--dir`: put the flows' files in this existing folder (default: a fresh
+    /// folder in the current directory).
     pub dir: Option<PathBuf>,
+    /// `--device`: run on this block device instead of files, each flow on its
+    /// own region, laid end to end from the start.
     pub device: Option<PathBuf>,
+    /// `--allow-writes`: let writers write to `device` (destroying what those
+    /// regions hold); without it a scenario with writers is refused.
     pub allow_writes: bool,
+    /// `--queue-depth`: requests in flight at the target (default: the
+    /// scenario's `[device] queue_depth`).
     pub queue_depth: Option<usize>,
+    /// `--duration`: run this many seconds (default: the scenario's
+    /// `duration_s`).
     pub duration_s: Option<f64>,
+    /// `--verify`: stamp every written block and read them all back after the
+    /// run.
     pub verify: bool,
+    /// `--keep`: keep the flows' files afterwards.
     pub keep: bool,
     /// `--timeline MS`: each flow's throughput in bins of this many ms.
     pub timeline_ms: Option<u64>,
@@ -62,21 +76,30 @@ pub struct Options {
 /// The `sluice.run/1` object: `sluice.sim/1`'s fields plus `engine`.
 #[derive(Serialize)]
 pub struct RunReport {
+    /// The `sluice.sim/1` fields, at the top level of the object.
     #[serde(flatten)]
     pub report: SimReport,
+    /// How the I/O was done.
     pub engine: EngineReport,
 }
 
 /// Where and how the run's I/O went.
 #[derive(Serialize)]
 pub struct EngineReport {
+    /// The target: the block device, or the folder of the flows' files.
     pub target: String,
+    /// Whether all the I/O bypassed the page cache (O_DIRECT).
     pub direct: bool,
     /// Requests in flight at the target: the engine's queue depth, or the
     /// device's `nr_requests` under `sluice kernel`.
     pub queue_depth: usize,
+    /// The kernel I/O scheduler of the block device the target is or is on, if
+    /// known (the one `sluice kernel` ran under).
     pub kernel_scheduler: Option<String>,
+    /// `--verify`: blocks read back and checked.
     pub verified_blocks: Option<u64>,
+    /// `--verify`: blocks whose content was not the last stamp written (lost,
+    /// misplaced or torn writes).
     pub verify_errors: Option<u64>,
 }
 
@@ -405,12 +428,14 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
 /// Requests completed and failed over the run.
 #[derive(Default)]
 pub struct Tally {
+    /// Requests completed, failed ones included.
     pub completed: u64,
     errors: u64,
     first_error: Option<String>,
 }
 
 impl Tally {
+    /// Count completion `c` (and its error, if any).
     pub fn count(&mut self, c: &Completion) {
         self.completed += 1;
         if let Err(e) = &c.result {
@@ -419,6 +444,7 @@ impl Tally {
         }
     }
 
+    /// Warn on stderr if any request failed: how many, and the first error.
     pub fn warn(&self) {
         if self.errors > 0 {
             eprintln!(
@@ -434,8 +460,11 @@ impl Tally {
 /// a library caller may show nothing): told the run's length, then the run
 /// time reached now and then, then that it is over. Milliseconds.
 pub trait ShowProgress: Send + Sync {
+    /// The run will last `total_ms` milliseconds.
     fn start(&self, total_ms: u64);
+    /// The run has reached `done_ms` milliseconds.
     fn set(&self, done_ms: u64);
+    /// The run is over.
     fn finish(&self);
 }
 
@@ -445,6 +474,7 @@ pub struct Progress<'a> {
 }
 
 impl<'a> Progress<'a> {
+    /// Show the run's start, `total` long, on `show` if any.
     pub fn new(show: Option<&'a dyn ShowProgress>, total: Duration) -> Self {
         if let Some(s) = show {
             s.start(total.as_nanos() / 1_000_000);
@@ -459,6 +489,7 @@ impl<'a> Progress<'a> {
         }
     }
 
+    /// Show that the run is over.
     pub fn clear(&self) {
         if let Some(s) = self.show {
             s.finish();
@@ -468,8 +499,11 @@ impl<'a> Progress<'a> {
 
 /// What ran the requests, for the report.
 pub struct Origin {
+    /// The scheduling policy's name (the kernel's scheduler for `sluice kernel`).
     pub scheduler: String,
+    /// What ran the I/O: `io_uring`, or `kernel`.
     pub device: String,
+    /// The counters the policy reports (none for `sluice kernel`).
     pub policy_stats: Vec<(String, f64)>,
     /// The engine's `io_uring_enter` calls (or the kernel run's requests).
     pub events: u64,

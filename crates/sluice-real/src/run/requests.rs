@@ -21,10 +21,13 @@ use super::verify::{Stamped, Verifier};
 pub trait Io {
     /// The I/O path's clock.
     fn now(&self) -> Instant;
+    /// Register scheduler flow `id` (a flow's thread) with its weight and class.
     fn add_flow(&mut self, id: FlowId, config: &FlowConfig) -> Result<()>;
+    /// Forget scheduler flow `id`, which has nothing pending.
     fn remove_flow(&mut self, id: FlowId) -> Result<()>;
     /// Requests of scheduler flow `id` submitted and not completed.
     fn pending_of(&self, id: FlowId) -> usize;
+    /// Hand a request over; returns the id its completion will carry.
     fn submit(&mut self, s: Submission) -> Result<RequestId>;
 }
 
@@ -62,6 +65,8 @@ pub struct Pending {
 /// requests in flight, reusable buffers, and what `--verify` and
 /// `--timeline` record.
 pub struct Book {
+    /// Each flow's target, by flow index (one block device for all, or a
+    /// file each).
     pub targets: Vec<TargetId>,
     /// Where each flow's data starts in its target (bytes; 0 for files).
     pub bases: Vec<u64>,
@@ -69,6 +74,7 @@ pub struct Book {
     pub verifier: Option<Verifier>,
     /// Scheduler flows of replaced processes, removed once idle.
     pub retired: Vec<FlowId>,
+    /// The requests submitted and not yet completed, by id.
     pub pending: HashMap<RequestId, Pending>,
     /// Reusable buffers.
     pub spare: Vec<AlignedBuf>,
@@ -129,7 +135,9 @@ impl Book {
 
 /// The runtime's backend for a real run: an I/O path and the books.
 pub struct Host<'a> {
+    /// The I/O path: the io_uring engine, or the kernel run's threads.
     pub io: &'a mut dyn Io,
+    /// The books on the requests.
     pub book: &'a mut Book,
 }
 

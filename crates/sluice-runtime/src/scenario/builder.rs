@@ -321,28 +321,50 @@ impl FlowBuilder {
     flow_keys! {
         /// `count` flows alike, named `name0`, `name1`, ...
         count: u32;
+        /// Size of each request, KiB (default 128 for sequential flows, 64
+        /// for video, else 4).
         request_kib: u32;
+        /// Size of the flow's file, GiB (default 5).
         file_gib: f64;
+        /// Scheduler weight, 1..=1000 (default 100).
         weight: u32;
+        /// When the flow starts, s (default 0).
         start_s: f64;
         /// Where the flow's file starts (default: after the files so far).
         offset_gib: f64;
+        /// Pause between a completion and the next issue (a paced writer:
+        /// between issues), ms (default 0).
         think_ms: f64;
+        /// Requests kept in flight (default 16 for writers, else 1).
         outstanding: u32;
         /// Stop after this many requests.
         requests: u64;
+        /// Start-up flows: start again every `repeat_s` seconds.
         repeat_s: f64;
+        /// Start-up flows: wait at least `pause_s` seconds after a start-up
+        /// ends before the next.
         pause_s: f64;
+        /// Start-up flows: stop after this many start-ups.
         runs: u64;
+        /// Video flows: frames per second (default 27).
         fps: f64;
+        /// Video flows: frames read ahead of the display (default 8).
         buffer_frames: u32;
+        /// Video flows: the clip's length, s (default 30).
         clip_s: f64;
+        /// Split each request into fragments of at most this many KiB,
+        /// issued together.
         fragment_kib: u32;
         /// At most this many issues per second (greedy flows).
         rate_iops: f64;
+        /// Pool flows: each reservation queue's weight (default `[80, 20]`).
         weights: Vec<u32>;
+        /// Pool flows: mean request size, sectors (default 8).
         size_mean_sectors: f64;
+        /// Pool flows: standard deviation of the request size, sectors
+        /// (default 2).
         size_sd_sectors: f64;
+        /// Pool flows: the fraction of requests that read (default 2/3).
         read_fraction: f64;
     }
 

@@ -61,7 +61,10 @@ pub const PATTERNS: &[(&str, &str)] = &[
 pub struct DeviceConfig {
     /// The model, from a preset or a DiskSim description.
     pub model: Model,
+    /// How many requests the host keeps in the device at once (its command
+    /// queue).
     pub queue_depth: usize,
+    /// The order in which the drive serves its queued commands (default SATF).
     pub internal: InternalOrder,
     /// `None` keeps the model's own write-back setting.
     pub write_cache: Option<bool>,
@@ -75,19 +78,27 @@ pub struct DeviceConfig {
 /// A loaded, validated scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
+    /// The scenario's name (`name`).
     pub name: String,
+    /// Seed of the random draws: the flows' and the device model's.
     pub seed: u64,
+    /// How long the run lasts (`duration_s`).
     pub duration: Duration,
+    /// Completions before this are not measured (`warmup_s`).
     pub warmup: Duration,
     /// End when every finite flow (start-up, video, `requests = N`) is done,
     /// even if greedy flows are still running.
     pub stop_after_finite: bool,
+    /// The device to simulate.
     pub device: DeviceConfig,
+    /// The scheduling policy's name (`[scheduler] name`).
     pub scheduler: String,
+    /// The policy's parameters (the other `[scheduler]` keys).
     pub params: Params,
     /// Classes of flows (VIOS's OS instances), in file order; a flow's
     /// `class` indexes this list.
     pub classes: Vec<ClassConfig>,
+    /// The flows, each `count` expanded into its copies, in file order.
     pub flows: Vec<FlowSpec>,
 }
 

@@ -10,9 +10,13 @@ pub struct RequestRecord {
     pub flow: u32,
     /// Thread of that flow (start-up replays have several).
     pub thread: u32,
+    /// A write (else a read).
     pub write: bool,
+    /// Synchronous: the issuer waited for it.
     pub sync: bool,
+    /// First sector (512 bytes each).
     pub sector: u64,
+    /// Length in sectors.
     pub sectors: u32,
     /// When the flow issued it.
     pub arrival: Instant,

@@ -10,8 +10,11 @@ use crate::error::Error;
 /// One traced request.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceRecord {
+    /// A write (`W`; else `R`, a read).
     pub write: bool,
+    /// First block (512-byte sector) of the request.
     pub lbn: u64,
+    /// Length in blocks (512-byte sectors).
     pub sectors: u32,
     /// Response time the real drive gave.
     pub measured_us: f64,

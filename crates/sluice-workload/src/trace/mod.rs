@@ -29,10 +29,15 @@ fn by_name<T: Copy>(all: &[(&str, T)], s: &str) -> Option<T> {
 /// A trace file's format (the scenario's `format` key).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// DiskSim's validation traces ([`disksim`]).
     Disksim,
+    /// blkparse's default text output ([`blkparse`]).
     Blkparse,
+    /// fio's iolog, versions 2 and 3 ([`fio_iolog`]).
     FioIolog,
+    /// MSR Cambridge CSV ([`msr`]).
     Msr,
+    /// The SPC/UMass ASU CSV ([`spc`]).
     Spc,
 }
 
@@ -129,6 +134,7 @@ pub struct Request {
 pub struct Trace {
     /// The file it was read from.
     pub name: String,
+    /// The requests, in arrival order.
     pub requests: Vec<Request>,
 }
 
