@@ -1,19 +1,13 @@
 //! Deterministic random numbers: every draw in a run follows from the
 //! scenario's seed, so a run is a function of (scenario, seed).
 //!
-//! Workloads draw from [`stream`]; the simulator's device models seed from
-//! [`splitmix`] too.
+//! Workloads draw from [`stream`], seeded through [`splitmix`].
 
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-/// SplitMix64: spreads a seed into independent-looking stream seeds.
-pub fn splitmix(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
-}
+/// SplitMix64 (the core's, which the drive models seed from too).
+pub use sluice::rng::splitmix;
 
 /// The generator of stream number `index` of a run seeded with `seed`:
 /// each stream draws independently, so adding one does not change the
