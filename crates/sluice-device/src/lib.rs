@@ -14,11 +14,11 @@ pub mod ssd;
 pub(crate) mod test_time {
     use sluice::{Duration, Instant};
 
-    pub fn at(ns: u64) -> Instant {
+    pub(crate) fn at(ns: u64) -> Instant {
         Instant::from_nanos(ns)
     }
 
-    pub fn ns(ns: u64) -> Duration {
+    pub(crate) fn ns(ns: u64) -> Duration {
         Duration::from_nanos(ns)
     }
 }

@@ -138,7 +138,13 @@ impl Drop for Loop {
 /// A scenario of two sequential readers, `light` and `heavy`, weighted
 /// 100:300 under bfq at queue depth 1 (the weights test of `run` and
 /// `kernel`).
-pub fn two_readers(name: &str, duration_s: f64, warmup_s: f64, kib: u32, file_gib: f64) -> String {
+pub(crate) fn two_readers(
+    name: &str,
+    duration_s: f64,
+    warmup_s: f64,
+    kib: u32,
+    file_gib: f64,
+) -> String {
     let reader = |flow: &str, weight: u32| {
         format!("[[flow]]\nname = \"{flow}\"\npattern = \"seq-read\"\nrequest_kib = {kib}\nfile_gib = {file_gib}\nweight = {weight}\n")
     };

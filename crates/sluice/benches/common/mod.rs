@@ -14,9 +14,9 @@ use sluice::{
     Scheduler,
 };
 
-pub const FLOW_COUNTS: [u32; 3] = [16, 256, 4096];
+pub(crate) const FLOW_COUNTS: [u32; 3] = [16, 256, 4096];
 /// Requests queued per flow.
-pub const BACKLOG: u32 = 2;
+pub(crate) const BACKLOG: u32 = 2;
 /// Sectors are drawn from the first 2^30 (512 GiB) of the device.
 const SECTOR_SPAN: u64 = 1 << 30;
 /// Virtual service time of one request.
@@ -37,7 +37,7 @@ impl XorShift {
 }
 
 /// A policy with its steady backlog, a device and a clock.
-pub struct Bench {
+pub(crate) struct Bench {
     pub driver: Driver<Box<dyn Scheduler>>,
     dev: FlatDevice,
     rng: XorShift,
@@ -50,7 +50,7 @@ pub struct Bench {
 }
 
 impl Bench {
-    pub fn new(policy: &str, params: &Params, flows: u32, sectors: u32) -> Self {
+    pub(crate) fn new(policy: &str, params: &Params, flows: u32, sectors: u32) -> Self {
         let sched = build(policy, params).expect("the policy builds");
         let mut b = Bench {
             driver: Driver::new(sched, 1),
@@ -120,7 +120,7 @@ impl Bench {
     }
 
     /// One iteration: add, dispatch, complete.
-    pub fn step(&mut self) -> Request {
+    pub(crate) fn step(&mut self) -> Request {
         self.add(self.refill);
         self.serve()
     }
@@ -128,7 +128,7 @@ impl Bench {
 
 /// One criterion group `group_name`: `policy` with `params` at each of
 /// [`FLOW_COUNTS`], requests of `sectors`; checks the backlog stayed put.
-pub fn bench_group(
+pub(crate) fn bench_group(
     c: &mut Criterion,
     group_name: &str,
     policy: &str,

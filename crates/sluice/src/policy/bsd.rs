@@ -35,9 +35,9 @@ const PIPELINE: ParamSpec =
 const CSCAN: ParamSpec = ParamSpec::bool("cscan", false, "sector order (C-SCAN) instead of FIFO");
 
 /// The parameter table of `bsd`.
-pub const BSD_PARAMS: ParamTable = ParamTable::new(&[PIPELINE, CSCAN]);
+pub(crate) const BSD_PARAMS: ParamTable = ParamTable::new(&[PIPELINE, CSCAN]);
 /// The parameter table of `bsd-grouped`.
-pub const BSD_GROUPED_PARAMS: ParamTable = ParamTable::new(&[
+pub(crate) const BSD_GROUPED_PARAMS: ParamTable = ParamTable::new(&[
     PIPELINE,
     CSCAN,
     ParamSpec::int(

@@ -238,7 +238,7 @@ impl<'a> ParamReader<'a> {
     }
 
     /// A boolean switch of `table`, its default when absent.
-    pub fn bool(&mut self, table: &ParamTable, name: &'a str) -> Result<bool, Error> {
+    pub(crate) fn bool(&mut self, table: &ParamTable, name: &'a str) -> Result<bool, Error> {
         let ParamKind::Bool(default) = Self::spec(table, name).kind else {
             panic!("parameter '{name}' is not a switch");
         };
@@ -251,7 +251,7 @@ impl<'a> ParamReader<'a> {
 
     /// A number of `table` within its range (integers are accepted for
     /// floats), its default when absent.
-    pub fn float(&mut self, table: &ParamTable, name: &'a str) -> Result<f64, Error> {
+    pub(crate) fn float(&mut self, table: &ParamTable, name: &'a str) -> Result<f64, Error> {
         let ParamKind::Float { default, min, max } = Self::spec(table, name).kind else {
             panic!("parameter '{name}' is not a number");
         };
@@ -270,7 +270,7 @@ impl<'a> ParamReader<'a> {
     }
 
     /// An integer of `table` within its range, its default when absent.
-    pub fn int(&mut self, table: &ParamTable, name: &'a str) -> Result<i64, Error> {
+    pub(crate) fn int(&mut self, table: &ParamTable, name: &'a str) -> Result<i64, Error> {
         let ParamKind::Int { default, min, max } = Self::spec(table, name).kind else {
             panic!("parameter '{name}' is not an integer");
         };
@@ -283,7 +283,7 @@ impl<'a> ParamReader<'a> {
 
     /// Fail on any parameter the policy did not read; `accepted` lists the
     /// ones it knows, for the error message.
-    pub fn finish(&mut self, accepted: &ParamTable) -> Result<(), Error> {
+    pub(crate) fn finish(&mut self, accepted: &ParamTable) -> Result<(), Error> {
         for name in self.params.values.keys() {
             if !self.used.contains(&name.as_str()) {
                 let hint = if accepted.is_empty() {

@@ -184,10 +184,10 @@ const fn bfq_table(plus: bool) -> [ParamSpec; 25] {
 }
 
 /// Parameters accepted by `bfq` (defaults of the original algorithm).
-pub const BFQ_PARAMS: ParamTable = ParamTable::new(&bfq_table(false)).compact();
+pub(crate) const BFQ_PARAMS: ParamTable = ParamTable::new(&bfq_table(false)).compact();
 
 /// Parameters accepted by `bfq+`.
-pub const BFQ_PLUS_PARAMS: ParamTable = ParamTable::new(&bfq_table(true)).compact();
+pub(crate) const BFQ_PLUS_PARAMS: ParamTable = ParamTable::new(&bfq_table(true)).compact();
 
 /// Configuration of a BFQ scheduler. Every field is a named parameter of
 /// `bfq`/`bfq+`; names, defaults and ranges are in `bfq`'s table and

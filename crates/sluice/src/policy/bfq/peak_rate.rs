@@ -51,10 +51,10 @@
 use crate::time::Duration;
 
 /// Shortest service time a sample is taken from.
-pub const MIN_SAMPLE_TIME: Duration = Duration::from_millis(20);
+pub(crate) const MIN_SAMPLE_TIME: Duration = Duration::from_millis(20);
 
 /// B_max before any sample, in sectors.
-pub const INITIAL_MAX_BUDGET: u64 = 16384;
+pub(crate) const INITIAL_MAX_BUDGET: u64 = 16384;
 
 /// The estimator.
 #[derive(Clone, Debug)]
@@ -80,18 +80,18 @@ impl PeakRate {
     /// An estimator for the budget timeout `timeout` (T_max): BFQ+'s
     /// filter (`lpf`) starts from the rate the initial B_max stands for,
     /// BFQ's maximum from its first sample.
-    pub fn new(lpf: bool, timeout: Duration) -> Self {
+    pub(crate) fn new(lpf: bool, timeout: Duration) -> Self {
         let est = lpf.then(|| INITIAL_MAX_BUDGET as f64 / timeout.as_nanos().max(1) as f64);
         PeakRate { est, lpf }
     }
 
     /// The estimate, in sectors per nanosecond.
-    pub fn estimate(&self) -> Option<f64> {
+    pub(crate) fn estimate(&self) -> Option<f64> {
         self.est
     }
 
     /// Feed a slot's sample; returns whether the estimate changed.
-    pub fn sample(&mut self, s: &Sample) -> bool {
+    pub(crate) fn sample(&mut self, s: &Sample) -> bool {
         if s.time < MIN_SAMPLE_TIME || s.sectors == 0 {
             return false;
         }
@@ -117,7 +117,7 @@ impl PeakRate {
     }
 
     /// B_max = T_max * R_est, in sectors (at least one sector).
-    pub fn max_budget(&self, timeout: Duration) -> u64 {
+    pub(crate) fn max_budget(&self, timeout: Duration) -> u64 {
         match self.est {
             None => INITIAL_MAX_BUDGET,
             Some(r) => ((r * timeout.as_nanos() as f64).round() as u64).max(1),

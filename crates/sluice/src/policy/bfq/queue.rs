@@ -32,16 +32,16 @@ pub(crate) struct SeekStats {
 
 impl SeekStats {
     /// Samples needed before the mean is trusted.
-    pub const MIN_SAMPLES: u32 = 3;
+    pub(crate) const MIN_SAMPLES: u32 = 3;
 
     /// Cap on one distance during the first two samples, in sectors (1 GiB).
-    pub const EARLY_CAP: u64 = 2 * 1024 * 1024;
+    pub(crate) const EARLY_CAP: u64 = 2 * 1024 * 1024;
     /// Cap on one distance after them (64 MiB).
-    pub const LATE_CAP: u64 = 2 * 1024 * 64;
+    pub(crate) const LATE_CAP: u64 = 2 * 1024 * 64;
 
     /// Account the request `r` arriving; `cap`: limit the weight of one
     /// distance as the code did (see the type's docs).
-    pub fn update(&mut self, r: &Request, cap: bool) {
+    pub(crate) fn update(&mut self, r: &Request, cap: bool) {
         if let Some(last) = self.last_end {
             let mut d = last.abs_diff(r.sector);
             if cap {
@@ -63,7 +63,7 @@ impl SeekStats {
     }
 
     /// Whether the queue is detected as random with this threshold.
-    pub fn is_random(&self, threshold: u64) -> bool {
+    pub(crate) fn is_random(&self, threshold: u64) -> bool {
         self.samples >= Self::MIN_SAMPLES && self.mean > threshold
     }
 }
@@ -84,7 +84,7 @@ pub(crate) struct ThinkTime {
 
 impl ThinkTime {
     /// A request arrived `elapsed` after the flow's last completion.
-    pub fn update(&mut self, elapsed: Duration, slice_idle: Duration) {
+    pub(crate) fn update(&mut self, elapsed: Duration, slice_idle: Duration) {
         let t = elapsed.min(slice_idle.saturating_mul(2)).as_nanos();
         self.samples = (7 * self.samples + 256) / 8;
         self.total = (7 * u128::from(self.total) / 8 + 32 * u128::from(t)) as u64;
@@ -93,7 +93,7 @@ impl ThinkTime {
 
     /// The mean, once enough samples make it trustworthy (the code's
     /// `sample_valid`: a filtered weight above 80, from the third sample).
-    pub fn mean(&self) -> Option<Duration> {
+    pub(crate) fn mean(&self) -> Option<Duration> {
         (self.samples > 80).then_some(Duration::from_nanos(self.mean))
     }
 }
@@ -138,7 +138,7 @@ pub(crate) struct BfqQueue {
 }
 
 impl BfqQueue {
-    pub fn new(flow: Option<FlowId>, sync: bool, weight: u32) -> Self {
+    pub(crate) fn new(flow: Option<FlowId>, sync: bool, weight: u32) -> Self {
         BfqQueue {
             flow,
             sync,
@@ -159,24 +159,24 @@ impl BfqQueue {
     }
 
     /// Queue a request.
-    pub fn push(&mut self, r: Request) {
+    pub(crate) fn push(&mut self, r: Request) {
         self.reqs.insert((r.sector, r.id.0), r);
         self.fifo.push_back((r.sector, r.id.0));
     }
 
     /// The oldest queued request (the FIFO's head).
-    pub fn oldest(&self) -> Option<&Request> {
+    pub(crate) fn oldest(&self) -> Option<&Request> {
         self.fifo.front().and_then(|k| self.reqs.get(k))
     }
 
     /// No request queued.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.reqs.is_empty()
     }
 
     /// The request C-LOOK serves next from `head`: the first at or after
     /// the head by `(sector, id)`, else the lowest.
-    pub fn peek(&self, head: u64) -> Option<&Request> {
+    pub(crate) fn peek(&self, head: u64) -> Option<&Request> {
         self.reqs
             .range((head, 0)..)
             .next()
@@ -185,7 +185,7 @@ impl BfqQueue {
     }
 
     /// Remove a request returned by [`BfqQueue::peek`].
-    pub fn take(&mut self, r: &Request) -> Option<Request> {
+    pub(crate) fn take(&mut self, r: &Request) -> Option<Request> {
         let taken = self.reqs.remove(&(r.sector, r.id.0));
         while self
             .fifo
@@ -198,7 +198,7 @@ impl BfqQueue {
     }
 
     /// Idle in every respect: nothing queued, nothing in flight, not busy.
-    pub fn is_quiet(&self) -> bool {
+    pub(crate) fn is_quiet(&self) -> bool {
         self.reqs.is_empty() && self.in_flight == 0 && !self.entity.busy
     }
 }

@@ -43,30 +43,30 @@ pub(crate) struct Raising {
 
 impl Raising {
     /// Raise the weight now.
-    pub fn start(&mut self, now: Instant, p: &RaisingParams) {
+    pub(crate) fn start(&mut self, now: Instant, p: &RaisingParams) {
         self.left = p.budget;
         self.since = now;
     }
 
     /// End raising if T_rais has passed since it started.
-    pub fn expire_if_late(&mut self, now: Instant, p: &RaisingParams) {
+    pub(crate) fn expire_if_late(&mut self, now: Instant, p: &RaisingParams) {
         if self.left > 0 && now.saturating_duration_since(self.since) >= p.max_time {
             self.left = 0;
         }
     }
 
     /// Whether the queue is raised at `now`.
-    pub fn active(&self, now: Instant, p: &RaisingParams) -> bool {
+    pub(crate) fn active(&self, now: Instant, p: &RaisingParams) -> bool {
         self.left > 0 && now.saturating_duration_since(self.since) < p.max_time
     }
 
     /// The queue received `service` sectors.
-    pub fn consume(&mut self, service: u64) {
+    pub(crate) fn consume(&mut self, service: u64) {
         self.left = self.left.saturating_sub(service);
     }
 
     /// The weight to schedule with: `w + (C_rais - 1) * w * left / B_rais`.
-    pub fn weight(&self, base: u32, p: &RaisingParams) -> u32 {
+    pub(crate) fn weight(&self, base: u32, p: &RaisingParams) -> u32 {
         if self.left == 0 || p.budget == 0 {
             return base;
         }

@@ -80,24 +80,24 @@ pub(crate) struct Wf2q {
 impl Wf2q {
     /// The system virtual time.
     #[cfg(test)]
-    pub fn vtime(&self) -> Vt {
+    pub(crate) fn vtime(&self) -> Vt {
         self.vtime
     }
 
     /// Sum of the weights of busy entities.
     #[cfg(test)]
-    pub fn wsum(&self) -> u64 {
+    pub(crate) fn wsum(&self) -> u64 {
         self.wsum
     }
 
     /// Busy entities waiting for service (not counting the one in service).
-    pub fn waiting(&self) -> usize {
+    pub(crate) fn waiting(&self) -> usize {
         self.pending.len() + self.eligible.len()
     }
 
     /// An idle entity becomes busy with `budget` at `weight`:
     /// `S = max(V, F_old)`, `F = S + budget / weight`.
-    pub fn activate(&mut self, idx: u32, e: &mut Entity, weight: u32, budget: u64) {
+    pub(crate) fn activate(&mut self, idx: u32, e: &mut Entity, weight: u32, budget: u64) {
         debug_assert!(!e.busy);
         e.busy = true;
         e.weight = weight.max(1);
@@ -109,7 +109,7 @@ impl Wf2q {
     /// The entity in service stays busy for a new budget: `S = F` (the
     /// finish computed by [`Wf2q::charge`]), `F = S + budget / weight`, with
     /// the weight possibly changed (weight raising decays).
-    pub fn requeue(&mut self, idx: u32, e: &mut Entity, weight: u32, budget: u64) {
+    pub(crate) fn requeue(&mut self, idx: u32, e: &mut Entity, weight: u32, budget: u64) {
         debug_assert!(e.busy);
         let weight = weight.max(1);
         self.wsum = self.wsum - u64::from(e.weight) + u64::from(weight);
@@ -129,7 +129,7 @@ impl Wf2q {
     }
 
     /// Service given by the entity in service: `V += service / W`.
-    pub fn served(&mut self, service: u64) {
+    pub(crate) fn served(&mut self, service: u64) {
         if self.wsum > 0 {
             self.vtime += scaled_div(service, self.wsum);
         }
@@ -137,13 +137,13 @@ impl Wf2q {
 
     /// The entity in service ends its slot having been charged `charge`
     /// sectors: its finish time becomes `S + charge / weight`.
-    pub fn charge(&mut self, e: &mut Entity, charge: u64) {
+    pub(crate) fn charge(&mut self, e: &mut Entity, charge: u64) {
         e.finish = e.start + delta(charge, e.weight);
     }
 
     /// The entity (in service, not in the sets) becomes idle: its weight
     /// leaves `W`; its finish time is kept for `S = max(V, F_old)`.
-    pub fn deactivate(&mut self, e: &mut Entity) {
+    pub(crate) fn deactivate(&mut self, e: &mut Entity) {
         if e.busy {
             e.busy = false;
             self.wsum -= u64::from(e.weight);
@@ -153,7 +153,7 @@ impl Wf2q {
     /// Take the next entity to serve: among those with `S <= V`, the one
     /// with the smallest `F`; if none is eligible, `V` first jumps to the
     /// smallest `S`.
-    pub fn select(&mut self) -> Option<u32> {
+    pub(crate) fn select(&mut self) -> Option<u32> {
         if self.eligible.is_empty() {
             let &Reverse((s, _, _)) = self.pending.peek()?;
             self.vtime = self.vtime.max(s);

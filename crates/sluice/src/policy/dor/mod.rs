@@ -93,7 +93,7 @@ use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
 /// The parameter table of `dor` (paper sections on [`DorParams`]).
-pub const PARAMS: ParamTable = ParamTable::new(&[
+pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
     ParamSpec::int("base", 4, (1, 1024), "requests BQS selects per sequence"),
     ParamSpec::float("m_dmo", 20.0, (0.0, 1000.0), "M_dmo, DOR's seek margin")
         .note("% of the full stroke; 0 = no DOR"),
@@ -115,7 +115,7 @@ pub const PARAMS: ParamTable = ParamTable::new(&[
 
 /// The full-stroke seek time of the paper's IBM DNES-309170W (§3.1.1), of
 /// which `M_dmo` is a percentage by default.
-pub const PAPER_FULL_STROKE: Duration = Duration::from_nanos(17_742_000);
+pub(crate) const PAPER_FULL_STROKE: Duration = Duration::from_nanos(17_742_000);
 
 /// BQS+DOR parameters (paper sections in brackets).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -47,7 +47,7 @@
 //! * **Latency (§3.5).** `l_lat_kb` KiB (2 sectors per KiB) is added to the
 //!   length of every request (once per fragmented request) in the tags.
 
-pub mod tags;
+pub(crate) mod tags;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
@@ -59,7 +59,7 @@ use crate::types::{FlowId, Request, RequestId};
 use tags::{Tag, VirtualWork};
 
 /// The parameter table of `yfq` (paper sections on [`YfqParams`]).
-pub const PARAMS: ParamTable = ParamTable::new(&[
+pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
     ParamSpec::int("batch", 1, (1, 1024), "batch size b"),
     ParamSpec::bool(
         "overlap",

@@ -19,23 +19,23 @@ const FRAC_BITS: u32 = 40;
 /// 40 fractional bits (exact enough that rounding never reorders requests
 /// whose exact tags differ by more than 2^-40 sector per weight).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Tag(pub u128);
+pub(crate) struct Tag(pub u128);
 
 impl Tag {
-    pub const ZERO: Tag = Tag(0);
+    pub(crate) const ZERO: Tag = Tag(0);
 
     /// The tag length `l / w` of `sectors` of service at weight `weight`.
-    pub fn service(sectors: u64, weight: u32) -> Tag {
+    pub(crate) fn service(sectors: u64, weight: u32) -> Tag {
         Tag((u128::from(sectors) << FRAC_BITS) / u128::from(weight.max(1)))
     }
 
     /// From sectors per weight unit (e.g. Nam–Park's `M_qos`).
-    pub fn from_f64(x: f64) -> Tag {
+    pub(crate) fn from_f64(x: f64) -> Tag {
         Tag((x.max(0.0) * (1u128 << FRAC_BITS) as f64) as u128)
     }
 
     /// In sectors per weight unit.
-    pub fn as_f64(self) -> f64 {
+    pub(crate) fn as_f64(self) -> f64 {
         self.0 as f64 / (1u128 << FRAC_BITS) as f64
     }
 }
@@ -55,7 +55,7 @@ impl AddAssign for Tag {
 
 /// A reservation's start and finish tags `S_i`, `F_i` (both start at 0).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct FlowTags {
+pub(crate) struct FlowTags {
     pub start: Tag,
     pub finish: Tag,
 }
@@ -63,14 +63,14 @@ pub struct FlowTags {
 impl FlowTags {
     /// A request of tag length `len` arrives at an empty queue:
     /// `S = max(v, F)`, then `F = S + len` (YFQ §2, Nam–Park §2.2.1).
-    pub fn arrive_at_empty(&mut self, v: Tag, len: Tag) {
+    pub(crate) fn arrive_at_empty(&mut self, v: Tag, len: Tag) {
         self.start = v.max(self.finish);
         self.finish = self.start + len;
     }
 
     /// The queue moves on to its next request, of tag length `len`, without
     /// going empty: `S = F`, then `F = S + len`.
-    pub fn advance(&mut self, len: Tag) {
+    pub(crate) fn advance(&mut self, len: Tag) {
         self.start = self.finish;
         self.finish = self.start + len;
     }
@@ -85,7 +85,7 @@ impl FlowTags {
 /// request at the head of its queue, in service or waiting) and every finish
 /// tag it assigns.
 #[derive(Clone, Debug, Default)]
-pub struct VirtualWork {
+pub(crate) struct VirtualWork {
     busy: BTreeSet<(Tag, FlowId)>,
     /// Maximum of all finish tags ever assigned. Each reservation's finish
     /// tag only grows, so this is the maximum over reservations of `F_i`.
@@ -94,7 +94,7 @@ pub struct VirtualWork {
 
 impl VirtualWork {
     /// `v(t)` now.
-    pub fn value(&self) -> Tag {
+    pub(crate) fn value(&self) -> Tag {
         match self.busy.first() {
             Some(&(s, _)) => s,
             None => self.max_finish,
@@ -103,7 +103,7 @@ impl VirtualWork {
 
     /// A reservation's busy start tag changed: `old` and `new` are `None`
     /// when the reservation is (was, becomes) idle.
-    pub fn set_start(&mut self, flow: FlowId, old: Option<Tag>, new: Option<Tag>) {
+    pub(crate) fn set_start(&mut self, flow: FlowId, old: Option<Tag>, new: Option<Tag>) {
         if let Some(s) = old {
             self.busy.remove(&(s, flow));
         }
@@ -113,7 +113,7 @@ impl VirtualWork {
     }
 
     /// A finish tag was assigned.
-    pub fn note_finish(&mut self, finish: Tag) {
+    pub(crate) fn note_finish(&mut self, finish: Tag) {
         self.max_finish = self.max_finish.max(finish);
     }
 }
