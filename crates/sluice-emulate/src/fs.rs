@@ -92,7 +92,7 @@ pub(crate) fn clock_loop(
                 if wait == Duration::ZERO {
                     continue;
                 }
-                match rx.recv_timeout(StdDuration::from_nanos(wait.as_nanos())) {
+                match rx.recv_timeout(wait.into()) {
                     Ok(m) => m,
                     Err(RecvTimeoutError::Timeout) => continue,
                     Err(RecvTimeoutError::Disconnected) => return,

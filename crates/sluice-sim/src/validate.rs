@@ -94,7 +94,7 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
             }
         };
         response.push((done - arrival).as_millis_f64());
-        arrival = done + Duration::from_nanos((r.interarrival_us * 1e3).round() as u64);
+        arrival = done + Duration::from_micros_f64(r.interarrival_us);
     }
     (response, events)
 }

@@ -449,10 +449,7 @@ impl<P: Scheduler> Engine<P> {
                 continue;
             }
             let timer = self.driver.poll_timeout();
-            let deadline = match (timer, until) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
+            let deadline = sluice::time::earliest([timer, until]);
             if self.in_kernel == 0 && timer.is_none() && !self.pending.is_empty() {
                 return Err(Error::Stalled {
                     policy: self.driver.policy().name().to_string(),

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use sluice::{Duration, NS_PER_S};
+use sluice::Duration;
 
 use crate::error::{Error, Result};
 use crate::replay::THREAD_FILE_SECTORS;
@@ -117,7 +117,7 @@ impl StartupTrace {
             };
             records.push(StartupRecord {
                 thread,
-                think: Duration::from_nanos((think * NS_PER_S as f64).round() as u64),
+                think: Duration::from_secs_f64(think),
                 sector,
                 sectors,
                 seq,

@@ -202,7 +202,7 @@ fn direction(r: &SimReport, i: usize, info: &JobInfo, group_bw: f64) -> Dir {
     let f = &r.flows[i];
     let secs = active_secs(r, f);
     let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
-    let ns = |ms: f64| (ms * 1e6).round() as u64;
+    let ns = |ms: f64| sluice::Duration::from_millis_f64(ms).as_nanos();
     let stats = |with_pct: bool| Stats {
         min: at(f, 0.0).round() as u64,
         max: ns(f.lat_ms.max),

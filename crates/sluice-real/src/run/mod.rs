@@ -23,7 +23,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sluice::{Duration, Instant, NS_PER_S};
+use sluice::{Duration, Instant};
 use sluice_runtime::report::{measure, Perf, SimReport};
 use sluice_runtime::{Population, Scenario};
 use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
@@ -180,7 +180,7 @@ pub fn set_duration(s: &mut Scenario, d: f64) -> Result<()> {
     if !d.is_finite() || d <= 0.0 || d > 1e7 {
         bail!("--duration must be a positive number of seconds (got {d})");
     }
-    s.duration = Duration::from_nanos((d * NS_PER_S as f64).round() as u64);
+    s.duration = Duration::from_secs_f64(d);
     if s.warmup >= s.duration {
         bail!(
             "--duration {d}: must be longer than the scenario's warmup_s ({})",
@@ -355,7 +355,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         let wait = next
             .saturating_duration_since(now)
             .min(Duration::from_millis(200));
-        engine.poll(Wait::For(std::time::Duration::from_nanos(wait.as_nanos())))?;
+        engine.poll(Wait::For(wait.into()))?;
         while let Some(c) = engine.next_completion() {
             tally.count(&c);
             let mut host = Host {

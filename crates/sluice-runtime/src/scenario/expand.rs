@@ -73,7 +73,7 @@ fn seconds(key: &str, v: f64, min: f64) -> Result<Duration> {
             "{key} must be a number of seconds in {min}..={MAX_SECONDS} (got {v})"
         )));
     }
-    Ok(Duration::from_nanos((v * NS_PER_S as f64).round() as u64))
+    Ok(Duration::from_secs_f64(v))
 }
 
 impl Scenario {
@@ -276,7 +276,7 @@ impl Scenario {
                         "clip_s must be a positive number of seconds (got {clip})"
                     )));
                 }
-                k.frame_period = Duration::from_nanos((NS_PER_S as f64 / fps).round() as u64);
+                k.frame_period = Duration::from_nanos_f64(NS_PER_S as f64 / fps);
                 k.buffer_frames = f.buffer_frames.unwrap_or(8);
                 k.requests = Some(((clip * fps).round() as u64).max(1));
             }
@@ -352,7 +352,7 @@ impl Scenario {
                     model.name()
                 )))
             }
-            Some(x) => Some(Duration::from_nanos((x * NS_PER_MS as f64).round() as u64)),
+            Some(x) => Some(Duration::from_millis_f64(x)),
         };
         let internal = match raw.device.internal.as_deref() {
             None => InternalOrder::Satf,
@@ -397,7 +397,7 @@ impl Scenario {
                 .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
             classes.push(ClassConfig {
                 name: c.name.clone(),
-                quantum: Duration::from_nanos((q * NS_PER_MS as f64).round() as u64),
+                quantum: Duration::from_millis_f64(q),
                 inner,
             });
         }
@@ -592,7 +592,7 @@ impl Scenario {
                     file_sectors,
                     weight,
                     start,
-                    think: Duration::from_nanos((think_ms * NS_PER_MS as f64).round() as u64),
+                    think: Duration::from_millis_f64(think_ms),
                     outstanding,
                     requests: kind_requests.or(f.requests),
                     class,

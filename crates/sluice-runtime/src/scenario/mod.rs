@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sluice::policy::{ParamValue, Params};
-use sluice::{ClassConfig, Duration, Instant, NS_PER_MS, NS_PER_S};
+use sluice::{ClassConfig, Duration, Instant, NS_PER_S};
 use sluice_workload::trace::{self, Offsets, Timing, Trace};
 use sluice_workload::{Replay, StartupTrace, THREAD_FILE_SECTORS};
 

@@ -278,7 +278,7 @@ impl Line<'_> {
         if s > 3.2e7 {
             return Err(self.error(format!("{what}: {s} s is more than a year")));
         }
-        Ok((s * 1e9).round() as u64)
+        Ok(sluice::Duration::from_secs_f64(s).as_nanos())
     }
 
     /// A byte count as sectors: 1..=[`MAX_REQUEST_SECTORS`].
