@@ -1,0 +1,153 @@
+//! Tests of `output.rs`.
+
+use super::*;
+
+const RAND: &str = "[rand]\nrw=randread\nbs=4k\nsize=1g\nruntime=3\ntime_based\n";
+
+fn info(name: &str, write: bool, bs: u64) -> JobInfo {
+    JobInfo {
+        name: name.into(),
+        write,
+        bs,
+        options: vec![
+            ("rw".into(), "randread".into()),
+            ("time_based".into(), String::new()),
+        ],
+    }
+}
+
+#[test]
+fn the_json_has_fios_layout_and_percentile_keys() {
+    let r = super::super::simulate_text(RAND).unwrap();
+    let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default()).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let job = &v["jobs"][0];
+    assert_eq!(job["jobname"], "rand");
+    assert_eq!(job["job options"], serde_json::json!({"rw": "randread"}));
+    let read = &job["read"];
+    assert!(read["iops"].as_f64().unwrap() > 10.0);
+    assert_eq!(
+        read["io_bytes"].as_u64().unwrap(),
+        read["total_ios"].as_u64().unwrap() * 4096
+    );
+    let pct = read["clat_ns"]["percentile"].as_object().unwrap();
+    assert_eq!(pct.len(), 17);
+    let p99 = pct["99.000000"].as_u64().unwrap();
+    let p50 = pct["50.000000"].as_u64().unwrap();
+    assert!(p99 >= p50 && p50 > 1_000_000, "{p50} {p99}");
+    assert_eq!(job["write"]["total_ios"], 0);
+    assert_eq!(job["write"]["runtime"], 0);
+    assert!(job["write"]["clat_ns"].get("percentile").is_none());
+    // No wall-clock fields in a simulation; the same job, the same bytes.
+    assert!(v.get("timestamp").is_none() && v.get("global options").is_none());
+    let again = super::super::simulate_text(RAND).unwrap();
+    assert_eq!(
+        json(&again, &[info("rand", false, 4096)], &FileInfo::default()).unwrap(),
+        text
+    );
+}
+
+#[test]
+fn keys_come_in_fios_order() {
+    let r = super::super::simulate_text(RAND).unwrap();
+    let text = json(&r, &[info("rand", false, 4096)], &FileInfo::default()).unwrap();
+    // Each key appears after the one before it in fio's layout.
+    let mut from = 0;
+    for k in [
+        "fio version",
+        "jobs",
+        "jobname",
+        "groupid",
+        "job options",
+        "read",
+        "io_bytes",
+        "bw_bytes",
+        "iops",
+        "runtime",
+        "total_ios",
+        "slat_ns",
+        "clat_ns",
+        "N",
+        "percentile",
+        "1.000000",
+        "5.000000",
+        "10.000000",
+        "50.000000",
+        "99.990000",
+        "lat_ns",
+        "bw_min",
+        "bw_mean",
+        "iops_mean",
+        "iops_samples",
+        "write",
+        "trim",
+        "job_runtime",
+    ] {
+        let at = text[from..]
+            .find(&format!("\"{k}\""))
+            .unwrap_or_else(|| panic!("{k} missing or out of order"));
+        from += at + 1;
+    }
+}
+
+#[test]
+fn samples_are_the_half_seconds_of_the_run() {
+    let text = "[a]\nrw=read\nbs=128k\nsize=1g\nruntime=3\ntime_based\n";
+    let r = super::super::simulate_text(text).unwrap();
+    let d = direction(&r, 0, &info("a", false, 128 << 10), 0.0);
+    assert_eq!((d.bw_samples, d.iops_samples), (6, 6));
+    // The samples' mean is the run's bandwidth, to rounding.
+    let bw_kib = r.flows[0].bytes as f64 / 3.0 / 1024.0;
+    assert!(
+        (d.bw_mean - bw_kib).abs() / bw_kib < 0.01,
+        "{} {bw_kib}",
+        d.bw_mean
+    );
+    assert!(d.bw_min as f64 <= d.bw_mean && d.bw_mean <= d.bw_max as f64);
+    assert!((d.iops_mean * 128.0 - d.bw_mean).abs() < 1e-6);
+    // A ramp is not sampled.
+    let r =
+        super::super::simulate_text(&text.replace("runtime=3", "runtime=3\nramp_time=1")).unwrap();
+    let d = direction(&r, 0, &info("a", false, 128 << 10), 0.0);
+    assert_eq!((d.bw_samples, d.runtime), (6, 3000));
+}
+
+#[test]
+fn a_job_that_finishes_early_is_measured_over_its_own_run() {
+    let text = "[quick]\nrw=read\nbs=128k\nsize=8m\n[long]\nrw=read\nbs=128k\nsize=64m\n";
+    let r = super::super::simulate_text(text).unwrap();
+    let quick = direction(&r, 0, &info("quick", false, 128 << 10), 0.0);
+    let long = direction(&r, 1, &info("long", false, 128 << 10), 0.0);
+    assert_eq!((quick.io_bytes, long.io_bytes), (8 << 20, 64 << 20));
+    assert!(
+        quick.runtime < long.runtime,
+        "{} {}",
+        quick.runtime,
+        long.runtime
+    );
+    assert_eq!(long.runtime, (window(&r) * 1000.0).round() as u64);
+    let bw = quick.io_bytes as f64 / (quick.runtime as f64 / 1000.0);
+    assert!((quick.bw_bytes as f64 - bw).abs() / bw < 0.01);
+}
+
+#[test]
+fn fios_time_format() {
+    assert_eq!(ctime(1_795_516_539), "Tue Nov 24 10:35:39 2026");
+    assert_eq!(ctime(0), "Thu Jan  1 00:00:00 1970");
+}
+
+#[test]
+fn the_text_names_each_job_and_its_direction() {
+    let r =
+        super::super::simulate_text("[w]\nrw=write\nbs=128k\nsize=64m\nruntime=1\ntime_based\n")
+            .unwrap();
+    let t = normal(&r, &[info("w", true, 128 << 10)], "sim");
+    assert!(
+        t.contains("w: (groupid=0")
+            && t.contains("  write: IOPS=")
+            && t.contains("99.00th=[")
+            && t.contains("samples=2")
+            && t.contains(" WRITE: bw="),
+        "{t}"
+    );
+}

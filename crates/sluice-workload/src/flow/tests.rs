@@ -1,0 +1,226 @@
+//! Tests of `flow.rs`.
+
+use super::*;
+use crate::spec::{GreedyPattern, Pattern};
+
+/// The instant `n` nanoseconds after the origin.
+fn ns(n: u64) -> Instant {
+    Instant::from_nanos(n)
+}
+
+fn spec(pattern: Pattern) -> FlowSpec {
+    FlowSpec {
+        name: "f".into(),
+        kind: FlowKind::Greedy(GreedyPattern::of(pattern).expect("a greedy pattern")),
+        request_sectors: 8,
+        file_start: 1000,
+        file_sectors: 32,
+        weight: 100,
+        start: Instant::ZERO,
+        think: Duration::ZERO,
+        outstanding: 2,
+        requests: Some(5),
+        ..FlowSpec::default()
+    }
+}
+
+/// A trace flow of three reads and a write, 1 ms apart, from 5 ms.
+fn trace_spec(timing: crate::trace::Timing) -> FlowSpec {
+    let reqs = (0..4)
+        .map(|i| crate::trace::Request {
+            at: Duration::from_millis(i),
+            sector: 100 * i,
+            sectors: 8,
+            write: i == 3,
+            line: i as u32 + 1,
+        })
+        .collect();
+    FlowSpec {
+        kind: FlowKind::Trace(TraceSpec {
+            requests: std::sync::Arc::new(reqs),
+            timing,
+        }),
+        start: ns(5_000_000),
+        outstanding: 2,
+        requests: None,
+        ..spec(Pattern::SeqRead)
+    }
+}
+
+#[test]
+fn a_recorded_trace_issues_at_its_times_whatever_completes() {
+    let mut f = Flow::new(trace_spec(crate::trace::Timing::Recorded), 1, 0);
+    let mut act = Actions::default();
+    f.wake(ns(5_000_000), &mut act);
+    assert_eq!(act.issues.len(), 1);
+    assert_eq!(act.wakes, vec![ns(6_000_000)]);
+    // Nothing completed, yet the next two arrive on time (open loop).
+    let mut act = Actions::default();
+    f.wake(ns(7_000_000), &mut act);
+    assert_eq!(
+        act.issues.iter().map(|i| i.sector).collect::<Vec<_>>(),
+        vec![100, 200]
+    );
+    assert_eq!(act.wakes, vec![ns(8_000_000)]);
+    let mut act = Actions::default();
+    f.wake(ns(8_000_000), &mut act);
+    assert!(act.issues[0].write && !act.issues[0].sync);
+    for k in 0..4 {
+        let mut act = Actions::default();
+        let done = f.completed(ns(9_000_000), 0, true, Instant::ZERO, &mut act);
+        assert_eq!(done, k == 3, "completion {k}");
+    }
+    assert_eq!(f.done_at, Some(ns(9_000_000)));
+}
+
+#[test]
+fn rate_iops_spaces_the_issues() {
+    // 1000 IOPS: one issue per ms, whatever the depth allows.
+    let s = FlowSpec {
+        outstanding: 4,
+        requests: None,
+        rate_interval: Some(Duration::from_millis(1)),
+        ..spec(Pattern::RandRead)
+    };
+    let mut f = Flow::new(s, 1, 0);
+    let mut act = Actions::default();
+    f.wake(Instant::ZERO, &mut act);
+    assert_eq!(act.issues.len(), 1);
+    assert_eq!(act.wakes, vec![ns(1_000_000)]);
+    // A completion before the next slot issues nothing and asks for no
+    // second wake-up.
+    let mut act = Actions::default();
+    f.completed(ns(100_000), 0, true, Instant::ZERO, &mut act);
+    assert!(act.issues.is_empty() && act.wakes.is_empty());
+    let mut act = Actions::default();
+    f.wake(ns(1_000_000), &mut act);
+    assert_eq!(act.issues.len(), 1);
+    assert_eq!(act.wakes, vec![ns(2_000_000)]);
+}
+
+#[test]
+fn an_afap_trace_keeps_outstanding_in_flight() {
+    let mut f = Flow::new(trace_spec(crate::trace::Timing::Afap), 1, 0);
+    let mut act = Actions::default();
+    f.wake(ns(5_000_000), &mut act);
+    assert_eq!(act.issues.len(), 2);
+    assert!(act.wakes.is_empty());
+    let mut act = Actions::default();
+    assert!(!f.completed(ns(5_100_000), 0, true, Instant::ZERO, &mut act));
+    assert_eq!(act.issues.len(), 1);
+    assert_eq!(act.issues[0].sector, 200);
+}
+
+fn greedy(spec: &FlowSpec) -> Greedy {
+    match Flow::new(spec.clone(), 1, 0).kind {
+        Kind::Greedy(g) => g,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn sequential_flows_walk_their_file_and_wrap() {
+    let s = spec(Pattern::SeqRead);
+    let mut g = greedy(&s);
+    let got: Vec<u64> = (0..5).map(|_| g.next_sector(&s)).collect();
+    assert_eq!(got, vec![1000, 1008, 1016, 1024, 1000]);
+}
+
+#[test]
+fn random_flows_stay_aligned_inside_their_file() {
+    let s = spec(Pattern::RandRead);
+    let mut g = greedy(&s);
+    for _ in 0..100 {
+        let x = g.next_sector(&s);
+        assert!(
+            (1000..1032).contains(&x) && (x - 1000).is_multiple_of(8),
+            "{x}"
+        );
+    }
+}
+
+#[test]
+fn outstanding_and_request_count_limit_issuing() {
+    let s = spec(Pattern::SeqRead);
+    let mut f = Flow::new(s.clone(), 1, 0);
+    let mut act = Actions::default();
+    f.wake(ns(0), &mut act);
+    assert_eq!(act.issues.len(), 2, "two in flight is the cap");
+    let mut done = false;
+    for i in 0..5 {
+        let mut act = Actions::default();
+        done = f.completed(ns(i), 0, true, ns(0), &mut act);
+    }
+    assert!(done, "five requests is the total");
+}
+
+#[test]
+fn streams_differ_by_seed_and_by_flow() {
+    let s = spec(Pattern::RandRead);
+    let draw = |seed, idx| {
+        let mut g = match Flow::new(s.clone(), seed, idx).kind {
+            Kind::Greedy(g) => g,
+            _ => unreachable!(),
+        };
+        (0..8).map(|_| g.next_sector(&s)).collect::<Vec<_>>()
+    };
+    assert_eq!(draw(1, 0), draw(1, 0));
+    assert_ne!(draw(1, 0), draw(1, 1));
+    assert_ne!(draw(1, 0), draw(2, 0));
+}
+
+#[test]
+fn video_frames_late_for_display_are_dropped() {
+    let s = FlowSpec {
+        kind: FlowKind::Video(VideoSpec {
+            frame_period: Duration::from_millis(10),
+            buffer_frames: 2,
+        }),
+        requests: Some(3),
+        ..spec(Pattern::SeqRead)
+    };
+    let mut f = Flow::new(s, 1, 0);
+    let mut act = Actions::default();
+    f.wake(ns(0), &mut act);
+    assert_eq!(act.issues.len(), 1);
+    // Frame 0 shows at 20 ms: in time.
+    let mut act = Actions::default();
+    f.completed(ns(5_000_000), 0, true, ns(0), &mut act);
+    assert_eq!(act.wakes, vec![ns(10_000_000)], "frame 1 readable at 10 ms");
+    let mut act = Actions::default();
+    f.wake(ns(10_000_000), &mut act);
+    // Frame 1 shows at 30 ms: late.
+    let mut act = Actions::default();
+    f.completed(ns(31_000_000), 0, true, ns(0), &mut act);
+    assert_eq!(act.issues.len(), 1, "frame 2 already readable");
+    assert!(f.completed(ns(32_000_000), 0, true, ns(0), &mut Actions::default()));
+    assert_eq!(f.frames(), Some((3, 1)));
+}
+
+#[test]
+fn large_requests_go_out_as_fragments_and_complete_together() {
+    let s = FlowSpec {
+        request_sectors: 512,
+        fragment_sectors: Some(128),
+        file_sectors: 1 << 20,
+        outstanding: 1,
+        requests: None,
+        ..spec(Pattern::RandRead)
+    };
+    let mut f = Flow::new(s, 1, 0);
+    let mut act = Actions::default();
+    f.wake(ns(0), &mut act);
+    assert_eq!(act.issues.len(), 4);
+    assert!(!act.issues[0].continues && act.issues[1..].iter().all(|i| i.continues));
+    let base = act.issues[0].sector;
+    let starts: Vec<u64> = act.issues.iter().map(|i| i.sector - base).collect();
+    assert_eq!(starts, vec![0, 128, 256, 384]);
+    for k in 0..3 {
+        let mut act = Actions::default();
+        f.completed(ns(k), 0, true, ns(0), &mut act);
+        assert!(act.issues.is_empty(), "request still has fragments out");
+    }
+    let mut act = Actions::default();
+    f.completed(ns(3), 0, true, ns(0), &mut act);
+    assert_eq!(act.issues.len(), 4, "the next request goes out whole");
+}
