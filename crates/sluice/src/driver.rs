@@ -50,7 +50,6 @@ struct InFlight {
 pub struct Completion {
     /// The request that finished.
     pub request: Request,
-
     /// Dispatch and completion times and the attributed device time (what
     /// the policy was told).
     pub service: Service,

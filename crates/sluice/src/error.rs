@@ -41,7 +41,6 @@ pub enum Error {
     #[error("class {class}: inner scheduler '{inner}' is not a policy (available: {available})")]
     UnknownInner {
         /// The class id given to `add_class`.
-
         class: u32,
         /// The inner scheduler's name as given.
         inner: String,
@@ -51,5 +50,4 @@ pub enum Error {
     /// The host completed a request the driver does not hold in flight.
     #[error("request {0:?} completed but not in flight")]
     NotInFlight(RequestId),
-
 }

@@ -60,7 +60,6 @@ pub struct LatencySummary {
     pub max: f64,
 }
 
-
 impl FlowMetrics {
     /// Count one completed request of `bytes` with the given latency.
     pub fn record(&mut self, bytes: u64, write: bool, latency: Duration) {

@@ -73,7 +73,6 @@ impl Default for FlowConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassConfig {
     /// A label for the class (VIOS shows it in its class stats).
-
     pub name: String,
     /// Disk time the class gets per round (VIOS's Q_i); zero = the
     /// policy's default quantum.
@@ -132,7 +131,6 @@ pub struct DeviceState<'a> {
     /// Where the head was last known to be ([`DeviceView::head`]).
     pub head: u64,
 }
-
 
 impl CostModel for DeviceState<'_> {
     fn capacity(&self) -> u64 {

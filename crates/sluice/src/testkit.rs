@@ -150,7 +150,6 @@ pub struct ClosedFlow {
 impl ClosedFlow {
     /// A closed-loop flow with the given settings and nothing issued yet.
     pub fn new(
-
         flow: u32,
         pattern: Pattern,
         sync: bool,

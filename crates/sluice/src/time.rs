@@ -163,7 +163,6 @@ impl Duration {
     }
     /// `self * k`, [`Duration::MAX`] on overflow.
     pub fn saturating_mul(self, k: u64) -> Duration {
-
         Duration(self.0.saturating_mul(k))
     }
     /// `self / k`, `None` for `k == 0`.

@@ -37,7 +37,6 @@ pub struct Request {
     pub flow: FlowId,
     /// Read or write.
     pub dir: Direction,
-
     /// Synchronous: the issuer waits for it (reads, fsync'd writes). BFQ and
     /// CFQ idle only for synchronous flows and queue async writes together.
     pub sync: bool,

@@ -152,7 +152,6 @@ impl Deadline {
 
     /// A deadline scheduler with the given tunables.
     pub fn with_params(p: DeadlineParams) -> Self {
-
         Deadline {
             p,
             ..Default::default()

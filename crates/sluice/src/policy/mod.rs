@@ -39,7 +39,6 @@ pub struct PolicyInfo {
     pub name: &'static str,
     /// What it does, in one line.
     pub summary: &'static str,
-
     /// Parameters it accepts: name, default, range, meaning. Displays as
     /// `sluice list` prints it.
     pub params: &'static ParamTable,

@@ -140,7 +140,6 @@ impl ParamSpec {
 pub struct ParamTable {
     /// The rows, in the order the policy reads them.
     pub specs: &'static [ParamSpec],
-
     /// Between a name and its default in the listing: " = ", or "=" for
     /// BFQ's, whose listing has always been written that way.
     sep: &'static str,

@@ -256,7 +256,6 @@ pub struct BfqConfig {
     /// `fifo_expire_async_ms`: the same for the requests of asynchronous
     /// queues (`fifo_expire_sync` is for synchronous ones).
     pub fifo_expire_async: Duration,
-
     /// `quantum`: at most this many requests of the queue in service in
     /// the device while other queues are backlogged (four times as many
     /// when it is the only one), as the code's dispatch limit.

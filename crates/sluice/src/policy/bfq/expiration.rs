@@ -14,7 +14,6 @@ pub struct ExpirationRecord {
     pub flow: Option<FlowId>,
     /// Why the slot ended.
     pub reason: Expiration,
-
     /// The slot's budget.
     pub budget: u64,
     /// Service charged by its dispatches.

@@ -49,7 +49,6 @@ pub enum ViosMode {
 pub struct ViosConfig {
     /// Which outer scheduler runs.
     pub mode: ViosMode,
-
     /// Quantum of classes that do not set their own (and of the implicit
     /// default class).
     pub quantum: Duration,

@@ -143,7 +143,6 @@ pub struct ClassStats {
     /// The inner scheduler's policy name.
     pub inner: String,
     /// Q_i.
-
     pub quantum: Duration,
     /// CQ_i in ns, carried into the class's next turn (the paper's sign:
     /// overrun >= 0; VIOS(P) may hold a credit < 0).
@@ -270,7 +269,6 @@ const MAX_TURNS_PER_CALL: usize = 100_000;
 impl Vios {
     /// A VIOS with no classes yet, running the outer scheduler `cfg` selects.
     pub fn new(cfg: ViosConfig) -> Self {
-
         Vios {
             cfg,
             classes: Vec::new(),
