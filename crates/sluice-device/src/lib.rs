@@ -32,9 +32,13 @@ use sluice::{CostModel, Duration, Instant, Request};
 /// One command as the device sees it. `tag` is the driver's request id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Command {
+    /// The driver's request id, returned on completion.
     pub tag: u64,
+    /// A write (else a read).
     pub write: bool,
+    /// First logical block (512-byte sector).
     pub lbn: u64,
+    /// Length in sectors.
     pub sectors: u32,
 }
 
@@ -96,7 +100,9 @@ pub trait Device: CostModel {
 // A model is built once per run and cloned rarely: its size does not matter.
 #[allow(clippy::large_enum_variant)]
 pub enum Model {
+    /// A hard disk.
     Hdd(HddSpec),
+    /// A solid-state drive.
     Ssd(SsdSpec),
 }
 

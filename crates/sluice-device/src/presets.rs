@@ -13,7 +13,9 @@ use super::Model;
 /// A preset's name and one-line description, for `sluice list`.
 #[derive(Clone, Copy, Debug)]
 pub struct PresetInfo {
+    /// The name a scenario's `[device] preset` gives.
     pub name: &'static str,
+    /// What drive it models, in one line.
     pub summary: &'static str,
 }
 

@@ -17,9 +17,13 @@ use super::{Command, Device};
 /// Parameters of an SSD model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SsdSpec {
+    /// Model name.
     pub name: String,
+    /// Size in 512-byte sectors.
     pub capacity_sectors: u64,
+    /// Flash channels (pages are striped over them first).
     pub channels: u32,
+    /// Dies on each channel.
     pub dies_per_channel: u32,
     /// Flash page size in sectors.
     pub page_sectors: u32,
@@ -33,6 +37,7 @@ pub struct SsdSpec {
     pub link_sector: Duration,
     /// Controller time per command.
     pub overhead: Duration,
+    /// The deepest command queue the drive accepts.
     pub max_queue: usize,
 }
 
@@ -48,6 +53,8 @@ pub struct Ssd {
 }
 
 impl Ssd {
+    /// An idle SSD of model `spec` accepting `depth` commands at once (at
+    /// least 1).
     pub fn new(spec: &SsdSpec, depth: usize) -> Self {
         let dies = (spec.channels * spec.dies_per_channel) as usize;
         Ssd {

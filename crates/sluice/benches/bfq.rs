@@ -17,6 +17,10 @@
 //!
 //! Run: `cargo bench -p sluice --bench bfq -- --warm-up-time 1 --measurement-time 2`.
 
+// `criterion_group!` defines a `pub fn benches` that no doc comment (nor an
+// attribute on the macro call) reaches.
+#![allow(missing_docs)]
+
 use criterion::{criterion_group, criterion_main, Criterion};
 
 use sluice::policy::{ParamValue, Params};

@@ -48,6 +48,7 @@ struct InFlight {
 /// A finished request, as the driver hands it back to its host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Completion {
+    /// The request that finished.
     pub request: Request,
     /// Dispatch and completion times and the attributed device time (what
     /// the policy was told).

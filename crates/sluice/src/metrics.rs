@@ -17,9 +17,13 @@ pub const FIO_PERCENTILES: [f64; 17] = [
 /// What one flow received over the measured window.
 #[derive(Clone, Debug)]
 pub struct FlowMetrics {
+    /// Completed requests.
     pub requests: u64,
+    /// Bytes of the completed requests, reads and writes.
     pub bytes: u64,
+    /// Bytes of the completed reads.
     pub read_bytes: u64,
+    /// Bytes of the completed writes.
     pub write_bytes: u64,
     /// Device time attributed to the flow (see [`crate::Service::disk_time`]).
     pub disk_time: Duration,
@@ -44,10 +48,15 @@ impl Default for FlowMetrics {
 /// Latency summary in milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LatencySummary {
+    /// Mean latency, ms.
     pub mean: f64,
+    /// Median latency, ms.
     pub p50: f64,
+    /// 95th-percentile latency, ms.
     pub p95: f64,
+    /// 99th-percentile latency, ms.
     pub p99: f64,
+    /// Largest latency, ms.
     pub max: f64,
 }
 

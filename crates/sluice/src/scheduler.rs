@@ -72,6 +72,7 @@ impl Default for FlowConfig {
 /// share and the policy that orders its own requests.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClassConfig {
+    /// A label for the class (VIOS shows it in its class stats).
     pub name: String,
     /// Disk time the class gets per round (VIOS's Q_i); zero = the
     /// policy's default quantum.
@@ -121,9 +122,13 @@ pub trait DeviceView: CostModel {
 /// scheduler one with only that class's requests in flight.
 #[derive(Clone, Copy)]
 pub struct DeviceState<'a> {
+    /// The host's cost model of the device.
     pub costs: &'a dyn CostModel,
+    /// Requests in the device now ([`DeviceView::in_flight`]).
     pub in_flight: usize,
+    /// How many requests the device accepts at once ([`DeviceView::queue_depth`]).
     pub depth: usize,
+    /// Where the head was last known to be ([`DeviceView::head`]).
     pub head: u64,
 }
 

@@ -21,9 +21,13 @@ use crate::types::{Direction, FlowId, Request, RequestId};
 /// hand-set [`DeviceView`] for unit tests that call a policy directly.
 #[derive(Clone, Debug)]
 pub struct FlatDevice {
+    /// The sector [`DeviceView::head`] reports.
     pub head: u64,
+    /// The count [`DeviceView::in_flight`] reports.
     pub in_flight: usize,
+    /// The count [`DeviceView::queue_depth`] reports.
     pub depth: usize,
+    /// Size in sectors.
     pub capacity: u64,
 }
 
@@ -94,9 +98,13 @@ pub fn req(id: u64, flow: u32, sector: u64) -> Request {
 pub enum Op {
     /// A request arrives from `flow`.
     Add {
+        /// The issuing flow's number.
         flow: u32,
+        /// First sector.
         sector: u64,
+        /// Length in sectors (0 counts as 1).
         sectors: u32,
+        /// A write (asynchronous) rather than a read (synchronous).
         write: bool,
     },
     /// The device finishes the in-flight request at this index (modulo the
@@ -110,25 +118,37 @@ pub enum Op {
 #[derive(Clone, Debug)]
 pub enum Pattern {
     /// 8-sector requests one after another from this sector.
-    Seq { next: u64 },
+    Seq {
+        /// The next request's first sector.
+        next: u64,
+    },
     /// 8-sector requests at pseudo-random sectors (a fixed LCG) over a
     /// 2^30-sector span.
-    Rand { state: u64 },
+    Rand {
+        /// The generator's state (the seed, at first).
+        state: u64,
+    },
 }
 
 /// A closed-loop flow: keeps `outstanding` requests queued or in flight,
 /// issuing the next one `think` after each completion.
 #[derive(Clone, Debug)]
 pub struct ClosedFlow {
+    /// The flow's number.
     pub flow: u32,
+    /// Where its requests go.
     pub pattern: Pattern,
+    /// True: synchronous reads; false: asynchronous writes.
     pub sync: bool,
+    /// Requests it keeps queued or in flight.
     pub outstanding: usize,
+    /// The wait between a completion and the next issue.
     pub think: Duration,
     live: usize,
 }
 
 impl ClosedFlow {
+    /// A closed-loop flow with the given settings and nothing issued yet.
     pub fn new(
         flow: u32,
         pattern: Pattern,

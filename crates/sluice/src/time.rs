@@ -86,15 +86,19 @@ impl Duration {
     /// The longest span.
     pub const MAX: Duration = Duration(u64::MAX);
 
+    /// `ns` nanoseconds.
     pub const fn from_nanos(ns: u64) -> Self {
         Duration(ns)
     }
+    /// `us` microseconds.
     pub const fn from_micros(us: u64) -> Self {
         Duration(us * NS_PER_US)
     }
+    /// `ms` milliseconds.
     pub const fn from_millis(ms: u64) -> Self {
         Duration(ms * NS_PER_MS)
     }
+    /// `s` seconds.
     pub const fn from_secs(s: u64) -> Self {
         Duration(s * NS_PER_S)
     }
@@ -145,15 +149,19 @@ impl Duration {
         self.0 == 0
     }
 
+    /// `self - other`, zero if `other` is longer.
     pub fn saturating_sub(self, other: Duration) -> Duration {
         Duration(self.0.saturating_sub(other.0))
     }
+    /// `self + other`, [`Duration::MAX`] on overflow.
     pub fn saturating_add(self, other: Duration) -> Duration {
         Duration(self.0.saturating_add(other.0))
     }
+    /// `self - other`, `None` if `other` is longer.
     pub fn checked_sub(self, other: Duration) -> Option<Duration> {
         self.0.checked_sub(other.0).map(Duration)
     }
+    /// `self * k`, [`Duration::MAX`] on overflow.
     pub fn saturating_mul(self, k: u64) -> Duration {
         Duration(self.0.saturating_mul(k))
     }

@@ -16,13 +16,16 @@ pub struct RequestId(pub u64);
 /// Read or write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {
+    /// From the device to memory.
     Read,
+    /// From memory to the device.
     Write,
 }
 
 /// One I/O request as the scheduler sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
+    /// This request's identity.
     pub id: RequestId,
     /// The application request this one is a fragment of (its own id when
     /// not fragmented). FreeBSD splits large raw I/O into fragments of at
@@ -30,7 +33,9 @@ pub struct Request {
     /// origin the finish tag of the whole request and may issue them as a
     /// group (YFQ paper §3.4).
     pub origin: RequestId,
+    /// The flow that issued it.
     pub flow: FlowId,
+    /// Read or write.
     pub dir: Direction,
     /// Synchronous: the issuer waits for it (reads, fsync'd writes). BFQ and
     /// CFQ idle only for synchronous flows and queue async writes together.

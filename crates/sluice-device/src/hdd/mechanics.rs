@@ -11,7 +11,9 @@ use super::seek::SeekCurve;
 /// Where the heads are: cylinder and active surface.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Arm {
+    /// Cylinder.
     pub cyl: u32,
+    /// Active head (surface).
     pub head: u32,
 }
 
@@ -33,10 +35,14 @@ pub struct Mechanics {
     /// its location). Streaming and positioning look up the same runs again
     /// and again, and a full DiskSim-layout lookup costs a dozen divisions.
     pub(crate) run_cache: Cell<Option<(u64, Location)>>,
+    /// Where each logical block lies.
     pub layout: Layout,
+    /// Seek time by cylinder distance.
     pub seek: SeekCurve,
     /// One revolution.
     pub period: Duration,
+    /// Time to switch to another surface without a seek (a seek to another
+    /// cylinder and surface takes the longer of the two).
     pub head_switch: Duration,
     /// Extra settling before writing after an arm movement, in ns
     /// (DiskSim's "Add. write settling delay"). It may be negative: the seek

@@ -39,9 +39,14 @@ fn ms(x: f64) -> Duration {
 /// (DiskSim's eight "overhead" parameters), in ms.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Overheads {
+    /// A read served from the buffer: [after a read, after a write], ms.
     pub read_hit: [f64; 2],
+    /// A read that goes to the media: [after a read, after a write], ms.
     pub read_miss: [f64; 2],
+    /// A write taken into the write-back buffer: [after a read, after a
+    /// write], ms.
     pub write_hit: [f64; 2],
+    /// A write-through write: [after a read, after a write], ms.
     pub write_miss: [f64; 2],
 }
 
@@ -81,6 +86,7 @@ pub struct Interface {
 pub struct CacheSpec {
     /// Read segments (0 = no read caching).
     pub segments: usize,
+    /// Size of one read segment, in sectors.
     pub segment_sectors: u64,
     /// Sectors read ahead after a read miss (at most a segment).
     pub read_ahead_sectors: u64,
@@ -115,23 +121,31 @@ pub enum ReadAheadStop {
 /// Everything that describes one disk drive model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HddSpec {
+    /// Model name.
     pub name: String,
+    /// Where each logical block lies: zones, cylinders, surfaces, skews.
     pub layout: Layout,
+    /// Seek time by cylinder distance.
     pub seek: SeekCurve,
+    /// Spindle speed, revolutions per minute.
     pub rpm: f64,
+    /// Time to switch to another surface of the same cylinder, ms.
     pub head_switch_ms: f64,
     /// Added to a write's arm movement; may be negative (DiskSim allows it).
     pub write_settle_ms: f64,
+    /// Controller overheads per command kind.
     pub overheads: Overheads,
     /// Host interface transfer time per sector read.
     pub bus_ms_per_sector: f64,
     /// Host interface transfer time per sector written (older SCSI buses
     /// differ by direction).
     pub bus_write_ms_per_sector: f64,
+    /// The buffer: read segments, read-ahead and write-back.
     pub cache: CacheSpec,
     /// Commands the drive can queue (1 = no NCQ/TCQ); scenarios choose the
     /// depth actually used with `queue_depth`.
     pub max_queue: usize,
+    /// Host interface delays around the data.
     pub interface: Interface,
 }
 

@@ -10,7 +10,14 @@ pub enum SeekCurve {
     /// `(distance in cylinders, ms)` points in ascending distance.
     Table(Vec<(u32, f64)>),
     /// `t(d) = c + a*sqrt(d-1) + b*(d-1)` ms for `d >= 1`.
-    Lee { a: f64, b: f64, c: f64 },
+    Lee {
+        /// Coefficient of `sqrt(d-1)`, ms.
+        a: f64,
+        /// Coefficient of `d-1`, ms per cylinder.
+        b: f64,
+        /// The single-cylinder seek time, ms.
+        c: f64,
+    },
 }
 
 impl SeekCurve {

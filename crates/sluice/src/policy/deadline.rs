@@ -58,9 +58,14 @@ pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
 /// The tunables, with the kernel's defaults.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeadlineParams {
+    /// `read_expire_ms`: a read's FIFO deadline after its arrival (500 ms).
     pub read_expire: Duration,
+    /// `write_expire_ms`: a write's FIFO deadline after its arrival (5000 ms).
     pub write_expire: Duration,
+    /// `writes_starved`: how many times in a row reads may be preferred over
+    /// pending writes before a batch must serve writes (2).
     pub writes_starved: u32,
+    /// `fifo_batch`: most requests per sector-sorted batch (16).
     pub fifo_batch: u32,
 }
 
@@ -140,10 +145,12 @@ pub struct Deadline {
 }
 
 impl Deadline {
+    /// A deadline scheduler with the kernel's defaults.
     pub fn new() -> Self {
         Self::with_params(DeadlineParams::default())
     }
 
+    /// A deadline scheduler with the given tunables.
     pub fn with_params(p: DeadlineParams) -> Self {
         Deadline {
             p,

@@ -35,7 +35,9 @@ use crate::scheduler::Scheduler;
 /// A policy sluice can build: its contract name and a one-line description.
 #[derive(Clone, Copy, Debug)]
 pub struct PolicyInfo {
+    /// The contract name [`build`] takes.
     pub name: &'static str,
+    /// What it does, in one line.
     pub summary: &'static str,
     /// Parameters it accepts: name, default, range, meaning. Displays as
     /// `sluice list` prints it.

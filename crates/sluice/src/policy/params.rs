@@ -9,9 +9,13 @@ use crate::error::Error;
 /// crate needs no parser.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParamValue {
+    /// A switch.
     Bool(bool),
+    /// An integer (also accepted where a number is expected).
     Int(i64),
+    /// A number.
     Float(f64),
+    /// A string (no policy parameter takes one; it is rejected as a bad value).
     Str(String),
 }
 
@@ -30,9 +34,26 @@ impl fmt::Display for ParamValue {
 /// a given value must lie in.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ParamKind {
+    /// A switch, with its default.
     Bool(bool),
-    Int { default: i64, min: i64, max: i64 },
-    Float { default: f64, min: f64, max: f64 },
+    /// An integer.
+    Int {
+        /// Its value when not given.
+        default: i64,
+        /// The smallest value accepted.
+        min: i64,
+        /// The largest value accepted.
+        max: i64,
+    },
+    /// A number (an integer value is accepted too).
+    Float {
+        /// Its value when not given.
+        default: f64,
+        /// The smallest value accepted.
+        min: f64,
+        /// The largest value accepted.
+        max: f64,
+    },
 }
 
 /// One row of a policy's parameter table: the single place a parameter's
@@ -41,7 +62,9 @@ pub enum ParamKind {
 /// it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamSpec {
+    /// The name scenario files and the CLI give it by.
     pub name: &'static str,
+    /// Its type, default and range.
     pub kind: ParamKind,
     /// What it sets, in one line.
     pub doc: &'static str,
@@ -115,6 +138,7 @@ impl ParamSpec {
 /// `name = default (note), ...`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ParamTable {
+    /// The rows, in the order the policy reads them.
     pub specs: &'static [ParamSpec],
     /// Between a name and its default in the listing: " = ", or "=" for
     /// BFQ's, whose listing has always been written that way.

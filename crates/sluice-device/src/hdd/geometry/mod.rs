@@ -149,7 +149,9 @@ impl SurfaceOrder {
 /// the empty space at the front, as in DiskSim's model files.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Zone {
+    /// The zone's first cylinder.
     pub first_cyl: u32,
+    /// The zone's last cylinder (inclusive).
     pub last_cyl: u32,
     /// Sectors per track.
     pub spt: u32,
@@ -238,7 +240,9 @@ impl Zone {
 /// Where a logical sector lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Location {
+    /// Cylinder.
     pub cyl: u32,
+    /// Head (surface).
     pub head: u32,
     /// Angular slot of the sector on its track, 0..spt (after skew).
     pub slot: u32,
@@ -265,27 +269,66 @@ pub struct Layout {
 /// A layout that makes no sense.
 #[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LayoutError {
+    /// No surface, no zone, or no logical sector at all.
     #[error("a disk needs at least one surface, one zone and one logical sector")]
     Empty,
+    /// The zone at this index (from 0) overlaps or precedes the one before,
+    /// has no sectors per track, or is too large.
     #[error(
         "zone {0}: cylinders must ascend without overlap and sectors per track must be positive"
     )]
     BadZone(usize),
+    /// A zone's spares fill a whole sparing unit.
     #[error("zone {zone}: {spares} spares leave no room in a sparing unit of {unit} sectors")]
-    BadSpares { zone: usize, spares: u32, unit: u64 },
+    BadSpares {
+        /// The zone's index, from 0.
+        zone: usize,
+        /// Its spares per sparing unit (whole tracks under track sparing).
+        spares: u32,
+        /// The sparing unit's size in sectors.
+        unit: u64,
+    },
+    /// A zone's empty front space is larger than the zone.
     #[error(
         "zone {zone}: empty space at the front ({empty}) exceeds the zone's {slots} logical slots"
     )]
-    BadEmptySpace { zone: usize, empty: u64, slots: u64 },
+    BadEmptySpace {
+        /// The zone's index, from 0.
+        zone: usize,
+        /// The empty logical slots asked for.
+        empty: u64,
+        /// The zone's logical slots.
+        slots: u64,
+    },
+    /// A slip lies outside its zone.
     #[error("zone {zone}: slipped sector {sector} is outside the zone's {size} sectors")]
-    BadSlip { zone: usize, sector: u64, size: u64 },
+    BadSlip {
+        /// The zone's index, from 0.
+        zone: usize,
+        /// The slipped sector (a track under track sparing).
+        sector: u64,
+        /// The zone's physical sectors (tracks under track sparing).
+        size: u64,
+    },
+    /// A sparing unit has more slips than spares.
     #[error("zone {zone}: more slips than spares in the sparing unit that holds sector {sector}")]
-    TooManySlips { zone: usize, sector: u64 },
+    TooManySlips {
+        /// The zone's index, from 0.
+        zone: usize,
+        /// The slip that found no spare left (under track sparing, the
+        /// first sector of the last slipped track).
+        sector: u64,
+    },
+    /// A defect or its remapped place lies outside its zone.
     #[error("zone {zone}: defect {defect} -> {remap} is outside the zone's {size} sectors")]
     BadDefect {
+        /// The zone's index, from 0.
         zone: usize,
+        /// The defective sector (a track under track sparing).
         defect: u64,
+        /// The spare it moves to (a track under track sparing).
         remap: u64,
+        /// The zone's physical sectors (tracks under track sparing).
         size: u64,
     },
 }

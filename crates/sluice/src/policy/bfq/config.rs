@@ -253,6 +253,8 @@ pub struct BfqConfig {
     /// next slot (once per slot, as the code's `bfq_check_fifo`); 0 turns
     /// the check off. Not in the papers.
     pub fifo_expire_sync: Duration,
+    /// `fifo_expire_async_ms`: the same for the requests of asynchronous
+    /// queues (`fifo_expire_sync` is for synchronous ones).
     pub fifo_expire_async: Duration,
     /// `quantum`: at most this many requests of the queue in service in
     /// the device while other queues are backlogged (four times as many

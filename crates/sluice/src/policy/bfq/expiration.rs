@@ -12,6 +12,7 @@ use crate::types::FlowId;
 pub struct ExpirationRecord {
     /// The flow of the queue (`None`: the shared async queue).
     pub flow: Option<FlowId>,
+    /// Why the slot ended.
     pub reason: Expiration,
     /// The slot's budget.
     pub budget: u64,

@@ -218,6 +218,8 @@ pub struct Dor {
 }
 
 impl Dor {
+    /// A BQS+DOR scheduler (`base` below 1 counts as 1); with `m_dmo` or
+    /// `m_qos` at 0 it runs BQS alone.
     pub fn new(params: DorParams) -> Self {
         Dor {
             name: "dor",

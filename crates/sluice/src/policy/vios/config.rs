@@ -47,6 +47,7 @@ pub enum ViosMode {
 /// Settings of the outer scheduler.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViosConfig {
+    /// Which outer scheduler runs.
     pub mode: ViosMode,
     /// Quantum of classes that do not set their own (and of the implicit
     /// default class).

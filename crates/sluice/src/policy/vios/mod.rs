@@ -137,7 +137,10 @@ enum TurnEnd {
 pub struct ClassStats {
     /// The class id given to `add_class`; `None` for the implicit default.
     pub class: Option<u32>,
+    /// The class's name (`ClassConfig::name`; "default" for the implicit
+    /// default class).
     pub name: String,
+    /// The inner scheduler's policy name.
     pub inner: String,
     /// Q_i.
     pub quantum: Duration,
@@ -264,6 +267,7 @@ impl std::fmt::Debug for Vios {
 const MAX_TURNS_PER_CALL: usize = 100_000;
 
 impl Vios {
+    /// A VIOS with no classes yet, running the outer scheduler `cfg` selects.
     pub fn new(cfg: ViosConfig) -> Self {
         Vios {
             cfg,

@@ -229,6 +229,7 @@ pub struct Yfq {
 }
 
 impl Yfq {
+    /// A YFQ scheduler (`batch` below 1 counts as 1).
     pub fn new(params: YfqParams) -> Self {
         Yfq {
             params: YfqParams {
