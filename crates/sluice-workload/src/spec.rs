@@ -1,6 +1,6 @@
 //! What a flow is, once a scenario has been read: its [`Pattern`] and the
-//! numbers that drive it ([`FlowSpec`]). Reading scenario files is the
-//! simulator's business; the values are the same for every engine.
+//! numbers that drive it ([`FlowSpec`]). Reading scenario files is
+//! `sluice-runtime`'s business; the values are the same for every host.
 
 use std::sync::Arc;
 

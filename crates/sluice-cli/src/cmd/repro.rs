@@ -31,7 +31,7 @@ pub(crate) struct Args {
     save_scenarios: Option<PathBuf>,
 }
 
-/// The papers `sluice_sim::repro` knows: closed, so a misspelling is
+/// The papers `sluice_repro` knows: closed, so a misspelling is
 /// refused by clap with the list instead of after start-up.
 #[derive(Clone, Copy, clap::ValueEnum)]
 enum Paper {
