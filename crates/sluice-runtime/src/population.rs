@@ -5,6 +5,8 @@
 //! io_uring engine submits it for real, `sluice kernel` gives it to an OS
 //! thread.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::ops::Range;
 
 use sluice::{FlowConfig, FlowId, Instant};
@@ -41,6 +43,11 @@ pub trait Backend {
         issue: Issue,
     ) -> Result<(), Self::Error>;
 }
+
+/// Flow wake-ups, earliest first: (instant, flow index). A real-time
+/// host keeps its flows' wake-ups here; the simulator orders them among
+/// its device events in one agenda of its own.
+pub type Agenda = BinaryHeap<Reverse<(Instant, usize)>>;
 
 /// The flows of a run and the scheduler flow ids of their threads.
 pub struct Population {
@@ -181,6 +188,27 @@ impl Population {
         Ok(act.wakes)
     }
 
+    /// Wake every flow whose wake-up in `agenda` is due at `now` and carry
+    /// out what it asks; its later wake-ups go back on the agenda.
+    pub fn wake_due<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        agenda: &mut Agenda,
+        now: Instant,
+    ) -> Result<(), B::Error> {
+        while let Some(&Reverse((t, f))) = agenda.peek() {
+            if t > now {
+                break;
+            }
+            agenda.pop();
+            let act = self.wake(f, now);
+            for w in self.apply(backend, f, act, now)? {
+                agenda.push(Reverse((w.max(now), f)));
+            }
+        }
+        Ok(())
+    }
+
     /// Register flow `f`'s threads under the next free scheduler flow ids,
     /// recording their owner; returns the first id.
     fn register_threads<B: Backend>(
@@ -278,6 +306,20 @@ mod tests {
         assert!(!pop.is_current(FlowId(0)));
         assert!(pop.is_current(FlowId(2)));
         assert_eq!(pop.owner(FlowId(2)), (0, 0));
+    }
+
+    #[test]
+    fn only_the_due_wake_ups_are_carried_out() {
+        let mut log = Log::default();
+        let mut pop = Population::new(&scenario(), &mut log).unwrap();
+        let later = Instant::from_nanos(5_000_000);
+        let mut agenda = Agenda::new();
+        agenda.push(Reverse((Instant::ZERO, 0)));
+        agenda.push(Reverse((later, 1)));
+        pop.wake_due(&mut log, &mut agenda, Instant::ZERO).unwrap();
+        assert!(log.0[2..].iter().all(|l| l == "issue 0 0"), "{:?}", log.0);
+        assert!(log.0.len() > 2);
+        assert_eq!(agenda.peek(), Some(&Reverse((later, 1))));
     }
 
     #[test]

@@ -29,7 +29,7 @@ use sluice_uring::{Completion, TargetId};
 use sluice_runtime::Population;
 
 use crate::run::{
-    complete, device_regions, interrupt_flag, report, wake_due, Agenda, Book, EngineReport, Host,
+    complete, device_regions, interrupt_flag, report, Agenda, Book, EngineReport, Host,
     Interrupted, Io, Origin, Progress, RunReport, ShowProgress, Tally,
 };
 use cgroup::Blkio;
@@ -162,7 +162,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
             agenda,
             ..
         } = &mut *st;
-        wake_due(pop, &mut Host { io, book }, agenda, now)?;
+        pop.wake_due(&mut Host { io, book }, agenda, now)?;
         let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
         let wait = next
             .saturating_duration_since(now)

@@ -33,8 +33,9 @@ pub use self::files::device_regions;
 use self::files::Files;
 use self::files::{file_name, fill, fill_extents, free_bytes, gib, kernel_scheduler};
 use self::requests::settle;
-pub use self::requests::{complete, wake_due, Agenda, Book, Host, Io};
+pub use self::requests::{complete, Book, Host, Io};
 use self::verify::Verifier;
+pub use sluice_runtime::population::Agenda;
 
 /// Schema tag of [`RunReport`].
 pub const RUN_SCHEMA: &str = "sluice.run/1";
@@ -377,7 +378,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             io: &mut engine,
             book: &mut book,
         };
-        wake_due(&mut pop, &mut host, &mut agenda, now)?;
+        pop.wake_due(&mut host, &mut agenda, now)?;
         let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
         // Wake at least every 200 ms: the progress line and Ctrl-C.
         let wait = next

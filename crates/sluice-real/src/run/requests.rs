@@ -3,11 +3,12 @@
 //! buffer, stamp, arrival), and the runtime's [`Backend`] made of the two.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::HashMap;
 use std::ops::Range;
 
 use anyhow::{Context, Result};
 use sluice::{FlowConfig, FlowId, Instant, RequestId, Scheduler};
+use sluice_runtime::population::Agenda;
 use sluice_runtime::population::Measured;
 use sluice_runtime::timeline::Bins;
 use sluice_runtime::{Backend, Population};
@@ -48,9 +49,6 @@ impl<P: Scheduler> Io for Engine<P> {
         Ok(Engine::submit(self, s)?)
     }
 }
-
-/// Flow wake-ups: (instant, flow index), earliest first.
-pub type Agenda = BinaryHeap<Reverse<(Instant, usize)>>;
 
 /// One request's bookkeeping: which flow, which scheduler flow, since when.
 pub struct Pending {
@@ -196,27 +194,6 @@ impl Backend for Host<'_> {
         );
         Ok(())
     }
-}
-
-/// Wake every flow whose wake-up is due at `now` and issue what it asks;
-/// later wake-ups go back on the agenda.
-pub fn wake_due(
-    pop: &mut Population,
-    host: &mut Host<'_>,
-    agenda: &mut Agenda,
-    now: Instant,
-) -> Result<()> {
-    while let Some(&Reverse((t, f))) = agenda.peek() {
-        if t > now {
-            break;
-        }
-        agenda.pop();
-        let act = pop.wake(f, now);
-        for w in pop.apply(host, f, act, now)? {
-            agenda.push(Reverse((w.max(now), f)));
-        }
-    }
-    Ok(())
 }
 
 /// A write completed after the clock stopped: record it for verification.
