@@ -31,14 +31,28 @@ fn scenario(
     seed: Option<u64>,
     scheduler: Option<&str>,
 ) -> PyResult<Scenario> {
-    let mut s = match (path, toml_text) {
-        (Some(p), None) => Scenario::load(p.as_ref()).map_err(fail)?,
-        (None, Some(t)) => Scenario::parse(name.unwrap_or("<dict>"), t).map_err(fail)?,
-        _ => return Err(fail("give a scenario file or a scenario dict")),
-    };
+    let mut s = read(path, toml_text, name, false)?;
     overrides::apply(&mut s, seed, scheduler)
         .map_err(|e| fail(format!("scheduler={}: {e}", scheduler.unwrap_or_default())))?;
     Ok(s)
+}
+
+/// The scenario of a file or of TOML text named `name`; `real`: for the
+/// real host (`[device]` may name no model, as `sluice run` reads it).
+fn read(
+    path: Option<&str>,
+    toml_text: Option<&str>,
+    name: Option<&str>,
+    real: bool,
+) -> PyResult<Scenario> {
+    let name = name.unwrap_or("<dict>");
+    match (path, toml_text, real) {
+        (Some(p), None, false) => Scenario::load(p.as_ref()).map_err(fail),
+        (Some(p), None, true) => Scenario::load_real(p.as_ref()).map_err(fail),
+        (None, Some(t), false) => Scenario::parse(name, t).map_err(fail),
+        (None, Some(t), true) => Scenario::parse_real(name, t).map_err(fail),
+        _ => Err(fail("give a scenario file or a scenario dict")),
+    }
 }
 
 /// Simulate a scenario; returns `sluice.sim/1` JSON.
@@ -103,12 +117,8 @@ fn run_json(
     timeline_ms: Option<u64>,
 ) -> PyResult<String> {
     use sluice_real::run;
+    let s = read(path, toml_text, name, true)?;
     let label = name.or(path).unwrap_or("<dict>");
-    let s = match (path, toml_text) {
-        (Some(p), None) => Scenario::load_real(p.as_ref()).map_err(fail)?,
-        (None, Some(t)) => Scenario::parse_real(label, t).map_err(fail)?,
-        _ => return Err(fail("give a scenario file or a scenario dict")),
-    };
     let opts = run::Options {
         scenario: label.into(),
         dir: dir.map(Into::into),

@@ -143,28 +143,32 @@ impl Population {
         act
     }
 
-    /// A request of scheduler flow `id` completed at `now`: tell its flow
-    /// (which counts as done once its last request is); returns the flow's
-    /// index and what it asks next.
-    pub fn completed(&mut self, id: FlowId, now: Instant, warmup: Instant) -> (usize, Actions) {
+    /// A request of scheduler flow `id` completed at `now`: measure it if
+    /// it completed after the warm-up, and tell its flow (which counts as
+    /// done once its last request is); returns the flow's index and what
+    /// it asks next.
+    pub fn completed(
+        &mut self,
+        id: FlowId,
+        now: Instant,
+        warmup: Instant,
+        done: Measured,
+    ) -> (usize, Actions) {
         let (f, thread) = self.owner(id);
-        let current = self.is_current(id);
+        let current = id.0 >= self.first_thread[f];
+        let flow = &mut self.flows[f];
+        if now >= warmup {
+            flow.metrics.record(done.bytes, done.write, done.latency);
+            flow.metrics.disk_time += done.disk_time;
+            let ts = &mut flow.thread_stats[thread as usize];
+            ts.0 += 1;
+            ts.1 += done.bytes / 512;
+        }
         let mut act = Actions::default();
-        if self.flows[f].completed(now, thread, current, warmup, &mut act) {
+        if flow.completed(now, thread, current, warmup, &mut act) {
             self.finite_left -= 1;
         }
         (f, act)
-    }
-
-    /// Measure a completion of flow `f`'s thread `thread` (the host checks
-    /// it completed after the warm-up).
-    pub fn record(&mut self, f: usize, thread: u32, done: Measured) {
-        let flow = &mut self.flows[f];
-        flow.metrics.record(done.bytes, done.write, done.latency);
-        flow.metrics.disk_time += done.disk_time;
-        let ts = &mut flow.thread_stats[thread as usize];
-        ts.0 += 1;
-        ts.1 += done.bytes / 512;
     }
 
     /// Carry out what flow `f` asked at `now`: a new process, then its

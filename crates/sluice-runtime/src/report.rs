@@ -150,6 +150,21 @@ pub struct ThreadReport {
     pub mb_s: f64,
 }
 
+/// Arrival of the oldest request still pending, per flow (of `flows`),
+/// from the (flow, arrival) of every request a host has not seen complete:
+/// [`measure`]'s `oldest_pending`.
+pub fn oldest_pending(
+    flows: usize,
+    pending: impl IntoIterator<Item = (usize, sluice::Instant)>,
+) -> Vec<Option<sluice::Instant>> {
+    let mut oldest: Vec<Option<sluice::Instant>> = vec![None; flows];
+    for (f, arrival) in pending {
+        let o = &mut oldest[f];
+        *o = Some(o.map_or(arrival, |a| a.min(arrival)));
+    }
+    oldest
+}
+
 /// The measured part of a report, as every host of the workloads (the
 /// simulator, `sluice run`) builds it: each flow's figures over the window
 /// from `warmup` to `end`, and the aggregate. `oldest_pending[i]` is the

@@ -96,12 +96,8 @@ impl Book {
 
     /// Arrival of the oldest request still pending, per flow (of `flows`).
     pub fn oldest_pending(&self, flows: usize) -> Vec<Option<Instant>> {
-        let mut oldest: Vec<Option<Instant>> = vec![None; flows];
-        for p in self.pending.values() {
-            let o = &mut oldest[p.flow];
-            *o = Some(o.map_or(p.arrival, |a| a.min(p.arrival)));
-        }
-        oldest
+        let pending = self.pending.values().map(|p| (p.flow, p.arrival));
+        sluice_runtime::report::oldest_pending(flows, pending)
     }
 
     /// Remove retired scheduler flows that have nothing pending.
@@ -227,25 +223,20 @@ pub fn complete(
     if let (Some(v), Some(w)) = (&mut book.verifier, &p.stamp) {
         v.written(w, rel(c.dispatched), now, c.result.is_ok());
     }
-    let (f, thread) = pop.owner(p.sched_flow);
-    debug_assert_eq!(f, p.flow);
     if let Some(t) = &mut book.timeline {
-        t.record(f, now, c.bytes() as u64);
+        t.record(p.flow, now, c.bytes() as u64);
     }
-    if now >= warmup {
-        let measured = Measured {
-            bytes: c.bytes() as u64,
-            write: c.dir == sluice::Direction::Write,
-            latency: now.saturating_duration_since(p.arrival),
-            disk_time: c.disk_time,
-        };
-        pop.record(f, thread, measured);
-    }
+    let measured = Measured {
+        bytes: c.bytes() as u64,
+        write: c.dir == sluice::Direction::Write,
+        latency: now.saturating_duration_since(p.arrival),
+        disk_time: c.disk_time,
+    };
     book.spare.push(c.buf);
     if !book.retired.is_empty() {
         book.reap_retired(host.io)?;
     }
-    let (f, act) = pop.completed(p.sched_flow, now, warmup);
+    let (f, act) = pop.completed(p.sched_flow, now, warmup, measured);
     let t = rel(host.io.now()).max(now);
     for w in pop.apply(host, f, act, t)? {
         agenda.push(Reverse((w.max(t), f)));

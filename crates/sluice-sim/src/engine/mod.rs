@@ -20,14 +20,13 @@ use std::time::Instant as WallClock;
 use sluice::{Driver, Duration, Instant, RequestId, Scheduler};
 use sluice_runtime::population::Measured;
 use sluice_runtime::report::SimReport;
-use sluice_runtime::{Population, Scenario};
+use sluice_runtime::{Error, Population, Scenario};
 use sluice_workload::Actions;
 
 use self::agenda::{Agenda, Event, Slot};
 use self::recorder::{Recorder, RunInfo};
 use self::requests::Requests;
 use crate::device::{self, Command, Device, Setup};
-use sluice_runtime::Error;
 
 pub use self::request_log::RequestRecord;
 
@@ -205,19 +204,17 @@ impl Simulation {
             .expect("the device completes only what it was given");
         self.host.served(id);
         let (f, thread) = self.pop.owner(done.request.flow);
-        if self.rec.record(f, thread, &done) {
-            let (r, svc) = (&done.request, &done.service);
-            let measured = Measured {
-                bytes: r.bytes(),
-                write: r.is_write(),
-                latency: svc.completed - r.arrival,
-                disk_time: svc.disk_time,
-            };
-            self.pop.record(f, thread, measured);
-        }
+        self.rec.record(f, thread, &done);
+        let (r, svc) = (&done.request, &done.service);
+        let measured = Measured {
+            bytes: r.bytes(),
+            write: r.is_write(),
+            latency: svc.completed - r.arrival,
+            disk_time: svc.disk_time,
+        };
         let (f, act) = self
             .pop
-            .completed(done.request.flow, self.now, self.rec.warmup);
+            .completed(r.flow, self.now, self.rec.warmup, measured);
         self.apply(f, act);
     }
 

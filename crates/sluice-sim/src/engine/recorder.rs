@@ -61,10 +61,10 @@ impl Recorder {
         self.log.take().unwrap_or_default()
     }
 
-    /// Account for a completion of flow `f`'s thread `thread`: timelines
-    /// and log; returns whether it counts in the flow's measurements (it
-    /// came after the warm-up).
-    pub(super) fn record(&mut self, f: usize, thread: u32, done: &Completion) -> bool {
+    /// Account for a completion of flow `f`'s thread `thread` in the
+    /// timelines and the log (the flow's own measurements are the
+    /// population's).
+    pub(super) fn record(&mut self, f: usize, thread: u32, done: &Completion) {
         let (r, svc) = (&done.request, &done.service);
         let now = svc.completed;
         self.completed_total += 1;
@@ -89,7 +89,6 @@ impl Recorder {
                 completed: now,
             });
         }
-        now >= self.warmup
     }
 
     /// The report of a run that ended at `end`.

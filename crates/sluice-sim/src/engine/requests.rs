@@ -37,12 +37,8 @@ impl Requests {
 
     /// Arrival of the oldest request still pending, per flow (of `flows`).
     pub(super) fn oldest_pending(&self, flows: usize) -> Vec<Option<Instant>> {
-        let mut oldest: Vec<Option<Instant>> = vec![None; flows];
-        for &(f, arrival) in self.pending.values() {
-            let o = &mut oldest[f as usize];
-            *o = Some(o.map_or(arrival, |a| a.min(arrival)));
-        }
-        oldest
+        let pending = self.pending.values().map(|&(f, a)| (f as usize, a));
+        sluice_runtime::report::oldest_pending(flows, pending)
     }
 }
 
