@@ -15,7 +15,7 @@ mod report;
 mod table;
 mod versus;
 
-use sluice_real::{kernel, run};
+use sluice_real::{kernel, run, status, DataError, Refused};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -35,7 +35,18 @@ Examples:
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice report run.json bfq.json -o report.html   results as one HTML page with plots
   sluice fio scenarios/fio/two-readers.fio --scheduler bfq   a fio job file, simulated (or --run)
-  sluice list                                   policies, presets, flow patterns";
+  sluice list                                   policies, presets, flow patterns
+  sluice clean                                  undo what runs that were killed left behind
+
+Exit status (every subcommand):
+  0    done
+  1    an error: input sluice cannot use, or I/O that failed
+  2    a usage error, or a refusal: a permission or kernel feature missing, a
+       device another run holds, a file that exists, writes without --allow-writes
+       (nothing was changed)
+  3    --verify read back blocks that do not hold what was written (report printed)
+  130  interrupted (Ctrl-C, SIGTERM); what the run changed is undone
+  141  the output's reader went away (as SIGPIPE)";
 
 /// Proportional-share disk I/O scheduling you can run, measure and embed.
 #[derive(Parser)]
@@ -59,6 +70,7 @@ enum Command {
     Fio(cmd::fio::Args),
     Report(cmd::report::Args),
     List(cmd::list::Args),
+    Clean(cmd::clean::Args),
 }
 
 fn main() -> ExitCode {
@@ -74,19 +86,24 @@ fn main() -> ExitCode {
         Command::Fio(args) => cmd::fio::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::List(args) => cmd::list::run(args),
+        Command::Clean(args) => cmd::clean::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that went away (`sluice ... | head`): end quietly, as
         // a program killed by SIGPIPE would (128 + 13).
         Err(e) if output::broken_pipe(&e) => ExitCode::from(141),
-        Err(e) if e.downcast_ref::<kernel::Unavailable>().is_some() => {
+        Err(e) if e.downcast_ref::<Refused>().is_some() => {
             eprintln!("error: {e:#}");
-            ExitCode::from(kernel::EXIT_UNAVAILABLE)
+            ExitCode::from(status::EXIT_REFUSED)
+        }
+        Err(e) if e.downcast_ref::<DataError>().is_some() => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(status::EXIT_DATA_ERROR)
         }
         Err(e) if e.is::<run::Interrupted>() => {
             eprintln!("sluice: {e}");
-            ExitCode::from(run::EXIT_INTERRUPTED)
+            ExitCode::from(status::EXIT_INTERRUPTED)
         }
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -12,7 +12,12 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sluice_runtime::{Scenario, SimReport};
 
-use crate::kernel::{self, Unavailable};
+use std::sync::Arc;
+
+use sluice_real::journal::{Change, Entry, Journal};
+use sluice_real::Refused;
+
+use crate::kernel;
 use crate::run;
 
 /// Schema tag of [`VersusReport`].
@@ -63,15 +68,27 @@ fn with_preset(text: &str, preset: &str) -> Result<String> {
     Ok(toml::to_string(&v)?)
 }
 
-/// The emulator as a child process: SIGTERM and wait on drop.
+/// The emulator as a child process: SIGTERM and wait on drop. Its mount
+/// and the process are in the run's journal, for a versus that dies.
 struct Emulator {
     child: Child,
     mount: PathBuf,
+    journal: Arc<Journal>,
+    entries: Vec<Entry>,
 }
 
 impl Emulator {
-    fn start(preset: &str, size_gib: u64, mount: &Path, queue_depth: usize) -> Result<Self> {
+    fn start(
+        preset: &str,
+        size_gib: u64,
+        mount: &Path,
+        queue_depth: usize,
+        journal: &Arc<Journal>,
+    ) -> Result<Self> {
         let exe = std::env::current_exe().context("finding the sluice binary")?;
+        let mounted = journal.record(Change::Mount {
+            path: mount.to_path_buf(),
+        })?;
         let child = Command::new(exe)
             .args(["emulate", "--preset", preset, "--size-gib"])
             .arg(size_gib.to_string())
@@ -84,10 +101,17 @@ impl Emulator {
             .stderr(Stdio::inherit())
             .spawn()
             .context("starting sluice emulate")?;
+        let pid = child.id() as i32;
         let mut e = Emulator {
             child,
             mount: mount.to_path_buf(),
+            journal: Arc::clone(journal),
+            entries: vec![mounted],
         };
+        if let Some(start) = sluice_real::journal::process_start(pid) {
+            e.entries
+                .push(journal.record(Change::Process { pid, start })?);
+        }
         let disk = mount.join("disk.img");
         for _ in 0..200 {
             if disk.exists() {
@@ -111,6 +135,7 @@ impl Drop for Emulator {
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         for _ in 0..200 {
             if let Ok(Some(_)) = self.child.try_wait() {
+                self.finish();
                 return;
             }
             std::thread::sleep(StdDuration::from_millis(100));
@@ -118,45 +143,71 @@ impl Drop for Emulator {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = Command::new("umount").arg("-l").arg(&self.mount).status();
+        self.finish();
+    }
+}
+
+impl Emulator {
+    /// The process is gone and its mount with it.
+    fn finish(&mut self) {
+        for e in self.entries.drain(..) {
+            self.journal.undone(e);
+        }
     }
 }
 
 /// A loop device over a file, detached on drop.
-struct Loop(PathBuf);
+struct Loop(PathBuf, Arc<Journal>, Entry);
 
 impl Loop {
-    fn over(file: &Path) -> Result<Self> {
+    fn over(file: &Path, journal: &Arc<Journal>) -> Result<Self> {
+        let entry = journal.record(Change::Loop {
+            backing: file.to_path_buf(),
+        })?;
         let out = Command::new("losetup")
             .args(["--find", "--show", "--direct-io=on"])
             .arg(file)
             .output()
-            .map_err(|e| Unavailable(format!("losetup: {e} (package mount)")))?;
+            .map_err(|e| Refused(format!("losetup: {e} (package mount)")))?;
         if !out.status.success() {
-            return Err(Unavailable(format!(
+            return Err(Refused(format!(
                 "losetup {}: {}",
                 file.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ))
             .into());
         }
-        Ok(Loop(PathBuf::from(
-            String::from_utf8_lossy(&out.stdout).trim(),
-        )))
+        Ok(Loop(
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()),
+            Arc::clone(journal),
+            entry,
+        ))
     }
 }
 
 impl Drop for Loop {
     fn drop(&mut self) {
-        let _ = Command::new("losetup").arg("-d").arg(&self.0).status();
+        if Command::new("losetup")
+            .arg("-d")
+            .arg(&self.0)
+            .status()
+            .is_ok_and(|s| s.success())
+        {
+            self.1.undone(self.2);
+        }
     }
 }
 
 /// A folder for the mount point, removed on drop.
-struct Scratch(PathBuf);
+struct Scratch(PathBuf, Arc<Journal>, Option<Entry>);
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if std::fs::remove_dir_all(&self.0).is_ok() {
+            if let Some(e) = self.2.take() {
+                self.1.undone(e);
+            }
+        }
     }
 }
 
@@ -168,7 +219,7 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
     let sim_scenario = Scenario::parse(&file, &with_preset(&text, &opts.preset)?)?;
     let real = Scenario::load_real(&opts.scenario)?;
     if unsafe { libc::geteuid() } != 0 {
-        return Err(Unavailable(
+        return Err(Refused(
             "sluice versus needs root (FUSE mount, loop device, kernel scheduler, cgroups)".into(),
         )
         .into());
@@ -191,23 +242,33 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
         .sum();
     let size_gib = bytes.div_ceil(1 << 30).max(1);
     let cwd = std::env::current_dir()?;
-    let scratch = Scratch(cwd.join(format!("sluice-versus-{}", std::process::id())));
+    // Written down before anything changes; held until the run is undone.
+    let journal = Arc::new(Journal::begin("versus")?);
+    let top = cwd.join(format!("sluice-versus-{}", std::process::id()));
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&top)
+            .map_err(|e| Refused(format!("cannot create {}: {e}", top.display())))?;
+    }
+    let entry = journal.record(Change::Folder { path: top.clone() })?;
+    let scratch = Scratch(top, Arc::clone(&journal), Some(entry));
     let mount = scratch.0.join("mnt");
-    std::fs::create_dir_all(&mount)
-        .with_context(|| format!("cannot create {}", mount.display()))?;
+    std::fs::create_dir(&mount).with_context(|| format!("cannot create {}", mount.display()))?;
     let queue_depth = sim_scenario.device.queue_depth;
     eprintln!(
         "versus: emulating {} ({size_gib} GiB) at {}",
         opts.preset,
         mount.display()
     );
-    let emulator = Emulator::start(&opts.preset, size_gib, &mount, queue_depth)?;
-    let dev = Loop::over(&mount.join("disk.img"))?;
+    let emulator = Emulator::start(&opts.preset, size_gib, &mount, queue_depth, &journal)?;
+    let dev = Loop::over(&mount.join("disk.img"), &journal)?;
 
     // 3. sluice's policy on it, the kernel's scheduler out of the way.
     eprintln!("versus: sluice {} on {}", real.scheduler, dev.0.display());
     let queue = kernel::queue_dir(&dev.0)?;
-    let guard = kernel::SchedulerGuard::set(&queue, "none")?;
+    let guard = kernel::SchedulerGuard::set(&queue, "none", &journal)?;
     let writes = real.flows.iter().any(|f| f.may_write());
     let ours = run::run(&run::Options {
         timeline_ms: None,

@@ -4,7 +4,8 @@
 //! report as the simulator, and can verify every write; [`kernel`] plays
 //! it under the kernel's own scheduler instead, from OS threads. Both
 //! create their files exclusively, write a block device only when allowed,
-//! stop on SIGINT/SIGTERM and undo what they changed.
+//! stop on SIGINT/SIGTERM, hold the device against a second run, and undo
+//! what they changed — after a crash too, from their [`journal`].
 //!
 //! ```no_run
 //! let opts = sluice_real::run::Options {
@@ -16,5 +17,9 @@
 //! println!("{:.1} MB/s", report.report.aggregate.mb_s);
 //! ```
 
+pub mod journal;
 pub mod kernel;
 pub mod run;
+pub mod status;
+
+pub use status::{DataError, Refused};

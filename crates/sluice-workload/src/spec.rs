@@ -86,7 +86,11 @@ impl FlowSpec {
             FlowKind::Greedy(p) => p.pattern().is_write(),
             FlowKind::Pool(pool) => pool.read_fraction < 1.0,
             FlowKind::Trace(t) => t.requests.iter().any(|r| r.write),
-            FlowKind::Startup(_) | FlowKind::Video(_) => false,
+            // A recorded replay issues the trace's writes as writes.
+            FlowKind::Startup(st) => {
+                st.replay == crate::Replay::Recorded && st.trace.records.iter().any(|r| r.write)
+            }
+            FlowKind::Video(_) => false,
         }
     }
 

@@ -65,6 +65,12 @@ impl From<Internal> for InternalOrder {
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
+    // The mount outlives a killed emulator (a dead FUSE mount): written
+    // down so that `sluice clean` unmounts it.
+    let journal = sluice_real::journal::Journal::begin("emulate")?;
+    let mounted = journal.record(sluice_real::journal::Change::Mount {
+        path: std::path::absolute(&args.mount).unwrap_or_else(|_| args.mount.clone()),
+    })?;
     sluice_emulate::run_until_signal(&sluice_emulate::Options {
         queue_depth: args.queue_depth,
         internal: args.internal.into(),
@@ -74,5 +80,6 @@ pub(crate) fn run(args: Args) -> Result<()> {
             args.mount,
         )
     })?;
+    journal.undone(mounted);
     Ok(())
 }

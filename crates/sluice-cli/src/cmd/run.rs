@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use sluice_real::DataError;
+
 use crate::output::emit;
 use crate::{run, table};
 
@@ -74,5 +76,10 @@ impl From<&Args> for run::Options {
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let r = run::run(&run::Options::from(&args))?;
-    emit(args.json, &r, table::run)
+    emit(args.json, &r, table::run)?;
+    // The report is out; bad blocks are still a failed run.
+    match (r.engine.verify_errors, r.engine.verified_blocks) {
+        (Some(bad), Some(verified)) if bad > 0 => Err(DataError { bad, verified }.into()),
+        _ => Ok(()),
+    }
 }

@@ -11,12 +11,16 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::Unavailable;
+use std::sync::Arc;
+
+use crate::journal::{Change, Entry, Journal};
+use crate::Refused;
 
 /// Where blkio groups are made.
 #[derive(Clone, Debug)]
 pub(super) struct Blkio {
     root: PathBuf,
+    journal: Arc<Journal>,
 }
 
 /// Mount points of cgroup file systems from `/proc/self/mounts` text:
@@ -39,37 +43,48 @@ pub(super) fn mounts(text: &str) -> (Option<PathBuf>, Option<PathBuf>) {
 
 impl Blkio {
     /// The blkio hierarchy, or why there is none.
-    pub(super) fn find() -> Result<Self, Unavailable> {
+    pub(super) fn find(journal: &Arc<Journal>) -> Result<Self, Refused> {
         let text = fs::read_to_string("/proc/self/mounts")
-            .map_err(|e| Unavailable(format!("/proc/self/mounts: {e}")))?;
+            .map_err(|e| Refused(format!("/proc/self/mounts: {e}")))?;
         match mounts(&text) {
-            (Some(root), _) => Ok(Blkio { root }),
-            (None, Some(v2)) => Err(Unavailable(format!(
+            (Some(root), _) => Ok(Blkio {
+                root,
+                journal: Arc::clone(journal),
+            }),
+            (None, Some(v2)) => Err(Refused(format!(
                 "no cgroup v1 blkio hierarchy; cgroup v2 at {} weighs processes, not the threads \
                  sluice kernel runs its flows in (mount one: mount -t cgroup -o blkio none /sys/fs/cgroup/blkio)",
                 v2.display()
             ))),
-            (None, None) => Err(Unavailable(
+            (None, None) => Err(Refused(
                 "no cgroup blkio controller mounted: flow weights cannot reach the kernel's bfq".into(),
             )),
         }
     }
 
     /// A new group `name` with `weight` (1..=1000).
-    pub(super) fn group(&self, name: &str, weight: u32) -> Result<Group, Unavailable> {
+    pub(super) fn group(&self, name: &str, weight: u32) -> anyhow::Result<Group> {
         let dir = self.root.join(name);
-        fs::create_dir(&dir)
-            .map_err(|e| Unavailable(format!("cannot create cgroup {}: {e}", dir.display())))?;
-        let g = Group { dir };
+        let entry = self.journal.record(Change::Cgroup { path: dir.clone() })?;
+        if let Err(e) = fs::create_dir(&dir) {
+            self.journal.undone(entry);
+            return Err(Refused(format!("cannot create cgroup {}: {e}", dir.display())).into());
+        }
+        let g = Group {
+            dir,
+            journal: Arc::clone(&self.journal),
+            entry,
+        };
         let wf = g.dir.join("blkio.bfq.weight");
         if !wf.exists() {
-            return Err(Unavailable(format!(
+            return Err(Refused(format!(
                 "{} is missing: the kernel's bfq does not take cgroup weights here",
                 wf.display()
-            )));
+            ))
+            .into());
         }
         fs::write(&wf, weight.clamp(1, 1000).to_string())
-            .map_err(|e| Unavailable(format!("{}: {e}", wf.display())))?;
+            .map_err(|e| Refused(format!("{}: {e}", wf.display())))?;
         Ok(g)
     }
 }
@@ -78,6 +93,8 @@ impl Blkio {
 #[derive(Debug)]
 pub(super) struct Group {
     dir: PathBuf,
+    journal: Arc<Journal>,
+    entry: Entry,
 }
 
 impl Group {
@@ -99,6 +116,7 @@ impl Drop for Group {
         // The threads have exited; a group is removed with rmdir.
         for _ in 0..50 {
             if fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                self.journal.undone(self.entry);
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(20));

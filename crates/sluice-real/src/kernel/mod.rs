@@ -5,7 +5,7 @@
 //! blkio cgroup with its weight ([`cgroup`]). The scheduler is set for the
 //! run and the old one restored after ([`sysfs`]), also on an error or
 //! Ctrl-C. Where a permission or a kernel feature is missing, nothing is
-//! changed and the command exits with status 2 ([`Unavailable`]).
+//! changed and the command exits with status 2 ([`Refused`]).
 //!
 //! The workload, the measurements and the report are `sluice run`'s: only
 //! the way requests reach the device differs.
@@ -28,6 +28,7 @@ use sluice_uring::{Completion, TargetId};
 
 use sluice_runtime::Population;
 
+use crate::journal::{DeviceLock, Journal};
 use crate::run::{
     complete, device_regions, interrupt_flag, report, Agenda, Book, EngineReport, Host,
     Interrupted, Io, Origin, Progress, RunReport, ShowProgress, Tally,
@@ -36,21 +37,7 @@ use cgroup::Blkio;
 pub use sysfs::{queue_dir, SchedulerGuard};
 use threads::{Cell, Sink, ThreadIo};
 
-/// Exit status when a permission or kernel feature is missing.
-pub const EXIT_UNAVAILABLE: u8 = 2;
-
-/// A permission or kernel feature `sluice kernel` needs is missing; nothing
-/// was changed.
-#[derive(Debug)]
-pub struct Unavailable(pub String);
-
-impl std::fmt::Display for Unavailable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Unavailable {}
+use crate::Refused;
 
 /// What `sluice kernel` was asked.
 #[derive(Default)]
@@ -81,11 +68,14 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     // A recorded start-up reads at its trace's sectors, as `run` does.
     crate::run::recorded_extents(&mut s);
     if let (Some(w), false) = (s.flows.iter().find(|f| f.may_write()), opts.allow_writes) {
-        return Err(Unavailable(crate::run::device_write_refusal(&opts.device, &w.name)).into());
+        return Err(Refused(crate::run::device_write_refusal(&opts.device, &w.name)).into());
     }
     let writes = s.flows.iter().any(|f| f.may_write());
+    // Written down before anything changes; held until the run is undone.
+    let journal = Arc::new(Journal::begin("kernel")?);
+    let _device = DeviceLock::take(&opts.device)?;
     let blkio = if opts.kernel_scheduler == "bfq" {
-        Some(Blkio::find()?)
+        Some(Blkio::find(&journal)?)
     } else {
         None
     };
@@ -94,7 +84,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         .write(writes)
         .custom_flags(libc::O_DIRECT | libc::O_CLOEXEC)
         .open(&opts.device)
-        .map_err(|e| Unavailable(format!("cannot open {}: {e}", opts.device.display())))?;
+        .map_err(|e| Refused(format!("cannot open {}: {e}", opts.device.display())))?;
     let size = {
         use std::io::{Seek, SeekFrom};
         let mut f = &file;
@@ -106,7 +96,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     let stop = interrupt_flag()?;
 
     // From here the device's scheduler is ours until the guard drops.
-    let guard = SchedulerGuard::set(&queue, &opts.kernel_scheduler)?;
+    let guard = SchedulerGuard::set(&queue, &opts.kernel_scheduler, &journal)?;
     let pop = Population::without_threads(&s);
     let book = Book::new(vec![TargetId(0); s.flows.len()], bases, None);
     let warmup = Instant::ZERO + s.warmup;
@@ -126,56 +116,15 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         };
         (Mutex::new(shared), Condvar::new())
     });
-    let (lock, cv) = &*cell;
-    let mut st = lock
-        .lock()
-        .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
-    {
-        let Shared { pop, book, io, .. } = &mut *st;
-        pop.register(&mut Host { io, book })?;
-    }
-
-    // The clock starts.
-    let t0 = Io::now(&st.io);
-    st.t0 = t0;
-    let rel = move |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
-    let end = Instant::ZERO + s.duration;
-    for (i, f) in s.flows.iter().enumerate() {
-        st.agenda.push(Reverse((f.start, i)));
-    }
     let wall = std::time::Instant::now();
     let mut progress = Progress::new(opts.progress.as_deref(), s.duration);
-    let stop_at = loop {
-        let now = rel(Io::now(&st.io));
-        if st.error.is_some()
-            || now >= end
-            || st.pop.finite_done(s.stop_after_finite)
-            || stop.load(Ordering::Relaxed)
-        {
-            break now;
-        }
-        progress.show(now);
-        let Shared {
-            pop,
-            book,
-            io,
-            agenda,
-            ..
-        } = &mut *st;
-        pop.wake_due(&mut Host { io, book }, agenda, now)?;
-        let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
-        let wait = next
-            .saturating_duration_since(now)
-            .min(Duration::from_millis(200));
-        let wait = std::time::Duration::from_nanos(wait.as_nanos().max(1));
-        st = match cv.wait_timeout(st, wait) {
-            Ok((g, _)) => g,
-            Err(_) => bail!("a worker thread panicked"),
-        };
-    };
+    let ran = drive(&s, &cell, &stop, &mut progress);
     progress.clear();
-    // Workers finish what they hold (not measured), then stop; their
+    // Whatever happened (threads that would not start, a failed request),
+    // the workers finish what they hold (not measured) and stop; their
     // cgroups go, then the old scheduler comes back.
+    let (lock, _) = &*cell;
+    let mut st = lock.lock().unwrap_or_else(|p| p.into_inner());
     st.stopped = true;
     let workers = st.io.take_workers();
     drop(st);
@@ -184,6 +133,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
     drop(guard);
+    let stop_at = ran?;
     if let Some(e) = st.error.take() {
         return Err(e);
     }
@@ -222,6 +172,61 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
             verify_errors: None,
         },
     })
+}
+
+/// Start the flows and run them to the end (or Ctrl-C, or an error):
+/// the time the run stopped.
+fn drive(
+    s: &Scenario,
+    cell: &Arc<Cell<Shared>>,
+    stop: &crate::run::InterruptFlag,
+    progress: &mut Progress<'_>,
+) -> Result<Instant> {
+    let (lock, cv) = &**cell;
+    let mut st = lock
+        .lock()
+        .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+    {
+        let Shared { pop, book, io, .. } = &mut *st;
+        pop.register(&mut Host { io, book })?;
+    }
+
+    // The clock starts.
+    let t0 = Io::now(&st.io);
+    st.t0 = t0;
+    let rel = move |t: Instant| Instant::from_nanos(t.saturating_duration_since(t0).as_nanos());
+    let end = Instant::ZERO + s.duration;
+    for (i, f) in s.flows.iter().enumerate() {
+        st.agenda.push(Reverse((f.start, i)));
+    }
+    loop {
+        let now = rel(Io::now(&st.io));
+        if st.error.is_some()
+            || now >= end
+            || st.pop.finite_done(s.stop_after_finite)
+            || stop.load(Ordering::Relaxed)
+        {
+            return Ok(now);
+        }
+        progress.show(now);
+        let Shared {
+            pop,
+            book,
+            io,
+            agenda,
+            ..
+        } = &mut *st;
+        pop.wake_due(&mut Host { io, book }, agenda, now)?;
+        let next = agenda.peek().map_or(end, |r| r.0 .0.min(end));
+        let wait = next
+            .saturating_duration_since(now)
+            .min(Duration::from_millis(200));
+        let wait = std::time::Duration::from_nanos(wait.as_nanos().max(1));
+        st = match cv.wait_timeout(st, wait) {
+            Ok((g, _)) => g,
+            Err(_) => bail!("a worker thread panicked"),
+        };
+    }
 }
 
 /// What the coordinator and the workers share, under one lock.

@@ -6,14 +6,17 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-use super::Unavailable;
+use std::sync::Arc;
+
+use crate::journal::{Change, Entry, Journal};
+use crate::Refused;
 
 /// `/sys/dev/block/MAJ:MIN/queue` of the disk holding block device `dev`
 /// (a partition's scheduler is its disk's).
-pub fn queue_dir(dev: &Path) -> Result<PathBuf, Unavailable> {
-    let meta = fs::metadata(dev).map_err(|e| Unavailable(format!("{}: {e}", dev.display())))?;
+pub fn queue_dir(dev: &Path) -> Result<PathBuf, Refused> {
+    let meta = fs::metadata(dev).map_err(|e| Refused(format!("{}: {e}", dev.display())))?;
     if !meta.file_type().is_block_device() {
-        return Err(Unavailable(format!(
+        return Err(Refused(format!(
             "{} is not a block device (sluice kernel needs one: a disk, a partition or a loop device)",
             dev.display()
         )));
@@ -29,7 +32,7 @@ pub fn queue_dir(dev: &Path) -> Result<PathBuf, Unavailable> {
             return Ok(q);
         }
     }
-    Err(Unavailable(format!(
+    Err(Refused(format!(
         "{}: no queue/scheduler under {} (is sysfs mounted?)",
         dev.display(),
         base.display()
@@ -57,29 +60,46 @@ pub(super) fn parse_schedulers(text: &str) -> (Vec<String>, Option<String>) {
 pub struct SchedulerGuard {
     file: PathBuf,
     before: String,
+    journal: Arc<Journal>,
+    entry: Entry,
 }
 
 impl SchedulerGuard {
-    /// Check that `want` is offered and that we may set it, then set it.
-    pub fn set(queue: &Path, want: &str) -> Result<Self, Unavailable> {
+    /// Check that `want` is offered and that we may set it, then set it
+    /// (written down in `journal` first, so that a run that dies can be
+    /// undone).
+    pub fn set(queue: &Path, want: &str, journal: &Arc<Journal>) -> anyhow::Result<Self> {
         let file = queue.join("scheduler");
-        let text = fs::read_to_string(&file)
-            .map_err(|e| Unavailable(format!("{}: {e}", file.display())))?;
+        let text =
+            fs::read_to_string(&file).map_err(|e| Refused(format!("{}: {e}", file.display())))?;
         let (offered, active) = parse_schedulers(&text);
         if !offered.iter().any(|o| o == want) {
-            return Err(Unavailable(format!(
+            return Err(Refused(format!(
                 "the kernel offers no '{want}' scheduler for this device (offered: {}); for bfq try `modprobe bfq`",
                 offered.join(", ")
-            )));
+            ))
+            .into());
         }
         let before = active.unwrap_or_else(|| "none".to_string());
-        fs::write(&file, want).map_err(|e| {
-            Unavailable(format!(
+        let entry = journal.record(Change::Setting {
+            file: file.clone(),
+            before: before.clone(),
+            set: want.to_string(),
+        })?;
+        if let Err(e) = fs::write(&file, want) {
+            journal.undone(entry);
+            return Err(Refused(format!(
                 "cannot set the scheduler in {} ({e}): sluice kernel needs root",
                 file.display()
             ))
-        })?;
-        Ok(SchedulerGuard { file, before })
+            .into());
+        }
+        Ok(SchedulerGuard {
+            file,
+            before,
+            journal: Arc::clone(journal),
+            entry,
+        })
     }
 }
 
@@ -91,6 +111,8 @@ impl Drop for SchedulerGuard {
                 self.before,
                 self.file.display()
             );
+        } else {
+            self.journal.undone(self.entry);
         }
     }
 }

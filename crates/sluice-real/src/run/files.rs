@@ -3,70 +3,128 @@
 //! one block device (`--device`), laid end to end as the simulator lays
 //! flows' files out on its disk.
 
-use std::fs::{self, File};
+use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
+
+use crate::journal::{Change, Entry, Journal};
+use crate::Refused;
 
 /// Region boundary of flows on a device, in bytes (1 MiB).
 const REGION: u64 = 1 << 20;
 
 /// The flows' files: removed when dropped (also on an error or Ctrl-C),
-/// unless kept.
+/// unless kept. Only what this run created is ever removed: every file is
+/// created exclusively, and written down in the run's journal once made.
 pub(super) struct Files {
     /// The folder sluice created (removed whole), or None with `--dir`.
     own_dir: Option<PathBuf>,
+    /// The files created, in order.
     pub paths: Vec<PathBuf>,
+    dir: PathBuf,
     keep: bool,
+    journal: Arc<Journal>,
+    entries: Vec<Entry>,
 }
 
 impl Files {
-    /// No files yet; they go in `dir` (`--dir`), or in a fresh folder in
-    /// the current directory.
-    pub(super) fn new(dir: Option<&Path>, keep: bool) -> Result<(Files, PathBuf)> {
+    /// No files yet; they go in `dir` (`--dir`), or in a fresh private
+    /// folder in the current directory.
+    pub(super) fn new(dir: Option<&Path>, keep: bool, journal: &Arc<Journal>) -> Result<Files> {
+        let mut entries = Vec::new();
         let (own_dir, dir) = match dir {
             Some(d) => (None, d.to_path_buf()),
             None => {
                 let d = fresh_dir()?;
+                entries.push(journal.record(Change::Folder { path: d.clone() })?);
                 (Some(d.clone()), d)
             }
         };
-        let files = Files {
+        Ok(Files {
             own_dir,
             paths: Vec::new(),
+            dir,
             keep,
-        };
-        Ok((files, dir))
+            journal: Arc::clone(journal),
+            entries,
+        })
     }
+
+    /// Where the files go.
+    pub(super) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Create file `name` in the folder: exclusively, never through a link
+    /// (`O_CREAT|O_EXCL|O_NOFOLLOW`); a name that exists is refused and
+    /// left as it is.
+    pub(super) fn create(&mut self, name: &str) -> Result<(PathBuf, File)> {
+        let path = self.dir.join(name);
+        let file = match create_new(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(Refused(format!(
+                    "{} exists: sluice never overwrites or removes a file it did not create; \
+                     remove it or choose another --dir",
+                    path.display()
+                ))
+                .into())
+            }
+            Err(e) => bail!("cannot create {}: {e}", path.display()),
+        };
+        if self.own_dir.is_none() {
+            self.entries
+                .push(self.journal.record(Change::File { path: path.clone() })?);
+        }
+        self.paths.push(path.clone());
+        Ok((path, file))
+    }
+}
+
+/// A new file at `path`, readable and writable by its owner only: created
+/// exclusively, not through a link.
+pub(crate) fn create_new(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
 }
 
 impl Drop for Files {
     fn drop(&mut self) {
-        if self.keep {
-            return;
-        }
-        match &self.own_dir {
-            Some(d) => {
-                let _ = fs::remove_dir_all(d);
-            }
-            None => {
-                for p in &self.paths {
-                    let _ = fs::remove_file(p);
+        if !self.keep {
+            match &self.own_dir {
+                Some(d) => {
+                    let _ = fs::remove_dir_all(d);
+                }
+                None => {
+                    for p in &self.paths {
+                        let _ = fs::remove_file(p);
+                    }
                 }
             }
+        }
+        // Removed, or kept as asked: nothing for `sluice clean` to do.
+        for e in self.entries.drain(..) {
+            self.journal.undone(e);
         }
     }
 }
 
-/// A fresh folder `sluice-run-PID-N` in the current directory.
+/// A fresh private folder `sluice-run-PID-N` in the current directory.
 fn fresh_dir() -> Result<PathBuf> {
     let cwd = std::env::current_dir().context("current directory")?;
     for n in 0..1000 {
         let d = cwd.join(format!("sluice-run-{}-{n}", std::process::id()));
-        match fs::create_dir(&d) {
+        match fs::DirBuilder::new().mode(0o700).create(&d) {
             Ok(()) => return Ok(d),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => bail!("cannot create a folder in {}: {e}", cwd.display()),
@@ -129,12 +187,17 @@ pub(super) fn pattern_byte(flow: usize, pos: u64) -> u8 {
     ((pos.wrapping_mul(31).wrapping_add(flow as u64 * 7)) % 251) as u8 + 1
 }
 
-/// Create flow `flow`'s file at `path`, `bytes` long, full of its pattern,
-/// on disk before the clock starts. Stops early (with an error) when
-/// `stop` is raised.
-pub(super) fn fill(path: &Path, flow: usize, bytes: u64, stop: &AtomicBool) -> Result<()> {
-    let ctx = || format!("cannot create {}", path.display());
-    let mut f = File::create(path).with_context(ctx)?;
+/// Fill flow `flow`'s new file `f` (at `path`), `bytes` long, with its
+/// pattern, on disk before the clock starts. Stops early (with an error)
+/// when `stop` is raised.
+pub(super) fn fill(
+    mut f: File,
+    path: &Path,
+    flow: usize,
+    bytes: u64,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let ctx = || format!("cannot fill {}", path.display());
     const CHUNK: u64 = 1 << 20;
     // The pattern repeats every 251 bytes: build one chunk plus a period
     // and start each write at the chunk's phase.
@@ -153,19 +216,19 @@ pub(super) fn fill(path: &Path, flow: usize, bytes: u64, stop: &AtomicBool) -> R
     Ok(())
 }
 
-/// Create flow `flow`'s file at `path` as a sparse file `bytes` long with
-/// only `extents` (byte offset, length) filled with its pattern: a recorded
-/// start-up replay reads a few hundred places of a span as large as the
-/// disk it was recorded on.
+/// Make flow `flow`'s new file `f` (at `path`) a sparse file `bytes` long
+/// with only `extents` (byte offset, length) filled with its pattern: a
+/// recorded start-up replay reads a few hundred places of a span as large
+/// as the disk it was recorded on.
 pub(super) fn fill_extents(
+    f: File,
     path: &Path,
     flow: usize,
     bytes: u64,
     extents: &[(u64, u64)],
 ) -> Result<()> {
     use std::os::unix::fs::FileExt;
-    let ctx = || format!("cannot create {}", path.display());
-    let f = File::create(path).with_context(ctx)?;
+    let ctx = || format!("cannot fill {}", path.display());
     f.set_len(bytes).with_context(ctx)?;
     for &(at, len) in extents {
         let len = len.min(bytes.saturating_sub(at));

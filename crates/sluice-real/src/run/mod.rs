@@ -35,13 +35,18 @@ use self::files::{file_name, fill, fill_extents, free_bytes, gib, kernel_schedul
 use self::requests::settle;
 pub use self::requests::{complete, Book, Host, Io};
 use self::verify::Verifier;
+use crate::journal::{DeviceLock, Journal};
+use crate::Refused;
 pub use sluice_runtime::population::Agenda;
 
 /// Schema tag of [`RunReport`].
 pub const RUN_SCHEMA: &str = "sluice.run/1";
 
-/// Exit status after Ctrl-C or SIGTERM (128 + SIGINT, the shell's convention).
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub use crate::status::EXIT_INTERRUPTED;
+
+/// The longest the run loop takes completions before it looks at the
+/// clock and the signals again.
+const MAX_BATCH: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// What `sluice run` was asked.
 #[derive(Default)]
@@ -237,10 +242,11 @@ fn check_target(opts: &Options) -> Result<()> {
     if let Some(d) = &opts.device {
         let meta = std::fs::metadata(d).with_context(|| format!("--device {}", d.display()))?;
         if !meta.file_type().is_block_device() {
-            bail!(
+            return Err(Refused(format!(
                 "--device {}: not a block device (for files in a folder use --dir)",
                 d.display()
-            );
+            ))
+            .into());
         }
     }
     Ok(())
@@ -268,7 +274,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         .find(|f| f.may_write())
         .map(|f| f.name.clone());
     if let (Some(dev), Some(w), false) = (&opts.device, &writer, opts.allow_writes) {
-        bail!(device_write_refusal(dev, w));
+        return Err(Refused(device_write_refusal(dev, w)).into());
     }
     if opts.verify && writer.is_none() {
         eprintln!("warning: --verify: no flow writes, there is nothing to verify");
@@ -276,6 +282,9 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     // The policy first: a bad [scheduler] fails before any file is made.
     let policy = sluice::policy::build(&s.scheduler, &s.params)?;
     let stop = interrupt_flag()?;
+    // Written down before anything changes; held until the run is undone.
+    let journal = Arc::new(Journal::begin("run")?);
+    let _device = opts.device.as_deref().map(DeviceLock::take).transpose()?;
 
     let mut engine = Engine::new(policy, EngineConfig::with_queue_depth(queue_depth))?;
     let sizes: Vec<u64> = s.flows.iter().map(|f| f.file_sectors * 512).collect();
@@ -297,7 +306,8 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             (None, vec![t; sizes.len()], bases, dev.clone())
         }
         None => {
-            let (mut files, dir) = Files::new(opts.dir.as_deref(), opts.keep)?;
+            let mut files = Files::new(opts.dir.as_deref(), opts.keep, &journal)?;
+            let dir = files.dir().to_path_buf();
             let total: u64 = sizes
                 .iter()
                 .zip(&extents)
@@ -316,11 +326,10 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             let mut targets = Vec::with_capacity(sizes.len());
             let mut warned = false;
             for (i, f) in s.flows.iter().enumerate() {
-                let path = dir.join(file_name(i, &f.name));
-                files.paths.push(path.clone());
+                let (path, file) = files.create(&file_name(i, &f.name))?;
                 let filled = match &extents[i] {
-                    Some(ext) => fill_extents(&path, i, sizes[i], ext),
-                    None => fill(&path, i, sizes[i], &stop),
+                    Some(ext) => fill_extents(file, &path, i, sizes[i], ext),
+                    None => fill(file, &path, i, sizes[i], &stop),
                 };
                 if let Err(e) = filled {
                     if stop.load(Ordering::Relaxed) {
@@ -385,6 +394,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             .saturating_duration_since(now)
             .min(Duration::from_millis(200));
         engine.poll(Wait::For(wait.into()))?;
+        let batch = std::time::Instant::now();
         while let Some(c) = engine.next_completion() {
             tally.count(&c);
             let mut host = Host {
@@ -398,6 +408,12 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             // 4 KiB random reads at depth 32 went from 0.68 to about 1.0
             // of fio's IOPS).
             engine.poll(Wait::No)?;
+            // A fast target completes requests as fast as they are handed
+            // over, and this loop would never end: back to the clock and
+            // the signals after at most a millisecond of completions.
+            if batch.elapsed() >= MAX_BATCH {
+                break;
+            }
         }
     };
     progress.clear();

@@ -1,0 +1,259 @@
+//! What a run changed on this machine, written down before (or, for what
+//! only its creator can name, right after) each change, so that a run
+//! that died — SIGKILL, a crash, a power cut of the terminal — can be
+//! undone later by `sluice clean` or by the start of the next run.
+//!
+//! Each run keeps one journal file in the state folder ([`state_dir`]),
+//! holding an exclusive `flock` on it while it lives. The kernel drops that
+//! lock when the process dies, however it dies, so "a journal nobody holds"
+//! is exactly "a run that died": no pid guessing, no pid reuse. Lines are
+//! JSON, appended as the run goes: the changes, and which of them the run
+//! undid itself. A run that ends normally undoes everything and deletes its
+//! journal.
+//!
+//! The journal is not synced to disk: what it guards (schedulers, cgroups,
+//! mounts, loop devices, processes) does not outlive a reboot either, and
+//! the page cache keeps the lines for a process that is killed.
+
+mod lock;
+mod system;
+mod undo;
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+pub use self::lock::DeviceLock;
+pub use self::undo::{clean, process_start, Cleaned};
+
+/// One change to the machine and how to take it back.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    /// A folder sluice created (mode 0700) with the files it put there:
+    /// removed whole.
+    Folder {
+        /// The folder.
+        path: PathBuf,
+    },
+    /// A file sluice created (exclusively) in a folder it did not create.
+    File {
+        /// The file.
+        path: PathBuf,
+    },
+    /// A sysfs setting (a device's scheduler, a tunable): `before` is written
+    /// back if the file still says what sluice set.
+    Setting {
+        /// The sysfs file.
+        file: PathBuf,
+        /// Its value before the run.
+        before: String,
+        /// The value the run set.
+        set: String,
+    },
+    /// A cgroup (removed with rmdir once its threads are gone).
+    Cgroup {
+        /// The cgroup's folder.
+        path: PathBuf,
+    },
+    /// A file system mounted (FUSE) at this folder: unmounted lazily.
+    Mount {
+        /// The mount point.
+        path: PathBuf,
+    },
+    /// A loop device over this file: detached.
+    Loop {
+        /// The loop device's backing file.
+        backing: PathBuf,
+    },
+    /// A helper process sluice started (the emulator): stopped with SIGTERM,
+    /// if that pid is still the same process.
+    Process {
+        /// Its pid.
+        pid: i32,
+        /// Its start time (`/proc/PID/stat` field 22), telling a reused pid
+        /// apart.
+        start: u64,
+    },
+}
+
+/// One line of a journal file.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Line {
+    /// The first line: who wrote the journal.
+    Begin { pid: u32, command: String },
+    /// Change `id` was made (or is about to be).
+    Change { id: u64, change: Change },
+    /// The run undid change `id` itself.
+    Undone { id: u64 },
+}
+
+/// A journal entry, to mark undone when the run has undone it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use = "mark the entry undone once the change is taken back"]
+pub struct Entry(u64);
+
+/// A run's journal: held (locked) while it lives, deleted when dropped
+/// (the run has undone what it changed by then).
+#[derive(Debug)]
+pub struct Journal {
+    path: PathBuf,
+    file: Mutex<(File, u64)>,
+}
+
+/// The folder of journals and device locks: `$SLUICE_STATE_DIR`, or
+/// `/run/sluice` for root, or `$XDG_RUNTIME_DIR/sluice`, or
+/// `/tmp/sluice-UID`. Created private (0700); one that is someone else's,
+/// a link, or open to others is refused.
+pub fn state_dir() -> Result<PathBuf> {
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    let dir = match std::env::var_os("SLUICE_STATE_DIR") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ if uid == 0 => PathBuf::from("/run/sluice"),
+        _ => match std::env::var_os("XDG_RUNTIME_DIR") {
+            Some(d) if !d.is_empty() => PathBuf::from(d).join("sluice"),
+            _ => std::env::temp_dir().join(format!("sluice-{uid}")),
+        },
+    };
+    match fs::DirBuilder::new().mode(0o700).create(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => bail!("cannot create sluice's state folder {}: {e}", dir.display()),
+    }
+    let meta = fs::symlink_metadata(&dir)
+        .with_context(|| format!("sluice's state folder {}", dir.display()))?;
+    if !meta.is_dir() || meta.uid() != uid || meta.permissions().mode() & 0o077 != 0 {
+        bail!(
+            "sluice's state folder {} is not a private folder of this user (mode 0700, owner uid {uid}); \
+             remove it or set SLUICE_STATE_DIR",
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// Take an exclusive `flock` on `file` without waiting: false if another
+/// open file holds it.
+fn try_lock(file: &File) -> std::io::Result<bool> {
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return Ok(true);
+    }
+    let e = std::io::Error::last_os_error();
+    if e.raw_os_error() == Some(libc::EWOULDBLOCK) {
+        Ok(false)
+    } else {
+        Err(e)
+    }
+}
+
+impl Journal {
+    /// A new journal for this process's `command` (`run`, `kernel`, ...),
+    /// locked; journals of runs that died are cleaned up first (what was
+    /// done is printed on stderr).
+    pub fn begin(command: &str) -> Result<Journal> {
+        let dir = state_dir()?;
+        for c in clean(&dir)?.into_iter().filter(|c| !c.alive) {
+            eprintln!("sluice: {c}");
+        }
+        Self::begin_in(&dir, command)
+    }
+
+    /// [`Journal::begin`] in `dir`, without cleaning up first.
+    pub fn begin_in(dir: &Path, command: &str) -> Result<Journal> {
+        let pid = std::process::id();
+        for n in 0..10_000u32 {
+            let path = dir.join(format!("run-{pid}-{n}.journal"));
+            let file = match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&path)
+            {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => bail!("cannot create a journal in {}: {e}", dir.display()),
+            };
+            if !try_lock(&file).with_context(|| format!("locking {}", path.display()))? {
+                bail!("{} is locked by another process", path.display());
+            }
+            let j = Journal {
+                path,
+                file: Mutex::new((file, 0)),
+            };
+            j.write(&Line::Begin {
+                pid,
+                command: command.to_string(),
+            })?;
+            return Ok(j);
+        }
+        bail!("cannot create a journal in {}", dir.display())
+    }
+
+    /// Where the journal is.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn write(&self, line: &Line) -> Result<()> {
+        let mut text = serde_json::to_string(line).context("journal line")?;
+        text.push('\n');
+        let mut g = self.file.lock().unwrap_or_else(|p| p.into_inner());
+        g.0.write_all(text.as_bytes())
+            .with_context(|| format!("writing the journal {}", self.path.display()))
+    }
+
+    /// Write `change` down (before making it, or right after for what only
+    /// its making names).
+    pub fn record(&self, change: Change) -> Result<Entry> {
+        let id = {
+            let mut g = self.file.lock().unwrap_or_else(|p| p.into_inner());
+            g.1 += 1;
+            g.1
+        };
+        self.write(&Line::Change { id, change })?;
+        Ok(Entry(id))
+    }
+
+    /// The run took `entry`'s change back itself.
+    pub fn undone(&self, entry: Entry) {
+        // Best effort: a journal that cannot be written any more only means
+        // a later `sluice clean` retries an undo that is harmless to repeat.
+        let _ = self.write(&Line::Undone { id: entry.0 });
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// What is left to undo in a journal's text: its writer's pid and command,
+/// and the changes not marked undone, in the order they were made.
+fn pending(text: &str) -> (Option<(u32, String)>, Vec<Change>) {
+    let mut who = None;
+    let mut changes: Vec<(u64, Change)> = Vec::new();
+    for line in text.lines() {
+        match serde_json::from_str::<Line>(line) {
+            Ok(Line::Begin { pid, command }) => who = Some((pid, command)),
+            Ok(Line::Change { id, change }) => changes.push((id, change)),
+            Ok(Line::Undone { id }) => changes.retain(|(i, _)| *i != id),
+            // A line cut short by the kill: nothing was recorded by it.
+            Err(_) => {}
+        }
+    }
+    (who, changes.into_iter().map(|c| c.1).collect())
+}
+
+#[cfg(test)]
+mod tests;

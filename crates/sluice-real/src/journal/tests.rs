@@ -1,0 +1,172 @@
+use std::fs;
+
+use super::*;
+
+fn line(l: &Line) -> String {
+    serde_json::to_string(l).unwrap() + "\n"
+}
+
+/// A journal as a run that died leaves it: nobody holds its lock.
+fn dead_journal(dir: &Path, lines: &[Line]) -> PathBuf {
+    let path = dir.join("run-999999-0.journal");
+    fs::write(&path, lines.iter().map(line).collect::<String>()).unwrap();
+    path
+}
+
+#[test]
+fn changes_marked_undone_are_not_pending() {
+    let text = [
+        Line::Begin {
+            pid: 7,
+            command: "run".into(),
+        },
+        Line::Change {
+            id: 1,
+            change: Change::Cgroup { path: "/a".into() },
+        },
+        Line::Change {
+            id: 2,
+            change: Change::Cgroup { path: "/b".into() },
+        },
+        Line::Undone { id: 1 },
+    ]
+    .iter()
+    .map(line)
+    .collect::<String>()
+        + "{\"change\":{\"id\":3,\"cha"; // cut short by the kill
+    let (who, pending) = pending(&text);
+    assert_eq!(who, Some((7, "run".to_string())));
+    assert_eq!(pending, vec![Change::Cgroup { path: "/b".into() }]);
+}
+
+#[test]
+fn clean_undoes_what_a_dead_run_left_newest_first() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("sluice-run-1-0");
+    fs::create_dir(&folder).unwrap();
+    fs::write(folder.join("data"), b"x").unwrap();
+    let file = work.path().join("sluice-00000-a.dat");
+    fs::write(&file, b"x").unwrap();
+    // A "sysfs" setting the run changed, and one someone changed since.
+    let ours = work.path().join("scheduler");
+    fs::write(&ours, "none mq-deadline [bfq]\n").unwrap();
+    let theirs = work.path().join("other");
+    fs::write(&theirs, "none [kyber] bfq\n").unwrap();
+    let j = dead_journal(
+        state.path(),
+        &[
+            Line::Begin {
+                pid: 999999,
+                command: "kernel".into(),
+            },
+            Line::Change {
+                id: 1,
+                change: Change::Setting {
+                    file: ours.clone(),
+                    before: "none".into(),
+                    set: "bfq".into(),
+                },
+            },
+            Line::Change {
+                id: 2,
+                change: Change::Setting {
+                    file: theirs.clone(),
+                    before: "none".into(),
+                    set: "bfq".into(),
+                },
+            },
+            Line::Change {
+                id: 3,
+                change: Change::Folder {
+                    path: folder.clone(),
+                },
+            },
+            Line::Change {
+                id: 4,
+                change: Change::File { path: file.clone() },
+            },
+        ],
+    );
+    let cleaned = clean(state.path()).unwrap();
+    assert_eq!(cleaned.len(), 1);
+    let c = &cleaned[0];
+    assert!(!c.alive);
+    assert!(c.who.contains("kernel") && c.who.contains("999999"), "{c}");
+    assert!(c.done[0].contains("removed file"), "newest first: {c}");
+    assert!(!folder.exists() && !file.exists());
+    assert_eq!(fs::read_to_string(&ours).unwrap(), "none");
+    assert_eq!(
+        fs::read_to_string(&theirs).unwrap(),
+        "none [kyber] bfq\n",
+        "a setting changed since is left alone"
+    );
+    assert!(!j.exists(), "the journal goes once undone");
+    assert!(clean(state.path()).unwrap().is_empty());
+}
+
+#[test]
+fn a_live_runs_journal_is_left_alone_and_goes_with_the_run() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("f");
+    fs::create_dir(&folder).unwrap();
+    let j = Journal::begin_in(state.path(), "run").unwrap();
+    let e = j
+        .record(Change::Folder {
+            path: folder.clone(),
+        })
+        .unwrap();
+    let cleaned = clean(state.path()).unwrap();
+    assert_eq!(cleaned.len(), 1);
+    assert!(cleaned[0].alive, "{}", cleaned[0]);
+    assert!(folder.exists(), "a live run's folder stays");
+    j.undone(e);
+    let path = j.path().to_path_buf();
+    drop(j);
+    assert!(!path.exists());
+}
+
+#[test]
+fn undo_does_not_follow_a_link_put_where_a_folder_was() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let victim = work.path().join("victim");
+    fs::create_dir(&victim).unwrap();
+    fs::write(victim.join("keep"), b"x").unwrap();
+    let folder = work.path().join("sluice-run-1-0");
+    std::os::unix::fs::symlink(&victim, &folder).unwrap();
+    dead_journal(
+        state.path(),
+        &[Line::Change {
+            id: 1,
+            change: Change::Folder { path: folder },
+        }],
+    );
+    clean(state.path()).unwrap();
+    assert!(victim.join("keep").exists());
+}
+
+#[test]
+fn a_device_is_held_by_one_run_at_a_time() {
+    let state = tempfile::tempdir().unwrap();
+    let dev = tempfile::NamedTempFile::new().unwrap();
+    let first = DeviceLock::take_in(state.path(), dev.path()).unwrap();
+    let e = DeviceLock::take_in(state.path(), dev.path()).unwrap_err();
+    assert!(e.is::<crate::Refused>(), "{e}");
+    assert!(
+        e.to_string()
+            .contains(&format!("pid {}", std::process::id())),
+        "{e}"
+    );
+    drop(first);
+    DeviceLock::take_in(state.path(), dev.path()).unwrap();
+}
+
+#[test]
+fn the_start_time_tells_a_reused_pid_apart() {
+    let me = std::process::id() as i32;
+    let start = undo::process_start(me).expect("our own /proc/PID/stat");
+    assert!(start > 0);
+    assert_eq!(undo::process_start(i32::MAX), None);
+}

@@ -1,0 +1,238 @@
+//! Undoing the journals of runs that died. Every undo is harmless to
+//! repeat and leaves alone what is no longer what sluice made (a setting
+//! someone changed since, a path that is now a link, a pid now another
+//! process's).
+
+use std::fs::{self, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use super::{pending, try_lock, Change};
+
+/// Journals larger than this are not sluice's (a run records a few
+/// thousand lines at most).
+const MAX_JOURNAL: u64 = 64 << 20;
+
+/// What cleaning up after one run did, or that the run is alive.
+#[derive(Debug)]
+pub struct Cleaned {
+    /// The run's pid and command, as its journal says.
+    pub who: String,
+    /// Still running: left alone.
+    pub alive: bool,
+    /// What was undone (or could not be), in order.
+    pub done: Vec<String>,
+}
+
+impl std::fmt::Display for Cleaned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.alive {
+            return write!(f, "{} is still running; left alone", self.who);
+        }
+        write!(f, "cleaned up after {}, which died: ", self.who)?;
+        if self.done.is_empty() {
+            f.write_str("nothing was left")
+        } else {
+            f.write_str(&self.done.join("; "))
+        }
+    }
+}
+
+/// Undo the journals in `dir` that no live run holds, newest change first,
+/// and delete them. Returns one [`Cleaned`] per journal found (live ones
+/// too, marked alive).
+pub fn clean(dir: &Path) -> Result<Vec<Cleaned>> {
+    let mut names: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "journal"))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for path in names {
+        if let Some(c) = clean_one(&path)? {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+fn clean_one(path: &Path) -> Result<Option<Cleaned>> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        // Gone meanwhile (its run ended, or another clean took it).
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("opening {}", path.display())),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Ok(None);
+    }
+    let held = !try_lock(&file).with_context(|| format!("locking {}", path.display()))?;
+    let mut text = String::new();
+    (&file)
+        .take(MAX_JOURNAL)
+        .read_to_string(&mut text)
+        .with_context(|| format!("reading {}", path.display()))?;
+    let (who, changes) = pending(&text);
+    let who = match who {
+        Some((pid, command)) => format!("sluice {command} (pid {pid})"),
+        None => format!("the run of {}", path.display()),
+    };
+    if held {
+        return Ok(Some(Cleaned {
+            who,
+            alive: true,
+            done: Vec::new(),
+        }));
+    }
+    // Another clean may have taken this journal and deleted it between our
+    // open and our lock: then the name is gone or names another file.
+    match fs::symlink_metadata(path) {
+        Ok(m) if m.ino() == meta.ino() && m.dev() == meta.dev() => {}
+        _ => return Ok(None),
+    }
+    let done = changes.iter().rev().filter_map(undo).collect();
+    let _ = fs::remove_file(path);
+    Ok(Some(Cleaned {
+        who,
+        alive: false,
+        done,
+    }))
+}
+
+/// Take `change` back; what was done, or None when there was nothing to do.
+fn undo(change: &Change) -> Option<String> {
+    match change {
+        Change::Folder { path } => {
+            let m = fs::symlink_metadata(path).ok()?;
+            if !m.is_dir() {
+                return None;
+            }
+            Some(match fs::remove_dir_all(path) {
+                Ok(()) => format!("removed folder {}", path.display()),
+                Err(e) => format!("could not remove folder {}: {e}", path.display()),
+            })
+        }
+        Change::File { path } => {
+            let m = fs::symlink_metadata(path).ok()?;
+            if !m.is_file() {
+                return None;
+            }
+            Some(match fs::remove_file(path) {
+                Ok(()) => format!("removed file {}", path.display()),
+                Err(e) => format!("could not remove file {}: {e}", path.display()),
+            })
+        }
+        Change::Setting { file, before, set } => {
+            let now = fs::read_to_string(file).ok()?;
+            if current(&now) != *set {
+                return None;
+            }
+            Some(match fs::write(file, before) {
+                Ok(()) => format!("set {} back to {before} (was {set})", file.display()),
+                Err(e) => format!("could not set {} back to {before}: {e}", file.display()),
+            })
+        }
+        Change::Cgroup { path } => {
+            fs::symlink_metadata(path).ok()?;
+            // The run's threads died with it, but the kernel may take a
+            // moment to empty the group.
+            let mut last = None;
+            for _ in 0..50 {
+                match fs::remove_dir(path) {
+                    Ok(()) => return Some(format!("removed cgroup {}", path.display())),
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+                    Err(e) => last = Some(e),
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Some(format!(
+                "could not remove cgroup {}: {}",
+                path.display(),
+                last.map_or_else(String::new, |e| e.to_string())
+            ))
+        }
+        Change::Mount { path } => {
+            if !is_mount_point(path) {
+                return None;
+            }
+            Some(match super::system::unmount_lazily(path) {
+                Ok(()) => format!("unmounted {}", path.display()),
+                Err(e) => format!("could not unmount {}: {e}", path.display()),
+            })
+        }
+        Change::Loop { backing } => {
+            let devs = super::system::loops_over(backing);
+            if devs.is_empty() {
+                return None;
+            }
+            let said: Vec<String> = devs
+                .iter()
+                .map(|d| match super::system::detach_loop(d) {
+                    Ok(()) => format!("detached {}", d.display()),
+                    Err(e) => format!("could not detach {}: {e}", d.display()),
+                })
+                .collect();
+            Some(said.join("; "))
+        }
+        Change::Process { pid, start } => {
+            if process_start(*pid) != Some(*start) {
+                return None;
+            }
+            // SAFETY: signalling the process the journal names, which is
+            // still the one the run started (same start time).
+            unsafe { libc::kill(*pid, libc::SIGTERM) };
+            Some(format!("stopped process {pid}"))
+        }
+    }
+}
+
+/// The value a sysfs file holds: the bracketed choice of a list
+/// (`none [bfq] kyber`), else the whole text trimmed.
+pub(super) fn current(text: &str) -> String {
+    let t = text.trim();
+    match (t.find('['), t.find(']')) {
+        (Some(a), Some(b)) if a < b => t[a + 1..b].to_string(),
+        _ => t.to_string(),
+    }
+}
+
+/// The start time of process `pid` in clock ticks since boot
+/// (`/proc/PID/stat` field 22), if it exists.
+pub fn process_start(pid: i32) -> Option<u64> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces and parentheses: count
+    // fields after its closing parenthesis.
+    let rest = &text[text.rfind(')')? + 1..];
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// Whether `path` is a mount point (listed in /proc/self/mounts).
+fn is_mount_point(path: &Path) -> bool {
+    let Ok(text) = fs::read_to_string("/proc/self/mounts") else {
+        return false;
+    };
+    let want = path.to_string_lossy();
+    text.lines().any(|l| {
+        l.split_whitespace()
+            .nth(1)
+            .is_some_and(|m| unescape_mount(m) == want)
+    })
+}
+
+/// /proc/self/mounts writes space, tab, newline and backslash as octal
+/// escapes.
+fn unescape_mount(s: &str) -> String {
+    s.replace("\\040", " ")
+        .replace("\\011", "\t")
+        .replace("\\012", "\n")
+        .replace("\\134", "\\")
+}
