@@ -356,3 +356,33 @@ fn missing_file_names_the_path() {
         .to_string();
     assert!(e.starts_with("/nonexistent/x.toml: "), "{e}");
 }
+
+/// A recorded start-up replay issues its trace's writes (`WS`) as writes:
+/// the flow may write, so a device refuses it without --allow-writes
+/// before any I/O (it used to fail at the first write instead).
+#[test]
+fn a_recorded_startup_with_writes_may_write() {
+    let trace = std::env::temp_dir().join(format!("sluice-ws-{}.trace", std::process::id()));
+    std::fs::write(
+        &trace,
+        "app-1 \t   0     8   1000  Rand    0      0        R   0.0 START\n\
+         app-1  .001     8   3000  Rand    0      0        WS   0.002   C\n",
+    )
+    .unwrap();
+    let text = |replay: &str| {
+        GOOD.replace("count = 3\n", "")
+            .replace("file_gib = 2\n", "")
+            .replace(
+                "pattern = \"rand-read\"",
+                &format!(
+                    "pattern = \"startup\"\ntrace = {:?}\n{replay}",
+                    trace.display().to_string()
+                ),
+            )
+    };
+    let recorded = parse(&text("replay = \"recorded\"")).unwrap();
+    let other = parse(&text("")).unwrap();
+    std::fs::remove_file(&trace).unwrap();
+    assert!(recorded.flows[0].may_write());
+    assert!(!other.flows[0].may_write(), "other replays read only");
+}

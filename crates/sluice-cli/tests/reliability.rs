@@ -1,0 +1,367 @@
+//! Regression tests of the adversarial campaign's defects in the real
+//! hosts: no hang at any completion rate, no file opened through a planted
+//! name, bad blocks exit 3, and what a killed run left is undone by
+//! `sluice clean`. Tests needing io_uring or root skip with a reason.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{no_uring, root, write_in};
+
+/// `sluice ARGS` started in `cwd` with its journals in `state`.
+fn start(cwd: &Path, state: &Path, args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .current_dir(cwd)
+        .env("SLUICE_STATE_DIR", state)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start sluice")
+}
+
+/// Wait up to `limit` for `child`: its exit code and stderr, or None
+/// (killed) if it was still running.
+fn wait(mut child: Child, limit: Duration) -> Option<(i32, String)> {
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            let out = child.wait_with_output().unwrap();
+            return Some((
+                status.code().unwrap_or(-1),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// A private folder for the runs' journals (sluice refuses one others
+/// may write to).
+fn state_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let d = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(d.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+    d
+}
+
+fn scenario(flows: &str, seconds: f64, queue_depth: u32) -> String {
+    format!(
+        "name = \"rel\"\nseed = 1\nduration_s = {seconds}\nwarmup_s = 0\n[device]\n\
+         queue_depth = {queue_depth}\n[scheduler]\nname = \"noop\"\n{flows}"
+    )
+}
+
+/// Defect 1: at queue depth 1024 on a 1 MiB file the completions never
+/// ran out and the loop never looked at the clock or the signals.
+#[test]
+fn a_run_at_queue_depth_1024_ends_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let s = write_in(
+        dir.path(),
+        "qd.toml",
+        &scenario(
+            "[[flow]]\nname = \"r\"\npattern = \"rand-read\"\nfile_gib = 0.001\noutstanding = 1024\n",
+            0.5,
+            1024,
+        ),
+    );
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let child = start(&work, state.path(), &["run", s.to_str().unwrap()]);
+    let (code, err) = wait(child, Duration::from_secs(60)).expect("still running after 60 s");
+    if no_uring(&err) {
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "files left");
+}
+
+/// Defect 2: a link or a file planted under a flow's file name in --dir
+/// was truncated, filled and removed (through the link: its target).
+#[test]
+fn a_planted_name_in_dir_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let s = write_in(
+        dir.path(),
+        "one.toml",
+        &scenario(
+            "[[flow]]\nname = \"r\"\npattern = \"seq-read\"\nfile_gib = 0.001\n",
+            0.2,
+            1,
+        ),
+    );
+    let victim = write_in(dir.path(), "victim", "precious");
+    for planted in ["link", "plain"] {
+        let d = dir.path().join(planted);
+        std::fs::create_dir(&d).unwrap();
+        let name = d.join("sluice-00000-r.dat");
+        if planted == "link" {
+            std::os::unix::fs::symlink(&victim, &name).unwrap();
+        } else {
+            std::fs::write(&name, "theirs").unwrap();
+        }
+        let child = start(
+            dir.path(),
+            state.path(),
+            &["run", s.to_str().unwrap(), "--dir", d.to_str().unwrap()],
+        );
+        let (code, err) = wait(child, Duration::from_secs(60)).expect("no exit");
+        assert_eq!(code, 2, "{planted}: {err}");
+        assert!(err.contains("exists"), "{planted}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(name.symlink_metadata().is_ok(), "{planted}: removed");
+        if planted == "link" {
+            assert!(name.symlink_metadata().unwrap().file_type().is_symlink());
+        } else {
+            assert_eq!(std::fs::read_to_string(&name).unwrap(), "theirs");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+/// Defect 9: a run whose file another process zeroed mid-run reported
+/// the bad blocks and exited 0.
+#[test]
+fn verify_finding_bad_blocks_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let s = write_in(
+        dir.path(),
+        "w.toml",
+        &scenario(
+            "[[flow]]\nname = \"w\"\npattern = \"rand-write\"\nrequest_kib = 4\nfile_gib = 0.001\n\
+             think_ms = 5\noutstanding = 1\n",
+            3.0,
+            1,
+        ),
+    );
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let child = start(
+        &work,
+        state.path(),
+        &["run", s.to_str().unwrap(), "--verify", "--json"],
+    );
+    // Once the flow's file is there and the clock runs, zero it.
+    let t = Instant::now();
+    let mut zeroed = false;
+    while t.elapsed() < Duration::from_secs(30) && !zeroed {
+        std::thread::sleep(Duration::from_millis(50));
+        for sub in std::fs::read_dir(&work).unwrap().flatten() {
+            let Ok(files) = std::fs::read_dir(sub.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                if f.metadata().map(|m| m.len()).unwrap_or(0) >= 1 << 20 {
+                    std::thread::sleep(Duration::from_millis(1000));
+                    use std::os::unix::fs::FileExt;
+                    let file = std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(f.path())
+                        .unwrap();
+                    file.write_all_at(&vec![0u8; 1 << 20], 0).unwrap();
+                    file.sync_all().unwrap();
+                    zeroed = true;
+                }
+            }
+        }
+    }
+    let (code, err) = wait(child, Duration::from_secs(60)).expect("no exit");
+    if no_uring(&err) {
+        return;
+    }
+    assert!(zeroed, "the flow's file never appeared: {err}");
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("--verify"), "{err}");
+}
+
+/// Defect 14: a run killed with SIGKILL left its folder, and nothing
+/// found it later; `sluice clean` removes it from its journal.
+#[test]
+fn clean_removes_what_a_killed_run_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let s = write_in(
+        dir.path(),
+        "long.toml",
+        &scenario(
+            "[[flow]]\nname = \"r\"\npattern = \"rand-read\"\nfile_gib = 0.01\n",
+            30.0,
+            4,
+        ),
+    );
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let mut child = start(&work, state.path(), &["run", s.to_str().unwrap()]);
+    let t = Instant::now();
+    while std::fs::read_dir(&work).unwrap().count() == 0 && t.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left: Vec<_> = std::fs::read_dir(&work).unwrap().flatten().collect();
+    assert_eq!(left.len(), 1, "the killed run's folder");
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .env("SLUICE_STATE_DIR", state.path())
+        .arg("clean")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("removed folder"), "{said}");
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "{said}");
+    let again = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .env("SLUICE_STATE_DIR", state.path())
+        .arg("clean")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to clean"));
+}
+
+/// Defects 8 and 12 and 14 on a device: threads that cannot start leave
+/// no cgroups, a second run on a held device is refused, and the
+/// scheduler of a killed kernel run comes back with `sluice clean`.
+/// Root and a loop device needed.
+#[test]
+fn kernel_runs_hold_their_device_and_are_undone() {
+    if !root() {
+        eprintln!("skipped: needs root (loop device, kernel scheduler, cgroups)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let img = dir.path().join("disk.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let Some(lo) = common::Loop::over(&img, false) else {
+        return;
+    };
+    let sched = lo.scheduler_file();
+    let before = std::fs::read_to_string(&sched).unwrap();
+    let s = write_in(
+        dir.path(),
+        "k.toml",
+        &scenario(
+            "[[flow]]\nname = \"a\"\npattern = \"rand-read\"\nfile_gib = 0.01\n\
+             [[flow]]\nname = \"b\"\npattern = \"rand-read\"\nfile_gib = 0.01\n",
+            30.0,
+            4,
+        ),
+    );
+    let args = [
+        "kernel",
+        s.to_str().unwrap(),
+        "--device",
+        &lo.dev,
+        "--kernel-scheduler",
+        "mq-deadline",
+    ];
+    let mut first = start(dir.path(), state.path(), &args);
+    let t = Instant::now();
+    while !std::fs::read_to_string(&sched)
+        .unwrap()
+        .contains("[mq-deadline]")
+        && t.elapsed() < Duration::from_secs(20)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = start(dir.path(), state.path(), &args);
+    let (code, err) = wait(second, Duration::from_secs(30)).expect("no exit");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("in use"), "{err}");
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(std::fs::read_to_string(&sched)
+        .unwrap()
+        .contains("[mq-deadline]"));
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .env("SLUICE_STATE_DIR", state.path())
+        .arg("clean")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(&sched).unwrap(), before);
+}
+
+/// Defect 8: under bfq, a run whose flow threads cannot all start (300
+/// flows × 64 in flight under a 4 GiB address-space cap) left one cgroup
+/// per flow behind. Root, a loop device, bfq and cgroup v1 blkio needed.
+#[test]
+fn threads_that_cannot_start_leave_no_cgroups() {
+    if !root() {
+        eprintln!("skipped: needs root (loop device, kernel scheduler, cgroups)");
+        return;
+    }
+    let blkio = Path::new("/sys/fs/cgroup/blkio");
+    if !blkio.is_dir() {
+        eprintln!("skipped: no cgroup v1 blkio hierarchy");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let img = dir.path().join("disk.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let Some(lo) = common::Loop::over(&img, false) else {
+        return;
+    };
+    if !std::fs::read_to_string(lo.scheduler_file())
+        .unwrap()
+        .contains("bfq")
+    {
+        eprintln!("skipped: the kernel offers no bfq");
+        return;
+    }
+    let s = write_in(
+        dir.path(),
+        "many.toml",
+        &scenario(
+            "[[flow]]\nname = \"r\"\npattern = \"rand-read\"\nfile_gib = 0.001\ncount = 300\n\
+             outstanding = 64\n",
+            2.0,
+            4,
+        ),
+    );
+    let child = Command::new("prlimit")
+        .arg(format!("--as={}", 4u64 << 30))
+        .arg(env!("CARGO_BIN_EXE_sluice"))
+        .args(["kernel", s.to_str().unwrap(), "--device", &lo.dev])
+        .args(["--kernel-scheduler", "bfq"])
+        .env("SLUICE_STATE_DIR", state.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let (code, err) = wait(child, Duration::from_secs(120)).expect("no exit");
+    let left: Vec<_> = std::fs::read_dir(blkio)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("sluice-{pid}-"))
+        })
+        .collect();
+    assert!(
+        left.is_empty(),
+        "{} cgroups left; {code}: {err}",
+        left.len()
+    );
+}
