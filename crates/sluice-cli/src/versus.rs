@@ -5,6 +5,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration as StdDuration;
 
@@ -89,7 +90,8 @@ impl Emulator {
         let mounted = journal.record(Change::Mount {
             path: mount.to_path_buf(),
         })?;
-        let child = Command::new(exe)
+        let mut command = Command::new(exe);
+        command
             .args(["emulate", "--preset", preset, "--size-gib"])
             .arg(size_gib.to_string())
             .arg("--mount")
@@ -98,7 +100,18 @@ impl Emulator {
             .arg(queue_depth.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::inherit());
+        // The emulator goes when versus goes, however it goes (SIGKILL
+        // too): it unmounts itself on SIGTERM.
+        // SAFETY: prctl is async-signal-safe; nothing else runs between
+        // fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
+                Ok(())
+            });
+        }
+        let child = command
             .spawn()
             .context("starting sluice emulate")?;
         let pid = child.id() as i32;

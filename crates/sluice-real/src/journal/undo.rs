@@ -133,7 +133,7 @@ fn undo(change: &Change) -> Option<String> {
         }
         Change::Setting { file, before, set } => {
             let now = fs::read_to_string(file).ok()?;
-            if current(&now) != *set {
+            if before == set || current(&now) != *set {
                 return None;
             }
             Some(match fs::write(file, before) {
