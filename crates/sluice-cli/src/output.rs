@@ -7,6 +7,30 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use sluice_runtime::Scenario;
 
+/// Create the output file `path` that flag `flag` names: exclusively,
+/// never through a link (sluice does not truncate or replace what exists:
+/// a name that exists is a refusal, exit 2).
+pub(crate) fn create_output(flag: &str, path: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(f) => Ok(f),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            Err(sluice_real::Refused(format!(
+                "{flag} {}: exists; sluice does not overwrite files (remove it or name another)",
+                path.display()
+            ))
+            .into())
+        }
+        Err(e) => Err(e).with_context(|| format!("{flag} {}", path.display())),
+    }
+}
+
 /// Print `value` as pretty JSON, or as the text `table` makes of it.
 pub(crate) fn emit<T: serde::Serialize>(
     json: bool,

@@ -4,8 +4,8 @@
 //! the kernel's bfq on the same emulated drive (`sluice kernel`).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration as StdDuration;
 
@@ -111,9 +111,7 @@ impl Emulator {
                 Ok(())
             });
         }
-        let child = command
-            .spawn()
-            .context("starting sluice emulate")?;
+        let child = command.spawn().context("starting sluice emulate")?;
         let pid = child.id() as i32;
         let mut e = Emulator {
             child,

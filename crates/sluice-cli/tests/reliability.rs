@@ -365,3 +365,31 @@ fn threads_that_cannot_start_leave_no_cgroups() {
         left.len()
     );
 }
+
+/// Files sluice writes where the user points it (`report -o`) are created
+/// exclusively too: an existing file is not truncated, a planted link not
+/// followed.
+#[test]
+fn report_output_is_never_written_through_an_existing_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let scen = common::workspace().join("scenarios/10r-rand.toml");
+    let (code, out, err) =
+        common::sluice_in(dir.path(), &["sim", scen.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    write_in(dir.path(), "r.json", &out);
+    let victim = write_in(dir.path(), "victim", "precious");
+    std::os::unix::fs::symlink(&victim, dir.path().join("link.html")).unwrap();
+    write_in(dir.path(), "old.html", "old");
+    for name in ["link.html", "old.html"] {
+        let (code, _, err) = common::sluice_in(dir.path(), &["report", "r.json", "-o", name]);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains("exists"), "{err}");
+    }
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("old.html")).unwrap(),
+        "old"
+    );
+    let (code, _, err) = common::sluice_in(dir.path(), &["report", "r.json", "-o", "new.html"]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -271,20 +271,34 @@ fn save_name(s: &ScenarioBuilder) -> String {
 /// Write each job's scenario as `NAME.toml` under `dir` (`NAME-2.toml`,
 /// ... if taken).
 fn save(jobs: &[Job], dir: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
     let io_error = |path: &std::path::Path, e: std::io::Error| {
         Error::new(path.display().to_string(), e.to_string())
     };
     std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
     for job in jobs {
         let safe = save_name(&job.scenario);
-        let mut path = dir.join(format!("{safe}.toml"));
-        let mut k = 1;
-        while path.exists() {
-            k += 1;
-            path = dir.join(format!("{safe}-{k}.toml"));
-        }
         let text = job.scenario.to_toml()?;
-        std::fs::write(&path, text).map_err(|e| io_error(&path, e))?;
+        // Created exclusively, never through a link: a name that exists
+        // (a file, a planted link) is skipped for the next free one.
+        let mut k = 1;
+        let (path, mut file) = loop {
+            let path = match k {
+                1 => dir.join(format!("{safe}.toml")),
+                _ => dir.join(format!("{safe}-{k}.toml")),
+            };
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&path)
+            {
+                Ok(f) => break (path, f),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && k < 10_000 => k += 1,
+                Err(e) => return Err(io_error(&path, e)),
+            }
+        };
+        std::io::Write::write_all(&mut file, text.as_bytes()).map_err(|e| io_error(&path, e))?;
     }
     Ok(())
 }

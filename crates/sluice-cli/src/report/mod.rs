@@ -24,7 +24,9 @@ pub(crate) fn report(files: &[PathBuf], out: &Path) -> Result<()> {
     let results = input::read(files)?;
     let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
     let html = page(&results, &names)?;
-    std::fs::write(out, html).with_context(|| format!("-o {}", out.display()))
+    let mut file = crate::output::create_output("-o", out)?;
+    std::io::Write::write_all(&mut file, html.as_bytes())
+        .with_context(|| format!("-o {}", out.display()))
 }
 
 /// The whole page.
