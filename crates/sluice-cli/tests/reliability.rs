@@ -393,3 +393,79 @@ fn report_output_is_never_written_through_an_existing_name() {
     let (code, _, err) = common::sluice_in(dir.path(), &["report", "r.json", "-o", "new.html"]);
     assert_eq!(code, 0, "{err}");
 }
+
+/// Defect 14 for `versus`: killed with SIGKILL it left an emulator
+/// running, its FUSE mount, a loop device over it and its folder; the
+/// emulator now dies with it and `sluice clean` undoes the rest. Root and
+/// /dev/fuse needed.
+#[test]
+fn clean_undoes_a_killed_versus() {
+    if !root() || !Path::new("/dev/fuse").exists() {
+        eprintln!("skipped: needs root and /dev/fuse");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let scen = common::workspace().join("scenarios/versus/startup-xterm-10r-seq.toml");
+    let mut child = start(
+        dir.path(),
+        state.path(),
+        &[
+            "versus",
+            scen.to_str().unwrap(),
+            "--preset",
+            "maxtor-stm332061",
+        ],
+    );
+    let top = dir.path().join(format!("sluice-versus-{}", child.id()));
+    let backing = top.join("mnt/disk.img");
+    let loops = || {
+        let out = Command::new("losetup")
+            .args(["--list", "--noheadings", "--output", "BACK-FILE"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.trim().starts_with(top.to_str().unwrap()))
+            .count()
+    };
+    let mounted = || {
+        std::fs::read_to_string("/proc/mounts")
+            .unwrap()
+            .contains(top.to_str().unwrap())
+    };
+    let t = Instant::now();
+    while loops() == 0 && t.elapsed() < Duration::from_secs(60) {
+        if child.try_wait().unwrap().is_some() {
+            eprintln!("skipped: versus ended before its loop device appeared");
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(loops() > 0, "no loop device over {}", backing.display());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(top.exists(), "the killed versus left its folder");
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .env("SLUICE_STATE_DIR", state.path())
+        .arg("clean")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    let t = Instant::now();
+    while (mounted() || loops() > 0) && t.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(loops(), 0, "{said}");
+    assert!(!mounted(), "{said}");
+    assert!(!top.exists(), "{said}");
+    let emulators = Command::new("pgrep")
+        .args(["-f", &format!("emulate .*{}", top.display())])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&emulators.stdout).trim().is_empty(),
+        "an emulator is left: {said}"
+    );
+}
