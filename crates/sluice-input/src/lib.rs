@@ -304,6 +304,50 @@ impl<'a> Iterator for Lines<'a> {
     }
 }
 
+/// Files no reader may read, for tests of every crate that reads input.
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit {
+    use std::path::{Path, PathBuf};
+
+    use super::Kind;
+
+    /// A fresh directory of its own under the system's temporary one.
+    pub fn scratch(tag: &str) -> PathBuf {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let d = std::env::temp_dir().join(format!(
+            "sluice-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("a scratch directory");
+        d
+    }
+
+    /// Paths in `dir` (made here) that a `kind` reader must refuse, each
+    /// with words its error must hold: `/dev/zero`, a FIFO with no writer,
+    /// a directory, and a sparse file one byte over the kind's cap.
+    pub fn refused(dir: &Path, kind: Kind) -> Vec<(PathBuf, &'static str)> {
+        let fifo = dir.join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let sub = dir.join("a-directory");
+        std::fs::create_dir_all(&sub).expect("a directory");
+        let big = dir.join("big");
+        std::fs::File::create(&big)
+            .and_then(|f| f.set_len(kind.cap() + 1))
+            .expect("a sparse file");
+        vec![
+            (PathBuf::from("/dev/zero"), "is a character device, not a regular file"),
+            (fifo, "is a FIFO, not a regular file"),
+            (sub, "is a directory, not a regular file"),
+            (big, "may be at most"),
+        ]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

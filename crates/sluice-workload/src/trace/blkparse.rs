@@ -16,7 +16,7 @@ use crate::error::Result;
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
     let mut out = Vec::new();
     let mut device: Option<&str> = None;
-    for (i, l) in text.lines().enumerate() {
+    for (i, l) in sluice_input::lines(text).enumerate() {
         let f: Vec<&str> = l.split_ascii_whitespace().collect();
         // An event line: a `maj,min` device, then at least the action.
         if f.len() < 7 || !is_device(f[0]) || f[5] != "Q" {

@@ -17,7 +17,7 @@ use crate::error::Result;
 
 /// Every read and write of `text`.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
-    let mut lines = text.lines().enumerate();
+    let mut lines = sluice_input::lines(text).enumerate();
     let header = lines.next().map(|(_, l)| l.trim()).unwrap_or("");
     let timed = match header {
         "fio version 2 iolog" => false,

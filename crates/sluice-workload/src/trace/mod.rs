@@ -145,8 +145,7 @@ impl Trace {
     /// Read `path` in `format`.
     pub fn load(path: &Path, format: Format) -> Result<Trace> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::new(name.clone(), format!("cannot read trace: {e}")))?;
+        let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
         Self::parse(&name, &text, format)
     }
 
@@ -299,7 +298,7 @@ pub(crate) fn csv_lines<'a>(
     file: &'a str,
     text: &'a str,
 ) -> impl Iterator<Item = (Line<'a>, Vec<&'a str>)> {
-    text.lines().enumerate().filter_map(move |(i, l)| {
+    sluice_input::lines(text).enumerate().filter_map(move |(i, l)| {
         let l = l.trim();
         (!l.is_empty()).then(|| {
             (
