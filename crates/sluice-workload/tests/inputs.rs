@@ -115,3 +115,27 @@ fn msr_first_line_with_a_fractional_timestamp_is_a_request() {
     assert_eq!(e.line, Some(1), "{e}");
     assert!(one_line(&e).contains("Timestamp"), "{e}");
 }
+
+/// Found writing the fuzzers: a blkparse count past 2^55 overflowed its
+/// byte size (a panic in a debug build), and many SPC ASUs or fio files
+/// at the largest offset, laid end to end, wrapped their sectors.
+#[test]
+fn huge_counts_and_many_far_files_are_errors_not_overflows() {
+    let e = Trace::parse(
+        "b",
+        "8,0 1 1 0.1 1 Q R 0 + 36028797018963968 [a]\n",
+        Format::Blkparse,
+    )
+    .unwrap_err();
+    assert!(one_line(&e).contains("count"), "{e}");
+    let spc: String = (0..2000)
+        .map(|a| format!("{a},18014398509481983,512,r,0.0\n"))
+        .collect();
+    let e = Trace::parse("s", &spc, Format::Spc).unwrap_err();
+    assert!(one_line(&e).contains("ASUs laid end to end"), "{e}");
+    let fio: String = std::iter::once("fio version 2 iolog\n".to_string())
+        .chain((0..2000).map(|f| format!("f{f} read 9223372036854775295 512\n")))
+        .collect();
+    let e = Trace::parse("f", &fio, Format::FioIolog).unwrap_err();
+    assert!(one_line(&e).contains("files laid end to end"), "{e}");
+}

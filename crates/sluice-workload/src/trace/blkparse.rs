@@ -57,7 +57,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
         out.push(Raw {
             at_ns: line.seconds("time", f[3])?,
             sector: line.number("sector", f[7])?,
-            sectors: line.size_sectors("count", sectors * 512)?,
+            sectors: line.size_sectors("count", sectors.saturating_mul(512))?,
             write,
             line: (i + 1) as u32,
         });

@@ -85,7 +85,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
         base[k] = base[k - 1].saturating_add(extent[k - 1]);
     }
     for (r, &k) in out.iter_mut().zip(&which) {
-        r.sector += base[k];
+        r.sector = super::laid_end_to_end(file, r, base[k], "files")?;
     }
     Ok(out)
 }

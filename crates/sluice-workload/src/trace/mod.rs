@@ -312,6 +312,22 @@ pub(crate) fn csv_lines<'a>(
     })
 }
 
+/// `r`'s sector moved up by `base` (its file's or ASU's start when `what`
+/// are laid end to end), refusing a sector no device has (2^63 bytes):
+/// many large files or ASUs end to end would pass it (or wrap).
+pub(crate) fn laid_end_to_end(file: &str, r: &Raw, base: u64, what: &str) -> Result<u64> {
+    r.sector
+        .checked_add(base)
+        .filter(|&s| s <= i64::MAX as u64 / 512)
+        .ok_or_else(|| {
+            Line {
+                file,
+                number: r.line as usize,
+            }
+            .error(format!("the {what} laid end to end pass any device's size"))
+        })
+}
+
 /// A byte offset as a sector, refusing offsets no device has (2^63 bytes).
 pub(crate) fn byte_sector(line: &Line, what: &str, bytes: u64) -> Result<u64> {
     if bytes > i64::MAX as u64 {
