@@ -50,7 +50,10 @@ fn bounded(dir: &Path, args: &[&str], limit: Duration) -> (Option<i32>, String, 
 /// The one-line error of a run that must fail quickly.
 fn fails(dir: &Path, args: &[&str]) -> String {
     let (code, _, err) = bounded(dir, args, Duration::from_secs(30));
-    assert!(matches!(code, Some(1 | 2)), "{args:?}: exit {code:?}: {err}");
+    assert!(
+        matches!(code, Some(1 | 2)),
+        "{args:?}: exit {code:?}: {err}"
+    );
     let err = err.trim();
     assert!(!err.contains('\n') && !err.is_empty(), "{args:?}: {err}");
     assert!(!err.contains("panicked"), "{args:?}: {err}");
@@ -175,7 +178,13 @@ fn nesting_and_include_blowups_are_one_line_errors() {
     .unwrap();
     let err = fails(
         &dir,
-        &["validate", "--disk", nest.to_str().unwrap(), "--trace", &short],
+        &[
+            "validate",
+            "--disk",
+            nest.to_str().unwrap(),
+            "--trace",
+            &short,
+        ],
     );
     assert!(err.contains("nest more than 64 deep"), "{err}");
     for f in ["ibm18es.model", "ibm18es.seek"] {
@@ -218,7 +227,10 @@ fn a_cr_only_trace_validates_every_request() {
     let lf: String = text.lines().take(50).map(|l| format!("{l}\n")).collect();
     let ibm = disksim("ibm18es.diskspecs").display().to_string();
     let mut counts = Vec::new();
-    for (name, t) in [("lf.trace", lf.clone()), ("cr.trace", lf.replace('\n', "\r"))] {
+    for (name, t) in [
+        ("lf.trace", lf.clone()),
+        ("cr.trace", lf.replace('\n', "\r")),
+    ] {
         std::fs::write(dir.join(name), t).unwrap();
         let p = dir.join(name).display().to_string();
         let (code, out, err) = bounded(

@@ -340,7 +340,10 @@ pub mod testkit {
             .and_then(|f| f.set_len(kind.cap() + 1))
             .expect("a sparse file");
         vec![
-            (PathBuf::from("/dev/zero"), "is a character device, not a regular file"),
+            (
+                PathBuf::from("/dev/zero"),
+                "is a character device, not a regular file",
+            ),
             (fifo, "is a FIFO, not a regular file"),
             (sub, "is a directory, not a regular file"),
             (big, "may be at most"),
@@ -427,7 +430,9 @@ mod tests {
         f.set_len(16 * MIB + 1).unwrap();
         let e = read_text(&p, Kind::Include).unwrap_err().to_string();
         assert!(
-            e.contains("is 16.0 MiB (16777217 bytes); a DiskSim `source` file may be at most 16 MiB"),
+            e.contains(
+                "is 16.0 MiB (16777217 bytes); a DiskSim `source` file may be at most 16 MiB"
+            ),
             "{e}"
         );
         f.set_len(16 * MIB).unwrap();

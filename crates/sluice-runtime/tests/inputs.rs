@@ -16,10 +16,16 @@ fn special_and_oversized_scenario_files_are_refused() {
             Scenario::load_real(&path).unwrap_err(),
         ] {
             let e = e.to_string();
-            assert!(e.contains(words) && !e.contains('\n'), "{}: {e}", path.display());
+            assert!(
+                e.contains(words) && !e.contains('\n'),
+                "{}: {e}",
+                path.display()
+            );
         }
     }
-    let e = Scenario::load(&dir.join("none.toml")).unwrap_err().to_string();
+    let e = Scenario::load(&dir.join("none.toml"))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("none.toml: cannot read scenario: "), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -356,18 +356,37 @@ fn trace_line(which: usize) -> BoxedStrategy<String> {
     match which {
         0 => (
             (0u8..2, num(), num(), num()),
-            (pick(&["Q", "Q", "D", "C", "G"]), pick(&["R", "W", "RA", "WS", "D", "FWS", "N"])),
+            (
+                pick(&["Q", "Q", "D", "C", "G"]),
+                pick(&["R", "W", "RA", "WS", "D", "FWS", "N"]),
+            ),
             (num(), num()),
         )
             .prop_map(|((dev, seq, time, pid), (act, rwbs), (sector, count))| {
                 format!("  8,{dev} 1 {seq} {time} {pid} {act} {rwbs} {sector} + {count} [app]")
             })
             .boxed(),
-        1 => (num(), 0u8..3, pick(&["read", "write", "add", "open", "close", "trim", "wait"]), num(), num())
+        1 => (
+            num(),
+            0u8..3,
+            pick(&["read", "write", "add", "open", "close", "trim", "wait"]),
+            num(),
+            num(),
+        )
             .prop_map(|(t, f, a, off, len)| format!("{t} f{f} {a} {off} {len}"))
             .boxed(),
-        2 => (num(), pick(&["", ".5", ".25", ".x"]), num(), pick(&["Read", "Write", "x"]), num(), num(), num())
-            .prop_map(|(t, frac, disk, ty, off, size, resp)| format!("{t}{frac},hm,{disk},{ty},{off},{size},{resp}"))
+        2 => (
+            num(),
+            pick(&["", ".5", ".25", ".x"]),
+            num(),
+            pick(&["Read", "Write", "x"]),
+            num(),
+            num(),
+            num(),
+        )
+            .prop_map(|(t, frac, disk, ty, off, size, resp)| {
+                format!("{t}{frac},hm,{disk},{ty},{off},{size},{resp}")
+            })
             .boxed(),
         3 => (num(), num(), num(), pick(&["r", "w", "x"]), num())
             .prop_map(|(asu, lba, size, op, t)| format!("{asu},{lba},{size},{op},{t}"))
@@ -375,7 +394,16 @@ fn trace_line(which: usize) -> BoxedStrategy<String> {
         4 => (pick(&["R", "W", "X"]), num(), num(), num(), num())
             .prop_map(|(rw, lbn, n, resp, gap)| format!("{rw} Hit {lbn} {n} {resp} {gap}"))
             .boxed(),
-        _ => ((0u8..3, num(), num(), num()), (pick(&["Rand", "Seq"]), num(), num(), pick(&["RA", "RM", "R", "WS", "X"]), num()))
+        _ => (
+            (0u8..3, num(), num(), num()),
+            (
+                pick(&["Rand", "Seq"]),
+                num(),
+                num(),
+                pick(&["RA", "RM", "R", "WS", "X"]),
+                num(),
+            ),
+        )
             .prop_map(|((k, think, n, sector), (how, a, b, act, t))| {
                 format!("a-{k} {think} {n} {sector} {how} {a} {b} {act} {t} C")
             })

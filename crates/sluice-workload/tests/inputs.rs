@@ -41,10 +41,13 @@ fn special_and_oversized_trace_files_are_refused() {
 fn special_and_oversized_startup_traces_are_refused() {
     let dir = scratch("startup-inputs");
     for (path, words) in refused(&dir, Kind::StartupTrace) {
-        let e = one_line(&StartupTrace::resolve(path.to_str().unwrap(), Path::new("/")).unwrap_err());
+        let e =
+            one_line(&StartupTrace::resolve(path.to_str().unwrap(), Path::new("/")).unwrap_err());
         assert!(e.contains(words), "{}: {e}", path.display());
     }
-    let e = StartupTrace::resolve("no-such", &dir).unwrap_err().to_string();
+    let e = StartupTrace::resolve("no-such", &dir)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("not an embedded trace"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -83,7 +86,12 @@ fn cr_only_line_ends_split_lines_in_every_reader() {
     }
     let lf = fixture("ibm18es-head.disksim");
     let n = disksim::parse_trace("t", &lf).unwrap().len();
-    assert_eq!(disksim::parse_trace("t", &lf.replace('\n', "\r")).unwrap().len(), n);
+    assert_eq!(
+        disksim::parse_trace("t", &lf.replace('\n', "\r"))
+            .unwrap()
+            .len(),
+        n
+    );
     // Start-up traces too.
     let text = "a-1 0 8 100 Rand 0 0 RM 0 START\ra-1 .5 8 108 Seq 0 8 RA 0.5 C\rb-2 0 16 50 Rand 0 0 WS 0.6 C\r";
     let t = StartupTrace::parse("t", "t", text).unwrap();
@@ -96,7 +104,8 @@ fn cr_only_line_ends_split_lines_in_every_reader() {
 /// lost that request as a "header".
 #[test]
 fn msr_first_line_with_a_fractional_timestamp_is_a_request() {
-    let msr = "128166372003061629{},hm,0,Read,0,4096,300\n128166372003064129,hm,0,Read,8192,4096,310\n\
+    let msr =
+        "128166372003061629{},hm,0,Read,0,4096,300\n128166372003064129,hm,0,Read,8192,4096,310\n\
                128166372003066129,hm,0,Write,16384,4096,310\n";
     let int = Trace::parse("m", &msr.replace("{}", ""), Format::Msr).unwrap();
     let frac = Trace::parse("m", &msr.replace("{}", ".5"), Format::Msr).unwrap();
@@ -109,7 +118,12 @@ fn msr_first_line_with_a_fractional_timestamp_is_a_request() {
     );
     // A header is still skipped; a first line that is neither is an error.
     let header = "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime\n";
-    let with = Trace::parse("m", &format!("{header}{}", msr.replace("{}", "")), Format::Msr).unwrap();
+    let with = Trace::parse(
+        "m",
+        &format!("{header}{}", msr.replace("{}", "")),
+        Format::Msr,
+    )
+    .unwrap();
     assert_eq!(with.requests.len(), 3);
     let e = Trace::parse("m", &msr.replace("{}", ".5x"), Format::Msr).unwrap_err();
     assert_eq!(e.line, Some(1), "{e}");

@@ -298,18 +298,20 @@ pub(crate) fn csv_lines<'a>(
     file: &'a str,
     text: &'a str,
 ) -> impl Iterator<Item = (Line<'a>, Vec<&'a str>)> {
-    sluice_input::lines(text).enumerate().filter_map(move |(i, l)| {
-        let l = l.trim();
-        (!l.is_empty()).then(|| {
-            (
-                Line {
-                    file,
-                    number: i + 1,
-                },
-                l.split(',').collect(),
-            )
+    sluice_input::lines(text)
+        .enumerate()
+        .filter_map(move |(i, l)| {
+            let l = l.trim();
+            (!l.is_empty()).then(|| {
+                (
+                    Line {
+                        file,
+                        number: i + 1,
+                    },
+                    l.split(',').collect(),
+                )
+            })
         })
-    })
 }
 
 /// `r`'s sector moved up by `base` (its file's or ASU's start when `what`

@@ -85,7 +85,12 @@ fn timestamp_ns(line: &Line, text: &str) -> Result<u64> {
         int.parse().map_err(|_| bad())?
     };
     let mut ns = 0;
-    for (k, c) in frac.bytes().chain(std::iter::repeat(b'0')).take(2).enumerate() {
+    for (k, c) in frac
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(2)
+        .enumerate()
+    {
         ns += u64::from(c - b'0') * if k == 0 { 10 } else { 1 };
     }
     Ok(ticks.saturating_mul(100).saturating_add(ns))

@@ -107,13 +107,16 @@ pub(super) const MAX_EXPANDED_BYTES: usize = 64 << 20;
 /// has a few thousand.
 pub(super) const MAX_NODES: usize = 250_000;
 
+/// An included file: the name to report it by and its text, or why it
+/// cannot be read.
+type Opened = std::result::Result<(String, Rc<str>), String>;
+
 /// What the parsers of one description and its includes share: the files
 /// (each read once) and the expansion budget.
 struct Shared<'a> {
     files: &'a dyn Files,
-    /// Included files by includer and name: (the name to report, its text,
-    /// or why it cannot be read).
-    read: RefCell<HashMap<(Arc<str>, String), std::result::Result<(String, Rc<str>), String>>>,
+    /// Included files by includer and name.
+    read: RefCell<HashMap<(Arc<str>, String), Opened>>,
     /// Text parsed so far, includes counted each time.
     bytes: Cell<usize>,
     /// Nodes made so far.
