@@ -18,6 +18,7 @@ pub mod spc;
 use std::path::Path;
 
 use sluice::Duration;
+use sluice_input::lines;
 
 use crate::error::{Error, Result};
 
@@ -298,20 +299,18 @@ pub(crate) fn csv_lines<'a>(
     file: &'a str,
     text: &'a str,
 ) -> impl Iterator<Item = (Line<'a>, Vec<&'a str>)> {
-    sluice_input::lines(text)
-        .enumerate()
-        .filter_map(move |(i, l)| {
-            let l = l.trim();
-            (!l.is_empty()).then(|| {
-                (
-                    Line {
-                        file,
-                        number: i + 1,
-                    },
-                    l.split(',').collect(),
-                )
-            })
+    lines(text).enumerate().filter_map(move |(i, l)| {
+        let l = l.trim();
+        (!l.is_empty()).then(|| {
+            (
+                Line {
+                    file,
+                    number: i + 1,
+                },
+                l.split(',').collect(),
+            )
         })
+    })
 }
 
 /// `r`'s sector moved up by `base` (its file's or ASU's start when `what`
