@@ -1,6 +1,8 @@
 //! Any text as a DiskSim drive description (the `.diskspecs`, the `.model`
-//! it sources and the seek curve, split at NUL bytes): an error or a drive,
-//! never a panic; an accepted drive replays a short trace.
+//! it sources, the seek curve and any other file it sources, which may
+//! source itself, split at NUL bytes): an error or a drive, never a panic
+//! (nor a stack overflow, nor an include blow-up); an accepted drive
+//! replays a short trace.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -11,14 +13,15 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let mut parts = text.splitn(3, '\0');
+    let mut parts = text.splitn(4, '\0');
     let specs = parts.next().unwrap_or("");
     let model = parts.next().unwrap_or("").to_string();
     let seek = parts.next().unwrap_or("").to_string();
+    let other = parts.next().map(str::to_string);
     let drive = diskspecs::parse_str("f.diskspecs", specs, |name| match name {
         n if n.ends_with(".model") => Some(model.clone()),
         n if n.ends_with(".seek") => Some(seek.clone()),
-        _ => None,
+        _ => other.clone(),
     });
     if let Ok(spec) = drive {
         let m = Model::Hdd(spec);

@@ -225,8 +225,7 @@ impl Drop for Scratch {
 /// Run the comparison.
 pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
     let file = opts.scenario.display().to_string();
-    let text = std::fs::read_to_string(&opts.scenario)
-        .with_context(|| format!("cannot read scenario {file}"))?;
+    let text = sluice_input::read_text(&opts.scenario, sluice_input::Kind::Scenario)?;
     let sim_scenario = Scenario::parse(&file, &with_preset(&text, &opts.preset)?)?;
     let real = Scenario::load_real(&opts.scenario)?;
     if unsafe { libc::geteuid() } != 0 {

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use sluice::Duration;
+use sluice_input::{Kind, Problem};
 
 use crate::error::{Error, Result};
 use crate::replay::THREAD_FILE_SECTORS;
@@ -61,7 +62,7 @@ impl StartupTrace {
     pub fn parse(name: &str, file: &str, text: &str) -> Result<Self> {
         let mut records = Vec::new();
         let mut thread_names: Vec<String> = Vec::new();
-        for (i, line) in text.lines().enumerate() {
+        for (i, line) in sluice_input::lines(text).enumerate() {
             let f: Vec<&str> = line.split_whitespace().collect();
             if f.is_empty() {
                 continue;
@@ -146,16 +147,18 @@ impl StartupTrace {
             return Self::parse(name, name, text).map(Arc::new);
         }
         let path = base.join(spec);
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = sluice_input::read_text(&path, Kind::StartupTrace).map_err(|e| {
             let names: Vec<&str> = EMBEDDED.iter().map(|(n, _)| *n).collect();
-            Error::new(
-                "",
-                format!(
-                    "trace '{spec}': not an embedded trace ({}) and cannot read {}: {e}",
+            let message = match &e.problem {
+                Problem::Io(io) => format!(
+                    "trace '{spec}': not an embedded trace ({}) and cannot read {}: {io}",
                     names.join(", "),
                     path.display()
                 ),
-            )
+                // It exists but is no start-up trace: say why.
+                _ => format!("trace '{spec}': {e}"),
+            };
+            Error::new("", message)
         })?;
         let name = path
             .file_stem()

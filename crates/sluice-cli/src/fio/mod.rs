@@ -83,7 +83,7 @@ pub(crate) enum OutputFormat {
 /// Run the job file; returns what to print.
 pub(crate) fn fio(opts: &Options) -> Result<String> {
     let file = opts.jobfile.display().to_string();
-    let text = std::fs::read_to_string(&opts.jobfile).with_context(|| file.clone())?;
+    let text = sluice_input::read_text(&opts.jobfile, sluice_input::Kind::FioJob)?;
     let jobs = jobfile::parse(&file, &text)?;
     let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
     let (builder, infos, dir) = scenario(&file, &opts.jobfile, &jobs, &scheduler)?;

@@ -67,7 +67,7 @@ pub(super) fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
     let mut out = Results::default();
     for f in files {
         let f = f.as_ref();
-        let text = std::fs::read_to_string(f).with_context(|| format!("{}", f.display()))?;
+        let text = sluice_input::read_text(f, sluice_input::Kind::ReportJson)?;
         let v: Value = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a JSON result", f.display()))?;
         add(&mut out, &v).with_context(|| format!("{}", f.display()))?;

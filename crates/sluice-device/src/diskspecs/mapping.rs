@@ -365,7 +365,7 @@ fn seek_curve(mech: &Block, cylinders: u32, files: &dyn Files) -> Result<SeekCur
             let e = mech.req("Full seek curve")?;
             let name = e.scalar()?;
             let (file, text) = files
-                .open(&e.at.file, name)
+                .open(&e.at.file, name, sluice_input::Kind::SeekFile)
                 .map_err(|m| e.err(format!("cannot read the seek curve: {m}")))?;
             super::parse_seek_curve(&file, &text)
         }

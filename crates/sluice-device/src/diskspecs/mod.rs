@@ -23,10 +23,12 @@ mod syntax;
 
 use std::path::{Path, PathBuf};
 
+use sluice_input::Kind;
+
 use self::syntax::Files;
 use super::hdd::seek::SeekCurve;
 use super::hdd::HddSpec;
-use crate::{Error, Result};
+use crate::Result;
 
 /// The drives whose DiskSim descriptions are built in (see
 /// `crates/sluice-device/data/disksim/`, with its licence).
@@ -35,8 +37,7 @@ pub const EMBEDDED: &[&str] = &["ibm18es", "barracuda"];
 /// Load a `.diskspecs` file and the files it names.
 pub fn load(path: &Path) -> Result<HddSpec> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(name.clone(), format!("cannot read: {e}")))?;
+    let text = sluice_input::read_text(path, Kind::DiskSpecs)?;
     build(&name, &text, &FromDisk)
 }
 
@@ -81,19 +82,29 @@ fn build(file: &str, text: &str, files: &dyn Files) -> Result<HddSpec> {
 struct FromDisk;
 
 impl Files for FromDisk {
-    fn open(&self, from: &str, name: &str) -> std::result::Result<(String, String), String> {
+    fn open(
+        &self,
+        from: &str,
+        name: &str,
+        kind: Kind,
+    ) -> std::result::Result<(String, String), String> {
         let dir = Path::new(from).parent().unwrap_or(Path::new(""));
         let path: PathBuf = dir.join(name);
-        std::fs::read_to_string(&path)
+        sluice_input::read_text(&path, kind)
             .map(|t| (path.display().to_string(), t))
-            .map_err(|e| format!("{}: {e}", path.display()))
+            .map_err(|e| e.to_string())
     }
 }
 
 struct FromFn<F>(F);
 
 impl<F: Fn(&str) -> Option<String>> Files for FromFn<F> {
-    fn open(&self, _from: &str, name: &str) -> std::result::Result<(String, String), String> {
+    fn open(
+        &self,
+        _from: &str,
+        name: &str,
+        _kind: Kind,
+    ) -> std::result::Result<(String, String), String> {
         (self.0)(name)
             .map(|t| (name.to_string(), t))
             .ok_or_else(|| "no such file".to_string())
@@ -116,7 +127,12 @@ fn embedded(name: &str) -> Option<&'static str> {
 }
 
 impl Files for Embedded {
-    fn open(&self, _from: &str, name: &str) -> std::result::Result<(String, String), String> {
+    fn open(
+        &self,
+        _from: &str,
+        name: &str,
+        _kind: Kind,
+    ) -> std::result::Result<(String, String), String> {
         embedded(name)
             .map(|t| (name.to_string(), t.to_string()))
             .ok_or_else(|| "not a built-in file".to_string())

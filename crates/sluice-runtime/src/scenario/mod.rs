@@ -106,8 +106,7 @@ impl Scenario {
     /// Load a scenario file.
     pub fn load(path: &Path) -> Result<Self> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::new(file.clone(), format!("cannot read scenario: {e}")))?;
+        let text = sluice_input::read_text(path, sluice_input::Kind::Scenario)?;
         Self::parse(&file, &text)
     }
 
@@ -122,8 +121,7 @@ impl Scenario {
     /// the files may be as large and the queue as deep (4096) as wanted.
     pub fn load_real(path: &Path) -> Result<Self> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::new(file.clone(), format!("cannot read scenario: {e}")))?;
+        let text = sluice_input::read_text(path, sluice_input::Kind::Scenario)?;
         Self::parse_real(&file, &text)
     }
 

@@ -16,7 +16,7 @@ use crate::error::Result;
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
     let mut out = Vec::new();
     let mut device: Option<&str> = None;
-    for (i, l) in text.lines().enumerate() {
+    for (i, l) in sluice_input::lines(text).enumerate() {
         let f: Vec<&str> = l.split_ascii_whitespace().collect();
         // An event line: a `maj,min` device, then at least the action.
         if f.len() < 7 || !is_device(f[0]) || f[5] != "Q" {
@@ -57,7 +57,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
         out.push(Raw {
             at_ns: line.seconds("time", f[3])?,
             sector: line.number("sector", f[7])?,
-            sectors: line.size_sectors("count", sectors * 512)?,
+            sectors: line.size_sectors("count", sectors.saturating_mul(512))?,
             write,
             line: (i + 1) as u32,
         });

@@ -31,30 +31,19 @@ pub struct TraceRecord {
 /// unusual (exponents, signs, very long digit strings), is read by
 /// [`parse_line`], which gives the same record or names what is wrong.
 pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, Error> {
-    let b = text.as_bytes();
     // A trace line is some 40 bytes.
-    let mut out = Vec::with_capacity(b.len() / 40 + 1);
-    let mut at = 0;
-    let mut line = 0;
-    while at < b.len() {
-        line += 1;
-        if let Some((r, next)) = fast_line(b, at) {
+    let mut out = Vec::with_capacity(text.len() / 40 + 1);
+    // Lines end at `\n`, `\r\n` or a lone `\r`, as every reader's do.
+    for (i, l) in sluice_input::lines(text).enumerate() {
+        if let Some(r) = fast_line(l.as_bytes()) {
             out.push(r);
-            at = next;
             continue;
         }
-        let end = b[at..]
-            .iter()
-            .position(|&c| c == b'\n')
-            .map_or(b.len(), |n| at + n);
-        // `at` and `end` sit next to a newline or at an end: char
-        // boundaries.
-        match parse_line(&text[at..end]) {
+        match parse_line(l) {
             Ok(Some(r)) => out.push(r),
             Ok(None) => {}
-            Err(message) => return Err(Error::new(file, message).at_line(line)),
+            Err(message) => return Err(Error::new(file, message).at_line(i + 1)),
         }
-        at = end + 1;
     }
     if out.is_empty() {
         return Err(Error::new(file, "the trace holds no requests"));
@@ -104,10 +93,10 @@ fn parse_line(line: &str) -> Result<Option<TraceRecord>, String> {
     }))
 }
 
-/// ASCII whitespace but the newline.
+/// ASCII whitespace (a line holds no line end).
 #[inline]
 fn blank(c: u8) -> bool {
-    c != b'\n' && c.is_ascii_whitespace()
+    c.is_ascii_whitespace()
 }
 
 #[inline]
@@ -118,17 +107,16 @@ fn skip_blanks(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// The line of `b` from `i` when it has the usual shape: `R` or `W`, a
-/// word, two plain integers (the block below 10^19 and at most 9e15, the
-/// count 1..=u32::MAX), two plain decimals ([`decimal`]) in
-/// 0..=[`MAX_TRACE_US`], then anything to the end of the line. Returns
-/// the record and where the next line starts; `None` for any other line,
-/// which [`parse_line`] then reads. What it returns is what
-/// [`parse_line`] gives for the line.
+/// Line `b` (without its line end) when it has the usual shape: `R` or
+/// `W`, a word, two plain integers (the block below 10^19 and at most
+/// 9e15, the count 1..=u32::MAX), two plain decimals ([`decimal`]) in
+/// 0..=[`MAX_TRACE_US`], then anything. Returns the record; `None` for
+/// any other line, which [`parse_line`] then reads. What it returns is
+/// what [`parse_line`] gives for the line.
 #[inline]
-fn fast_line(b: &[u8], i: usize) -> Option<(TraceRecord, usize)> {
+fn fast_line(b: &[u8]) -> Option<TraceRecord> {
     // R|W, alone.
-    let mut i = skip_blanks(b, i);
+    let mut i = skip_blanks(b, 0);
     let write = match b.get(i)? {
         b'R' => false,
         b'W' => true,
@@ -167,17 +155,13 @@ fn fast_line(b: &[u8], i: usize) -> Option<(TraceRecord, usize)> {
         return None;
     }
     // Fields past the sixth are ignored.
-    while i < b.len() && b[i] != b'\n' {
-        i += 1;
-    }
-    let record = TraceRecord {
+    Some(TraceRecord {
         write,
         lbn,
         sectors,
         measured_us,
         interarrival_us,
-    };
-    Some((record, i + 1))
+    })
 }
 
 /// The ASCII digits of `b` from `*i` as an integer (wrapping past 19
@@ -234,8 +218,7 @@ fn decimal(b: &[u8], i: &mut usize) -> Option<f64> {
 /// Load a trace file.
 pub fn load_trace(path: &Path) -> Result<Vec<TraceRecord>, Error> {
     let file = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Error::new(file.clone(), format!("cannot read trace: {e}")))?;
+    let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
     parse_trace(&file, &text)
 }
 
@@ -264,7 +247,7 @@ mod tests {
     /// The reader before `fast_decimal`: every field through
     /// `split_ascii_whitespace` and `str::parse::<f64>`.
     fn reference(text: &str) -> Vec<TraceRecord> {
-        text.lines()
+        sluice_input::lines(text)
             .filter_map(|l| {
                 let f: Vec<&str> = l.split_ascii_whitespace().take(6).collect();
                 let x = |k: usize| f.get(k)?.parse::<f64>().ok();
@@ -305,7 +288,7 @@ R Hit 12 8 0.30000000000000004 123456.789012345
 R Hit 12 8 1234567.8901234567 0.0000000000000000000001
 R Hit 12 8 0.00000000000000000000001 5.
 R Hit 12 8 3.14159265358979323846264338327950288 2.718281828459045\textra
-R Hit\t12\x0c8 0e0\r 1\r
+R Hit\t12\x0c8 0e0\t 1\r
 ";
         let new = parse_trace("t", text).unwrap();
         same_bits(&new, &reference(text));
@@ -374,15 +357,14 @@ R Hit\t12\x0c8 0e0\r 1\r
                 ),
                 0..6,
             ),
-            eol in "\n|\r\n",
+            eol in "\n|\r\n|\r",
         ) {
             let text = lines
                 .iter()
                 .map(|(rw, f)| f.iter().fold(rw.clone(), |l, (sep, x)| l + sep + x))
                 .collect::<Vec<_>>()
                 .join(&eol);
-            let old = text
-                .lines()
+            let old = sluice_input::lines(&text)
                 .enumerate()
                 .filter_map(|(i, l)| parse_line(l).map_err(|m| (i + 1, m)).transpose())
                 .collect::<Result<Vec<_>, _>>();

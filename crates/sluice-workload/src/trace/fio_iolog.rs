@@ -17,7 +17,7 @@ use crate::error::Result;
 
 /// Every read and write of `text`.
 pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
-    let mut lines = text.lines().enumerate();
+    let mut lines = sluice_input::lines(text).enumerate();
     let header = lines.next().map(|(_, l)| l.trim()).unwrap_or("");
     let timed = match header {
         "fio version 2 iolog" => false,
@@ -85,7 +85,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
         base[k] = base[k - 1].saturating_add(extent[k - 1]);
     }
     for (r, &k) in out.iter_mut().zip(&which) {
-        r.sector += base[k];
+        r.sector = super::laid_end_to_end(file, r, base[k], "files")?;
     }
     Ok(out)
 }

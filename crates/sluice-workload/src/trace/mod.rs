@@ -18,6 +18,7 @@ pub mod spc;
 use std::path::Path;
 
 use sluice::Duration;
+use sluice_input::lines;
 
 use crate::error::{Error, Result};
 
@@ -145,8 +146,7 @@ impl Trace {
     /// Read `path` in `format`.
     pub fn load(path: &Path, format: Format) -> Result<Trace> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::new(name.clone(), format!("cannot read trace: {e}")))?;
+        let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
         Self::parse(&name, &text, format)
     }
 
@@ -299,7 +299,7 @@ pub(crate) fn csv_lines<'a>(
     file: &'a str,
     text: &'a str,
 ) -> impl Iterator<Item = (Line<'a>, Vec<&'a str>)> {
-    text.lines().enumerate().filter_map(move |(i, l)| {
+    lines(text).enumerate().filter_map(move |(i, l)| {
         let l = l.trim();
         (!l.is_empty()).then(|| {
             (
@@ -311,6 +311,22 @@ pub(crate) fn csv_lines<'a>(
             )
         })
     })
+}
+
+/// `r`'s sector moved up by `base` (its file's or ASU's start when `what`
+/// are laid end to end), refusing a sector no device has (2^63 bytes):
+/// many large files or ASUs end to end would pass it (or wrap).
+pub(crate) fn laid_end_to_end(file: &str, r: &Raw, base: u64, what: &str) -> Result<u64> {
+    r.sector
+        .checked_add(base)
+        .filter(|&s| s <= i64::MAX as u64 / 512)
+        .ok_or_else(|| {
+            Line {
+                file,
+                number: r.line as usize,
+            }
+            .error(format!("the {what} laid end to end pass any device's size"))
+        })
 }
 
 /// A byte offset as a sector, refusing offsets no device has (2^63 bytes).

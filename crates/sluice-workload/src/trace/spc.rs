@@ -57,7 +57,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
         next = next.saturating_add(e);
     }
     for (r, a) in out.iter_mut().zip(&asus) {
-        r.sector += base[a];
+        r.sector = super::laid_end_to_end(file, r, base[a], "ASUs")?;
     }
     Ok(out)
 }

@@ -2,21 +2,37 @@
 //! access to their parameters; and DiskSim's seek-curve files. Nothing here
 //! knows what the parameters mean for a drive.
 
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
+
+use sluice_input::Kind;
 
 use crate::{Error, Result};
 
 /// Where included files come from.
 pub(super) trait Files {
-    /// The text of `name` as named in file `from`, and the name to report
-    /// it by.
-    fn open(&self, from: &str, name: &str) -> std::result::Result<(String, String), String>;
+    /// The text of `name` (a `kind` file) as named in file `from`, and the
+    /// name to report it by.
+    fn open(
+        &self,
+        from: &str,
+        name: &str,
+        kind: Kind,
+    ) -> std::result::Result<(String, String), String>;
 }
 
 /// The blocks of file `file`, whose text is `text`, with the files it
 /// includes (`source X`) read through `files`.
 pub(super) fn parse(file: &str, text: &str, files: &dyn Files) -> Result<Vec<Block>> {
-    Parser::new(file, text, files, 0).file_blocks()
+    let shared = Shared {
+        files,
+        read: RefCell::default(),
+        bytes: Cell::new(text.len()),
+        nodes: Cell::new(0),
+    };
+    Parser::new(file, text, &shared, 0, 0).file_blocks()
 }
 
 // ---------------------------------------------------------------------------
@@ -75,6 +91,38 @@ impl Block {
 /// Includes nest at most this deep (a cycle would not end).
 const MAX_DEPTH: usize = 16;
 
+/// Lists and blocks nest at most this deep, across includes: the parser
+/// recurses once a level, and 20,000 `[` overflowed its stack. DiskSim's
+/// own descriptions nest four deep.
+pub(super) const MAX_NESTING: usize = 64;
+
+/// The text parsed in all, an included file counted each time it is
+/// included. Includes nest and repeat, so a few small files can expand
+/// exponentially (15 files each sourcing the next ten times is 10^14
+/// copies); a real description and its includes are some 100 KB.
+pub(super) const MAX_EXPANDED_BYTES: usize = 64 << 20;
+
+/// Parameters and list items in all, includes expanded: the tree held in
+/// memory (some 200 bytes a node, so at most some 50 MB). A real drive
+/// has a few thousand.
+pub(super) const MAX_NODES: usize = 250_000;
+
+/// An included file: the name to report it by and its text, or why it
+/// cannot be read.
+type Opened = std::result::Result<(String, Rc<str>), String>;
+
+/// What the parsers of one description and its includes share: the files
+/// (each read once) and the expansion budget.
+struct Shared<'a> {
+    files: &'a dyn Files,
+    /// Included files by includer and name.
+    read: RefCell<HashMap<(Arc<str>, String), Opened>>,
+    /// Text parsed so far, includes counted each time.
+    bytes: Cell<usize>,
+    /// Nodes made so far.
+    nodes: Cell<usize>,
+}
+
 /// How deep a `.parv` topology may nest (driver, bus, controller, bus,
 /// disk is 5).
 const MAX_TOPOLOGY_DEPTH: usize = 64;
@@ -84,8 +132,15 @@ struct Parser<'a> {
     pos: usize,
     line: usize,
     file: Arc<str>,
-    files: &'a dyn Files,
+    shared: &'a Shared<'a>,
+    /// How deep in includes.
     depth: usize,
+    /// How deep in lists and blocks, counting the includers'.
+    nest: usize,
+}
+
+fn is_eol(c: u8) -> bool {
+    c == b'\n' || c == b'\r'
 }
 
 fn is_delim(c: u8) -> bool {
@@ -93,15 +148,44 @@ fn is_delim(c: u8) -> bool {
 }
 
 impl<'a> Parser<'a> {
-    fn new(file: &str, text: &'a str, files: &'a dyn Files, depth: usize) -> Self {
+    fn new(file: &str, text: &'a str, shared: &'a Shared<'a>, depth: usize, nest: usize) -> Self {
         Parser {
             text,
             pos: 0,
             line: 1,
             file: Arc::from(file),
-            files,
+            shared,
             depth,
+            nest,
         }
+    }
+
+    /// One level deeper in lists and blocks, or an error past
+    /// [`MAX_NESTING`].
+    fn enter(&mut self, key: Option<&str>) -> Result<()> {
+        self.nest += 1;
+        if self.nest > MAX_NESTING {
+            return Err(self.err(
+                key,
+                format!("lists and blocks nest more than {MAX_NESTING} deep"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// One more parameter or list item, or an error past [`MAX_NODES`].
+    fn node(&self, key: &str) -> Result<()> {
+        let n = self.shared.nodes.get() + 1;
+        self.shared.nodes.set(n);
+        if n > MAX_NODES {
+            return Err(self.err(
+                Some(key),
+                format!(
+                    "the description, its includes expanded, holds more than {MAX_NODES} parameters and list items"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     fn at(&self) -> Pos {
@@ -119,9 +203,13 @@ impl<'a> Parser<'a> {
         self.text.as_bytes().get(self.pos).copied()
     }
 
+    /// Past one byte; `\n`, `\r\n` and a lone `\r` end a line.
     fn bump(&mut self) {
-        if self.peek() == Some(b'\n') {
-            self.line += 1;
+        let b = self.text.as_bytes();
+        match self.peek() {
+            Some(b'\n') => self.line += 1,
+            Some(b'\r') if b.get(self.pos + 1) != Some(&b'\n') => self.line += 1,
+            _ => {}
         }
         self.pos += 1;
     }
@@ -130,7 +218,7 @@ impl<'a> Parser<'a> {
     fn skip(&mut self) {
         while let Some(c) = self.peek() {
             if c == b'#' {
-                while self.peek().is_some_and(|c| c != b'\n') {
+                while self.peek().is_some_and(|c| !is_eol(c)) {
                     self.bump();
                 }
             } else if c.is_ascii_whitespace() {
@@ -307,15 +395,37 @@ impl<'a> Parser<'a> {
                 format!("`source {name}`: includes nest too deeply (a cycle?)"),
             ));
         }
-        let (file, text) = self
-            .files
-            .open(&self.file, name)
-            .map_err(|e| self.err(param, format!("cannot read `source {name}`: {e}")))?;
-        Parser::new(&file, &text, self.files, self.depth + 1).file_blocks()
+        let shared = self.shared;
+        let opened = shared
+            .read
+            .borrow_mut()
+            .entry((self.file.clone(), name.to_string()))
+            .or_insert_with(|| {
+                shared
+                    .files
+                    .open(&self.file, name, Kind::Include)
+                    .map(|(file, text)| (file, Rc::from(text)))
+            })
+            .clone();
+        let (file, text) =
+            opened.map_err(|e| self.err(param, format!("cannot read `source {name}`: {e}")))?;
+        let bytes = shared.bytes.get().saturating_add(text.len());
+        shared.bytes.set(bytes);
+        if bytes > MAX_EXPANDED_BYTES {
+            return Err(self.err(
+                param,
+                format!(
+                    "`source {name}`: the includes expand to more than {} MiB of text in all (each included file counted each time it is included)",
+                    MAX_EXPANDED_BYTES >> 20
+                ),
+            ));
+        }
+        Parser::new(&file, &text, shared, self.depth + 1, self.nest).file_blocks()
     }
 
     /// A block's entries, after its `{`, through its `}`.
     fn body(&mut self, ty: String, name: String, at: Pos) -> Result<Block> {
+        self.enter(None)?;
         let mut entries = Vec::new();
         loop {
             self.skip();
@@ -331,6 +441,7 @@ impl<'a> Parser<'a> {
                 }
                 Some(b'}') => {
                     self.bump();
+                    self.nest -= 1;
                     return Ok(Block {
                         ty,
                         name,
@@ -341,7 +452,7 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.bump(),
                 Some(_) => {
                     let at = self.at();
-                    let key = normalize(self.take_until(|c| is_delim(c) || c == b'\n'));
+                    let key = normalize(self.take_until(|c| is_delim(c) || is_eol(c)));
                     if self.peek() != Some(b'=') {
                         return Err(self.err(
                             (!key.is_empty()).then_some(key.as_str()),
@@ -352,6 +463,7 @@ impl<'a> Parser<'a> {
                         return Err(self.err(None, "missing parameter name before `=`".into()));
                     }
                     self.bump();
+                    self.node(&key)?;
                     let value = self.value(&key)?;
                     entries.push(Entry { key, value, at });
                     self.separator(b'}')?;
@@ -387,6 +499,7 @@ impl<'a> Parser<'a> {
         match self.peek() {
             Some(b'[') => {
                 self.bump();
+                self.enter(Some(key))?;
                 let mut items = Vec::new();
                 loop {
                     self.skip();
@@ -396,11 +509,13 @@ impl<'a> Parser<'a> {
                         }
                         Some(b']') => {
                             self.bump();
+                            self.nest -= 1;
                             return Ok(Value::List(items));
                         }
                         Some(b',') => self.bump(),
                         Some(_) => {
                             let at = self.at();
+                            self.node(key)?;
                             items.push((self.value(key)?, at));
                             self.separator(b']')?;
                         }
@@ -418,7 +533,7 @@ impl<'a> Parser<'a> {
             Some(_) => {
                 let at = self.at();
                 let text = self
-                    .take_until(|c| is_delim(c) || c == b'\n')
+                    .take_until(|c| is_delim(c) || is_eol(c))
                     .trim()
                     .to_string();
                 if self.peek() == Some(b'{') {
@@ -625,8 +740,7 @@ impl Block {
 /// then N lines `distance, ms` with ascending distances.
 pub(super) fn seek_points(file_name: &str, text: &str) -> Result<Vec<(u32, f64)>> {
     let err = |line: usize, message: String| Error::new(file_name, message).at_line(line);
-    let mut lines = text
-        .lines()
+    let mut lines = sluice_input::lines(text)
         .enumerate()
         .map(|(i, l)| (i + 1, l.trim()))
         .filter(|(_, l)| !l.is_empty());

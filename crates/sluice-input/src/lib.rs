@@ -1,0 +1,455 @@
+//! One bounded reader for every file sluice reads (scenarios, traces,
+//! drive descriptions, fio job files, reports).
+//!
+//! Each of those files is read whole into memory, so a path naming
+//! something that is not a file (`/dev/zero`, a FIFO, a directory) or a
+//! file far larger than its kind ever is must be refused before it is
+//! read, not read until the memory runs out or the process blocks on a
+//! FIFO with no writer. [`read_text`] opens without blocking, checks what
+//! the opened descriptor is (so the check and the read see the same
+//! file), refuses a file above its [`Kind`]'s cap, reads at most one byte
+//! past the cap (a file that grows meanwhile is refused too) and requires
+//! UTF-8. [`lines`] splits text at every line end in use (`\n`, `\r\n`
+//! and a lone `\r`), so every reader counts lines the same way.
+//!
+//! ```
+//! let lines: Vec<&str> = sluice_input::lines("a\rb\r\nc\n").collect();
+//! assert_eq!(lines, ["a", "b", "c"]);
+//! ```
+
+use std::fmt;
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// What a file is for: it sets the name an error gives the file and how
+/// large it may be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// A scenario (TOML).
+    Scenario,
+    /// A request trace (blkparse, MSR, SPC, fio iolog, DiskSim).
+    Trace,
+    /// A start-up trace (the files an application reads as it starts).
+    StartupTrace,
+    /// A DiskSim drive description (`.diskspecs`, `.parv`).
+    DiskSpecs,
+    /// A file a DiskSim description includes with `source`.
+    Include,
+    /// A DiskSim seek-curve file.
+    SeekFile,
+    /// A fio job file.
+    FioJob,
+    /// A report's JSON (`sluice report`).
+    ReportJson,
+}
+
+impl Kind {
+    /// Every kind.
+    pub const ALL: [Kind; 8] = [
+        Kind::Scenario,
+        Kind::Trace,
+        Kind::StartupTrace,
+        Kind::DiskSpecs,
+        Kind::Include,
+        Kind::SeekFile,
+        Kind::FioJob,
+        Kind::ReportJson,
+    ];
+
+    /// The kind's name in messages, with its article ("a DiskSim file").
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Scenario => "a scenario",
+            Kind::Trace => "a trace",
+            Kind::StartupTrace => "a start-up trace",
+            Kind::DiskSpecs => "a DiskSim file",
+            Kind::Include => "a DiskSim `source` file",
+            Kind::SeekFile => "a DiskSim seek curve",
+            Kind::FioJob => "a fio job file",
+            Kind::ReportJson => "a report's JSON",
+        }
+    }
+
+    /// The largest such file read, in bytes. Hand-written files (scenarios,
+    /// drive descriptions, job files) are kilobytes, so 16 MiB is far past
+    /// any real one; traces are recorded and can be large, but the text and
+    /// its parsed requests are held in memory together, so 1 GiB; a
+    /// report's JSON holds per-flow series, 256 MiB.
+    pub fn cap(self) -> u64 {
+        match self {
+            Kind::Scenario | Kind::DiskSpecs | Kind::Include | Kind::SeekFile | Kind::FioJob => {
+                16 * MIB
+            }
+            Kind::Trace | Kind::StartupTrace => GIB,
+            Kind::ReportJson => 256 * MIB,
+        }
+    }
+}
+
+/// A file that could not be read as its kind. Displays as one line naming
+/// the file.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", self.one_line())]
+pub struct InputError {
+    /// The file, as given.
+    pub path: String,
+    /// What it was to be read as.
+    pub kind: Kind,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// Why a file was refused.
+#[derive(Debug)]
+pub enum Problem {
+    /// Opening or reading failed.
+    Io(std::io::Error),
+    /// Not a regular file: what it is ("a FIFO").
+    NotRegular(&'static str),
+    /// Larger than the kind's cap: its size in bytes (at least cap + 1
+    /// when it grew while being read).
+    TooLarge(u64),
+    /// Not UTF-8: the 1-based line and the byte offset of the first bad
+    /// byte.
+    NotUtf8 {
+        /// The line of the bad byte.
+        line: usize,
+        /// Its offset in the file.
+        offset: usize,
+    },
+}
+
+impl InputError {
+    fn one_line(&self) -> String {
+        let path = &self.path;
+        match &self.problem {
+            Problem::Io(e) => {
+                let what = self.kind.name();
+                let what = what.split_once(' ').map_or(what, |(_, w)| w);
+                format!("{path}: cannot read {what}: {e}")
+            }
+            Problem::NotRegular(what) => format!("{path} is {what}, not a regular file"),
+            Problem::TooLarge(size) => format!(
+                "{path} is {}; {} may be at most {}",
+                Size(*size),
+                self.kind.name(),
+                Size(self.kind.cap())
+            ),
+            Problem::NotUtf8 { line, offset } => format!(
+                "{path} is not UTF-8 text (line {line}, byte offset {offset}); {} is text",
+                self.kind.name()
+            ),
+        }
+    }
+}
+
+/// The error as the located error every reader reports (its message names
+/// the file).
+impl From<InputError> for sluice::LocatedError {
+    fn from(e: InputError) -> Self {
+        sluice::LocatedError::new("", e.to_string())
+    }
+}
+
+/// A byte count for people: `16 MiB`, `2.5 GiB (2684354560 bytes)`
+/// (exact when rounding would hide how far past a cap it is), `300 bytes`.
+struct Size(u64);
+
+impl fmt::Display for Size {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.0;
+        for (unit, name) in [(GIB, "GiB"), (MIB, "MiB"), (1 << 10, "KiB")] {
+            if n >= unit {
+                return if n % unit == 0 {
+                    write!(f, "{} {name}", n / unit)
+                } else {
+                    write!(f, "{:.1} {name} ({n} bytes)", n as f64 / unit as f64)
+                };
+            }
+        }
+        write!(f, "{n} bytes")
+    }
+}
+
+/// What a file that is not a regular file is, with its article.
+fn describe(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Open for reading without blocking (a FIFO with no writer would block
+/// an ordinary open) and without leaking the descriptor to children.
+fn open(path: &Path) -> std::io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    o.open(path)
+}
+
+/// The text of `path`, read as a `kind` file: a regular file of at most
+/// `kind.cap()` bytes, in UTF-8. Anything else is an [`InputError`]
+/// saying what the path is, without reading it.
+pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
+    let fail = |problem| InputError {
+        path: path.display().to_string(),
+        kind,
+        problem,
+    };
+    let file = match open(path) {
+        Ok(f) => f,
+        Err(e) => {
+            // A socket cannot be opened at all (ENXIO): say what it is.
+            return Err(match std::fs::metadata(path) {
+                Ok(m) if !m.is_file() => fail(Problem::NotRegular(describe(m.file_type()))),
+                _ => fail(Problem::Io(e)),
+            });
+        }
+    };
+    // The opened descriptor's own type and size: no race with a rename.
+    let meta = file.metadata().map_err(|e| fail(Problem::Io(e)))?;
+    if !meta.is_file() {
+        return Err(fail(Problem::NotRegular(describe(meta.file_type()))));
+    }
+    let cap = kind.cap();
+    if meta.len() > cap {
+        return Err(fail(Problem::TooLarge(meta.len())));
+    }
+    // One byte past the cap tells a file that grew since the check.
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(Problem::Io(e)))?;
+    if bytes.len() as u64 > cap {
+        return Err(fail(Problem::TooLarge(bytes.len() as u64)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..offset];
+        // Valid up to `offset`, so its lines are countable.
+        let line = std::str::from_utf8(before).map_or(1, |s| lines(s).count().max(1));
+        let line = if before.ends_with(b"\n") || before.ends_with(b"\r") {
+            line + 1
+        } else {
+            line
+        };
+        fail(Problem::NotUtf8 { line, offset })
+    })
+}
+
+/// The lines of `text`, each without its line end. A line ends at `\n`,
+/// `\r\n` or a lone `\r` (old Mac files; a trace saved so must not read as
+/// one line). A line end at the very end of the text starts no further
+/// line, as in [`str::lines`].
+pub fn lines(text: &str) -> Lines<'_> {
+    Lines { rest: text }
+}
+
+/// The iterator of [`lines`].
+#[derive(Clone, Debug)]
+pub struct Lines<'a> {
+    rest: &'a str,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if self.rest.is_empty() {
+            return None;
+        }
+        let b = self.rest.as_bytes();
+        match b.iter().position(|&c| c == b'\n' || c == b'\r') {
+            None => Some(std::mem::take(&mut self.rest)),
+            Some(i) => {
+                let line = &self.rest[..i];
+                let skip = if b[i] == b'\r' && b.get(i + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+                // `\r` and `\n` are ASCII: `i + skip` is a char boundary.
+                self.rest = &self.rest[i + skip..];
+                Some(line)
+            }
+        }
+    }
+}
+
+/// Files no reader may read, for tests of every crate that reads input.
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit {
+    use std::path::{Path, PathBuf};
+
+    use super::Kind;
+
+    /// A fresh directory of its own under the system's temporary one.
+    pub fn scratch(tag: &str) -> PathBuf {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let d = std::env::temp_dir().join(format!(
+            "sluice-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).expect("a scratch directory");
+        d
+    }
+
+    /// Paths in `dir` (made here) that a `kind` reader must refuse, each
+    /// with words its error must hold: `/dev/zero`, a FIFO with no writer,
+    /// a directory, and a sparse file one byte over the kind's cap.
+    pub fn refused(dir: &Path, kind: Kind) -> Vec<(PathBuf, &'static str)> {
+        let fifo = dir.join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let sub = dir.join("a-directory");
+        std::fs::create_dir_all(&sub).expect("a directory");
+        let big = dir.join("big");
+        std::fs::File::create(&big)
+            .and_then(|f| f.set_len(kind.cap() + 1))
+            .expect("a sparse file");
+        vec![
+            (
+                PathBuf::from("/dev/zero"),
+                "is a character device, not a regular file",
+            ),
+            (fifo, "is a FIFO, not a regular file"),
+            (sub, "is a directory, not a regular file"),
+            (big, "may be at most"),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "sluice-input-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn line_ends_of_every_kind_split_lines() {
+        fn l(t: &str) -> Vec<&str> {
+            lines(t).collect()
+        }
+        assert_eq!(l("a\rb\rc"), ["a", "b", "c"]);
+        assert_eq!(l("a\r\nb\nc\r"), ["a", "b", "c"]);
+        assert_eq!(l("a\r\rb"), ["a", "", "b"]);
+        assert_eq!(l("\n\r\n"), ["", ""]);
+        assert_eq!(l(""), Vec::<&str>::new());
+        assert_eq!(l("é\ré"), ["é", "é"]);
+        // As `str::lines` wherever there is no lone `\r`.
+        for t in ["a\nb\n", "a\r\nb", "\n\nx", "x\r\n\r\n"] {
+            assert_eq!(l(t), t.lines().collect::<Vec<_>>(), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_regular_file_reads_whole() {
+        let p = dir().join("ok.toml");
+        std::fs::write(&p, "a = 1\n").unwrap();
+        assert_eq!(read_text(&p, Kind::Scenario).unwrap(), "a = 1\n");
+    }
+
+    #[test]
+    fn special_files_are_refused_without_reading() {
+        let e = read_text(Path::new("/dev/zero"), Kind::Trace).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "/dev/zero is a character device, not a regular file"
+        );
+        let d = dir();
+        let e = read_text(&d, Kind::DiskSpecs).unwrap_err().to_string();
+        assert!(e.ends_with("is a directory, not a regular file"), "{e}");
+        // A FIFO with no writer: an ordinary open would block here.
+        let fifo = d.join("fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let e = read_text(&fifo, Kind::Scenario).unwrap_err().to_string();
+        assert!(e.ends_with("is a FIFO, not a regular file"), "{e}");
+        // A socket cannot be opened: still named.
+        let sock = d.join("sock");
+        let _ = std::fs::remove_file(&sock);
+        let _l = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let e = read_text(&sock, Kind::FioJob).unwrap_err().to_string();
+        assert!(e.ends_with("is a socket, not a regular file"), "{e}");
+    }
+
+    #[test]
+    fn files_over_their_cap_are_refused_before_reading() {
+        let p = dir().join("big.diskspecs");
+        let f = File::create(&p).unwrap();
+        f.set_len(2 * GIB).unwrap(); // sparse: no disk used
+        let e = read_text(&p, Kind::DiskSpecs).unwrap_err().to_string();
+        assert!(
+            e.ends_with("big.diskspecs is 2 GiB; a DiskSim file may be at most 16 MiB"),
+            "{e}"
+        );
+        f.set_len(16 * MIB + 1).unwrap();
+        let e = read_text(&p, Kind::Include).unwrap_err().to_string();
+        assert!(
+            e.contains(
+                "is 16.0 MiB (16777217 bytes); a DiskSim `source` file may be at most 16 MiB"
+            ),
+            "{e}"
+        );
+        f.set_len(16 * MIB).unwrap();
+        assert_eq!(read_text(&p, Kind::SeekFile).unwrap().len(), 16 << 20);
+        std::fs::remove_file(&p).unwrap();
+    }
+
+    #[test]
+    fn missing_and_non_utf8_files_say_so_on_one_line() {
+        let d = dir();
+        let e = read_text(&d.join("nope.trace"), Kind::Trace)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nope.trace: cannot read trace: "), "{e}");
+        let p = d.join("bin.trace");
+        std::fs::write(&p, b"ok\rok\n\xff\xfe").unwrap();
+        let e = read_text(&p, Kind::Trace).unwrap_err().to_string();
+        assert!(e.contains("not UTF-8 text (line 3, byte offset 6)"), "{e}");
+    }
+}
