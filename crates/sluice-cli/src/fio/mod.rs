@@ -186,8 +186,13 @@ fn scenario(
     let mut flows = Vec::new();
     let mut infos = Vec::new();
     let mut dir = None;
-    for job in jobs {
+    for (index, job) in jobs.iter().enumerate() {
         let at = |key: &str| job.get(key);
+        // A job's name reaches the terminal: no control or bidi characters.
+        let (job_name, name_line) = at("name").unwrap_or((job.name.as_str(), job.line));
+        if let Err(e) = sluice_runtime::names::check(&format!("job {index}"), job_name) {
+            bail!("{file}: line {name_line}: {e}");
+        }
         let (rw, rw_line) = at("rw").unwrap_or(("read", job.line));
         let (pattern, write) = match rw {
             "read" => (Pattern::SeqRead, false),
@@ -275,6 +280,7 @@ fn scenario(
             pattern,
         )
         .count(count)
+        .copies_numbered_after_hash()
         .request_kib((bs / 1024) as u32)
         .file_gib(size as f64 / (1u64 << 30) as f64);
         if let Some((v, l)) = at("iodepth") {

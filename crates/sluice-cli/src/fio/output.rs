@@ -9,6 +9,7 @@
 use std::fmt::Write;
 
 use sluice::metrics::FIO_PERCENTILES;
+use sluice_runtime::names::printable;
 use sluice_runtime::report::FlowReport;
 use sluice_runtime::timeline::OrderedMap;
 use sluice_runtime::SimReport;
@@ -89,7 +90,7 @@ struct Job {
     write: Dir,
     trim: Dir,
     job_runtime: u64,
-    /// The sluice flow this entry is (`name0`, `name1`, ... for copies).
+    /// The sluice flow this entry is (`name#0`, `name#1`, ... for clones).
     sluice_flow: String,
 }
 
@@ -369,7 +370,8 @@ pub(super) fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
         let _ = writeln!(
             o,
             "{}: (groupid=0, jobs=1): err= 0: flow {}",
-            info.name, f.name
+            printable(&info.name),
+            printable(&f.name)
         );
         let _ = writeln!(
             o,

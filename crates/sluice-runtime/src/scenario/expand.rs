@@ -300,6 +300,15 @@ impl Scenario {
     }
 
     pub(super) fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
+        // Names reach terminals, CSV and errors: refuse control characters
+        // and bidi overrides first, so no later message prints one raw.
+        crate::names::check("name", &raw.name).map_err(fail)?;
+        for (i, f) in raw.flows.iter().enumerate() {
+            crate::names::check(&format!("flow {i}"), &f.name).map_err(fail)?;
+        }
+        for (i, c) in raw.classes.iter().enumerate() {
+            crate::names::check(&format!("class {i}"), &c.name).map_err(fail)?;
+        }
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
         if warmup >= duration {
@@ -577,7 +586,10 @@ impl Scenario {
                 }
                 let kind_requests = kind.requests;
                 let name = if count > 1 {
-                    format!("{}{}", f.name, i)
+                    match f.copy_separator {
+                        Some(sep) => format!("{}{sep}{i}", f.name),
+                        None => format!("{}{}", f.name, i),
+                    }
                 } else {
                     f.name.clone()
                 };

@@ -356,3 +356,27 @@ fn missing_file_names_the_path() {
         .to_string();
     assert!(e.starts_with("/nonexistent/x.toml: "), "{e}");
 }
+
+/// Issue 24, defect 11: a flow name with a newline, NUL, escape or bidi
+/// override is refused, naming the flow by index with the name escaped; a
+/// name with a comma and a quote is legal.
+#[test]
+fn flow_names_with_control_or_bidi_characters_are_refused() {
+    for (toml_name, shown) in [
+        (r#""a\nb""#, r"a\nb"),
+        (r#""a\u0000""#, r"a\u{0}"),
+        (r#""x\u001b[2J""#, r"x\u{1b}[2J"),
+        (r#""evil\u202Etxt""#, r"evil\u{202e}txt"),
+        (r#""i\u2067""#, r"i\u{2067}"),
+    ] {
+        let text = GOOD.replace(r#"name = "r""#, &format!("name = {toml_name}"));
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(e.contains("flow 0: the name \"") && e.contains(shown), "{e}");
+        assert!(!e.chars().any(crate::names::unsafe_char), "{e:?}");
+        assert!(!e.contains('\n'));
+    }
+    let s = parse(&GOOD.replace(r#"name = "r""#, r#"name = "a,b\"c""#)).unwrap();
+    assert_eq!(s.flows[0].name, "a,b\"c0");
+    let e = parse(&GOOD.replace(r#"name = "t""#, r#"name = "t\r""#)).unwrap_err();
+    assert!(e.to_string().contains(r#"name: the name "t\r""#), "{e}");
+}
