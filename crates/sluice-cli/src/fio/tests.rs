@@ -130,3 +130,23 @@ fn job_names_with_control_or_bidi_characters_are_refused() {
         assert!(!e.chars().any(sluice_runtime::names::unsafe_char), "{e:?}");
     }
 }
+
+/// Issue 24, defect 10: only a job with neither time_based nor a runtime
+/// is measured against its size (fio too stops a job at its runtime).
+#[test]
+fn size_is_checked_only_where_sluices_own_limit_stops_a_job() {
+    let plan = |text: &str| {
+        let jobs = jobfile::parse("t", text).unwrap();
+        scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap().1
+    };
+    assert_eq!(
+        plan("[j]\nrw=read\nbs=1k\nsize=100g\n")[0].size_done_at,
+        Some(100 << 30)
+    );
+    assert_eq!(plan("[j]\nbs=3k\nsize=10k\n")[0].size_done_at, Some(9 << 10));
+    assert_eq!(plan("[j]\nsize=1g\nruntime=5\n")[0].size_done_at, None);
+    assert_eq!(
+        plan("[j]\nsize=1g\nruntime=5\ntime_based\n")[0].size_done_at,
+        None
+    );
+}
