@@ -19,8 +19,10 @@ fn available_memory() -> Option<u64> {
 }
 
 impl Scenario {
-    /// About how many bytes simulating this scenario needs: its flows and
-    /// the requests they keep in flight.
+    /// About how many bytes simulating this scenario needs: its flows, the
+    /// requests they keep in flight, and the traces they replay (a list
+    /// the copies of a flow share counts once; each copy's replay state is
+    /// in its flow's share).
     pub fn memory_estimate(&self) -> u64 {
         let in_flight: u64 = self
             .flows
@@ -30,6 +32,31 @@ impl Scenario {
         BYTES_BASE
             .saturating_add((self.flows.len() as u64).saturating_mul(BYTES_PER_FLOW))
             .saturating_add(in_flight.saturating_mul(BYTES_PER_REQUEST))
+            .saturating_add(self.trace_bytes())
+    }
+
+    /// Bytes of the traces the flows replay, each shared list once.
+    fn trace_bytes(&self) -> u64 {
+        let mut seen = std::collections::HashSet::new();
+        let mut bytes = 0u64;
+        for f in &self.flows {
+            let (ptr, n) = match &f.kind {
+                FlowKind::Trace(t) => (
+                    Arc::as_ptr(&t.requests) as *const u8,
+                    t.requests.len() * std::mem::size_of::<trace::Request>(),
+                ),
+                FlowKind::Startup(s) => (
+                    Arc::as_ptr(&s.trace) as *const u8,
+                    s.trace.records.len()
+                        * (std::mem::size_of::<sluice_workload::StartupRecord>() + 4),
+                ),
+                _ => continue,
+            };
+            if seen.insert(ptr) {
+                bytes = bytes.saturating_add(n as u64);
+            }
+        }
+        bytes
     }
 
     /// Refuse, before it starts, a simulation that needs more memory than
@@ -53,10 +80,11 @@ impl Scenario {
             .sum();
         let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
         Err(fail(format!(
-            "scenario '{}' needs about {:.1} GiB of memory ({} flows, {in_flight} requests in flight) and this machine has {:.1} GiB available: lower count or outstanding",
+            "scenario '{}' needs about {:.1} GiB of memory by sluice's estimate ({} flows, {in_flight} requests in flight, {:.1} GiB of traces) and this machine has {:.1} GiB available: lower count or outstanding",
             self.name,
             gib(need),
             self.flows.len(),
+            gib(self.trace_bytes()),
             gib(available)
         )))
     }

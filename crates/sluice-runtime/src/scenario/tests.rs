@@ -380,3 +380,31 @@ fn flow_names_with_control_or_bidi_characters_are_refused() {
     let e = parse(&GOOD.replace(r#"name = "t""#, r#"name = "t\r""#)).unwrap_err();
     assert!(e.to_string().contains(r#"name: the name "t\r""#), "{e}");
 }
+
+/// Issue 24, defect 6: a trace flow with count = 100000 held 100,000
+/// copies of its request list (about 32 GB); the copies now share one
+/// list, and the estimate counts it once.
+#[test]
+fn copies_of_a_trace_flow_share_one_list_counted_once() {
+    let trace = format!(
+        "{}/../../data/traces/ibm18es-head.disksim",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = GOOD.replace(
+        "pattern = \"rand-read\"\nfile_gib = 2",
+        &format!("pattern = \"trace\"\ntrace = \"{trace}\"\nformat = \"disksim\"\noffsets = \"wrap\""),
+    );
+    let one = parse(&text.replace("count = 3", "count = 1")).unwrap();
+    let many = parse(&text.replace("count = 3", "count = 1000")).unwrap();
+    let list = |s: &Scenario, i: usize| match &s.flows[i].kind {
+        FlowKind::Trace(t) => Arc::clone(&t.requests),
+        _ => panic!("a trace flow"),
+    };
+    assert!(Arc::ptr_eq(&list(&many, 0), &list(&many, 999)));
+    let n = list(&one, 0).len() as u64;
+    let size = std::mem::size_of::<trace::Request>() as u64;
+    assert!(one.memory_estimate() >= BYTES_BASE + n * size);
+    // 999 more copies cost their flow state, not 999 more lists.
+    let extra = many.memory_estimate() - one.memory_estimate();
+    assert_eq!(extra, 999 * (many.memory_estimate() - BYTES_BASE - n * size) / 1000);
+}
