@@ -407,4 +407,9 @@ fn copies_of_a_trace_flow_share_one_list_counted_once() {
     // 999 more copies cost their flow state, not 999 more lists.
     let extra = many.memory_estimate() - one.memory_estimate();
     assert_eq!(extra, 999 * (many.memory_estimate() - BYTES_BASE - n * size) / 1000);
+    // The campaign's 100,000 copies: refused under a 4 GiB limit, by the
+    // estimate (each served copy's latency histogram), in no time.
+    let all = parse(&text.replace("count = 3", "count = 100000")).unwrap();
+    let e = all.check_memory_against(4 << 30).unwrap_err().to_string();
+    assert!(e.contains("by sluice's estimate") && e.contains("100000 flows"), "{e}");
 }
