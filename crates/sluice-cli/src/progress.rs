@@ -98,6 +98,109 @@ mod tests {
     }
 }
 
+/// How long a run is timed before its length is estimated.
+const CALIBRATE: Duration = Duration::from_secs(1);
+
+/// Runs estimated to take longer than this (wall time) are warned about.
+const LONG_RUN: Duration = Duration::from_secs(60);
+
+/// A one-time warning, on stderr whether or not it is a terminal, that a
+/// simulation will take long: a duration such as 1e7 s looks harmless in a
+/// scenario and can run for days with no other sign of life.
+pub(crate) struct LongRun {
+    what: String,
+    started: Instant,
+    done: bool,
+}
+
+impl LongRun {
+    /// Time a run of `what` (e.g. "sim") from now.
+    pub(crate) fn new(what: impl Into<String>) -> Self {
+        LongRun {
+            what: what.into(),
+            started: Instant::now(),
+            done: false,
+        }
+    }
+
+    /// `done` of `total` simulated seconds are simulated: warn once, after
+    /// the calibration second, if the rest will take long.
+    pub(crate) fn update(&mut self, done: f64, total: f64) {
+        if let Some(m) = self.check(done, total, self.started.elapsed()) {
+            eprintln!("{m}");
+        }
+    }
+
+    /// The warning to print, if it is due, after `elapsed` of wall time.
+    fn check(&mut self, done: f64, total: f64, elapsed: Duration) -> Option<String> {
+        if self.done || elapsed < CALIBRATE || done <= 0.0 {
+            return None;
+        }
+        self.done = true;
+        let rate = done / elapsed.as_secs_f64();
+        let left = (total - done).max(0.0) / rate;
+        if left < LONG_RUN.as_secs_f64() {
+            return None;
+        }
+        Some(format!(
+            "{}: {total} simulated seconds at ~{} s per wall second: this run will take about {}; Ctrl-C stops it",
+            self.what,
+            round3(rate),
+            human(elapsed.as_secs_f64() + left)
+        ))
+    }
+}
+
+/// `x` to three significant digits, without an exponent.
+fn round3(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// Seconds as the largest unit that reads well: "3 minutes", "70 hours",
+/// "12 days".
+fn human(secs: f64) -> String {
+    let (n, unit) = if secs < 90.0 {
+        (secs, "seconds")
+    } else if secs < 90.0 * 60.0 {
+        (secs / 60.0, "minutes")
+    } else if secs < 72.0 * 3600.0 {
+        (secs / 3600.0, "hours")
+    } else {
+        (secs / 86_400.0, "days")
+    };
+    format!("{n:.0} {unit}")
+}
+
+#[cfg(test)]
+mod long_run_tests {
+    use super::*;
+
+    /// Issue 24, defect 17: `duration_s = 1e7` ran for hours with no
+    /// word; after a calibration second the estimate is printed once.
+    #[test]
+    fn a_long_run_is_estimated_once_and_a_short_one_is_not() {
+        let mut w = LongRun::new("sim");
+        assert_eq!(w.check(40.0, 1e7, Duration::from_millis(500)), None);
+        let m = w.check(40.0, 1e7, Duration::from_secs(1)).unwrap();
+        assert_eq!(
+            m,
+            "sim: 10000000 simulated seconds at ~40.0 s per wall second: this run will take about 69 hours; Ctrl-C stops it"
+        );
+        assert_eq!(w.check(80.0, 1e7, Duration::from_secs(2)), None);
+        let mut short = LongRun::new("sim");
+        assert_eq!(short.check(5.0, 60.0, Duration::from_secs(1)), None);
+        assert_eq!(short.check(5.0, 1e7, Duration::from_secs(2)), None);
+        assert_eq!(human(3.0 * 86_400.0 + 10.0), "3 days");
+        assert_eq!(human(120.0), "2 minutes");
+    }
+}
+
 /// The bar of a real run (`run`, `kernel`), drawn as the others are, in
 /// milliseconds of run time.
 #[derive(Default)]

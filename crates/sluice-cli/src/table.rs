@@ -2,6 +2,7 @@
 
 use std::fmt::Write;
 
+use sluice_runtime::names::printable;
 use sluice_runtime::scenario::PATTERNS;
 use sluice_runtime::SimReport;
 use sluice_sim::device::presets::PRESETS;
@@ -13,7 +14,12 @@ pub(crate) fn report(r: &SimReport) -> String {
     let _ = writeln!(
         o,
         "{} | {} on {} | seed {} | {:.1} s simulated, measured from {:.1} s",
-        r.scenario, r.scheduler, r.device, r.seed, r.sim_time_s, r.measured_from_s
+        printable(&r.scenario),
+        r.scheduler,
+        r.device,
+        r.seed,
+        r.sim_time_s,
+        r.measured_from_s
     );
     let _ = writeln!(
         o,
@@ -36,7 +42,7 @@ pub(crate) fn report(r: &SimReport) -> String {
         let _ = write!(
             o,
             "{:<16} {:>6} {:>9} {:>9.2} {:>9.2} {:>9.2} {:>9.2} {:>10.2} {:>9}",
-            f.name,
+            printable(&f.name),
             f.weight,
             f.requests,
             f.mb_s,

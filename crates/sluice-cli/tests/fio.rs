@@ -77,8 +77,8 @@ fn each_job_copy_is_an_entry_in_fios_json() {
         assert!(read["clat_ns"]["min"].as_u64().unwrap() <= ns[0]);
     }
     // The two copies of `rand` are two flows sharing the drive.
-    assert_eq!(jobs[0]["sluice_flow"], "rand0");
-    assert_eq!(jobs[1]["sluice_flow"], "rand1");
+    assert_eq!(jobs[0]["sluice_flow"], "rand#0");
+    assert_eq!(jobs[1]["sluice_flow"], "rand#1");
     // Simulated: the same job file gives the same bytes.
     let (_, again, _) = sluice_in(dir.path(), &args);
     assert_eq!(out, again);

@@ -67,10 +67,15 @@ pub(crate) fn run(args: Args) -> Result<()> {
     emit(args.json, &report, table::report)
 }
 
-/// A progress bar over a run's simulated seconds.
+/// A progress bar over a run's simulated seconds, and a warning with an
+/// estimate when the run will take long (on stderr: stdout is unchanged).
 fn sim_progress(s: &Scenario) -> impl FnMut(sluice::Duration, sluice::Duration) + 'static {
     let bar = progress::Progress::new(s.name.clone(), s.duration.as_secs_f64().ceil() as u64, "s");
-    move |now, _| bar.set(now.as_secs_f64() as u64)
+    let mut long = progress::LongRun::new("sim");
+    move |now, total| {
+        long.update(now.as_secs_f64(), total.as_secs_f64());
+        bar.set(now.as_secs_f64() as u64)
+    }
 }
 
 /// The request log as CSV, flows by name.

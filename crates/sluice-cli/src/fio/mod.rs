@@ -19,7 +19,7 @@ pub(crate) const DEFAULT_PRESET: &str = "maxtor-stm332061";
 
 /// Longest simulated run of a job file without `runtime` (its jobs end
 /// when their `size` is done, or by then).
-const UNBOUNDED_RUN_S: f64 = 3600.0;
+pub(crate) const UNBOUNDED_RUN_S: f64 = 3600.0;
 
 /// `sluice fio --help`'s epilogue: the options a job file may use.
 const HELP: &str = "Job files: [global] and job sections, option=value lines. Options sluice runs (anything else is an error naming it):
@@ -144,6 +144,9 @@ pub(crate) fn fio(opts: &Options) -> Result<String> {
         );
         (simulate(&s)?, how)
     };
+    for note in output::stopped_early(&report, &infos) {
+        eprintln!("sluice fio: warning: {note}");
+    }
     Ok(match opts.output_format {
         OutputFormat::Json => output::json(&report, &infos, &file_info)?,
         OutputFormat::Normal => output::normal(&report, &infos, &how),
@@ -186,8 +189,13 @@ fn scenario(
     let mut flows = Vec::new();
     let mut infos = Vec::new();
     let mut dir = None;
-    for job in jobs {
+    for (index, job) in jobs.iter().enumerate() {
         let at = |key: &str| job.get(key);
+        // A job's name reaches the terminal: no control or bidi characters.
+        let (job_name, name_line) = at("name").unwrap_or((job.name.as_str(), job.line));
+        if let Err(e) = sluice_runtime::names::check(&format!("job {index}"), job_name) {
+            bail!("{file}: line {name_line}: {e}");
+        }
         let (rw, rw_line) = at("rw").unwrap_or(("read", job.line));
         let (pattern, write) = match rw {
             "read" => (Pattern::SeqRead, false),
@@ -275,6 +283,7 @@ fn scenario(
             pattern,
         )
         .count(count)
+        .copies_numbered_after_hash()
         .request_kib((bs / 1024) as u32)
         .file_gib(size as f64 / (1u64 << 30) as f64);
         if let Some((v, l)) = at("iodepth") {
@@ -318,8 +327,16 @@ fn scenario(
             write,
             bs,
             options: job.split_options()[1].clone(),
+            size_done_at: (!time_based).then_some(size / bs * bs),
         };
         infos.extend(std::iter::repeat_n(info, count as usize));
+    }
+    // With a runtime, fio too stops a job there; only sluice's own limit
+    // cuts a job short where fio would not.
+    if runtime.is_some() {
+        for i in &mut infos {
+            i.size_done_at = None;
+        }
     }
     // As fio's, the runtime is measured after the ramp.
     let ramp = ramp.unwrap_or(0.0);

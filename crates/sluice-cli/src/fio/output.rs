@@ -9,6 +9,7 @@
 use std::fmt::Write;
 
 use sluice::metrics::FIO_PERCENTILES;
+use sluice_runtime::names::printable;
 use sluice_runtime::report::FlowReport;
 use sluice_runtime::timeline::OrderedMap;
 use sluice_runtime::SimReport;
@@ -26,6 +27,34 @@ pub(super) struct JobInfo {
     pub bs: u64,
     /// The job's own options (fio's `job options`).
     pub options: Vec<(String, String)>,
+    /// Bytes the job must transfer when only sluice's time limit
+    /// ([`super::UNBOUNDED_RUN_S`]) can stop it before its size is done (no
+    /// time_based, no runtime): a job short of it stopped at that limit.
+    pub size_done_at: Option<u64>,
+}
+
+/// One line per job stopped by sluice's time limit before its size was
+/// done: fio would have run on, so the shortfall must be said.
+pub(super) fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
+    let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    r.flows
+        .iter()
+        .zip(jobs)
+        .filter_map(|(f, j)| {
+            let size = j.size_done_at?;
+            (f.bytes < size).then(|| {
+                format!(
+                    "job '{}' (flow {}) stopped at sluice's {} s simulated limit with {:.1} GiB of its {:.1} GiB done ({:.1}%): set runtime= to run longer",
+                    printable(&j.name),
+                    printable(&f.name),
+                    super::UNBOUNDED_RUN_S,
+                    gib(f.bytes),
+                    gib(size),
+                    f.bytes as f64 * 100.0 / size as f64
+                )
+            })
+        })
+        .collect()
 }
 
 /// What the output needs to know about the whole file.
@@ -75,6 +104,9 @@ struct Sluice {
     scheduler: String,
     device: String,
     schema: &'static str,
+    /// Jobs stopped at sluice's time limit before their size was done.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    stopped_early: Vec<String>,
 }
 
 #[derive(serde::Serialize)]
@@ -89,7 +121,7 @@ struct Job {
     write: Dir,
     trim: Dir,
     job_runtime: u64,
-    /// The sluice flow this entry is (`name0`, `name1`, ... for copies).
+    /// The sluice flow this entry is (`name#0`, `name#1`, ... for clones).
     sluice_flow: String,
 }
 
@@ -338,6 +370,7 @@ pub(super) fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_js
             scheduler: r.scheduler.clone(),
             device: r.device.clone(),
             schema: r.schema,
+            stopped_early: stopped_early(r, jobs),
         },
     };
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
@@ -369,7 +402,8 @@ pub(super) fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
         let _ = writeln!(
             o,
             "{}: (groupid=0, jobs=1): err= 0: flow {}",
-            info.name, f.name
+            printable(&info.name),
+            printable(&f.name)
         );
         let _ = writeln!(
             o,
@@ -431,6 +465,9 @@ pub(super) fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
             bw(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }),
             bytes as f64 / (1 << 20) as f64,
         );
+    }
+    for note in stopped_early(r, jobs) {
+        let _ = writeln!(o, "\nwarning: {note}");
     }
     o
 }

@@ -11,7 +11,7 @@ fn each_job_and_copy_is_a_flow_with_its_options() {
     assert_eq!(s.flows.len(), 3);
     assert_eq!(
         (s.flows[0].name.as_str(), s.flows[1].name.as_str()),
-        ("r0", "r1")
+        ("r#0", "r#1")
     );
     assert_eq!(s.flows[0].request_sectors, 8);
     assert_eq!(s.flows[0].outstanding, 4);
@@ -98,4 +98,59 @@ fn rate_iops_caps_a_job() {
     .unwrap();
     let iops = r.flows[0].requests as f64 / 5.0;
     assert!((19.0..=21.0).contains(&iops), "{iops}");
+}
+
+/// Issue 24, defect 15: `[j1]` and `[j11]` with numjobs = 20 both made a
+/// clone `j110`; fio accepts the file, so sluice must too.
+#[test]
+fn clones_of_j1_and_j11_have_distinct_names() {
+    let text =
+        "[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\nnumjobs=20\n[j1]\n[j11]\n";
+    let jobs = jobfile::parse("t", text).unwrap();
+    let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    let s = b.preset(DEFAULT_PRESET).build().unwrap();
+    assert_eq!(s.flows.len(), 40);
+    assert_eq!(infos.len(), 40);
+    assert_eq!(s.flows[10].name, "j1#10");
+    assert_eq!(s.flows[20].name, "j11#0");
+    assert!(infos[..20].iter().all(|i| i.name == "j1"));
+}
+
+/// Issue 24, defect 11: a job name with a control or bidi character is
+/// refused with its line, shown escaped.
+#[test]
+fn job_names_with_control_or_bidi_characters_are_refused() {
+    for name in ["a\u{1b}[2Jb", "evil\u{202e}cod", "x\u{7}"] {
+        let text = format!("[ok]\nsize=1m\n[{name}]\nsize=1m\n");
+        let jobs = jobfile::parse("t.fio", &text).unwrap();
+        let e = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.starts_with("t.fio: line 3: job 1: "), "{e}");
+        assert!(!e.chars().any(sluice_runtime::names::unsafe_char), "{e:?}");
+    }
+}
+
+/// Issue 24, defect 10: only a job with neither time_based nor a runtime
+/// is measured against its size (fio too stops a job at its runtime).
+#[test]
+fn size_is_checked_only_where_sluices_own_limit_stops_a_job() {
+    let plan = |text: &str| {
+        let jobs = jobfile::parse("t", text).unwrap();
+        scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap().1
+    };
+    assert_eq!(
+        plan("[j]\nrw=read\nbs=1k\nsize=100g\n")[0].size_done_at,
+        Some(100 << 30)
+    );
+    assert_eq!(
+        plan("[j]\nbs=3k\nsize=10k\n")[0].size_done_at,
+        Some(9 << 10)
+    );
+    assert_eq!(plan("[j]\nsize=1g\nruntime=5\n")[0].size_done_at, None);
+    assert_eq!(
+        plan("[j]\nsize=1g\nruntime=5\ntime_based\n")[0].size_done_at,
+        None
+    );
 }

@@ -96,6 +96,10 @@ pub struct FlowBuilder {
     pub(super) name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) count: Option<u32>,
+    /// What goes between the name and a copy's number (none in a
+    /// scenario file; see [`FlowBuilder::copies_numbered_after_hash`]).
+    #[serde(skip)]
+    pub(super) copy_separator: Option<char>,
     pub(super) pattern: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) request_kib: Option<u32>,
@@ -316,6 +320,14 @@ impl FlowBuilder {
             pattern: pattern.name().to_string(),
             ..FlowBuilder::default()
         }
+    }
+
+    /// Name copies `name#0`, `name#1`, ... instead of `name0`, `name1`:
+    /// fio's clones, where `[j1]` and `[j11]` with numjobs would both
+    /// make `j110`. Not a scenario-file key.
+    pub fn copies_numbered_after_hash(mut self) -> Self {
+        self.copy_separator = Some('#');
+        self
     }
 
     flow_keys! {

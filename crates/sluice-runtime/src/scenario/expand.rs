@@ -300,6 +300,15 @@ impl Scenario {
     }
 
     pub(super) fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
+        // Names reach terminals, CSV and errors: refuse control characters
+        // and bidi overrides first, so no later message prints one raw.
+        crate::names::check("name", &raw.name).map_err(fail)?;
+        for (i, f) in raw.flows.iter().enumerate() {
+            crate::names::check(&format!("flow {i}"), &f.name).map_err(fail)?;
+        }
+        for (i, c) in raw.classes.iter().enumerate() {
+            crate::names::check(&format!("class {i}"), &c.name).map_err(fail)?;
+        }
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
         if warmup >= duration {
@@ -512,6 +521,8 @@ impl Scenario {
                     },
                 )? as u32),
             };
+            // A block trace's placed requests and reach, once for all copies.
+            let mut shared_trace: Option<(Option<Arc<Vec<trace::Request>>>, u64)> = None;
             for i in 0..count {
                 let recorded = pattern == Pattern::Startup && kind.replay == Replay::Recorded;
                 let (file_start, file_sectors) = if pattern == Pattern::Startup && !recorded {
@@ -557,27 +568,37 @@ impl Scenario {
                 }
                 // A block trace's requests, placed in the space from
                 // file_start; its file is as long as the trace reaches.
-                let (trace_requests, file_sectors) = match &kind.block_trace {
-                    Some(t) => {
+                // Every copy has the same space, so they share one list
+                // (100,000 copies of a trace were 100,000 lists).
+                let (trace_requests, file_sectors) = match (&kind.block_trace, &shared_trace) {
+                    (Some(_), Some(shared)) => shared.clone(),
+                    (Some(t), None) => {
                         let mut placed = t.place(file_sectors, kind.offsets).map_err(ctx)?;
+                        // `place` keeps each request inside the space:
+                        // these sums stay below the device's capacity.
                         let reach = placed
                             .iter()
-                            .map(|r| r.sector + u64::from(r.sectors))
+                            .map(|r| r.sector.saturating_add(u64::from(r.sectors)))
                             .max()
                             .unwrap_or(1);
                         for r in &mut placed {
-                            r.sector += file_start;
+                            r.sector = r.sector.saturating_add(file_start);
                         }
-                        (Some(Arc::new(placed)), reach)
+                        let both = (Some(Arc::new(placed)), reach);
+                        shared_trace = Some(both.clone());
+                        both
                     }
-                    None => (None, file_sectors),
+                    (None, _) => (None, file_sectors),
                 };
                 if !recorded && pattern != Pattern::Trace {
                     next_free = next_free.max(end);
                 }
                 let kind_requests = kind.requests;
                 let name = if count > 1 {
-                    format!("{}{}", f.name, i)
+                    match f.copy_separator {
+                        Some(sep) => format!("{}{sep}{i}", f.name),
+                        None => format!("{}{}", f.name, i),
+                    }
                 } else {
                     f.name.clone()
                 };

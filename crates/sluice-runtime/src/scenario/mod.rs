@@ -147,6 +147,7 @@ impl Scenario {
                     // the parser's message only names the expected type.
                     let line = line_of(text, span.start);
                     let src = text.lines().nth(line - 1).unwrap_or("").trim();
+                    let src = crate::names::printable(src);
                     if src.is_empty() {
                         err(format!("line {line}: {msg}"))
                     } else {

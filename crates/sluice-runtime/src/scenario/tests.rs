@@ -386,3 +386,71 @@ fn a_recorded_startup_with_writes_may_write() {
     assert!(recorded.flows[0].may_write());
     assert!(!other.flows[0].may_write(), "other replays read only");
 }
+
+/// Issue 24, defect 11: a flow name with a newline, NUL, escape or bidi
+/// override is refused, naming the flow by index with the name escaped; a
+/// name with a comma and a quote is legal.
+#[test]
+fn flow_names_with_control_or_bidi_characters_are_refused() {
+    for (toml_name, shown) in [
+        (r#""a\nb""#, r"a\nb"),
+        (r#""a\u0000""#, r"a\u{0}"),
+        (r#""x\u001b[2J""#, r"x\u{1b}[2J"),
+        (r#""evil\u202Etxt""#, r"evil\u{202e}txt"),
+        (r#""i\u2067""#, r"i\u{2067}"),
+    ] {
+        let text = GOOD.replace(r#"name = "r""#, &format!("name = {toml_name}"));
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(
+            e.contains("flow 0: the name \"") && e.contains(shown),
+            "{e}"
+        );
+        assert!(!e.chars().any(crate::names::unsafe_char), "{e:?}");
+        assert!(!e.contains('\n'));
+    }
+    let s = parse(&GOOD.replace(r#"name = "r""#, r#"name = "a,b\"c""#)).unwrap();
+    assert_eq!(s.flows[0].name, "a,b\"c0");
+    let e = parse(&GOOD.replace(r#"name = "t""#, r#"name = "t\r""#)).unwrap_err();
+    assert!(e.to_string().contains(r#"name: the name "t\r""#), "{e}");
+}
+
+/// Issue 24, defect 6: a trace flow with count = 100000 held 100,000
+/// copies of its request list (about 32 GB); the copies now share one
+/// list, and the estimate counts it once.
+#[test]
+fn copies_of_a_trace_flow_share_one_list_counted_once() {
+    let trace = format!(
+        "{}/../../data/traces/ibm18es-head.disksim",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = GOOD.replace(
+        "pattern = \"rand-read\"\nfile_gib = 2",
+        &format!(
+            "pattern = \"trace\"\ntrace = \"{trace}\"\nformat = \"disksim\"\noffsets = \"wrap\""
+        ),
+    );
+    let one = parse(&text.replace("count = 3", "count = 1")).unwrap();
+    let many = parse(&text.replace("count = 3", "count = 1000")).unwrap();
+    let list = |s: &Scenario, i: usize| match &s.flows[i].kind {
+        FlowKind::Trace(t) => Arc::clone(&t.requests),
+        _ => panic!("a trace flow"),
+    };
+    assert!(Arc::ptr_eq(&list(&many, 0), &list(&many, 999)));
+    let n = list(&one, 0).len() as u64;
+    let size = std::mem::size_of::<trace::Request>() as u64;
+    assert!(one.memory_estimate() >= BYTES_BASE + n * size);
+    // 999 more copies cost their flow state, not 999 more lists.
+    let extra = many.memory_estimate() - one.memory_estimate();
+    assert_eq!(
+        extra,
+        999 * (many.memory_estimate() - BYTES_BASE - n * size) / 1000
+    );
+    // The campaign's 100,000 copies: refused under a 4 GiB limit, by the
+    // estimate (each served copy's latency histogram), in no time.
+    let all = parse(&text.replace("count = 3", "count = 100000")).unwrap();
+    let e = all.check_memory_against(4 << 30).unwrap_err().to_string();
+    assert!(
+        e.contains("by sluice's estimate") && e.contains("100000 flows"),
+        "{e}"
+    );
+}

@@ -31,12 +31,14 @@ impl RequestRecord {
     pub const CSV_HEADER: &'static str =
         "flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms";
 
-    /// One CSV line (no newline), with `flow` written as the flow's name.
+    /// One CSV line (no newline), with `flow` written as the flow's name,
+    /// quoted as RFC 4180 asks when it holds a comma, quote or line break
+    /// (a name is free text; unquoted, `a,b` would shift every column).
     pub fn csv(&self, flow_name: &str) -> String {
         let ms = |t: Instant| t.as_millis_f64();
         format!(
             "{},{},{},{},{},{},{:.6},{:.6},{:.6}",
-            flow_name,
+            csv_field(flow_name),
             self.thread,
             if self.write { "W" } else { "R" },
             u8::from(self.sync),
@@ -46,5 +48,39 @@ impl RequestRecord {
             ms(self.dispatched),
             ms(self.completed)
         )
+    }
+}
+
+/// `field` as one RFC 4180 field: as is, or in double quotes with each
+/// quote doubled when it holds a comma, a quote, CR or LF.
+fn csv_field(field: &str) -> std::borrow::Cow<'_, str> {
+    if field.contains([',', '"', '\r', '\n']) {
+        format!("\"{}\"", field.replace('"', "\"\"")).into()
+    } else {
+        field.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_quotes_a_flow_name_with_a_comma_or_quote() {
+        let r = RequestRecord {
+            flow: 0,
+            thread: 0,
+            write: false,
+            sync: true,
+            sector: 8,
+            sectors: 8,
+            arrival: Instant::ZERO,
+            dispatched: Instant::ZERO,
+            completed: Instant::ZERO,
+        };
+        let line = r.csv("a,b\"c");
+        assert!(line.starts_with("\"a,b\"\"c\",0,R,"), "{line}");
+        assert!(r.csv("plain").starts_with("plain,0,R,"));
+        assert_eq!(csv_field("x\ny"), "\"x\ny\"");
     }
 }

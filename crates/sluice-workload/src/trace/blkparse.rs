@@ -54,10 +54,20 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
         if sectors == 0 {
             continue;
         }
+        // Checked: `count * 512` wrapped a huge count to a small request.
+        let bytes = sectors.checked_mul(512).ok_or_else(|| {
+            line.error(format!(
+                "count: {sectors} sectors; a request must be 1 byte to 64 MiB"
+            ))
+        })?;
+        let sector: u64 = line.number("sector", f[7])?;
+        if sector > i64::MAX as u64 / 512 {
+            return Err(line.error(format!("sector: {sector} is beyond any device")));
+        }
         out.push(Raw {
             at_ns: line.seconds("time", f[3])?,
-            sector: line.number("sector", f[7])?,
-            sectors: line.size_sectors("count", sectors.saturating_mul(512))?,
+            sector,
+            sectors: line.size_sectors("count", bytes)?,
             write,
             line: (i + 1) as u32,
         });

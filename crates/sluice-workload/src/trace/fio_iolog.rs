@@ -78,14 +78,12 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
     // Files end to end.
     let mut extent = vec![0u64; files.len()];
     for (r, &k) in out.iter().zip(&which) {
-        extent[k] = extent[k].max(r.sector + u64::from(r.sectors));
+        extent[k] = extent[k].max(r.sector.saturating_add(u64::from(r.sectors)));
     }
     let mut base = vec![0u64; files.len()];
     for k in 1..files.len() {
         base[k] = base[k - 1].saturating_add(extent[k - 1]);
     }
-    for (r, &k) in out.iter_mut().zip(&which) {
-        r.sector = super::laid_end_to_end(file, r, base[k], "files")?;
-    }
+    super::add_bases(file, "files", &mut out, which.iter().map(|&k| base[k]))?;
     Ok(out)
 }

@@ -139,6 +139,9 @@ pub struct Trace {
     pub requests: Vec<Request>,
 }
 
+/// The latest arrival a trace may hold, from its first: a year, in ns.
+const MAX_TRACE_NS: u64 = 32_000_000_000_000_000;
+
 /// The largest request a trace may hold: 64 MiB, as `request_kib`.
 pub const MAX_REQUEST_SECTORS: u64 = 131_072;
 
@@ -165,8 +168,15 @@ impl Trace {
                 "the trace holds no read or write requests",
             ));
         }
-        // Arrivals from the first one, in time order (ties in file order).
+        // Arrivals from the first one, in time order (ties in file order),
+        // at most a year after it (a replay adds them to its start).
         let t0 = raw.iter().map(|r| r.at_ns).min().unwrap_or(0);
+        if let Some(r) = raw.iter().find(|r| r.at_ns - t0 > MAX_TRACE_NS) {
+            return Err(
+                Error::new(name, "the request arrives more than a year after the first")
+                    .at_line(r.line as usize),
+            );
+        }
         raw.sort_by_key(|r| r.at_ns);
         let requests = raw
             .into_iter()
@@ -184,11 +194,12 @@ impl Trace {
         })
     }
 
-    /// One past the last sector the trace touches.
+    /// One past the last sector the trace touches (saturating: a reader
+    /// keeps sectors below 2^54, so it never does).
     pub fn end(&self) -> u64 {
         self.requests
             .iter()
-            .map(|r| r.sector + u64::from(r.sectors))
+            .map(|r| r.sector.saturating_add(u64::from(r.sectors)))
             .max()
             .unwrap_or(0)
     }
@@ -213,7 +224,9 @@ impl Trace {
                     let s = (u128::from(r.sector) * u128::from(space) / u128::from(end)) as u64;
                     s.min(space - n)
                 }
-                _ if r.sector + n <= space => r.sector,
+                // Checked: a sector near 2^64 plus its length wrapped
+                // past the bound into a small number.
+                _ if r.sector.checked_add(n).is_some_and(|e| e <= space) => r.sector,
                 Offsets::Error => {
                     return fail(format!(
                         "the request at sector {} (+{n}) lies beyond the flow's space on the device \
@@ -313,28 +326,40 @@ pub(crate) fn csv_lines<'a>(
     })
 }
 
-/// `r`'s sector moved up by `base` (its file's or ASU's start when `what`
-/// are laid end to end), refusing a sector no device has (2^63 bytes):
-/// many large files or ASUs end to end would pass it (or wrap).
-pub(crate) fn laid_end_to_end(file: &str, r: &Raw, base: u64, what: &str) -> Result<u64> {
-    r.sector
-        .checked_add(base)
-        .filter(|&s| s <= i64::MAX as u64 / 512)
-        .ok_or_else(|| {
-            Line {
-                file,
-                number: r.line as usize,
-            }
-            .error(format!("the {what} laid end to end pass any device's size"))
-        })
-}
-
 /// A byte offset as a sector, refusing offsets no device has (2^63 bytes).
 pub(crate) fn byte_sector(line: &Line, what: &str, bytes: u64) -> Result<u64> {
     if bytes > i64::MAX as u64 {
         return Err(line.error(format!("{what}: {bytes} bytes is beyond any device")));
     }
     Ok(bytes / 512)
+}
+
+/// Move each request by its file's or unit's `base` (the spaces, `what`,
+/// laid end to end), refusing a sum past any device (2^63 bytes) rather
+/// than wrapping.
+pub(crate) fn add_bases(
+    file: &str,
+    what: &str,
+    out: &mut [Raw],
+    bases: impl Iterator<Item = u64>,
+) -> Result<()> {
+    for (r, base) in out.iter_mut().zip(bases) {
+        r.sector = r
+            .sector
+            .checked_add(base)
+            .filter(|s| {
+                s.checked_add(u64::from(r.sectors))
+                    .is_some_and(|e| e <= i64::MAX as u64 / 512)
+            })
+            .ok_or_else(|| {
+                Line {
+                    file,
+                    number: r.line as usize,
+                }
+                .error(format!("the {what} laid end to end pass any device's size"))
+            })?;
+    }
+    Ok(())
 }
 
 /// DiskSim's trace as requests: arrivals are the running sum of the

@@ -48,7 +48,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
     let mut extent: BTreeMap<u32, u64> = BTreeMap::new();
     for (r, &a) in out.iter().zip(&asus) {
         let e = extent.entry(a).or_default();
-        *e = (*e).max(r.sector + u64::from(r.sectors));
+        *e = (*e).max(r.sector.saturating_add(u64::from(r.sectors)));
     }
     let mut base = BTreeMap::new();
     let mut next = 0u64;
@@ -56,8 +56,6 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
         base.insert(a, next);
         next = next.saturating_add(e);
     }
-    for (r, a) in out.iter_mut().zip(&asus) {
-        r.sector = super::laid_end_to_end(file, r, base[a], "ASUs")?;
-    }
+    super::add_bases(file, "ASUs", &mut out, asus.iter().map(|a| base[a]))?;
     Ok(out)
 }

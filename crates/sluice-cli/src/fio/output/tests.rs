@@ -13,6 +13,7 @@ fn info(name: &str, write: bool, bs: u64) -> JobInfo {
             ("rw".into(), "randread".into()),
             ("time_based".into(), String::new()),
         ],
+        size_done_at: None,
     }
 }
 
@@ -150,4 +151,34 @@ fn the_text_names_each_job_and_its_direction() {
             && t.contains(" WRITE: bw="),
         "{t}"
     );
+}
+
+/// Issue 24, defect 10: a job cut short by sluice's time limit before its
+/// size was done said `err= 0` and nothing else; now the text, the JSON
+/// and stderr say how much was done.
+#[test]
+fn a_job_stopped_at_the_limit_says_so() {
+    let r = super::super::simulate_text("[r]\nrw=read\nbs=128k\nsize=64m\nruntime=1\ntime_based\n")
+        .unwrap();
+    let done = r.flows[0].bytes;
+    let mut job = info("r", false, 128 << 10);
+    job.size_done_at = Some(100 << 30);
+    let notes = stopped_early(&r, std::slice::from_ref(&job));
+    assert_eq!(notes.len(), 1);
+    assert!(
+        notes[0].starts_with("job 'r' (flow r) stopped at sluice's 3600 s simulated limit with ")
+            && notes[0].contains("of its 100.0 GiB done"),
+        "{}",
+        notes[0]
+    );
+    let t = normal(&r, std::slice::from_ref(&job), "sim");
+    assert!(t.contains("\nwarning: job 'r' (flow r) stopped at"), "{t}");
+    let j = json(&r, std::slice::from_ref(&job), &FileInfo::default()).unwrap();
+    assert!(j.contains("\"stopped_early\""), "{j}");
+    // Done in full: nothing to say, and the JSON is as before.
+    job.size_done_at = Some(done);
+    assert!(stopped_early(&r, std::slice::from_ref(&job)).is_empty());
+    assert!(!json(&r, &[job], &FileInfo::default())
+        .unwrap()
+        .contains("stopped_early"));
 }
