@@ -156,4 +156,14 @@ fn sim_writes_a_request_log_on_request() {
     ]);
     assert_eq!(code, 1);
     assert!(err.contains("--log-requests"), "{err}");
+    // An existing file is not truncated: a refusal, the file as it was.
+    let (code, _, err) = sluice(&[
+        "sim",
+        p.to_str().unwrap(),
+        "--log-requests",
+        log.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("exists"), "{err}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), text);
 }

@@ -56,8 +56,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
         None => sim()?.run(),
         Some(path) => {
             // Open first: a bad path fails before a long run.
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("--log-requests {}", path.display()))?;
+            let file = crate::output::create_output("--log-requests", path)?;
             let (report, log) = sim()?.with_request_log().run_logged();
             write_request_log(file, &s, &log)
                 .with_context(|| format!("--log-requests {}", path.display()))?;
