@@ -54,7 +54,14 @@ mod tests {
 
     #[test]
     fn control_and_bidi_characters_are_refused_and_escaped() {
-        for bad in ["a\nb", "a\0", "x\u{1b}[2J", "evil\u{202e}txt", "i\u{2066}", "\u{85}"] {
+        for bad in [
+            "a\nb",
+            "a\0",
+            "x\u{1b}[2J",
+            "evil\u{202e}txt",
+            "i\u{2066}",
+            "\u{85}",
+        ] {
             let e = check("flow 3", bad).unwrap_err();
             assert!(e.starts_with("flow 3: "), "{e}");
             assert!(!e.chars().any(unsafe_char), "{e:?}");

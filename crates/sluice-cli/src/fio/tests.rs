@@ -104,7 +104,8 @@ fn rate_iops_caps_a_job() {
 /// clone `j110`; fio accepts the file, so sluice must too.
 #[test]
 fn clones_of_j1_and_j11_have_distinct_names() {
-    let text = "[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\nnumjobs=20\n[j1]\n[j11]\n";
+    let text =
+        "[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\nnumjobs=20\n[j1]\n[j11]\n";
     let jobs = jobfile::parse("t", text).unwrap();
     let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
     let s = b.preset(DEFAULT_PRESET).build().unwrap();
@@ -116,17 +117,26 @@ fn clones_of_j1_and_j11_have_distinct_names() {
 }
 
 /// Issue 24, defect 11: a job name with a control or bidi character is
-/// refused with its line, shown escaped.
+/// refused with its line, shown escaped (when the file is read, and again
+/// when its jobs become flows).
 #[test]
 fn job_names_with_control_or_bidi_characters_are_refused() {
     for name in ["a\u{1b}[2Jb", "evil\u{202e}cod", "x\u{7}"] {
         let text = format!("[ok]\nsize=1m\n[{name}]\nsize=1m\n");
-        let jobs = jobfile::parse("t.fio", &text).unwrap();
-        let e = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")
+        let e = jobfile::parse("t.fio", &text).unwrap_err().to_string();
+        assert!(e.starts_with("t.fio: line 3: "), "{e}");
+        assert!(!e.chars().any(sluice_runtime::names::unsafe_char), "{e:?}");
+        let job = jobfile::Job {
+            name: name.to_string(),
+            line: 3,
+            options: vec![("size".into(), "1m".into(), 4)],
+            inherited: 0,
+        };
+        let e = scenario("t.fio", Path::new("t.fio"), &[job], "noop")
             .err()
             .unwrap()
             .to_string();
-        assert!(e.starts_with("t.fio: line 3: job 1: "), "{e}");
+        assert!(e.starts_with("t.fio: line 3: job 0: the name \""), "{e}");
         assert!(!e.chars().any(sluice_runtime::names::unsafe_char), "{e:?}");
     }
 }
@@ -143,7 +153,10 @@ fn size_is_checked_only_where_sluices_own_limit_stops_a_job() {
         plan("[j]\nrw=read\nbs=1k\nsize=100g\n")[0].size_done_at,
         Some(100 << 30)
     );
-    assert_eq!(plan("[j]\nbs=3k\nsize=10k\n")[0].size_done_at, Some(9 << 10));
+    assert_eq!(
+        plan("[j]\nbs=3k\nsize=10k\n")[0].size_done_at,
+        Some(9 << 10)
+    );
     assert_eq!(plan("[j]\nsize=1g\nruntime=5\n")[0].size_done_at, None);
     assert_eq!(
         plan("[j]\nsize=1g\nruntime=5\ntime_based\n")[0].size_done_at,

@@ -371,7 +371,10 @@ fn flow_names_with_control_or_bidi_characters_are_refused() {
     ] {
         let text = GOOD.replace(r#"name = "r""#, &format!("name = {toml_name}"));
         let e = parse(&text).unwrap_err().to_string();
-        assert!(e.contains("flow 0: the name \"") && e.contains(shown), "{e}");
+        assert!(
+            e.contains("flow 0: the name \"") && e.contains(shown),
+            "{e}"
+        );
         assert!(!e.chars().any(crate::names::unsafe_char), "{e:?}");
         assert!(!e.contains('\n'));
     }
@@ -392,7 +395,9 @@ fn copies_of_a_trace_flow_share_one_list_counted_once() {
     );
     let text = GOOD.replace(
         "pattern = \"rand-read\"\nfile_gib = 2",
-        &format!("pattern = \"trace\"\ntrace = \"{trace}\"\nformat = \"disksim\"\noffsets = \"wrap\""),
+        &format!(
+            "pattern = \"trace\"\ntrace = \"{trace}\"\nformat = \"disksim\"\noffsets = \"wrap\""
+        ),
     );
     let one = parse(&text.replace("count = 3", "count = 1")).unwrap();
     let many = parse(&text.replace("count = 3", "count = 1000")).unwrap();
@@ -406,10 +411,16 @@ fn copies_of_a_trace_flow_share_one_list_counted_once() {
     assert!(one.memory_estimate() >= BYTES_BASE + n * size);
     // 999 more copies cost their flow state, not 999 more lists.
     let extra = many.memory_estimate() - one.memory_estimate();
-    assert_eq!(extra, 999 * (many.memory_estimate() - BYTES_BASE - n * size) / 1000);
+    assert_eq!(
+        extra,
+        999 * (many.memory_estimate() - BYTES_BASE - n * size) / 1000
+    );
     // The campaign's 100,000 copies: refused under a 4 GiB limit, by the
     // estimate (each served copy's latency histogram), in no time.
     let all = parse(&text.replace("count = 3", "count = 100000")).unwrap();
     let e = all.check_memory_against(4 << 30).unwrap_err().to_string();
-    assert!(e.contains("by sluice's estimate") && e.contains("100000 flows"), "{e}");
+    assert!(
+        e.contains("by sluice's estimate") && e.contains("100000 flows"),
+        "{e}"
+    );
 }

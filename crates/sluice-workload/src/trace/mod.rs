@@ -172,8 +172,10 @@ impl Trace {
         // at most a year after it (a replay adds them to its start).
         let t0 = raw.iter().map(|r| r.at_ns).min().unwrap_or(0);
         if let Some(r) = raw.iter().find(|r| r.at_ns - t0 > MAX_TRACE_NS) {
-            return Err(Error::new(name, "the request arrives more than a year after the first")
-                .at_line(r.line as usize));
+            return Err(
+                Error::new(name, "the request arrives more than a year after the first")
+                    .at_line(r.line as usize),
+            );
         }
         raw.sort_by_key(|r| r.at_ns);
         let requests = raw
@@ -334,18 +336,27 @@ pub(crate) fn byte_sector(line: &Line, what: &str, bytes: u64) -> Result<u64> {
 
 /// Move each request by its file's or unit's `base` (the spaces laid end
 /// to end), refusing a sum past any device rather than wrapping.
-pub(crate) fn add_bases(file: &str, out: &mut [Raw], bases: impl Iterator<Item = u64>) -> Result<()> {
+pub(crate) fn add_bases(
+    file: &str,
+    out: &mut [Raw],
+    bases: impl Iterator<Item = u64>,
+) -> Result<()> {
     for (r, base) in out.iter_mut().zip(bases) {
         r.sector = r
             .sector
             .checked_add(base)
-            .filter(|s| s.checked_add(u64::from(r.sectors)).is_some_and(|e| e <= i64::MAX as u64 / 512))
+            .filter(|s| {
+                s.checked_add(u64::from(r.sectors))
+                    .is_some_and(|e| e <= i64::MAX as u64 / 512)
+            })
             .ok_or_else(|| {
                 Line {
                     file,
                     number: r.line as usize,
                 }
-                .error("the request lies beyond any device once the trace's files are laid end to end")
+                .error(
+                    "the request lies beyond any device once the trace's files are laid end to end",
+                )
             })?;
     }
     Ok(())

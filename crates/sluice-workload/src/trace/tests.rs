@@ -241,10 +241,14 @@ fn sectors_and_counts_near_2_to_the_64_are_refused_not_wrapped() {
     assert_eq!(t.end(), u64::MAX);
     // Files laid end to end past any device: an error, not a wrap.
     let log = "fio version 2 iolog\na add\nb add\na read 9223372036854000000 4096\nb read 9223372036854000000 4096\n";
-    let e = Trace::parse("l", log, Format::FioIolog).unwrap_err().to_string();
+    let e = Trace::parse("l", log, Format::FioIolog)
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("l: line 5: "), "{e}");
     // An arrival more than a year after the first (fio's v3 times in us).
     let log = "fio version 3 iolog\n0 a add\n0 a read 0 4096\n18446744073709551 a read 0 4096\n";
-    let e = Trace::parse("l", log, Format::FioIolog).unwrap_err().to_string();
+    let e = Trace::parse("l", log, Format::FioIolog)
+        .unwrap_err()
+        .to_string();
     assert!(e.starts_with("l: line 4: "), "{e}");
 }

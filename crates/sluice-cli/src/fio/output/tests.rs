@@ -158,9 +158,8 @@ fn the_text_names_each_job_and_its_direction() {
 /// and stderr say how much was done.
 #[test]
 fn a_job_stopped_at_the_limit_says_so() {
-    let r =
-        super::super::simulate_text("[r]\nrw=read\nbs=128k\nsize=64m\nruntime=1\ntime_based\n")
-            .unwrap();
+    let r = super::super::simulate_text("[r]\nrw=read\nbs=128k\nsize=64m\nruntime=1\ntime_based\n")
+        .unwrap();
     let done = r.flows[0].bytes;
     let mut job = info("r", false, 128 << 10);
     job.size_done_at = Some(100 << 30);
