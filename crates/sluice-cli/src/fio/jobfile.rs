@@ -109,6 +109,17 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
     let mut current: Option<Job> = None;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
+        // Every name and value below may reach the terminal (in output or
+        // an error): no control (but tab) or bidi-override characters.
+        if raw
+            .chars()
+            .any(|c| c != '\t' && sluice_runtime::names::unsafe_char(c))
+        {
+            bail!(
+                "{file}: line {n}: the line holds a control or bidi-override character: \"{}\"",
+                sluice_runtime::names::printable(raw.trim())
+            );
+        }
         let line = raw.trim();
         if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
             continue;
@@ -220,8 +231,10 @@ pub(super) fn seconds(
         "h" => 3600.0,
         _ => bail!("{file}: line {line}: {key}={value}: expected a time such as 10, 10s, 500ms"),
     };
-    match num.parse::<f64>() {
-        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x * scale),
+    // The product is checked too: 1e305h is a finite number of hours but
+    // no finite number of seconds.
+    match num.parse::<f64>().map(|x| (x, x * scale)) {
+        Ok((x, secs)) if x >= 0.0 && secs.is_finite() => Ok(secs),
         _ => bail!("{file}: line {line}: {key}={value}: expected a time such as 10, 10s, 500ms"),
     }
 }
@@ -271,6 +284,16 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("before any"));
+        // Issue 24, defect 11: a control or bidi character anywhere is
+        // refused with its line, shown escaped.
+        let e = parse("j", "[a]\nsize=1m\ndescription=x\u{1b}[2J\u{202e}y\n")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "j: line 3: the line holds a control or bidi-override character: \"description=x\\u{1b}[2J\\u{202e}y\""
+        );
+        assert!(parse("j", "[a]\n\tsize=1m\n").is_ok());
         assert!(parse("j", "[global]\nbs=4k\n")
             .unwrap_err()
             .to_string()
@@ -293,5 +316,9 @@ mod tests {
         assert_eq!(seconds("j", "thinktime", "2000", 1, 1e-6).unwrap(), 0.002);
         assert_eq!(seconds("j", "runtime", "2m", 1, 1.0).unwrap(), 120.0);
         assert!(seconds("j", "runtime", "soon", 1, 1.0).is_err());
+        // Issue 24, defect 3: no unit or product may leave the number range.
+        assert!(seconds("j", "runtime", &format!("{}h", "9".repeat(306)), 1, 1.0).is_err());
+        assert!(size("j", "size", "18446744073709551615k", 1).is_err());
+        assert!(size("j", "offset", "16777216t", 1).is_err());
     }
 }

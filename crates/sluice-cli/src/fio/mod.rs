@@ -160,9 +160,12 @@ fn samples_fit(s: &Scenario) -> bool {
     bins * s.flows.len() as f64 <= sluice_runtime::timeline::MAX_BINS as f64
 }
 
-/// Simulate, with fio's 500 ms bandwidth samples when they fit.
+/// Simulate, with fio's 500 ms bandwidth samples when they fit; a run
+/// that will take long says so on stderr ([`crate::progress::LongRun`]).
 fn simulate(s: &Scenario) -> Result<sluice_runtime::SimReport> {
-    let sim = sluice_sim::Simulation::new(s)?;
+    let mut long = crate::progress::LongRun::new("sluice fio");
+    let sim = sluice_sim::Simulation::new(s)?
+        .with_progress(move |now, total| long.update(now.as_secs_f64(), total.as_secs_f64()));
     Ok(if samples_fit(s) {
         sim.with_timeline(sluice::Duration::from_millis(output::SAMPLE_MS))
     } else {

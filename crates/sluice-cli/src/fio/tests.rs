@@ -117,17 +117,26 @@ fn clones_of_j1_and_j11_have_distinct_names() {
 }
 
 /// Issue 24, defect 11: a job name with a control or bidi character is
-/// refused with its line, shown escaped.
+/// refused with its line, shown escaped (when the file is read, and again
+/// when its jobs become flows).
 #[test]
 fn job_names_with_control_or_bidi_characters_are_refused() {
     for name in ["a\u{1b}[2Jb", "evil\u{202e}cod", "x\u{7}"] {
         let text = format!("[ok]\nsize=1m\n[{name}]\nsize=1m\n");
-        let jobs = jobfile::parse("t.fio", &text).unwrap();
-        let e = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")
+        let e = jobfile::parse("t.fio", &text).unwrap_err().to_string();
+        assert!(e.starts_with("t.fio: line 3: "), "{e}");
+        assert!(!e.chars().any(sluice_runtime::names::unsafe_char), "{e:?}");
+        let job = jobfile::Job {
+            name: name.to_string(),
+            line: 3,
+            options: vec![("size".into(), "1m".into(), 4)],
+            inherited: 0,
+        };
+        let e = scenario("t.fio", Path::new("t.fio"), &[job], "noop")
             .err()
             .unwrap()
             .to_string();
-        assert!(e.starts_with("t.fio: line 3: job 1: "), "{e}");
+        assert!(e.starts_with("t.fio: line 3: job 0: the name \""), "{e}");
         assert!(!e.chars().any(sluice_runtime::names::unsafe_char), "{e:?}");
     }
 }

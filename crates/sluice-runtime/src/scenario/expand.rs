@@ -529,7 +529,7 @@ impl Scenario {
                     // The S suite's replay: one 20 MB file per thread, laid
                     // out like any flow's file.
                     let threads = kind.trace.as_ref().map_or(1, |t| t.threads.len() as u64);
-                    let sectors = threads * THREAD_FILE_SECTORS;
+                    let sectors = threads.saturating_mul(THREAD_FILE_SECTORS);
                     (
                         Self::place(f, i, sectors, next_free, capacity).map_err(ctx)?,
                         sectors,
