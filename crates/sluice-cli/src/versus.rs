@@ -4,7 +4,6 @@
 //! the kernel's bfq on the same emulated drive (`sluice kernel`).
 
 use std::fmt::Write as _;
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration as StdDuration;
@@ -101,16 +100,10 @@ impl Emulator {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
-        // The emulator goes when versus goes, however it goes (SIGKILL
-        // too): it unmounts itself on SIGTERM.
-        // SAFETY: prctl is async-signal-safe; nothing else runs between
-        // fork and exec.
-        unsafe {
-            command.pre_exec(|| {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
-                Ok(())
-            });
-        }
+        // Not tied to versus's life (no PDEATHSIG): an emulator that
+        // unmounted itself when versus died would leave the loop device
+        // over a file no path names any more, which `sluice clean` could not
+        // find. The journal stops it after the loop device is detached.
         let child = command.spawn().context("starting sluice emulate")?;
         let pid = child.id() as i32;
         let mut e = Emulator {
