@@ -487,3 +487,35 @@ fn clean_undoes_a_killed_versus() {
     }
     assert!(!emulator(), "an emulator is left: {said}");
 }
+
+/// Defect 1 through `sluice fio --run`: `iodepth=1024` on a 1 MiB file
+/// spun forever the same way.
+#[test]
+fn fio_run_at_iodepth_1024_ends_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let state = state_dir();
+    let job = write_in(
+        dir.path(),
+        "deep.fio",
+        "[j]\nrw=randread\nbs=4k\nsize=1m\niodepth=1024\nruntime=500ms\ntime_based\n",
+    );
+    let work = dir.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    let child = start(
+        dir.path(),
+        state.path(),
+        &[
+            "fio",
+            job.to_str().unwrap(),
+            "--run",
+            "--dir",
+            work.to_str().unwrap(),
+        ],
+    );
+    let (code, err) = wait(child, Duration::from_secs(60)).expect("still running after 60 s");
+    if no_uring(&err) {
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "files left");
+}
