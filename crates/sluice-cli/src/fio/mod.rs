@@ -192,6 +192,9 @@ fn scenario(
     let mut flows = Vec::new();
     let mut infos = Vec::new();
     let mut dir = None;
+    // fio takes two jobs of one name (and reports both under it); their
+    // flows need names of their own.
+    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for (index, job) in jobs.iter().enumerate() {
         let at = |key: &str| job.get(key);
         // A job's name reaches the terminal: no control or bidi characters.
@@ -281,14 +284,18 @@ fn scenario(
                 .with_context(|| format!("{file}: line {l}: numjobs={v}: expected 1..=4096"))?,
             None => 1,
         };
-        let mut f = FlowBuilder::new(
-            job.get("name").map_or(job.name.as_str(), |(v, _)| v),
-            pattern,
-        )
-        .count(count)
-        .copies_numbered_after_hash()
-        .request_kib((bs / 1024) as u32)
-        .file_gib(size as f64 / (1u64 << 30) as f64);
+        let name = job.get("name").map_or(job.name.as_str(), |(v, _)| v);
+        let nth = seen.entry(name.to_string()).or_insert(0);
+        *nth += 1;
+        let flow_name = match *nth {
+            1 => name.to_string(),
+            n => format!("{name}#job{n}"),
+        };
+        let mut f = FlowBuilder::new(&flow_name, pattern)
+            .count(count)
+            .copies_numbered_after_hash()
+            .request_kib((bs / 1024) as u32)
+            .file_gib(size as f64 / (1u64 << 30) as f64);
         if let Some((v, l)) = at("iodepth") {
             let d = v
                 .parse::<u32>()

@@ -163,3 +163,17 @@ fn size_is_checked_only_where_sluices_own_limit_stops_a_job() {
         None
     );
 }
+
+/// fio runs two jobs of one name (reporting both under it); sluice said
+/// "flow name 'a' is used twice".
+#[test]
+fn two_jobs_of_one_name_both_run() {
+    let text =
+        "[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\n[a]\n[a]\nnumjobs=2\n";
+    let jobs = jobfile::parse("t", text).unwrap();
+    let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    let s = b.preset(DEFAULT_PRESET).build().unwrap();
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, vec!["a", "a#job2#0", "a#job2#1"]);
+    assert!(infos.iter().all(|i| i.name == "a"));
+}
