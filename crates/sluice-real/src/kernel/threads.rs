@@ -249,7 +249,11 @@ impl ThreadIo {
         };
         let (tx, handle) = match spawner(flow, index, tasks) {
             Ok(x) => x,
-            Err(e) => bail!("cannot start a thread for flow {}: {e}", flow.0),
+            Err(e) => bail!(
+                "cannot start a thread for flow {}: {e} (sluice kernel makes one OS thread per \
+                 request in flight: lower count or outstanding, or raise ulimit -u / -v)",
+                flow.0
+            ),
         };
         let workers = &mut self.groups.get_mut(&flow).expect("registered").1;
         workers.push(Worker {
