@@ -170,3 +170,20 @@ fn the_start_time_tells_a_reused_pid_apart() {
     assert!(start > 0);
     assert_eq!(undo::process_start(i32::MAX), None);
 }
+
+#[test]
+fn damaged_journals_and_strangers_in_the_state_folder_stop_nothing() {
+    let state = tempfile::tempdir().unwrap();
+    fs::write(
+        state.path().join("run-1-0.journal"),
+        [0xff, 0xfe, b'\n', 0, 1],
+    )
+    .unwrap();
+    fs::create_dir(state.path().join("run-2-0.journal")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", state.path().join("run-3-0.journal")).unwrap();
+    let cleaned = clean(state.path()).unwrap();
+    assert_eq!(cleaned.len(), 1, "{cleaned:?}");
+    assert!(cleaned[0].done.is_empty());
+    assert!(fs::symlink_metadata(state.path().join("run-3-0.journal")).is_ok());
+    assert!(Path::new("/etc/passwd").exists());
+}

@@ -69,19 +69,25 @@ fn clean_one(path: &Path) -> Result<Option<Cleaned>> {
         Ok(f) => f,
         // Gone meanwhile (its run ended, or another clean took it).
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e).with_context(|| format!("opening {}", path.display())),
+        // Not a journal sluice wrote (a link, a folder): not ours to undo,
+        // and no reason to stop a run.
+        Err(_) => return Ok(None),
     };
     let meta = file.metadata()?;
     if !meta.is_file() {
         return Ok(None);
     }
-    let held = !try_lock(&file).with_context(|| format!("locking {}", path.display()))?;
-    let mut text = String::new();
+    let Ok(free) = try_lock(&file) else {
+        return Ok(None);
+    };
+    let held = !free;
+    let mut bytes = Vec::new();
     (&file)
         .take(MAX_JOURNAL)
-        .read_to_string(&mut text)
+        .read_to_end(&mut bytes)
         .with_context(|| format!("reading {}", path.display()))?;
-    let (who, changes) = pending(&text);
+    // Lines that are not JSON (a damaged file) are skipped, not fatal.
+    let (who, changes) = pending(&String::from_utf8_lossy(&bytes));
     let who = match who {
         Some((pid, command)) => format!("sluice {command} (pid {pid})"),
         None => format!("the run of {}", path.display()),
