@@ -519,3 +519,33 @@ fn fio_run_at_iodepth_1024_ends_on_time() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "files left");
 }
+
+/// A 40 KB line quoted back whole made a 40 KB "one-line" error: input is
+/// quoted in excerpts, and a fio job file line is bounded.
+#[test]
+fn errors_quote_long_input_lines_in_excerpts() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = write_in(
+        dir.path(),
+        "deep.toml",
+        &format!(
+            "name = \"x\"\na = {}{}\n",
+            "[".repeat(20000),
+            "]".repeat(20000)
+        ),
+    );
+    let fio = write_in(
+        dir.path(),
+        "long.fio",
+        &format!("[j]\nrw=read\ndirectory={}\n", "d".repeat(50_000)),
+    );
+    for (args, what) in [
+        (vec!["sim", toml.to_str().unwrap()], "toml"),
+        (vec!["fio", fio.to_str().unwrap()], "fio"),
+    ] {
+        let (code, _, err) = common::sluice_in(dir.path(), &args);
+        assert_eq!(code, 1, "{what}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{what}");
+        assert!(err.len() < 400, "{what}: {} bytes", err.len());
+    }
+}

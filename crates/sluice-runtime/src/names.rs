@@ -36,6 +36,17 @@ pub fn printable(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` safe to print ([`printable`]) and at most `max` characters long,
+/// cut with "..." where longer: for quoting input back in a one-line error.
+pub fn excerpt(s: &str, max: usize) -> Cow<'_, str> {
+    let p = printable(s);
+    if p.chars().count() <= max {
+        return p;
+    }
+    let cut: String = p.chars().take(max).collect();
+    Cow::Owned(cut + "...")
+}
+
 /// Refuse a name holding an unsafe character: the error names `what`
 /// (e.g. "flow 2") and shows the name escaped.
 pub fn check(what: &str, name: &str) -> Result<(), String> {
@@ -51,6 +62,13 @@ pub fn check(what: &str, name: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn excerpts_are_printable_and_cut() {
+        assert_eq!(excerpt("abc", 3), "abc");
+        assert_eq!(excerpt("abcd", 3), "abc...");
+        assert_eq!(excerpt("\u{202e}xyz", 8), "\\u{202e}...");
+    }
 
     #[test]
     fn control_and_bidi_characters_are_refused_and_escaped() {

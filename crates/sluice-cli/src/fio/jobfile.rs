@@ -7,6 +7,9 @@ use anyhow::{bail, Result};
 
 /// The options a job may set, with what each does here (`sluice fio
 /// --help` says the same).
+/// The longest line a job file may hold (a path is at most 4096 bytes).
+const MAX_LINE: usize = 4200;
+
 const OPTIONS: &[(&str, &str)] = &[
     (
         "rw",
@@ -117,12 +120,20 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
         {
             bail!(
                 "{file}: line {n}: the line holds a control or bidi-override character: \"{}\"",
-                sluice_runtime::names::printable(raw.trim())
+                sluice_runtime::names::excerpt(raw.trim(), 100)
             );
         }
         let line = raw.trim();
         if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
             continue;
+        }
+        // Errors quote names and values back: none is longer than a path may be.
+        if line.len() > MAX_LINE {
+            bail!(
+                "{file}: line {n}: {} characters ({}); a job file line holds at most {MAX_LINE}",
+                line.chars().count(),
+                sluice_runtime::names::excerpt(line, 60)
+            );
         }
         if let Some(rest) = line.strip_prefix('[') {
             let Some(name) = rest
@@ -130,7 +141,10 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
             else {
-                bail!("{file}: line {n}: a section header is `[name]`, got '{line}'");
+                bail!(
+                    "{file}: line {n}: a section header is `[name]`, got '{}'",
+                    sluice_runtime::names::excerpt(line, 100)
+                );
             };
             if let Some(j) = current.take() {
                 jobs.push(j);

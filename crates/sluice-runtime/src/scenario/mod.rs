@@ -147,7 +147,8 @@ impl Scenario {
                     // the parser's message only names the expected type.
                     let line = line_of(text, span.start);
                     let src = text.lines().nth(line - 1).unwrap_or("").trim();
-                    let src = crate::names::printable(src);
+                    // At most a screen line of it (a line may be 16 MiB).
+                    let src = crate::names::excerpt(src, 100);
                     if src.is_empty() {
                         err(format!("line {line}: {msg}"))
                     } else {
