@@ -549,3 +549,63 @@ fn errors_quote_long_input_lines_in_excerpts() {
         assert!(err.len() < 400, "{what}: {} bytes", err.len());
     }
 }
+
+/// Defect 13: a recorded start-up replay whose trace writes (`WS`) was
+/// accepted on a device without --allow-writes and failed at its first
+/// write, after reads had reached the device. Root and a loop device
+/// needed.
+#[test]
+fn a_startup_trace_that_writes_is_refused_on_a_device_before_any_io() {
+    if !root() {
+        eprintln!("skipped: needs root (loop device)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let img = dir.path().join("disk.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(64 << 20)
+        .unwrap();
+    let Some(lo) = common::Loop::over(&img, false) else {
+        return;
+    };
+    let trace = write_in(
+        dir.path(),
+        "ws.trace",
+        "app-1 \t   0     8   1000  Rand    0      0        R   0.0 START\n\
+         app-1  .001     8   2000  Rand    0      0        R   0.001   C\n\
+         app-1  .001     8   3000  Rand    0      0        WS   0.002   C\n",
+    );
+    let s = write_in(
+        dir.path(),
+        "ws.toml",
+        &scenario(
+            &format!(
+                "[[flow]]\nname = \"g\"\npattern = \"startup\"\ntrace = {:?}\nreplay = \"recorded\"\n",
+                trace.display().to_string()
+            ),
+            3.0,
+            1,
+        ),
+    );
+    let name = Path::new(&lo.dev).file_name().unwrap().to_str().unwrap();
+    let ios = || {
+        let stat = std::fs::read_to_string(format!("/sys/block/{name}/stat")).unwrap();
+        let f: Vec<u64> = stat
+            .split_whitespace()
+            .map(|x| x.parse().unwrap())
+            .collect();
+        f[0] + f[4]
+    };
+    let before = ios();
+    let (code, _, err) = common::sluice_in(
+        dir.path(),
+        &["run", s.to_str().unwrap(), "--device", &lo.dev],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("writes") && err.contains("--allow-writes"),
+        "{err}"
+    );
+    assert_eq!(ios(), before, "I/O reached the device before the refusal");
+}
