@@ -597,6 +597,11 @@ fn a_startup_trace_that_writes_is_refused_on_a_device_before_any_io() {
             .collect();
         f[0] + f[4]
     };
+    // udev probes a new device: let it finish before counting.
+    let _ = Command::new("udevadm")
+        .args(["settle", "--timeout=10"])
+        .status();
+    std::thread::sleep(Duration::from_millis(300));
     let before = ios();
     let (code, _, err) = common::sluice_in(
         dir.path(),
