@@ -187,3 +187,40 @@ fn damaged_journals_and_strangers_in_the_state_folder_stop_nothing() {
     assert!(fs::symlink_metadata(state.path().join("run-3-0.journal")).is_ok());
     assert!(Path::new("/etc/passwd").exists());
 }
+
+proptest::proptest! {
+    /// Whatever a run recorded and undid, and however its last line was
+    /// cut by the kill, what is pending is exactly the changes recorded
+    /// and not undone, in the order they were made.
+    #[test]
+    fn pending_is_what_was_recorded_and_not_undone(
+        ops in proptest::collection::vec((0u8..3, 0usize..64), 0..40),
+        cut in 0usize..40,
+    ) {
+        let mut text = line(&Line::Begin { pid: 1, command: "run".into() });
+        let mut model: Vec<(u64, Change)> = Vec::new();
+        let mut next = 0u64;
+        for (op, k) in ops {
+            match op {
+                0 | 1 => {
+                    next += 1;
+                    let change = Change::Cgroup { path: format!("/g{next}").into() };
+                    text += &line(&Line::Change { id: next, change: change.clone() });
+                    model.push((next, change));
+                }
+                _ if !model.is_empty() => {
+                    let (id, _) = model.remove(k % model.len());
+                    text += &line(&Line::Undone { id });
+                }
+                _ => {}
+            }
+        }
+        // A kill mid-write leaves part of one more line (its JSON unclosed).
+        let partial = line(&Line::Undone { id: 1 });
+        text += &partial[..cut.min(partial.len() - 2)];
+        let (who, pending) = pending(&text);
+        proptest::prop_assert_eq!(who, Some((1, "run".to_string())));
+        let want: Vec<Change> = model.into_iter().map(|m| m.1).collect();
+        proptest::prop_assert_eq!(pending, want);
+    }
+}
