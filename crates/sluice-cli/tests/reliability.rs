@@ -463,14 +463,19 @@ fn clean_undoes_a_killed_versus() {
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{said}");
+    // A loop device still open (udev probing it) detaches on its last
+    // close: wait for that too.
+    let left = || -> Vec<String> {
+        loops_over(&[&ours, "/disk.img"])
+            .into_iter()
+            .filter(|d| devices.contains(d))
+            .collect()
+    };
     let t = Instant::now();
-    while (mounted() || loops() > 0) && t.elapsed() < Duration::from_secs(10) {
+    while (mounted() || !left().is_empty()) && t.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(50));
     }
-    let left: Vec<String> = loops_over(&[&ours, "/disk.img"])
-        .into_iter()
-        .filter(|d| devices.contains(d))
-        .collect();
+    let left = left();
     assert!(left.is_empty(), "{left:?} still attached: {said}");
     assert!(!mounted(), "{said}");
     assert!(!top.exists(), "{said}");
