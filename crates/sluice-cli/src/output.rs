@@ -11,14 +11,7 @@ use sluice_runtime::Scenario;
 /// never through a link (sluice does not truncate or replace what exists:
 /// a name that exists is a refusal, exit 2).
 pub(crate) fn create_output(flag: &str, path: &Path) -> Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-    {
+    match sluice_input::create_new(path, 0o644) {
         Ok(f) => Ok(f),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             Err(sluice_real::Refused(format!(

@@ -1,5 +1,6 @@
 //! One bounded reader for every file sluice reads (scenarios, traces,
-//! drive descriptions, fio job files, reports).
+//! drive descriptions, fio job files, reports), and the one way it creates
+//! files ([`create_new`]).
 //!
 //! Each of those files is read whole into memory, so a path naming
 //! something that is not a file (`/dev/zero`, a FIFO, a directory) or a
@@ -24,6 +25,23 @@ use std::path::Path;
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
+
+/// Create the file `path` with permissions `mode`, for reading and
+/// writing: exclusively (`O_CREAT|O_EXCL`) and never through a link
+/// (`O_NOFOLLOW`), so a name that exists — a file, or a link planted there —
+/// is an `AlreadyExists` error and stays as it was. Every file sluice
+/// writes (a run's data, its journal, an output the user names) is made
+/// here.
+pub fn create_new(path: &Path, mode: u32) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
 
 /// What a file is for: it sets the name an error gives the file and how
 /// large it may be.

@@ -271,7 +271,6 @@ fn save_name(s: &ScenarioBuilder) -> String {
 /// Write each job's scenario as `NAME.toml` under `dir` (`NAME-2.toml`,
 /// ... if taken).
 fn save(jobs: &[Job], dir: &std::path::Path) -> Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
     let io_error = |path: &std::path::Path, e: std::io::Error| {
         Error::new(path.display().to_string(), e.to_string())
     };
@@ -287,12 +286,7 @@ fn save(jobs: &[Job], dir: &std::path::Path) -> Result<()> {
                 1 => dir.join(format!("{safe}.toml")),
                 _ => dir.join(format!("{safe}-{k}.toml")),
             };
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(&path)
-            {
+            match sluice_input::create_new(&path, 0o644) {
                 Ok(f) => break (path, f),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && k < 10_000 => k += 1,
                 Err(e) => return Err(io_error(&path, e)),

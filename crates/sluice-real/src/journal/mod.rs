@@ -19,10 +19,10 @@ mod lock;
 mod system;
 mod undo;
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -172,13 +172,7 @@ impl Journal {
         let pid = std::process::id();
         for n in 0..10_000u32 {
             let path = dir.join(format!("run-{pid}-{n}.journal"));
-            let file = match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(&path)
-            {
+            let file = match sluice_input::create_new(&path, 0o600) {
                 Ok(f) => f,
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => bail!("cannot create a journal in {}: {e}", dir.display()),

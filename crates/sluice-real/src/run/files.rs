@@ -3,9 +3,9 @@
 //! one block device (`--device`), laid end to end as the simulator lays
 //! flows' files out on its disk.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -65,7 +65,7 @@ impl Files {
     /// left as it is.
     pub(super) fn create(&mut self, name: &str) -> Result<(PathBuf, File)> {
         let path = self.dir.join(name);
-        let file = match create_new(&path) {
+        let file = match sluice_input::create_new(&path, 0o600) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
                 return Err(Refused(format!(
@@ -84,18 +84,6 @@ impl Files {
         self.paths.push(path.clone());
         Ok((path, file))
     }
-}
-
-/// A new file at `path`, readable and writable by its owner only: created
-/// exclusively, not through a link.
-pub(crate) fn create_new(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
 }
 
 impl Drop for Files {
