@@ -139,7 +139,7 @@ fn undo(change: &Change) -> Option<String> {
         }
         Change::Setting { file, before, set } => {
             let now = fs::read_to_string(file).ok()?;
-            if before == set || current(&now) != *set {
+            if before == set || crate::kernel::current_value(&now) != *set {
                 return None;
             }
             Some(match fs::write(file, before) {
@@ -198,16 +198,6 @@ fn undo(change: &Change) -> Option<String> {
             unsafe { libc::kill(*pid, libc::SIGTERM) };
             Some(format!("stopped process {pid}"))
         }
-    }
-}
-
-/// The value a sysfs file holds: the bracketed choice of a list
-/// (`none [bfq] kyber`), else the whole text trimmed.
-pub(super) fn current(text: &str) -> String {
-    let t = text.trim();
-    match (t.find('['), t.find(']')) {
-        (Some(a), Some(b)) if a < b => t[a + 1..b].to_string(),
-        _ => t.to_string(),
     }
 }
 

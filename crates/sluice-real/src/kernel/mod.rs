@@ -34,6 +34,7 @@ use crate::run::{
     Interrupted, Io, Origin, Progress, RunReport, ShowProgress, Tally,
 };
 use cgroup::Blkio;
+pub(crate) use sysfs::current_value;
 pub use sysfs::{queue_dir, SchedulerGuard};
 use threads::{Cell, Sink, ThreadIo};
 

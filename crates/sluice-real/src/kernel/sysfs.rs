@@ -39,6 +39,16 @@ pub fn queue_dir(dev: &Path) -> Result<PathBuf, Refused> {
     )))
 }
 
+/// The value a sysfs setting holds: the bracketed choice of a list
+/// (`none [bfq] kyber`), else the whole text trimmed.
+pub(crate) fn current_value(text: &str) -> String {
+    let t = text.trim();
+    match (t.find('['), t.find(']')) {
+        (Some(a), Some(b)) if a < b => t[a + 1..b].to_string(),
+        _ => t.to_string(),
+    }
+}
+
 /// The schedulers offered and the active one, from `queue/scheduler`
 /// (`none [mq-deadline] kyber bfq`).
 pub(super) fn parse_schedulers(text: &str) -> (Vec<String>, Option<String>) {

@@ -162,12 +162,9 @@ pub(super) fn kernel_scheduler(path: &Path) -> Option<String> {
     let text = fs::read_to_string(base.join("queue/scheduler"))
         .or_else(|_| fs::read_to_string(base.join("../queue/scheduler")))
         .ok()?;
-    let t = text.trim();
-    match (t.find('['), t.find(']')) {
-        (Some(a), Some(b)) if a < b => Some(t[a + 1..b].to_string()),
-        _ if !t.is_empty() && !t.contains(' ') => Some(t.to_string()),
-        _ => None,
-    }
+    // A list without a bracketed choice names none.
+    let v = crate::kernel::current_value(&text);
+    (!v.is_empty() && !v.contains(' ')).then_some(v)
 }
 
 /// The non-zero byte at `pos` of flow `flow`'s file (and of written data).
