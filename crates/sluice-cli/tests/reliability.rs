@@ -43,6 +43,40 @@ fn wait(mut child: Child, limit: Duration) -> Option<(i32, String)> {
     None
 }
 
+/// `sluice clean` with its journals in `state`: whether it succeeded,
+/// and what it printed.
+fn clean(state: &Path) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+        .env("SLUICE_STATE_DIR", state)
+        .arg("clean")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A loop device over a fresh sparse image of `bytes` in `dir`; None
+/// (the test skips) where one cannot be made.
+fn loop_device(dir: &Path, bytes: u64) -> Option<common::Loop> {
+    let img = dir.join("disk.img");
+    std::fs::File::create(&img).unwrap().set_len(bytes).unwrap();
+    common::Loop::over(&img, false)
+}
+
+/// `child` (a run in real time with its files in `work`) ends by itself
+/// within a minute, exit 0, leaving nothing in `work`; a test without
+/// io_uring skips.
+fn ends_on_time_leaving_nothing(child: Child, work: &Path) {
+    let (code, err) = wait(child, Duration::from_secs(60)).expect("still running after 60 s");
+    if no_uring(&err) {
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_dir(work).unwrap().count(), 0, "files left");
+}
+
 /// A private folder for the runs' journals (sluice refuses one others
 /// may write to).
 fn state_dir() -> tempfile::TempDir {
@@ -77,12 +111,7 @@ fn a_run_at_queue_depth_1024_ends_on_time() {
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let child = start(&work, state.path(), &["run", s.to_str().unwrap()]);
-    let (code, err) = wait(child, Duration::from_secs(60)).expect("still running after 60 s");
-    if no_uring(&err) {
-        return;
-    }
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "files left");
+    ends_on_time_leaving_nothing(child, &work);
 }
 
 /// Defect 2: a link or a file planted under a flow's file name in --dir
@@ -212,21 +241,11 @@ fn clean_removes_what_a_killed_run_left() {
     child.wait().unwrap();
     let left: Vec<_> = std::fs::read_dir(&work).unwrap().flatten().collect();
     assert_eq!(left.len(), 1, "the killed run's folder");
-    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .env("SLUICE_STATE_DIR", state.path())
-        .arg("clean")
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{said}");
+    let (ok, said) = clean(state.path());
+    assert!(ok, "{said}");
     assert!(said.contains("removed folder"), "{said}");
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "{said}");
-    let again = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .env("SLUICE_STATE_DIR", state.path())
-        .arg("clean")
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&again.stdout).contains("nothing to clean"));
+    assert!(clean(state.path()).1.contains("nothing to clean"));
 }
 
 /// Defects 8 and 12 and 14 on a device: threads that cannot start leave
@@ -241,12 +260,7 @@ fn kernel_runs_hold_their_device_and_are_undone() {
     }
     let dir = tempfile::tempdir().unwrap();
     let state = state_dir();
-    let img = dir.path().join("disk.img");
-    std::fs::File::create(&img)
-        .unwrap()
-        .set_len(64 << 20)
-        .unwrap();
-    let Some(lo) = common::Loop::over(&img, false) else {
+    let Some(lo) = loop_device(dir.path(), 64 << 20) else {
         return;
     };
     let sched = lo.scheduler_file();
@@ -287,12 +301,7 @@ fn kernel_runs_hold_their_device_and_are_undone() {
     assert!(std::fs::read_to_string(&sched)
         .unwrap()
         .contains("[mq-deadline]"));
-    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .env("SLUICE_STATE_DIR", state.path())
-        .arg("clean")
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    assert!(clean(state.path()).0);
     assert_eq!(std::fs::read_to_string(&sched).unwrap(), before);
 }
 
@@ -312,12 +321,7 @@ fn threads_that_cannot_start_leave_no_cgroups() {
     }
     let dir = tempfile::tempdir().unwrap();
     let state = state_dir();
-    let img = dir.path().join("disk.img");
-    std::fs::File::create(&img)
-        .unwrap()
-        .set_len(1 << 30)
-        .unwrap();
-    let Some(lo) = common::Loop::over(&img, false) else {
+    let Some(lo) = loop_device(dir.path(), 1 << 30) else {
         return;
     };
     if !std::fs::read_to_string(lo.scheduler_file())
@@ -456,13 +460,8 @@ fn clean_undoes_a_killed_versus() {
     child.kill().unwrap();
     child.wait().unwrap();
     assert!(top.exists(), "the killed versus left its folder");
-    let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
-        .env("SLUICE_STATE_DIR", state.path())
-        .arg("clean")
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{said}");
+    let (ok, said) = clean(state.path());
+    assert!(ok, "{said}");
     // A loop device still open (udev probing it) detaches on its last
     // close: wait for that too.
     let left = || -> Vec<String> {
@@ -517,12 +516,7 @@ fn fio_run_at_iodepth_1024_ends_on_time() {
             work.to_str().unwrap(),
         ],
     );
-    let (code, err) = wait(child, Duration::from_secs(60)).expect("still running after 60 s");
-    if no_uring(&err) {
-        return;
-    }
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0, "files left");
+    ends_on_time_leaving_nothing(child, &work);
 }
 
 /// A 40 KB line quoted back whole made a 40 KB "one-line" error: input is
@@ -566,12 +560,7 @@ fn a_startup_trace_that_writes_is_refused_on_a_device_before_any_io() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let img = dir.path().join("disk.img");
-    std::fs::File::create(&img)
-        .unwrap()
-        .set_len(64 << 20)
-        .unwrap();
-    let Some(lo) = common::Loop::over(&img, false) else {
+    let Some(lo) = loop_device(dir.path(), 64 << 20) else {
         return;
     };
     let trace = write_in(
