@@ -17,7 +17,7 @@ pub(crate) struct Args {
     /// Result files (JSON).
     #[arg(required = true, value_name = "RESULT.json")]
     results: Vec<PathBuf>,
-    /// The HTML file to write.
+    /// The HTML file to write (a new one: sluice does not overwrite).
     #[arg(short, long, value_name = "FILE.html")]
     output: PathBuf,
 }

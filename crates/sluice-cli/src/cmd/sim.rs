@@ -30,7 +30,8 @@ pub(crate) struct Args {
     scheduler: Option<String>,
     /// Also write every completed request as CSV to FILE (flow, thread,
     /// direction, sector, size, and when it arrived, was dispatched and
-    /// completed): the raw material for tracing why a flow waited.
+    /// completed): the raw material for tracing why a flow waited. A new
+    /// file: sluice does not overwrite one that exists.
     #[arg(long, value_name = "FILE")]
     log_requests: Option<PathBuf>,
     /// Also report each flow's throughput over time, in bins of MS
