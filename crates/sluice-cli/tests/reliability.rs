@@ -199,7 +199,10 @@ fn verify_finding_bad_blocks_exits_3() {
                         .open(f.path())
                         .unwrap();
                     file.write_all_at(&vec![0u8; 1 << 20], 0).unwrap();
-                    file.sync_all().unwrap();
+                    // Buffered writes under the run's O_DIRECT ones: the
+                    // kernel may flag the collision as EIO at fsync; the
+                    // zeros are in the file either way.
+                    let _ = file.sync_all();
                     zeroed = true;
                 }
             }
