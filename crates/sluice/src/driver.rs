@@ -24,6 +24,11 @@
 //! wait the policy announced: the device is offered to the policy then even
 //! if a request arrived earlier and ended the wait.
 //!
+//! With [`Driver::with_merging`] the driver is also the block layer: an
+//! arrival contiguous with a queued request of the same flow, direction and
+//! sync class joins it (see `merge`); the policy sees the merged request,
+//! the host gets every original request back in the [`Completion`].
+//!
 //! After every input (an arrival, a completion, a wake-up) the host calls
 //! `poll_dispatch` until it returns `None`, handing each request to its
 //! device, then sleeps until its device's next completion or
@@ -36,23 +41,61 @@ use crate::scheduler::{
 use crate::time::{earliest, Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
+mod merge;
+
+pub use self::merge::DEFAULT_MAX_REQUEST_SECTORS;
+use self::merge::{Arrival, Merger};
+
 /// A request in the device.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct InFlight {
     request: Request,
     dispatched: Instant,
     /// Device time attributed so far.
     disk_time: Duration,
+    /// The original requests merged into it (empty: it is one).
+    parts: Vec<Request>,
 }
 
 /// A finished request, as the driver hands it back to its host.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Completion {
-    /// The request that finished.
+    /// The request that finished (as the policy saw it: merged, if
+    /// arrivals joined it).
     pub request: Request,
     /// Dispatch and completion times and the attributed device time (what
     /// the policy was told).
     pub service: Service,
+    /// The original requests merged into `request`, in sector order; empty
+    /// when it is one request. [`Completion::originals`] reads both cases.
+    pub parts: Vec<Request>,
+}
+
+impl Completion {
+    /// The requests the host added that this completion finishes: the
+    /// request itself, or every original merged into it.
+    pub fn originals(&self) -> &[Request] {
+        if self.parts.is_empty() {
+            std::slice::from_ref(&self.request)
+        } else {
+            &self.parts
+        }
+    }
+
+    /// Each original with its own service: the same dispatch and completion
+    /// times, and the device time shared by size.
+    pub fn each(&self) -> impl Iterator<Item = (&Request, Service)> + '_ {
+        let originals = self.originals();
+        merge::share_by_size(self.service.disk_time.as_nanos(), originals)
+            .zip(originals)
+            .map(|(ns, r)| {
+                let service = Service {
+                    disk_time: Duration::from_nanos(ns),
+                    ..self.service
+                };
+                (r, service)
+            })
+    }
 }
 
 /// What the policy answered the last time the device had room.
@@ -81,6 +124,8 @@ pub struct Driver<P> {
     /// the device again then, even if an arrival cut the wait short (a
     /// policy that checks its slices lazily, as CFQ does, may act on it).
     idle_end: Option<Instant>,
+    /// The block layer's merging, when on.
+    merger: Option<Merger>,
 }
 
 impl<P: Scheduler> Driver<P> {
@@ -96,7 +141,27 @@ impl<P: Scheduler> Driver<P> {
             last_change: Instant::ZERO,
             last_answer: LastAnswer::Full,
             idle_end: None,
+            merger: None,
         }
+    }
+
+    /// Merge arrivals into contiguous queued requests of the same flow,
+    /// direction and sync class, up to `max_sectors` per request (Linux's
+    /// `max_sectors_kb`; [`DEFAULT_MAX_REQUEST_SECTORS`] is the papers'
+    /// kernels' 512 KiB). Set before the first request.
+    pub fn with_merging(mut self, max_sectors: u32) -> Self {
+        self.merger = Some(Merger::new(max_sectors));
+        self
+    }
+
+    /// Arrivals merged into queued requests so far (0 without merging).
+    pub fn merges(&self) -> u64 {
+        self.merger.as_ref().map_or(0, Merger::merges)
+    }
+
+    /// The largest request merging builds, in sectors (`None`: merging off).
+    pub fn max_merge_sectors(&self) -> Option<u32> {
+        self.merger.as_ref().map(Merger::max_sectors)
     }
 
     /// The policy (read-only: its statistics, its state in tests).
@@ -167,9 +232,24 @@ impl<P: Scheduler> Driver<P> {
         self.policy.remove_flow(now, flow);
     }
 
-    /// A request arrives. Call `poll_dispatch` afterwards.
+    /// A request arrives. Call `poll_dispatch` afterwards. With merging on,
+    /// it may join a queued request instead of reaching the policy as its
+    /// own.
     pub fn add(&mut self, now: Instant, request: Request) {
-        self.policy.add(now, request);
+        match self.merger.as_mut().map(|m| m.arrive(request)) {
+            None | Some(Arrival::New) => self.policy.add(now, request),
+            Some(Arrival::Merged { old, merged }) => self.policy.merge(now, &old, &merged),
+        }
+    }
+
+    /// The original requests carried by in-flight request `id` (empty when
+    /// it is one request): a real engine reads or writes each one's buffer
+    /// in one vectored operation.
+    pub fn parts_of(&self, id: RequestId) -> &[Request] {
+        self.in_flight
+            .iter()
+            .find(|x| x.request.id == id)
+            .map_or(&[], |x| x.parts.as_slice())
     }
 
     /// The device has room: the next request to send it, if the policy
@@ -191,10 +271,15 @@ impl<P: Scheduler> Driver<P> {
         match self.policy.dispatch(now, &view) {
             Decision::Dispatch(request) => {
                 self.attribute(now);
+                let parts = match &mut self.merger {
+                    Some(m) => m.dispatched(&request),
+                    None => Vec::new(),
+                };
                 self.in_flight.push(InFlight {
                     request,
                     dispatched: now,
                     disk_time: Duration::ZERO,
+                    parts,
                 });
                 self.last_answer = LastAnswer::Full;
                 Some(request)
@@ -236,6 +321,7 @@ impl<P: Scheduler> Driver<P> {
         Ok(Completion {
             request: x.request,
             service,
+            parts: x.parts,
         })
     }
 

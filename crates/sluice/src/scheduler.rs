@@ -208,6 +208,16 @@ pub trait Scheduler {
     /// A request arrives.
     fn add(&mut self, now: Instant, request: Request);
 
+    /// The block layer merged an arrival into queued request `old`: the
+    /// policy now holds `merged` in its place (same id, flow, direction and
+    /// arrival; longer, and starting earlier after a front merge). Only
+    /// requests the policy holds and has not dispatched are merged. Like
+    /// the kernel's elevators, a policy updates where it keeps the request
+    /// (its position order, its size) and charges the larger size when it
+    /// dispatches; the arrival itself is no new request (no think-time or
+    /// seek sample, no new tag).
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request);
+
     /// The device has a free slot: say what to do with it.
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision;
 
@@ -275,6 +285,9 @@ impl<S: Scheduler + ?Sized> Scheduler for $ty {
     }
     fn add(&mut self, now: Instant, request: Request) {
         (**self).add(now, request)
+    }
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
+        (**self).merge(now, old, merged)
     }
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         (**self).dispatch(now, device)

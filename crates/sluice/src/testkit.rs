@@ -197,6 +197,8 @@ pub struct Testbed<P: Scheduler> {
     flows: BTreeSet<u32>,
     added: HashSet<RequestId>,
     dispatched: HashSet<RequestId>,
+    /// Added requests reported finished (each original of a merged one).
+    finished: HashSet<RequestId>,
     /// Every dispatch, in order, with its time.
     pub log: Vec<(Instant, Request)>,
     /// Every completion, in order, with how many dispatches preceded it.
@@ -224,6 +226,7 @@ impl<P: Scheduler> Testbed<P> {
             flows: BTreeSet::new(),
             added: HashSet::new(),
             dispatched: HashSet::new(),
+            finished: HashSet::new(),
             log: Vec::new(),
             completions: Vec::new(),
             due: Vec::new(),
@@ -232,6 +235,15 @@ impl<P: Scheduler> Testbed<P> {
             service: Box::new(|_| Duration::from_millis(1)),
             idles: Vec::new(),
         }
+    }
+
+    /// Merge contiguous arrivals as the block layer does, up to
+    /// `max_sectors` per request (see [`Driver::with_merging`]). The testbed
+    /// then also checks that each dispatched request is made of added ones
+    /// and that every added request finishes exactly once.
+    pub fn with_merging(mut self, max_sectors: u32) -> Self {
+        self.driver = self.driver.with_merging(max_sectors);
+        self
     }
 
     /// The policy under test.
@@ -360,6 +372,7 @@ impl<P: Scheduler> Testbed<P> {
             .driver
             .complete(self.now, id)
             .expect("the testbed completes only what is in flight");
+        self.check_parts(&done);
         self.completions.push((self.log.len(), done.request));
         self.due.retain(|&(d, _)| d != id);
     }
@@ -474,10 +487,52 @@ impl<P: Scheduler> Testbed<P> {
             "{name}: requests stuck in the policy"
         );
         assert_eq!(
-            self.dispatched.len(),
+            self.finished.len(),
             self.added.len(),
-            "{name}: dispatched count differs"
+            "{name}: finished count differs"
         );
+        if self.driver.max_merge_sectors().is_none() {
+            assert_eq!(
+                self.dispatched.len(),
+                self.added.len(),
+                "{name}: dispatched count differs"
+            );
+        }
+    }
+
+    /// A completed request is its originals laid end to end: same flow,
+    /// direction and sync class, within the merge limit, each finished once.
+    fn check_parts(&mut self, done: &crate::driver::Completion) {
+        let name = self.driver.policy().name().to_string();
+        let r = &done.request;
+        let mut at = r.sector;
+        for p in done.originals() {
+            assert!(
+                self.added.contains(&p.id),
+                "{name}: part {:?} never added",
+                p.id
+            );
+            assert!(
+                self.finished.insert(p.id),
+                "{name}: {:?} finished twice",
+                p.id
+            );
+            assert_eq!(p.sector, at, "{name}: parts of {:?} not contiguous", r.id);
+            assert_eq!(
+                (p.flow, p.dir, p.sync),
+                (r.flow, r.dir, r.sync),
+                "{name}: mixed parts"
+            );
+            at = p.end();
+        }
+        assert_eq!(at, r.end(), "{name}: parts do not cover {:?}", r.id);
+        if let Some(max) = self.driver.max_merge_sectors() {
+            assert!(
+                r.sectors <= max.max(done.originals()[0].sectors),
+                "{name}: {:?} over the limit",
+                r.id
+            );
+        }
     }
 
     // ----- closed-loop runs ------------------------------------------------

@@ -223,6 +223,25 @@ fn check_sstf(run: &Run) -> Result<(), String> {
     })
 }
 
+/// Run `script` with the block layer merging (up to `max` sectors a
+/// request); the testbed checks that each completion's originals lie end to
+/// end within the limit and that every added request finishes exactly once.
+/// Returns the requests the policy dispatched and how many were added.
+fn run_merging(
+    sched: Box<dyn Scheduler>,
+    depth: usize,
+    max: u32,
+    script: &[Op],
+) -> (Vec<Request>, usize) {
+    let mut tb = Testbed::new(sched, depth).with_merging(max);
+    let mut added = 0;
+    for op in script {
+        added += usize::from(tb.step(op).is_some());
+    }
+    tb.drain();
+    (tb.order(), added)
+}
+
 fn ok(r: Result<(), String>) -> Result<(), TestCaseError> {
     r.map_err(TestCaseError::fail)
 }
@@ -247,6 +266,29 @@ fn add_op() -> impl Strategy<Value = Op> {
             write,
         }
     })
+}
+
+/// Arrivals of a few flows in a few hundred sectors, in 8-sector steps:
+/// contiguous neighbours (back and front merges) are common.
+fn mergeable_add_op() -> impl Strategy<Value = Op> {
+    (0u32..3, 0u64..64, 1u32..4, prop::bool::weighted(0.2)).prop_map(|(flow, slot, n, write)| {
+        Op::Add {
+            flow,
+            sector: slot * 8,
+            sectors: n * 8,
+            write,
+        }
+    })
+}
+
+fn mergeable_script() -> impl Strategy<Value = Vec<Op>> {
+    let op = prop_oneof![
+        6 => mergeable_add_op(),
+        2 => (0usize..64).prop_map(Op::Complete),
+        2 => (0..=Duration::from_millis(20).as_nanos())
+            .prop_map(|ns| Op::Advance(Duration::from_nanos(ns))),
+    ];
+    prop::collection::vec(op, 0..200)
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -292,6 +334,18 @@ fn every_policy_at_depth(depth: usize, script: &[Op]) -> Result<(), TestCaseErro
 
 proptest! {
     #![proptest_config(config())]
+
+    /// With merging on, every policy dispatches requests made of added ones
+    /// laid end to end, within the limit, and every added request finishes
+    /// exactly once (checked by the testbed).
+    #[test]
+    fn every_policy_keeps_the_invariants_with_merging(depth in depth(), script in mergeable_script()) {
+        for info in POLICIES {
+            let (order, added) = run_merging(build_policy(info.name), depth, 32, &script);
+            prop_assert!(order.len() <= added, "{}: more dispatches than arrivals", info.name);
+            prop_assert!(order.iter().all(|r| r.sectors <= 32), "{}: over the limit", info.name);
+        }
+    }
 
     /// Every policy keeps the testbed's invariants and hands requests back
     /// unchanged, on a device without command queueing.
@@ -453,6 +507,9 @@ impl Scheduler for Broken {
     }
     fn add(&mut self, now: Instant, request: Request) {
         self.inner.add(now, request);
+    }
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
+        self.inner.merge(now, old, merged);
     }
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         if self.one_at_a_time && device.in_flight() > 0 {

@@ -37,6 +37,9 @@ impl Scheduler for Probe {
             self.idle_until = None;
         }
     }
+    fn merge(&mut self, _now: Instant, _old: &Request, merged: &Request) {
+        crate::policy::merge_queued(&mut self.queue, merged);
+    }
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         self.heads.push(device.head());
         if self.idle_until.is_some_and(|t| t > now) {
@@ -343,4 +346,113 @@ proptest! {
         prop_assert_eq!(completions, next);
         prop_assert_eq!(handed, busy);
     }
+}
+
+// ----- merging ---------------------------------------------------------------
+
+/// A driver over FIFO that merges up to `max` sectors, with the device full
+/// (depth 1, request 100 in flight) so arrivals stay queued.
+fn merging(max: u32) -> Driver<Noop> {
+    let mut d = Driver::new(Noop::default(), 1).with_merging(max);
+    d.add(Instant::ZERO, req(100, 9, 1 << 20));
+    assert!(d.poll_dispatch(Instant::ZERO, &dev()).is_some());
+    d
+}
+
+fn drain_one(d: &mut Driver<Noop>, now: Instant) -> Completion {
+    let first = d.in_flight_requests().next().map(|(r, _)| r.id).unwrap();
+    d.complete(now, first).unwrap();
+    let r = d.poll_dispatch(now, &dev()).expect("a queued request");
+    d.complete(now, r.id).unwrap()
+}
+
+#[test]
+fn back_and_front_merges_join_contiguous_arrivals_of_one_flow() {
+    let mut d = merging(1024);
+    d.add(at_ms(1), req(0, 1, 800)); // 800..808
+    d.add(at_ms(2), req(1, 1, 808)); // back merge
+    d.add(at_ms(3), req(2, 1, 792)); // front merge
+    assert_eq!(d.queued(), 1, "three arrivals, one request");
+    assert_eq!(d.merges(), 2);
+    let done = drain_one(&mut d, at_ms(10));
+    assert_eq!(
+        (done.request.id, done.request.sector, done.request.sectors),
+        (RequestId(0), 792, 24)
+    );
+    assert_eq!(
+        done.request.arrival,
+        Instant::ZERO,
+        "keeps the first arrival"
+    );
+    let ids: Vec<u64> = done.originals().iter().map(|r| r.id.0).collect();
+    assert_eq!(ids, vec![2, 0, 1], "originals in sector order");
+}
+
+#[test]
+fn merging_respects_flow_direction_sync_and_the_size_limit() {
+    let mut d = merging(16);
+    d.add(at_ms(1), req(0, 1, 800));
+    d.add(at_ms(1), req(1, 2, 808)); // another flow
+    let mut w = req(2, 1, 808);
+    w.dir = crate::types::Direction::Write;
+    d.add(at_ms(1), w); // another direction
+    let mut a = req(3, 1, 808);
+    a.sync = false;
+    d.add(at_ms(1), a); // another sync class
+    assert_eq!(d.queued(), 4);
+    d.add(at_ms(1), req(4, 1, 792)); // 792..808 = 16 sectors: fits
+    d.add(at_ms(1), req(5, 1, 784)); // would make 24: over the limit
+    assert_eq!(d.queued(), 5);
+    assert_eq!(d.merges(), 1);
+}
+
+#[test]
+fn a_dispatched_request_takes_no_more_merges() {
+    let mut d = Driver::new(Noop::default(), 1).with_merging(1024);
+    d.add(at_ms(0), req(0, 1, 800));
+    let r = d.poll_dispatch(at_ms(0), &dev()).unwrap();
+    d.add(at_ms(1), req(1, 1, 808));
+    assert_eq!(d.merges(), 0);
+    assert_eq!(d.queued(), 1);
+    let done = d.complete(at_ms(2), r.id).unwrap();
+    assert_eq!(done.originals().len(), 1);
+}
+
+#[test]
+fn without_merging_contiguous_arrivals_stay_apart() {
+    let mut d = Driver::new(Noop::default(), 1);
+    d.add(at_ms(0), req(100, 9, 1 << 20));
+    let _ = d.poll_dispatch(at_ms(0), &dev());
+    d.add(at_ms(1), req(0, 1, 800));
+    d.add(at_ms(1), req(1, 1, 808));
+    assert_eq!(d.queued(), 2);
+    assert_eq!(d.max_merge_sectors(), None);
+}
+
+#[test]
+fn each_original_gets_a_share_of_the_device_time_by_size() {
+    let mut d = merging(1024);
+    d.add(at_ms(1), req(0, 1, 800));
+    let mut big = req(1, 1, 808);
+    big.sectors = 24;
+    d.add(at_ms(1), big);
+    let first = d.in_flight_requests().next().map(|(r, _)| r.id).unwrap();
+    d.complete(at_ms(1), first).unwrap();
+    let r = d.poll_dispatch(at_ms(1), &dev()).unwrap();
+    let done = d.complete(at_ms(5), r.id).unwrap();
+    let shares: Vec<u64> = done.each().map(|(_, s)| s.disk_time.as_nanos()).collect();
+    assert_eq!(shares, vec![1_000_000, 3_000_000]);
+    assert!(done.each().all(|(_, s)| s.completed == at_ms(5)));
+}
+
+#[test]
+fn a_key_another_flow_holds_blocks_the_merge_that_would_need_it() {
+    // Flow 2's request ends at 816, where flow 1's would end after a back
+    // merge: the merge is refused rather than losing track of either.
+    let mut d = merging(1024);
+    d.add(at_ms(1), req(0, 1, 800));
+    d.add(at_ms(1), req(1, 2, 808));
+    d.add(at_ms(1), req(2, 1, 808)); // flow 1, 808..816: the end key 816 is flow 2's
+    assert_eq!(d.merges(), 0);
+    assert_eq!(d.queued(), 3);
 }

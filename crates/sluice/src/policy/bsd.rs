@@ -117,6 +117,13 @@ impl FragmentGate {
         out
     }
 
+    /// A held fragment grew by a merge: false if it is not held.
+    pub(crate) fn merge(&mut self, merged: &Request) -> bool {
+        self.origins
+            .get_mut(&merged.origin)
+            .is_some_and(|s| super::merge_queued(&mut s.held, merged))
+    }
+
     /// Fragments held back.
     pub(crate) fn held(&self) -> usize {
         self.origins.values().map(|s| s.held.len()).sum()
@@ -197,6 +204,12 @@ impl Scheduler for Bsd {
         if let Some(r) = self.gate.add(request) {
             self.enqueue(r);
         }
+    }
+
+    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        let _ = self.gate.merge(merged)
+            || super::merge_queued(&mut self.fifo, merged)
+            || super::merge_sorted(&mut self.sorted, old, merged, |r| r);
     }
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {

@@ -38,6 +38,10 @@ impl Scheduler for Clook {
         self.sorted.insert((request.sector, request.id.0), request);
     }
 
+    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        super::merge_sorted(&mut self.sorted, old, merged, |r| r);
+    }
+
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         Self::pop_from(&mut self.sorted, device.head()).into()
     }

@@ -109,6 +109,16 @@ impl DirQueue {
         Some(r)
     }
 
+    /// `old` grew into `merged`: re-key it, keeping its deadline.
+    fn merge(&mut self, old: &Request, merged: &Request) -> bool {
+        let Some((_, deadline)) = self.sorted.get(&(old.sector, old.id.0)).copied() else {
+            return false;
+        };
+        self.remove((old.sector, old.id.0));
+        self.insert(*merged, deadline);
+        true
+    }
+
     /// The oldest request's key and whether its deadline has passed.
     fn fifo_head(&self, now: Instant) -> Option<((u64, u64), bool)> {
         self.fifo
@@ -182,6 +192,13 @@ impl Scheduler for Deadline {
             (0, self.p.read_expire)
         };
         self.q[dir].insert(request, now + expire);
+    }
+
+    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        let dir = usize::from(merged.is_write());
+        if self.q[dir].merge(old, merged) && self.next[dir] == Some((old.sector, old.id.0)) {
+            self.next[dir] = Some((merged.sector, merged.id.0));
+        }
     }
 
     fn dispatch(&mut self, now: Instant, _device: &dyn DeviceView) -> Decision {

@@ -29,8 +29,40 @@ pub use sstf::Sstf;
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
 pub use yfq::{Yfq, YfqParams};
 
+use std::collections::{BTreeMap, VecDeque};
+
 use crate::error::Error;
 use crate::scheduler::Scheduler;
+use crate::types::Request;
+
+/// The block layer merged an arrival into `old`: put `merged` in its place
+/// in a map sorted by (sector, id), keeping the value's other fields.
+/// Returns false if `old` is not there.
+pub(crate) fn merge_sorted<V>(
+    sorted: &mut BTreeMap<(u64, u64), V>,
+    old: &Request,
+    merged: &Request,
+    request_of: impl FnOnce(&mut V) -> &mut Request,
+) -> bool {
+    let Some(mut v) = sorted.remove(&(old.sector, old.id.0)) else {
+        return false;
+    };
+    *request_of(&mut v) = *merged;
+    sorted.insert((merged.sector, merged.id.0), v);
+    true
+}
+
+/// The same for a queue in arrival order (merges usually join its tail, so
+/// the search starts there). Returns false if `old` is not there.
+pub(crate) fn merge_queued(queue: &mut VecDeque<Request>, merged: &Request) -> bool {
+    match queue.iter_mut().rev().find(|r| r.id == merged.id) {
+        Some(r) => {
+            *r = *merged;
+            true
+        }
+        None => false,
+    }
+}
 
 /// A policy sluice can build: its contract name and a one-line description.
 #[derive(Clone, Copy, Debug)]

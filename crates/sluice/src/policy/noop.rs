@@ -22,6 +22,10 @@ impl Scheduler for Noop {
         self.queue.push_back(request);
     }
 
+    fn merge(&mut self, _now: Instant, _old: &Request, merged: &Request) {
+        super::merge_queued(&mut self.queue, merged);
+    }
+
     fn dispatch(&mut self, _now: Instant, _device: &dyn DeviceView) -> Decision {
         self.queue.pop_front().into()
     }

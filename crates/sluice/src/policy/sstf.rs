@@ -24,6 +24,10 @@ impl Scheduler for Sstf {
         self.sorted.insert((request.sector, request.id.0), request);
     }
 
+    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        super::merge_sorted(&mut self.sorted, old, merged, |r| r);
+    }
+
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         let head = device.head();
         let above = self.sorted.range((head, 0)..).next().map(|(k, _)| *k);

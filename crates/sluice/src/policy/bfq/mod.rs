@@ -401,6 +401,13 @@ impl Scheduler for Bfq {
         }
     }
 
+    /// The arrival is no new request of the queue: no seek or think-time
+    /// sample, no activation; the larger request is charged at dispatch.
+    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        let qi = self.route(old);
+        self.queues[qi as usize].merge(old, merged);
+    }
+
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         loop {
             let Some(qi) = self.in_service else {

@@ -164,6 +164,19 @@ impl BfqQueue {
         self.fifo.push_back((r.sector, r.id.0));
     }
 
+    /// Queued request `old` grew into `merged` (the block layer joined an
+    /// arrival to it): re-key it in both orders. False if not queued here.
+    pub(crate) fn merge(&mut self, old: &Request, merged: &Request) -> bool {
+        if !crate::policy::merge_sorted(&mut self.reqs, old, merged, |r| r) {
+            return false;
+        }
+        let key = (old.sector, old.id.0);
+        if let Some(k) = self.fifo.iter_mut().rev().find(|k| **k == key) {
+            *k = (merged.sector, merged.id.0);
+        }
+        true
+    }
+
     /// The oldest queued request (the FIFO's head).
     pub(crate) fn oldest(&self) -> Option<&Request> {
         self.fifo.front().and_then(|k| self.reqs.get(k))

@@ -488,6 +488,19 @@ impl Scheduler for Dor {
         self.queued += 1;
     }
 
+    /// The stored copy grows. A request already at its queue's head keeps
+    /// the tags it was given on arrival (the paper's DiskSim runs merged
+    /// nothing; `repro dor` turns merging off).
+    fn merge(&mut self, _now: Instant, _old: &Request, merged: &Request) {
+        let in_queue = self
+            .flows
+            .get_mut(&merged.flow)
+            .is_some_and(|f| super::merge_queued(&mut f.queue, merged));
+        if !in_queue {
+            super::merge_queued(&mut self.sequence, merged);
+        }
+    }
+
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         if self.sequence.is_empty() && self.outstanding == 0 && !self.keys.is_empty() {
             let mut seq = self.base_sequence(device.head());

@@ -557,6 +557,11 @@ impl Scheduler for Vios {
         self.classes[c].inner.add(now, request);
     }
 
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
+        let c = self.class_of_flow(now, merged.flow);
+        self.classes[c].inner.merge(now, old, merged);
+    }
+
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         self.charge_idle(now);
         let in_dev = device.in_flight().max(self.outstanding);

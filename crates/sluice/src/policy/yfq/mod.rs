@@ -439,6 +439,36 @@ impl Scheduler for Yfq {
         self.refresh(flow_id);
     }
 
+    /// The grown request's entry is charged its new size: its finish tag
+    /// moves out (and the flow's `F_i` with it when it is the last entry).
+    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        // Selected into the batch but not yet dispatched: the copy there too.
+        super::merge_queued(&mut self.sort_queue, merged);
+        let Some(&(flow_id, eseq, _)) = self.index.get(&old.id) else {
+            return;
+        };
+        let lat = 2 * self.params.l_lat_kb;
+        let Some(f) = self.flows.get_mut(&flow_id) else {
+            return;
+        };
+        let w = f.weight;
+        let last = f.queue.back().map(|e| e.seq);
+        let Some(e) = f.queue.iter_mut().find(|e| e.seq == eseq) else {
+            return;
+        };
+        if let Some(fr) = e.frags.iter_mut().find(|fr| fr.req.id == old.id) {
+            fr.req = *merged;
+        }
+        e.sectors += u64::from(merged.sectors - old.sectors);
+        e.finish = e.start + Tag::service(e.sectors + lat, w);
+        let finish = e.finish;
+        if last == Some(eseq) {
+            f.last_finish = finish;
+        }
+        self.vwork.note_finish(finish);
+        self.refresh(flow_id);
+    }
+
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         if self.sort_queue.is_empty() && self.can_form_batch() {
             let batch = self.next_batch;
