@@ -32,6 +32,10 @@ pub struct SimReport {
     pub aggregate: Aggregate,
     /// Each flow's figures, in scenario order.
     pub flows: Vec<FlowReport>,
+    /// What reached the drive after merging (and, buffered, writeback),
+    /// completed over the measured window (the simulator's reports).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub device_requests: Option<DeviceRequests>,
     /// Counters the policy reports (see `Scheduler::stats`).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub policy_stats: std::collections::BTreeMap<String, f64>,
@@ -43,6 +47,40 @@ pub struct SimReport {
     pub timeline: Option<crate::timeline::Timeline>,
     /// How fast the run went (wall clock).
     pub perf: Perf,
+}
+
+/// The requests the drive served over the measured window: after the block
+/// layer merged contiguous arrivals, so a flow's 128 KiB reads may reach it
+/// as 512 KiB ones.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DeviceRequests {
+    /// Read requests served.
+    pub reads: u64,
+    /// Write requests served.
+    pub writes: u64,
+    /// Mean read size, KiB (0 without reads).
+    pub read_kib_mean: f64,
+    /// Mean write size, KiB (0 without writes).
+    pub write_kib_mean: f64,
+}
+
+impl DeviceRequests {
+    /// From (requests, sectors) of reads and of writes.
+    pub fn new(counts: [(u64, u64); 2]) -> Self {
+        let mean = |(n, sectors): (u64, u64)| {
+            if n == 0 {
+                0.0
+            } else {
+                sectors as f64 / 2.0 / n as f64
+            }
+        };
+        DeviceRequests {
+            reads: counts[0].0,
+            writes: counts[1].0,
+            read_kib_mean: mean(counts[0]),
+            write_kib_mean: mean(counts[1]),
+        }
+    }
 }
 
 /// All flows' completions over the measured window together.

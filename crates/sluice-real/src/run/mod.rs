@@ -590,6 +590,7 @@ pub fn report(
         device: origin.device,
         seed: s.seed,
         sim_time_s: end.as_secs_f64(),
+        device_requests: None,
         measured_from_s: warmup.as_secs_f64(),
         aggregate,
         flows,

@@ -79,6 +79,10 @@ pub(crate) struct DeviceKeys {
     pub(super) read_cache: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) max_command_age_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) merge: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) max_request_kib: Option<u32>,
 }
 
 /// The `[scheduler]` table: the policy's name and its parameters.
@@ -241,6 +245,20 @@ impl ScenarioBuilder {
     /// `[device] max_command_age_ms`: drive firmware ageing.
     pub fn max_command_age_ms(mut self, ms: f64) -> Self {
         self.device.max_command_age_ms = Some(ms);
+        self
+    }
+
+    /// `[device] merge`: whether the block layer merges contiguous
+    /// arrivals (default true).
+    pub fn merge(mut self, on: bool) -> Self {
+        self.device.merge = Some(on);
+        self
+    }
+
+    /// `[device] max_request_kib`: the largest request merging builds
+    /// (default 512, Linux's `max_sectors_kb` of the papers' kernels).
+    pub fn max_request_kib(mut self, kib: u32) -> Self {
+        self.device.max_request_kib = Some(kib);
         self
     }
 

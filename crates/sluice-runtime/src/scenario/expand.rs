@@ -363,6 +363,15 @@ impl Scenario {
             }
             Some(x) => Some(Duration::from_millis_f64(x)),
         };
+        let max_request_kib = raw
+            .device
+            .max_request_kib
+            .unwrap_or(DEFAULT_MAX_REQUEST_KIB);
+        if !(1..=MAX_REQUEST_KIB_LIMIT).contains(&max_request_kib) {
+            return Err(fail(format!(
+                "[device] max_request_kib must be 1..={MAX_REQUEST_KIB_LIMIT} (got {max_request_kib})"
+            )));
+        }
         let internal = match raw.device.internal.as_deref() {
             None => InternalOrder::Satf,
             Some(s) => InternalOrder::parse(s).ok_or_else(|| {
@@ -643,6 +652,8 @@ impl Scenario {
                 write_cache: raw.device.write_cache,
                 read_cache: raw.device.read_cache,
                 max_command_age,
+                merge: raw.device.merge.unwrap_or(true),
+                max_request_kib,
             },
             scheduler: raw.scheduler.name.clone(),
             params,

@@ -73,7 +73,28 @@ pub struct DeviceConfig {
     /// Drive firmware ageing: a queued command older than this is served
     /// next. `None` (the default): off.
     pub max_command_age: Option<Duration>,
+    /// The block layer merges contiguous arrivals of a flow (`merge`,
+    /// default true, as Linux's elevator does).
+    pub merge: bool,
+    /// The largest request merging builds, KiB (`max_request_kib`, default
+    /// 512: Linux's `max_sectors_kb` in the 2.6.3x kernels the BFQ papers
+    /// ran).
+    pub max_request_kib: u32,
 }
+
+impl DeviceConfig {
+    /// The largest merged request in sectors, or `None` when merging is off:
+    /// what hosts give [`sluice::Driver::with_merging`].
+    pub fn merge_sectors(&self) -> Option<u32> {
+        self.merge.then_some(self.max_request_kib.saturating_mul(2))
+    }
+}
+
+/// `[device] max_request_kib` when unset: Linux's 512 KiB.
+pub const DEFAULT_MAX_REQUEST_KIB: u32 = 512;
+/// The largest `max_request_kib` accepted (32 MiB, Linux's largest
+/// `max_hw_sectors_kb` in practice is far below).
+pub const MAX_REQUEST_KIB_LIMIT: u32 = 32 * 1024;
 
 /// A loaded, validated scenario.
 #[derive(Clone, Debug, PartialEq)]

@@ -75,6 +75,9 @@ impl Simulation {
             },
         );
         let mut driver = Driver::new(sched, device.queue_depth());
+        if let Some(max) = d.merge_sectors() {
+            driver = driver.with_merging(max);
+        }
         for (i, c) in scenario.classes.iter().enumerate() {
             driver.add_class(Instant::ZERO, i as u32, c)?;
         }
@@ -202,20 +205,22 @@ impl Simulation {
             .driver
             .complete(self.now, id)
             .expect("the device completes only what it was given");
-        self.host.served(id);
+        self.rec.device_request(&done.request, self.now);
         let (f, thread) = self.pop.owner(done.request.flow);
-        self.rec.record(f, thread, &done);
-        let (r, svc) = (&done.request, &done.service);
-        let measured = Measured {
-            bytes: r.bytes(),
-            write: r.is_write(),
-            latency: svc.completed - r.arrival,
-            disk_time: svc.disk_time,
-        };
-        let (f, act) = self
-            .pop
-            .completed(r.flow, self.now, self.rec.warmup, measured);
-        self.apply(f, act);
+        for (r, svc) in done.each() {
+            self.host.served(r.id);
+            self.rec.record(f, thread, r, &svc);
+            let measured = Measured {
+                bytes: r.bytes(),
+                write: r.is_write(),
+                latency: svc.completed - r.arrival,
+                disk_time: svc.disk_time,
+            };
+            let (f, act) = self
+                .pop
+                .completed(r.flow, self.now, self.rec.warmup, measured);
+            self.apply(f, act);
+        }
     }
 
     /// Send the device what the driver dispatches.

@@ -1,9 +1,9 @@
 //! What a run measures: per-flow metrics after the warm-up, the optional
 //! timelines and request log, and the `sluice.sim/1` report built from them.
 
-use sluice::{Completion, Duration, Instant};
+use sluice::{Duration, Instant, Request, Service};
 
-use sluice_runtime::report::{measure, Perf, SimReport, SIM_SCHEMA};
+use sluice_runtime::report::{measure, DeviceRequests, Perf, SimReport, SIM_SCHEMA};
 use sluice_runtime::timeline::Bins;
 use sluice_runtime::Population;
 
@@ -22,6 +22,9 @@ pub(crate) struct Recorder {
     disk_timeline: Vec<Vec<Duration>>,
     /// Every completed request, when asked for.
     log: Option<Vec<RequestRecord>>,
+    /// What reached the drive (after merging) and completed after the
+    /// warm-up: requests and sectors, reads then writes.
+    device: [(u64, u64); 2],
 }
 
 /// The run's identity, for the report.
@@ -42,6 +45,7 @@ impl Recorder {
             flow_timeline: None,
             disk_timeline: Vec::new(),
             log: None,
+            device: [(0, 0); 2],
         }
     }
 
@@ -61,11 +65,20 @@ impl Recorder {
         self.log.take().unwrap_or_default()
     }
 
-    /// Account for a completion of flow `f`'s thread `thread` in the
+    /// The drive finished request `r` (merged or not) at `now`.
+    pub(super) fn device_request(&mut self, r: &Request, now: Instant) {
+        if now >= self.warmup {
+            let d = &mut self.device[usize::from(r.is_write())];
+            d.0 += 1;
+            d.1 += u64::from(r.sectors);
+        }
+    }
+
+    /// Account for the completion of request `r` (an original one, when
+    /// the drive served it merged) of flow `f`'s thread `thread` in the
     /// timelines and the log (the flow's own measurements are the
     /// population's).
-    pub(super) fn record(&mut self, f: usize, thread: u32, done: &Completion) {
-        let (r, svc) = (&done.request, &done.service);
+    pub(super) fn record(&mut self, f: usize, thread: u32, r: &Request, svc: &Service) {
         let now = svc.completed;
         self.completed_total += 1;
         if let Some(b) = &mut self.flow_timeline {
@@ -117,6 +130,7 @@ impl Recorder {
             measured_from_s: self.warmup.as_secs_f64(),
             aggregate,
             flows,
+            device_requests: Some(DeviceRequests::new(self.device)),
             policy_stats: info
                 .policy_stats
                 .into_iter()
