@@ -53,9 +53,12 @@ fn scenario(count: IoCount, io: u32, dur: f64, m_dmo: u32, m_qos: f64) -> Scenar
             .file_gib(8.5)
             .offset_gib(0.0)
     };
+    // No request merging: the paper's DiskSim runs fed requests straight
+    // to the scheduler.
     let b = ScenarioBuilder::new(format!("io={io}"), dur)
         .seed(1)
         .warmup_s(2.0)
+        .merge(false)
         .preset("ibm-dnes-309170w")
         .queue_depth(4)
         .internal("fcfs")

@@ -54,11 +54,14 @@ fn scheduler(s: ScenarioBuilder, label: &str) -> ScenarioBuilder {
 }
 
 /// A scenario's settings before its scheduler and flows: the drive, its
-/// caches on or off.
+/// caches on or off. No request merging: the paper's FreeBSD 2.2 queued raw
+/// I/O fragments as they came (merging would join a 256 KB read's 64 KB
+/// fragments again, the very effect the paper studies).
 fn head(name: &str, duration: f64, cache: bool) -> ScenarioBuilder {
     let s = ScenarioBuilder::new(name, duration)
         .seed(1)
         .warmup_s(2.0)
+        .merge(false)
         .preset("seagate-st39173w")
         .queue_depth(32)
         .internal("satf");

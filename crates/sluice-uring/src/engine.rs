@@ -16,6 +16,10 @@ use crate::buf::AlignedBuf;
 use crate::clock::Clock;
 use crate::cost::{LinearCost, SeekEstimate};
 use crate::error::{Error, Result};
+
+mod merged;
+
+use self::merged::{Groups, GROUP_BIT};
 use crate::pending::{PendingTable, SLOT_BITS};
 use crate::step::{Progress, Step};
 use crate::target::{self, Target, TargetId, TargetInfo, TargetOptions};
@@ -33,6 +37,11 @@ pub struct EngineConfig {
     /// The seek estimate position-aware policies are shown (see
     /// [`SeekEstimate`]).
     pub seek: SeekEstimate,
+    /// Merge contiguous requests of a flow while the policy holds them, up
+    /// to this many sectors (`None`: off, the default). A merged request
+    /// goes to the kernel as one vectored read or write over the original
+    /// buffers.
+    pub merge_sectors: Option<u32>,
 }
 
 impl Default for EngineConfig {
@@ -41,6 +50,7 @@ impl Default for EngineConfig {
         EngineConfig {
             queue_depth: 32,
             seek: SeekEstimate::default(),
+            merge_sectors: None,
         }
     }
 }
@@ -187,6 +197,8 @@ pub struct EngineStats {
     pub timer_fires: u64,
     /// `io_uring_enter` calls.
     pub enters: u64,
+    /// Requests merged into a queued one (see [`EngineConfig::merge_sectors`]).
+    pub merges: u64,
 }
 
 /// A request the engine holds: queued in the policy or in the kernel.
@@ -209,6 +221,8 @@ enum Costs {
 /// targets, through io_uring. See the crate docs for the design.
 pub struct Engine<P = Box<dyn Scheduler>> {
     pending: PendingTable<Pending>,
+    /// Merged requests in the kernel.
+    groups: Groups,
     /// Requests pending per flow.
     flows: IdMap<FlowId, usize>,
     targets: Vec<Target>,
@@ -256,12 +270,17 @@ impl<P: Scheduler> Engine<P> {
                 "io_uring without IORING_FEAT_EXT_ARG (Linux 5.11 or later is needed)",
             )));
         }
+        let mut driver = Driver::new(policy, depth);
+        if let Some(max) = config.merge_sectors {
+            driver = driver.with_merging(max);
+        }
         Ok(Engine {
+            groups: Groups::default(),
             pending: PendingTable::with_capacity(2 * depth),
             flows: IdMap::default(),
             targets: Vec::new(),
             ready: VecDeque::with_capacity(depth),
-            driver: Driver::new(policy, depth),
+            driver,
             costs: Costs::Linear(LinearCost {
                 estimate: config.seek,
                 capacity: 0,
@@ -539,7 +558,10 @@ impl<P: Scheduler> Engine<P> {
 
     /// What the engine did so far.
     pub fn stats(&self) -> EngineStats {
-        self.stats
+        EngineStats {
+            merges: self.driver.merges(),
+            ..self.stats
+        }
     }
 
     /// Fire a due wake-up, dispatch, reap: until nothing changes. No syscall.
@@ -566,7 +588,11 @@ impl<P: Scheduler> Engine<P> {
             let Some(r) = self.driver.poll_dispatch(now, costs) else {
                 return Ok(());
             };
-            self.push(r.id)?;
+            if self.driver.parts_of(r.id).is_empty() {
+                self.push(r.id)?;
+            } else {
+                self.push_group(r.id)?;
+            }
         }
     }
 
@@ -589,10 +615,15 @@ impl<P: Scheduler> Engine<P> {
             Direction::Write => opcode::Write::new(fd, ptr, len).offset(offset).build(),
         }
         .user_data(id.0);
+        self.push_entry(&entry)
+    }
+
+    /// Queue one SQE, submitting first if the SQ is full.
+    fn push_entry(&mut self, entry: &io_uring::squeue::Entry) -> Result<()> {
         loop {
             // SAFETY: the buffer and the fd outlive the operation (above;
             // targets are closed only when the engine drops).
-            if unsafe { self.ring.submission().push(&entry) }.is_ok() {
+            if unsafe { self.ring.submission().push(entry) }.is_ok() {
                 break;
             }
             // The SQ is full (a queue depth above the ring's size): submit.
@@ -611,6 +642,13 @@ impl<P: Scheduler> Engine<P> {
         let now = self.now();
         let mut result = Ok(());
         for &(user_data, res) in &cqes {
+            if user_data & GROUP_BIT != 0 {
+                self.in_kernel -= 1;
+                if let Err(e) = self.group_result(now, RequestId(user_data & !GROUP_BIT), res) {
+                    result = Err(e);
+                }
+                continue;
+            }
             let id = RequestId(user_data);
             let Some(p) = self.pending.get_mut(id) else {
                 debug_assert!(false, "CQE for unknown request {id:?}");
@@ -624,7 +662,10 @@ impl<P: Scheduler> Engine<P> {
                         result = Err(e);
                     }
                 }
-                Step::Done(r) => self.finish(now, id, r),
+                Step::Done(r) => match self.groups.lead_of(id) {
+                    Some(lead) => self.part_done(now, lead, id, r),
+                    None => self.finish(now, id, r),
+                },
             }
         }
         self.cqes = cqes;

@@ -55,7 +55,6 @@ impl<T> PendingTable<T> {
         }
     }
 
-    #[cfg(test)]
     pub(crate) fn get(&self, id: RequestId) -> Option<&T> {
         match self.slots.get((id.0 & SLOT_MASK) as usize) {
             Some(Some((held, v))) if *held == id => Some(v),

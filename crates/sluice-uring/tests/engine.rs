@@ -102,6 +102,9 @@ impl<P: Scheduler> Scheduler for Recorder<P> {
         self.added.push(request.id);
         self.inner.add(now, request)
     }
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
+        self.inner.merge(now, old, merged)
+    }
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         self.max_in_flight_seen = self.max_in_flight_seen.max(device.in_flight());
         let d = self.inner.dispatch(now, device);
@@ -251,6 +254,9 @@ impl Scheduler for Holder {
     }
     fn add(&mut self, _now: Instant, request: Request) {
         self.queue.push_back(request);
+    }
+    fn merge(&mut self, _now: Instant, _old: &Request, merged: &Request) {
+        sluice::policy::merge_queued(&mut self.queue, merged);
     }
     fn dispatch(&mut self, now: Instant, _device: &dyn DeviceView) -> Decision {
         let Some(front) = self.queue.front() else {
@@ -509,6 +515,7 @@ impl Scheduler for BlackHole {
     fn add(&mut self, _now: Instant, _request: Request) {
         self.0 += 1;
     }
+    fn merge(&mut self, _now: Instant, _old: &Request, _merged: &Request) {}
     fn dispatch(&mut self, _now: Instant, _device: &dyn DeviceView) -> Decision {
         Decision::Nothing
     }
@@ -586,4 +593,140 @@ fn a_timed_wait_with_nothing_pending_sleeps_in_the_kernel() {
     assert!(start.elapsed() >= std::time::Duration::from_millis(30));
     assert!(e.now() >= engine_start + Duration::from_millis(30));
     assert!(e.stats().enters < 20, "{} enters", e.stats().enters);
+}
+
+/// A holding engine (requests wait 20 ms in the policy) that merges up to
+/// `max_sectors`.
+fn merging_engine(max_sectors: u32) -> Option<Engine<Holder>> {
+    let config = EngineConfig {
+        merge_sectors: Some(max_sectors),
+        ..EngineConfig::with_queue_depth(4)
+    };
+    match Engine::new(Holder::default(), config) {
+        Ok(e) => Some(e),
+        Err(Error::Unavailable(e)) => {
+            eprintln!("skipped: io_uring unavailable here ({e})");
+            None
+        }
+        Err(e) => panic!("engine setup: {e}"),
+    }
+}
+
+#[test]
+fn merged_reads_go_as_one_vectored_read_and_each_original_completes_with_its_data() {
+    let file = data_file(256 * 1024);
+    let Some(mut e) = merging_engine(1024) else {
+        return;
+    };
+    let t = e
+        .open_target(file.path(), &TargetOptions::read_only())
+        .unwrap();
+    let f = flow(&mut e, 0, 100);
+    // Arrival order 1, 0, 2, 3: a front merge, then back merges, into one
+    // 16 KiB read.
+    let ids: Vec<RequestId> = [1u64, 0, 2, 3]
+        .iter()
+        .map(|&k| {
+            e.submit(Submission::read(f, t, k * 4096, AlignedBuf::zeroed(4096)))
+                .unwrap()
+        })
+        .collect();
+    let done = e.run_until_idle().unwrap();
+    assert_eq!(e.stats().merges, 3, "four arrivals, one request");
+    assert_eq!(done.len(), 4, "each original completes");
+    for c in &done {
+        assert!(ids.contains(&c.id));
+        assert_eq!(c.bytes(), 4096);
+        check_data(c);
+    }
+    let mut seen: Vec<RequestId> = done.iter().map(|c| c.id).collect();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), 4, "exactly once");
+}
+
+#[test]
+fn merged_writes_land_where_each_original_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("merged.img");
+    let Some(mut e) = merging_engine(1024) else {
+        return;
+    };
+    let t = e
+        .open_target(&path, &TargetOptions::read_write().size(1 << 20))
+        .unwrap();
+    let f = flow(&mut e, 0, 100);
+    for k in [1u8, 0, 2] {
+        let data = vec![k + 10; 8192];
+        e.submit(Submission::write(
+            f,
+            t,
+            u64::from(k) * 8192,
+            AlignedBuf::from_slice(&data),
+        ))
+        .unwrap();
+    }
+    let done = e.run_until_idle().unwrap();
+    assert_eq!(e.stats().merges, 2);
+    assert!(done
+        .iter()
+        .all(|c| c.result.as_ref().is_ok_and(|&n| n == 8192)));
+    drop(e);
+    let on_disk = std::fs::read(&path).unwrap();
+    for k in 0..3usize {
+        assert!(
+            on_disk[k * 8192..(k + 1) * 8192]
+                .iter()
+                .all(|&b| b == k as u8 + 10),
+            "block {k}"
+        );
+    }
+}
+
+#[test]
+fn a_short_merged_read_gives_each_original_its_part() {
+    // The file ends inside the second of three merged 4 KiB reads.
+    let file = data_file(4096 + 1000);
+    let Some(mut e) = merging_engine(1024) else {
+        return;
+    };
+    let t = e
+        .open_target(file.path(), &TargetOptions::read_only())
+        .unwrap();
+    let f = flow(&mut e, 0, 100);
+    for k in 0..3u64 {
+        e.submit(Submission::read(f, t, k * 4096, AlignedBuf::zeroed(4096)))
+            .unwrap();
+    }
+    let mut done = e.run_until_idle().unwrap();
+    done.sort_by_key(|c| c.offset);
+    let bytes: Vec<usize> = done.iter().map(Completion::bytes).collect();
+    assert_eq!(bytes, vec![4096, 1000, 0]);
+    check_data(&done[1]);
+}
+
+#[test]
+fn merged_parts_with_a_gap_between_their_bytes_go_one_sqe_each() {
+    // Sectors 0 and 1 are contiguous, but the first read covers only bytes
+    // 0..100 of its sector: no vectored read can serve both.
+    let file = data_file(64 * 1024);
+    let Some(mut e) = merging_engine(1024) else {
+        return;
+    };
+    let t = e
+        .open_target(file.path(), &TargetOptions::read_only().direct(false))
+        .unwrap();
+    let f = flow(&mut e, 0, 100);
+    e.submit(Submission::read(f, t, 0, AlignedBuf::zeroed(100)))
+        .unwrap();
+    e.submit(Submission::read(f, t, 512, AlignedBuf::zeroed(512)))
+        .unwrap();
+    let mut done = e.run_until_idle().unwrap();
+    assert_eq!(e.stats().merges, 1);
+    done.sort_by_key(|c| c.offset);
+    assert_eq!(
+        done.iter().map(Completion::bytes).collect::<Vec<_>>(),
+        vec![100, 512]
+    );
+    done.iter().for_each(check_data);
 }

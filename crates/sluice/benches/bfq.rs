@@ -41,7 +41,7 @@ fn bfq_plus(c: &mut Criterion) {
         }),
     ];
     for (group_name, params) in setups {
-        bench_group(c, group_name, "bfq+", &params, SECTORS);
+        bench_group(c, group_name, "bfq+", &params, SECTORS, false);
     }
 }
 

@@ -24,7 +24,18 @@ use common::bench_group;
 /// One group per policy, so the ids read `noop/16`, `clook/4096`, ...
 fn per_request(c: &mut Criterion) {
     for info in POLICIES {
-        bench_group(c, info.name, info.name, &Params::default(), 8);
+        bench_group(c, info.name, info.name, &Params::default(), 8, false);
+    }
+    // The block layer's merge index on top (the simulator's default).
+    for name in ["noop", "cfq", "bfq+"] {
+        bench_group(
+            c,
+            &format!("{name}+merge"),
+            name,
+            &Params::default(),
+            8,
+            true,
+        );
     }
 }
 

@@ -25,7 +25,7 @@ pub mod testkit;
 pub mod time;
 mod types;
 
-pub use driver::{Completion, Driver, LastAnswer};
+pub use driver::{Completion, Driver, LastAnswer, DEFAULT_MAX_REQUEST_SECTORS};
 pub use error::Error;
 pub use idhash::IdMap;
 pub use located::LocatedError;

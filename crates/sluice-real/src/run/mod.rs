@@ -286,7 +286,11 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     let journal = Arc::new(Journal::begin("run")?);
     let _device = opts.device.as_deref().map(DeviceLock::take).transpose()?;
 
-    let mut engine = Engine::new(policy, EngineConfig::with_queue_depth(queue_depth))?;
+    let config = EngineConfig {
+        merge_sectors: s.device.merge_sectors(),
+        ..EngineConfig::with_queue_depth(queue_depth)
+    };
+    let mut engine = Engine::new(policy, config)?;
     let sizes: Vec<u64> = s.flows.iter().map(|f| f.file_sectors * 512).collect();
     let mut direct = true;
     let (files, targets, bases, place) = match &opts.device {

@@ -39,6 +39,9 @@ impl Scheduler for Idler {
     fn add(&mut self, now: Instant, r: Request) {
         self.inner.add(now, r)
     }
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
+        self.inner.merge(now, old, merged)
+    }
     fn dispatch(&mut self, now: Instant, dev: &dyn DeviceView) -> Decision {
         if self.inner.queued() == 0 {
             return Decision::Nothing;
@@ -230,6 +233,9 @@ impl Scheduler for Registry {
     fn add(&mut self, now: Instant, r: Request) {
         self.seen.borrow_mut().push(r.flow.0);
         self.inner.add(now, r)
+    }
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
+        self.inner.merge(now, old, merged)
     }
     fn dispatch(&mut self, now: Instant, dev: &dyn DeviceView) -> Decision {
         self.inner.dispatch(now, dev)

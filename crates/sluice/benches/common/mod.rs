@@ -50,10 +50,22 @@ pub(crate) struct Bench {
 }
 
 impl Bench {
-    pub(crate) fn new(policy: &str, params: &Params, flows: u32, sectors: u32) -> Self {
+    /// `merge`: the driver merges as the simulator's default does (512 KiB;
+    /// at random sectors nothing merges, so this measures the index).
+    pub(crate) fn new(
+        policy: &str,
+        params: &Params,
+        flows: u32,
+        sectors: u32,
+        merge: bool,
+    ) -> Self {
         let sched = build(policy, params).expect("the policy builds");
+        let mut driver = Driver::new(sched, 1);
+        if merge {
+            driver = driver.with_merging(sluice::DEFAULT_MAX_REQUEST_SECTORS);
+        }
         let mut b = Bench {
-            driver: Driver::new(sched, 1),
+            driver,
             dev: FlatDevice::at(0),
             rng: XorShift(0x9E37_79B9_7F4A_7C15),
             now: Instant::ZERO,
@@ -134,11 +146,12 @@ pub(crate) fn bench_group(
     policy: &str,
     params: &Params,
     sectors: u32,
+    merge: bool,
 ) {
     let mut group = c.benchmark_group(group_name);
     group.throughput(Throughput::Elements(1));
     for flows in FLOW_COUNTS {
-        let mut bench = Bench::new(policy, params, flows, sectors);
+        let mut bench = Bench::new(policy, params, flows, sectors, merge);
         group.bench_function(BenchmarkId::from_parameter(flows), |b| {
             b.iter(|| black_box(bench.step()))
         });

@@ -106,12 +106,6 @@ impl Merger {
         q.parts
     }
 
-    /// Requests indexed (queued in the policy and open to merges).
-    #[cfg(test)]
-    pub(super) fn indexed(&self) -> usize {
-        self.by_end.len()
-    }
-
     fn fits(&self, q: &Request, r: &Request) -> bool {
         same_queue(q, r)
             && u64::from(q.sectors) + u64::from(r.sectors) <= u64::from(self.max_sectors)

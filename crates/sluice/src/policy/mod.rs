@@ -38,7 +38,7 @@ use crate::types::Request;
 /// The block layer merged an arrival into `old`: put `merged` in its place
 /// in a map sorted by (sector, id), keeping the value's other fields.
 /// Returns false if `old` is not there.
-pub(crate) fn merge_sorted<V>(
+pub fn merge_sorted<V>(
     sorted: &mut BTreeMap<(u64, u64), V>,
     old: &Request,
     merged: &Request,
@@ -54,7 +54,7 @@ pub(crate) fn merge_sorted<V>(
 
 /// The same for a queue in arrival order (merges usually join its tail, so
 /// the search starts there). Returns false if `old` is not there.
-pub(crate) fn merge_queued(queue: &mut VecDeque<Request>, merged: &Request) -> bool {
+pub fn merge_queued(queue: &mut VecDeque<Request>, merged: &Request) -> bool {
     match queue.iter_mut().rev().find(|r| r.id == merged.id) {
         Some(r) => {
             *r = *merged;
