@@ -25,8 +25,9 @@ use sluice_workload::Actions;
 
 use self::agenda::{Agenda, Event, Slot};
 use self::recorder::{Recorder, RunInfo};
-use self::requests::Requests;
+use self::requests::{Requests, FLUSHER};
 use crate::device::{self, Command, Device, Setup};
+use crate::os;
 
 pub use self::request_log::RequestRecord;
 
@@ -83,6 +84,12 @@ impl Simulation {
         let mut agenda = Agenda::default();
         for (i, f) in scenario.flows.iter().enumerate() {
             agenda.push(f.start, Event::FlowIssue(i as u32));
+        }
+        // Only a buffered flow brings the page cache: direct runs are as
+        // they were, event for event.
+        if scenario.flows.iter().any(|f| !f.direct) {
+            host.with_page_cache(page_cache_config(scenario, d.model.capacity()));
+            agenda.push(Instant::ZERO + os::KUPDATE_INTERVAL, Event::Kupdate);
         }
         Ok(Simulation {
             scenario_name: scenario.name.clone(),
@@ -152,6 +159,12 @@ impl Simulation {
                     }
                 }
                 Event::Wake(g) if self.wake_event.fires(g) => self.host.driver.handle_timeout(t),
+                Event::Cache(token) => self.cache_done(token),
+                Event::Kupdate => {
+                    self.host.kupdate(t);
+                    self.schedule_cache();
+                    self.agenda.push(t + os::KUPDATE_INTERVAL, Event::Kupdate);
+                }
                 _ => continue,
             }
             self.fill_device();
@@ -193,6 +206,51 @@ impl Simulation {
             self.agenda
                 .push(t.max(self.now), Event::FlowIssue(f as u32));
         }
+        self.schedule_cache();
+    }
+
+    /// Put the page cache's completions on the agenda.
+    fn schedule_cache(&mut self) {
+        if let Some(os) = &mut self.host.os {
+            for (at, token) in os.due.drain(..) {
+                self.agenda.push(at.max(self.now), Event::Cache(token));
+            }
+        }
+    }
+
+    /// The page cache completed a buffered flow's request: its flow is
+    /// told, with the bytes it wrote or read (writeback is not a flow's).
+    fn cache_done(&mut self, token: u64) {
+        let Some(app) = self.host.cache_done(token) else {
+            return;
+        };
+        let (f, _) = self.pop.owner(app.thread);
+        self.rec
+            .timeline(f, self.now, app.bytes, sluice::Duration::ZERO);
+        let measured = Measured {
+            bytes: app.bytes,
+            write: app.write,
+            latency: self.now - app.arrival,
+            disk_time: sluice::Duration::ZERO,
+        };
+        let (f, act) = self
+            .pop
+            .completed(app.thread, self.now, self.rec.warmup, measured);
+        self.apply(f, act);
+    }
+
+    /// The device finished a request the page cache asked for: logged
+    /// (writeback under the flusher), then back to the cache.
+    fn cache_io_done(&mut self, done: &sluice::Completion) {
+        let (f, thread) = if done.request.flow == FLUSHER {
+            (RequestRecord::FLUSHER, 0)
+        } else {
+            let (f, t) = self.pop.owner(done.request.flow);
+            (f as u32, t)
+        };
+        self.rec.log(f, thread, done);
+        self.host.cache_io_done(self.now, done.request.id);
+        self.schedule_cache();
     }
 
     /// The device finished request `id`.
@@ -203,6 +261,9 @@ impl Simulation {
             .complete(self.now, id)
             .expect("the device completes only what it was given");
         self.host.served(id);
+        if self.host.is_cache_io(id) {
+            return self.cache_io_done(&done);
+        }
         let (f, thread) = self.pop.owner(done.request.flow);
         self.rec.record(f, thread, &done);
         let (r, svc) = (&done.request, &done.service);
@@ -240,6 +301,27 @@ impl Simulation {
         self.agenda
             .rearm(&mut self.wake_event, next, now, Event::Wake);
     }
+}
+
+/// The device's largest request, KiB: the size writeback and read-ahead
+/// requests are cut to. TODO: `[device] max_request_kib` once the scenario
+/// has it.
+fn max_request_kib(_scenario: &Scenario) -> u64 {
+    512
+}
+
+/// The page cache of a scenario's `[os]` table.
+fn page_cache_config(scenario: &Scenario, capacity_sectors: u64) -> os::Config {
+    let o = &scenario.os;
+    os::Config::new(
+        o.memory_mib,
+        o.dirty_background_ratio,
+        o.dirty_ratio,
+        o.dirty_expire,
+        o.read_ahead_kb,
+        max_request_kib(scenario),
+        capacity_sectors,
+    )
 }
 
 /// Load-and-run convenience: simulate `scenario` and report.
