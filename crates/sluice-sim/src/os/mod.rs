@@ -40,13 +40,19 @@
 //!   were dirty when it woke.
 //! - Dirty throttling as 2.6.32's `balance_dirty_pages`: after a write()
 //!   that leaves dirty + writeback pages over `dirty_ratio` of memory, the
-//!   writer writes back a chunk of `write_chunk` = 1.5 × `ratelimit_pages`
-//!   pages itself (`sync_writeback_pages`; `ratelimit_pages` is memory /
-//!   32 pages for one CPU, between 16 pages and 4 MiB) and its write()
-//!   returns once that chunk's writeback has completed. (The kernel
-//!   returns once the chunk is submitted, which on a congested queue is
-//!   about as long.) If no dirty page is left to take, it waits for
-//!   writeback to complete and checks again.
+//!   writer queues a chunk of `write_chunk` = 1.5 × `ratelimit_pages`
+//!   dirty pages for writeback (`sync_writeback_pages`; `ratelimit_pages`
+//!   is memory / 32 pages for one CPU, between 16 pages and 4 MiB: a
+//!   chunk of 6 MiB from 128 MiB of memory up) and its write() returns
+//!   once a chunk's worth of writeback has completed after it blocked
+//!   (its own or the flusher's: the writeback queue is one FIFO). So most
+//!   write() calls take microseconds and one in every few dozen as long
+//!   as a chunk's writeback. The kernel's writer returns once it has
+//!   *submitted* its chunk; counting completions instead keeps the writer
+//!   from returning to a limit it is still over (submitting moves pages
+//!   from dirty to writeback, which the limit counts alike), which the
+//!   kernel leaves to the next calls' short sleeps. Once no writeback is
+//!   left in flight, every throttled writer returns.
 //! - Buffered reads: pages in the cache are hits; the others are read
 //!   from the disk (synchronous reads of the reader's own scheduler flow,
 //!   as read-ahead runs in the reader's context). Read-ahead follows the
@@ -225,8 +231,6 @@ struct IoState {
     first: u64,
     pages: u64,
     write: bool,
-    /// The throttled write() this writeback is the chunk of.
-    owner: Option<u64>,
 }
 
 /// A stream's read-ahead state (`file_ra_state`), in pages.
@@ -239,11 +243,11 @@ struct Readahead {
     prev_end: Option<u64>,
 }
 
-/// A throttled write(): its chunk's pages still under writeback (zero
-/// while it waits for writeback to make room).
+/// A throttled write(): pages of writeback still to complete before it
+/// returns, and its length in pages.
 #[derive(Clone, Copy, Debug)]
 struct Throttled {
-    left: u64,
+    owed: u64,
 }
 
 /// The page cache and its flusher (see the module's documentation).
@@ -361,8 +365,11 @@ impl PageCache {
             self.dirty_page(now, p, op.file_start);
         }
         if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages {
-            let taken = self.take_chunk(Some(op.token));
-            self.throttled.insert(op.token, Throttled { left: taken });
+            self.take_chunk();
+        }
+        if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages && self.nr_writeback > 0 {
+            let owed = self.cfg.write_chunk_pages;
+            self.throttled.insert(op.token, Throttled { owed });
         } else {
             self.out.push(Out::Done {
                 token: op.token,
@@ -443,17 +450,23 @@ impl PageCache {
             for p in io.first..io.first + io.pages {
                 self.end_writeback(now, p);
             }
-            if let Some(t) = io.owner {
-                if let Some(w) = self.throttled.get_mut(&t) {
-                    w.left = w.left.saturating_sub(io.pages);
-                    if w.left == 0 {
-                        self.throttled.remove(&t);
-                        self.out.push(Out::Done { token: t, at: now });
-                    }
+            // Every throttled writer counts the pages written back.
+            let mut released = Vec::new();
+            for (&t, w) in &mut self.throttled {
+                w.owed = w.owed.saturating_sub(io.pages);
+                if w.owed == 0 {
+                    released.push(t);
                 }
             }
-            self.recheck_throttled(now);
             self.pump();
+            if self.wb_in_flight == 0 {
+                // No writeback left to wait for: nobody is held.
+                released = self.throttled.keys().copied().collect();
+            }
+            for t in released {
+                self.throttled.remove(&t);
+                self.out.push(Out::Done { token: t, at: now });
+            }
         } else {
             for p in io.first..io.first + io.pages {
                 self.end_read(now, p);
@@ -624,14 +637,14 @@ impl PageCache {
     }
 
     fn send_read(&mut self, stream: u32, first: u64, pages: u64) {
-        let io = self.new_io(first, pages, false, None);
+        let io = self.new_io(first, pages, false);
         self.out.push(Out::Io(Io {
             stream: Some(stream),
             ..io
         }));
     }
 
-    fn new_io(&mut self, first: u64, pages: u64, write: bool, owner: Option<u64>) -> Io {
+    fn new_io(&mut self, first: u64, pages: u64, write: bool) -> Io {
         let id = self.next_io;
         self.next_io += 1;
         self.ios.insert(
@@ -640,7 +653,6 @@ impl PageCache {
                 first,
                 pages,
                 write,
-                owner,
             },
         );
         let sector = first * PAGE_SECTORS;
@@ -656,32 +668,10 @@ impl PageCache {
 
     // ------------------------------------------------------------ writeback
 
-    /// Throttled writers: release those the limit no longer holds, give a
-    /// chunk to those waiting for one.
-    fn recheck_throttled(&mut self, now: Instant) {
-        let waiting: Vec<u64> = self
-            .throttled
-            .iter()
-            .filter(|(_, w)| w.left == 0)
-            .map(|(&t, _)| t)
-            .collect();
-        for t in waiting {
-            if self.nr_dirty + self.nr_writeback <= self.cfg.dirty_pages {
-                self.throttled.remove(&t);
-                self.out.push(Out::Done { token: t, at: now });
-            } else {
-                let taken = self.take_chunk(Some(t));
-                if let Some(w) = self.throttled.get_mut(&t) {
-                    w.left = taken;
-                }
-            }
-        }
-    }
-
     /// A throttled writer's chunk: up to `write_chunk` dirty pages, file
     /// after file in dirtied order, queued for writeback; returns the
     /// pages taken.
-    fn take_chunk(&mut self, owner: Option<u64>) -> u64 {
+    fn take_chunk(&mut self) -> u64 {
         let mut left = self.cfg.write_chunk_pages;
         let mut taken = 0;
         let mut tries = self.order.len();
@@ -690,7 +680,7 @@ impl PageCache {
             let Some(&file) = self.order.front() else {
                 break;
             };
-            let n = self.pass(file, left.min(MAX_WRITEBACK_PAGES), owner);
+            let n = self.pass(file, left.min(MAX_WRITEBACK_PAGES));
             taken += n;
             left -= n.min(left);
         }
@@ -701,7 +691,7 @@ impl PageCache {
     /// its writeback index on (wrapping), as contiguous runs queued for
     /// writeback. The file goes to the back of the order (or leaves it
     /// once clean). Returns the pages taken.
-    fn pass(&mut self, file: u64, max: u64, owner: Option<u64>) -> u64 {
+    fn pass(&mut self, file: u64, max: u64) -> u64 {
         let Some(f) = self.files.get_mut(&file) else {
             self.order.retain(|&x| x != file);
             return 0;
@@ -747,7 +737,7 @@ impl PageCache {
             {
                 n += 1;
             }
-            let io = self.new_io(start, n, true, owner);
+            let io = self.new_io(start, n, true);
             self.queue.push_back(io.id);
             i += n as usize;
         }
@@ -766,7 +756,7 @@ impl PageCache {
                 .find(|f| self.files.get(f).is_some_and(|x| x.dirtied_when <= cutoff));
             match file {
                 Some(file) if budget > 0 => {
-                    let n = self.pass(file, MAX_WRITEBACK_PAGES.min(budget), None);
+                    let n = self.pass(file, MAX_WRITEBACK_PAGES.min(budget));
                     self.kupdate = Some((cutoff, budget.saturating_sub(n.max(1))));
                     return true;
                 }
@@ -775,7 +765,7 @@ impl PageCache {
         }
         if self.nr_dirty > self.cfg.background_pages {
             if let Some(&file) = self.order.front() {
-                return self.pass(file, MAX_WRITEBACK_PAGES, None) > 0;
+                return self.pass(file, MAX_WRITEBACK_PAGES) > 0;
             }
         }
         false

@@ -122,7 +122,7 @@ fn a_writer_over_the_dirty_limit_blocks_until_its_chunk_is_written_back() {
     let pages: u64 = chunk.iter().map(|i| u64::from(i.sectors) / 8).sum();
     assert_eq!(pages, cfg().write_chunk_pages);
     assert!(chunk.iter().all(|i| i.write && i.stream.is_none()));
-    // Part of it written: still blocked.
+    // Part of a chunk written: still blocked.
     let (first, rest) = chunk.split_at(1);
     c.io_done(at(2), first[0].id);
     assert!(done(&c.take()).is_empty());
@@ -140,7 +140,7 @@ fn a_writer_over_the_dirty_limit_blocks_until_its_chunk_is_written_back() {
 }
 
 #[test]
-fn a_throttled_writer_with_nothing_left_to_write_back_waits_for_the_limit() {
+fn a_throttled_writer_waits_for_a_chunk_of_anyones_writeback() {
     let mut c = PageCache::new(Config {
         background_pages: u64::MAX,
         write_chunk_pages: 4096,
@@ -150,17 +150,19 @@ fn a_throttled_writer_with_nothing_left_to_write_back_waits_for_the_limit() {
     c.write(at(1), op(2, 3200, 128));
     let first = ios(&c.take());
     // All dirty pages are under writeback; a second writer redirties
-    // some of them and finds none to write back.
+    // some of them, finds none to write back, and blocks too.
     c.write(at(2), op(3, 0, 128));
     let out = c.take();
     assert!(ios(&out).is_empty() && done(&out).is_empty());
-    for io in &first {
+    // Not yet a chunk (4096 pages) for either.
+    let (last, rest) = first.split_last().unwrap();
+    for io in rest {
         c.io_done(at(3), io.id);
     }
-    // Both let go: the chunk is written and the limit is met.
-    let mut d = done(&c.take());
-    d.sort();
-    assert_eq!(d, [(2, at(3)), (3, at(3))]);
+    assert!(done(&c.take()).is_empty());
+    // The last: still not a chunk, but no writeback is left to wait for.
+    c.io_done(at(4), last.id);
+    assert_eq!(done(&c.take()), [(2, at(4)), (3, at(4))]);
     // The redirtied pages are dirty again, to be written back.
     assert_eq!((c.dirty(), c.writeback()), (32, 0));
 }
