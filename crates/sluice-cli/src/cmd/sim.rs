@@ -88,7 +88,10 @@ fn write_request_log(
     let mut out = std::io::BufWriter::new(file);
     writeln!(out, "{}", sluice_sim::RequestRecord::CSV_HEADER)?;
     for r in log {
-        let name = s.flows.get(r.flow as usize).map_or(sluice_sim::RequestRecord::FLUSHER_NAME, |f| f.name.as_str());
+        let name = s
+            .flows
+            .get(r.flow as usize)
+            .map_or(sluice_sim::RequestRecord::FLUSHER_NAME, |f| f.name.as_str());
         writeln!(out, "{}", r.csv(name))?;
     }
     out.flush()

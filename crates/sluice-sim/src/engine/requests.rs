@@ -8,9 +8,7 @@
 use std::collections::BTreeMap;
 use std::ops::Range;
 
-use sluice::{
-    Direction, Driver, FlowConfig, FlowId, Instant, Request, RequestId, Scheduler,
-};
+use sluice::{Direction, Driver, FlowConfig, FlowId, Instant, Request, RequestId, Scheduler};
 use sluice_runtime::Backend;
 use sluice_workload::{FlowSpec, Issue};
 
