@@ -240,12 +240,17 @@ impl Simulation {
     }
 
     /// The device finished a request the page cache asked for: logged
-    /// (writeback under the flusher), then back to the cache.
+    /// (writeback under the flusher, whose disk time is no flow's), then
+    /// back to the cache.
     fn cache_io_done(&mut self, done: &sluice::Completion) {
         let (f, thread) = if done.request.flow == FLUSHER {
             (RequestRecord::FLUSHER, 0)
         } else {
+            // A reader's own read: its flow is charged the disk time.
             let (f, t) = self.pop.owner(done.request.flow);
+            if self.now >= self.rec.warmup {
+                self.pop.flows[f].metrics.disk_time += done.service.disk_time;
+            }
             (f as u32, t)
         };
         self.rec.log(f, thread, done);
