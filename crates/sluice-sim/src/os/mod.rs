@@ -550,7 +550,7 @@ impl PageCache {
             return;
         }
         pg.writeback = false;
-        self.nr_writeback -= 1;
+        self.nr_writeback = self.nr_writeback.saturating_sub(1);
         if pg.dirty {
             // Redirtied during writeback: its file is dirty again (as of
             // now, unless it still is).
@@ -568,7 +568,7 @@ impl PageCache {
         self.touch(p);
         for t in self.waiters.remove(&p).unwrap_or_default() {
             if let Some(r) = self.reads.get_mut(&t) {
-                r.0 -= 1;
+                r.0 = r.0.saturating_sub(1);
                 if r.0 == 0 {
                     let pages = r.1;
                     self.reads.remove(&t);
@@ -724,7 +724,7 @@ impl PageCache {
                 pg.writeback = true;
             }
         }
-        self.nr_dirty -= picked.len() as u64;
+        self.nr_dirty = self.nr_dirty.saturating_sub(picked.len() as u64);
         self.nr_writeback += picked.len() as u64;
         // Contiguous runs, each cut at the largest request.
         let mut i = 0;

@@ -302,3 +302,112 @@ fn the_flusher_keeps_at_most_nr_requests_in_flight() {
     c.io_done(at(1), io[0].id);
     assert_eq!(ios(&c.take()).len(), 1, "one slot freed, one more sent");
 }
+
+/// Random reads, writes, wake-ups and completions in random order, on a
+/// small cache: nothing panics, the counts match the pages, the cache
+/// keeps to its size when it can, and once the disk has done everything
+/// every request has completed exactly once.
+#[test]
+fn random_traffic_completes_every_request_once_and_keeps_the_books() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut rnd = move |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n.max(1)
+    };
+    let mut c = PageCache::new(Config {
+        write_chunk_pages: 24,
+        ..Config::new(16, 5, 10, Duration::from_secs(1), 64, 64, 1 << 20)
+    });
+    let mut pending: Vec<u64> = Vec::new();
+    let mut finished = std::collections::BTreeSet::new();
+    let mut tokens = 0u64;
+    let mut now = 0u64;
+    let sweep = |c: &mut PageCache,
+                 pending: &mut Vec<u64>,
+                 finished: &mut std::collections::BTreeSet<u64>| {
+        for o in c.take() {
+            match o {
+                Out::Io(io) => {
+                    assert!(io.sectors > 0 && io.sector + u64::from(io.sectors) <= 1 << 20);
+                    pending.push(io.id)
+                }
+                Out::Done { token, .. } => assert!(finished.insert(token), "{token} twice"),
+            }
+        }
+    };
+    for step in 0..6_000 {
+        now += rnd(3_000_000);
+        let t = Instant::from_nanos(now);
+        match rnd(10) {
+            0..=2 => {
+                tokens += 1;
+                let o = Op {
+                    token: tokens,
+                    sector: rnd(60_000),
+                    sectors: 1 + rnd(300) as u32,
+                    file_start: 0,
+                    file_sectors: 60_000 + 300,
+                    stream: rnd(4) as u32,
+                };
+                c.write(t, o);
+            }
+            3..=5 => {
+                tokens += 1;
+                let f = rnd(2) * 30_000;
+                let o = Op {
+                    token: tokens,
+                    sector: f + rnd(29_000),
+                    sectors: 1 + rnd(256) as u32,
+                    file_start: f,
+                    file_sectors: 30_000,
+                    stream: 10 + rnd(4) as u32,
+                };
+                c.read(t, o);
+            }
+            6 => c.kupdate(t),
+            _ => {
+                if !pending.is_empty() {
+                    let i = rnd(pending.len() as u64) as usize;
+                    let id = pending.swap_remove(i);
+                    c.io_done(t, id);
+                }
+            }
+        }
+        sweep(&mut c, &mut pending, &mut finished);
+        if step % 50 != 0 {
+            continue;
+        }
+        let dirty = c.pages.values().filter(|p| p.dirty).count() as u64;
+        let wb = c.pages.values().filter(|p| p.writeback).count() as u64;
+        assert_eq!((dirty, wb), (c.dirty(), c.writeback()));
+        let pinned = c
+            .pages
+            .values()
+            .filter(|p| p.dirty || p.writeback || !p.uptodate)
+            .count() as u64;
+        assert!(c.cached() <= c.config().memory_pages.max(pinned) + 300);
+    }
+    // Drain: the disk does everything asked, the flusher wakes up.
+    let mut t = now;
+    for _ in 0..100_000 {
+        t += 5_000_000_000;
+        while let Some(id) = pending.pop() {
+            c.io_done(Instant::from_nanos(t), id);
+            sweep(&mut c, &mut pending, &mut finished);
+        }
+        c.kupdate(Instant::from_nanos(t));
+        sweep(&mut c, &mut pending, &mut finished);
+        if pending.is_empty() && c.dirty() == 0 {
+            break;
+        }
+    }
+    assert_eq!(
+        finished.len() as u64,
+        tokens,
+        "some request never completed"
+    );
+    assert_eq!((c.dirty(), c.writeback()), (0, 0));
+    assert!(!c.busy());
+}
