@@ -139,6 +139,9 @@ pub struct FlowSpec {
     /// Greedy flows: at most one issue per this interval (`rate_iops`, as
     /// fio's `rate_iops` caps a job).
     pub rate_interval: Option<Duration>,
+    /// Straight to the disk, as O_DIRECT (the default); false goes through
+    /// the host's page cache (`direct = false`).
+    pub direct: bool,
 }
 
 impl Default for FlowSpec {
@@ -158,6 +161,7 @@ impl Default for FlowSpec {
             class: None,
             fragment_sectors: None,
             rate_interval: None,
+            direct: true,
         }
     }
 }

@@ -88,7 +88,11 @@ fn write_request_log(
     let mut out = std::io::BufWriter::new(file);
     writeln!(out, "{}", sluice_sim::RequestRecord::CSV_HEADER)?;
     for r in log {
-        writeln!(out, "{}", r.csv(&s.flows[r.flow as usize].name))?;
+        let name = s
+            .flows
+            .get(r.flow as usize)
+            .map_or(sluice_sim::RequestRecord::FLUSHER_NAME, |f| f.name.as_str());
+        writeln!(out, "{}", r.csv(name))?;
     }
     out.flush()
 }

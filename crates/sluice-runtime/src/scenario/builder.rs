@@ -44,6 +44,25 @@ pub struct ScenarioBuilder {
     pub(crate) flows: Vec<FlowBuilder>,
     #[serde(rename = "class", default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) classes: Vec<ClassKeys>,
+    /// The `[os]` table: the page cache of buffered flows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) os: Option<OsKeys>,
+}
+
+/// The `[os]` table.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct OsKeys {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) memory_mib: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) dirty_background_ratio: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) dirty_ratio: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) dirty_expire_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) read_ahead_kb: Option<u64>,
 }
 
 /// A `[[class]]` table.
@@ -157,6 +176,8 @@ pub struct FlowBuilder {
     pub(super) offsets: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) rate_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) direct: Option<bool>,
 }
 
 impl ScenarioBuilder {
@@ -173,6 +194,7 @@ impl ScenarioBuilder {
             scheduler: SchedulerKeys::default(),
             flows: Vec::new(),
             classes: Vec::new(),
+            os: None,
         }
     }
 
@@ -289,6 +311,27 @@ impl ScenarioBuilder {
         self
     }
 
+    /// `[os]`: the page cache buffered flows (`direct = false`) go
+    /// through: memory (MiB), `dirty_background_ratio` and `dirty_ratio`
+    /// (percent of memory), `dirty_expire_s`, `read_ahead_kb`.
+    pub fn os(
+        mut self,
+        memory_mib: u64,
+        dirty_background_ratio: u64,
+        dirty_ratio: u64,
+        dirty_expire_s: f64,
+        read_ahead_kb: u64,
+    ) -> Self {
+        self.os = Some(OsKeys {
+            memory_mib: Some(memory_mib),
+            dirty_background_ratio: Some(dirty_background_ratio),
+            dirty_ratio: Some(dirty_ratio),
+            dirty_expire_s: Some(dirty_expire_s),
+            read_ahead_kb: Some(read_ahead_kb),
+        });
+        self
+    }
+
     /// A `[[flow]]`.
     pub fn flow(mut self, flow: FlowBuilder) -> Self {
         self.flows.push(flow);
@@ -396,6 +439,9 @@ impl FlowBuilder {
         size_sd_sectors: f64;
         /// Pool flows: the fraction of requests that read (default 2/3).
         read_fraction: f64;
+        /// Straight to the disk (default true); false goes through the
+        /// modelled page cache (`[os]`).
+        direct: bool;
     }
 
     /// Start-up flows: the trace, `xterm`, `gnometerm`, `bash` or a path.

@@ -628,6 +628,7 @@ impl Scenario {
                     class,
                     fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
                     rate_interval,
+                    direct: f.direct.unwrap_or(true),
                 });
             }
         }
@@ -659,6 +660,53 @@ impl Scenario {
             params,
             classes,
             flows,
+            os: Self::os(raw.os.as_ref())?,
+        })
+    }
+
+    /// The `[os]` table, checked, with the defaults.
+    fn os(keys: Option<&OsKeys>) -> Result<OsConfig> {
+        let d = OsConfig::default();
+        let Some(k) = keys else {
+            return Ok(d);
+        };
+        let memory_mib = k.memory_mib.unwrap_or(d.memory_mib);
+        if !(16..=16_384).contains(&memory_mib) {
+            return Err(fail(format!(
+                "[os] memory_mib must be 16..=16384 (got {memory_mib})"
+            )));
+        }
+        let background = k.dirty_background_ratio.unwrap_or(d.dirty_background_ratio);
+        let dirty = k.dirty_ratio.unwrap_or(d.dirty_ratio);
+        for (key, v) in [
+            ("dirty_background_ratio", background),
+            ("dirty_ratio", dirty),
+        ] {
+            if v > 100 {
+                return Err(fail(format!("[os] {key} must be 0..=100 (got {v})")));
+            }
+        }
+        if background >= dirty {
+            return Err(fail(format!(
+                "[os] dirty_background_ratio ({background}) must be below dirty_ratio ({dirty})"
+            )));
+        }
+        let dirty_expire = match k.dirty_expire_s {
+            None => d.dirty_expire,
+            Some(x) => seconds("[os] dirty_expire_s", x, 0.0)?,
+        };
+        let read_ahead_kb = k.read_ahead_kb.unwrap_or(d.read_ahead_kb);
+        if read_ahead_kb > 65_536 {
+            return Err(fail(format!(
+                "[os] read_ahead_kb must be 0..=65536 (got {read_ahead_kb})"
+            )));
+        }
+        Ok(OsConfig {
+            memory_mib,
+            dirty_background_ratio: background,
+            dirty_ratio: dirty,
+            dirty_expire,
+            read_ahead_kb,
         })
     }
 }

@@ -9,6 +9,9 @@ use super::*;
 const BYTES_PER_FLOW: u64 = 4 << 10;
 const BYTES_PER_REQUEST: u64 = 160;
 pub(super) const BYTES_BASE: u64 = 64 << 20;
+/// Memory per page the page cache model holds (a tree entry with its LRU
+/// entry), rounded up.
+const BYTES_PER_PAGE: u64 = 96;
 
 /// The most a flow's latency histogram takes in a run of `duration`: made
 /// at its first completion, it grows (3 significant digits, 1 µs up)
@@ -63,6 +66,19 @@ impl Scenario {
             .saturating_add((self.flows.len() as u64).saturating_mul(per_flow))
             .saturating_add(in_flight.saturating_mul(BYTES_PER_REQUEST))
             .saturating_add(self.trace_bytes())
+            .saturating_add(self.page_cache_bytes())
+    }
+
+    /// The modelled page cache, when a flow is buffered: its pages (one
+    /// tree entry each) at most.
+    fn page_cache_bytes(&self) -> u64 {
+        if self.flows.iter().all(|f| f.direct) {
+            return 0;
+        }
+        self.os
+            .memory_mib
+            .saturating_mul(256)
+            .saturating_mul(BYTES_PER_PAGE)
     }
 
     /// Bytes of the traces the flows replay, each shared list once.

@@ -25,7 +25,7 @@ mod memory;
 #[cfg(test)]
 mod tests;
 
-use builder::DeviceKeys;
+use builder::{DeviceKeys, OsKeys};
 pub use builder::{FlowBuilder, ScenarioBuilder};
 pub use expand::MAX_SECONDS;
 use location::{key_line, line_of, value_names};
@@ -96,6 +96,37 @@ pub const DEFAULT_MAX_REQUEST_KIB: u32 = 512;
 /// `max_hw_sectors_kb` in practice is far below).
 pub const MAX_REQUEST_KIB_LIMIT: u32 = 32 * 1024;
 
+/// The `[os]` table: the page cache that buffered flows (`direct =
+/// false`) go through, as Linux 2.6.3x's `vm` settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OsConfig {
+    /// Memory, MiB (default 1024: the BFQ papers do not state their
+    /// machines' memory).
+    pub memory_mib: u64,
+    /// Dirty memory (percent) over which background writeback starts
+    /// (default 10).
+    pub dirty_background_ratio: u64,
+    /// Dirty and writeback memory (percent) over which a writer is
+    /// throttled (default 20).
+    pub dirty_ratio: u64,
+    /// Age after which dirty data is written back (default 30 s).
+    pub dirty_expire: Duration,
+    /// Largest read-ahead window, KiB (default 128).
+    pub read_ahead_kb: u64,
+}
+
+impl Default for OsConfig {
+    fn default() -> Self {
+        OsConfig {
+            memory_mib: 1024,
+            dirty_background_ratio: 10,
+            dirty_ratio: 20,
+            dirty_expire: Duration::from_secs(30),
+            read_ahead_kb: 128,
+        }
+    }
+}
+
 /// A loaded, validated scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -121,6 +152,8 @@ pub struct Scenario {
     pub classes: Vec<ClassConfig>,
     /// The flows, each `count` expanded into its copies, in file order.
     pub flows: Vec<FlowSpec>,
+    /// The page cache of buffered flows (`[os]`).
+    pub os: OsConfig,
 }
 
 impl Scenario {

@@ -454,3 +454,74 @@ fn copies_of_a_trace_flow_share_one_list_counted_once() {
         "{e}"
     );
 }
+
+#[test]
+fn os_table_and_direct_have_linux_defaults_and_are_read() {
+    let s = parse(GOOD).unwrap();
+    assert_eq!(s.os, OsConfig::default());
+    assert_eq!(s.os.memory_mib, 1024);
+    assert!(s.flows.iter().all(|f| f.direct), "direct by default");
+    let text = GOOD.replace("file_gib = 2", "file_gib = 2\ndirect = false")
+        + "[os]\nmemory_mib = 512\ndirty_background_ratio = 5\ndirty_ratio = 40\ndirty_expire_s = 3\nread_ahead_kb = 256\n";
+    let s = parse(&text).unwrap();
+    assert!(s.flows.iter().all(|f| !f.direct));
+    assert_eq!(
+        s.os,
+        OsConfig {
+            memory_mib: 512,
+            dirty_background_ratio: 5,
+            dirty_ratio: 40,
+            dirty_expire: Duration::from_secs(3),
+            read_ahead_kb: 256,
+        }
+    );
+    // And back through a builder.
+    let b = ScenarioBuilder::new("b", 1.0)
+        .preset("maxtor-stm332061")
+        .scheduler("noop")
+        .os(512, 5, 40, 3.0, 256)
+        .flow(FlowBuilder::new("w", Pattern::SeqWrite).direct(false));
+    let back = Scenario::parse("b.toml", &b.to_toml().unwrap()).unwrap();
+    assert_eq!(back.os, s.os);
+    assert!(!back.flows[0].direct);
+}
+
+#[test]
+fn os_values_out_of_range_are_one_line_errors() {
+    for (keys, want) in [
+        (
+            "memory_mib = 8",
+            "[os] memory_mib must be 16..=16384 (got 8)",
+        ),
+        ("memory_mib = 100000", "memory_mib must be 16..=16384"),
+        (
+            "dirty_ratio = 101",
+            "[os] dirty_ratio must be 0..=100 (got 101)",
+        ),
+        (
+            "dirty_background_ratio = 20\ndirty_ratio = 20",
+            "dirty_background_ratio (20) must be below dirty_ratio (20)",
+        ),
+        (
+            "dirty_expire_s = -1",
+            "[os] dirty_expire_s must be a number of seconds",
+        ),
+        (
+            "read_ahead_kb = 100000",
+            "[os] read_ahead_kb must be 0..=65536",
+        ),
+        ("swappiness = 60", "swappiness"),
+    ] {
+        let e = error(&format!("{GOOD}[os]\n{keys}\n"));
+        assert!(e.contains(want), "{keys}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    assert!(error(&GOOD.replace("file_gib = 2", "direct = 1")).contains("direct"));
+}
+
+#[test]
+fn a_buffered_flow_counts_its_page_cache_in_the_memory_estimate() {
+    let direct = parse(GOOD).unwrap();
+    let buffered = parse(&GOOD.replace("file_gib = 2", "direct = false")).unwrap();
+    assert!(buffered.memory_estimate() >= direct.memory_estimate() + (1024 << 8) * 64);
+}

@@ -17,6 +17,10 @@ pub(crate) enum Event {
     /// The driver's wake-up (the policy's time channel); stale unless its
     /// generation is the current one.
     Wake(u64),
+    /// The page cache completes a buffered flow's request (its token).
+    Cache(u64),
+    /// The flusher's periodic wake-up.
+    Kupdate,
 }
 
 /// A re-armable event slot: the instant it is armed for and the

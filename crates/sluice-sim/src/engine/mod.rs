@@ -17,7 +17,7 @@ mod tests;
 
 use std::time::Instant as WallClock;
 
-use sluice::{Driver, Duration, Instant, RequestId, Scheduler};
+use sluice::{Driver, Duration, Instant, Request, RequestId, Scheduler, Service};
 use sluice_runtime::population::Measured;
 use sluice_runtime::report::SimReport;
 use sluice_runtime::{Error, Population, Scenario};
@@ -25,8 +25,9 @@ use sluice_workload::Actions;
 
 use self::agenda::{Agenda, Event, Slot};
 use self::recorder::{Recorder, RunInfo};
-use self::requests::Requests;
+use self::requests::{Requests, FLUSHER};
 use crate::device::{self, Command, Device, Setup};
+use crate::os;
 
 pub use self::request_log::RequestRecord;
 
@@ -86,6 +87,12 @@ impl Simulation {
         let mut agenda = Agenda::default();
         for (i, f) in scenario.flows.iter().enumerate() {
             agenda.push(f.start, Event::FlowIssue(i as u32));
+        }
+        // Only a buffered flow brings the page cache: direct runs are as
+        // they were, event for event.
+        if scenario.flows.iter().any(|f| !f.direct) {
+            host.with_page_cache(page_cache_config(scenario, d.model.capacity()));
+            agenda.push(Instant::ZERO + os::KUPDATE_INTERVAL, Event::Kupdate);
         }
         Ok(Simulation {
             scenario_name: scenario.name.clone(),
@@ -155,6 +162,12 @@ impl Simulation {
                     }
                 }
                 Event::Wake(g) if self.wake_event.fires(g) => self.host.driver.handle_timeout(t),
+                Event::Cache(token) => self.cache_done(token),
+                Event::Kupdate => {
+                    self.host.kupdate(t);
+                    self.schedule_cache();
+                    self.agenda.push(t + os::KUPDATE_INTERVAL, Event::Kupdate);
+                }
                 _ => continue,
             }
             self.fill_device();
@@ -196,6 +209,56 @@ impl Simulation {
             self.agenda
                 .push(t.max(self.now), Event::FlowIssue(f as u32));
         }
+        self.schedule_cache();
+    }
+
+    /// Put the page cache's completions on the agenda.
+    fn schedule_cache(&mut self) {
+        if let Some(os) = &mut self.host.os {
+            for (at, token) in os.due.drain(..) {
+                self.agenda.push(at.max(self.now), Event::Cache(token));
+            }
+        }
+    }
+
+    /// The page cache completed a buffered flow's request: its flow is
+    /// told, with the bytes it wrote or read (writeback is not a flow's).
+    fn cache_done(&mut self, token: u64) {
+        let Some(app) = self.host.cache_done(token) else {
+            return;
+        };
+        let (f, _) = self.pop.owner(app.thread);
+        self.rec
+            .timeline(f, self.now, app.bytes, sluice::Duration::ZERO);
+        let measured = Measured {
+            bytes: app.bytes,
+            write: app.write,
+            latency: self.now - app.arrival,
+            disk_time: sluice::Duration::ZERO,
+        };
+        let (f, act) = self
+            .pop
+            .completed(app.thread, self.now, self.rec.warmup, measured);
+        self.apply(f, act);
+    }
+
+    /// The device finished a request the page cache asked for: logged
+    /// (writeback under the flusher, whose disk time is no flow's), then
+    /// back to the cache.
+    fn cache_io_done(&mut self, r: &Request, svc: &Service) {
+        let (f, thread) = if r.flow == FLUSHER {
+            (RequestRecord::FLUSHER, 0)
+        } else {
+            // A reader's own read: its flow is charged the disk time.
+            let (f, t) = self.pop.owner(r.flow);
+            if self.now >= self.rec.warmup {
+                self.pop.flows[f].metrics.disk_time += svc.disk_time;
+            }
+            (f as u32, t)
+        };
+        self.rec.log(f, thread, r, svc);
+        self.host.cache_io_done(self.now, r.id);
+        self.schedule_cache();
     }
 
     /// The device finished request `id`.
@@ -206,6 +269,13 @@ impl Simulation {
             .complete(self.now, id)
             .expect("the device completes only what it was given");
         self.rec.device_request(&done.request, self.now);
+        if self.host.is_cache_io(done.originals()[0].id) {
+            for (r, svc) in done.each() {
+                self.host.served(r.id);
+                self.cache_io_done(r, &svc);
+            }
+            return;
+        }
         let (f, thread) = self.pop.owner(done.request.flow);
         for (r, svc) in done.each() {
             self.host.served(r.id);
@@ -245,6 +315,26 @@ impl Simulation {
         self.agenda
             .rearm(&mut self.wake_event, next, now, Event::Wake);
     }
+}
+
+/// The device's largest request, KiB (`[device] max_request_kib`): the size
+/// writeback and read-ahead requests are cut to.
+fn max_request_kib(scenario: &Scenario) -> u64 {
+    u64::from(scenario.device.max_request_kib)
+}
+
+/// The page cache of a scenario's `[os]` table.
+fn page_cache_config(scenario: &Scenario, capacity_sectors: u64) -> os::Config {
+    let o = &scenario.os;
+    os::Config::new(
+        o.memory_mib,
+        o.dirty_background_ratio,
+        o.dirty_ratio,
+        o.dirty_expire,
+        o.read_ahead_kb,
+        max_request_kib(scenario),
+        capacity_sectors,
+    )
 }
 
 /// Load-and-run convenience: simulate `scenario` and report.

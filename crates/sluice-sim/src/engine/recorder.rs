@@ -79,19 +79,30 @@ impl Recorder {
     /// timelines and the log (the flow's own measurements are the
     /// population's).
     pub(super) fn record(&mut self, f: usize, thread: u32, r: &Request, svc: &Service) {
-        let now = svc.completed;
+        self.timeline(f, svc.completed, r.bytes(), svc.disk_time);
+        self.log(f as u32, thread, r, svc);
+    }
+
+    /// Account for `bytes` of flow `f` done at `now` in the timelines.
+    pub(super) fn timeline(&mut self, f: usize, now: Instant, bytes: u64, disk_time: Duration) {
         self.completed_total += 1;
         if let Some(b) = &mut self.flow_timeline {
-            let i = b.record(f, now, r.bytes());
+            let i = b.record(f, now, bytes);
             let tl = &mut self.disk_timeline[f];
             if tl.len() <= i {
                 tl.resize(i + 1, Duration::ZERO);
             }
-            tl[i] += svc.disk_time;
+            tl[i] += disk_time;
         }
+    }
+
+    /// Log a completed disk request under flow index `f` (the page cache's
+    /// writeback under [`RequestRecord::FLUSHER`]).
+    pub(super) fn log(&mut self, f: u32, thread: u32, r: &Request, svc: &Service) {
+        let now = svc.completed;
         if let Some(log) = &mut self.log {
             log.push(RequestRecord {
-                flow: f as u32,
+                flow: f,
                 thread,
                 write: r.is_write(),
                 sync: r.sync,

@@ -27,6 +27,22 @@ pub struct RequestRecord {
 }
 
 impl RequestRecord {
+    /// The flow index of the page cache's writeback (the flusher), which
+    /// is no flow of the scenario.
+    pub const FLUSHER: u32 = u32::MAX;
+
+    /// The name the CSV gives the flusher's requests.
+    pub const FLUSHER_NAME: &'static str = "(writeback)";
+
+    /// The name of the record's flow among `flows` (the scenario's names,
+    /// in order); the flusher's is [`Self::FLUSHER_NAME`].
+    pub fn flow_name<'a>(&self, flows: &'a [impl AsRef<str>]) -> &'a str {
+        match flows.get(self.flow as usize) {
+            Some(n) => n.as_ref(),
+            None => Self::FLUSHER_NAME,
+        }
+    }
+
     /// Header of the CSV form.
     pub const CSV_HEADER: &'static str =
         "flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms";

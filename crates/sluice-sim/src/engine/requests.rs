@@ -2,6 +2,8 @@
 //! request to the driver in virtual time, numbering requests and the
 //! application requests their fragments belong to, and remembers which
 //! are still pending (for a starved flow's oldest unserved request).
+//! Buffered flows' requests (`direct = false`) go to the page cache
+//! instead ([`Os`]), which sends the driver its own.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -9,6 +11,32 @@ use std::ops::Range;
 use sluice::{Direction, Driver, FlowConfig, FlowId, Instant, Request, RequestId, Scheduler};
 use sluice_runtime::Backend;
 use sluice_workload::{FlowSpec, Issue};
+
+use crate::os::{self, Op, Out, PageCache};
+
+/// The scheduler flow of all writeback: the flusher, one asynchronous
+/// context (no population flow has this id).
+pub(super) const FLUSHER: FlowId = FlowId(u32::MAX);
+
+/// The page cache of buffered flows and what the host keeps around it.
+pub(crate) struct Os {
+    pub cache: PageCache,
+    /// Driver requests the cache asked for: request id -> the cache's id.
+    ios: BTreeMap<u64, u64>,
+    /// Application requests in the cache: token -> what to report.
+    apps: BTreeMap<u64, App>,
+    /// Application requests the cache completes, to schedule: (at, token).
+    pub due: Vec<(Instant, u64)>,
+}
+
+/// A buffered flow's request, as its flow will be told of it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct App {
+    pub thread: FlowId,
+    pub bytes: u64,
+    pub write: bool,
+    pub arrival: Instant,
+}
 
 /// The driver, and the requests handed to it and not yet completed.
 pub(crate) struct Requests {
@@ -18,6 +46,8 @@ pub(crate) struct Requests {
     origin: u64,
     /// Requests issued and not completed: id -> (flow, arrival).
     pending: BTreeMap<u64, (u32, Instant)>,
+    /// The page cache, when a flow is buffered.
+    pub os: Option<Os>,
 }
 
 impl Requests {
@@ -27,6 +57,88 @@ impl Requests {
             next_id: 0,
             origin: 0,
             pending: BTreeMap::new(),
+            os: None,
+        }
+    }
+
+    /// Put a page cache between the buffered flows and the driver, and
+    /// register its flusher (after the population's flows).
+    pub(super) fn with_page_cache(&mut self, cfg: os::Config) {
+        let flusher = FlowConfig {
+            weight: 100,
+            class: None,
+        };
+        self.driver.add_flow(Instant::ZERO, FLUSHER, &flusher);
+        self.os = Some(Os {
+            cache: PageCache::new(cfg),
+            ios: BTreeMap::new(),
+            apps: BTreeMap::new(),
+            due: Vec::new(),
+        });
+    }
+
+    /// Whether driver request `id` is one the page cache asked for.
+    pub(super) fn is_cache_io(&self, id: RequestId) -> bool {
+        self.os.as_ref().is_some_and(|o| o.ios.contains_key(&id.0))
+    }
+
+    /// The disk completed the page cache's request `id`.
+    pub(super) fn cache_io_done(&mut self, now: Instant, id: RequestId) {
+        if let Some(os) = &mut self.os {
+            if let Some(io) = os.ios.remove(&id.0) {
+                os.cache.io_done(now, io);
+            }
+        }
+        self.drain_cache(now);
+    }
+
+    /// The flusher's periodic wake-up.
+    pub(super) fn kupdate(&mut self, now: Instant) {
+        if let Some(os) = &mut self.os {
+            os.cache.kupdate(now);
+        }
+        self.drain_cache(now);
+    }
+
+    /// The cache completed application request `token`: it is no longer
+    /// pending; what to tell its flow.
+    pub(super) fn cache_done(&mut self, token: u64) -> Option<App> {
+        self.pending.remove(&token);
+        self.os.as_mut()?.apps.remove(&token)
+    }
+
+    /// Carry out what the cache asks: its disk requests to the driver, its
+    /// completions onto `due`.
+    fn drain_cache(&mut self, now: Instant) {
+        let Some(os) = &mut self.os else {
+            return;
+        };
+        for out in os.cache.take() {
+            match out {
+                Out::Done { token, at } => os.due.push((at, token)),
+                Out::Io(io) => {
+                    let id = RequestId(self.next_id);
+                    self.next_id += 1;
+                    os.ios.insert(id.0, io.id);
+                    self.driver.add(
+                        now,
+                        Request {
+                            id,
+                            origin: id,
+                            flow: io.stream.map_or(FLUSHER, FlowId),
+                            dir: if io.write {
+                                Direction::Write
+                            } else {
+                                Direction::Read
+                            },
+                            sync: !io.write,
+                            sector: io.sector,
+                            sectors: io.sectors,
+                            arrival: now,
+                        },
+                    );
+                }
+            }
         }
     }
 
@@ -67,10 +179,39 @@ impl Backend for Requests {
         &mut self,
         now: Instant,
         flow: usize,
-        _spec: &FlowSpec,
+        spec: &FlowSpec,
         thread: FlowId,
         i: Issue,
     ) -> Result<(), Self::Error> {
+        if let (false, Some(os)) = (spec.direct, &mut self.os) {
+            let token = self.next_id;
+            self.next_id += 1;
+            self.pending.insert(token, (flow as u32, now));
+            os.apps.insert(
+                token,
+                App {
+                    thread,
+                    bytes: u64::from(i.sectors) * 512,
+                    write: i.write,
+                    arrival: now,
+                },
+            );
+            let op = Op {
+                token,
+                sector: i.sector,
+                sectors: i.sectors,
+                file_start: spec.file_start,
+                file_sectors: spec.file_sectors,
+                stream: thread.0,
+            };
+            if i.write {
+                os.cache.write(now, op);
+            } else {
+                os.cache.read(now, op);
+            }
+            self.drain_cache(now);
+            return Ok(());
+        }
         if !i.continues {
             self.origin = self.next_id;
         }

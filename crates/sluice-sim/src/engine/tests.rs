@@ -333,3 +333,98 @@ fn the_timeline_bins_add_up_to_each_flows_bytes() {
     // Without asking, no timeline.
     assert!(Simulation::new(&s).unwrap().run().timeline.is_none());
 }
+
+/// osmodel.py's `buffered-writes`: five sequential readers and five
+/// buffered sequential writers (one write() in flight each) under bfq+.
+const BUFFERED: &str = r#"name = "5r5w-seq-buffered"
+seed = 1
+duration_s = 60
+warmup_s = 10
+[device]
+preset = "maxtor-stm332061"
+queue_depth = 1
+max_request_kib = 1024
+[scheduler]
+name = "bfq+"
+[[flow]]
+name = "r"
+count = 5
+pattern = "seq-read"
+request_kib = 128
+file_gib = 5
+[[flow]]
+name = "w"
+count = 5
+pattern = "seq-write"
+request_kib = 128
+file_gib = 5
+outstanding = 1
+direct = false
+"#;
+
+#[test]
+fn buffered_writers_block_now_and_then_and_writeback_goes_out_in_long_runs() {
+    let s = Scenario::parse("b.toml", BUFFERED).unwrap();
+    let sim = Simulation::new(&s).unwrap().with_request_log();
+    let (report, log) = sim.run_logged();
+    // The flusher is no flow of the report; the writers' bytes are theirs.
+    assert_eq!(report.flows.len(), 10);
+    let writes: Vec<&RequestRecord> = log.iter().filter(|r| r.write).collect();
+    assert!(!writes.is_empty());
+    assert!(writes
+        .iter()
+        .all(|r| r.flow == RequestRecord::FLUSHER && !r.sync));
+    let mean_kib =
+        writes.iter().map(|r| u64::from(r.sectors)).sum::<u64>() as f64 / writes.len() as f64 / 2.0;
+    assert!(
+        mean_kib >= 512.0,
+        "writes to the drive average {mean_kib} KiB"
+    );
+    for f in report.flows.iter().filter(|f| f.name.starts_with('w')) {
+        let (p50, p99) = (f.lat_ms.p50, f.lat_ms.p99);
+        assert!(
+            p99 >= 10.0 * p50 && p99 >= 20.0,
+            "{}: p50 {p50} ms, p99 {p99} ms",
+            f.name
+        );
+        assert!(f.mb_s > 0.0, "{}: nothing written", f.name);
+    }
+}
+
+#[test]
+fn a_buffered_read_of_cached_data_does_not_reach_the_disk() {
+    // A writer, then a reader of the same file: what the reader asks
+    // for the writer left in the cache.
+    let flows = "[[flow]]\nname = \"w\"\npattern = \"seq-write\"\nfile_gib = 0.01\nrequests = 40\noutstanding = 1\ndirect = false\n\
+                 [[flow]]\nname = \"r\"\npattern = \"seq-read\"\noffset_gib = 0\nfile_gib = 0.01\nrequests = 20\nstart_s = 3\ndirect = false\n";
+    let s = scenario(flows, "");
+    let (report, log) = Simulation::new(&s).unwrap().with_request_log().run_logged();
+    assert!(
+        log.iter().all(|r| r.write),
+        "a read reached the disk: {log:?}"
+    );
+    let r = &report.flows[1];
+    assert_eq!(r.requests, 20);
+    assert!(
+        r.lat_ms.p99 < 1.0,
+        "hits at memory speed: {} ms",
+        r.lat_ms.p99
+    );
+}
+
+#[test]
+fn an_os_table_changes_nothing_for_direct_flows() {
+    let plain = scenario(ONE_SEQ, "");
+    let with_os = scenario(ONE_SEQ, "[os]\nmemory_mib = 64\ndirty_ratio = 50\n");
+    let (a, la) = Simulation::new(&plain)
+        .unwrap()
+        .with_request_log()
+        .run_logged();
+    let (b, lb) = Simulation::new(&with_os)
+        .unwrap()
+        .with_request_log()
+        .run_logged();
+    assert_eq!(la, lb);
+    assert_eq!(a.flows, b.flows);
+    assert_eq!(a.perf.events, b.perf.events);
+}

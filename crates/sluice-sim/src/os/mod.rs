@@ -1,0 +1,803 @@
+//! The operating system between a buffered flow (`direct = false`) and the
+//! disk: a page cache with read-ahead, writeback and dirty throttling,
+//! modelled on the Linux 2.6.32–2.6.34 kernels the BFQ papers ran.
+//!
+//! [`PageCache`] is a pure state machine: no clock, no I/O. The host hands
+//! it application requests ([`PageCache::read`], [`PageCache::write`]),
+//! the completions of the disk requests it asked for
+//! ([`PageCache::io_done`]) and the flusher's periodic wake-up
+//! ([`PageCache::kupdate`]); after each call it drains [`PageCache::take`]:
+//! application requests done (at an instant the host schedules) and disk
+//! requests to send.
+//!
+//! What is modelled:
+//! - Pages of 4 KiB, keyed by their place on the disk (a file is its
+//!   blocks); the cache holds at most `memory_mib` of them, evicting clean
+//!   idle pages least recently used first. Dirty pages, pages under
+//!   writeback and pages being read are never evicted (the cache may
+//!   exceed its size while nothing else is left to evict).
+//! - Copying between the application and the cache costs
+//!   [`COPY_NS_PER_PAGE`] (about 2 GB/s, a memcpy of the papers' era): a
+//!   write() and a cache hit complete that long after they are made.
+//! - Buffered writes dirty pages (a partly written page counts as wholly
+//!   written: no read-modify-write). Writeback goes out from one
+//!   asynchronous context, the flusher (a host gives all its requests one
+//!   scheduler flow, `sync = false`), per file in runs of up to
+//!   [`MAX_WRITEBACK_PAGES`] (4 MiB) from where the file's last pass ended
+//!   (`writeback_index`, range_cyclic), files in the order they became
+//!   dirty; each contiguous run goes out as requests of at most the
+//!   device's maximum request size. The flusher keeps at most
+//!   [`NR_REQUESTS`] requests in flight (the request queue's default
+//!   `nr_requests`; over it the kernel's flusher sleeps in
+//!   `get_request_wait`).
+//! - Background writeback starts once the dirty pages exceed
+//!   `dirty_background_ratio` of memory and runs until they are back under
+//!   it (`over_bground_thresh`). The periodic (kupdate) wake-up, every
+//!   [`KUPDATE_INTERVAL`] (`dirty_writeback_centisecs` = 500), writes back
+//!   the files that became dirty more than `dirty_expire_s` ago (a file's
+//!   age is the inode's `dirtied_when`: a file dirtied without a break is
+//!   written back whole, as the kernel does), at most as many pages as
+//!   were dirty when it woke.
+//! - Dirty throttling as 2.6.32's `balance_dirty_pages`: after a write()
+//!   that leaves dirty + writeback pages over `dirty_ratio` of memory, the
+//!   writer queues a chunk of `write_chunk` = 1.5 × `ratelimit_pages`
+//!   dirty pages for writeback (`sync_writeback_pages`; `ratelimit_pages`
+//!   is memory / 32 pages for one CPU, between 16 pages and 4 MiB: a
+//!   chunk of 6 MiB from 128 MiB of memory up) and its write() returns
+//!   once a chunk's worth of writeback has completed after it blocked
+//!   (its own or the flusher's: the writeback queue is one FIFO). So most
+//!   write() calls take microseconds and one in every few dozen as long
+//!   as a chunk's writeback. The kernel's writer returns once it has
+//!   *submitted* its chunk; counting completions instead keeps the writer
+//!   from returning to a limit it is still over (submitting moves pages
+//!   from dirty to writeback, which the limit counts alike), which the
+//!   kernel leaves to the next calls' short sleeps. Once no writeback is
+//!   left in flight, every throttled writer returns.
+//! - Buffered reads: pages in the cache are hits; the others are read
+//!   from the disk (synchronous reads of the reader's own scheduler flow,
+//!   as read-ahead runs in the reader's context). Read-ahead follows the
+//!   on-demand read-ahead of 2.6.23+ (`ondemand_readahead`): a sequential
+//!   miss (at the file's start, or just after the stream's previous read)
+//!   opens a window sized from the request (`get_init_ra_size`: the
+//!   request rounded up to a power of two, ×4 when small, ×2 when
+//!   medium, capped at `read_ahead_kb`) with its read-ahead marker
+//!   `async_size` pages before its end; a read reaching the marker opens
+//!   the next window (`get_next_ra_size`: ×4 when small, else ×2, capped).
+//!   Windows stop at the file's end. Other misses read just the request.
+//!
+//! What is not: dirtyable memory (limits are of all memory), per-device
+//! and per-task dirty limits (`bdi_thresh`, `task_dirty_limit`), the
+//! ratelimited check (every write() checks), mmap, fsync, metadata and
+//! journalling, page reclaim writing dirty pages, the readahead
+//! thrashing and interleaved-stream detection.
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use sluice::{Duration, Instant};
+
+/// Sectors per page (4 KiB pages).
+pub const PAGE_SECTORS: u64 = 8;
+/// Pages the flusher writes of one file per pass (Linux's
+/// `MAX_WRITEBACK_PAGES`, 4 MiB).
+pub const MAX_WRITEBACK_PAGES: u64 = 1024;
+/// The flusher's periodic wake-up (`dirty_writeback_centisecs` = 500).
+pub const KUPDATE_INTERVAL: Duration = Duration::from_secs(5);
+/// Writeback requests in flight at most (the queue's `nr_requests`).
+pub const NR_REQUESTS: usize = 128;
+/// Copying one page between an application and the cache (4 KiB at about
+/// 2 GB/s).
+pub const COPY_NS_PER_PAGE: u64 = 2_000;
+
+/// The page cache's settings, in pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Pages the cache may hold.
+    pub memory_pages: u64,
+    /// Dirty pages over this start background writeback.
+    pub background_pages: u64,
+    /// Dirty + writeback pages over this throttle a writer.
+    pub dirty_pages: u64,
+    /// Age after which dirty data is written back.
+    pub expire: Duration,
+    /// Largest read-ahead window.
+    pub read_ahead_pages: u64,
+    /// Largest disk request.
+    pub max_request_pages: u64,
+    /// A throttled writer's chunk (1.5 × ratelimit_pages).
+    pub write_chunk_pages: u64,
+    /// The disk's size: no request reaches past it.
+    pub capacity_sectors: u64,
+}
+
+impl Config {
+    /// The settings of an `[os]` table: memory in MiB, the ratios in
+    /// percent of memory, read-ahead and the device's largest request in
+    /// KiB.
+    pub fn new(
+        memory_mib: u64,
+        background_ratio: u64,
+        dirty_ratio: u64,
+        expire: Duration,
+        read_ahead_kb: u64,
+        max_request_kib: u64,
+        capacity_sectors: u64,
+    ) -> Self {
+        let memory_pages = memory_mib.saturating_mul(256).max(1);
+        // writeback_set_ratelimit() of 2.6.32 with one CPU.
+        let ratelimit = (memory_pages / 32).clamp(16, 1024);
+        Config {
+            memory_pages,
+            background_pages: memory_pages * background_ratio.min(100) / 100,
+            dirty_pages: memory_pages * dirty_ratio.min(100) / 100,
+            expire,
+            read_ahead_pages: (read_ahead_kb / 4).max(1),
+            max_request_pages: (max_request_kib / 4).max(1),
+            write_chunk_pages: ratelimit + ratelimit / 2,
+            capacity_sectors,
+        }
+    }
+}
+
+/// A disk request the cache asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Io {
+    /// The cache's name for it, for [`PageCache::io_done`].
+    pub id: u64,
+    /// First sector.
+    pub sector: u64,
+    /// Length in sectors.
+    pub sectors: u32,
+    /// A writeback write (the flusher's, asynchronous), else a read for
+    /// `stream` (synchronous).
+    pub write: bool,
+    /// The reader whose read it is (none for writeback).
+    pub stream: Option<u32>,
+}
+
+/// What the cache asks of its host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Out {
+    /// Application request `token` is done at `at`.
+    Done {
+        /// The host's name for the request.
+        token: u64,
+        /// When it completes (never before the call that reports it).
+        at: Instant,
+    },
+    /// Send this request to the disk.
+    Io(Io),
+}
+
+/// One application request: the host's token, the pages it touches, and
+/// the file (first page and end page) they belong to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Op {
+    /// The host's name for the request.
+    pub token: u64,
+    /// First sector and length.
+    pub sector: u64,
+    /// Length in sectors (at least one).
+    pub sectors: u32,
+    /// The file's first sector (names the file) and length.
+    pub file_start: u64,
+    /// Length of the file in sectors.
+    pub file_sectors: u64,
+    /// The reader (its read-ahead state) or writer.
+    pub stream: u32,
+}
+
+impl Op {
+    fn pages(&self) -> (u64, u64) {
+        let first = self.sector / PAGE_SECTORS;
+        let end = (self.sector + u64::from(self.sectors.max(1))).div_ceil(PAGE_SECTORS);
+        (first, end)
+    }
+
+    fn file_pages(&self) -> (u64, u64) {
+        let first = self.file_start / PAGE_SECTORS;
+        let end = (self.file_start + self.file_sectors).div_ceil(PAGE_SECTORS);
+        (first, end.max(first + 1))
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Page {
+    /// The file (its first sector) that dirtied it.
+    file: u64,
+    /// Its data is in memory (false while it is being read).
+    uptodate: bool,
+    dirty: bool,
+    writeback: bool,
+    /// Its place in the LRU list of clean idle pages.
+    lru: Option<u64>,
+}
+
+/// A file's dirty pages not under writeback, and where its next pass
+/// starts.
+#[derive(Debug)]
+struct File {
+    dirty: BTreeSet<u64>,
+    /// The inode's `dirtied_when`: when it went from clean to dirty.
+    dirtied_when: Instant,
+    /// `writeback_index`: the page after the last one written back.
+    index: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct IoState {
+    first: u64,
+    pages: u64,
+    write: bool,
+}
+
+/// A stream's read-ahead state (`file_ra_state`), in pages.
+#[derive(Clone, Copy, Debug, Default)]
+struct Readahead {
+    start: u64,
+    size: u64,
+    async_size: u64,
+    /// The page after the stream's previous read.
+    prev_end: Option<u64>,
+}
+
+/// A throttled write(): pages of writeback still to complete before it
+/// returns, and its length in pages.
+#[derive(Clone, Copy, Debug)]
+struct Throttled {
+    owed: u64,
+}
+
+/// The page cache and its flusher (see the module's documentation).
+pub struct PageCache {
+    cfg: Config,
+    pages: BTreeMap<u64, Page>,
+    /// Clean idle pages by last use: stamp -> page.
+    lru: BTreeMap<u64, u64>,
+    stamp: u64,
+    nr_dirty: u64,
+    nr_writeback: u64,
+    files: BTreeMap<u64, File>,
+    /// Files with dirty pages in the order they became dirty (b_io).
+    order: VecDeque<u64>,
+    ra: BTreeMap<u32, Readahead>,
+    next_io: u64,
+    ios: BTreeMap<u64, IoState>,
+    /// Writeback requests waiting for a slot.
+    queue: VecDeque<u64>,
+    wb_in_flight: usize,
+    /// kupdate's pass: files dirtied before this, and pages left.
+    kupdate: Option<(Instant, u64)>,
+    /// Reads waiting for pages: token -> (pages missing, pages of the read).
+    reads: BTreeMap<u64, (u64, u64)>,
+    waiters: BTreeMap<u64, Vec<u64>>,
+    /// Throttled write() calls, by token.
+    throttled: BTreeMap<u64, Throttled>,
+    out: Vec<Out>,
+}
+
+fn copy_cost(pages: u64) -> Duration {
+    Duration::from_nanos(pages.saturating_mul(COPY_NS_PER_PAGE))
+}
+
+/// `get_init_ra_size`: the first window of a sequential stream.
+fn init_ra_size(req: u64, max: u64) -> u64 {
+    let size = req.max(1).checked_next_power_of_two().unwrap_or(u64::MAX);
+    if size <= max / 32 {
+        size * 4
+    } else if size <= max / 4 {
+        size * 2
+    } else {
+        max
+    }
+    .min(max)
+}
+
+/// `get_next_ra_size`: the window after one of `cur` pages.
+fn next_ra_size(cur: u64, max: u64) -> u64 {
+    if cur < max / 16 { cur * 4 } else { cur * 2 }.min(max)
+}
+
+impl PageCache {
+    /// An empty cache.
+    pub fn new(cfg: Config) -> Self {
+        PageCache {
+            cfg,
+            pages: BTreeMap::new(),
+            lru: BTreeMap::new(),
+            stamp: 0,
+            nr_dirty: 0,
+            nr_writeback: 0,
+            files: BTreeMap::new(),
+            order: VecDeque::new(),
+            ra: BTreeMap::new(),
+            next_io: 0,
+            ios: BTreeMap::new(),
+            queue: VecDeque::new(),
+            wb_in_flight: 0,
+            kupdate: None,
+            reads: BTreeMap::new(),
+            waiters: BTreeMap::new(),
+            throttled: BTreeMap::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// The settings.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// Point the cache at a new largest disk request (pages queued before
+    /// keep their size).
+    pub fn set_max_request_kib(&mut self, kib: u64) {
+        self.cfg.max_request_pages = (kib / 4).max(1);
+    }
+
+    /// Dirty pages (including those redirtied under writeback).
+    pub fn dirty(&self) -> u64 {
+        self.nr_dirty
+    }
+
+    /// Pages under writeback.
+    pub fn writeback(&self) -> u64 {
+        self.nr_writeback
+    }
+
+    /// Pages in the cache.
+    pub fn cached(&self) -> u64 {
+        self.pages.len() as u64
+    }
+
+    /// What the cache asks of its host since the last call.
+    pub fn take(&mut self) -> Vec<Out> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// A buffered write(): dirty its pages; it completes at memory speed,
+    /// or, over the dirty limit, once its writeback chunk has been
+    /// written.
+    pub fn write(&mut self, now: Instant, op: Op) {
+        let (first, end) = op.pages();
+        for p in first..end {
+            self.dirty_page(now, p, op.file_start);
+        }
+        if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages {
+            self.take_chunk();
+        }
+        if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages && self.nr_writeback > 0 {
+            let owed = self.cfg.write_chunk_pages;
+            self.throttled.insert(op.token, Throttled { owed });
+        } else {
+            self.out.push(Out::Done {
+                token: op.token,
+                at: now + copy_cost(end - first),
+            });
+        }
+        self.pump();
+        self.evict();
+    }
+
+    /// A buffered read(): hits complete at memory speed; misses wait for
+    /// the disk, with read-ahead on sequential streams.
+    pub fn read(&mut self, now: Instant, op: Op) {
+        let (first, end) = op.pages();
+        let (file_first, file_end) = op.file_pages();
+        let max = self.cfg.read_ahead_pages;
+        let mut ra = self.ra.get(&op.stream).copied().unwrap_or_default();
+        let sequential = first == file_first || ra.prev_end == Some(first);
+        let miss = !self.pages.contains_key(&first);
+        if miss {
+            if sequential {
+                // Initial read-ahead: a window from the request's size.
+                let req = end - first;
+                ra.start = first;
+                ra.size = init_ra_size(req, max).max(req);
+                ra.async_size = if ra.size > req {
+                    ra.size - req
+                } else {
+                    ra.size
+                };
+                self.read_window(op.stream, ra.start, ra.size, file_end);
+            } else {
+                ra = Readahead::default();
+            }
+        }
+        if ra.size > 0 {
+            let marker = ra.start + ra.size - ra.async_size;
+            if (first..end).contains(&marker) {
+                // The read-ahead marker: open the next window.
+                ra.start += ra.size;
+                ra.size = next_ra_size(ra.size, max);
+                ra.async_size = ra.size;
+                self.read_window(op.stream, ra.start, ra.size, file_end);
+            }
+        }
+        ra.prev_end = Some(end);
+        self.ra.insert(op.stream, ra);
+        // What read-ahead did not bring: just the request.
+        self.read_missing(op.stream, first, end);
+        let mut missing = 0;
+        for p in first..end {
+            match self.pages.get(&p).map(|pg| pg.uptodate) {
+                Some(true) => self.touch(p),
+                _ => {
+                    missing += 1;
+                    self.waiters.entry(p).or_default().push(op.token);
+                }
+            }
+        }
+        if missing == 0 {
+            self.out.push(Out::Done {
+                token: op.token,
+                at: now + copy_cost(end - first),
+            });
+        } else {
+            self.reads.insert(op.token, (missing, end - first));
+        }
+        self.evict();
+    }
+
+    /// The disk completed request `id`. Unknown ids are ignored.
+    pub fn io_done(&mut self, now: Instant, id: u64) {
+        let Some(io) = self.ios.remove(&id) else {
+            return;
+        };
+        if io.write {
+            self.wb_in_flight = self.wb_in_flight.saturating_sub(1);
+            for p in io.first..io.first + io.pages {
+                self.end_writeback(now, p);
+            }
+            // Every throttled writer counts the pages written back.
+            let mut released = Vec::new();
+            for (&t, w) in &mut self.throttled {
+                w.owed = w.owed.saturating_sub(io.pages);
+                if w.owed == 0 {
+                    released.push(t);
+                }
+            }
+            self.pump();
+            if self.wb_in_flight == 0 {
+                // No writeback left to wait for: nobody is held.
+                released = self.throttled.keys().copied().collect();
+            }
+            for t in released {
+                self.throttled.remove(&t);
+                self.out.push(Out::Done { token: t, at: now });
+            }
+        } else {
+            for p in io.first..io.first + io.pages {
+                self.end_read(now, p);
+            }
+        }
+        self.evict();
+    }
+
+    /// The flusher's periodic wake-up: write back what has been dirty for
+    /// longer than `dirty_expire_s`. Call it every [`KUPDATE_INTERVAL`].
+    pub fn kupdate(&mut self, now: Instant) {
+        // Nothing can have expired before `expire` has passed.
+        let cutoff = now.checked_duration_since(Instant::ZERO + self.cfg.expire);
+        if cutoff.is_some() && self.nr_dirty > 0 {
+            let cutoff = now.saturating_sub(self.cfg.expire);
+            self.kupdate = Some((cutoff, self.nr_dirty));
+        }
+        self.pump();
+    }
+
+    /// Whether anything waits for the disk or the flusher (for tests).
+    pub fn busy(&self) -> bool {
+        !self.ios.is_empty() || !self.queue.is_empty()
+    }
+
+    // ------------------------------------------------------------ pages
+
+    fn touch(&mut self, p: u64) {
+        let Some(pg) = self.pages.get_mut(&p) else {
+            return;
+        };
+        if let Some(s) = pg.lru.take() {
+            self.lru.remove(&s);
+        }
+        if pg.uptodate && !pg.dirty && !pg.writeback {
+            self.stamp += 1;
+            pg.lru = Some(self.stamp);
+            self.lru.insert(self.stamp, p);
+        }
+    }
+
+    fn dirty_page(&mut self, now: Instant, p: u64, file: u64) {
+        let pg = self.pages.entry(p).or_insert(Page {
+            file,
+            uptodate: true,
+            dirty: false,
+            writeback: false,
+            lru: None,
+        });
+        if let Some(s) = pg.lru.take() {
+            self.lru.remove(&s);
+        }
+        if pg.dirty {
+            return;
+        }
+        pg.dirty = true;
+        pg.file = file;
+        self.nr_dirty += 1;
+        if !pg.writeback {
+            self.file_dirty(now, file, p);
+        }
+    }
+
+    fn file_dirty(&mut self, now: Instant, file: u64, p: u64) {
+        let f = self.files.entry(file).or_insert_with(|| {
+            self.order.push_back(file);
+            File {
+                dirty: BTreeSet::new(),
+                dirtied_when: now,
+                index: 0,
+            }
+        });
+        f.dirty.insert(p);
+    }
+
+    fn end_writeback(&mut self, now: Instant, p: u64) {
+        let Some(pg) = self.pages.get_mut(&p) else {
+            return;
+        };
+        if !pg.writeback {
+            return;
+        }
+        pg.writeback = false;
+        self.nr_writeback = self.nr_writeback.saturating_sub(1);
+        if pg.dirty {
+            // Redirtied during writeback: its file is dirty again (as of
+            // now, unless it still is).
+            let file = pg.file;
+            self.file_dirty(now, file, p);
+        } else {
+            self.touch(p);
+        }
+    }
+
+    fn end_read(&mut self, now: Instant, p: u64) {
+        if let Some(pg) = self.pages.get_mut(&p) {
+            pg.uptodate = true;
+        }
+        self.touch(p);
+        for t in self.waiters.remove(&p).unwrap_or_default() {
+            if let Some(r) = self.reads.get_mut(&t) {
+                r.0 = r.0.saturating_sub(1);
+                if r.0 == 0 {
+                    let pages = r.1;
+                    self.reads.remove(&t);
+                    self.out.push(Out::Done {
+                        token: t,
+                        at: now + copy_cost(pages),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Evict clean idle pages, least recently used first, down to the
+    /// cache's size.
+    fn evict(&mut self) {
+        while self.pages.len() as u64 > self.cfg.memory_pages {
+            let Some((_, p)) = self.lru.pop_first() else {
+                break;
+            };
+            self.pages.remove(&p);
+        }
+    }
+
+    // ------------------------------------------------------------ reads
+
+    /// Read the pages of `[start, start + size)` not in the cache, within
+    /// the file.
+    fn read_window(&mut self, stream: u32, start: u64, size: u64, file_end: u64) {
+        let end = start.saturating_add(size).min(file_end);
+        self.read_missing(stream, start, end);
+    }
+
+    /// Read every page of `[first, end)` not in the cache, in contiguous
+    /// runs of at most the largest request.
+    fn read_missing(&mut self, stream: u32, first: u64, end: u64) {
+        let mut run: Option<(u64, u64)> = None;
+        for p in first..end {
+            if self.pages.contains_key(&p) {
+                if let Some((s, n)) = run.take() {
+                    self.send_read(stream, s, n);
+                }
+                continue;
+            }
+            self.pages.insert(
+                p,
+                Page {
+                    file: 0,
+                    uptodate: false,
+                    dirty: false,
+                    writeback: false,
+                    lru: None,
+                },
+            );
+            run = match run {
+                Some((s, n)) if n < self.cfg.max_request_pages => Some((s, n + 1)),
+                Some((s, n)) => {
+                    self.send_read(stream, s, n);
+                    Some((p, 1))
+                }
+                None => Some((p, 1)),
+            };
+        }
+        if let Some((s, n)) = run {
+            self.send_read(stream, s, n);
+        }
+    }
+
+    fn send_read(&mut self, stream: u32, first: u64, pages: u64) {
+        let io = self.new_io(first, pages, false);
+        self.out.push(Out::Io(Io {
+            stream: Some(stream),
+            ..io
+        }));
+    }
+
+    fn new_io(&mut self, first: u64, pages: u64, write: bool) -> Io {
+        let id = self.next_io;
+        self.next_io += 1;
+        self.ios.insert(
+            id,
+            IoState {
+                first,
+                pages,
+                write,
+            },
+        );
+        let sector = first * PAGE_SECTORS;
+        let sectors = (pages * PAGE_SECTORS).min(self.cfg.capacity_sectors.saturating_sub(sector));
+        Io {
+            id,
+            sector,
+            sectors: sectors.max(1).min(u64::from(u32::MAX)) as u32,
+            write,
+            stream: None,
+        }
+    }
+
+    // ------------------------------------------------------------ writeback
+
+    /// A throttled writer's chunk: up to `write_chunk` dirty pages, file
+    /// after file in dirtied order, queued for writeback; returns the
+    /// pages taken.
+    fn take_chunk(&mut self) -> u64 {
+        let mut left = self.cfg.write_chunk_pages;
+        let mut taken = 0;
+        let mut tries = self.order.len();
+        while left > 0 && tries > 0 {
+            tries -= 1;
+            let Some(&file) = self.order.front() else {
+                break;
+            };
+            let n = self.pass(file, left.min(MAX_WRITEBACK_PAGES));
+            taken += n;
+            left -= n.min(left);
+        }
+        taken
+    }
+
+    /// One writeback pass over `file`: up to `max` of its dirty pages from
+    /// its writeback index on (wrapping), as contiguous runs queued for
+    /// writeback. The file goes to the back of the order (or leaves it
+    /// once clean). Returns the pages taken.
+    fn pass(&mut self, file: u64, max: u64) -> u64 {
+        let Some(f) = self.files.get_mut(&file) else {
+            self.order.retain(|&x| x != file);
+            return 0;
+        };
+        let picked: Vec<u64> = f
+            .dirty
+            .range(f.index..)
+            .chain(f.dirty.range(..f.index))
+            .copied()
+            .take(max.min(usize::MAX as u64) as usize)
+            .collect();
+        for p in &picked {
+            f.dirty.remove(p);
+        }
+        if let Some(&last) = picked.last() {
+            f.index = last + 1;
+        }
+        let clean = f.dirty.is_empty();
+        if let Some(pos) = self.order.iter().position(|&x| x == file) {
+            self.order.remove(pos);
+        }
+        if clean {
+            self.files.remove(&file);
+        } else {
+            self.order.push_back(file);
+        }
+        for &p in &picked {
+            if let Some(pg) = self.pages.get_mut(&p) {
+                pg.dirty = false;
+                pg.writeback = true;
+            }
+        }
+        self.nr_dirty = self.nr_dirty.saturating_sub(picked.len() as u64);
+        self.nr_writeback += picked.len() as u64;
+        // Contiguous runs, each cut at the largest request.
+        let mut i = 0;
+        while i < picked.len() {
+            let start = picked[i];
+            let mut n = 1;
+            while i + (n as usize) < picked.len()
+                && picked[i + n as usize] == start + n
+                && n < self.cfg.max_request_pages
+            {
+                n += 1;
+            }
+            let io = self.new_io(start, n, true);
+            self.queue.push_back(io.id);
+            i += n as usize;
+        }
+        picked.len() as u64
+    }
+
+    /// The flusher's next pass of its own: kupdate's expired files first,
+    /// then background writeback while over the background threshold.
+    /// Returns whether it queued anything.
+    fn flusher_pass(&mut self) -> bool {
+        if let Some((cutoff, budget)) = self.kupdate {
+            let file = self
+                .order
+                .iter()
+                .copied()
+                .find(|f| self.files.get(f).is_some_and(|x| x.dirtied_when <= cutoff));
+            match file {
+                Some(file) if budget > 0 => {
+                    let n = self.pass(file, MAX_WRITEBACK_PAGES.min(budget));
+                    self.kupdate = Some((cutoff, budget.saturating_sub(n.max(1))));
+                    return true;
+                }
+                _ => self.kupdate = None,
+            }
+        }
+        if self.nr_dirty > self.cfg.background_pages {
+            if let Some(&file) = self.order.front() {
+                return self.pass(file, MAX_WRITEBACK_PAGES) > 0;
+            }
+        }
+        false
+    }
+
+    /// Send queued writeback while request slots are free, making more
+    /// when the queue runs dry.
+    fn pump(&mut self) {
+        loop {
+            while self.wb_in_flight < NR_REQUESTS {
+                let Some(id) = self.queue.pop_front() else {
+                    break;
+                };
+                let Some(st) = self.ios.get(&id) else {
+                    continue;
+                };
+                let sector = st.first * PAGE_SECTORS;
+                let sectors = (st.pages * PAGE_SECTORS)
+                    .min(self.cfg.capacity_sectors.saturating_sub(sector))
+                    .max(1);
+                self.wb_in_flight += 1;
+                self.out.push(Out::Io(Io {
+                    id,
+                    sector,
+                    sectors: sectors.min(u64::from(u32::MAX)) as u32,
+                    write: true,
+                    stream: None,
+                }));
+            }
+            if self.wb_in_flight >= NR_REQUESTS || !self.flusher_pass() {
+                break;
+            }
+        }
+    }
+}
