@@ -15,7 +15,7 @@ const SCHEDS: [&str; 3] = ["bfq+", "bfq", "cfq"];
 /// queueing drive (see `sluice::policy::bfq`). Shown beside the papers'
 /// BFQ+ in the start-up, video and NCQ experiments; its parameters are
 /// [`CODE_PARAMS`], not parsed from the label.
-const CODE: &str = "bfq+ (2.6.35 code)";
+pub(super) const CODE: &str = "bfq+ (2.6.35 code)";
 /// The parameters [`CODE`] stands for.
 const CODE_PARAMS: [(&str, &str); 3] = [
     ("raised_idle_factor", "3"),
@@ -87,7 +87,7 @@ fn workload(s: ScenarioBuilder, name: &str) -> ScenarioBuilder {
 
 /// A scenario with the scheduler a label such as `bfq+ low_latency=false`
 /// names ([`CODE`] maps to its own parameters).
-fn scheduler(s: ScenarioBuilder, label: &str) -> ScenarioBuilder {
+pub(super) fn scheduler(s: ScenarioBuilder, label: &str) -> ScenarioBuilder {
     if label == CODE {
         let mut s = s.scheduler("bfq+");
         for (k, v) in CODE_PARAMS {
