@@ -42,11 +42,11 @@ def bfq(exps):
         [w] + ["%s / %s" % (fmt(value(thr, s, w, "aggregate")), fmt(value(thr, s, w, "aggregate", "paper"), 1)) for s in scheds]
         for w in ("10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand")]))
     st, vid = exps["startup"], exps["video"]
-    po = "bfq+ raised_idle_factor=1 raised_timeout=false"
+    po = "bfq+ (2.6.35 code)"
     cols = [("bash", s) for s in ("bfq+", "bfq", "cfq")] + \
         [("xterm", s) for s in ("bfq+", "bfq", "cfq", po)] + [("gnometerm", s) for s in ("bfq+", "bfq", "cfq", po)]
-    head = ["workload"] + ["%s %s" % (a, "bfq+ (papers only)" if s == po else s) for a, s in cols] + \
-        ["video bfq+", "video cfq", "video bfq+ (papers only)"]
+    head = ["workload"] + ["%s %s" % (a, s) for a, s in cols] + \
+        ["video bfq+", "video cfq", "video " + po]
     rows = []
     for w in ("idle", "10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand"):
         r = [w] + [fmt(value(st, s, w, a)) for a, s in cols]
@@ -57,18 +57,28 @@ def bfq(exps):
     for w in ("idle, recorded", "10r-seq, recorded"):
         print("\n%s: xterm bfq+ %s s" % (w, fmt(value(st, "bfq+", w, "xterm"))))
     ncq = exps["ncq"]
-    scheds = ("bfq+", "bfq", "cfq", "noop")
+    scheds = ("bfq+", "bfq", "cfq", "noop", po)
+    apps = ("bash", "xterm", "gnometerm")
     print("\nWith NCQ, start-up time (s):\n")
-    print(table(["workload"] + ["%s %s" % (s, a) for a in ("xterm", "gnometerm") for s in scheds], [
-        [w] + [fmt(value(ncq, s, w, a)) for a in ("xterm", "gnometerm") for s in scheds]
+    print(table(["workload"] + ["%s %s" % (s, a) for a in apps for s in scheds], [
+        [w] + [fmt(value(ncq, s, w, a)) for a in apps for s in scheds]
         for w in ("10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand")]))
     wt = exps["weights"]
     print("\nWeights: " + "; ".join("%s %s" % (s, "/".join(fmt(value(wt, s, "3r-seq-w100:200:300", "share_r%d" % i), 3) for i in range(3)))
                                    for s in ("bfq", "bfq+")))
     ab = exps["ablation"]
     names = ["bfq+"] + ["bfq+ %s=false" % k for k in ("low_latency", "peak_rate_lpf", "budget_rules", "fairness_rules", "write_throt")]
-    for w in ("10r-seq", "5r5w-seq"):
-        print("Ablation, xterm under %s: %s" % (w, ", ".join("%s %s s" % (n, fmt(value(ab, n, w, "xterm"))) for n in names)))
+    print("\nAblation (start-up s, aggregate MB/s):\n")
+    cols = [(w, m) for w in ("10r-seq", "5r5w-seq") for m in ("bash", "xterm", "aggregate")]
+    print(table(["scheduler"] + ["%s %s" % c for c in cols], [
+        [n] + [fmt(value(ab, n, w, m)) for w, m in cols] for n in names]))
+    bufs = [r for r in vid if r["metric"].startswith("drop_rate@buffer=")]
+    if bufs:
+        depths = sorted({int(r["metric"].split("=")[1]) for r in bufs})
+        print("\nVideo drop rate (%) by player buffer (frames):\n")
+        print(table(["scheduler", "workload"] + [str(d) for d in depths], [
+            [s, w] + [fmt(value(vid, s, w, "drop_rate@buffer=%d" % d), 1) for d in depths]
+            for s in ("bfq+", "cfq") for w in ("10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand")]))
 
 
 def yfq(exps):

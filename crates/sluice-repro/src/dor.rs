@@ -134,6 +134,9 @@ fn gain(x: f64, base: f64) -> f64 {
     100.0 * (x / base - 1.0)
 }
 
+/// What `--quick` shortens.
+pub(super) const QUICK: &str = "runs of 15 s instead of 60 s";
+
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     experiments_with(opts, IoCount::Total)
 }

@@ -40,6 +40,18 @@ pub struct Row {
     pub ours: f64,
     /// The paper's value, in `unit`, where the paper gives one.
     pub paper: Option<f64>,
+    /// What the paper says about this row, where it says something but
+    /// gives no number (absent from the JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Row {
+    /// The row with what the paper says about it.
+    pub(crate) fn with_note(mut self, note: &str) -> Row {
+        self.note = Some(note.into());
+        self
+    }
 }
 
 /// One experiment of a paper.
@@ -73,6 +85,7 @@ pub(crate) fn row(
         unit: unit.into(),
         ours,
         paper,
+        note: None,
     }
 }
 
@@ -112,6 +125,28 @@ pub struct Options<'a> {
     pub progress: &'a (dyn Fn(usize, usize) + Sync),
     /// Also write every simulated scenario as a TOML file here.
     pub save_scenarios: Option<&'a std::path::Path>,
+}
+
+/// What `--quick` shortens in a paper's experiments (`all`: every paper's),
+/// in one line.
+pub fn quick_note(paper: &str) -> String {
+    let one = |p: &str| match p {
+        "bfq" => bfq::QUICK,
+        "yfq" => yfq::QUICK,
+        "vios" => vios::QUICK,
+        "dor" => dor::QUICK,
+        _ => "",
+    };
+    let text = if paper == "all" {
+        PAPERS
+            .iter()
+            .map(|p| format!("{p}: {}", one(p)))
+            .collect::<Vec<_>>()
+            .join("; ")
+    } else {
+        one(paper).to_string()
+    };
+    format!("--quick: {text}")
 }
 
 /// Run one paper's experiments (`all`: every paper), quick or full, telling
@@ -398,6 +433,19 @@ fn pivot(o: &mut String, e: &Experiment) {
     );
 }
 
+/// The rows' notes under a table, once per scheduler and note.
+fn notes(o: &mut String, e: &Experiment) {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for r in &e.rows {
+        if let Some(n) = r.note.as_deref() {
+            if !seen.contains(&(r.scheduler.as_str(), n)) {
+                seen.push((r.scheduler.as_str(), n));
+                let _ = writeln!(o, "  {}: {n}", r.scheduler);
+            }
+        }
+    }
+}
+
 /// Readable tables of a report, one per experiment; experiments of more
 /// than [`SUMMARY_ABOVE`] rows as a summary unless `full`.
 pub fn tables(r: &ReproReport, full: bool) -> String {
@@ -409,6 +457,7 @@ pub fn tables(r: &ReproReport, full: bool) -> String {
         }
         if !full && e.rows.len() > SUMMARY_ABOVE {
             pivot(&mut o, e);
+            notes(&mut o, e);
             o.push('\n');
             continue;
         }
@@ -431,6 +480,7 @@ pub fn tables(r: &ReproReport, full: bool) -> String {
                 row.scheduler, row.workload, row.metric, row.ours, paper, row.unit
             );
         }
+        notes(&mut o, e);
         o.push('\n');
     }
     o

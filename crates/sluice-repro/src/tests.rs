@@ -98,3 +98,108 @@ fn saved_scenarios_load_as_the_ones_run() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Start-up times by (experiment, workload, application), then scheduler.
+type Startups = std::collections::BTreeMap<(String, String, String), Vec<(String, f64)>>;
+
+fn startups(experiments: &[Experiment]) -> Startups {
+    let mut out = Startups::new();
+    for e in experiments {
+        for r in e.rows.iter().filter(|r| r.unit == "s") {
+            let key = (e.id.clone(), r.workload.clone(), r.metric.clone());
+            out.entry(key)
+                .or_default()
+                .push((r.scheduler.clone(), r.ours));
+        }
+    }
+    out
+}
+
+/// `repro bfq --quick` keeps the full run's rankings: for each start-up
+/// (experiment, workload, application), no two schedulers that one run
+/// orders clearly (the slower at least 1.2x the faster) are in the other
+/// order in the other run. The start-up and ablation experiments only:
+/// the whole paper takes minutes in a debug build, and these two hold
+/// what `--quick` once changed (the start time, the number of runs).
+#[test]
+fn bfq_quick_keeps_the_full_runs_start_up_rankings() {
+    let want = |id: &str| id == "startup" || id == "ablation";
+    let run = |quick| {
+        let opts = Options {
+            quick,
+            progress: &|_, _| {},
+            save_scenarios: None,
+        };
+        startups(&bfq::experiments_where(&opts, &want).unwrap())
+    };
+    let (quick, full) = (run(true), run(false));
+    assert_eq!(
+        quick.keys().collect::<Vec<_>>(),
+        full.keys().collect::<Vec<_>>()
+    );
+    let clear = |a: f64, b: f64| a.max(b) >= 1.2 * a.min(b);
+    let mut pairs = 0;
+    for (key, f) in &full {
+        let q = &quick[key];
+        for (i, (sa, fa)) in f.iter().enumerate() {
+            for (sb, fb) in &f[i + 1..] {
+                let value = |s: &str| q.iter().find(|x| x.0 == s).map(|x| x.1);
+                let (Some(qa), Some(qb)) = (value(sa), value(sb)) else {
+                    panic!("{key:?}: {sa} or {sb} missing from the quick run");
+                };
+                pairs += 1;
+                assert!(
+                    (fa - fb) * (qa - qb) >= 0.0 || !(clear(*fa, *fb) || clear(qa, qb)),
+                    "{key:?} {sa}/{sb}: full {fa:.2}/{fb:.2}, quick {qa:.2}/{qb:.2}"
+                );
+            }
+        }
+    }
+    assert!(pairs > 100, "{pairs} pairs");
+}
+
+/// The 2.6.3x-code label maps to its own parameters, not to words parsed
+/// from its text; the plain labels still parse.
+#[test]
+fn labels_name_their_schedulers() {
+    let base = || ScenarioBuilder::new("x", 1.0).preset("maxtor-stm332061");
+    let code = bfq::scheduler(base(), bfq::CODE);
+    let (policy, params) = code.policy();
+    assert_eq!(policy, "bfq+");
+    let listed: Vec<(String, String)> = params
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    for (k, v) in [
+        ("raised_idle_factor", "3"),
+        ("raised_timeout", "true"),
+        ("raised_ncq_idling", "true"),
+    ] {
+        assert!(listed.contains(&(k.into(), v.into())), "{listed:?}");
+    }
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    let off = bfq::scheduler(base(), "bfq+ low_latency=false");
+    let (policy, params) = off.policy();
+    assert_eq!(policy, "bfq+");
+    assert_eq!(params.len(), 1);
+}
+
+/// `--quick` is announced with what it shortens, and a row's note is
+/// printed once under its table.
+#[test]
+fn quick_is_explained_and_notes_are_printed() {
+    for p in PAPERS.iter().chain(&["all"]) {
+        let n = quick_note(p);
+        assert!(n.starts_with("--quick: ") && n.len() > 30, "{p}: {n}");
+    }
+    let mut r = sweep(&[11], 1);
+    let e = &mut r.experiments[0];
+    e.rows[0] = e.rows[0].clone().with_note("what the paper says");
+    e.rows[1] = e.rows[1].clone().with_note("what the paper says");
+    let t = tables(&r, true);
+    assert_eq!(t.matches("dor: what the paper says").count(), 1, "{t}");
+    let json = serde_json::to_value(&r).unwrap();
+    let rows = &json["experiments"][0]["rows"];
+    assert_eq!(rows[0]["note"], "what the paper says");
+    assert!(rows[2].get("note").is_none(), "{rows}");
+}

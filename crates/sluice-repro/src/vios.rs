@@ -111,6 +111,9 @@ fn mb_s(r: &SimReport, app: &str) -> f64 {
     bytes as f64 / 1e6 / done(r, app).max(1e-9)
 }
 
+/// What `--quick` shortens.
+pub(super) const QUICK: &str = "150 random reads per tiobench thread instead of 1000, programs of 500 reads instead of 2730, 200 reads per TCQ thread instead of 1000";
+
 /// Every experiment of the paper.
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     let quick = opts.quick;

@@ -131,6 +131,9 @@ fn experiment(id: &str, title: &str, notes: &str, rows: Vec<Row>) -> Experiment 
     super::experiment("yfq", id, title, notes, rows)
 }
 
+/// What `--quick` shortens.
+pub(super) const QUICK: &str = "runs of 20 s instead of 60 s";
+
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     let quick = opts.quick;
     let dur = if quick { 20.0 } else { 60.0 };

@@ -51,10 +51,19 @@ fn bfq_shapes() {
         "{recorded}"
     );
     // bash, the paper's smallest application, under load: BFQ+ near its
-    // idle time, CFQ and BFQ many times slower (Fig. 4).
+    // idle time, CFQ and BFQ many times slower (Fig. 4). With every slot
+    // within T_max (the papers' BFQ+) bash needs two slots beside
+    // 10r-seq, and two readers' slots of about 130 ms come between them
+    // (0.57 s against 0.28 s idle); the 2.6.3x code's longer raised slot
+    // serves it in one (0.34 s).
     let b = |s, w| value(&r, "startup", s, w, "bash");
     assert!(
-        b("bfq+", "10r-seq") < 2.0 * b("bfq+", "idle")
+        b("bfq+ (2.6.35 code)", "10r-seq") < 2.0 * b("bfq+", "idle"),
+        "{}",
+        b("bfq+ (2.6.35 code)", "10r-seq")
+    );
+    assert!(
+        b("bfq+", "10r-seq") < 2.5 * b("bfq+", "idle")
             && b("cfq", "10r-seq") > 5.0 * b("bfq+", "10r-seq")
             && b("bfq", "10r-seq") > 5.0 * b("bfq+", "10r-seq"),
         "{} {} {} {}",
@@ -74,23 +83,26 @@ fn bfq_shapes() {
             d("cfq")
         );
     }
-    // The code's raised-queue idling and timeout (BFQ+'s defaults) cost a
-    // video player beside repeated start-ups, against BFQ+ without them.
-    let papers = "bfq+ raised_idle_factor=1 raised_timeout=false";
+    // The 2.6.3x code's raised-queue idling and timeout cost a video
+    // player beside repeated start-ups, against the papers' BFQ+.
+    let code = "bfq+ (2.6.35 code)";
     let drops = |s| value(&r, "video", s, "10r-seq", "drop_rate");
     assert!(
-        drops("bfq+") > 2.0 * drops(papers) + 1.0,
+        drops(code) > 2.0 * drops("bfq+") + 1.0,
         "{} {}",
-        drops("bfq+"),
-        drops(papers)
+        drops(code),
+        drops("bfq+")
     );
-    // Under NCQ a raised start-up still idles, which noop cannot do.
+    // Under NCQ the papers' BFQ+ gives up idling, raised queues included,
+    // and a large start-up becomes many times slower than without NCQ
+    // (Table 2); the code's idling for raised queues keeps it fast.
     let ncq = |s| value(&r, "ncq", s, "10r-seq", "xterm");
     assert!(
-        ncq("noop") > 3.0 * ncq("bfq+"),
-        "{} {}",
-        ncq("noop"),
-        ncq("bfq+")
+        ncq("bfq+") > 3.0 * x("bfq+") && ncq("bfq+") > 3.0 * ncq(code),
+        "{} {} {}",
+        ncq("bfq+"),
+        x("bfq+"),
+        ncq(code)
     );
     for (i, ideal) in [1.0 / 6.0, 2.0 / 6.0, 3.0 / 6.0].iter().enumerate() {
         let share = value(

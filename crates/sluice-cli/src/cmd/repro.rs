@@ -72,5 +72,13 @@ pub(crate) fn run(args: Args) -> Result<()> {
     if let Some(b) = bar.get() {
         b.finish();
     }
-    emit(args.json, &report, |r| sluice_repro::tables(r, args.full))
+    emit(args.json, &report, |r| {
+        let tables = sluice_repro::tables(r, args.full);
+        if args.quick {
+            // First, what --quick changed, so no table is read as a full run's.
+            format!("{}\n\n{tables}", sluice_repro::quick_note(paper))
+        } else {
+            tables
+        }
+    })
 }

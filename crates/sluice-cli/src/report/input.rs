@@ -219,6 +219,7 @@ fn experiment(paper: &str, e: &Value) -> Result<Experiment> {
             unit: text(r, "unit"),
             ours: num(r, "ours"),
             paper: r.get("paper").and_then(Value::as_f64),
+            note: r.get("note").and_then(Value::as_str).map(String::from),
         })
         .collect();
     Ok(Experiment {

@@ -39,8 +39,10 @@ impl BfqVariant {
 }
 
 /// The rows of `bfq` (`plus` false) or `bfq+`: `bfq+` turns the five
-/// heuristics on and idles and times out raised queues as the code it ran.
-const fn bfq_table(plus: bool) -> [ParamSpec; 25] {
+/// heuristics on. What BFQ's code for 2.6.3x kernels did for raised queues
+/// (longer idling, a scaled timeout, idling on queueing drives) is off in
+/// both: the papers do not do it.
+const fn bfq_table(plus: bool) -> [ParamSpec; 26] {
     [
         ParamSpec::float(
             "slice_idle_ms",
@@ -126,14 +128,19 @@ const fn bfq_table(plus: bool) -> [ParamSpec; 25] {
         ),
         ParamSpec::int(
             "raised_idle_factor",
-            if plus { 3 } else { 1 },
+            1,
             (1, 100),
-            "a raised queue idles this many slice_idle_ms (the code's three slices)",
+            "a raised queue idles this many slice_idle_ms (papers: silent, so one; BFQ code for 2.6.3x: 3)",
         ),
         ParamSpec::bool(
             "raised_timeout",
-            plus,
-            "a raised queue's budget timeout is T_max times its raised over its original weight",
+            false,
+            "a raised queue's budget timeout is T_max times its raised over its original weight (BFQ code for 2.6.3x; papers: every slot within T_max)",
+        ),
+        ParamSpec::bool(
+            "raised_ncq_idling",
+            false,
+            "bfq+ idles for raised queues on a queueing drive (BFQ code for 2.6.3x; papers: no idling with NCQ)",
         ),
         ParamSpec::float(
             "fifo_expire_sync_ms",
@@ -230,24 +237,29 @@ pub struct BfqConfig {
     /// Weight raising: `raising_coeff` (C_rais), `raising_mb` (B_rais),
     /// `raising_ms` (T_rais), `raising_idle_ms` (T_idle), all from §4.1.
     pub raising: RaisingParams,
-    /// `raised_idle_factor`: a weight-raised
-    /// queue waits this many times `slice_idle_ms` for its next request.
-    /// The papers do not say how long BFQ+ idles for a raised queue; the
-    /// code they ran (BFQ's weight-raising releases for 2.6.3x) arms the
-    /// idle timer for three slices. See the module docs, "The code the
-    /// paper ran".
+    /// `raised_idle_factor`: a weight-raised queue waits this many times
+    /// `slice_idle_ms` for its next request. The papers say BFQ+ idles for
+    /// raised queues (SYSTOR §4.1) but not for how long, so the default is
+    /// one slice, as for any queue. BFQ's weight-raising code for 2.6.3x
+    /// kernels (the code the papers ran) armed the idle timer for three
+    /// slices: `raised_idle_factor = 3` follows it.
     pub raised_idle_factor: u32,
-    /// `raised_timeout`: a weight-raised queue's budget
-    /// timeout is T_max times its current weight over its original weight
-    /// (`timeout_coeff` of the same code). The SYSTOR paper's §3.3 bounds
-    /// every slot of BFQ by T_max; its §4.1, which adds weight raising,
-    /// does not say whether a raised queue keeps that bound, so BFQ+
-    /// follows the code. The choice is a trade (measured in the README,
-    /// "What differs and why"): with it a start-up beside ten raised
-    /// readers stays within 2x of idle; without it a video player beside
-    /// repeated start-ups of a large application (xterm) keeps more of
-    /// its frames.
+    /// `raised_timeout`: a weight-raised queue's budget timeout is T_max
+    /// times its current weight over its original weight (`timeout_coeff`
+    /// of BFQ's code for 2.6.3x kernels). Off by default: SYSTOR §3.3
+    /// bounds every slot by T_max and §4.1, which adds weight raising,
+    /// makes no exception for raised queues. With it on, a start-up beside
+    /// ten raised readers gets closer to its idle-disk time; with it off, a
+    /// video player beside repeated start-ups keeps more of its frames
+    /// (`sluice repro bfq` shows both).
     pub raised_timeout: bool,
+    /// `raised_ncq_idling`: `bfq+` keeps idling for weight-raised queues on
+    /// a drive that queues commands (`queue_depth() > 1`), as BFQ's code
+    /// for 2.6.3x kernels did (its hardware-queueing test dropped idling
+    /// only for queues that were not raised). Off by default: SYSTOR
+    /// §6.2.2 and the report's §7.3.2 say BFQ+, like BFQ and CFQ, gives up
+    /// idling with NCQ, which is why start-ups become slow there.
+    pub raised_ncq_idling: bool,
     /// `fifo_expire_sync_ms` and `fifo_expire_async_ms`: a
     /// request older than this is served first at the start of its queue's
     /// next slot (once per slot, as the code's `bfq_check_fifo`); 0 turns
@@ -327,6 +339,7 @@ impl BfqConfig {
         let raising_idle_ms = p.float(t, "raising_idle_ms")?;
         let raised_idle_factor = p.int(t, "raised_idle_factor")? as u32;
         let raised_timeout = p.bool(t, "raised_timeout")?;
+        let raised_ncq_idling = p.bool(t, "raised_ncq_idling")?;
         let fifo_sync = p.float(t, "fifo_expire_sync_ms")?;
         let fifo_async = p.float(t, "fifo_expire_async_ms")?;
         let quantum = p.int(t, "quantum")? as u32;
@@ -356,6 +369,7 @@ impl BfqConfig {
             },
             raised_idle_factor,
             raised_timeout,
+            raised_ncq_idling,
             fifo_expire_sync: ms(fifo_sync),
             fifo_expire_async: ms(fifo_async),
             quantum,

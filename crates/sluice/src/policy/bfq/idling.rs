@@ -12,11 +12,18 @@ impl Bfq {
         if !q.sync || self.cfg.slice_idle.is_zero() {
             return false;
         }
-        if self.cfg.low_latency && q.raising.active(now, &self.cfg.raising) {
-            return true;
-        }
-        if self.cfg.variant == BfqVariant::Plus && device.queue_depth() > 1 {
+        let raised = self.cfg.low_latency && q.raising.active(now, &self.cfg.raising);
+        // BFQ+ gives up idling on a drive that queues commands (SYSTOR
+        // §5.1, §6.2.2), raised queues included unless `raised_ncq_idling`
+        // keeps it for them as BFQ's code for 2.6.3x kernels did.
+        if self.cfg.variant == BfqVariant::Plus
+            && device.queue_depth() > 1
+            && !(raised && self.cfg.raised_ncq_idling)
+        {
             return false;
+        }
+        if raised {
+            return true;
         }
         if self.cfg.think_time_rule && !q.idle_window {
             return false;

@@ -50,15 +50,14 @@
 //!   whatever their pattern (§4.1), for random queues a full slice until
 //!   they received `B_max / 8` in the slot and `min_tt_ms` after
 //!   (H-fairness rule 3: "a very low value" in the report, 2 ms in the
-//!   code), and not on a device that
-//!   queues commands, `queue_depth() > 1` (§5.1), except for raised queues:
-//!   §4.1 never disables idling for them "whatever their request patterns",
-//!   and BFQ's code of 2011-12 (the oldest with weight raising we could
-//!   read) did the same: its hardware-queueing test dropped idling only for
-//!   queues that were not raised. Without that
-//!   exception a raised start-up under NCQ is served no better than under
-//!   noop. The original `bfq` keeps idling on such devices (the paper
-//!   attributes the NCQ rule to CFQ and BFQ+ only).
+//!   code), and not on a device that queues commands, `queue_depth() > 1`
+//!   (§5.1), raised queues included: SYSTOR §6.2.2 and report §7.3.2 say
+//!   BFQ+, BFQ and CFQ all give up idling with NCQ, and measure the slow
+//!   start-ups that follow. BFQ's code for 2.6.3x kernels kept idling there
+//!   for raised queues (its hardware-queueing test dropped idling only
+//!   for queues that were not raised): the named parameter
+//!   `raised_ncq_idling` does the same. The original `bfq` keeps idling on
+//!   such devices (the §5.1 rule is stated for CFQ and BFQ+).
 //! * **Weight raising** ([`weight_raising`]): H-low-latency.
 //!
 //! # The code the paper ran
@@ -70,13 +69,18 @@
 //! instance C_rais = 10 and T_rais = 6 s, where that code had other
 //! values):
 //!
-//! * `raised_idle_factor` (three for `bfq+`): a raised queue idles three
-//!   slices (24 ms); `raised_timeout` (on for `bfq+`): its budget timeout is
-//!   T_max times its raised weight over its original one. Both only act on
-//!   raised queues, so `bfq` is unaffected. They let a start-up beside
-//!   other new (raised) applications get close to its idle-disk time, and
-//!   cost a video player beside repeated start-ups its frames: `sluice
-//!   repro bfq` shows BFQ+ without them beside BFQ+.
+//! * Three things the code did for raised queues, off by default because
+//!   the papers do otherwise or say nothing, each a named parameter that
+//!   turns the code's choice back on: `raised_idle_factor = 3` (a raised
+//!   queue idles three slices, 24 ms; the papers do not say how long, so
+//!   the default is one slice), `raised_timeout = true` (its budget
+//!   timeout is T_max times its raised weight over its original one; the
+//!   papers bound every slot by T_max) and `raised_ncq_idling = true` (it
+//!   keeps idling on a queueing drive; the papers say BFQ+ does not).
+//!   They let a start-up beside other new (raised) applications get close
+//!   to its idle-disk time, and cost a video player beside repeated
+//!   start-ups its frames: `sluice repro bfq` shows BFQ+ with all three
+//!   (`bfq+ (2.6.35 code)`) beside BFQ+.
 //! * `timeout_at_completion`: the budget-timeout clock (and the
 //!   slowness clock) starts at the slot's first completion, there is no
 //!   timer for it (it is checked at arrivals, completions, dispatches and
@@ -118,7 +122,8 @@
 //! "BFQ plus that heuristic", and `bfq+` with one off is the ablation the
 //! paper's §6 discusses. What is not switchable: initial budget (B_max for
 //! `bfq`, B_max / 2 for `bfq+`, part of H-throughput and switched with
-//! `budget_rules`), and the no-idling-with-NCQ rule (`bfq+` only).
+//! `budget_rules`), and the no-idling-with-NCQ rule (`bfq+` only;
+//! `raised_ncq_idling` only exempts raised queues from it).
 
 mod budget;
 mod config;

@@ -73,6 +73,9 @@ fn defaults_are_the_papers() {
     assert_eq!(p.raising.budget, 46_875); // 24 MB in sectors
     assert_eq!(p.raising.max_time, Duration::from_secs(6));
     assert_eq!(p.raising.min_idle, Duration::from_secs(2));
+    // Where the 2.6.3x code did more for raised queues, the papers' way.
+    assert_eq!(p.raised_idle_factor, 1);
+    assert!(!p.raised_timeout && !p.raised_ncq_idling);
 }
 
 #[test]
@@ -320,18 +323,32 @@ fn an_async_queue_is_not_idled_for() {
 }
 
 #[test]
-fn bfq_plus_idles_on_a_queueing_device_only_for_raised_queues() {
-    // A raised queue keeps its idling whatever the device (§4.1: idling is
-    // never disabled for raised applications).
+fn bfq_plus_does_not_idle_on_a_queueing_device_even_for_raised_queues() {
+    // The papers: BFQ+ gives up idling with NCQ (SYSTOR §6.2.2), raised
+    // queues included.
     let mut tb = bed_at(BfqConfig::plus(), 4);
     with_pattern(&mut tb, 1, 8);
     tb.add(2, 1 << 30, 8);
     assert!(tb.policy().is_raised(tb.now(), FlowId(1)));
+    assert_eq!(tb.expect_dispatch().flow, FlowId(2));
+    // The same queue on a serial drive is idled for.
+    let mut tb = bed_at(BfqConfig::plus(), 1);
+    with_pattern(&mut tb, 1, 8);
+    tb.add(2, 1 << 30, 8);
     expect_idle(&mut tb);
-    // Not raised: no idling on a device that queues commands (§5.1).
+    // The 2.6.3x code's choice, by name: raised queues keep idling there.
+    let cfg = BfqConfig {
+        raised_ncq_idling: true,
+        ..BfqConfig::plus()
+    };
+    let mut tb = bed_at(cfg.clone(), 4);
+    with_pattern(&mut tb, 1, 8);
+    tb.add(2, 1 << 30, 8);
+    expect_idle(&mut tb);
+    // ...but not queues that are not raised (§5.1).
     let cfg = BfqConfig {
         low_latency: false,
-        ..BfqConfig::plus()
+        ..cfg
     };
     let mut tb = bed_at(cfg, 4);
     with_pattern(&mut tb, 1, 8);
@@ -359,43 +376,46 @@ fn served_before_the_other(cfg: BfqConfig) -> usize {
 }
 
 #[test]
-fn raised_queues_idle_longer_and_time_out_later_as_the_code_did() {
-    // BFQ+'s defaults follow the code the paper ran: a raised queue idles
-    // three slices and its budget timeout is T_max times its raised weight
-    // over its original one (10 at the start of raising).
+fn a_raised_queues_slot_ends_at_t_max_by_default() {
+    // The papers bound every slot by T_max (SYSTOR §3.3), raised or not,
+    // and say nothing of a longer idle wait: flow 1 (raised) keeps the
+    // disk for 4 requests of 50 ms (the clock starts at the first
+    // completion, 50 ms, then 125 ms), and idles one slice.
+    assert_eq!(served_before_the_other(BfqConfig::plus()), 4);
     let mut tb = bed(BfqConfig::plus());
     tb.add(1, 0, 8);
     tb.serve(us(100));
     tb.add(2, 1 << 30, 8);
     assert!(tb.policy().is_raised(tb.now(), FlowId(1)));
     let now = tb.now();
-    assert_eq!(expect_idle(&mut tb), now + ms(24));
-    // The timeout: flow 1 keeps the disk 26 requests of 50 ms (the clock
-    // starts at the first completion, 50 ms, and runs 10 x T_max = 1250
-    // ms), against 4 with T_max (125 ms).
-    assert_eq!(served_before_the_other(BfqConfig::plus()), 26);
-    let cfg = BfqConfig {
-        raised_timeout: false,
+    assert_eq!(expect_idle(&mut tb), now + ms(8));
+}
+
+#[test]
+fn raised_queues_idle_longer_and_time_out_later_as_the_code_did() {
+    // BFQ's code for 2.6.3x kernels, by name: a raised queue idles three
+    // slices and its budget timeout is T_max times its raised weight over
+    // its original one (10 at the start of raising).
+    let code = BfqConfig {
+        raised_idle_factor: 3,
+        raised_timeout: true,
         ..BfqConfig::plus()
     };
-    assert_eq!(served_before_the_other(cfg), 4);
-    // Switched off: one slice, and T_max.
-    let cfg = BfqConfig {
-        raised_idle_factor: 1,
-        raised_timeout: false,
-        ..BfqConfig::plus()
-    };
-    let mut tb = bed(cfg);
+    let mut tb = bed(code.clone());
     tb.add(1, 0, 8);
     tb.serve(us(100));
     tb.add(2, 1 << 30, 8);
+    assert!(tb.policy().is_raised(tb.now(), FlowId(1)));
     let now = tb.now();
-    assert_eq!(expect_idle(&mut tb), now + ms(8));
+    assert_eq!(expect_idle(&mut tb), now + ms(24));
+    // The timeout: flow 1 keeps the disk 26 requests of 50 ms (50 ms to
+    // the first completion, then 10 x T_max = 1250 ms).
+    assert_eq!(served_before_the_other(code.clone()), 26);
     // A queue that is not raised keeps T_max whatever the switch.
     let cfg = BfqConfig {
         low_latency: false,
         timeout_at_completion: false,
-        ..BfqConfig::plus()
+        ..code
     };
     let mut tb = bed(cfg);
     tb.add(1, 0, 8);
