@@ -611,6 +611,11 @@ impl Scenario {
                 } else {
                     f.name.clone()
                 };
+                if real && f.direct == Some(false) {
+                    return Err(ctx(fail(
+                        "direct = false: the page cache is modelled by `sluice sim` only; a real run does direct I/O (drop the key)",
+                    )));
+                }
                 let kind = kind
                     .flow_kind(pattern, f.runs, trace_requests)
                     .map_err(ctx)?;

@@ -525,3 +525,46 @@ fn a_buffered_flow_counts_its_page_cache_in_the_memory_estimate() {
     let buffered = parse(&GOOD.replace("file_gib = 2", "direct = false")).unwrap();
     assert!(buffered.memory_estimate() >= direct.memory_estimate() + (1024 << 8) * 64);
 }
+
+#[test]
+fn merging_is_on_at_512_kib_unless_the_device_table_says_otherwise() {
+    let s = parse(GOOD).unwrap();
+    assert!(s.device.merge);
+    assert_eq!(s.device.merge_sectors(), Some(1024));
+    let with = |extra: &str| {
+        GOOD.replace(
+            "preset = \"maxtor-stm332061\"",
+            &format!("preset = \"maxtor-stm332061\"\n{extra}"),
+        )
+    };
+    assert_eq!(
+        parse(&with("merge = false"))
+            .unwrap()
+            .device
+            .merge_sectors(),
+        None
+    );
+    let s = parse(&with("max_request_kib = 1024")).unwrap();
+    assert_eq!(s.device.merge_sectors(), Some(2048));
+    for bad in ["0", "40000"] {
+        let e = error(&with(&format!("max_request_kib = {bad}")));
+        assert!(
+            e.contains("[device] max_request_kib must be 1..=") && !e.contains('\n'),
+            "{bad}: {e}"
+        );
+    }
+    assert!(error(&with("merge = 3")).contains("merge"));
+}
+
+#[test]
+fn a_real_run_refuses_the_modelled_page_cache() {
+    let text = GOOD.replace("file_gib = 2", "file_gib = 2\ndirect = false");
+    assert!(!parse(&text).unwrap().flows[0].direct);
+    let e = Scenario::parse_real("s.toml", &text)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("flow 'r'") && e.contains("direct = false") && e.contains("sluice sim"),
+        "{e}"
+    );
+}
