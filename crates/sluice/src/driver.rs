@@ -229,6 +229,9 @@ impl<P: Scheduler> Driver<P> {
 
     /// A flow is gone (its requests in flight still complete normally).
     pub fn remove_flow(&mut self, now: Instant, flow: FlowId) {
+        if let Some(m) = &mut self.merger {
+            m.flow_removed(flow);
+        }
         self.policy.remove_flow(now, flow);
     }
 

@@ -9,19 +9,26 @@
 //! as separate small requests that a position-sorting scheduler may serve in
 //! any order, one rotation each.
 //!
-//! Two hash maps index the queued requests by their end and by their start
-//! sector (the kernel hashes ends for back merges and looks starts up in the
-//! scheduler's sort tree for front merges). A request is only indexed under
-//! a key no other queued request holds, so a merge never loses track of the
-//! original requests it carries.
-
-use std::collections::hash_map::Entry;
+//! The queued requests are kept per flow (indexed by the flow's number, a
+//! hash lookup only for numbers past [`DENSE_FLOWS`]), and an arrival is
+//! compared with its flow's most recent
+//! [`SCAN`] queued requests, newest first, as the kernel tries its last
+//! merge first: a flow with one request at a time costs no search at all.
 
 use crate::idhash::IdMap;
-use crate::types::Request;
+use crate::types::{FlowId, Request};
 
 /// Linux's default `max_sectors_kb` in the 2.6.3x kernels: 512 KiB.
 pub const DEFAULT_MAX_REQUEST_SECTORS: u32 = 1024;
+
+/// How many of a flow's queued requests (the most recent) an arrival is
+/// compared with: bounds the work per arrival for flows with hundreds
+/// queued.
+const SCAN: usize = 32;
+
+/// Flows numbered below this have their list in a vector indexed by the
+/// number (hosts number flows from 0); others in a hash map.
+const DENSE_FLOWS: u32 = 1 << 16;
 
 /// A queued request that later arrivals may join.
 #[derive(Debug)]
@@ -41,27 +48,21 @@ pub(super) enum Arrival {
     Merged { old: Request, merged: Request },
 }
 
-/// The merge index of the requests the policy holds.
+/// The requests the policy holds, per flow, open to merges.
 #[derive(Debug)]
 pub(super) struct Merger {
     max_sectors: u32,
-    /// Queued requests by the sector just past their end.
-    by_end: IdMap<u64, Queued>,
-    /// The end key of the queued request starting at each sector.
-    by_start: IdMap<u64, u64>,
+    dense: Vec<Vec<Queued>>,
+    sparse: IdMap<FlowId, Vec<Queued>>,
     merges: u64,
-}
-
-fn same_queue(a: &Request, b: &Request) -> bool {
-    a.flow == b.flow && a.dir == b.dir && a.sync == b.sync
 }
 
 impl Merger {
     pub(super) fn new(max_sectors: u32) -> Self {
         Merger {
             max_sectors: max_sectors.max(1),
-            by_end: IdMap::default(),
-            by_start: IdMap::default(),
+            dense: Vec::new(),
+            sparse: IdMap::default(),
             merges: 0,
         }
     }
@@ -76,97 +77,87 @@ impl Merger {
         self.max_sectors
     }
 
-    /// Decide what happens to arrival `r`.
+    /// Flow `flow`'s list, made on first use.
+    fn list(&mut self, flow: FlowId) -> &mut Vec<Queued> {
+        if flow.0 < DENSE_FLOWS {
+            let i = flow.0 as usize;
+            if i >= self.dense.len() {
+                self.dense.resize_with(i + 1, Vec::new);
+            }
+            &mut self.dense[i]
+        } else {
+            self.sparse.entry(flow).or_default()
+        }
+    }
+
+    /// Decide what happens to arrival `r`: a back merge (it starts where a
+    /// queued request ends) is tried before a front merge (it ends where
+    /// one starts), newest queued request first.
     pub(super) fn arrive(&mut self, r: Request) -> Arrival {
-        if let Some(a) = self.back_merge(&r).or_else(|| self.front_merge(&r)) {
-            self.merges += 1;
-            return a;
-        }
-        self.index(Queued {
-            request: r,
-            parts: Vec::new(),
-        });
-        Arrival::New
-    }
-
-    /// The policy dispatched `r`: it leaves the index. Returns the original
-    /// requests it carries (empty if none were merged into it).
-    pub(super) fn dispatched(&mut self, r: &Request) -> Vec<Request> {
-        let Entry::Occupied(e) = self.by_end.entry(r.end()) else {
-            return Vec::new();
+        let max = u64::from(self.max_sectors);
+        let list = self.list(r.flow);
+        let fits = |q: &Request| {
+            q.dir == r.dir && q.sync == r.sync && u64::from(q.sectors) + u64::from(r.sectors) <= max
         };
-        if e.get().request.id != r.id {
-            return Vec::new();
-        }
-        let q = e.remove();
-        if self.by_start.get(&r.sector) == Some(&r.end()) {
-            self.by_start.remove(&r.sector);
-        }
-        debug_assert_eq!(q.request, *r, "the policy dispatched a stale copy");
-        q.parts
-    }
-
-    fn fits(&self, q: &Request, r: &Request) -> bool {
-        same_queue(q, r)
-            && u64::from(q.sectors) + u64::from(r.sectors) <= u64::from(self.max_sectors)
-    }
-
-    /// `r` starts where a queued request ends.
-    fn back_merge(&mut self, r: &Request) -> Option<Arrival> {
-        let q = self.by_end.get(&r.sector)?;
-        if !self.fits(&q.request, r) || self.by_end.contains_key(&r.end()) {
-            return None;
-        }
-        let mut q = self.by_end.remove(&r.sector).expect("found above");
+        let scan = list.len().saturating_sub(SCAN)..list.len();
+        let found = list[scan.clone()]
+            .iter()
+            .rposition(|q| fits(&q.request) && q.request.end() == r.sector)
+            .map(|i| (i, false))
+            .or_else(|| {
+                list[scan.clone()]
+                    .iter()
+                    .rposition(|q| fits(&q.request) && q.request.sector == r.end())
+                    .map(|i| (i, true))
+            });
+        let Some((i, front)) = found else {
+            list.push(Queued {
+                request: r,
+                parts: Vec::new(),
+            });
+            return Arrival::New;
+        };
+        let q = &mut list[scan.start + i];
         let old = q.request;
-        q.request.sectors += r.sectors;
-        if self.by_start.get(&old.sector) == Some(&old.end()) {
-            self.by_start.insert(old.sector, r.end());
-        }
-        Some(self.joined(q, old, *r, false))
-    }
-
-    /// `r` ends where a queued request starts.
-    fn front_merge(&mut self, r: &Request) -> Option<Arrival> {
-        let end = *self.by_start.get(&r.end())?;
-        let q = self.by_end.get(&end)?;
-        if !self.fits(&q.request, r) || self.by_start.contains_key(&r.sector) {
-            return None;
-        }
-        let mut q = self.by_end.remove(&end).expect("found above");
-        let old = q.request;
-        self.by_start.remove(&old.sector);
-        q.request.sector = r.sector;
-        q.request.sectors += r.sectors;
-        self.by_start.insert(r.sector, end);
-        Some(self.joined(q, old, *r, true))
-    }
-
-    /// Record `r` among `q`'s parts and index `q` again.
-    fn joined(&mut self, mut q: Queued, old: Request, r: Request, front: bool) -> Arrival {
         if q.parts.is_empty() {
             q.parts.push(old);
         }
         if front {
+            q.request.sector = r.sector;
             q.parts.insert(0, r);
         } else {
             q.parts.push(r);
         }
+        q.request.sectors += r.sectors;
         let merged = q.request;
-        self.by_end.insert(merged.end(), q);
+        self.merges += 1;
         Arrival::Merged { old, merged }
     }
 
-    /// Index a new queued request under keys no other one holds.
-    fn index(&mut self, q: Queued) {
-        let (start, end) = (q.request.sector, q.request.end());
-        if self.by_end.contains_key(&end) {
-            return;
+    /// The policy dispatched `r`: it is no longer open to merges. Returns
+    /// the original requests it carries (empty if none were merged into it).
+    pub(super) fn dispatched(&mut self, r: &Request) -> Vec<Request> {
+        let list = if r.flow.0 < DENSE_FLOWS {
+            self.dense.get_mut(r.flow.0 as usize)
+        } else {
+            self.sparse.get_mut(&r.flow)
+        };
+        let Some(list) = list else {
+            return Vec::new();
+        };
+        let Some(i) = list.iter().rposition(|q| q.request.id == r.id) else {
+            return Vec::new();
+        };
+        let q = list.remove(i);
+        debug_assert_eq!(q.request, *r, "the policy dispatched a stale copy");
+        q.parts
+    }
+
+    /// A flow is gone: forget its list once nothing of it is queued.
+    pub(super) fn flow_removed(&mut self, flow: FlowId) {
+        if self.sparse.get(&flow).is_some_and(Vec::is_empty) {
+            self.sparse.remove(&flow);
         }
-        if let Entry::Vacant(v) = self.by_start.entry(start) {
-            v.insert(end);
-        }
-        self.by_end.insert(end, q);
     }
 }
 

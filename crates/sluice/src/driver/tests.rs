@@ -446,13 +446,35 @@ fn each_original_gets_a_share_of_the_device_time_by_size() {
 }
 
 #[test]
-fn a_key_another_flow_holds_blocks_the_merge_that_would_need_it() {
-    // Flow 2's request ends at 816, where flow 1's would end after a back
-    // merge: the merge is refused rather than losing track of either.
+fn another_flows_requests_neither_join_nor_block_a_merge() {
+    let mut d = merging(1024);
+    d.add(at_ms(1), req(0, 1, 800)); // flow 1, 800..808
+    d.add(at_ms(1), req(1, 2, 808)); // flow 2, 808..816: contiguous, not joined
+    d.add(at_ms(1), req(2, 1, 808)); // flow 1, 808..816: joins request 0
+    assert_eq!(d.merges(), 1);
+    assert_eq!(d.queued(), 2);
+    let done = drain_one(&mut d, at_ms(5));
+    let ids: Vec<u64> = done.originals().iter().map(|r| r.id.0).collect();
+    assert_eq!(ids, vec![0, 2]);
+}
+
+#[test]
+fn a_removed_flows_queued_requests_still_complete_with_their_parts() {
     let mut d = merging(1024);
     d.add(at_ms(1), req(0, 1, 800));
-    d.add(at_ms(1), req(1, 2, 808));
-    d.add(at_ms(1), req(2, 1, 808)); // flow 1, 808..816: the end key 816 is flow 2's
-    assert_eq!(d.merges(), 0);
-    assert_eq!(d.queued(), 3);
+    d.add(at_ms(1), req(1, 1, 808));
+    d.remove_flow(at_ms(2), FlowId(1));
+    let done = drain_one(&mut d, at_ms(5));
+    assert_eq!(done.originals().len(), 2);
+}
+
+#[test]
+fn flows_with_large_numbers_merge_too() {
+    let mut d = merging(1024);
+    d.add(at_ms(1), req(0, u32::MAX, 800));
+    d.add(at_ms(1), req(1, u32::MAX, 808));
+    assert_eq!(d.merges(), 1);
+    let done = drain_one(&mut d, at_ms(5));
+    assert_eq!(done.originals().len(), 2);
+    d.remove_flow(at_ms(6), FlowId(u32::MAX));
 }
