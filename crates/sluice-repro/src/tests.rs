@@ -158,6 +158,52 @@ fn bfq_quick_keeps_the_full_runs_start_up_rankings() {
     assert!(pairs > 100, "{pairs} pairs");
 }
 
+/// `repro bfq --quick` keeps the full run's other conclusions: the same
+/// throughput winner on every workload (when the full run has one by at
+/// least 5%), and the same verdict on the video claim (BFQ+ drops at most
+/// 1.6x CFQ's frames, plus one point) on every workload.
+#[test]
+fn bfq_quick_keeps_the_throughput_winner_and_the_video_verdict() {
+    let want = |id: &str| id == "throughput" || id == "video";
+    let run = |quick| {
+        let opts = Options {
+            quick,
+            progress: &|_, _| {},
+            save_scenarios: None,
+        };
+        bfq::experiments_where(&opts, &want).unwrap()
+    };
+    let (quick, full) = (run(true), run(false));
+    let value = |exps: &[Experiment], id: &str, s: &str, w: &str, m: &str| {
+        exps.iter()
+            .filter(|e| e.id == id)
+            .flat_map(|e| &e.rows)
+            .find(|r| r.scheduler == s && r.workload == w && r.metric == m)
+            .map(|r| r.ours)
+            .unwrap_or_else(|| panic!("{id} {s} {w} {m} missing"))
+    };
+    for w in ["10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand"] {
+        let winner = |exps: &[Experiment]| {
+            let mut v: Vec<(f64, &str)> = ["bfq+", "bfq", "cfq"]
+                .iter()
+                .map(|s| (value(exps, "throughput", s, w, "aggregate"), *s))
+                .collect();
+            v.sort_by(|a, b| b.0.total_cmp(&a.0));
+            (v[0].1, v[0].0 >= 1.05 * v[1].0)
+        };
+        let (fw, clear) = winner(&full);
+        if clear {
+            assert_eq!(winner(&quick).0, fw, "{w}: throughput winner");
+        }
+        let verdict = |exps: &[Experiment]| {
+            let b = value(exps, "video", "bfq+", w, "drop_rate");
+            let c = value(exps, "video", "cfq", w, "drop_rate");
+            b <= 1.6 * c + 1.0
+        };
+        assert_eq!(verdict(&quick), verdict(&full), "{w}: video verdict");
+    }
+}
+
 /// The 2.6.3x-code label maps to its own parameters, not to words parsed
 /// from its text; the plain labels still parse.
 #[test]
