@@ -163,7 +163,8 @@ impl DeviceView for DeviceState<'_> {
 ///
 /// Call protocol (the [`crate::driver::Driver`] keeps it; hosts never call a
 /// policy directly): `add_flow` before a flow's first request; `add` for
-/// each arriving request; `dispatch` whenever the device has a free slot
+/// each arriving request, or `merge` when the driver's block layer joined
+/// it to a queued one; `dispatch` whenever the device has a free slot
 /// (after every `add`, every `complete` and every wake-up); `complete` when
 /// the device finishes a request.
 ///
@@ -174,8 +175,9 @@ impl DeviceView for DeviceState<'_> {
 /// instant has come and before the next `dispatch`, so `dispatch` never sees
 /// an overdue timer.
 ///
-/// Invariants every policy keeps (property-tested for each): every added
-/// request is dispatched exactly once; nothing is dispatched that was not
+/// Invariants every policy keeps (property-tested for each, with merging on
+/// and off): every added request is dispatched exactly once (merged ones as
+/// the request they grew); nothing is dispatched that was not
 /// added; a policy that is not idling ([`Decision::Idle`], with a wake-up
 /// set) and holds requests dispatches one when asked, unless it is waiting
 /// for completions (`Nothing` with requests in flight, as batch policies do).
