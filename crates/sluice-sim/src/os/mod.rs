@@ -77,7 +77,7 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use sluice::{Duration, Instant};
+use sluice::{Duration, IdMap, Instant};
 
 /// Sectors per page (4 KiB pages).
 pub const PAGE_SECTORS: u64 = 8;
@@ -254,9 +254,12 @@ struct Throttled {
 /// The page cache and its flusher (see the module's documentation).
 pub struct PageCache {
     cfg: Config,
-    pages: BTreeMap<u64, Page>,
-    /// Clean idle pages by last use: stamp -> page.
-    lru: BTreeMap<u64, u64>,
+    /// Pages by their place (only looked up one by one: a hash map).
+    pages: IdMap<u64, Page>,
+    /// Clean idle pages by last use, oldest first: (stamp, page). An entry
+    /// whose stamp is no longer its page's is stale and skipped (a use
+    /// leaves the old entry behind rather than searching for it).
+    lru: VecDeque<(u64, u64)>,
     stamp: u64,
     nr_dirty: u64,
     nr_writeback: u64,
@@ -288,8 +291,8 @@ impl PageCache {
     pub fn new(cfg: Config) -> Self {
         PageCache {
             cfg,
-            pages: BTreeMap::new(),
-            lru: BTreeMap::new(),
+            pages: IdMap::default(),
+            lru: VecDeque::new(),
             stamp: 0,
             nr_dirty: 0,
             nr_writeback: 0,
@@ -421,13 +424,12 @@ impl PageCache {
         let Some(pg) = self.pages.get_mut(&p) else {
             return;
         };
-        if let Some(s) = pg.lru.take() {
-            self.lru.remove(&s);
-        }
+        pg.lru = None;
         if pg.uptodate && !pg.dirty && !pg.writeback {
             self.stamp += 1;
             pg.lru = Some(self.stamp);
-            self.lru.insert(self.stamp, p);
+            self.lru.push_back((self.stamp, p));
+            self.compact_lru();
         }
     }
 
@@ -439,9 +441,7 @@ impl PageCache {
             writeback: false,
             lru: None,
         });
-        if let Some(s) = pg.lru.take() {
-            self.lru.remove(&s);
-        }
+        pg.lru = None;
         if pg.dirty {
             return;
         }
@@ -508,10 +508,22 @@ impl PageCache {
     /// cache's size.
     fn evict(&mut self) {
         while self.pages.len() as u64 > self.cfg.memory_pages {
-            let Some((_, p)) = self.lru.pop_first() else {
+            let Some((s, p)) = self.lru.pop_front() else {
                 break;
             };
-            self.pages.remove(&p);
+            if self.pages.get(&p).is_some_and(|pg| pg.lru == Some(s)) {
+                self.pages.remove(&p);
+            }
+        }
+    }
+
+    /// Drop the stale entries of the LRU list once they outnumber the
+    /// pages (amortised: each entry is dropped once).
+    fn compact_lru(&mut self) {
+        if self.lru.len() > 2 * self.pages.len() + 64 {
+            let pages = &self.pages;
+            self.lru
+                .retain(|&(s, p)| pages.get(&p).is_some_and(|pg| pg.lru == Some(s)));
         }
     }
 
