@@ -411,3 +411,36 @@ fn random_traffic_completes_every_request_once_and_keeps_the_books() {
     assert_eq!((c.dirty(), c.writeback()), (0, 0));
     assert!(!c.busy());
 }
+
+#[test]
+fn a_page_read_again_is_kept_over_older_unused_ones() {
+    let mut c = PageCache::new(cfg());
+    let mut read = |c: &mut PageCache, token: u64, kib_offset: u64| {
+        c.read(at(token), op(token, kib_offset, 128));
+        let io = ios(&c.take());
+        let missed = !io.is_empty();
+        for io in io {
+            c.io_done(at(token), io.id);
+        }
+        c.take();
+        missed
+    };
+    // A, then B, then 118 more 128 KiB regions: 3,840 of 4,096 pages.
+    assert!(read(&mut c, 0, 64));
+    assert!(read(&mut c, 1, 64 + 256));
+    for i in 2..120u64 {
+        read(&mut c, i, 64 + 256 * i);
+    }
+    // A is read again (a hit): now the most recently used.
+    assert!(!read(&mut c, 500, 64), "A is cached");
+    // 16 more regions force evictions: B goes, A stays.
+    for i in 120..136u64 {
+        read(&mut c, i, 64 + 256 * i);
+    }
+    assert!(c.cached() <= 4096, "{}", c.cached());
+    assert!(!read(&mut c, 501, 64), "A was used last: kept");
+    assert!(
+        read(&mut c, 502, 64 + 256),
+        "B was the least recently used: evicted"
+    );
+}
