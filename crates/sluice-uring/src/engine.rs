@@ -674,14 +674,31 @@ impl<P: Scheduler> Engine<P> {
 
     fn finish(&mut self, now: Instant, id: RequestId, result: io::Result<usize>) {
         let p = self.pending.remove(id).expect("checked by the caller");
+        let service = match self.driver.complete(now, id) {
+            Ok(c) => c.service,
+            // Cannot happen: every request in the kernel was dispatched.
+            Err(_) => sluice::Service {
+                dispatched: now,
+                completed: now,
+                disk_time: Duration::ZERO,
+            },
+        };
+        let resubmits = p.progress.resubmits;
+        self.deliver(id, p, result, service, resubmits);
+    }
+
+    /// Hand request `id` back to the host, exactly once.
+    fn deliver(
+        &mut self,
+        id: RequestId,
+        p: Pending,
+        result: io::Result<usize>,
+        service: sluice::Service,
+        resubmits: u32,
+    ) {
         if let Some(n) = self.flows.get_mut(&p.flow) {
             *n -= 1;
         }
-        let (dispatched, disk_time) = match self.driver.complete(now, id) {
-            Ok(c) => (c.service.dispatched, c.service.disk_time),
-            // Cannot happen: every request in the kernel was dispatched.
-            Err(_) => (now, Duration::ZERO),
-        };
         self.stats.completed += 1;
         self.stats.errors += u64::from(result.is_err());
         self.ready.push_back(Completion {
@@ -693,10 +710,10 @@ impl<P: Scheduler> Engine<P> {
             result,
             buf: p.buf,
             arrival: p.arrival,
-            dispatched,
-            completed: now,
-            disk_time,
-            resubmits: p.progress.resubmits,
+            dispatched: service.dispatched,
+            completed: service.completed,
+            disk_time: service.disk_time,
+            resubmits,
         });
     }
 

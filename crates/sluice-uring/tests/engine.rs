@@ -18,7 +18,12 @@ const ENOSPC: i32 = 28; // Linux
 
 /// An engine, or a one-line skip reason where the kernel has no io_uring.
 fn engine<P: Scheduler>(policy: P, depth: usize) -> Option<Engine<P>> {
-    match Engine::new(policy, EngineConfig::with_queue_depth(depth)) {
+    engine_with(policy, EngineConfig::with_queue_depth(depth))
+}
+
+/// [`engine`] with a whole configuration.
+fn engine_with<P: Scheduler>(policy: P, config: EngineConfig) -> Option<Engine<P>> {
+    match Engine::new(policy, config) {
         Ok(e) => Some(e),
         Err(Error::Unavailable(e)) => {
             eprintln!("skipped: io_uring unavailable here ({e})");
@@ -602,14 +607,7 @@ fn merging_engine(max_sectors: u32) -> Option<Engine<Holder>> {
         merge_sectors: Some(max_sectors),
         ..EngineConfig::with_queue_depth(4)
     };
-    match Engine::new(Holder::default(), config) {
-        Ok(e) => Some(e),
-        Err(Error::Unavailable(e)) => {
-            eprintln!("skipped: io_uring unavailable here ({e})");
-            None
-        }
-        Err(e) => panic!("engine setup: {e}"),
-    }
+    engine_with(Holder::default(), config)
 }
 
 #[test]

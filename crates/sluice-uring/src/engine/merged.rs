@@ -11,7 +11,7 @@ use std::io;
 use io_uring::{opcode, types};
 use sluice::{Direction, IdMap, Instant, RequestId, Scheduler};
 
-use super::{Completion, Engine};
+use super::Engine;
 use crate::error::Result;
 use crate::step::{Progress, Step};
 
@@ -236,25 +236,8 @@ impl<P: Scheduler> Engine<P> {
             let Some(p) = self.pending.remove(orig.id) else {
                 continue;
             };
-            if let Some(n) = self.flows.get_mut(&p.flow) {
-                *n -= 1;
-            }
-            self.stats.completed += 1;
-            self.stats.errors += u64::from(result.is_err());
-            self.ready.push_back(Completion {
-                id: orig.id,
-                flow: p.flow,
-                target: p.target,
-                dir: p.progress.dir,
-                offset: p.offset,
-                result,
-                buf: p.buf,
-                arrival: p.arrival,
-                dispatched: service.dispatched,
-                completed: now,
-                disk_time: service.disk_time,
-                resubmits: resubmits + p.progress.resubmits,
-            });
+            let resubmits = resubmits + p.progress.resubmits;
+            self.deliver(orig.id, p, result, service, resubmits);
         }
     }
 }
