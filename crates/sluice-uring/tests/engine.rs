@@ -610,16 +610,23 @@ fn merging_engine(max_sectors: u32) -> Option<Engine<Holder>> {
     engine_with(Holder::default(), config)
 }
 
+/// A data file of `len` bytes opened in a merging engine, and one flow.
+fn merging_reader(
+    len: u64,
+    opts: &TargetOptions,
+) -> Option<(NamedTempFile, Engine<Holder>, TargetId, FlowId)> {
+    let file = data_file(len);
+    let mut e = merging_engine(1024)?;
+    let t = e.open_target(file.path(), opts).unwrap();
+    let f = flow(&mut e, 0, 100);
+    Some((file, e, t, f))
+}
+
 #[test]
 fn merged_reads_go_as_one_vectored_read_and_each_original_completes_with_its_data() {
-    let file = data_file(256 * 1024);
-    let Some(mut e) = merging_engine(1024) else {
+    let Some((_file, mut e, t, f)) = merging_reader(256 * 1024, &TargetOptions::read_only()) else {
         return;
     };
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only())
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
     // Arrival order 1, 0, 2, 3: a front merge, then back merges, into one
     // 16 KiB read.
     let ids: Vec<RequestId> = [1u64, 0, 2, 3]
@@ -684,14 +691,10 @@ fn merged_writes_land_where_each_original_said() {
 #[test]
 fn a_short_merged_read_gives_each_original_its_part() {
     // The file ends inside the second of three merged 4 KiB reads.
-    let file = data_file(4096 + 1000);
-    let Some(mut e) = merging_engine(1024) else {
+    let Some((_file, mut e, t, f)) = merging_reader(4096 + 1000, &TargetOptions::read_only())
+    else {
         return;
     };
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only())
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
     for k in 0..3u64 {
         e.submit(Submission::read(f, t, k * 4096, AlignedBuf::zeroed(4096)))
             .unwrap();
@@ -707,14 +710,11 @@ fn a_short_merged_read_gives_each_original_its_part() {
 fn merged_parts_with_a_gap_between_their_bytes_go_one_sqe_each() {
     // Sectors 0 and 1 are contiguous, but the first read covers only bytes
     // 0..100 of its sector: no vectored read can serve both.
-    let file = data_file(64 * 1024);
-    let Some(mut e) = merging_engine(1024) else {
+    let Some((_file, mut e, t, f)) =
+        merging_reader(64 * 1024, &TargetOptions::read_only().direct(false))
+    else {
         return;
     };
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only().direct(false))
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
     e.submit(Submission::read(f, t, 0, AlignedBuf::zeroed(100)))
         .unwrap();
     e.submit(Submission::read(f, t, 512, AlignedBuf::zeroed(512)))
