@@ -415,7 +415,7 @@ fn random_traffic_completes_every_request_once_and_keeps_the_books() {
 #[test]
 fn a_page_read_again_is_kept_over_older_unused_ones() {
     let mut c = PageCache::new(cfg());
-    let mut read = |c: &mut PageCache, token: u64, kib_offset: u64| {
+    let read = |c: &mut PageCache, token: u64, kib_offset: u64| {
         c.read(at(token), op(token, kib_offset, 128));
         let io = ios(&c.take());
         let missed = !io.is_empty();
