@@ -190,26 +190,8 @@ fn nesting_and_include_blowups_are_one_line_errors() {
     for f in ["ibm18es.model", "ibm18es.seek"] {
         std::fs::copy(disksim(f), dir.join(f)).unwrap();
     }
-    let specs = std::fs::read_to_string(disksim("ibm18es.diskspecs"))
-        .unwrap()
-        .replacen(
-            "Model = source ibm18es.model,",
-            "Model = source ibm18es.model,\n   Junk = source a0.model,",
-            1,
-        );
-    std::fs::write(dir.join("x.diskspecs"), specs).unwrap();
-    for i in 0..14 {
-        let keys: Vec<String> = (0..10)
-            .map(|j| format!("k{j} = source a{}.model", i + 1))
-            .collect();
-        std::fs::write(
-            dir.join(format!("a{i}.model")),
-            format!("blk B {{\n{}\n}}\n", keys.join(",\n")),
-        )
-        .unwrap();
-    }
-    std::fs::write(dir.join("a14.model"), "blk B { v = 1 }\n").unwrap();
-    let x = dir.join("x.diskspecs");
+    let specs = std::fs::read_to_string(disksim("ibm18es.diskspecs")).unwrap();
+    let x = sluice_input::testkit::include_blowup(&dir, &specs);
     let err = fails(
         &dir,
         &["validate", "--disk", x.to_str().unwrap(), "--trace", &short],

@@ -119,27 +119,10 @@ fn deep_nesting_is_an_error_naming_the_line_and_the_limit() {
 #[test]
 fn exponential_includes_stop_at_the_expansion_budget() {
     let dir = ibm_copy("diskspecs-blowup");
-    let specs = std::fs::read_to_string(dir.join("ibm18es.diskspecs"))
-        .unwrap()
-        .replacen(
-            "Model = source ibm18es.model,",
-            "Model = source ibm18es.model,\n   Junk = source a0.model,",
-            1,
-        );
-    std::fs::write(dir.join("x.diskspecs"), specs).unwrap();
-    for i in 0..14 {
-        let keys: Vec<String> = (0..10)
-            .map(|j| format!("k{j} = source a{}.model", i + 1))
-            .collect();
-        std::fs::write(
-            dir.join(format!("a{i}.model")),
-            format!("blk B {{\n{}\n}}\n", keys.join(",\n")),
-        )
-        .unwrap();
-    }
-    std::fs::write(dir.join("a14.model"), "blk B { v = 1 }\n").unwrap();
+    let specs = std::fs::read_to_string(dir.join("ibm18es.diskspecs")).unwrap();
+    let x = sluice_input::testkit::include_blowup(&dir, &specs);
     let t = Instant::now();
-    let e = one_line(&load(&dir.join("x.diskspecs")).unwrap_err());
+    let e = one_line(&load(&x).unwrap_err());
     assert!(
         e.contains("more than 250000 parameters") || e.contains("MiB of text"),
         "{e}"

@@ -343,6 +343,32 @@ pub mod testkit {
         d
     }
 
+    /// A DiskSim description `x.diskspecs` in `dir` made from `specs` (a
+    /// drive's description that sources `ibm18es.model`) whose 15 small
+    /// include files each source the next ten times: 10^14 copies if
+    /// expanded without a budget. Returns its path.
+    pub fn include_blowup(dir: &Path, specs: &str) -> PathBuf {
+        let specs = specs.replacen(
+            "Model = source ibm18es.model,",
+            "Model = source ibm18es.model,\n   Junk = source a0.model,",
+            1,
+        );
+        let x = dir.join("x.diskspecs");
+        std::fs::write(&x, specs).expect("the description");
+        for i in 0..14 {
+            let keys: Vec<String> = (0..10)
+                .map(|j| format!("k{j} = source a{}.model", i + 1))
+                .collect();
+            std::fs::write(
+                dir.join(format!("a{i}.model")),
+                format!("blk B {{\n{}\n}}\n", keys.join(",\n")),
+            )
+            .expect("an include");
+        }
+        std::fs::write(dir.join("a14.model"), "blk B { v = 1 }\n").expect("the last include");
+        x
+    }
+
     /// Paths in `dir` (made here) that a `kind` reader must refuse, each
     /// with words its error must hold: `/dev/zero`, a FIFO with no writer,
     /// a directory, and a sparse file one byte over the kind's cap.

@@ -58,7 +58,12 @@ pub fn parse_str(
 pub fn load_embedded(name: &str) -> Option<HddSpec> {
     let file = format!("{name}.diskspecs");
     let text = embedded(&file)?;
-    build(&file, text, &Embedded).ok()
+    build(
+        &file,
+        text,
+        &FromFn(|n: &str| embedded(n).map(str::to_string)),
+    )
+    .ok()
 }
 
 /// Parse a DiskSim seek-curve file: `Seek distances measured: N`, then N
@@ -111,9 +116,7 @@ impl<F: Fn(&str) -> Option<String>> Files for FromFn<F> {
     }
 }
 
-/// The built-in copies.
-struct Embedded;
-
+/// The built-in copies of DiskSim's descriptions.
 fn embedded(name: &str) -> Option<&'static str> {
     Some(match name.trim_start_matches("./") {
         "ibm18es.diskspecs" => include_str!("../../data/disksim/ibm18es.diskspecs"),
@@ -124,19 +127,6 @@ fn embedded(name: &str) -> Option<&'static str> {
         "barracuda.seek" => include_str!("../../data/disksim/barracuda.seek"),
         _ => return None,
     })
-}
-
-impl Files for Embedded {
-    fn open(
-        &self,
-        _from: &str,
-        name: &str,
-        _kind: Kind,
-    ) -> std::result::Result<(String, String), String> {
-        embedded(name)
-            .map(|t| (name.to_string(), t.to_string()))
-            .ok_or_else(|| "not a built-in file".to_string())
-    }
 }
 
 /// What the tests of both halves share.
