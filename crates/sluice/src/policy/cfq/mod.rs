@@ -508,12 +508,13 @@ impl Scheduler for Cfq {
     /// `cfq_merged_request`: a front merge moves the request in its
     /// queue's sector order (`cfq_reposition_rq_rb`); its FIFO deadline
     /// stays.
-    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+    fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
         let key = (old.sector, old.id.0);
-        let Some(q) = self.queues.iter_mut().find(|q| q.sorted.contains_key(&key)) else {
+        let qi = self.queue_for(now, old);
+        let q = &mut self.queues[qi];
+        let Some(&(_, deadline)) = q.sorted.get(&key) else {
             return;
         };
-        let deadline = q.sorted[&key].1;
         super::merge_sorted(&mut q.sorted, old, merged, |(r, _)| r);
         if let Some(sector) = q.fifo.get_mut(&(deadline, old.id.0)) {
             *sector = merged.sector;
