@@ -153,7 +153,8 @@ impl Merger {
         q.parts
     }
 
-    /// A flow is gone: forget its list once nothing of it is queued.
+    /// A flow is gone: a hash-map list with nothing queued is dropped (a
+    /// dense one stays, empty, for the number's next user).
     pub(super) fn flow_removed(&mut self, flow: FlowId) {
         if self.sparse.get(&flow).is_some_and(Vec::is_empty) {
             self.sparse.remove(&flow);
