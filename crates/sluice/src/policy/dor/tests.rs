@@ -310,3 +310,37 @@ fn m_qos_zero_is_bqs_alone() {
     let stats = a.policy().stats();
     assert!(stats.contains(&("dor_requests", 0.0)) && stats.contains(&("bqs_requests", 5.0)));
 }
+
+#[test]
+fn an_insertion_that_narrows_a_spread_beyond_m_qos_is_admitted() {
+    // Both queues backlogged with f_1 = 21.46, f_2 = 22.16: a spread of
+    // 0.70 against M_qos = 0.5, as after a walk that drained both queues
+    // and a return in the wrong order. Literally read, Property 2 refuses
+    // everything from here on, and nothing else moves f: DOR is locked
+    // out for good.
+    let mut s = dor(20.0, 0.5, 4);
+    s.set_weight(Instant::ZERO, FlowId(1), 80);
+    s.set_weight(Instant::ZERO, FlowId(2), 20);
+    s.add(Instant::ZERO, req(0, 1, 0));
+    s.add(Instant::ZERO, req(1, 2, 0));
+    let set = |s: &mut Dor, k: u32, f: f64| {
+        let old = s.flows[&FlowId(k)].f;
+        s.fset_remove(old);
+        s.flows.get_mut(&FlowId(k)).unwrap().f = Tag::from_f64(f);
+        s.fset_insert(Tag::from_f64(f));
+    };
+    set(&mut s, 1, 21.46);
+    set(&mut s, 2, 22.16);
+    let p2 = |s: &Dor, k: u32, r: &Request| s.property2(&s.flows[&FlowId(k)], r);
+    // RQ1's 8 sectors at weight 80 (+0.1) narrow 0.70 to 0.60: admitted,
+    // though still above M_qos.
+    assert!(p2(&s, 1, &req(2, 1, 0)));
+    // RQ2's (+0.4) widen it to 1.10: refused.
+    assert!(!p2(&s, 2, &req(3, 2, 0)));
+    // Once within M_qos the bound holds again: 21.86 + 0.1 against 22.16
+    // is fine, 22.16 + 0.4 against 21.96 is not.
+    set(&mut s, 1, 21.86);
+    assert!(p2(&s, 1, &req(4, 1, 0)));
+    set(&mut s, 1, 21.96);
+    assert!(!p2(&s, 2, &req(5, 2, 0)));
+}
