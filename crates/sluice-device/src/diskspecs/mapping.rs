@@ -112,6 +112,10 @@ pub(super) fn drive(file: &str, blocks: &[Block], files: &dyn Files) -> Result<H
         bus_write_ms_per_sector: bus[1],
         cache,
         max_queue: max_queue.max(1),
+        full_stroke_ms: match mech.time_or("Full strobe seek time", 0.0)? {
+            t if t > 0.0 => Some(t),
+            _ => None,
+        },
         interface: Interface {
             completion_ms: [
                 disk.time_or("Read completion overhead", 0.0)? * scale,

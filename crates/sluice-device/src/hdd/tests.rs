@@ -25,6 +25,7 @@ fn spec(write_back: bool) -> HddSpec {
         },
         max_queue: 8,
         interface: Interface::default(),
+        full_stroke_ms: None,
     }
 }
 
