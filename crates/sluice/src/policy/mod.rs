@@ -254,8 +254,9 @@ seek_cap=true"),
             ("bsd-grouped", "pipeline = 4, cscan = false, group = 0 (all fragments)"),
             ("dor", "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \
 m_qos = 1 (sectors/weight; 0 = BQS alone), \
-drive_stroke = false (M_dmo of the paper's 17.742 ms full stroke; true: of the modelled drive's own), \
-bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions)"),
+drive_stroke = true (M_dmo of the drive's own full stroke; false: of the paper's 17.742 ms), \
+bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions), \
+charge_bqs = false (BQS_IO keeps the ratio alone; true: DOR's requests move their queue's BQS tags)"),
         ];
         assert_eq!(listed.len(), before.len());
         for ((name, list), (old_name, old)) in listed.iter().zip(before) {

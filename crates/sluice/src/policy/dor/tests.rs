@@ -17,6 +17,7 @@ fn dor(m_dmo: f64, m_qos: f64, base: usize) -> Dor {
         m_qos,
         drive_stroke: true,
         bounded_walk: false,
+        charge_bqs: false,
     })
 }
 
@@ -189,21 +190,21 @@ fn additional_finish_tags_start_at_the_minimum_of_the_backlogged_others() {
 }
 
 #[test]
-fn m_dmo_is_a_share_of_the_papers_full_stroke_unless_told_otherwise() {
+fn m_dmo_is_a_share_of_the_drives_own_full_stroke_unless_told_otherwise() {
     let mut dev = crate::testkit::FlatDevice::at(0);
     dev.capacity = 10_000_000;
-    let p = DorParams {
+    let own = DorParams {
         m_dmo: 20.0,
         ..DorParams::default()
     };
-    assert!(!p.drive_stroke);
-    assert_eq!(p.margin(&dev), Duration::from_nanos(3_548_400));
-    let own = DorParams {
-        drive_stroke: true,
-        ..p
-    };
+    assert!(own.drive_stroke);
     // The device's own stroke: 10_001_000 ns.
     assert_eq!(own.margin(&dev), Duration::from_nanos(2_000_200));
+    let p = DorParams {
+        drive_stroke: false,
+        ..own
+    };
+    assert_eq!(p.margin(&dev), Duration::from_nanos(3_548_400));
     // In a run: X beyond B costs 150 us more than A -> B. 1 % of the
     // paper's 17.742 ms (177 us) admits it; 1 % of the test device's
     // 10 ms stroke (100 us) does not.
@@ -214,6 +215,7 @@ fn m_dmo_is_a_share_of_the_papers_full_stroke_unless_told_otherwise() {
         m_qos: 1.0,
         drive_stroke: false,
         bounded_walk: false,
+        charge_bqs: false,
     });
     let mut tb = two_gap_with(papers, &x);
     assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
@@ -343,4 +345,32 @@ fn an_insertion_that_narrows_a_spread_beyond_m_qos_is_admitted() {
     assert!(p2(&s, 1, &req(4, 1, 0)));
     set(&mut s, 1, 21.96);
     assert!(!p2(&s, 2, &req(5, 2, 0)));
+}
+
+#[test]
+fn charge_bqs_moves_the_tags_of_the_queues_dor_served() {
+    // DOR inserts X1, X2 (flow 1) and Y (flow 2), each 0.08 of tag.
+    let charged = |charge_bqs| {
+        let s = Dor::new(DorParams {
+            charge_bqs,
+            ..dor(1.0, 1.0, 2).params
+        });
+        let mut tb = two_gap_with(s, &ON_THE_WAY);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 11, 12, 1]);
+        let s = tb.policy();
+        (s.tags(FlowId(1)).unwrap(), s.tags(FlowId(2)).unwrap())
+    };
+    let near = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).abs() < 1e-9 && (a.1 - b.1).abs() < 1e-9;
+    // Not charged: Z1 and Z2 start where X1 and Y would have.
+    let (f1, f2) = charged(false);
+    assert!(
+        near(f1, (0.08, 0.16)) && near(f2, (0.08, 0.16)),
+        "{f1:?} {f2:?}"
+    );
+    // Charged: each queue's head moves on by what DOR served it.
+    let (f1, f2) = charged(true);
+    assert!(
+        near(f1, (0.24, 0.32)) && near(f2, (0.16, 0.24)),
+        "{f1:?} {f2:?}"
+    );
 }
