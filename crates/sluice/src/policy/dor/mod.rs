@@ -137,6 +137,12 @@ pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
         "DOR's requests move their queue's BQS tags",
     )
     .note("BQS_IO keeps the ratio alone; true: DOR's requests move their queue's BQS tags"),
+    ParamSpec::bool(
+        "dqe_per_sequence",
+        false,
+        "DQE's tags start from 0 at each expansion",
+    )
+    .note("f_k persist across sequences; true: every f_k starts at 0 in each walk"),
 ]);
 
 /// The full-stroke seek time §3.1.1 gives for the IBM DNES-309170W, of
@@ -169,6 +175,12 @@ pub struct DorParams {
     /// (Fig. 7); true: it moves them as if BQS had served it (see the
     /// module docs, "Charging DOR's requests").
     pub charge_bqs: bool,
+    /// False (default): DQE's `f_k` persist from one sequence to the next
+    /// (the paper's rule for a queue that returns from empty presumes
+    /// it); true: every `f_k` starts at 0 in each Algorithm 2 walk, a
+    /// reading of "Initially, `f_k = 0`" that bounds the deviation per
+    /// sequence instead of over the run.
+    pub dqe_per_sequence: bool,
 }
 
 impl Default for DorParams {
@@ -188,6 +200,7 @@ impl DorParams {
             drive_stroke: p.bool(t, "drive_stroke")?,
             bounded_walk: p.bool(t, "bounded_walk")?,
             charge_bqs: p.bool(t, "charge_bqs")?,
+            dqe_per_sequence: p.bool(t, "dqe_per_sequence")?,
         })
     }
 
@@ -419,6 +432,9 @@ impl Dor {
     /// Algorithm 2: expand the base sequence in place.
     fn expand(&mut self, seq: &mut Vec<Request>, device: &dyn DeviceView) {
         let margin = self.params.margin(device);
+        if self.params.dqe_per_sequence {
+            self.restart_dqe();
+        }
         // Bounded, the walk stops at the base's N-th position; otherwise
         // only at the base's last request (the end of the sequence).
         let stop = if self.params.bounded_walk {
@@ -449,6 +465,19 @@ impl Dor {
             }
             cur += 1;
         }
+    }
+
+    /// Every `f_k` (and DQE's virtual time) back to 0.
+    fn restart_dqe(&mut self) {
+        let backlogged = self.flows.values().filter(|f| !f.queue.is_empty()).count();
+        for fl in self.flows.values_mut() {
+            fl.f = Tag::ZERO;
+        }
+        self.fset.clear();
+        if backlogged > 0 {
+            self.fset.insert(Tag::ZERO, backlogged);
+        }
+        self.vf = Tag::ZERO;
     }
 
     /// Remove request `i` of flow `k` for DOR, charging `f_k`.

@@ -18,6 +18,7 @@ fn dor(m_dmo: f64, m_qos: f64, base: usize) -> Dor {
         drive_stroke: true,
         bounded_walk: false,
         charge_bqs: false,
+        dqe_per_sequence: false,
     })
 }
 
@@ -216,6 +217,7 @@ fn m_dmo_is_a_share_of_the_drives_own_full_stroke_unless_told_otherwise() {
         drive_stroke: false,
         bounded_walk: false,
         charge_bqs: false,
+        dqe_per_sequence: false,
     });
     let mut tb = two_gap_with(papers, &x);
     assert_eq!(fill_ids(&mut tb), vec![0, 10, 1]);
@@ -373,4 +375,24 @@ fn charge_bqs_moves_the_tags_of_the_queues_dor_served() {
         near(f1, (0.24, 0.32)) && near(f2, (0.16, 0.24)),
         "{f1:?} {f2:?}"
     );
+}
+
+#[test]
+fn dqe_per_sequence_restarts_the_additional_finish_tags_at_each_walk() {
+    let f1_after_two_walks = |per_sequence| {
+        let s = Dor::new(DorParams {
+            dqe_per_sequence: per_sequence,
+            ..dor(1.0, 1.0, 2).params
+        });
+        // The first walk inserts X1, X2 and Y (f_1 = 0.16, f_2 = 0.08);
+        // the second, of the far Z1 and Z2, inserts nothing.
+        let mut tb = two_gap_with(s, &ON_THE_WAY);
+        assert_eq!(fill_ids(&mut tb), vec![0, 10, 11, 12, 1]);
+        assert!((tb.policy().additional_finish(FlowId(1)).unwrap() - 0.16).abs() < 1e-9);
+        tb.complete_all(Duration::from_millis(1));
+        assert_eq!(fill_ids(&mut tb).len(), 2);
+        tb.policy().additional_finish(FlowId(1)).unwrap()
+    };
+    assert!((f1_after_two_walks(false) - 0.16).abs() < 1e-9);
+    assert_eq!(f1_after_two_walks(true), 0.0);
 }
