@@ -3,16 +3,15 @@
 //! reservation queues weighted 80:20.
 //!
 //! `|IO|`, the paper's workload level (§3.1.1: "increasing the number of
-//! outstanding I/O requests denoted with |IO|"), is read as the total
-//! outstanding across the two queues by default ([`IoCount::Total`]: the
-//! two identical generators keep `ceil(|IO|/2)` and `floor(|IO|/2)`, at least
-//! one each); [`IoCount::PerQueue`] keeps `|IO|` in each. With the total, the
-//! queues are short enough to drain inside a sequence, which is when DQE's
-//! `delta_f` (over the backlogged queues only) stops binding and the 80:20
-//! ratio falls with `M_qos`, as in Fig. 8; with `|IO|` in each queue both
-//! stay backlogged, `delta_f <= M_qos` holds throughout and the ratio stays
-//! 4:1 at any `M_qos`. `M_dmo` is a percentage of the paper's 17.742 ms
-//! full stroke (the policy's default).
+//! outstanding I/O requests denoted with |IO|"), is read as the requests
+//! each queue keeps outstanding by default ([`IoCount::PerQueue`]): that is
+//! the reading under which plain BQS keeps the reserved 4:1 at every level
+//! from |IO| = 2 up, as the paper's Fig. 9(a) has YFQ do. Read as the total
+//! across both queues ([`IoCount::Total`]: `ceil(|IO|/2)` and
+//! `floor(|IO|/2)`, at least one each), RQ2 has too few requests at low
+//! levels for any 4:1 (1:1 at |IO| = 1, 3:1 at 6). `M_dmo` is a percentage
+//! of the drive's own full stroke (12.742 ms, the policy's default); the
+//! `mdmo_paper_stroke` rows take the paper's printed 17.742 ms.
 
 use super::{row, Experiment, Jobs, Row};
 use sluice_runtime::scenario::Pattern;
@@ -23,13 +22,18 @@ const IO_LEVELS: [u32; 13] = [1, 6, 11, 16, 21, 26, 31, 36, 41, 46, 51, 56, 61];
 const MDMO: [u32; 7] = [0, 5, 10, 20, 40, 60, 100];
 const MQOS: [f64; 5] = [0.0, 0.5, 1.0, 5.0, 10.0];
 const WEIGHTS: [u32; 2] = [80, 20];
+/// The other choices of the policy, as (scheduler label, switch).
+const ABLATIONS: [(&str, &str); 2] = [
+    ("dor charge_bqs=true", "charge_bqs"),
+    ("dor dqe_per_sequence=true", "dqe_per_sequence"),
+];
 
 /// What the workload level `|IO|` counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IoCount {
-    /// Outstanding requests of both queues together (default).
+    /// Outstanding requests of both queues together.
     Total,
-    /// Outstanding requests of each queue.
+    /// Outstanding requests of each queue (default).
     PerQueue,
 }
 
@@ -138,7 +142,7 @@ fn gain(x: f64, base: f64) -> f64 {
 pub(super) const QUICK: &str = "runs of 15 s instead of 60 s";
 
 pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
-    experiments_with(opts, IoCount::Total)
+    experiments_with(opts, IoCount::PerQueue)
 }
 
 /// The experiments with `|IO|` counted as `count` says (the other reading's
@@ -154,10 +158,28 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
             mdmo.push((io, m, jobs.add(scenario(count, io, dur, m, 0.5))));
         }
     }
-    let mut mqos = Vec::new();
+    // M_dmo of the paper's printed stroke (17.742 ms).
+    let mut paper_stroke = Vec::new();
     for io in [11, 61] {
+        for m in MDMO {
+            let s = scenario(count, io, dur, m, 0.5).param("drive_stroke", false);
+            paper_stroke.push((io, m, jobs.add(s)));
+        }
+    }
+    let mut mqos = Vec::new();
+    for io in IO_LEVELS {
         for q in MQOS {
             mqos.push((io, q, jobs.add(scenario(count, io, dur, 20, q))));
+        }
+    }
+    // The two other readings of DQE and BQS, one switch each.
+    let mut ablation = Vec::new();
+    for (label, param) in ABLATIONS {
+        for io in [11, 61] {
+            for q in MQOS {
+                let s = scenario(count, io, dur, 20, q).param(param, true);
+                ablation.push((label, io, q, jobs.add(s)));
+            }
         }
     }
     let other = match count {
@@ -202,6 +224,10 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
             r.aggregate.iops,
             None,
         ));
+        // Fig. 2: each queue's throughput.
+        let (r1, r2) = threads(r);
+        rows.push(row("dor", &w, &format!("rq1@mdmo={m}"), "IOPS", r1, None));
+        rows.push(row("dor", &w, &format!("rq2@mdmo={m}"), "IOPS", r2, None));
         // Fig. 4: |S_expanded| "saturated to about 8 when M_dmo becomes 20".
         let len_paper = (*io == 61 && *m >= 20).then_some(8.0);
         rows.push(row(
@@ -216,10 +242,40 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
     out.push(experiment(
         "mdmo",
         "Throughput against the DME margin M_dmo (M_qos = 0.5)",
-        &format!("Two reservation queues (80:20), {level}: normal sizes (mean 8, sd 2 sectors), reads:writes 2:1, uniform over the disk; the drive serves FIFO with up to 4 outstanding. M_dmo is a percentage of the paper's 17.742 ms full stroke. Paper: Figs. 2-4 (best M_dmo = 20; |S_expanded| about 8 from M_dmo = 20, the paper column of len@mdmo at io=61)."),
+        &format!("Two reservation queues (80:20), {level}: normal sizes (mean 8, sd 2 sectors), reads:writes 2:1, uniform over the disk; the drive serves FIFO with up to 4 outstanding. M_dmo is a percentage of the drive's own 12.742 ms full stroke. Paper: Figs. 2-4 (Fig. 2: rq1@ and rq2@ per queue; best M_dmo = 20; |S_expanded| about 8 from M_dmo = 20, the paper column of len@mdmo at io=61)."),
         rows,
     ));
-    let mqos_rows = |list: &[(u32, f64, usize)]| {
+    let mut rows = Vec::new();
+    for (io, m, i) in &paper_stroke {
+        let r = &res[*i];
+        let w = format!("io={io}");
+        let label = "dor drive_stroke=false";
+        rows.push(row(
+            label,
+            &w,
+            &format!("mdmo={m}"),
+            "IOPS",
+            r.aggregate.iops,
+            None,
+        ));
+        let len_paper = (*io == 61 && *m >= 20).then_some(8.0);
+        let len = stat(r, "mean_sequence_len");
+        rows.push(row(
+            label,
+            &w,
+            &format!("len@mdmo={m}"),
+            "requests",
+            len,
+            len_paper,
+        ));
+    }
+    out.push(experiment(
+        "mdmo_paper_stroke",
+        "Throughput against M_dmo as a share of the paper's printed 17.742 ms stroke",
+        &format!("{level}; M_qos = 0.5. The paper's text gives the drive's full stroke as 17.742 ms; DiskSim's description of the same drive, whose seek curve the paper cites, states 12.742 ms (the default here), so each M_dmo is 1.39x wider in these rows."),
+        rows,
+    ));
+    let mqos_rows = |label: &str, list: &[(u32, f64, usize)]| {
         let mut rows = Vec::new();
         for (io, q, i) in list {
             let r = &res[*i];
@@ -235,7 +291,7 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
                 ("dor_iops", "IOPS", d, None),
             ] {
                 rows.push(row(
-                    "dor",
+                    label,
                     &w,
                     &format!("{metric}@mqos={q}"),
                     unit,
@@ -250,7 +306,7 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
         "mqos",
         "Throughput and QoS ratio against the DQE margin M_qos (M_dmo = 20)",
         &format!("{level}. Paper: Figs. 5-8 (M_qos >= 5 over 10% above 0.5; RQ1 falls and RQ2 rises as M_qos grows; DOR_IO dominates; the 4:1 ratio deteriorates by 1% at 0.5, 2% at 1, 5% at 5: the paper column)."),
-        mqos_rows(&mqos),
+        mqos_rows("dor", &mqos),
     ));
     let other_level = match other {
         IoCount::Total => "|IO| = 61 outstanding in all",
@@ -259,8 +315,23 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
     out.push(experiment(
         "mqos_other_io",
         "The M_qos sweep with |IO| read the other way (M_dmo = 20)",
-        &format!("{other_level}. With 61 in each queue both stay backlogged, delta_f <= M_qos binds all the time and the ratio stays 4:1 at any M_qos; the paper's falling ratio (Fig. 8) needs queues that drain."),
-        mqos_rows(&mqos_other),
+        &format!("{other_level}. DQE bounds how far the additional finish tags drift apart, not how often DOR inserts, so while both queues stay backlogged DOR_IO keeps the weights at any M_qos; the ratio moves only when a queue drains and, returning, loses its lag (f_k = max(f_k, min f_j)), which short queues do more often."),
+        mqos_rows("dor", &mqos_other),
+    ));
+    let mut rows = Vec::new();
+    for (label, _) in ABLATIONS {
+        let list: Vec<_> = ablation
+            .iter()
+            .filter(|(l, ..)| *l == label)
+            .map(|&(_, io, q, i)| (io, q, i))
+            .collect();
+        rows.extend(mqos_rows(label, &list));
+    }
+    out.push(experiment(
+        "mqos_ablation",
+        "The M_qos sweep under the other readings of BQS and DQE (M_dmo = 20)",
+        &format!("{level}. charge_bqs=true: a request DOR inserts moves its queue's BQS tags, so BQS_IO no longer keeps the ratio by itself (the paper's Fig. 7 has it keep it). dqe_per_sequence=true: DQE's tags start from 0 at each expansion, so the deviation M_qos allows recurs every sequence instead of once per run."),
+        rows,
     ));
     let mut rows = Vec::new();
     let yfq_iops = |io: u32| {
