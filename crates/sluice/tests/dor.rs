@@ -80,7 +80,7 @@ proptest! {
         drive_stroke in any::<bool>(),
         bounded_walk in any::<bool>(),
     ) {
-        let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke, bounded_walk, charge_bqs: false, dqe_per_sequence: false };
+        let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke, bounded_walk, charge_bqs: false, dqe_per_sequence: false, oldest_first: false };
         same_as_bqs(p, depth, &weights, &script)?;
     }
 
@@ -92,7 +92,7 @@ proptest! {
         drive_stroke in any::<bool>(),
         bounded_walk in any::<bool>(),
     ) {
-        let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke, bounded_walk, charge_bqs: false, dqe_per_sequence: false };
+        let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke, bounded_walk, charge_bqs: false, dqe_per_sequence: false, oldest_first: false };
         same_as_bqs(p, depth, &weights, &script)?;
     }
 

@@ -16,9 +16,9 @@
 //!   (ascending sectors from `device.head()`, then from the lowest): the
 //!   base sequence `R^1 .. R^N`. Tags use [`super::yfq::tags`].
 //! * **DOR (§2.2.2, Algorithm 2).** Walk the sequence from `R^1` to the
-//!   last element; at each `R^cur`, insert after it the first queued
-//!   request `r` (flows in ascending id, each queue in order; any request
-//!   of a queue, not only its head) that satisfies
+//!   last element; at each `R^cur`, insert after it a queued request `r`
+//!   (any request of a queue, not only its head; which one: "Finding a
+//!   request for a gap" below) that satisfies
 //!   - **Property 1 (DME):** `T(R^cur, r) + T(r, R^next) <=
 //!     T(R^cur, R^next) + M_dmo`, with `T(a, b) = DeviceView::seek_time(a.end(), b.sector)`
 //!     (seek-curve estimate, no rotation, as §2.2.2.1 chooses) and `M_dmo =
@@ -86,6 +86,28 @@
 //!   second. Property 2 exists to bound the deviation from the QoS ratio,
 //!   so an insertion that narrows an out-of-bound spread is always
 //!   admissible: it moves the tags toward the bound, never away.
+//! * **Finding a request for a gap.** Algorithm 2 takes "each `r` in each
+//!   `RQ_k`" and the first that passes, without saying in which order. We
+//!   try the queues in ascending flow id, as the paper lists them, and take
+//!   from the first queue that has a passing request the one of least
+//!   detour (`T(R^cur, r) + T(r, R^next)`), then lowest sector: the
+//!   cheapest fit rather than the oldest. Each queue keeps a sector index
+//!   ([`queue::ReservationQueue`]). With `T` concave in the seek distance,
+//!   a position's detour grows the further it lies below the gap's lower
+//!   end, from either end toward the middle, or above the upper end, so
+//!   four walks over the index from those places, each stopping at its
+//!   first request past Property 1's bound, see every request that passes:
+//!   a gap costs O(log n) and the requests Property 2 turns away, not a
+//!   scan of every queued request (which made a sequence O(L n)). The walks
+//!   order requests by their first sector; where sizes differ, a larger
+//!   request just past the bound can hide a passing one behind it, a
+//!   difference of a few sectors at the margin's edge. Least detour is
+//!   our choice, not the paper's: `oldest_first = true` takes the oldest
+//!   passing request instead, by a scan of every queued request, and
+//!   inserts more (at |IO| = 61 and `M_qos = 0.5`, 3,385 requests in a
+//!   minute against 2,879, for 93.6 against 91.9 IOPS): filling a gap
+//!   with its cheapest request leaves the walk fewer requests for the
+//!   gaps after it.
 //! * **Dispatch.** The expanded sequence goes to the device in order as
 //!   slots free up (the drive serves FIFO with up to 4 outstanding in the
 //!   paper: that is the scenario's device); the next sequence is formed
@@ -103,7 +125,11 @@
 //! (for the head itself, exactly as BQS serving it), so BQS corrects any
 //! imbalance DOR leaves and the whole, not the base, keeps the ratio.
 
+mod queue;
+
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use self::queue::{ReservationQueue, Seq};
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
@@ -143,6 +169,12 @@ pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
         "DQE's tags start from 0 at each expansion",
     )
     .note("f_k persist across sequences; true: every f_k starts at 0 in each walk"),
+    ParamSpec::bool(
+        "oldest_first",
+        false,
+        "a gap takes the oldest passing request, found by a full scan",
+    )
+    .note("least detour, by sector index; true: the oldest, by a scan of the queue"),
 ]);
 
 /// The full-stroke seek time §3.1.1 gives for the IBM DNES-309170W, of
@@ -181,6 +213,12 @@ pub struct DorParams {
     /// reading of "Initially, `f_k = 0`" that bounds the deviation per
     /// sequence instead of over the run.
     pub dqe_per_sequence: bool,
+    /// False (default): a gap takes the passing request of least detour,
+    /// found through each queue's sector index in O(log n); true: the
+    /// oldest passing request, found by looking at every queued one, as
+    /// Algorithm 2's loop lists them (see the module docs, "Finding a
+    /// request for a gap").
+    pub oldest_first: bool,
 }
 
 impl Default for DorParams {
@@ -201,6 +239,7 @@ impl DorParams {
             bounded_walk: p.bool(t, "bounded_walk")?,
             charge_bqs: p.bool(t, "charge_bqs")?,
             dqe_per_sequence: p.bool(t, "dqe_per_sequence")?,
+            oldest_first: p.bool(t, "oldest_first")?,
         })
     }
 
@@ -221,7 +260,7 @@ struct DFlow {
     tags: FlowTags,
     /// DQE's additional finish tag `f_k`.
     f: Tag,
-    queue: VecDeque<Request>,
+    queue: ReservationQueue,
 }
 
 impl DFlow {
@@ -230,7 +269,7 @@ impl DFlow {
             weight: weight.max(1),
             tags: FlowTags::default(),
             f: Tag::ZERO,
-            queue: VecDeque::new(),
+            queue: ReservationQueue::default(),
         }
     }
     fn len(&self, r: &Request) -> Tag {
@@ -411,7 +450,7 @@ impl Dor {
             let r = fl.queue.pop_front().expect("keyed flows are backlogged");
             self.v = fl.tags.start;
             match fl.queue.front() {
-                Some(next) => {
+                Some((_, next)) => {
                     let len = fl.len(next);
                     fl.tags.advance(len);
                     self.keys.insert((fl.tags.finish, k));
@@ -429,42 +468,102 @@ impl Dor {
         base
     }
 
-    /// Algorithm 2: expand the base sequence in place.
-    fn expand(&mut self, seq: &mut Vec<Request>, device: &dyn DeviceView) {
+    /// Algorithm 2: the expanded sequence. The walk appends as it goes
+    /// (each insertion becomes the next `R^cur`), so a sequence of length
+    /// L costs O(L) moves, not the O(L^2) of inserting into the middle.
+    fn expand(&mut self, base: Vec<Request>, device: &dyn DeviceView) -> Vec<Request> {
         let margin = self.params.margin(device);
         if self.params.dqe_per_sequence {
             self.restart_dqe();
         }
-        // Bounded, the walk stops at the base's N-th position; otherwise
-        // only at the base's last request (the end of the sequence).
-        let stop = if self.params.bounded_walk {
-            seq.len().saturating_sub(1)
+        // Bounded, the walk takes N - 1 steps (an insertion or a move to
+        // the next base request each); otherwise it runs to the base's
+        // last request.
+        let steps = if self.params.bounded_walk {
+            base.len().saturating_sub(1)
         } else {
             usize::MAX
         };
-        let mut cur = 0;
-        while cur + 1 < seq.len() && cur < stop {
-            let (a, b) = (seq[cur], seq[cur + 1]);
-            let direct = device.seek_time(a.end(), b.sector);
-            let mut found = None;
-            'scan: for (&k, fl) in &self.flows {
-                for (i, r) in fl.queue.iter().enumerate() {
-                    if self.property2(fl, r)
-                        && device.seek_time(a.end(), r.sector) + device.seek_time(r.end(), b.sector)
-                            <= direct + margin
-                    {
-                        found = Some((k, i));
-                        break 'scan;
-                    }
-                }
-            }
-            if let Some((k, i)) = found {
-                let r = self.take(k, i);
-                seq.insert(cur + 1, r);
+        let mut out = Vec::with_capacity(base.len());
+        let mut rest = base.into_iter();
+        let Some(first) = rest.next() else {
+            return out;
+        };
+        out.push(first);
+        let mut taken = 0;
+        for b in rest {
+            while taken < steps {
+                taken += 1;
+                let a = *out.last().expect("the walk starts from R^1");
+                let bound = device.seek_time(a.end(), b.sector) + margin;
+                let found = self
+                    .flows
+                    .iter()
+                    .find_map(|(&k, fl)| Some((k, self.candidate(fl, &a, &b, bound, device)?)));
+                let Some((k, seq)) = found else {
+                    break;
+                };
+                let r = self.take(k, seq);
+                out.push(r);
                 self.dor_count += 1;
             }
-            cur += 1;
+            out.push(b);
         }
+        out
+    }
+
+    /// DOR's pick from one queue for the gap `a -> b`: of the requests
+    /// passing both properties, the one of least detour (then lowest
+    /// sector). On a seek curve that is concave in the distance, a detour
+    /// grows as a request lies further out below the gap, further in from
+    /// either end, or further out above it; so four walks over the
+    /// queue's sector index, each stopping at its first request past
+    /// Property 1's bound, see every request that passes: O(log n) plus the
+    /// requests Property 2 turns away (see the module docs, "Finding a
+    /// request for a gap").
+    fn candidate(
+        &self,
+        fl: &DFlow,
+        a: &Request,
+        b: &Request,
+        bound: Duration,
+        device: &dyn DeviceView,
+    ) -> Option<Seq> {
+        let (from, to) = (a.end(), b.sector);
+        let passes_p1 =
+            |r: &Request| device.seek_time(from, r.sector) + device.seek_time(r.end(), to) <= bound;
+        if self.params.oldest_first {
+            return fl
+                .queue
+                .by_arrival()
+                .find(|(_, r)| self.property2(fl, r) && passes_p1(r))
+                .map(|(seq, _)| seq);
+        }
+        let (lo, hi) = (from.min(to), from.max(to));
+        let mid = lo + (hi - lo) / 2;
+        let walks = [
+            fl.queue.by_sector(..lo, true),
+            fl.queue.by_sector(lo..=mid, false),
+            fl.queue.by_sector(mid + 1..hi, true),
+            fl.queue.by_sector(hi.., false),
+        ];
+        let mut best: Option<(Duration, u64, Seq)> = None;
+        for walk in walks {
+            for (seq, r) in walk {
+                let detour = device.seek_time(from, r.sector) + device.seek_time(r.end(), to);
+                if detour > bound {
+                    break;
+                }
+                if self.property2(fl, r) {
+                    let key = (detour, r.sector, seq);
+                    if best.is_none_or(|b| key < b) {
+                        best = Some(key);
+                    }
+                    break;
+                }
+            }
+        }
+        best.map(|(_, _, seq)| seq)
     }
 
     /// Every `f_k` (and DQE's virtual time) back to 0.
@@ -480,36 +579,41 @@ impl Dor {
         self.vf = Tag::ZERO;
     }
 
-    /// Remove request `i` of flow `k` for DOR, charging `f_k`.
-    fn take(&mut self, k: FlowId, i: usize) -> Request {
+    /// Remove request `seq` of flow `k` for DOR, charging `f_k`.
+    fn take(&mut self, k: FlowId, seq: Seq) -> Request {
         let fl = self.flows.get_mut(&k).expect("scanned flows exist");
-        let r = fl.queue.remove(i).expect("scanned index");
+        let head = fl.queue.front().is_some_and(|(s, _)| s == seq);
+        let r = fl.queue.remove(seq).expect("a queued request");
         let (old_f, old_finish) = (fl.f, fl.tags.finish);
         fl.f += fl.len(&r);
         let new_f = fl.f;
         let taken = fl.len(&r);
-        match (self.params.charge_bqs, i, fl.queue.front()) {
+        match (
+            self.params.charge_bqs,
+            head,
+            fl.queue.front().map(|(_, r)| r),
+        ) {
             // Charged, the head: as BQS serving it (the tags stay when the
             // queue empties, the new head starts at the old finish).
-            (true, 0, Some(next)) => {
+            (true, true, Some(next)) => {
                 let len = fl.len(next);
                 fl.tags.advance(len);
             }
-            (true, 0, None) => {}
+            (true, true, None) => {}
             // Charged, behind the head: the head's tags move by what DOR
             // served.
-            (true, _, _) => {
+            (true, false, _) => {
                 fl.tags.start += taken;
                 fl.tags.finish += taken;
             }
             // Not charged, the head: the new head inherits S_k.
-            (false, 0, next) => {
+            (false, true, next) => {
                 fl.tags.finish = match next {
                     Some(next) => fl.tags.start + fl.len(next),
                     None => fl.tags.start,
                 };
             }
-            (false, _, _) => {}
+            (false, false, _) => {}
         }
         let new_key = (!fl.queue.is_empty()).then_some(fl.tags.finish);
         let backlogged = !fl.queue.is_empty();
@@ -581,7 +685,7 @@ impl Scheduler for Dor {
         let in_queue = self
             .flows
             .get_mut(&merged.flow)
-            .is_some_and(|f| super::merge_queued(&mut f.queue, merged));
+            .is_some_and(|f| f.queue.merge(merged));
         if !in_queue {
             super::merge_queued(&mut self.sequence, merged);
         }
@@ -593,7 +697,7 @@ impl Scheduler for Dor {
             self.bqs_count += seq.len() as u64;
             self.last_base = seq.iter().map(|r| r.id).collect();
             if self.dor {
-                self.expand(&mut seq, device);
+                seq = self.expand(seq, device);
             }
             self.last_expanded = seq.iter().map(|r| r.id).collect();
             self.sequences += 1;
