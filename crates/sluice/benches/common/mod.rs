@@ -10,8 +10,8 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use sluice::policy::{build, Params};
 use sluice::testkit::FlatDevice;
 use sluice::{
-    Direction, Driver, Duration, FlowConfig, FlowId, Instant, LastAnswer, Request, RequestId,
-    Scheduler,
+    DeviceView, Direction, Driver, Duration, FlowConfig, FlowId, Instant, LastAnswer, Request,
+    RequestId, Scheduler,
 };
 
 pub(crate) const FLOW_COUNTS: [u32; 3] = [16, 256, 4096];
@@ -37,9 +37,9 @@ impl XorShift {
 }
 
 /// A policy with its steady backlog, a device and a clock.
-pub(crate) struct Bench {
+pub(crate) struct Bench<D: DeviceView = FlatDevice> {
     pub driver: Driver<Box<dyn Scheduler>>,
-    dev: FlatDevice,
+    dev: D,
     rng: XorShift,
     now: Instant,
     next_id: u64,
@@ -59,6 +59,29 @@ impl Bench {
         sectors: u32,
         merge: bool,
     ) -> Self {
+        Bench::on(
+            FlatDevice::at(0),
+            policy,
+            params,
+            flows,
+            BACKLOG,
+            sectors,
+            merge,
+        )
+    }
+}
+
+impl<D: DeviceView> Bench<D> {
+    /// As [`Bench::new`], on `dev`, with `backlog` requests queued per flow.
+    pub(crate) fn on(
+        dev: D,
+        policy: &str,
+        params: &Params,
+        flows: u32,
+        backlog: u32,
+        sectors: u32,
+        merge: bool,
+    ) -> Self {
         let sched = build(policy, params).expect("the policy builds");
         let mut driver = Driver::new(sched, 1);
         if merge {
@@ -66,7 +89,7 @@ impl Bench {
         }
         let mut b = Bench {
             driver,
-            dev: FlatDevice::at(0),
+            dev,
             rng: XorShift(0x9E37_79B9_7F4A_7C15),
             now: Instant::ZERO,
             next_id: 0,
@@ -77,7 +100,7 @@ impl Bench {
             b.driver
                 .add_flow(Instant::ZERO, FlowId(f), &FlowConfig::default());
         }
-        for _ in 0..BACKLOG {
+        for _ in 0..backlog {
             for f in 0..flows {
                 b.add(FlowId(f));
             }
@@ -85,7 +108,7 @@ impl Bench {
         // Serve one so that the loop starts in its steady state: one flow
         // (`refill`) is a request short, and gets it back first thing.
         b.serve();
-        assert_eq!(b.driver.queued(), (flows * BACKLOG - 1) as usize);
+        assert_eq!(b.driver.queued(), (flows * backlog - 1) as usize);
         b
     }
 

@@ -435,7 +435,16 @@ impl Dor {
     /// `M_qos`, or narrows a spread already beyond it (see the module docs,
     /// "An insertion that narrows the spread").
     fn property2(&self, fl: &DFlow, r: &Request) -> bool {
-        let after = self.spread_if(fl.f, fl.f + fl.len(r));
+        self.property2_sectors(fl, r.sectors)
+    }
+
+    /// Property 2 for a request of `sectors`. Unless the queue is the
+    /// only one at the least `f` (then any request narrows the spread),
+    /// the spread after the insertion grows with the request's size, so a
+    /// queue whose smallest request fails has none that passes.
+    fn property2_sectors(&self, fl: &DFlow, sectors: u32) -> bool {
+        let len = Tag::service(u64::from(sectors), fl.weight);
+        let after = self.spread_if(fl.f, fl.f + len);
         after <= Tag::from_f64(self.params.m_qos) || after < self.spread()
     }
 
@@ -532,6 +541,11 @@ impl Dor {
         let (from, to) = (a.end(), b.sector);
         let passes_p1 =
             |r: &Request| device.seek_time(from, r.sector) + device.seek_time(r.end(), to) <= bound;
+        // Property 2 turns the whole queue away when it turns away its
+        // smallest request.
+        if !self.property2_sectors(fl, fl.queue.min_sectors()?) {
+            return None;
+        }
         if self.params.oldest_first {
             return fl
                 .queue

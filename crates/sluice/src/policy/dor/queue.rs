@@ -15,6 +15,8 @@ pub(super) type Seq = u64;
 pub(super) struct ReservationQueue {
     by_arrival: BTreeMap<Seq, Request>,
     by_sector: BTreeSet<(u64, Seq)>,
+    /// How many requests of each size (sectors) are queued.
+    sizes: BTreeMap<u32, usize>,
     next: Seq,
 }
 
@@ -27,7 +29,26 @@ impl ReservationQueue {
         let seq = self.next;
         self.next += 1;
         self.by_sector.insert((r.sector, seq));
+        self.add_size(r.sectors);
         self.by_arrival.insert(seq, r);
+    }
+
+    /// The size of the smallest queued request, in sectors.
+    pub(super) fn min_sectors(&self) -> Option<u32> {
+        self.sizes.keys().next().copied()
+    }
+
+    fn add_size(&mut self, sectors: u32) {
+        *self.sizes.entry(sectors).or_insert(0) += 1;
+    }
+
+    fn remove_size(&mut self, sectors: u32) {
+        if let Some(n) = self.sizes.get_mut(&sectors) {
+            *n -= 1;
+            if *n == 0 {
+                self.sizes.remove(&sectors);
+            }
+        }
     }
 
     /// The head (oldest) request and its place.
@@ -38,6 +59,7 @@ impl ReservationQueue {
     pub(super) fn pop_front(&mut self) -> Option<Request> {
         let (seq, r) = self.by_arrival.pop_first()?;
         self.by_sector.remove(&(r.sector, seq));
+        self.remove_size(r.sectors);
         Some(r)
     }
 
@@ -50,6 +72,7 @@ impl ReservationQueue {
     pub(super) fn remove(&mut self, seq: Seq) -> Option<Request> {
         let r = self.by_arrival.remove(&seq)?;
         self.by_sector.remove(&(r.sector, seq));
+        self.remove_size(r.sectors);
         Some(r)
     }
 
@@ -99,8 +122,11 @@ impl ReservationQueue {
             return false;
         };
         self.by_sector.remove(&(r.sector, seq));
+        let old = r.sectors;
         *r = *merged;
         self.by_sector.insert((merged.sector, seq));
+        self.remove_size(old);
+        self.add_size(merged.sectors);
         true
     }
 }
