@@ -51,6 +51,15 @@
 //!   the oldest fragment not yet completed.
 //! * **Latency (§3.5).** `l_lat_kb` KiB (2 sectors per KiB) is added to the
 //!   length of every request (once per fragmented request) in the tags.
+//! * **Host turnaround.** `batch_turnaround_us` delays the next batch by
+//!   that long after the completion that frees it (the last of a batch, or
+//!   the last but one with `overlap`): the host's interrupt, completion and
+//!   selection, which §3.2 implies (the host sends the next batch when the
+//!   present one completes) but does not size. The policy answers
+//!   [`Decision::Idle`] meanwhile and asks to be woken at its end; requests
+//!   arriving meanwhile wait for it too. Default 0 (no turnaround): no
+//!   source gives the paper's host's value; `repro yfq`'s `turnaround` rows
+//!   measure the sensitivity.
 
 pub(crate) mod tags;
 
