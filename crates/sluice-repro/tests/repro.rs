@@ -170,6 +170,63 @@ fn yfq_shapes() {
         let tb = value(&r, "tiebreak", "yfq-b4-tiebreak", w, "aggregate_kb_s");
         assert!(tb > gain * b4, "{w}: {b4} {tb}");
     }
+    // Fig. 7: grouping with tie-breaking and shared tags beats unmodified
+    // YFQ (each fragment tagged on its own) by far once tasks compete; with
+    // one task there is nothing to interleave with.
+    let frag = |s, n: u32| {
+        let w = format!("256k-{n}tasks");
+        value(&r, "fragments", s, &w, "aggregate_kb_s")
+    };
+    for n in [2, 4, 8] {
+        let (u, g) = (frag("yfq-b4-unmodified", n), frag("yfq-b4-grouped", n));
+        assert!(g > 1.3 * u, "{n} tasks: unmodified {u}, grouped {g}");
+    }
+    assert_eq!(frag("yfq-b4-unmodified", 1), frag("yfq-b4", 1));
+    // With two tasks the shared tag alone keeps a request's fragments
+    // together (the next fragment's tag is its request's, below the other
+    // task's): shared beats unmodified.
+    assert!(
+        frag("yfq-b4", 2) > 1.1 * frag("yfq-b4-unmodified", 2),
+        "{} {}",
+        frag("yfq-b4", 2),
+        frag("yfq-b4-unmodified", 2)
+    );
+    // Grouping's cost with one task: the drive's SATF takes contiguous
+    // fragments out of order (in arrival order, FCFS or depth 1 stream
+    // them), and so does the policy's tie-breaking whatever the drive does.
+    let ord = |s, d: &str| {
+        let m = format!("aggregate_kb_s@drive={d}");
+        value(&r, "fragment-order", s, "256k-1tasks", &m)
+    };
+    let one = ord("yfq-b4", "satf");
+    for s in ["yfq-b4-grouped-notie", "bsd-grouped"] {
+        assert!(ord(s, "satf") < 0.8 * one, "{s}: {}", ord(s, "satf"));
+        for d in ["fcfs", "depth1"] {
+            assert!(ord(s, d) > 0.99 * one, "{s} {d}: {}", ord(s, d));
+        }
+    }
+    for d in ["satf", "fcfs", "depth1"] {
+        let g = ord("yfq-b4-grouped", d);
+        assert!(g < 0.8 * one, "grouped {d}: {g}");
+    }
+    // A host turnaround between batches costs b = 1 on every request and
+    // b = 4 once per batch, so b = 4's gain grows with it; overlap hides it
+    // behind the request still in service.
+    let turn = |s, m: &str, t: u32| {
+        let m = format!("{m}@turnaround_us={t}");
+        value(&r, "turnaround", s, "64k-8tasks", &m)
+    };
+    let gain = |t| turn("yfq-b4", "gain_over_b1", t);
+    assert!(
+        gain(0) < gain(100) && gain(100) < gain(200) && gain(200) < gain(500),
+        "{} {} {} {}",
+        gain(0),
+        gain(100),
+        gain(200),
+        gain(500)
+    );
+    let o = |t| turn("yfq-b4-overlap", "aggregate_kb_s", t);
+    assert_eq!(o(0), o(500));
 }
 
 #[test]

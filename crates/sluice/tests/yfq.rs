@@ -256,6 +256,7 @@ proptest! {
         tie_break in any::<bool>(),
         group in 0i64..4,
         l_lat_kb in prop::sample::select(vec![0i64, 125]),
+        shared_fragment_tags in any::<bool>(),
     ) {
         let mut p = Params::default();
         p.insert("batch", ParamValue::Int(batch));
@@ -263,6 +264,7 @@ proptest! {
         p.insert("tie_break", ParamValue::Bool(tie_break));
         p.insert("group", ParamValue::Int(group));
         p.insert("l_lat_kb", ParamValue::Int(l_lat_kb));
+        p.insert("shared_fragment_tags", ParamValue::Bool(shared_fragment_tags));
         // At most b (b + 1 with overlap) outstanding.
         let limit = batch as usize + usize::from(overlap);
         run_fragmented(build("yfq", &p).unwrap(), depth, limit, &ops)

@@ -249,7 +249,9 @@ seek_cap=true"),
             ("vios-p", "quantum_ms = 20, resume_at = 2, bw_mb_s = 50"),
             ("fq-rr", "quantum_ms = 20"),
             ("deadline", "read_expire_ms = 500, write_expire_ms = 5000, writes_starved = 2, fifo_batch = 16"),
-            ("yfq", "batch = 1, overlap = false, tie_break = false, group = 1, l_lat_kb = 0"),
+            ("yfq", "batch = 1, overlap = false, tie_break = false, group = 1, l_lat_kb = 0, \
+shared_fragment_tags = true (false: each fragment tagged as a request of its own, unmodified YFQ), \
+batch_turnaround_us = 0 (us; 0 = none)"),
             ("bsd", "pipeline = 4, cscan = false"),
             ("bsd-grouped", "pipeline = 4, cscan = false, group = 0 (all fragments)"),
             ("dor", "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \

@@ -43,9 +43,23 @@
 //!   `n` at a time, like FreeBSD's physio with the paper's grouping change:
 //!   the next `n` become selectable when the whole previous group has
 //!   completed (`group = 1`: one fragment at a time, unmodified FreeBSD;
-//!   `group = 0`: all at once).
+//!   `group = 0`: all at once). With `shared_fragment_tags = false`
+//!   (unmodified YFQ, Fig. 7's baseline) the fragments still form one entry
+//!   for grouping, but each is tagged as a request of its own: the first
+//!   starts at the entry's `S`, each next one at its predecessor's `F`, each
+//!   adds its own length (and `l_lat`), and the head of `q_i` for `v(t)` is
+//!   the oldest fragment not yet completed.
 //! * **Latency (§3.5).** `l_lat_kb` KiB (2 sectors per KiB) is added to the
 //!   length of every request (once per fragmented request) in the tags.
+//! * **Host turnaround.** `batch_turnaround_us` delays the next batch by
+//!   that long after the completion that frees it (the last of a batch, or
+//!   the last but one with `overlap`): the host's interrupt, completion and
+//!   selection, which §3.2 implies (the host sends the next batch when the
+//!   present one completes) but does not size. The policy answers
+//!   [`Decision::Idle`] meanwhile and asks to be woken at its end; requests
+//!   arriving meanwhile wait for it too. Default 0 (no turnaround): no
+//!   source gives the paper's host's value; `repro yfq`'s `turnaround` rows
+//!   measure the sensitivity.
 
 pub(crate) mod tags;
 
@@ -83,6 +97,19 @@ pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
         (0, 1 << 30),
         "l_lat in KiB, added to every request's length",
     ),
+    ParamSpec::bool(
+        "shared_fragment_tags",
+        true,
+        "fragments carry their request's finish tag",
+    )
+    .note("false: each fragment tagged as a request of its own, unmodified YFQ"),
+    ParamSpec::int(
+        "batch_turnaround_us",
+        0,
+        (0, 1_000_000),
+        "host time from the completion that frees a batch to sending the next",
+    )
+    .note("us; 0 = none"),
 ]);
 
 /// YFQ's parameters (paper sections in brackets).
@@ -99,6 +126,14 @@ pub struct YfqParams {
     pub group: usize,
     /// `l_lat` in KiB, added to every request's length (§3.5).
     pub l_lat_kb: u64,
+    /// Every fragment of a request carries the whole request's finish tag,
+    /// the paper's modification (§3.4); `false` tags each fragment as an
+    /// independent request of its flow (unmodified YFQ, Fig. 7's baseline).
+    pub shared_fragment_tags: bool,
+    /// Host turnaround in µs: the time from the completion that lets the
+    /// next batch go to that batch reaching the device (interrupt,
+    /// completion and selection). 0 = none.
+    pub batch_turnaround_us: u64,
 }
 
 impl Default for YfqParams {
@@ -117,6 +152,8 @@ impl YfqParams {
             tie_break: p.bool(t, "tie_break")?,
             group: p.int(t, "group")? as usize,
             l_lat_kb: p.int(t, "l_lat_kb")? as u64,
+            shared_fragment_tags: p.bool(t, "shared_fragment_tags")?,
+            batch_turnaround_us: p.int(t, "batch_turnaround_us")? as u64,
         })
     }
 }
@@ -137,6 +174,10 @@ enum FragState {
 struct Frag {
     req: Request,
     state: FragState,
+    /// The fragment's own tags, when fragments do not share their
+    /// request's (`shared_fragment_tags = false`); otherwise the entry's.
+    start: Tag,
+    finish: Tag,
 }
 
 /// One application request (all its fragments) in a reservation's queue.
@@ -166,6 +207,44 @@ impl Entry {
             .iter()
             .any(|f| matches!(f.state, FragState::Held | FragState::Ready))
     }
+    /// The start tag the entry shows as the head of `q_i`: the request's,
+    /// or with fragments tagged on their own, that of its oldest fragment
+    /// not yet completed (each fragment is then a request of `q_i`).
+    fn head_start(&self) -> Tag {
+        self.frags
+            .iter()
+            .find(|f| f.state != FragState::Done)
+            .map_or(self.start, |f| f.start)
+    }
+    /// The finish tag of the first ready fragment (fragments are tagged in
+    /// arrival order, so the smallest).
+    fn ready_finish(&self) -> Option<Tag> {
+        self.frags
+            .iter()
+            .find(|f| f.state == FragState::Ready)
+            .map(|f| f.finish)
+    }
+    /// Set the tags from `start` and the fragments' sizes: shared, every
+    /// fragment gets `F = S + (l + l_lat)/w` of the whole request; on their
+    /// own, each fragment chains from the previous one's finish tag and
+    /// pays `l_lat` itself.
+    fn retag(&mut self, shared: bool, lat: u64, w: u32) {
+        if shared {
+            self.finish = self.start + Tag::service(self.sectors + lat, w);
+            for f in self.frags.iter_mut() {
+                f.start = self.start;
+                f.finish = self.finish;
+            }
+        } else {
+            let mut s = self.start;
+            for f in self.frags.iter_mut() {
+                f.start = s;
+                f.finish = s + Tag::service(u64::from(f.req.sectors) + lat, w);
+                s = f.finish;
+            }
+            self.finish = s;
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -192,7 +271,7 @@ impl Flow {
 
     /// `S_i` while busy: the start tag of the head of `q_i`.
     fn head_start(&self) -> Option<Tag> {
-        self.queue.front().map(|e| e.start)
+        self.queue.front().map(Entry::head_start)
     }
 
     /// The entry the flow serves next: the first one with unselected
@@ -226,6 +305,11 @@ pub struct Yfq {
     next_seq: u64,
     queued: usize,
     selected: u64,
+    /// Until when the host is still turning around after the completion
+    /// that freed the next batch (`batch_turnaround_us`).
+    resume_at: Option<Instant>,
+    /// Turnarounds waited out.
+    turnarounds: u64,
 }
 
 impl Yfq {
@@ -246,6 +330,8 @@ impl Yfq {
             next_seq: 0,
             queued: 0,
             selected: 0,
+            resume_at: None,
+            turnarounds: 0,
         }
     }
 
@@ -277,7 +363,8 @@ impl Yfq {
     pub fn finish_tag(&self, id: RequestId) -> Option<f64> {
         let &(flow, seq, _) = self.index.get(&id)?;
         let e = self.entry(flow, seq)?;
-        Some(e.finish.as_f64())
+        let f = e.frags.iter().find(|f| f.req.id == id)?;
+        Some(f.finish.as_f64())
     }
 
     /// Requests selected into batches and not yet completed.
@@ -300,7 +387,7 @@ impl Yfq {
         let Some(f) = self.flows.get_mut(&flow) else {
             return;
         };
-        let key = f.next_entry().map(|i| f.queue[i].finish);
+        let key = f.next_entry().and_then(|i| f.queue[i].ready_finish());
         if key != f.key {
             if let Some(k) = f.key {
                 self.ready.remove(&(k, flow));
@@ -333,7 +420,7 @@ impl Yfq {
                 let i = fl.next_entry().expect("ready flows have a next entry");
                 let e = &fl.queue[i];
                 for (k, fr) in e.frags.iter().enumerate() {
-                    if fr.state == FragState::Ready {
+                    if fr.state == FragState::Ready && fr.finish == fmin {
                         let cost = device.positioning_time(now, from, fr.req.sector);
                         if best.is_none_or(|b| cost < b.0) {
                             best = Some((cost, flow, e.seq, k));
@@ -381,6 +468,7 @@ impl Scheduler for Yfq {
     fn add(&mut self, _now: Instant, request: Request) {
         let v = self.vwork.value();
         let group = self.params.group;
+        let shared = self.params.shared_fragment_tags;
         let lat = 2 * self.params.l_lat_kb;
         let flow_id = request.flow;
         let seq = self.next_seq;
@@ -413,7 +501,6 @@ impl Scheduler for Yfq {
         }
         let e = f.queue.back_mut().expect("just pushed or merged");
         e.sectors += u64::from(request.sectors);
-        e.finish = e.start + Tag::service(e.sectors + lat, w);
         let state = if group == 0 || e.in_group < group {
             e.in_group += 1;
             e.open += 1;
@@ -424,7 +511,10 @@ impl Scheduler for Yfq {
         e.frags.push(Frag {
             req: request,
             state,
+            start: e.start,
+            finish: e.start,
         });
+        e.retag(shared, lat, w);
         let (eseq, start, finish) = (e.seq, e.start, e.finish);
         f.last_finish = finish;
         if !merge {
@@ -448,10 +538,12 @@ impl Scheduler for Yfq {
             return;
         };
         let lat = 2 * self.params.l_lat_kb;
+        let shared = self.params.shared_fragment_tags;
         let Some(f) = self.flows.get_mut(&flow_id) else {
             return;
         };
         let w = f.weight;
+        let old_start = f.head_start();
         let last = f.queue.back().map(|e| e.seq);
         let Some(e) = f.queue.iter_mut().find(|e| e.seq == eseq) else {
             return;
@@ -460,10 +552,16 @@ impl Scheduler for Yfq {
             fr.req = *merged;
         }
         e.sectors += u64::from(merged.sectors - old.sectors);
-        e.finish = e.start + Tag::service(e.sectors + lat, w);
+        e.retag(shared, lat, w);
         let finish = e.finish;
         if last == Some(eseq) {
             f.last_finish = finish;
+        }
+        // Fragments on their own tags: a grown fragment moves the tags of
+        // the siblings after it, perhaps the head's.
+        let new_start = f.head_start();
+        if new_start != old_start {
+            self.vwork.set_start(flow_id, old_start, new_start);
         }
         self.vwork.note_finish(finish);
         self.refresh(flow_id);
@@ -471,6 +569,18 @@ impl Scheduler for Yfq {
 
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
         if self.sort_queue.is_empty() && self.can_form_batch() {
+            if let Some(t) = self.resume_at {
+                if now < t {
+                    // The host has not yet turned around: the next batch
+                    // leaves at `t` (requests arriving meanwhile join it).
+                    return if self.ready.is_empty() {
+                        Decision::Nothing
+                    } else {
+                        Decision::Idle
+                    };
+                }
+                self.resume_at = None;
+            }
             let batch = self.next_batch;
             let mut from = device.head();
             let mut n = 0;
@@ -500,14 +610,22 @@ impl Scheduler for Yfq {
         }
     }
 
-    fn complete(&mut self, _now: Instant, request: &Request, _service: &Service) {
+    fn complete(&mut self, now: Instant, request: &Request, _service: &Service) {
         let Some((flow, seq, batch)) = self.index.remove(&request.id) else {
             return;
         };
+        let blocked = !self.can_form_batch();
         if let Some(b) = self.batches.iter_mut().find(|b| b.0 == batch) {
             b.1 = b.1.saturating_sub(1);
         }
         self.batches.retain(|b| b.1 > 0);
+        let turnaround = self.params.batch_turnaround_us;
+        if turnaround > 0 && blocked && self.can_form_batch() {
+            // This completion lets the next batch go: the host needs its
+            // turnaround first.
+            self.resume_at = Some(now + Duration::from_micros(turnaround));
+            self.turnarounds += 1;
+        }
         let group = self.params.group;
         let Some(f) = self.flows.get_mut(&flow) else {
             return;
@@ -547,17 +665,38 @@ impl Scheduler for Yfq {
         self.queued
     }
 
-    /// `batches` formed and their `mean_batch_len`.
+    /// The end of the host's turnaround, while one is running.
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.resume_at
+    }
+
+    fn handle_timeout(&mut self, now: Instant) {
+        if self.resume_at.is_some_and(|t| t <= now) {
+            self.resume_at = None;
+        }
+    }
+
+    /// With a turnaround, the device waits for the host between batches.
+    fn may_idle(&self) -> bool {
+        self.params.batch_turnaround_us > 0
+    }
+
+    /// `batches` formed and their `mean_batch_len` (and, with a host
+    /// turnaround, the `turnarounds` waited).
     fn stats(&self) -> Vec<(&'static str, f64)> {
         let mean = if self.next_batch > 0 {
             self.selected as f64 / self.next_batch as f64
         } else {
             0.0
         };
-        vec![
+        let mut v = vec![
             ("batches", self.next_batch as f64),
             ("mean_batch_len", mean),
-        ]
+        ];
+        if self.params.batch_turnaround_us > 0 {
+            v.push(("turnarounds", self.turnarounds as f64));
+        }
+        v
     }
 }
 

@@ -291,3 +291,135 @@ fn unknown_flows_weigh_100_and_weights_scale_tags() {
     s.add(Instant::ZERO, r(1, 8, 0, 100));
     assert_eq!(s.tags(FlowId(8)), Some((0.0, 0.25)));
 }
+
+/// Two flows, each with one 256 KiB request in four 64 KiB fragments, all
+/// released at once (`group = 0`) into one batch of eight.
+fn two_fragmented(shared_fragment_tags: bool) -> Testbed<Yfq> {
+    let params = YfqParams {
+        batch: 8,
+        group: 0,
+        shared_fragment_tags,
+        ..YfqParams::default()
+    };
+    let frags = (0..4)
+        .map(|k| frag(10 + k, 10, 1, 128 * k))
+        .chain((0..4).map(|k| frag(20 + k, 20, 2, 50_000 + 128 * k)));
+    loaded(params, frags)
+}
+
+#[test]
+fn shared_fragment_tags_keep_a_request_together_and_unshared_interleave() {
+    // Shared (the paper's modification): one tag, 4 x 128 sectors / 100,
+    // for every fragment; equal tags go flow by flow, request by request.
+    let mut tb = two_fragmented(true);
+    for id in (10..14).chain(20..24) {
+        let got = tb.policy().finish_tag(RequestId(id)).unwrap();
+        assert!(close(got, 5.12), "{id}: {got}");
+    }
+    assert_eq!(fill_ids(&mut tb), vec![10, 11, 12, 13, 20, 21, 22, 23]);
+    // Unmodified YFQ: each fragment a request of its own, tags chained
+    // 1.28, 2.56, 3.84, 5.12 in each flow; the flows' fragments alternate.
+    let mut tb = two_fragmented(false);
+    for k in 0..4u64 {
+        let want = 1.28 * (k + 1) as f64;
+        for id in [10 + k, 20 + k] {
+            let got = tb.policy().finish_tag(RequestId(id)).unwrap();
+            assert!(close(got, want), "{id}: {got} != {want}");
+        }
+    }
+    assert_eq!(tb.policy().tags(FlowId(1)).map(|t| t.0), Some(0.0));
+    assert_eq!(fill_ids(&mut tb), vec![10, 20, 11, 21, 12, 22, 13, 23]);
+    // The head of q_1 moves fragment by fragment: S_1 = F of the one before.
+    done(&mut tb, 10);
+    let (s1, f1) = tb.policy().tags(FlowId(1)).unwrap();
+    assert!(close(s1, 1.28) && close(f1, 5.12), "{s1} {f1}");
+}
+
+#[test]
+fn unshared_fragments_pay_l_lat_each_and_chain_into_the_next_request() {
+    let mut s = yfq(YfqParams {
+        group: 0,
+        l_lat_kb: 64,
+        shared_fragment_tags: false,
+        ..YfqParams::default()
+    });
+    // Two fragments of 128 sectors, each + 128 sectors of l_lat: 2.56 each.
+    s.add(Instant::ZERO, frag(0, 0, 1, 0));
+    s.add(Instant::ZERO, frag(1, 0, 1, 128));
+    s.add(Instant::ZERO, r(2, 1, 9000, 8));
+    assert!(close(s.finish_tag(RequestId(0)).unwrap(), 2.56));
+    assert!(close(s.finish_tag(RequestId(1)).unwrap(), 5.12));
+    // The next request chains from the last fragment: 5.12 + 1.36.
+    assert!(close(s.finish_tag(RequestId(2)).unwrap(), 6.48));
+    // Shared, the request pays l_lat once: (256 + 128) / 100.
+    let mut s = yfq(YfqParams {
+        group: 0,
+        l_lat_kb: 64,
+        ..YfqParams::default()
+    });
+    s.add(Instant::ZERO, frag(0, 0, 1, 0));
+    s.add(Instant::ZERO, frag(1, 0, 1, 128));
+    assert!(close(s.finish_tag(RequestId(0)).unwrap(), 3.84));
+    assert!(close(s.finish_tag(RequestId(1)).unwrap(), 3.84));
+}
+
+#[test]
+fn the_next_batch_waits_out_the_host_turnaround() {
+    let four = |batch_turnaround_us| {
+        let params = YfqParams {
+            batch: 2,
+            batch_turnaround_us,
+            ..YfqParams::default()
+        };
+        loaded(params, (0..4).map(|i| r(i, (i % 2) as u32, i * 100, 8)))
+    };
+    let mut tb = four(300);
+    assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+    tb.advance(Duration::from_millis(5));
+    done(&mut tb, 0);
+    assert_eq!(fill_ids(&mut tb), Vec::<u64>::new());
+    done(&mut tb, 1);
+    // The batch is done; the host turns around for 300 us, the device idle.
+    let t = tb.now();
+    assert_eq!(fill_ids(&mut tb), Vec::<u64>::new());
+    assert_eq!(tb.idle_until(), Some(t + Duration::from_micros(300)));
+    // A request arriving meanwhile waits too, and joins the next batch's
+    // choice.
+    tb.advance(Duration::from_micros(100));
+    add(&mut tb, r(9, 0, 50, 8));
+    assert_eq!(fill_ids(&mut tb), Vec::<u64>::new());
+    tb.advance(Duration::from_micros(199));
+    assert_eq!(tb.in_flight(), 0);
+    tb.advance(Duration::from_micros(1));
+    assert_eq!(tb.in_flight(), 2);
+    assert_eq!(ids(&tb.order()[2..]), vec![2, 3]);
+    assert!(tb.policy().stats().contains(&("turnarounds", 1.0)));
+    // Without a turnaround the next batch goes at the completion.
+    let mut tb = four(0);
+    assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+    done(&mut tb, 0);
+    done(&mut tb, 1);
+    assert_eq!(fill_ids(&mut tb), vec![2, 3]);
+    assert!(!tb.policy().may_idle());
+}
+
+#[test]
+fn with_overlap_the_turnaround_starts_when_one_request_remains() {
+    let mut tb = loaded(
+        YfqParams {
+            batch: 2,
+            overlap: true,
+            batch_turnaround_us: 50,
+            ..YfqParams::default()
+        },
+        (0..6).map(|i| r(i, (i % 2) as u32, i * 100, 8)),
+    );
+    assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+    done(&mut tb, 0);
+    assert_eq!(fill_ids(&mut tb), Vec::<u64>::new());
+    tb.advance(Duration::from_micros(50));
+    assert_eq!(tb.in_flight(), 3);
+    // Completing the old batch's last request frees nothing new: no wait.
+    done(&mut tb, 1);
+    assert_eq!(tb.policy().poll_timeout(), None);
+}
