@@ -250,6 +250,8 @@ pub struct Vios {
     bw_measured: Option<f64>,
     round_sectors: u64,
     round_time: Duration,
+    /// Turns ended by the quantum, by emptying and by the sector budget.
+    ended: [u64; 3],
 }
 
 impl std::fmt::Debug for Vios {
@@ -285,6 +287,7 @@ impl Vios {
             bw_measured: None,
             round_sectors: 0,
             round_time: Duration::ZERO,
+            ended: [0; 3],
         }
     }
 
@@ -427,6 +430,7 @@ impl Vios {
     }
 
     fn end_turn(&mut self, c: usize, why: TurnEnd) {
+        self.ended[why as usize] += 1;
         if self.current == Some(c) {
             self.current = None;
             self.idle_since = None;
@@ -687,6 +691,25 @@ impl Scheduler for Vios {
 
     fn may_idle(&self) -> bool {
         self.classes.iter().any(|c| c.inner.may_idle())
+    }
+
+    /// `rounds`; `turns_quantum`, `turns_emptied`, `turns_budget`: turns
+    /// that ended because the class's charged time reached its allotment,
+    /// because it had nothing more to send, or (VIOS(P)) because its sector
+    /// budget was used up.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("rounds", self.rounds as f64),
+            (
+                "turns_quantum",
+                self.ended[TurnEnd::Quantum as usize] as f64,
+            ),
+            (
+                "turns_emptied",
+                self.ended[TurnEnd::Emptied as usize] as f64,
+            ),
+            ("turns_budget", self.ended[TurnEnd::Budget as usize] as f64),
+        ]
     }
 }
 

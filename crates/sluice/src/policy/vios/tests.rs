@@ -354,6 +354,31 @@ fn vios_p_sends_the_sector_budget_of_a_turn() {
 }
 
 #[test]
+fn vios_p_cuts_a_backlogged_class_off_at_its_budget_within_a_round() {
+    // SQ = 1000 sectors (10 ms at 51.2 MB/s); each class holds 12 requests
+    // of 300 sectors. With `resume_at` at the depth the hysteresis never
+    // holds dispatching back and the device has room for all 24, so only
+    // the sector budget ends class 0's turn: 4 requests (the 4th crosses
+    // SQ), then class 1's 4 in the same round, then class 0 again.
+    let mut tb = parallel(10, 51.2, 32, 32);
+    for i in 0..24 {
+        tb.add((i % 2) as u32, i * 1000, 300);
+    }
+    let sent = tb.fill();
+    assert_eq!(
+        classes_of(&sent[..9]),
+        vec![0, 0, 0, 0, 1, 1, 1, 1, 0],
+        "{:?}",
+        classes_of(&sent)
+    );
+    assert!(tb.policy().rounds() >= 1);
+    // Nothing has completed: no time was charged, the budget alone cut.
+    let s0 = tb.policy().class_stats(0).unwrap();
+    assert!(s0.turns >= 2, "{s0:?}");
+    assert_eq!(s0.served, Duration::ZERO);
+}
+
+#[test]
 fn vios_p_fills_at_most_k_then_resumes_at_two() {
     let mut tb = parallel(1000, 50.0, 2, 4);
     for i in 0..40 {
