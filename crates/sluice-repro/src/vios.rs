@@ -55,9 +55,21 @@ fn tiobench(app: &str, threads: u32, n: u64, kib: u32, offset_gib: f64) -> FlowB
 /// reading a third of its own 512 MiB file sequentially. The disk holds 64
 /// such files of 1M sectors (file k starts at (k-1)M); `files` are the
 /// 1-based file numbers.
-fn program(mut s: ScenarioBuilder, app: &str, files: [u32; 3], requests: u64) -> ScenarioBuilder {
+fn program(s: ScenarioBuilder, app: &str, files: [u32; 3], requests: u64) -> ScenarioBuilder {
+    program_at(s, app, files, requests, 0)
+}
+
+/// [`program`] with every file moved on by a few sectors (less than one
+/// track), drawn from `placement` (0: none, the literal placement).
+fn program_at(
+    mut s: ScenarioBuilder,
+    app: &str,
+    files: [u32; 3],
+    requests: u64,
+    placement: u64,
+) -> ScenarioBuilder {
     for (k, file) in files.iter().enumerate() {
-        let off = f64::from(file - 1) * MSECT_GIB;
+        let off = f64::from(file - 1) * MSECT_GIB + sub_track_shift(placement, *file) * SECTOR_GIB;
         s = s.flow(
             FlowBuilder::new(format!("{app}.t{k}"), Pattern::SeqRead)
                 .class(app)
@@ -69,6 +81,29 @@ fn program(mut s: ScenarioBuilder, app: &str, files: [u32; 3], requests: u64) ->
     }
     s
 }
+
+/// One 512-byte sector in GiB.
+const SECTOR_GIB: f64 = 512.0 / (1u64 << 30) as f64;
+
+/// How many sectors (0..1024, about one outer track of the wd-raptor-150:
+/// 984 sectors) file `file` starts after its 1M boundary in placement
+/// `placement`; 0 for placement 0. A fixed hash (SplitMix64's finalizer),
+/// so every run places the files alike.
+fn sub_track_shift(placement: u64, file: u32) -> f64 {
+    if placement == 0 {
+        return 0.0;
+    }
+    let mut z = placement
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(u64::from(file));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z % 1024) as f64
+}
+
+/// Placements of §5.3's run beyond the literal one (`seek_placement`).
+const PLACEMENTS: u64 = 10;
 
 fn flows_of<'a>(
     r: &'a SimReport,
@@ -104,6 +139,19 @@ fn shares(r: &SimReport, bin_s: f64) -> (f64, f64) {
     let (a, b) = (sum("app1"), sum("app2"));
     let t = (a + b).max(f64::MIN_POSITIVE);
     (a / t, b / t)
+}
+
+/// Mean disk time per request of `app`, in ms.
+fn ms_per_request(r: &SimReport, app: &str) -> f64 {
+    let (t, n) =
+        flows_of(r, app).fold((0.0, 0u64), |(t, n), f| (t + f.disk_time_s, n + f.requests));
+    1e3 * t / n.max(1) as f64
+}
+
+/// How much later Program 2 (app2) finished than Program 1, in % of
+/// Program 1's time.
+fn lag_pct(r: &SimReport) -> f64 {
+    100.0 * (done(r, "app2") / done(r, "app1") - 1.0)
 }
 
 fn mb_s(r: &SimReport, app: &str) -> f64 {
@@ -200,6 +248,21 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         );
         alone.push((s, jobs.add(t), jobs.add(p)));
     }
+    // §5.3 again, each run with the files moved on by less than a track, and
+    // each program alone (literal placement).
+    let mut placed = Vec::new();
+    for k in 1..=PLACEMENTS {
+        let t = head("1M-vs-64M", "vios", &two).preset(RAPTOR);
+        let t = program_at(t, "app1", PROGRAM1, prog_reqs, k);
+        let t = program_at(t, "app2", program2(64), prog_reqs, k);
+        placed.push(jobs.add(t));
+    }
+    let p2_alone = jobs.add(program(
+        head("program2-alone", "vios", &two).preset(RAPTOR),
+        "app2",
+        program2(64),
+        prog_reqs,
+    ));
     // §7: 32 threads x 1000 random 4 KB reads on a queueing drive. The
     // threads are one tiobench process, so one class (see `tcq`); the
     // class-per-thread reading runs beside it for vios and vios-p.
@@ -227,6 +290,28 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
             rows.push(row(s, workload, "mb_s_app2", "MB/s", mb_s(r, "app2"), None));
             rows.push(row(s, workload, "app1_done_s", "s", done(r, "app1"), None));
             rows.push(row(s, workload, "app2_done_s", "s", done(r, "app2"), None));
+            if id == "seek" {
+                // §5.3: Program 1 done at about 170 s, Program 2 about 30 s
+                // later.
+                let paper = (*s == "vios").then_some(100.0 * 30.0 / 170.0);
+                rows.push(row(s, workload, "app2_lag_pct", "%", lag_pct(r), paper));
+                rows.push(row(
+                    s,
+                    workload,
+                    "app1_ms_per_req",
+                    "ms",
+                    ms_per_request(r, "app1"),
+                    None,
+                ));
+                rows.push(row(
+                    s,
+                    workload,
+                    "app2_ms_per_req",
+                    "ms",
+                    ms_per_request(r, "app2"),
+                    None,
+                ));
+            }
         }
         out.push(super::experiment("vios", id, title, notes, rows));
     };
@@ -286,6 +371,53 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     ] {
         out.push(super::experiment("vios", id, title, notes, isolation(set, which)));
     }
+    // Program 2's lag against where exactly the files lie.
+    let mut rows = Vec::new();
+    let p1_alone = alone.iter().find(|a| a.0 == "vios").map(|a| a.2);
+    let p1_alone = &res[p1_alone.expect("vios has its alone runs")];
+    let p2_alone = &res[p2_alone];
+    for (app, r) in [("app1", p1_alone), ("app2", p2_alone)] {
+        let w = "alone";
+        rows.push(row(
+            "vios",
+            w,
+            &format!("{app}_done_s"),
+            "s",
+            done(r, app),
+            None,
+        ));
+        rows.push(row(
+            "vios",
+            w,
+            &format!("{app}_ms_per_req"),
+            "ms",
+            ms_per_request(r, app),
+            None,
+        ));
+    }
+    let lags: Vec<f64> = placed.iter().map(|&i| lag_pct(&res[i])).collect();
+    for (k, &i) in placed.iter().enumerate() {
+        let r = &res[i];
+        let w = format!("placement-{}", k + 1);
+        rows.push(row("vios", &w, "app1_done_s", "s", done(r, "app1"), None));
+        rows.push(row("vios", &w, "app2_done_s", "s", done(r, "app2"), None));
+        rows.push(row("vios", &w, "app2_lag_pct", "%", lags[k], None));
+    }
+    let w = format!("{PLACEMENTS}-placements");
+    let paper = Some(100.0 * 30.0 / 170.0);
+    let lo = lags.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = lags.iter().cloned().fold(0.0, f64::max);
+    let mean = lags.iter().sum::<f64>() / lags.len().max(1) as f64;
+    rows.push(row("vios", &w, "app2_lag_min_pct", "%", lo, None));
+    rows.push(row("vios", &w, "app2_lag_mean_pct", "%", mean, paper));
+    rows.push(row("vios", &w, "app2_lag_max_pct", "%", hi, None));
+    out.push(super::experiment(
+        "vios",
+        "seek_placement",
+        "Program 2's lag behind Program 1 against the files' exact sectors (vios, wd-raptor-150)",
+        &format!("The 1M-vs-64M run with each of the six files moved on from its 1M-sector boundary by 0-1023 sectors (less than an outer track; a fixed hash per placement), {PLACEMENTS} placements; and each program alone at the literal placement. The three threads of a program advance in lockstep, so the rotational wait after each short seek repeats: where the files start within a track sets Program 1's cost per request. Paper (§5.3): Program 2 about 30 s after Program 1's 170 s."),
+        rows,
+    ));
     let mut rows = Vec::new();
     for (s, w, i) in &tcq {
         let r = &res[*i];
