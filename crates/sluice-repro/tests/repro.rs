@@ -184,6 +184,10 @@ fn vios_and_dor_shapes() {
         let a = value(&r, exp, "vios", w, "disk_share_app1");
         assert!((0.45..=0.55).contains(&a), "{exp}: {a}");
     }
+    // §5.3: Program 2's lag depends on where in a track the files start.
+    let lag = |m: &str| value(&r, "seek_placement", "vios", "10-placements", m);
+    let (lo, hi) = (lag("app2_lag_min_pct"), lag("app2_lag_max_pct"));
+    assert!(hi > lo + 5.0, "placement lag {lo}..{hi}");
     // §7 (Fig. 6), the 32 threads in one class: VIOS(P)'s sector budget
     // ends most turns; VIOS is the fairer and has the lower maximum
     // latency, VIOS(P) finishes first.
