@@ -35,11 +35,10 @@
 //! and goes back to the tail when its turn ends with requests left, so
 //! starting a turn is amortized O(1) whatever the number of classes (an
 //! entry whose class emptied while it waited is dropped when it reaches the
-//! head). A round ends when
-//! a class comes up for its second turn in it. At the start
-//! of its turn a backlogged class i gets the allotment `A_i = Q_i - CQ_i`
-//! (its quantum less the compensating quantum carried from its previous
-//! turn) and `CQ_i` is zeroed. Only one request is in the device at a time:
+//! head). A round ends when a class comes up for its second turn in it.
+//! At the start of its turn a backlogged class i gets the allotment
+//! `A_i = Q_i - CQ_i` (its quantum less the compensating quantum carried
+//! from its previous turn) and `CQ_i` is zeroed. Only one request is in the device at a time:
 //! `dispatch` returns `Nothing` while one is in flight. Each completed request
 //! is charged its measured service time, `Service::disk_time` (with one
 //! request in the device that equals completion minus dispatch). The class
