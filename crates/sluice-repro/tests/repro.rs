@@ -241,6 +241,24 @@ fn vios_and_dor_shapes() {
         let a = value(&r, exp, "vios", w, "disk_share_app1");
         assert!((0.45..=0.55).contains(&a), "{exp}: {a}");
     }
+    // §5.3: Program 2's lag depends on where in a track the files start.
+    let lag = |m: &str| value(&r, "seek_placement", "vios", "10-placements", m);
+    let (lo, hi) = (lag("app2_lag_min_pct"), lag("app2_lag_max_pct"));
+    assert!(hi > lo + 5.0, "placement lag {lo}..{hi}");
+    // §7 (Fig. 6), the 32 threads in one class: VIOS(P)'s sector budget
+    // ends most turns; VIOS is the fairer and has the lower maximum
+    // latency, VIOS(P) finishes first.
+    let t = |s: &str, m: &str| value(&r, "tcq", s, "32x1000-rand4k", m);
+    let spread = |s: &str| (t(s, "last_done_s") - t(s, "first_done_s")) / t(s, "last_done_s");
+    assert!(t("vios-p", "turns_ended_by_budget_pct") > 50.0);
+    assert!(
+        spread("vios") < spread("vios-p"),
+        "{} {}",
+        spread("vios"),
+        spread("vios-p")
+    );
+    assert!(t("vios", "max_lat_ms") < t("vios-p", "max_lat_ms"));
+    assert!(t("vios-p", "last_done_s") < t("vios", "last_done_s"));
     let d = quick("dor");
     dor_shapes(&d);
 }

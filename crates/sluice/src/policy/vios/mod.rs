@@ -29,10 +29,16 @@
 //!
 //! # CFQ-CRR (`vios`, paper §3.6–3.7, Lemma 1, Theorem 1)
 //!
-//! Classes are served in rounds, in the order they were added. At the start
-//! of its turn a backlogged class i gets the allotment `A_i = Q_i - CQ_i`
-//! (its quantum less the compensating quantum carried from its previous
-//! turn) and `CQ_i` is zeroed. Only one request is in the device at a time:
+//! Classes are served in rounds from an active list, as in Deficit Round
+//! Robin (M. Shreedhar, G. Varghese, "Efficient Fair Queueing using Deficit
+//! Round Robin"): a class joins the list's tail when it becomes backlogged
+//! and goes back to the tail when its turn ends with requests left, so
+//! starting a turn is amortized O(1) whatever the number of classes (an
+//! entry whose class emptied while it waited is dropped when it reaches the
+//! head). A round ends when a class comes up for its second turn in it.
+//! At the start of its turn a backlogged class i gets the allotment
+//! `A_i = Q_i - CQ_i` (its quantum less the compensating quantum carried
+//! from its previous turn) and `CQ_i` is zeroed. Only one request is in the device at a time:
 //! `dispatch` returns `Nothing` while one is in flight. Each completed request
 //! is charged its measured service time, `Service::disk_time` (with one
 //! request in the device that equals completion minus dispatch). The class
@@ -96,7 +102,7 @@
 //! VIOS waits too if the device holds requests, and otherwise ends the
 //! class's turn as if it had emptied.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 mod config;
 
@@ -237,8 +243,16 @@ pub struct Vios {
     requests: HashMap<RequestId, usize>,
     /// Class whose turn it is.
     current: Option<usize>,
-    /// Next class the round robin looks at.
-    pos: usize,
+    /// The active list: classes waiting for a turn, in round-robin order.
+    /// A class joins at the tail when it becomes backlogged and goes back
+    /// to the tail when its turn ends with requests left; the class whose
+    /// turn it is is not in it. Entries of classes that emptied meanwhile
+    /// are dropped when they reach the head.
+    active: VecDeque<usize>,
+    /// `listed[c]`: class `c` is in `active`.
+    listed: Vec<bool>,
+    /// `last_round[c]`: the round in which class `c` last had a turn.
+    last_round: Vec<Option<u64>>,
     rounds: u64,
     outstanding: usize,
     /// VIOS(P): waiting for the device to drain to `resume_at`.
@@ -250,6 +264,8 @@ pub struct Vios {
     bw_measured: Option<f64>,
     round_sectors: u64,
     round_time: Duration,
+    /// Turns ended by the quantum, by emptying and by the sector budget.
+    ended: [u64; 3],
 }
 
 impl std::fmt::Debug for Vios {
@@ -276,7 +292,9 @@ impl Vios {
             flows: HashMap::new(),
             requests: HashMap::new(),
             current: None,
-            pos: 0,
+            active: VecDeque::new(),
+            listed: Vec::new(),
+            last_round: Vec::new(),
             rounds: 0,
             outstanding: 0,
             paused: false,
@@ -285,6 +303,7 @@ impl Vios {
             bw_measured: None,
             round_sectors: 0,
             round_time: Duration::ZERO,
+            ended: [0; 3],
         }
     }
 
@@ -369,13 +388,48 @@ impl Vios {
         Ok(())
     }
 
+    fn push_class(&mut self, c: Class) {
+        self.classes.push(c);
+        self.listed.push(false);
+        self.last_round.push(None);
+    }
+
+    /// The active list's invariant: every class that holds requests and
+    /// whose turn it is not is listed, and no class is listed twice (a
+    /// listed class may have emptied since; it is dropped at the head).
+    /// `Err` names the class.
+    pub fn check_active_list(&self) -> Result<(), String> {
+        let mut seen = vec![false; self.classes.len()];
+        for &c in &self.active {
+            if seen[c] || !self.listed[c] {
+                return Err(format!("class index {c} listed twice or unflagged"));
+            }
+            seen[c] = true;
+        }
+        for (c, cl) in self.classes.iter().enumerate() {
+            if seen[c] != self.listed[c] {
+                return Err(format!(
+                    "class {:?}: flag {} but listed {}",
+                    cl.id, self.listed[c], seen[c]
+                ));
+            }
+            if cl.inner.queued() > 0 && self.current != Some(c) && !seen[c] {
+                return Err(format!(
+                    "class {:?} ('{}') holds requests but is not listed",
+                    cl.id, cl.name
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn default_index(&mut self) -> usize {
         if let Some(i) = self.default_class {
             return i;
         }
         let c =
             Class::new(None, "default".into(), self.cfg.quantum, "noop").expect("noop is a policy");
-        self.classes.push(c);
+        self.push_class(c);
         let i = self.classes.len() - 1;
         self.default_class = Some(i);
         i
@@ -427,6 +481,7 @@ impl Vios {
     }
 
     fn end_turn(&mut self, c: usize, why: TurnEnd) {
+        self.ended[why as usize] += 1;
         if self.current == Some(c) {
             self.current = None;
             self.idle_since = None;
@@ -435,19 +490,33 @@ impl Vios {
         if self.classes[c].in_flight == 0 {
             self.settle(c);
         }
+        self.enlist(c);
     }
 
-    /// Give the next backlogged class its turn. `None` if no class holds
-    /// requests.
+    /// Put class `c` at the tail of the active list if it holds requests,
+    /// is not listed yet and is not the class whose turn it is.
+    fn enlist(&mut self, c: usize) {
+        if !self.listed[c] && self.current != Some(c) && self.classes[c].inner.queued() > 0 {
+            self.listed[c] = true;
+            self.active.push_back(c);
+        }
+    }
+
+    /// Give the class at the head of the active list its turn. `None` if no
+    /// class holds requests. A round ends when a class comes up for its
+    /// second turn in it.
     fn start_next_turn(&mut self) -> Option<usize> {
-        let n = self.classes.len();
         for _ in 0..MAX_TURNS_PER_CALL {
-            if !self.classes.iter().any(|c| c.inner.queued() > 0) {
-                return None;
+            let c = self.active.pop_front()?;
+            self.listed[c] = false;
+            if self.classes[c].inner.queued() == 0 {
+                // Emptied while it waited (it joins again when it gets a
+                // request).
+                continue;
             }
-            if self.pos >= n {
-                // A pass over the classes is complete: a round boundary.
-                self.pos = 0;
+            if self.last_round[c] == Some(self.rounds) {
+                // A pass over the backlogged classes is complete: a round
+                // boundary.
                 self.rounds += 1;
                 let (s, t) = (self.round_sectors, self.round_time);
                 if self.cfg.mode == ViosMode::Parallel {
@@ -456,11 +525,7 @@ impl Vios {
                 self.round_sectors = 0;
                 self.round_time = Duration::ZERO;
             }
-            let c = self.pos;
-            self.pos += 1;
-            if self.classes[c].inner.queued() == 0 {
-                continue;
-            }
+            self.last_round[c] = Some(self.rounds);
             // Late charges of an unsettled turn count toward the new one.
             self.settle(c);
             let cl = &mut self.classes[c];
@@ -479,6 +544,7 @@ impl Vios {
                 cl.last_overrun = over;
                 cl.cq = over;
                 cl.used = 0;
+                self.enlist(c);
                 continue;
             }
             self.current = Some(c);
@@ -530,7 +596,7 @@ impl Scheduler for Vios {
             return Ok(());
         }
         let c = Class::new(Some(class), config.name.clone(), quantum, &config.inner)?;
-        self.classes.push(c);
+        self.push_class(c);
         Ok(())
     }
 
@@ -555,11 +621,13 @@ impl Scheduler for Vios {
     fn add(&mut self, now: Instant, request: Request) {
         let c = self.class_of_flow(now, request.flow);
         self.classes[c].inner.add(now, request);
+        self.enlist(c);
     }
 
     fn merge(&mut self, now: Instant, old: &Request, merged: &Request) {
         let c = self.class_of_flow(now, merged.flow);
         self.classes[c].inner.merge(now, old, merged);
+        self.enlist(c);
     }
 
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
@@ -674,9 +742,11 @@ impl Scheduler for Vios {
     }
 
     fn handle_timeout(&mut self, now: Instant) {
-        for c in &mut self.classes {
-            if c.inner.poll_timeout().is_some_and(|t| t <= now) {
-                c.inner.handle_timeout(now);
+        for c in 0..self.classes.len() {
+            let inner = &mut self.classes[c].inner;
+            if inner.poll_timeout().is_some_and(|t| t <= now) {
+                inner.handle_timeout(now);
+                self.enlist(c);
             }
         }
     }
@@ -687,6 +757,25 @@ impl Scheduler for Vios {
 
     fn may_idle(&self) -> bool {
         self.classes.iter().any(|c| c.inner.may_idle())
+    }
+
+    /// `rounds`; `turns_quantum`, `turns_emptied`, `turns_budget`: turns
+    /// that ended because the class's charged time reached its allotment,
+    /// because it had nothing more to send, or (VIOS(P)) because its sector
+    /// budget was used up.
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("rounds", self.rounds as f64),
+            (
+                "turns_quantum",
+                self.ended[TurnEnd::Quantum as usize] as f64,
+            ),
+            (
+                "turns_emptied",
+                self.ended[TurnEnd::Emptied as usize] as f64,
+            ),
+            ("turns_budget", self.ended[TurnEnd::Budget as usize] as f64),
+        ]
     }
 }
 
