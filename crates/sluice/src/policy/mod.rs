@@ -260,7 +260,7 @@ drive_stroke = true (M_dmo of the drive's own full stroke; false: of the paper's
 bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions), \
 charge_bqs = false (BQS_IO keeps the ratio alone; true: DOR's requests move their queue's BQS tags), \
 dqe_per_sequence = false (f_k persist across sequences; true: every f_k starts at 0 in each walk), \
-oldest_first = false (least detour, by sector index; true: the oldest, by a scan of the queue)"),
+oldest_first = false (nearest R^cur, by sector index; true: the oldest, by a scan of the queue)"),
         ];
         assert_eq!(listed.len(), before.len());
         for ((name, list), (old_name, old)) in listed.iter().zip(before) {
