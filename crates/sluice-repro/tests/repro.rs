@@ -322,6 +322,16 @@ fn dor_shapes(d: &ReproReport) {
         );
         assert!((b / a - 1.0).abs() < 0.03, "M_qos {k}: {a} {b}");
     }
+    // Why: DQE refuses gaps about as often at M_qos 5 as at 0.5, and only
+    // a bound it never reaches (1000) stops it refusing.
+    let refused = |k| q("dor", "mqos", 61, "dqe_refusals", k);
+    assert!(
+        refused("5") > 0.5 * refused("0.5"),
+        "{} {}",
+        refused("0.5"),
+        refused("5")
+    );
+    assert_eq!(refused("1000"), 0.0);
     // The other readings: charging DOR's requests to BQS keeps the ratio
     // too; DQE tags restarted every sequence lose it as M_qos grows.
     let charged = q("dor charge_bqs=true", "mqos_ablation", 61, "ratio", "5");

@@ -150,6 +150,26 @@ fn property_2_bounds_the_spread_of_the_additional_finish_tags() {
 }
 
 #[test]
+fn dqe_refusals_count_gaps_property_2_alone_left_empty() {
+    let refusals = |tb: &Testbed<Dor>| {
+        tb.policy()
+            .stats()
+            .into_iter()
+            .find(|(k, _)| *k == "dqe_refusals")
+            .unwrap()
+            .1
+    };
+    // M_qos = 0.05: X1, X2 and Y pass Property 1 but not Property 2.
+    let mut tb = two_gap(1.0, 0.05, &ON_THE_WAY);
+    assert_eq!(fill_ids(&mut tb), vec![0, 1]);
+    assert_eq!(refusals(&tb), 1.0);
+    // M_qos = 1: the gaps left are empty for Property 1 (Z1, Z2 are far).
+    let mut tb = two_gap(1.0, 1.0, &ON_THE_WAY);
+    fill_ids(&mut tb);
+    assert_eq!(refusals(&tb), 0.0);
+}
+
+#[test]
 fn property_2_predicate_on_explicit_tags() {
     let mut s = dor(20.0, 0.5, 4);
     s.add(Instant::ZERO, req(0, 1, 0));
