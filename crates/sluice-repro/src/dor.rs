@@ -25,9 +25,10 @@ const MDMO: [u32; 7] = [0, 5, 10, 20, 40, 60, 100];
 const MQOS: [f64; 6] = [0.0, 0.5, 1.0, 5.0, 10.0, 1000.0];
 const WEIGHTS: [u32; 2] = [80, 20];
 /// The other choices of the policy, as (scheduler label, switch).
-const ABLATIONS: [(&str, &str); 2] = [
+const ABLATIONS: [(&str, &str); 3] = [
     ("dor charge_bqs=true", "charge_bqs"),
     ("dor dqe_per_sequence=true", "dqe_per_sequence"),
+    ("dor oldest_first=true", "oldest_first"),
 ];
 
 /// What the workload level `|IO|` counts.
@@ -338,8 +339,8 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
     }
     out.push(experiment(
         "mqos_ablation",
-        "The M_qos sweep under the other readings of BQS and DQE (M_dmo = 20)",
-        &format!("{level}. charge_bqs=true: a request DOR inserts moves its queue's BQS tags, so BQS_IO no longer keeps the ratio by itself (the paper's Fig. 7 has it keep it). dqe_per_sequence=true: DQE's tags start from 0 at each expansion, so the deviation M_qos allows recurs every sequence instead of once per run."),
+        "The M_qos sweep under the other readings of BQS, DQE and Algorithm 2 (M_dmo = 20)",
+        &format!("{level}. charge_bqs=true: a request DOR inserts moves its queue's BQS tags, so BQS_IO no longer keeps the ratio by itself (the paper's Fig. 7 has it keep it). dqe_per_sequence=true: DQE's tags start from 0 at each expansion, so the deviation M_qos allows recurs every sequence instead of once per run. oldest_first=true: a gap takes the oldest passing request (a scan of every queued request) instead of the one nearest R^cur."),
         rows,
     ));
     let mut rows = Vec::new();

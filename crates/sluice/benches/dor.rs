@@ -62,7 +62,7 @@ impl DeviceView for ConcaveSeek {
 }
 
 fn dor(c: &mut Criterion) {
-    for (name, oldest_first) in [("dor", false), ("dor oldest_first", true)] {
+    for (name, oldest_first) in [("dor_queued", false), ("dor_queued oldest_first", true)] {
         let mut params = Params::default();
         params.insert("oldest_first", ParamValue::Bool(oldest_first));
         let mut group = c.benchmark_group(name);

@@ -88,29 +88,27 @@
 //!   admissible: it moves the tags toward the bound, never away.
 //! * **Finding a request for a gap.** Algorithm 2 takes "each `r` in each
 //!   `RQ_k`" and the first that passes, without saying in which order. We
-//!   try the queues in ascending flow id, as the paper lists them, and
-//!   take from the first queue with a passing request the one nearest
-//!   `R^cur`, so the walk sweeps on from where it stands. Each queue keeps
-//!   a sector index ([`queue::ReservationQueue`]). With `T` concave in the
-//!   seek distance, the detour `T(R^cur, r) + T(r, R^next) - T(R^cur,
-//!   R^next)` grows the further `r` lies below the gap's lower end, from
-//!   either end toward the middle, or above the upper end: the requests
-//!   passing Property 1 form at most two sector intervals, one about each
-//!   end. Four walks over the index from the gap's ends, each stopping at
-//!   its first request that passes both properties or fails Property 1,
-//!   find the nearest passing request on each side of each end: a gap
-//!   costs O(log n) and the requests Property 2 turns away (a queue whose
-//!   smallest request it turns away is skipped whole), not a scan of every
+//!   take the passing request nearest `R^cur`, whichever queue holds it, so
+//!   the walk sweeps on from where it stands. One sector index spans every
+//!   queued request ([`queue::SectorIndex`]). With `T` concave in the seek
+//!   distance, the detour `T(R^cur, r) + T(r, R^next) - T(R^cur, R^next)`
+//!   grows the further `r` lies below the gap's lower end, from either end
+//!   toward the middle, or above the upper end: the requests passing
+//!   Property 1 form at most two sector intervals, one about each end. Four
+//!   walks over the index from the gap's ends, each stopping at its first
+//!   request that passes both properties or fails Property 1, find the
+//!   nearest passing request on each side of each end: a gap costs
+//!   O(log n) and the requests Property 2 turns away, not a scan of every
 //!   queued request, which made a sequence O(L n). The walks order requests
 //!   by their first sector; where sizes differ, a larger request just past
 //!   the bound can hide a passing one behind it, a few sectors at the
-//!   margin's edge. `oldest_first = true` takes the oldest passing request
-//!   instead, by that scan (Algorithm 2's loop read in queue order). They
-//!   insert about as many (at |IO| = 61 in each queue and `M_qos = 0.5`,
-//!   3,314 against 3,385 in a minute, 93.4 against 93.6 IOPS); taking the
-//!   request of least detour, which we tried, inserted 2,879 (91.9 IOPS),
-//!   since a near-free request at the far end of a gap makes the walk skip
-//!   the rest of it.
+//!   margin's edge. `oldest_first = true` is that scan instead: queues in
+//!   ascending flow id, each in arrival order, the first passing request
+//!   (Algorithm 2's loop read in queue order). The two insert about as many
+//!   requests (the `mqos_ablation` rows of `sluice repro dor`); taking the
+//!   request of least detour, which we tried, inserted 15% fewer at |IO| =
+//!   61, since a near-free request at the far end of a gap makes the walk
+//!   skip the rest of it.
 //! * **Dispatch.** The expanded sequence goes to the device in order as
 //!   slots free up (the drive serves FIFO with up to 4 outstanding in the
 //!   paper: that is the scenario's device); the next sequence is formed
@@ -132,7 +130,7 @@ mod queue;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use self::queue::{ReservationQueue, Seq};
+use self::queue::{Entry, ReservationQueue, SectorIndex, Seq, Walk};
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
@@ -288,6 +286,8 @@ pub struct Dor {
     /// False: BQS alone (no DOR module at all).
     dor: bool,
     flows: BTreeMap<FlowId, DFlow>,
+    /// Every queued request by sector, for DOR's search.
+    index: SectorIndex,
     /// `F_k` of the non-empty queues.
     keys: BTreeSet<(Tag, FlowId)>,
     /// Multiset of `f_k` of the non-empty queues.
@@ -320,6 +320,7 @@ impl Dor {
             },
             dor: params.m_qos > 0.0 && params.m_dmo > 0.0,
             flows: BTreeMap::new(),
+            index: SectorIndex::default(),
             keys: BTreeSet::new(),
             fset: BTreeMap::new(),
             vf: Tag::ZERO,
@@ -462,7 +463,8 @@ impl Dor {
                 break;
             };
             let fl = self.flows.get_mut(&k).expect("keyed flows exist");
-            let r = fl.queue.pop_front().expect("keyed flows are backlogged");
+            let (seq, r) = fl.queue.pop_front().expect("keyed flows are backlogged");
+            self.index.remove(r.sector, k, seq);
             self.v = fl.tags.start;
             match fl.queue.front() {
                 Some((_, next)) => {
@@ -511,10 +513,11 @@ impl Dor {
                 taken += 1;
                 let a = *out.last().expect("the walk starts from R^1");
                 let bound = device.seek_time(a.end(), b.sector) + margin;
-                let found = self
-                    .flows
-                    .iter()
-                    .find_map(|(&k, fl)| Some((k, self.candidate(fl, &a, &b, bound, device)?)));
+                let found = if self.params.oldest_first {
+                    self.oldest_candidate(&a, &b, bound, device)
+                } else {
+                    self.candidate(&a, &b, bound, device)
+                };
                 let Some((k, seq)) = found else {
                     if self.passes_property1(&a, &b, bound, device) {
                         self.dqe_refusals += 1;
@@ -530,9 +533,29 @@ impl Dor {
         out
     }
 
+    /// The four walks over the sector index for the gap `a -> b`: from
+    /// its lower end down, from its lower end up to the middle, from its
+    /// upper end down to the middle, from its upper end up. On a seek curve
+    /// concave in the distance, each meets requests in growing detour.
+    fn walks(&self, a: &Request, b: &Request) -> [Walk<'_>; 4] {
+        let (from, to) = (a.end(), b.sector);
+        let (lo, hi) = (from.min(to), from.max(to));
+        let mid = lo + (hi - lo) / 2;
+        [
+            self.index.walk(..lo, true),
+            self.index.walk(lo..=mid, false),
+            self.index.walk(mid + 1..hi, true),
+            self.index.walk(hi.., false),
+        ]
+    }
+
+    /// `T(a, r) + T(r, b)`.
+    fn detour(a: &Request, r: &Request, b: &Request, device: &dyn DeviceView) -> Duration {
+        device.seek_time(a.end(), r.sector) + device.seek_time(r.end(), b.sector)
+    }
+
     /// Whether any queued request passes Property 1 for the gap `a -> b`:
-    /// the first request of each of [`Self::candidate`]'s walks is the
-    /// cheapest of its stretch.
+    /// the first request of each walk is the cheapest of its stretch.
     fn passes_property1(
         &self,
         a: &Request,
@@ -540,69 +563,36 @@ impl Dor {
         bound: Duration,
         device: &dyn DeviceView,
     ) -> bool {
-        let (from, to) = (a.end(), b.sector);
-        let (lo, hi) = (from.min(to), from.max(to));
-        let mid = lo + (hi - lo) / 2;
-        self.flows.values().any(|fl| {
-            [
-                fl.queue.by_sector(..lo, true).next(),
-                fl.queue.by_sector(lo..=mid, false).next(),
-                fl.queue.by_sector(mid + 1..hi, true).next(),
-                fl.queue.by_sector(hi.., false).next(),
-            ]
-            .into_iter()
-            .flatten()
-            .any(|(_, r)| device.seek_time(from, r.sector) + device.seek_time(r.end(), to) <= bound)
+        self.walks(a, b).into_iter().any(|mut walk| {
+            walk.next().is_some_and(|(_, k, seq)| {
+                Self::detour(a, self.flows[&k].queue.get(seq), b, device) <= bound
+            })
         })
     }
 
-    /// DOR's pick from one queue for the gap `a -> b`: four walks over the
-    /// queue's sector index, each from one end of the gap outward or
-    /// inward, each stopping at its first request that passes both
-    /// properties or fails Property 1; of what they find, the request
-    /// nearest `a` (then lowest sector). O(log n) plus the requests
-    /// Property 2 turns away (see the module docs, "Finding a request for
-    /// a gap").
+    /// DOR's pick for the gap `a -> b`: the passing request nearest `a`
+    /// (then lowest sector), whichever queue holds it. Each walk stops at
+    /// its first request that passes both properties or fails Property 1,
+    /// so a gap costs O(log n) plus the requests Property 2 turns away
+    /// (see the module docs, "Finding a request for a gap").
     fn candidate(
         &self,
-        fl: &DFlow,
         a: &Request,
         b: &Request,
         bound: Duration,
         device: &dyn DeviceView,
-    ) -> Option<Seq> {
-        let (from, to) = (a.end(), b.sector);
-        let passes_p1 =
-            |r: &Request| device.seek_time(from, r.sector) + device.seek_time(r.end(), to) <= bound;
-        // Property 2 turns the whole queue away when it turns away its
-        // smallest request.
-        if !self.property2_sectors(fl, fl.queue.min_sectors()?) {
-            return None;
-        }
-        if self.params.oldest_first {
-            return fl
-                .queue
-                .by_arrival()
-                .find(|(_, r)| self.property2(fl, r) && passes_p1(r))
-                .map(|(seq, _)| seq);
-        }
-        let (lo, hi) = (from.min(to), from.max(to));
-        let mid = lo + (hi - lo) / 2;
-        let walks = [
-            fl.queue.by_sector(..lo, true),
-            fl.queue.by_sector(lo..=mid, false),
-            fl.queue.by_sector(mid + 1..hi, true),
-            fl.queue.by_sector(hi.., false),
-        ];
-        let mut best: Option<(u64, u64, Seq)> = None;
-        for walk in walks {
-            for (seq, r) in walk {
-                let detour = device.seek_time(from, r.sector) + device.seek_time(r.end(), to);
-                if detour > bound {
+    ) -> Option<(FlowId, Seq)> {
+        let from = a.end();
+        let mut best: Option<(u64, Entry)> = None;
+        for walk in self.walks(a, b) {
+            for (sector, k, seq) in walk {
+                let fl = &self.flows[&k];
+                let r = fl.queue.get(seq);
+                if Self::detour(a, r, b, device) > bound {
                     break;
                 }
                 if self.property2(fl, r) {
-                    let key = (from.abs_diff(r.sector), r.sector, seq);
+                    let key = (from.abs_diff(sector), (sector, k, seq));
                     if best.is_none_or(|b| key < b) {
                         best = Some(key);
                     }
@@ -610,7 +600,29 @@ impl Dor {
                 }
             }
         }
-        best.map(|(_, _, seq)| seq)
+        best.map(|(_, (_, k, seq))| (k, seq))
+    }
+
+    /// `oldest_first`: the first passing request in queue order, queues in
+    /// ascending flow id, by looking at every queued request.
+    fn oldest_candidate(
+        &self,
+        a: &Request,
+        b: &Request,
+        bound: Duration,
+        device: &dyn DeviceView,
+    ) -> Option<(FlowId, Seq)> {
+        self.flows.iter().find_map(|(&k, fl)| {
+            // Property 2 turns the whole queue away when it turns away
+            // its smallest request.
+            if !self.property2_sectors(fl, fl.queue.min_sectors()?) {
+                return None;
+            }
+            fl.queue
+                .by_arrival()
+                .find(|(_, r)| self.property2(fl, r) && Self::detour(a, r, b, device) <= bound)
+                .map(|(seq, _)| (k, seq))
+        })
     }
 
     /// Every `f_k` (and DQE's virtual time) back to 0.
@@ -631,6 +643,7 @@ impl Dor {
         let fl = self.flows.get_mut(&k).expect("scanned flows exist");
         let head = fl.queue.front().is_some_and(|(s, _)| s == seq);
         let r = fl.queue.remove(seq).expect("a queued request");
+        self.index.remove(r.sector, k, seq);
         let (old_f, old_finish) = (fl.f, fl.tags.finish);
         fl.f += fl.len(&r);
         let new_f = fl.f;
@@ -718,7 +731,8 @@ impl Scheduler for Dor {
             fl.f = fl.f.max(floor);
             new_f = Some(fl.f);
         }
-        fl.queue.push_back(request);
+        let seq = fl.queue.push_back(request);
+        self.index.insert(request.sector, k, seq);
         if let Some(f) = new_f {
             self.fset_insert(f);
         }
@@ -729,11 +743,14 @@ impl Scheduler for Dor {
     /// the tags it was given on arrival (the paper's DiskSim runs merged
     /// nothing; `repro dor` turns merging off).
     fn merge(&mut self, _now: Instant, _old: &Request, merged: &Request) {
-        let in_queue = self
+        let moved = self
             .flows
             .get_mut(&merged.flow)
-            .is_some_and(|f| f.queue.merge(merged));
-        if !in_queue {
+            .and_then(|f| f.queue.merge(merged));
+        if let Some((seq, sector)) = moved {
+            self.index.remove(sector, merged.flow, seq);
+            self.index.insert(merged.sector, merged.flow, seq);
+        } else {
             super::merge_queued(&mut self.sequence, merged);
         }
     }
