@@ -169,6 +169,14 @@ fn dqe_refusals_count_gaps_property_2_alone_left_empty() {
     assert_eq!(refusals(&tb), 0.0);
 }
 
+/// Set a backlogged flow's additional finish tag `f_k`.
+fn set_f(s: &mut Dor, k: u32, f: f64) {
+    let old = s.flows[&FlowId(k)].f;
+    s.fset_remove(old);
+    s.flows.get_mut(&FlowId(k)).unwrap().f = Tag::from_f64(f);
+    s.fset_insert(Tag::from_f64(f));
+}
+
 #[test]
 fn property_2_predicate_on_explicit_tags() {
     let mut s = dor(20.0, 0.5, 4);
@@ -176,19 +184,13 @@ fn property_2_predicate_on_explicit_tags() {
     s.add(Instant::ZERO, req(1, 2, 0));
     s.add(Instant::ZERO, req(2, 3, 0));
     // Non-empty queues with f = 0.3, 0.0, 0.1.
-    let set = |s: &mut Dor, k: u32, f: f64| {
-        let old = s.flows[&FlowId(k)].f;
-        s.fset_remove(old);
-        s.flows.get_mut(&FlowId(k)).unwrap().f = Tag::from_f64(f);
-        s.fset_insert(Tag::from_f64(f));
-    };
-    set(&mut s, 1, 0.3);
-    set(&mut s, 3, 0.1);
+    set_f(&mut s, 1, 0.3);
+    set_f(&mut s, 3, 0.1);
     let r = req(9, 0, 0); // 8 sectors at weight 100: +0.08
     let p2 = |s: &Dor, k: u32| s.property2(&s.flows[&FlowId(k)], &r);
     assert!(p2(&s, 2)); // f_2 0.08: spread 0.3 - 0.08
     assert!(p2(&s, 1)); // f_1 0.38: spread 0.38 - 0 <= 0.5
-    set(&mut s, 1, 0.45);
+    set_f(&mut s, 1, 0.45);
     assert!(!p2(&s, 1)); // 0.53 - 0 > 0.5
     assert!(p2(&s, 3)); // 0.45 - 0 <= 0.5
 }
@@ -349,14 +351,8 @@ fn an_insertion_that_narrows_a_spread_beyond_m_qos_is_admitted() {
     s.set_weight(Instant::ZERO, FlowId(2), 20);
     s.add(Instant::ZERO, req(0, 1, 0));
     s.add(Instant::ZERO, req(1, 2, 0));
-    let set = |s: &mut Dor, k: u32, f: f64| {
-        let old = s.flows[&FlowId(k)].f;
-        s.fset_remove(old);
-        s.flows.get_mut(&FlowId(k)).unwrap().f = Tag::from_f64(f);
-        s.fset_insert(Tag::from_f64(f));
-    };
-    set(&mut s, 1, 21.46);
-    set(&mut s, 2, 22.16);
+    set_f(&mut s, 1, 21.46);
+    set_f(&mut s, 2, 22.16);
     let p2 = |s: &Dor, k: u32, r: &Request| s.property2(&s.flows[&FlowId(k)], r);
     // RQ1's 8 sectors at weight 80 (+0.1) narrow 0.70 to 0.60: admitted,
     // though still above M_qos.
@@ -365,9 +361,9 @@ fn an_insertion_that_narrows_a_spread_beyond_m_qos_is_admitted() {
     assert!(!p2(&s, 2, &req(3, 2, 0)));
     // Once within M_qos the bound holds again: 21.86 + 0.1 against 22.16
     // is fine, 22.16 + 0.4 against 21.96 is not.
-    set(&mut s, 1, 21.86);
+    set_f(&mut s, 1, 21.86);
     assert!(p2(&s, 1, &req(4, 1, 0)));
-    set(&mut s, 1, 21.96);
+    set_f(&mut s, 1, 21.96);
     assert!(!p2(&s, 2, &req(5, 2, 0)));
 }
 
