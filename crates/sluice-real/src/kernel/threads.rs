@@ -230,9 +230,19 @@ impl ThreadIo {
                 .map(Arc::new)
                 .unwrap_or_else(|_| Arc::clone(&file));
             let (cell, file) = (cell.clone(), own);
+            let (ready, started) = std::sync::mpsc::sync_channel::<()>(1);
             let handle = std::thread::Builder::new()
                 .name(format!("sluice-flow-{}", flow.0))
-                .spawn(move || work(cell, file, start, flow, index, tasks, rx))?;
+                .spawn(move || {
+                    let _ = ready.send(());
+                    work(cell, file, start, flow, index, tasks, rx)
+                })?;
+            // Wait until the thread runs: the runtime's start-up of a new
+            // thread (its signal stack) aborts the process when it cannot
+            // map memory, so no other allocation of this thread's may race
+            // it to the last of an address-space limit; a spawn that finds
+            // no room then fails here, as an error.
+            let _ = started.recv();
             Ok((tx, handle))
         }));
     }
