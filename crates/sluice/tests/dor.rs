@@ -79,8 +79,9 @@ proptest! {
         m_dmo in 0.0f64..=100.0,
         drive_stroke in any::<bool>(),
         bounded_walk in any::<bool>(),
+        (charge_bqs, dqe_per_sequence, oldest_first) in any::<(bool, bool, bool)>(),
     ) {
-        let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke, bounded_walk, charge_bqs: false, dqe_per_sequence: false, oldest_first: false };
+        let p = DorParams { base, m_dmo, m_qos: 0.0, drive_stroke, bounded_walk, charge_bqs, dqe_per_sequence, oldest_first };
         same_as_bqs(p, depth, &weights, &script)?;
     }
 
@@ -91,8 +92,9 @@ proptest! {
         m_qos in prop::sample::select(vec![0.5f64, 1.0, 5.0, 1e6]),
         drive_stroke in any::<bool>(),
         bounded_walk in any::<bool>(),
+        (charge_bqs, dqe_per_sequence, oldest_first) in any::<(bool, bool, bool)>(),
     ) {
-        let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke, bounded_walk, charge_bqs: false, dqe_per_sequence: false, oldest_first: false };
+        let p = DorParams { base, m_dmo: 0.0, m_qos, drive_stroke, bounded_walk, charge_bqs, dqe_per_sequence, oldest_first };
         same_as_bqs(p, depth, &weights, &script)?;
     }
 
@@ -104,10 +106,14 @@ proptest! {
         m_qos in prop::sample::select(vec![0.0f64, 0.5, 1.0, 5.0]),
         drive_stroke in any::<bool>(),
         bounded_walk in any::<bool>(),
+        switches in any::<[bool; 3]>(),
     ) {
         let mut p = Params::default();
         p.insert("drive_stroke", ParamValue::Bool(drive_stroke));
         p.insert("bounded_walk", ParamValue::Bool(bounded_walk));
+        for (name, on) in ["charge_bqs", "dqe_per_sequence", "oldest_first"].into_iter().zip(switches) {
+            p.insert(name, ParamValue::Bool(on));
+        }
         p.insert("base", ParamValue::Int(base));
         p.insert("m_dmo", ParamValue::Float(m_dmo));
         p.insert("m_qos", ParamValue::Float(m_qos));
