@@ -53,8 +53,10 @@ impl Dor {
     /// DOR's pick for the gap `a -> b`: the passing request nearest `a`
     /// (then lowest sector), whichever queue holds it. Each walk stops at
     /// its first request that passes both properties or fails Property 1,
-    /// so a gap costs O(log n) plus the requests Property 2 turns away
-    /// (see the module docs, "Finding a request for a gap").
+    /// and the walks on the far side of the gap's middle run only when the
+    /// near ones find nothing nearer, so a gap costs O(log n) plus the
+    /// requests Property 2 turns away (see the module docs, "Finding a
+    /// request for a gap").
     pub(super) fn candidate(
         &self,
         a: &Request,
@@ -62,23 +64,40 @@ impl Dor {
         bound: Duration,
         device: &dyn DeviceView,
     ) -> Option<(FlowId, Seq)> {
-        let from = a.end();
+        let (from, to) = (a.end(), b.sector);
+        let (lo, hi) = (from.min(to), from.max(to));
+        let mid = lo + (hi - lo) / 2;
+        let [below, up_to_mid, down_to_mid, above] = self.walks(a, b);
+        // The two walks beside `from` first. Every sector the other two
+        // reach lies past the middle of the gap, at least `far` from
+        // `from`: they run only if nothing nearer was found.
+        let (near, other, far) = if from <= to {
+            ([below, up_to_mid], [down_to_mid, above], mid + 1 - lo)
+        } else {
+            ([above, down_to_mid], [below, up_to_mid], hi - mid)
+        };
         let mut best: Option<(u64, Entry)> = None;
-        for walk in self.walks(a, b) {
-            for (sector, k, seq) in walk {
-                let fl = &self.flows[&k];
-                let r = fl.queue.get(seq);
-                if Self::detour(a, r, b, device) > bound {
-                    break;
-                }
-                if self.property2(fl, r) {
-                    let key = (from.abs_diff(sector), (sector, k, seq));
-                    if best.is_none_or(|b| key < b) {
-                        best = Some(key);
+        let look = |walks: [Walk<'_>; 2], best: &mut Option<(u64, Entry)>| {
+            for walk in walks {
+                for (sector, k, seq) in walk {
+                    let fl = &self.flows[&k];
+                    let r = fl.queue.get(seq);
+                    if Self::detour(a, r, b, device) > bound {
+                        break;
                     }
-                    break;
+                    if self.property2(fl, r) {
+                        let key = (from.abs_diff(sector), (sector, k, seq));
+                        if best.is_none_or(|b| key < b) {
+                            *best = Some(key);
+                        }
+                        break;
+                    }
                 }
             }
+        };
+        look(near, &mut best);
+        if best.is_none_or(|(d, _)| d >= far) {
+            look(other, &mut best);
         }
         best.map(|(_, (_, k, seq))| (k, seq))
     }
