@@ -132,6 +132,7 @@ mod search;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use self::queue::{ReservationQueue, SectorIndex, Seq};
+use self::search::{Fill, Gap};
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
@@ -443,16 +444,7 @@ impl Dor {
     /// `M_qos`, or narrows a spread already beyond it (see the module docs,
     /// "An insertion that narrows the spread").
     fn property2(&self, fl: &DFlow, r: &Request) -> bool {
-        self.property2_sectors(fl, r.sectors)
-    }
-
-    /// Property 2 for a request of `sectors`. Unless the queue is the
-    /// only one at the least `f` (then any request narrows the spread),
-    /// the spread after the insertion grows with the request's size, so a
-    /// queue whose smallest request fails has none that passes.
-    fn property2_sectors(&self, fl: &DFlow, sectors: u32) -> bool {
-        let len = Tag::service(u64::from(sectors), fl.weight);
-        let after = self.spread_if(fl.f, fl.f + len);
+        let after = self.spread_if(fl.f, fl.f + fl.len(r));
         after <= Tag::from_f64(self.params.m_qos) || after < self.spread()
     }
 
@@ -513,17 +505,19 @@ impl Dor {
             while taken < steps {
                 taken += 1;
                 let a = *out.last().expect("the walk starts from R^1");
-                let bound = device.seek_time(a.end(), b.sector) + margin;
-                let found = if self.params.oldest_first {
-                    self.oldest_candidate(&a, &b, bound, device)
+                let gap = Gap::new(&a, &b, margin, device);
+                let fill = if self.params.oldest_first {
+                    self.oldest_candidate(&gap)
                 } else {
-                    self.candidate(&a, &b, bound, device)
+                    self.candidate(&gap)
                 };
-                let Some((k, seq)) = found else {
-                    if self.passes_property1(&a, &b, bound, device) {
+                let (k, seq) = match fill {
+                    Fill::Request(k, seq) => (k, seq),
+                    Fill::Refused => {
                         self.dqe_refusals += 1;
+                        break;
                     }
-                    break;
+                    Fill::Nothing => break,
                 };
                 let r = self.take(k, seq);
                 out.push(r);

@@ -16,8 +16,6 @@ pub(super) type Seq = u64;
 #[derive(Debug, Default)]
 pub(super) struct ReservationQueue {
     by_arrival: BTreeMap<Seq, Request>,
-    /// How many requests of each size (sectors) are queued.
-    sizes: BTreeMap<u32, usize>,
     next: Seq,
 }
 
@@ -30,14 +28,8 @@ impl ReservationQueue {
     pub(super) fn push_back(&mut self, r: Request) -> Seq {
         let seq = self.next;
         self.next += 1;
-        self.add_size(r.sectors);
         self.by_arrival.insert(seq, r);
         seq
-    }
-
-    /// The size of the smallest queued request, in sectors.
-    pub(super) fn min_sectors(&self) -> Option<u32> {
-        self.sizes.keys().next().copied()
     }
 
     /// The head (oldest) request and its place.
@@ -46,16 +38,12 @@ impl ReservationQueue {
     }
 
     pub(super) fn pop_front(&mut self) -> Option<(Seq, Request)> {
-        let (seq, r) = self.by_arrival.pop_first()?;
-        self.remove_size(r.sectors);
-        Some((seq, r))
+        self.by_arrival.pop_first()
     }
 
     /// Take the request at `seq` out, wherever it is.
     pub(super) fn remove(&mut self, seq: Seq) -> Option<Request> {
-        let r = self.by_arrival.remove(&seq)?;
-        self.remove_size(r.sectors);
-        Some(r)
+        self.by_arrival.remove(&seq)
     }
 
     pub(super) fn get(&self, seq: Seq) -> &Request {
@@ -76,24 +64,9 @@ impl ReservationQueue {
             .iter_mut()
             .rev()
             .find(|(_, r)| r.id == merged.id)?;
-        let (sector, sectors) = (r.sector, r.sectors);
+        let sector = r.sector;
         *r = *merged;
-        self.remove_size(sectors);
-        self.add_size(merged.sectors);
         Some((seq, sector))
-    }
-
-    fn add_size(&mut self, sectors: u32) {
-        *self.sizes.entry(sectors).or_insert(0) += 1;
-    }
-
-    fn remove_size(&mut self, sectors: u32) {
-        if let Some(n) = self.sizes.get_mut(&sectors) {
-            *n -= 1;
-            if *n == 0 {
-                self.sizes.remove(&sectors);
-            }
-        }
     }
 }
 

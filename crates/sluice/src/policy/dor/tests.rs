@@ -436,9 +436,10 @@ fn dor_picks_the_passing_request_nearest_r_cur_not_the_oldest() {
 /// `a -> b`, found by looking at each.
 fn brute_force(s: &Dor, a: &Request, b: &Request, bound: Duration, dev: &dyn DeviceView) -> bool {
     s.flows.values().any(|fl| {
-        fl.queue
-            .by_arrival()
-            .any(|(_, r)| s.property2(fl, r) && Dor::detour(a, r, b, dev) <= bound)
+        fl.queue.by_arrival().any(|(_, r)| {
+            s.property2(fl, r)
+                && dev.seek_time(a.end(), r.sector) + dev.seek_time(r.end(), b.sector) <= bound
+        })
     })
 }
 
@@ -465,14 +466,17 @@ proptest::proptest! {
         let (a, b) = (req(0, 9, a), req(1, 9, b));
         let bound = dev.seek_time(a.end(), b.sector) + Duration::from_nanos(margin_ns);
         let want = brute_force(&s, &a, &b, bound, dev);
-        let got = s.candidate(&a, &b, bound, dev);
-        if let Some((k, seq)) = got {
-            let fl = &s.flows[&k];
-            let r = fl.queue.get(seq);
-            proptest::prop_assert!(s.property2(fl, r));
-            proptest::prop_assert!(Dor::detour(&a, r, &b, dev) <= bound);
-        }
-        let got = got.is_some();
+        let gap = Gap { a: &a, b: &b, bound, device: dev };
+        let got = match s.candidate(&gap) {
+            Fill::Request(k, seq) => {
+                let fl = &s.flows[&k];
+                let r = fl.queue.get(seq);
+                proptest::prop_assert!(s.property2(fl, r));
+                proptest::prop_assert!(gap.admits(r));
+                true
+            }
+            Fill::Refused | Fill::Nothing => false,
+        };
         proptest::prop_assert_eq!(got, want);
     }
 }
