@@ -397,7 +397,6 @@ mod tests {
         };
         let d = crate::hdd::Hdd::new(&spec, 4, crate::InternalOrder::Fcfs, Duration::ZERO);
         let ms = d.full_stroke_seek().as_nanos() as f64 / 1e6;
-        eprintln!("ibm-dnes-309170w full stroke: {ms} ms");
         assert!((12.742..=12.9).contains(&ms), "{ms} ms");
     }
 
