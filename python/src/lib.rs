@@ -129,6 +129,7 @@ fn run_json(
         verify,
         keep,
         timeline_ms,
+        log_requests: false,
         progress: None,
     };
     let report = py

@@ -24,6 +24,44 @@ pub(crate) fn create_output(flag: &str, path: &Path) -> Result<std::fs::File> {
     }
 }
 
+/// The file `--log-requests` names, created before a run so that a bad
+/// path fails first; removed again if the run fails (it was empty).
+pub(crate) struct RequestLogFile(Option<(std::fs::File, std::path::PathBuf)>);
+
+impl RequestLogFile {
+    /// Create `path` (if given) exclusively.
+    pub(crate) fn create(path: Option<&Path>) -> Result<Self> {
+        Ok(RequestLogFile(match path {
+            Some(p) => Some((create_output("--log-requests", p)?, p.to_path_buf())),
+            None => None,
+        }))
+    }
+
+    /// Write the run's log into the file (a run that kept none writes
+    /// only the header).
+    pub(crate) fn write(
+        mut self,
+        log: Option<&sluice_runtime::request_log::RequestLog>,
+    ) -> Result<()> {
+        let Some((file, path)) = self.0.take() else {
+            return Ok(());
+        };
+        let empty = sluice_runtime::request_log::RequestLog::default();
+        log.unwrap_or(&empty)
+            .write_csv(file)
+            .with_context(|| format!("--log-requests {}", path.display()))
+    }
+}
+
+impl Drop for RequestLogFile {
+    fn drop(&mut self) {
+        // Never written: the run failed; take the empty file away again.
+        if let Some((_, path)) = self.0.take() {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
 /// Print `value` as pretty JSON, or as the text `table` makes of it.
 pub(crate) fn emit<T: serde::Serialize>(
     json: bool,

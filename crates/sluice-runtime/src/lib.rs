@@ -18,6 +18,7 @@ pub mod names;
 pub mod overrides;
 pub mod population;
 pub mod report;
+pub mod request_log;
 pub mod scenario;
 pub mod timeline;
 

@@ -17,7 +17,9 @@ use crate::{kernel, table};
 
 Example:
   losetup --find --show --direct-io=on disk.img   # a device to try it on
-  sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq"
+  sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq
+  sluice kernel scenarios/run/weights.toml --device /dev/loop0 --kernel-scheduler bfq \\
+      --tunable low_latency=0 --log-requests kernel.csv"
 )]
 pub struct Args {
     /// Scenario file.
@@ -34,6 +36,16 @@ pub struct Args {
     /// Run this many seconds (default: the scenario's duration_s).
     #[arg(long, value_name = "S")]
     duration: Option<f64>,
+    /// Set a tunable of the kernel scheduler for the run (a file under
+    /// /sys/block/DEV/queue/iosched/, e.g. low_latency=0, slice_idle=0);
+    /// repeatable. Restored after the run, before the scheduler is.
+    #[arg(long, value_name = "NAME=VALUE")]
+    tunable: Vec<kernel::Tunable>,
+    /// Write every request to FILE as CSV (the columns of `sim
+    /// --log-requests`), with the kernel's own dispatch and completion
+    /// times read from the block layer's tracepoints (tracefs).
+    #[arg(long, value_name = "FILE")]
+    log_requests: Option<PathBuf>,
     /// Print the sluice.run/1 JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -41,8 +53,8 @@ pub struct Args {
 
 /// The schedulers Linux's multi-queue block layer offers, spelled as in
 /// /sys/block/DEV/queue/scheduler.
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum KernelScheduler {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum KernelScheduler {
     Bfq,
     #[value(name = "mq-deadline")]
     MqDeadline,
@@ -52,7 +64,7 @@ enum KernelScheduler {
 
 impl KernelScheduler {
     /// The name written to the queue's `scheduler` file.
-    fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             KernelScheduler::Bfq => "bfq",
             KernelScheduler::MqDeadline => "mq-deadline",
@@ -72,11 +84,16 @@ impl From<&Args> for kernel::Options {
             allow_writes: a.allow_writes,
             duration_s: a.duration,
             progress: Some(crate::progress::RunBar::shared()),
+            tunables: a.tunable.clone(),
+            log_requests: a.log_requests.is_some(),
         }
     }
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
+    // Opened first: a bad path fails before the run.
+    let log = crate::output::RequestLogFile::create(args.log_requests.as_deref())?;
     let r = kernel::kernel(&kernel::Options::from(&args))?;
+    log.write(r.request_log.as_ref())?;
     emit(args.json, &r, table::run)
 }

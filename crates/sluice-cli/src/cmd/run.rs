@@ -53,6 +53,11 @@ pub struct Args {
     /// milliseconds of wall-clock time (the JSON's `timeline`).
     #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     timeline: Option<u64>,
+    /// Write every request (flow, thread, sector, size, arrival, dispatch,
+    /// completion) to FILE as CSV, the columns of `sim --log-requests`
+    /// (a new file: sluice does not overwrite).
+    #[arg(long, value_name = "FILE")]
+    log_requests: Option<PathBuf>,
 }
 
 /// The engine's options are the flags less `--json` (how to print is
@@ -69,13 +74,17 @@ impl From<&Args> for run::Options {
             verify: a.verify,
             keep: a.keep,
             timeline_ms: a.timeline,
+            log_requests: a.log_requests.is_some(),
             progress: Some(crate::progress::RunBar::shared()),
         }
     }
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
+    // Opened first: a bad path fails before the run.
+    let log = crate::output::RequestLogFile::create(args.log_requests.as_deref())?;
     let r = run::run(&run::Options::from(&args))?;
+    log.write(r.request_log.as_ref())?;
     emit(args.json, &r, table::run)?;
     // The report is out; bad blocks are still a failed run.
     match (r.engine.verify_errors, r.engine.verified_blocks) {

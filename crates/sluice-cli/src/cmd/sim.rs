@@ -84,15 +84,6 @@ fn write_request_log(
     s: &Scenario,
     log: &[sluice_sim::RequestRecord],
 ) -> std::io::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::BufWriter::new(file);
-    writeln!(out, "{}", sluice_sim::RequestRecord::CSV_HEADER)?;
-    for r in log {
-        let name = s
-            .flows
-            .get(r.flow as usize)
-            .map_or(sluice_sim::RequestRecord::FLUSHER_NAME, |f| f.name.as_str());
-        writeln!(out, "{}", r.csv(name))?;
-    }
-    out.flush()
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    sluice_runtime::request_log::write_csv(file, &names, log)
 }

@@ -123,6 +123,7 @@ pub(crate) fn fio(opts: &Options) -> Result<String> {
                 verify: false,
                 keep: false,
                 timeline_ms: sample.then_some(output::SAMPLE_MS),
+                log_requests: false,
                 progress: Some(crate::progress::RunBar::shared()),
             },
         )?;

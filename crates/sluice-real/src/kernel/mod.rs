@@ -26,6 +26,7 @@ use sluice::{Duration, Instant};
 use sluice_runtime::Scenario;
 use sluice_uring::{Completion, TargetId};
 
+use sluice_runtime::request_log::RequestLog;
 use sluice_runtime::Population;
 
 use crate::journal::{DeviceLock, Journal};
@@ -35,7 +36,7 @@ use crate::run::{
 };
 use cgroup::Blkio;
 pub(crate) use sysfs::current_value;
-pub use sysfs::{queue_dir, SchedulerGuard};
+pub use sysfs::{queue_dir, SchedulerGuard, SettingsGuard, Tunable};
 use threads::{Cell, Sink, ThreadIo};
 
 use crate::Refused;
@@ -56,6 +57,12 @@ pub struct Options {
     pub duration_s: Option<f64>,
     /// Where to show progress (none: silent).
     pub progress: Option<Arc<dyn ShowProgress>>,
+    /// `--tunable NAME=VALUE`: the scheduler's sysfs tunables for the run
+    /// (restored after, before the scheduler is).
+    pub tunables: Vec<Tunable>,
+    /// `--log-requests`: keep every request, with the kernel's dispatch and
+    /// completion times from the block layer's tracepoints.
+    pub log_requests: bool,
 }
 
 /// Run the scenario under the kernel's scheduler and report.
@@ -98,8 +105,11 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
 
     // From here the device's scheduler is ours until the guard drops.
     let guard = SchedulerGuard::set(&queue, &opts.kernel_scheduler, &journal)?;
+    let tunables =
+        SettingsGuard::tunables(&queue, &opts.kernel_scheduler, &opts.tunables, &journal)?;
     let pop = Population::without_threads(&s);
-    let book = Book::new(vec![TargetId(0); s.flows.len()], bases, None);
+    let mut book = Book::new(vec![TargetId(0); s.flows.len()], bases, None);
+    book.log = opts.log_requests.then(Vec::new);
     let warmup = Instant::ZERO + s.warmup;
     let cell: Arc<Cell<Shared>> = Arc::new_cyclic(|weak| {
         let mut io = ThreadIo::new(file, blkio);
@@ -133,6 +143,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     let mut st = lock
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+    drop(tunables);
     drop(guard);
     let stop_at = ran?;
     if let Some(e) = st.error.take() {
@@ -172,6 +183,10 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
             verified_blocks: None,
             verify_errors: None,
         },
+        request_log: st.book.log.take().map(|records| RequestLog {
+            names: s.flows.iter().map(|f| f.name.clone()).collect(),
+            records,
+        }),
     })
 }
 

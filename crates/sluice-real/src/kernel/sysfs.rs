@@ -127,6 +127,161 @@ impl Drop for SchedulerGuard {
     }
 }
 
+/// A kernel scheduler tunable (`NAME=VALUE`, a file under
+/// `queue/iosched/`), as `--tunable` gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tunable {
+    /// The file's name under `queue/iosched/` (`low_latency`, `slice_idle`).
+    pub name: String,
+    /// What to write to it.
+    pub value: String,
+}
+
+impl std::str::FromStr for Tunable {
+    type Err = String;
+
+    /// `NAME=VALUE`: NAME a plain file name (letters, digits, `_`), VALUE
+    /// at most 64 printable characters.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, value) = s
+            .split_once('=')
+            .ok_or_else(|| format!("'{s}': expected NAME=VALUE (e.g. low_latency=0)"))?;
+        let (name, value) = (name.trim(), value.trim());
+        if name.is_empty()
+            || name.len() > 64
+            || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        {
+            return Err(format!(
+                "'{name}': a tunable is a file name under queue/iosched/ (letters, digits, _)"
+            ));
+        }
+        if value.is_empty() || value.len() > 64 || value.chars().any(|c| c.is_control()) {
+            return Err(format!(
+                "'{s}': the value must be 1 to 64 printable characters"
+            ));
+        }
+        Ok(Tunable {
+            name: name.to_string(),
+            value: value.to_string(),
+        })
+    }
+}
+
+/// Sysfs settings set for a run (a scheduler's tunables, a queue's
+/// limits); each comes back to its old value on drop, in reverse order.
+/// A scheduler's tunables are dropped before the scheduler is restored.
+pub struct SettingsGuard {
+    set: Vec<(PathBuf, String, Entry)>,
+    journal: Arc<Journal>,
+}
+
+impl SettingsGuard {
+    /// Set `tunables` in `queue/iosched/` of the scheduler just set (each
+    /// written down in `journal` first). A tunable the scheduler does not
+    /// have is refused, naming the ones it has; one the kernel rejects is
+    /// refused with its error. On a refusal the ones already set are
+    /// restored.
+    pub fn tunables(
+        queue: &Path,
+        scheduler: &str,
+        tunables: &[Tunable],
+        journal: &Arc<Journal>,
+    ) -> anyhow::Result<Self> {
+        Self::set_in(
+            &queue.join("iosched"),
+            "--tunable",
+            &format!("the kernel's {scheduler}"),
+            tunables,
+            journal,
+        )
+    }
+
+    /// Set `settings` among a device's `queue/` files (`rotational`,
+    /// `max_sectors_kb`, `nr_requests`), as [`SettingsGuard::tunables`] does.
+    pub fn queue(
+        queue: &Path,
+        settings: &[Tunable],
+        journal: &Arc<Journal>,
+    ) -> anyhow::Result<Self> {
+        Self::set_in(
+            queue,
+            "queue setting",
+            "the device's queue",
+            settings,
+            journal,
+        )
+    }
+
+    fn set_in(
+        dir: &Path,
+        flag: &str,
+        owner: &str,
+        tunables: &[Tunable],
+        journal: &Arc<Journal>,
+    ) -> anyhow::Result<Self> {
+        let mut guard = SettingsGuard {
+            set: Vec::new(),
+            journal: Arc::clone(journal),
+        };
+        for t in tunables {
+            let file = dir.join(&t.name);
+            let before = match fs::read_to_string(&file) {
+                Ok(b) => b.trim().to_string(),
+                Err(_) => {
+                    let mut has: Vec<String> = fs::read_dir(dir)
+                        .map(|d| {
+                            d.filter_map(|e| e.ok())
+                                .map(|e| e.file_name().to_string_lossy().into_owned())
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    has.sort();
+                    return Err(Refused(format!(
+                        "{flag} {}: {owner} has no tunable '{}' (it has: {})",
+                        t.name,
+                        t.name,
+                        if has.is_empty() {
+                            "none".to_string()
+                        } else {
+                            has.join(", ")
+                        }
+                    ))
+                    .into());
+                }
+            };
+            let entry = journal.record(Change::Setting {
+                file: file.clone(),
+                before: before.clone(),
+                set: t.value.clone(),
+            })?;
+            if let Err(e) = fs::write(&file, &t.value) {
+                journal.undone(entry);
+                return Err(Refused(format!(
+                    "{flag} {}={}: the kernel refused it ({e})",
+                    t.name, t.value
+                ))
+                .into());
+            }
+            guard.set.push((file, before, entry));
+        }
+        Ok(guard)
+    }
+}
+
+impl Drop for SettingsGuard {
+    fn drop(&mut self) {
+        while let Some((file, before, entry)) = self.set.pop() {
+            match fs::write(&file, &before) {
+                Ok(()) => self.journal.undone(entry),
+                Err(e) => eprintln!(
+                    "warning: could not restore '{before}' in {}: {e}",
+                    file.display()
+                ),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +293,73 @@ mod tests {
         assert_eq!(a.as_deref(), Some("mq-deadline"));
         let (o, a) = parse_schedulers("[none] \n");
         assert_eq!((o.len(), a.as_deref()), (1, Some("none")));
+    }
+
+    #[test]
+    fn a_tunable_is_a_plain_name_and_a_short_value() {
+        let t: Tunable = "low_latency=0".parse().unwrap();
+        assert_eq!((t.name.as_str(), t.value.as_str()), ("low_latency", "0"));
+        let t: Tunable = " timeout_sync = 125 ".parse().unwrap();
+        assert_eq!((t.name.as_str(), t.value.as_str()), ("timeout_sync", "125"));
+        for bad in [
+            "low_latency",
+            "=1",
+            "../scheduler=bfq",
+            "a/b=1",
+            "x=",
+            "x=a\nb",
+        ] {
+            assert!(bad.parse::<Tunable>().is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn tunables_come_back_in_reverse_order_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = dir.path();
+        std::fs::create_dir(queue.join("iosched")).unwrap();
+        std::fs::write(queue.join("iosched/low_latency"), "1\n").unwrap();
+        std::fs::write(queue.join("iosched/slice_idle"), "8\n").unwrap();
+        let journal = Arc::new(Journal::begin_in(dir.path(), "test").unwrap());
+        let want: Vec<Tunable> = vec![
+            "low_latency=0".parse().unwrap(),
+            "slice_idle=0".parse().unwrap(),
+        ];
+        let g = SettingsGuard::tunables(queue, "bfq", &want, &journal).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(queue.join("iosched/low_latency")).unwrap(),
+            "0"
+        );
+        assert_eq!(
+            std::fs::read_to_string(queue.join("iosched/slice_idle")).unwrap(),
+            "0"
+        );
+        drop(g);
+        assert_eq!(
+            std::fs::read_to_string(queue.join("iosched/low_latency")).unwrap(),
+            "1"
+        );
+        assert_eq!(
+            std::fs::read_to_string(queue.join("iosched/slice_idle")).unwrap(),
+            "8"
+        );
+        let missing: Vec<Tunable> = vec![
+            "low_latency=0".parse().unwrap(),
+            "quantum=4".parse().unwrap(),
+        ];
+        let e = SettingsGuard::tunables(queue, "bfq", &missing, &journal)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("no tunable 'quantum'") && e.contains("low_latency, slice_idle"),
+            "{e}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(queue.join("iosched/low_latency")).unwrap(),
+            "1",
+            "the one set before the refusal is restored"
+        );
     }
 
     #[test]

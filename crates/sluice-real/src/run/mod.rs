@@ -25,6 +25,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use sluice::{Duration, Instant};
 use sluice_runtime::report::{measure, Perf, SimReport};
+use sluice_runtime::request_log::RequestLog;
 use sluice_runtime::{Population, Scenario};
 use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
 use sluice_workload::{FlowKind, Replay};
@@ -75,6 +76,9 @@ pub struct Options {
     pub keep: bool,
     /// `--timeline MS`: each flow's throughput in bins of this many ms.
     pub timeline_ms: Option<u64>,
+    /// `--log-requests`: keep every completed request for the report's
+    /// [`RunReport::request_log`].
+    pub log_requests: bool,
     /// Where to show progress (none: silent).
     pub progress: Option<std::sync::Arc<dyn ShowProgress>>,
 }
@@ -87,6 +91,10 @@ pub struct RunReport {
     pub report: SimReport,
     /// How the I/O was done.
     pub engine: EngineReport,
+    /// `--log-requests`: every request completed in the run (not part of
+    /// the JSON; written as CSV).
+    #[serde(skip)]
+    pub request_log: Option<RequestLog>,
 }
 
 /// Where and how the run's I/O went.
@@ -358,6 +366,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         engine.add_class(i as u32, c)?;
     }
     let mut book = Book::new(targets, bases, opts.verify.then(Verifier::default));
+    book.log = opts.log_requests.then(Vec::new);
     book.timeline = opts.timeline_ms.map(|ms| {
         sluice_runtime::timeline::Bins::new(sluice::Duration::from_millis(ms), s.flows.len())
     });
@@ -471,6 +480,10 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     Ok(RunReport {
         report,
         engine: engine_report,
+        request_log: book.log.take().map(|records| RequestLog {
+            names: s.flows.iter().map(|f| f.name.clone()).collect(),
+            records,
+        }),
     })
 }
 

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use sluice::{FlowConfig, FlowId, Instant, RequestId, Scheduler};
 use sluice_runtime::population::Agenda;
 use sluice_runtime::population::Measured;
+use sluice_runtime::request_log::RequestRecord;
 use sluice_runtime::timeline::Bins;
 use sluice_runtime::{Backend, Population};
 use sluice_uring::{AlignedBuf, Completion, Engine, Submission, TargetId};
@@ -57,6 +58,20 @@ pub struct Pending {
     pub arrival: Instant,
     /// Writes under `--verify`: the stamp.
     pub stamp: Option<Stamped>,
+    /// What the flow asked for, in its own sectors, for the request log.
+    pub asked: Asked,
+}
+
+/// A request as its flow issued it: the request log's columns that the
+/// completion does not carry.
+#[derive(Clone, Copy, Debug)]
+pub struct Asked {
+    /// First sector in the flow's address space (as the simulator logs it).
+    pub sector: u64,
+    /// Length in sectors.
+    pub sectors: u32,
+    /// The issuer waits for it.
+    pub sync: bool,
 }
 
 /// The books of a real run's requests: where each flow's data is, the
@@ -78,6 +93,8 @@ pub struct Book {
     pub spare: Vec<AlignedBuf>,
     /// `--timeline`: bytes per flow per bin of wall-clock time.
     pub timeline: Option<Bins>,
+    /// `--log-requests`: every completed request, in completion order.
+    pub log: Option<Vec<RequestRecord>>,
 }
 
 impl Book {
@@ -91,6 +108,7 @@ impl Book {
             pending: HashMap::new(),
             spare: Vec::new(),
             timeline: None,
+            log: None,
         }
     }
 
@@ -186,6 +204,11 @@ impl Backend for Host<'_> {
                 sched_flow,
                 arrival: now,
                 stamp,
+                asked: Asked {
+                    sector: i.sector,
+                    sectors: i.sectors,
+                    sync: i.sync,
+                },
             },
         );
         Ok(())
@@ -225,6 +248,19 @@ pub fn complete(
     }
     if let Some(t) = &mut book.timeline {
         t.record(p.flow, now, c.bytes() as u64);
+    }
+    if let Some(log) = &mut book.log {
+        log.push(RequestRecord {
+            flow: p.flow as u32,
+            thread: pop.owner(p.sched_flow).1,
+            write: c.dir == sluice::Direction::Write,
+            sync: p.asked.sync,
+            sector: p.asked.sector,
+            sectors: p.asked.sectors,
+            arrival: p.arrival,
+            dispatched: rel(c.dispatched).max(p.arrival),
+            completed: now,
+        });
     }
     let measured = Measured {
         bytes: c.bytes() as u64,

@@ -9,7 +9,7 @@
 
 mod agenda;
 mod recorder;
-mod request_log;
+
 mod requests;
 
 #[cfg(test)]
@@ -29,7 +29,7 @@ use self::requests::{Requests, FLUSHER};
 use crate::device::{self, Command, Device, Setup};
 use crate::os;
 
-pub use self::request_log::RequestRecord;
+pub use sluice_runtime::request_log::RequestRecord;
 
 /// One simulation run.
 pub struct Simulation {

@@ -7,7 +7,7 @@ use sluice_runtime::report::{measure, DeviceRequests, Perf, SimReport, SIM_SCHEM
 use sluice_runtime::timeline::Bins;
 use sluice_runtime::Population;
 
-use super::request_log::RequestRecord;
+use sluice_runtime::request_log::RequestRecord;
 
 /// Measurements of one run.
 pub(crate) struct Recorder {

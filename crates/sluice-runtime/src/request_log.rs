@@ -1,5 +1,7 @@
 //! The request log: one record per completed request, for tracing why a
-//! flow waited (`sluice sim --log-requests`).
+//! flow waited. Every host writes the same CSV (`sim`, `run`, `kernel` and
+//! `versus` with `--log-requests`), so two engines' logs can be compared
+//! line for line.
 
 use sluice::Instant;
 
@@ -65,6 +67,39 @@ impl RequestRecord {
             ms(self.completed)
         )
     }
+}
+
+/// A run's request log with the names of its flows: what `--log-requests`
+/// writes.
+#[derive(Clone, Debug, Default)]
+pub struct RequestLog {
+    /// The scenario's flow names, in order (a record's `flow` indexes them).
+    pub names: Vec<String>,
+    /// Completed requests, in completion order.
+    pub records: Vec<RequestRecord>,
+}
+
+impl RequestLog {
+    /// The log as CSV, header first.
+    pub fn write_csv(&self, out: impl std::io::Write) -> std::io::Result<()> {
+        write_csv(out, &self.names, &self.records)
+    }
+}
+
+/// Write `log` as CSV (header first) to `out`, flows named by `flows`
+/// (the scenario's names, in order).
+pub fn write_csv(
+    out: impl std::io::Write,
+    flows: &[impl AsRef<str>],
+    log: &[RequestRecord],
+) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::BufWriter::new(out);
+    writeln!(out, "{}", RequestRecord::CSV_HEADER)?;
+    for r in log {
+        writeln!(out, "{}", r.csv(r.flow_name(flows)))?;
+    }
+    out.flush()
 }
 
 /// `field` as one RFC 4180 field: as is, or in double quotes with each
