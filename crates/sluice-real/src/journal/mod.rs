@@ -62,9 +62,18 @@ pub enum Change {
         /// The cgroup's folder.
         path: PathBuf,
     },
-    /// A file system mounted (FUSE) at this folder: unmounted lazily.
+    /// A file system mounted at this folder (FUSE, or tracefs where it was
+    /// not mounted): unmounted lazily, as a FUSE server that died answers
+    /// nothing and a tracefs file still open must not stop the undo.
     Mount {
         /// The mount point.
+        path: PathBuf,
+    },
+    /// A tracefs instance (`.../tracing/instances/NAME`) sluice created to
+    /// trace a device: removed with rmdir, which also takes away its
+    /// buffers and the events, clock and filters set in it.
+    Tracing {
+        /// The instance's folder.
         path: PathBuf,
     },
     /// A loop device over this file: detached.

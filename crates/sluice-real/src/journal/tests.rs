@@ -224,3 +224,37 @@ proptest::proptest! {
         proptest::prop_assert_eq!(pending, want);
     }
 }
+
+#[test]
+fn clean_removes_a_tracing_instance_a_dead_run_left() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    // An empty folder stands for the instance: rmdir takes both away.
+    let instance = work.path().join("sluice-999999");
+    fs::create_dir(&instance).unwrap();
+    let gone = work.path().join("sluice-999998");
+    dead_journal(
+        state.path(),
+        &[
+            Line::Change {
+                id: 1,
+                change: Change::Tracing {
+                    path: instance.clone(),
+                },
+            },
+            Line::Change {
+                id: 2,
+                change: Change::Tracing { path: gone },
+            },
+        ],
+    );
+    let cleaned = clean(state.path()).unwrap();
+    assert_eq!(cleaned.len(), 1);
+    assert_eq!(cleaned[0].done.len(), 1, "{}", cleaned[0]);
+    assert!(
+        cleaned[0].done[0].contains("removed tracing instance"),
+        "{}",
+        cleaned[0]
+    );
+    assert!(!instance.exists());
+}

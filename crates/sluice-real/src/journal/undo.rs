@@ -175,6 +175,18 @@ fn undo(change: &Change) -> Option<String> {
                 Err(e) => format!("could not unmount {}: {e}", path.display()),
             })
         }
+        Change::Tracing { path } => {
+            if !fs::symlink_metadata(path).ok()?.is_dir() {
+                return None;
+            }
+            // A tracefs instance goes with rmdir, buffers and all; its run
+            // died, so no file of it is open any more.
+            Some(match fs::remove_dir(path) {
+                Ok(()) => format!("removed tracing instance {}", path.display()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+                Err(e) => format!("could not remove tracing instance {}: {e}", path.display()),
+            })
+        }
         Change::Loop { backing } => {
             let devs = super::system::loops_over(backing);
             if devs.is_empty() {

@@ -10,6 +10,7 @@
 //! The workload, the measurements and the report are `sluice run`'s: only
 //! the way requests reach the device differs.
 
+pub mod blocktrace;
 mod cgroup;
 mod sysfs;
 mod threads;
