@@ -35,6 +35,7 @@ use crate::run::{
     complete, device_regions, interrupt_flag, report, Agenda, Book, EngineReport, Host,
     Interrupted, Io, Origin, Progress, RunReport, ShowProgress, Tally,
 };
+use blocktrace::{AppRequest, BlockTrace, Traced};
 use cgroup::Blkio;
 pub(crate) use sysfs::current_value;
 pub use sysfs::{queue_dir, SchedulerGuard, SettingsGuard, Tunable};
@@ -108,6 +109,11 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     let guard = SchedulerGuard::set(&queue, &opts.kernel_scheduler, &journal)?;
     let tunables =
         SettingsGuard::tunables(&queue, &opts.kernel_scheduler, &opts.tunables, &journal)?;
+    let trace = if opts.log_requests {
+        Some(BlockTrace::start(&opts.device, &journal)?)
+    } else {
+        None
+    };
     let pop = Population::without_threads(&s);
     let mut book = Book::new(vec![TargetId(0); s.flows.len()], bases, None);
     book.log = opts.log_requests.then(Vec::new);
@@ -144,9 +150,17 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     let mut st = lock
         .lock()
         .map_err(|_| anyhow::anyhow!("a worker thread panicked"))?;
+    let traced = trace.map(BlockTrace::finish);
     drop(tunables);
     drop(guard);
     let stop_at = ran?;
+    if let Some(traced) = traced {
+        let traced = traced?;
+        let Shared {
+            book, io, t0, pop, ..
+        } = &mut *st;
+        dispatch_times(book, pop, io, *t0, &traced);
+    }
     if let Some(e) = st.error.take() {
         return Err(e);
     }
@@ -189,6 +203,66 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
             records,
         }),
     })
+}
+
+/// The kernel's own dispatch and completion times for the logged
+/// requests, from the block layer's trace: each request's first sector is
+/// found among the device requests issued while its syscall ran. Where
+/// none is (the trace lost it), the syscall's times stay, and a warning
+/// says how many.
+fn dispatch_times(book: &mut Book, pop: &Population, io: &ThreadIo, t0: Instant, traced: &Traced) {
+    let Some(log) = book.log.as_mut() else {
+        return;
+    };
+    // Run time to CLOCK_MONOTONIC (the trace's clock): the two clocks read
+    // together once.
+    let mono_now = {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `ts` is a valid out-pointer; CLOCK_MONOTONIC exists on Linux.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    };
+    let offset =
+        i128::from(mono_now) - i128::from(Io::now(io).as_nanos()) + i128::from(t0.as_nanos());
+    let mono = |t: Instant| (offset + i128::from(t.as_nanos())).max(0) as u64;
+    let run = |ns: u64| Instant::from_nanos((i128::from(ns) - offset).max(0) as u64);
+    let asked: Vec<AppRequest> = log
+        .iter()
+        .map(|r| {
+            let f = r.flow as usize;
+            let start = pop.flows.get(f).map_or(0, |x| x.spec.file_start);
+            let base = book.bases.get(f).copied().unwrap_or(0);
+            AppRequest {
+                write: r.write,
+                sector: (base + r.sector.saturating_sub(start) * 512) / 512,
+                sectors: r.sectors,
+                submitted_ns: mono(r.arrival),
+                returned_ns: mono(r.completed),
+            }
+        })
+        .collect();
+    let found = blocktrace::attach(&asked, &traced.events);
+    let mut missing = 0;
+    for (r, f) in log.iter_mut().zip(found) {
+        match f {
+            Some((issued, completed)) => {
+                r.dispatched = run(issued).max(r.arrival);
+                r.completed = run(completed).max(r.dispatched);
+            }
+            None => missing += 1,
+        }
+    }
+    if missing > 0 || traced.lost > 0 {
+        eprintln!(
+            "warning: --log-requests: {missing} of {} requests not found in the block layer's trace \
+             ({} events lost); theirs are the syscall's times",
+            log.len(),
+            traced.lost
+        );
+    }
 }
 
 /// Start the flows and run them to the end (or Ctrl-C, or an error):
