@@ -63,11 +63,13 @@ pub enum Kind {
     FioJob,
     /// A report's JSON (`sluice report`).
     ReportJson,
+    /// A request log (`sim --log-requests`'s CSV), read by `report`.
+    RequestLog,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::Scenario,
         Kind::Trace,
         Kind::StartupTrace,
@@ -76,6 +78,7 @@ impl Kind {
         Kind::SeekFile,
         Kind::FioJob,
         Kind::ReportJson,
+        Kind::RequestLog,
     ];
 
     /// The kind's name in messages, with its article ("a DiskSim file").
@@ -89,6 +92,7 @@ impl Kind {
             Kind::SeekFile => "a DiskSim seek curve",
             Kind::FioJob => "a fio job file",
             Kind::ReportJson => "a report's JSON",
+            Kind::RequestLog => "a request log",
         }
     }
 
@@ -96,14 +100,15 @@ impl Kind {
     /// drive descriptions, job files) are kilobytes, so 16 MiB is far past
     /// any real one; traces are recorded and can be large, but the text and
     /// its parsed requests are held in memory together, so 1 GiB; a
-    /// report's JSON holds per-flow series, 256 MiB.
+    /// report's JSON holds per-flow series, 256 MiB; a request log (a
+    /// row per request) is drawn whole, 256 MiB too.
     pub fn cap(self) -> u64 {
         match self {
             Kind::Scenario | Kind::DiskSpecs | Kind::Include | Kind::SeekFile | Kind::FioJob => {
                 16 * MIB
             }
             Kind::Trace | Kind::StartupTrace => GIB,
-            Kind::ReportJson => 256 * MIB,
+            Kind::ReportJson | Kind::RequestLog => 256 * MIB,
         }
     }
 }

@@ -7,15 +7,16 @@ use anyhow::Result;
 use crate::report;
 
 /// Draw results as one self-contained HTML page: latency CDFs,
-/// throughput over time, shares against weights, and for `repro`
-/// results the paper's numbers beside ours.
+/// throughput over time, shares against weights, for `repro` results the
+/// paper's numbers beside ours, and for request logs the order in which
+/// the disk served the flows.
 #[derive(clap::Args)]
 #[command(
-    after_help = "RESULT files are the JSON that sim, run, compare, versus and repro print with --json (sim and run with --timeline MS for throughput over time). The page has inline SVG and CSS only: it opens offline.\n\nExample:\n  sluice sim scenarios/10r-rand.toml --json --timeline 1000 > run.json\n  sluice repro bfq --quick --json > bfq.json\n  sluice report run.json bfq.json -o report.html"
+    after_help = "RESULT files are the JSON that sim, run, compare, versus and repro print with --json (sim and run with --timeline MS for throughput over time). LOG files are request logs, the CSV that --log-requests writes (any file named *.csv, or whose first line is the log's header): each is drawn in the section \"Service order\" as one panel, all on one time axis, one lane per flow, a bar per request from dispatch to completion, with how long one flow kept the disk; a log of several runs draws each run (up to 4) as its own panel; rows that do not parse are counted on the page; at most 2000000 rows and 256 MiB a log. JSON results and logs mix freely. The page has inline SVG and CSS only: it opens offline.\n\nExamples:\n  sluice sim scenarios/10r-rand.toml --json --timeline 1000 > run.json\n  sluice repro bfq --quick --json > bfq.json\n  sluice report run.json bfq.json -o report.html\n\n  sluice sim scenarios/versus/startup-xterm-10r-seq.toml --log-requests bfq.csv\n  sluice sim scenarios/versus/startup-xterm-10r-seq.toml --scheduler noop --log-requests noop.csv\n  sluice report bfq.csv noop.csv -o order.html"
 )]
 pub(crate) struct Args {
-    /// Result files (JSON).
-    #[arg(required = true, value_name = "RESULT.json")]
+    /// Result files (JSON) and request logs (CSV), in any mix.
+    #[arg(required = true, value_name = "RESULT.json|LOG.csv")]
     results: Vec<PathBuf>,
     /// The HTML file to write (a new one: sluice does not overwrite).
     #[arg(short, long, value_name = "FILE.html")]

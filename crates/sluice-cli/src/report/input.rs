@@ -1,13 +1,16 @@
 //! Result files as the report reads them: any of sluice's JSON results
 //! (`sluice.sim/1`, `sluice.run/1`, `sluice.repro/1`, `sluice.versus/1`,
 //! or `compare --json`'s array of runs), turned into the runs and
-//! experiments the page shows. Read loosely (as JSON values) so that
-//! fields added later do not break old reports.
+//! experiments the page shows, and request logs (CSV, read by
+//! [`super::requests`]). Read loosely (as JSON values) so that fields
+//! added later do not break old reports.
 
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
+
+use super::requests::{self, Log};
 
 /// One simulated or real run.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,20 +63,35 @@ pub(super) use sluice_repro::Row;
 pub(crate) struct Results {
     pub runs: Vec<Run>,
     pub experiments: Vec<Experiment>,
+    /// Request logs, in the order given.
+    pub logs: Vec<Log>,
 }
 
-/// Read every file into one set of results.
+/// Read every file into one set of results: a file named `*.csv`, or
+/// starting with a request log's header, is a request log; any other, a
+/// JSON result.
 pub(super) fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
+    use sluice_input::Kind;
     let mut out = Results::default();
     for f in files {
         let f = f.as_ref();
-        let text = sluice_input::read_text(f, sluice_input::Kind::ReportJson)?;
-        let v: Value = serde_json::from_str(&text)
-            .with_context(|| format!("{}: not a JSON result", f.display()))?;
-        add(&mut out, &v).with_context(|| format!("{}", f.display()))?;
+        let name = f.display().to_string();
+        if requests::is_log_name(f) {
+            let text = sluice_input::read_text(f, Kind::RequestLog)?;
+            out.logs.push(requests::parse(&name, &text)?);
+            continue;
+        }
+        let text = sluice_input::read_text(f, Kind::ReportJson)?;
+        if requests::has_header(&text) {
+            out.logs.push(requests::parse(&name, &text)?);
+            continue;
+        }
+        let v: Value =
+            serde_json::from_str(&text).with_context(|| format!("{name}: not a JSON result"))?;
+        add(&mut out, &v).with_context(|| name.clone())?;
     }
-    if out.runs.is_empty() && out.experiments.is_empty() {
-        bail!("no runs or experiments in the given files");
+    if out.runs.is_empty() && out.experiments.is_empty() && out.logs.is_empty() {
+        bail!("no runs, experiments or request logs in the given files");
     }
     Ok(out)
 }

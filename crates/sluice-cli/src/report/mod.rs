@@ -1,12 +1,17 @@
-//! `sluice report RESULT.json... -o FILE.html`: one self-contained HTML
-//! page (inline SVG and CSS, nothing fetched) from any of sluice's JSON
-//! results: per run, its flows' table, latency CDFs, throughput over time
-//! (when the run has a timeline) and shares against weights; per
-//! reproduced experiment, the paper's numbers beside ours as a table and a
-//! chart.
+//! `sluice report RESULT.json... LOG.csv... -o FILE.html`: one
+//! self-contained HTML page (inline SVG and CSS, nothing fetched) from any
+//! of sluice's JSON results and request logs: per run, its flows' table,
+//! latency CDFs, throughput over time (when the run has a timeline) and
+//! shares against weights; per reproduced experiment, the paper's numbers
+//! beside ours as a table and a chart; and the request logs' service
+//! order, one panel per log on one time axis.
 
 mod input;
+mod lanes;
+mod order;
 mod plots;
+mod requests;
+mod service;
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -43,6 +48,7 @@ pub(crate) fn page(r: &Results, sources: &[String]) -> Result<String> {
     for (i, run) in r.runs.iter().enumerate() {
         run_section(&mut h, i, run)?;
     }
+    order::section(&mut h, &r.logs);
     if !r.experiments.is_empty() {
         h.push_str("<h2>Reproductions: the paper's numbers beside ours</h2>\n");
     }
@@ -97,7 +103,8 @@ fn experiment_id(e: &Experiment) -> String {
 /// A list of the page's sections, linked within the page, when it has
 /// more than one.
 fn contents(h: &mut String, r: &Results) {
-    if r.runs.len() + r.experiments.len() < 2 {
+    let logs = usize::from(!r.logs.is_empty());
+    if r.runs.len() + r.experiments.len() + logs < 2 {
         return;
     }
     h.push_str("<nav><ul>\n");
@@ -108,6 +115,15 @@ fn contents(h: &mut String, r: &Results) {
             run_id(i),
             esc(&run.title),
             esc(&run.kind)
+        );
+    }
+    if logs > 0 {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{}\">Service order ({} request log{})</a></li>",
+            order::ID,
+            r.logs.len(),
+            if r.logs.len() == 1 { "" } else { "s" }
         );
     }
     for e in &r.experiments {

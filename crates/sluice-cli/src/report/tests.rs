@@ -171,3 +171,314 @@ fn long_labels_keep_both_ends() {
         "{s}"
     );
 }
+
+// Request logs: reading, the run-length statistic, the panels.
+
+/// A request log's text: the header, then `rows`.
+fn log_text(rows: &[&str]) -> String {
+    let mut t = format!("{}\n", requests::HEADER);
+    for r in rows {
+        t.push_str(r);
+        t.push('\n');
+    }
+    t
+}
+
+/// A row of flow `flow` on the device from `d` to `c` ms.
+fn req(flow: &str, d: f64, c: f64) -> String {
+    format!("{flow},0,R,1,8,8,{d},{d},{c}")
+}
+
+fn log(name: &str, rows: &[String]) -> requests::Log {
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    requests::parse(name, &log_text(&rows)).unwrap()
+}
+
+fn page_of_logs(logs: Vec<requests::Log>) -> String {
+    let r = Results {
+        logs,
+        ..Results::default()
+    };
+    page(&r, &["a.csv".into()]).unwrap()
+}
+
+#[test]
+fn a_request_log_reads_quoted_names_and_counts_bad_rows() {
+    let text = log_text(&[
+        "\"a,b\",0,R,1,8,8,0.5,1.0,2.0",
+        "\"say \"\"hi\"\"\",1,W,0,16,8,1.0,2.0,3.0",
+        "\"two\nlines\",0,R,1,8,8,2.0,3.0,4.0",
+        "plain,0,R,1,8,8,3.0,4.0,5.0\r",
+        "plain,0,X,1,8,8,3.0,4.0,5.0",
+        "plain,0,R,1,8",
+        "plain,0,R,1,8,8,3.0,6.0,5.0",
+        "\"open,0,R,1,8,8,3.0,4.0,5.0",
+        "plain,0,R,1,8,8,3.0,5.0,nan",
+        "plain,0,R,1,8,8,3.0,5.0,1e300",
+        "",
+        "plain,0,R,1,8,8,5.0,5.5,6.0",
+    ]);
+    let l = requests::parse("x.csv", &text).unwrap();
+    assert_eq!(l.flows, ["a,b", "say \"hi\"", "two\nlines", "plain"]);
+    assert_eq!(l.runs.len(), 1);
+    assert_eq!(l.runs[0].len(), 5);
+    assert_eq!(
+        l.runs[0][1],
+        requests::Request {
+            flow: 1,
+            dispatched_ms: 2.0,
+            completed_ms: 3.0
+        }
+    );
+    // Bad: dir X, 5 fields, completed before dispatched, an unclosed
+    // quote, a NaN, a time past any run; the blank line is no row.
+    assert_eq!(l.bad_rows, 6, "{l:?}");
+    // The quoted line break counts: "plain...X" is on line 7.
+    assert_eq!(l.first_bad.as_deref(), Some("line 7: dir is not R or W"));
+    // The page says so.
+    let h = page_of_logs(vec![l]);
+    assert!(
+        h.contains(
+            "6 rows could not be read and are left out (the first: line 7: dir is not R or W)"
+        ),
+        "{h}"
+    );
+}
+
+#[test]
+fn a_wrong_header_is_a_one_line_error_naming_the_file() {
+    let e = requests::parse("runs/x.csv", "flow,dir\nf,R\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("runs/x.csv") && e.contains("not a request log") && !e.contains('\n'),
+        "{e}"
+    );
+    assert!(requests::parse("e.csv", "").is_err());
+    // Through the file reader too, and a file too large is refused unread.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "time,flow\n1,a\n").unwrap();
+    let e = format!("{:#}", input::read(&[&bad]).unwrap_err());
+    assert!(e.contains("bad.csv") && !e.contains('\n'), "{e}");
+    let big = dir.path().join("big.csv");
+    std::fs::File::create(&big)
+        .and_then(|f| f.set_len(sluice_input::Kind::RequestLog.cap() + 1))
+        .unwrap();
+    let e = format!("{:#}", input::read(&[&big]).unwrap_err());
+    assert!(e.contains("a request log may be at most 256 MiB"), "{e}");
+    // Too many rows: one line, the file named.
+    let text = log_text(&[
+        "a,0,R,1,8,8,0,0,1",
+        "a,0,R,1,8,8,0,1,2",
+        "a,0,R,1,8,8,0,2,3",
+    ]);
+    assert!(requests::parse_at_most("l.csv", &text, 3).is_ok());
+    let e = requests::parse_at_most("l.csv", &text, 2)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.starts_with("l.csv: more than 2 rows") && !e.contains('\n'),
+        "{e}"
+    );
+}
+
+#[test]
+fn logs_and_json_results_mix_in_one_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("run.json");
+    std::fs::write(&json, sim(false).to_string()).unwrap();
+    let csv = dir.path().join("a.csv");
+    std::fs::write(&csv, log_text(&["r,0,R,1,8,8,0,0,1"])).unwrap();
+    // Not named .csv, but its first line is the header.
+    let sniffed = dir.path().join("b.log");
+    std::fs::write(&sniffed, log_text(&["r,0,R,1,8,8,0,0,1"])).unwrap();
+    let r = input::read(&[&json, &csv, &sniffed]).unwrap();
+    assert_eq!((r.runs.len(), r.logs.len()), (1, 2));
+    let h = page(&r, &[]).unwrap();
+    assert!(h.contains("<a href=\"#service-order\">Service order (2 request logs)</a>"));
+    assert!(h.contains("<h2 id=\"service-order\">Service order</h2>"));
+    // The run's CDF and shares, and a panel per log.
+    assert_eq!(h.matches("<svg").count(), 4);
+}
+
+#[test]
+fn runs_of_dispatches_from_one_flow_are_counted_in_dispatch_order() {
+    // Dispatch order a a a b a b b (the file is in completion order, not
+    // dispatch order): runs aaa, b, a, bb.
+    let l = log(
+        "s.csv",
+        &[
+            req("a", 0.0, 1.0),
+            req("a", 1.0, 2.0),
+            req("b", 3.0, 4.0),
+            req("a", 2.0, 4.5),
+            req("a", 4.0, 5.0),
+            req("b", 5.0, 6.0),
+            req("b", 6.0, 7.0),
+        ],
+    );
+    let s = service::streaks(&l.runs[0]).unwrap();
+    assert_eq!(s.mean, 7.0 / 4.0);
+    assert_eq!(
+        (s.longest, l.flows[s.longest_flow as usize].as_str()),
+        (3, "a")
+    );
+    assert_eq!(service::streaks(&[]), None);
+    // Busy 0..7 but for 4.5..4.0 overlap: all of it.
+    assert!((service::busy_share(&l.runs[0]) - 1.0).abs() < 1e-12);
+    let h = page_of_logs(vec![l]);
+    assert!(
+        h.contains(
+            "7 requests, 2 flows. Consecutive dispatches from one flow: mean 1.8, longest 3 (a)."
+        ),
+        "{h}"
+    );
+}
+
+#[test]
+fn two_logs_draw_two_panels_on_one_axis_with_every_lane() {
+    let a = log(
+        "bfq.csv",
+        &[
+            req("r1", 0.0, 1000.0),
+            req("xterm<1>", 1000.0, 1200.0),
+            req("r10", 1200.0, 2000.0),
+            req("r2", 2000.0, 3000.0),
+        ],
+    );
+    let b = log(
+        "noop.csv",
+        &[
+            req("r1", 0.0, 500.0),
+            req("r2", 600.0, 1500.0),
+            req("xterm<1>", 1500.0, 1600.0),
+        ],
+    );
+    let h = page_of_logs(vec![a, b]);
+    let svgs: Vec<&str> = h.split("<svg").skip(1).collect();
+    assert_eq!(svgs.len(), 2);
+    assert!(svgs[0].contains(">bfq.csv</text>") && svgs[1].contains(">noop.csv</text>"));
+    for (svg, flows) in svgs.iter().zip([
+        &["xterm&lt;1&gt;", "r1", "r2", "r10"][..],
+        &["xterm&lt;1&gt;", "r1", "r2"],
+    ]) {
+        // Every flow's lane label, in order: the start-up first, then r2
+        // before r10.
+        let at: Vec<usize> = flows
+            .iter()
+            .map(|f| {
+                svg.find(&format!(">{f}</text>"))
+                    .unwrap_or_else(|| panic!("{f}: {svg}"))
+            })
+            .collect();
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{flows:?} {at:?}");
+    }
+    // One axis: both panels run to 3 s and tick at the same places.
+    let ticks = |svg: &str| svg.matches("text-anchor=\"middle\">").count();
+    assert_eq!(ticks(svgs[0]), ticks(svgs[1]));
+    assert!(svgs[1].contains(">3</text>") && svgs[1].contains("(s)</text>"));
+}
+
+#[test]
+fn a_log_of_several_runs_draws_each_as_a_panel() {
+    let mut rows = Vec::new();
+    for _ in 0..(order::MAX_RUN_PANELS + 2) {
+        rows.extend([req("a", 0.0, 300.0), req("b", 300.0, 900.0)]);
+    }
+    let l = log("many.csv", &rows);
+    assert_eq!(l.runs.len(), order::MAX_RUN_PANELS + 2);
+    let h = page_of_logs(vec![l]);
+    assert_eq!(h.matches("<svg").count(), order::MAX_RUN_PANELS);
+    assert!(h.contains("many.csv (run 2 of 6)"));
+    assert!(h.contains("It holds 6 runs (times restart near zero): the first 4 are drawn"));
+    // A header again starts a run too; a trailing one starts none.
+    let text = log_text(&[
+        "a,0,R,1,8,8,0,0,1",
+        requests::HEADER,
+        "a,0,R,1,8,8,0,5,6",
+        requests::HEADER,
+    ]);
+    assert_eq!(requests::parse("h.csv", &text).unwrap().runs.len(), 2);
+}
+
+#[test]
+fn past_forty_flows_the_busiest_are_drawn_and_the_rest_counted() {
+    let mut rows = Vec::new();
+    let mut t = 0.0;
+    for f in 0..45 {
+        for _ in 0..(f + 2) {
+            rows.push(req(&format!("f{f}"), t, t + 1.0));
+            t += 1.0;
+        }
+    }
+    // A start-up with one request is drawn even so, on top.
+    rows.push(req("xterm", t, t + 1.0));
+    let l = log("wide.csv", &rows);
+    let lanes = service::lanes(&l.runs[0], &l.flows);
+    assert_eq!(lanes.flows.len(), service::MAX_LANES);
+    assert_eq!(lanes.not_drawn, 6);
+    assert_eq!(l.flows[lanes.flows[0] as usize], "xterm");
+    // The quietest (f0..f5) are the ones left out.
+    let drawn: Vec<&str> = lanes
+        .flows
+        .iter()
+        .map(|&f| l.flows[f as usize].as_str())
+        .collect();
+    assert!(!drawn.contains(&"f5") && drawn.contains(&"f6"), "{drawn:?}");
+    let h = page_of_logs(vec![l]);
+    assert!(h.contains("46 flows (6 more flows not drawn"), "{h}");
+}
+
+#[test]
+fn a_crowded_lane_merges_bars_under_a_pixel_apart() {
+    let n = lanes::MERGE_ABOVE + 1000;
+    let rows: Vec<String> = (0..n)
+        .map(|i| req("busy", i as f64 * 0.1, i as f64 * 0.1 + 0.05))
+        .chain([req("quiet", 0.0, 1.0)])
+        .collect();
+    let h = page_of_logs(vec![log("crowd.csv", &rows)]);
+    assert!(
+        h.contains("1 lane of more than 5000 requests: bars under a pixel apart merged"),
+        "{}",
+        &h[h.len().saturating_sub(2000)..]
+    );
+    // Far fewer bars than requests.
+    assert!(h.matches('z').count() < 1000, "{}", h.matches('z').count());
+}
+
+#[test]
+fn no_text_makes_the_log_reader_or_the_page_panic() {
+    // Every short string over the characters that steer the parser.
+    let alphabet = [
+        ",",
+        "\"",
+        "\n",
+        "\r",
+        "a",
+        "1",
+        "R",
+        ".",
+        "é",
+        "-5",
+        "9e11",
+        ",0,R,1,8,8,",
+    ];
+    let mut seed = 7u64;
+    for _ in 0..3000 {
+        let mut body = String::new();
+        for _ in 0..(seed % 40) {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            body.push_str(alphabet[(seed >> 33) as usize % alphabet.len()]);
+        }
+        let text = format!("{}\n{body}", requests::HEADER);
+        if let Ok(l) = requests::parse("f.csv", &text) {
+            let _ = page_of_logs(vec![l]);
+        }
+    }
+    // Nothing but a header: one empty panel.
+    let h = page_of_logs(vec![requests::parse("e.csv", requests::HEADER).unwrap()]);
+    assert!(h.contains("no requests") && h.contains("0 requests, 0 flows."));
+}
