@@ -119,3 +119,60 @@ fn cell(m: &Metric) -> String {
     }
     c
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::versus::stack::DriveView;
+
+    fn m(
+        engine: &str,
+        scheduler: &str,
+        metric: &'static str,
+        flow: Option<&str>,
+        v: [f64; 3],
+    ) -> Metric {
+        Metric {
+            engine: engine.into(),
+            scheduler: scheduler.into(),
+            metric,
+            flow: flow.map(String::from),
+            median: Some(v[0]),
+            min: Some(v[1]),
+            max: Some(v[2]),
+            runs: 3,
+            of: 3,
+            ratio_to_sim: Some(v[0] / 80.0),
+            diff_to_sim: None,
+        }
+    }
+
+    #[test]
+    fn each_engine_is_a_column_with_median_range_and_ratio() {
+        let v = VersusReport {
+            schema: "sluice.versus/1",
+            scenario: "s".into(),
+            device: "d".into(),
+            repeat: 3,
+            tunables: vec!["low_latency=0".into()],
+            drive_view: DriveView {
+                queue: Vec::new(),
+                emulator_queue_depth: 1,
+            },
+            runs: Vec::new(),
+            metrics: vec![
+                m("sim", "bfq+", "aggregate_mb_s", None, [80.0; 3]),
+                m("kernel", "bfq", "aggregate_mb_s", None, [40.0, 30.0, 50.0]),
+                m("kernel", "bfq", "lat_p99_ms", Some("reader"), [9.0; 3]),
+            ],
+        };
+        let t = table(&v);
+        assert!(t.contains("sim bfq+") && t.contains("kernel bfq"), "{t}");
+        assert!(t.contains("40.0 [30.0-50.0] x0.50"), "{t}");
+        assert!(t.contains("low_latency=0"), "{t}");
+        assert!(
+            !t.contains("reader p99"),
+            "latencies of flows without a start-up stay in the JSON: {t}"
+        );
+    }
+}
