@@ -133,14 +133,29 @@ impl Engine {
 }
 
 /// The `--log-requests` files, one per engine and scheduler, created
-/// (exclusively) before anything runs.
+/// (exclusively) before anything runs; removed again if the comparison
+/// fails (they would hold part of it).
 struct Logs {
     files: Vec<(String, File, PathBuf)>,
+    complete: bool,
+}
+
+impl Drop for Logs {
+    fn drop(&mut self) {
+        if !self.complete {
+            for (_, _, path) in self.files.drain(..) {
+                let _ = std::fs::remove_file(path);
+            }
+        }
+    }
 }
 
 impl Logs {
     fn create(prefix: Option<&Path>, keys: &[String]) -> Result<Self> {
-        let mut files = Vec::new();
+        let mut logs = Logs {
+            files: Vec::new(),
+            complete: false,
+        };
         if let Some(prefix) = prefix {
             for k in keys {
                 let mut name = prefix.as_os_str().to_owned();
@@ -150,10 +165,10 @@ impl Logs {
                 use std::io::Write;
                 writeln!(f, "{}", RequestRecord::CSV_HEADER)
                     .with_context(|| format!("--log-requests {}", path.display()))?;
-                files.push((k.clone(), f, path));
+                logs.files.push((k.clone(), f, path));
             }
         }
-        Ok(Logs { files })
+        Ok(logs)
     }
 
     fn enabled(&self) -> bool {
@@ -286,6 +301,7 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
             });
         }
     }
+    logs.complete = true;
     let metrics = metrics::summarize(
         &runs
             .iter()
@@ -321,6 +337,33 @@ fn tunables_for(k: KernelScheduler, all: &[Tunable]) -> Vec<Tunable> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_files_are_new_named_per_engine_and_gone_if_the_comparison_fails() {
+        let d = tempfile::tempdir().unwrap();
+        let prefix = d.path().join("v");
+        let keys = vec!["sim-bfq+".to_string(), "kernel-bfq".to_string()];
+        let mut logs = Logs::create(Some(&prefix), &keys).unwrap();
+        let sim = d.path().join("v.sim-bfq+.csv");
+        assert_eq!(
+            std::fs::read_to_string(&sim).unwrap().trim(),
+            RequestRecord::CSV_HEADER
+        );
+        logs.complete = true;
+        drop(logs);
+        assert!(sim.exists(), "a finished comparison keeps its logs");
+
+        // One exists: refused, and the one already made goes again.
+        let other = d.path().join("w");
+        std::fs::write(d.path().join("w.kernel-bfq.csv"), "mine").unwrap();
+        assert!(Logs::create(Some(&other), &keys).is_err());
+        assert!(!d.path().join("w.sim-bfq+.csv").exists());
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("w.kernel-bfq.csv")).unwrap(),
+            "mine",
+            "never overwritten"
+        );
+    }
 
     #[test]
     fn the_preset_replaces_the_model_and_keeps_the_queue_depth() {
