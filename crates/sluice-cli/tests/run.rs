@@ -373,3 +373,70 @@ fn a_timeline_bins_each_flows_bytes_by_wall_clock() {
         );
     }
 }
+
+#[test]
+fn run_logs_every_request_as_sim_does() {
+    let scen = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let s = scenario(scen.path(), &two_readers());
+    let log = cwd.path().join("run.csv");
+    let Some(j) = run_json(
+        cwd.path(),
+        &[
+            "run",
+            s.to_str().unwrap(),
+            "--log-requests",
+            log.to_str().unwrap(),
+            "--json",
+        ],
+    ) else {
+        return;
+    };
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms")
+    );
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    // Every completed request, warm-up included: at least those the report counts.
+    let counted: u64 = j["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["requests"].as_u64().unwrap())
+        .sum();
+    assert!(
+        rows.len() as u64 >= counted,
+        "{} rows, {counted} counted",
+        rows.len()
+    );
+    for r in &rows {
+        assert!(r[0] == "light" || r[0] == "heavy", "{r:?}");
+        assert_eq!((r[2], r[3], r[5]), ("R", "1", "128"), "{r:?}");
+        let t: Vec<f64> = r[6..9].iter().map(|x| x.parse().unwrap()).collect();
+        assert!(t[0] <= t[1] && t[1] <= t[2], "times out of order: {r:?}");
+    }
+    // A sequential reader's sectors follow each other in its own space.
+    let light: Vec<u64> = rows
+        .iter()
+        .filter(|r| r[0] == "light")
+        .map(|r| r[4].parse().unwrap())
+        .collect();
+    assert!(
+        light.windows(2).take(5).all(|w| w[1] == w[0] + 128),
+        "{light:?}"
+    );
+    // Named outputs are never overwritten.
+    let (code, _, err) = sluice_in(
+        cwd.path(),
+        &[
+            "run",
+            s.to_str().unwrap(),
+            "--log-requests",
+            log.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("exists"), "{err}");
+}
