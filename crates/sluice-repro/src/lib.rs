@@ -4,6 +4,7 @@
 
 mod bfq;
 mod dor;
+pub mod summary;
 mod vios;
 mod yfq;
 

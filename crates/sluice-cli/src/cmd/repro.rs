@@ -73,7 +73,12 @@ pub(crate) fn run(args: Args) -> Result<()> {
         b.finish();
     }
     emit(args.json, &report, |r| {
-        let tables = sluice_repro::tables(r, args.full);
+        // The claims first, then every table.
+        let tables = format!(
+            "{}\n{}",
+            sluice_repro::summary::summary(r),
+            sluice_repro::tables(r, args.full)
+        );
         if args.quick {
             // First, what --quick changed, so no table is read as a full run's.
             format!("{}\n\n{tables}", sluice_repro::quick_note(paper))
