@@ -142,37 +142,75 @@ def _task(job, seed, scheduler, timeline_ms):
         return {_FAILED: str(e)}
 
 
+def _flow_rows(r, extra=None):
+    """One dict per flow of a sluice.sim/1 or sluice.run/1 result."""
+    rows = []
+    for f in r.get("flows", []):
+        lat = f.get("lat_ms") or {}
+        row = {
+            "scenario": r.get("scenario"),
+            "scheduler": r.get("scheduler"),
+            "device": r.get("device"),
+            "seed": r.get("seed"),
+            "flow": f.get("name"),
+            "weight": f.get("weight"),
+            "requests": f.get("requests"),
+            "bytes": f.get("bytes"),
+            "mb_s": f.get("mb_s"),
+            "disk_time_s": f.get("disk_time_s"),
+            "lat_mean_ms": lat.get("mean"),
+            "lat_p50_ms": lat.get("p50"),
+            "lat_p95_ms": lat.get("p95"),
+            "lat_p99_ms": lat.get("p99"),
+            "lat_max_ms": lat.get("max"),
+            "done_s": f.get("done_s"),
+            "startup_s": f.get("startup_s"),
+            "frames_dropped": f.get("frames_dropped"),
+        }
+        if extra:
+            row.update(extra)
+        rows.append(row)
+    return rows
+
+
 def frame(results):
-    """Flatten results (sim or run dicts) into a pandas DataFrame: one row
-    per flow per run, with the run's scenario, scheduler, device and seed."""
+    """Flatten results into a pandas DataFrame.
+
+    - sim and run results (``sluice.sim/1``, ``sluice.run/1``, a dict or a
+      list of them, as ``sim``, ``sweep`` and ``compare`` give): one row per
+      flow per run, with the run's scenario, scheduler, device and seed;
+    - ``sluice.repro/1`` (``repro``): one row per experiment row, ours
+      beside the paper's;
+    - ``sluice.versus/1``: one row per flow per run, with its engine and run.
+
+    Anything else raises ValueError saying what it got."""
     try:
         import pandas as pd
     except ImportError as e:
         raise ImportError("sluice.frame needs pandas (pip install pandas)") from e
     if isinstance(results, dict):
         results = [results]
+    if not isinstance(results, (list, tuple)):
+        raise ValueError("sluice.frame takes a result dict or a list of them, not %s" % type(results).__name__)
     rows = []
     for r in results:
-        for f in r.get("flows", []):
-            lat = f.get("lat_ms", {})
-            rows.append({
-                "scenario": r.get("scenario"),
-                "scheduler": r.get("scheduler"),
-                "device": r.get("device"),
-                "seed": r.get("seed"),
-                "flow": f.get("name"),
-                "weight": f.get("weight"),
-                "requests": f.get("requests"),
-                "bytes": f.get("bytes"),
-                "mb_s": f.get("mb_s"),
-                "disk_time_s": f.get("disk_time_s"),
-                "lat_mean_ms": lat.get("mean"),
-                "lat_p50_ms": lat.get("p50"),
-                "lat_p95_ms": lat.get("p95"),
-                "lat_p99_ms": lat.get("p99"),
-                "lat_max_ms": lat.get("max"),
-                "done_s": f.get("done_s"),
-                "startup_s": f.get("startup_s"),
-                "frames_dropped": f.get("frames_dropped"),
-            })
+        if not isinstance(r, dict):
+            raise ValueError("sluice.frame: a result is a dict, not %s" % type(r).__name__)
+        schema = r.get("schema")
+        if schema in ("sluice.sim/1", "sluice.run/1") or (schema is None and "flows" in r):
+            rows.extend(_flow_rows(r))
+        elif schema == "sluice.repro/1":
+            for e in r.get("experiments", []):
+                for row in e.get("rows", []):
+                    rows.append({"paper": e.get("paper"), "experiment": e.get("id"), "title": e.get("title"),
+                                 "scheduler": row.get("scheduler"), "workload": row.get("workload"),
+                                 "metric": row.get("metric"), "unit": row.get("unit"),
+                                 "ours": row.get("ours"), "paper_value": row.get("paper")})
+        elif schema == "sluice.versus/1":
+            for run in r.get("runs", []):
+                rows.extend(_flow_rows(run.get("result") or {},
+                                       {"engine": run.get("engine"), "run": run.get("run")}))
+        else:
+            raise ValueError("sluice.frame: no table for a result with schema %r (it reads sluice.sim/1, "
+                             "sluice.run/1, sluice.repro/1 and sluice.versus/1)" % (schema,))
     return pd.DataFrame(rows)

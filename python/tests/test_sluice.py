@@ -166,3 +166,22 @@ def test_frame_has_a_row_per_flow_per_run():
     assert len(df) == 4
     assert list(df["seed"]) == [1, 1, 2, 2]
     assert (df["bytes"] > 0).all()
+
+
+def test_frame_reads_every_result_kind_or_says_why_not():
+    pytest.importorskip("pandas")
+    sim = sluice.sim(SMALL, seed=1)
+    versus = {"schema": "sluice.versus/1", "runs": [
+        {"engine": "sim", "scheduler": "bfq", "run": 1, "result": sim},
+        {"engine": "kernel", "scheduler": "bfq", "run": 1, "result": sim}]}
+    df = sluice.frame(versus)
+    assert list(df["engine"]) == ["sim", "sim", "kernel", "kernel"]
+    repro = {"schema": "sluice.repro/1", "experiments": [
+        {"paper": "bfq", "id": "x", "title": "t", "rows": [
+            {"scheduler": "bfq", "workload": "w", "metric": "m", "unit": "s", "ours": 1.0, "paper": 2.0}]}]}
+    df = sluice.frame(repro)
+    assert (df["ours"].tolist(), df["paper_value"].tolist()) == ([1.0], [2.0])
+    with pytest.raises(ValueError, match="schema 'nonsense'"):
+        sluice.frame({"schema": "nonsense"})
+    with pytest.raises(ValueError, match="not int"):
+        sluice.frame(3)
