@@ -151,8 +151,12 @@ mod documented_commands {
                 pending = Some((n, String::new()));
             }
             let start = pending.take().map_or(i + 1, |p| p.0);
-            if let Some(c) = l.find("  #").or_else(|| l.find(" # ")) {
-                l.truncate(c);
+            // A comment, an aligned description (two spaces or more), a
+            // redirection or a pipe ends the command.
+            for end in [" # ", "  ", " > ", " | ", " 2>"] {
+                if let Some(c) = l.find(end) {
+                    l.truncate(c);
+                }
             }
             let l = l.trim().to_string();
             if let Some(head) = l.strip_suffix('\\') {
@@ -205,6 +209,14 @@ mod documented_commands {
                     continue;
                 }
                 let argv = std::iter::once("sluice".to_string()).chain(words.iter().cloned());
+                let missing = missing_files(&root, &words);
+                if !missing.is_empty() {
+                    bad.push(format!(
+                        "{}:{line}: no {}",
+                        f.file_name().unwrap().to_string_lossy(),
+                        missing.join(", ")
+                    ));
+                }
                 match Cli::try_parse_from(argv) {
                     Ok(_) => parsed += 1,
                     Err(e)
@@ -233,6 +245,71 @@ mod documented_commands {
         assert!(
             parsed >= 8,
             "only {parsed} commands found: is the extraction broken?"
+        );
+    }
+
+    /// Files of the repository a command names exist (`scenarios/...`,
+    /// `data/...`).
+    fn missing_files(root: &Path, words: &[String]) -> Vec<String> {
+        words
+            .iter()
+            .filter(|w| w.starts_with("scenarios/") || w.starts_with("data/"))
+            .filter(|w| !root.join(w.as_str()).exists())
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn every_example_in_the_help_parses_and_names_files_that_exist() {
+        use clap::CommandFactory;
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let cli = Cli::command();
+        let mut texts = vec![cli
+            .get_after_help()
+            .map(|h| h.to_string())
+            .unwrap_or_default()];
+        for sub in cli.get_subcommands() {
+            texts.push(
+                sub.get_after_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default(),
+            );
+        }
+        let mut checked = 0;
+        let mut bad = Vec::new();
+        for t in &texts {
+            // The help's examples as one code block.
+            for (_, words) in commands(&format!("```sh\n{t}\n```\n")) {
+                if is_synopsis(&words) {
+                    continue;
+                }
+                let argv = std::iter::once("sluice".to_string()).chain(words.iter().cloned());
+                if let Err(e) = Cli::try_parse_from(argv) {
+                    bad.push(format!(
+                        "sluice {}: {}",
+                        words.join(" "),
+                        e.to_string().lines().next().unwrap_or_default()
+                    ));
+                }
+                let missing = missing_files(&root, &words);
+                if !missing.is_empty() {
+                    bad.push(format!(
+                        "sluice {}: no {}",
+                        words.join(" "),
+                        missing.join(", ")
+                    ));
+                }
+                checked += 1;
+            }
+        }
+        assert!(
+            bad.is_empty(),
+            "help examples that fail:\n{}",
+            bad.join("\n")
+        );
+        assert!(
+            checked >= 10,
+            "only {checked} examples found in the help texts"
         );
     }
 

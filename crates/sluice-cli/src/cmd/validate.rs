@@ -12,7 +12,7 @@ use crate::table;
 /// distributions of model and real drive).
 #[derive(clap::Args)]
 #[command(
-    after_help = "Example:\n  sluice validate --disk ../shared/data/disksim-validation/ibm18es.diskspecs \\\n      --trace ../shared/data/disksim-validation/ibm18es.trace"
+    after_help = "Example (the first 200 requests of DiskSim's validation trace for this drive):\n  sluice validate --disk ibm-dnes-309170w --trace data/traces/ibm18es-validate-head.trace"
 )]
 pub(crate) struct Args {
     /// A DiskSim .diskspecs file, or a preset name.
