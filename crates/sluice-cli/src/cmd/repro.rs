@@ -79,11 +79,73 @@ pub(crate) fn run(args: Args) -> Result<()> {
             sluice_repro::summary::summary(r),
             sluice_repro::tables(r, args.full)
         );
-        if args.quick {
+        let text = if args.quick {
             // First, what --quick changed, so no table is read as a full run's.
             format!("{}\n\n{tables}", sluice_repro::quick_note(paper))
         } else {
             tables
-        }
+        };
+        wrap_long_lines(&text, WIDTH)
     })
+}
+
+/// Prose lines (notes, what the paper says) are wrapped to this width.
+const WIDTH: usize = 100;
+
+/// Lines longer than `width` wrapped at spaces, each continuation indented
+/// two more than its line; shorter lines (the tables' rows) as they are.
+fn wrap_long_lines(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 50);
+    for line in text.lines() {
+        if line.chars().count() <= width {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let indent = line.len() - line.trim_start().len();
+        let cont = " ".repeat(indent + 2);
+        let mut cur = line[..indent].to_string();
+        let mut fresh = true;
+        for word in line.split_whitespace() {
+            if !fresh && cur.chars().count() + 1 + word.chars().count() > width {
+                out.push_str(&cur);
+                out.push('\n');
+                cur = cont.clone();
+                fresh = true;
+            }
+            if !fresh {
+                cur.push(' ');
+            }
+            cur.push_str(word);
+            fresh = false;
+        }
+        out.push_str(&cur);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_long_lines;
+
+    #[test]
+    fn long_lines_wrap_at_spaces_with_their_indent_and_short_ones_stay() {
+        let long = format!("   {}", "word ".repeat(40));
+        let text = format!("short line\n{long}\nscheduler  workload  ours\n");
+        let w = wrap_long_lines(&text, 30);
+        let lines: Vec<&str> = w.lines().collect();
+        assert_eq!(lines[0], "short line");
+        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{w}");
+        assert!(
+            lines[1].starts_with("   word") && lines[2].starts_with("     word"),
+            "{w}"
+        );
+        assert_eq!(*lines.last().unwrap(), "scheduler  workload  ours");
+        assert_eq!(
+            w.split_whitespace().filter(|x| *x == "word").count(),
+            40,
+            "no word lost"
+        );
+    }
 }
