@@ -1,53 +1,87 @@
-//! The README's first session runs as shown: each `target/release/sluice`
-//! line of its first-session block, run from the repository's root, exits
-//! 0 and prints something. (`repro bfq --quick` is left to the reproduction
-//! tests: in a debug build it takes minutes. Every documented command's
-//! flags are checked by the binary's `documented_commands` tests.)
+//! The commands the README and docs/ show in shell blocks run as shown:
+//! each `sluice` line (or `target/release/sluice`) of a ```sh block, run
+//! from the repository's root, exits 0 and prints something. Commands that
+//! need root or take minutes in a debug build (`repro`, `run`, `kernel`,
+//! `versus`, `emulate`, `clean`) are only parsed, by the binary's
+//! `documented_commands` tests, which also check every other block's `$`
+//! lines and every `--help` example.
 
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn the_readmes_first_session_runs_as_shown() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let at = readme
-        .find("A first session")
-        .expect("the README has a first session");
-    let block = readme[at..]
-        .split("```sh\n")
-        .nth(1)
-        .and_then(|b| b.split("```").next())
-        .expect("a sh block after it");
-    let mut ran = 0;
-    for line in block.lines() {
-        let Some(args) = line.trim().strip_prefix("target/release/sluice ") else {
-            continue;
-        };
-        let args: Vec<&str> = args.split_whitespace().collect();
-        if args.first() == Some(&"repro") {
+/// The `sluice` command lines of `text`'s ```sh blocks.
+fn shell_commands(text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut shell = None;
+    for line in text.lines() {
+        if let Some(info) = line.trim_start().strip_prefix("```") {
+            shell = match shell {
+                Some(_) => None,
+                None => Some(info.trim() == "sh"),
+            };
             continue;
         }
-        let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
-            .args(&args)
-            .current_dir(&root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "sluice {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            !out.stdout.is_empty(),
-            "sluice {} printed nothing",
-            args.join(" ")
-        );
-        ran += 1;
+        if shell != Some(true) {
+            continue;
+        }
+        let mut l = line.trim().to_string();
+        for end in [" # ", "  "] {
+            if let Some(c) = l.find(end) {
+                l.truncate(c);
+            }
+        }
+        let rest = ["target/release/sluice ", "sluice "]
+            .iter()
+            .find_map(|p| l.strip_prefix(p));
+        if let Some(rest) = rest {
+            out.push(rest.split_whitespace().map(String::from).collect());
+        }
+    }
+    out
+}
+
+#[test]
+fn the_shell_blocks_of_the_readme_and_docs_run_as_shown() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("README.md")];
+    for e in std::fs::read_dir(root.join("docs")).unwrap().flatten() {
+        if e.path().extension().is_some_and(|x| x == "md") {
+            files.push(e.path());
+        }
+    }
+    let mut ran = 0;
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for args in shell_commands(&text) {
+            let slow_or_root = ["repro", "run", "kernel", "versus", "emulate", "clean"];
+            if args
+                .first()
+                .is_some_and(|a| slow_or_root.contains(&a.as_str()))
+            {
+                continue;
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+                .args(&args)
+                .current_dir(&root)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{}: sluice {}: {}",
+                f.display(),
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                !out.stdout.is_empty(),
+                "sluice {} printed nothing",
+                args.join(" ")
+            );
+            ran += 1;
+        }
     }
     assert!(
         ran >= 3,
-        "only {ran} commands in the README's first session"
+        "only {ran} commands run from the docs' shell blocks"
     );
 }
