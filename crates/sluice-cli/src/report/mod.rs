@@ -338,6 +338,7 @@ fn run_section(h: &mut String, i: usize, run: &Run) -> Result<()> {
                 "seconds from the flow's start",
                 &["start-up or done (s)"],
                 &times,
+                "not finished",
             )?,
             "Each finite flow's start-up time (start-up flows) or the time from its start to its last completion. \
              A flow without a bar did not finish within the run.",
@@ -384,17 +385,35 @@ fn run_section(h: &mut String, i: usize, run: &Run) -> Result<()> {
                     .fold(0.0, f64::max)
             })
             .collect();
-        let split = plots::by_magnitude(&peaks).len() > 1;
+        let strips = ordered.len() > plots::STRIPS_ABOVE;
+        let notes: Vec<Option<String>> = ordered
+            .iter()
+            .map(|(n, _)| {
+                let f = flows.iter().find(|f| f.name == *n && f.finite())?;
+                Some(match f.time_s() {
+                    Some(t) if f.startup_s.is_some() => format!("start-up {} s", num(t, 2)),
+                    Some(t) => format!("done after {} s", num(t, 2)),
+                    None => "not finished".to_string(),
+                })
+            })
+            .collect();
+        let split = !strips && plots::by_magnitude(&peaks).len() > 1;
+        let title = format!("Throughput over time: {}", run.title);
         fig(
             h,
-            &plots::throughput(
-                &format!("Throughput over time: {}", run.title),
-                *interval,
-                run.warmup_s,
-                &ordered,
-            )?,
+            &if strips {
+                plots::throughput_strips(&title, *interval, run.warmup_s, &ordered, &notes)
+            } else {
+                plots::throughput(&title, *interval, run.warmup_s, &ordered)?
+            },
             &format!(
-                "Each flow's MB/s in bins of {interval} s from the run's start, warm-up included.{}{}",
+                "Each flow's MB/s in bins of {interval} s from the run's start, warm-up included.{}{}{}",
+                if strips {
+                    " One strip per flow (finite flows on top), all on one scale except where a strip says \"own scale\" \
+                     (a flow whose peak is under 1/20 of the largest)."
+                } else {
+                    ""
+                },
                 if split {
                     " The flows' peaks differ more than 20 times: the smaller flows have a panel of their own, below."
                 } else {
@@ -416,6 +435,7 @@ fn run_section(h: &mut String, i: usize, run: &Run) -> Result<()> {
             "fraction of the total",
             &["share of bytes served", "share of weight"],
             &rows,
+            "-",
         )?,
         &format!(
             "A proportional-share scheduler gives each backlogged flow the share of service its weight asks.{}",
@@ -502,6 +522,7 @@ fn compare_section(h: &mut String, c: usize, runs: &[&Run]) -> Result<()> {
                 "seconds from the flow's start",
                 &finite,
                 &rows,
+                "not finished",
             )?,
             "A policy without a bar: the flow did not finish within the run.",
         );
@@ -531,6 +552,7 @@ fn compare_section(h: &mut String, c: usize, runs: &[&Run]) -> Result<()> {
             "MB/s",
             &drawn,
             &rows,
+            "no such flow",
         )?,
         &format!(
             "One group of bars per policy, one bar per flow, in the flows' colours of the key.{}",
@@ -608,7 +630,15 @@ fn experiment_section(h: &mut String, e: &Experiment) -> Result<()> {
         let _ = writeln!(h, "<p><b>What was run.</b> {}</p>", esc(setup));
     }
     if !claim.is_empty() {
-        let _ = writeln!(h, "<p class=\"claim\"><b>The paper.</b> {}</p>", esc(claim));
+        // "Paper: ...", "Paper (§6.4): ...", "The paper reports ...": the
+        // words naming the paper in bold.
+        let (lead, rest) = match claim.strip_prefix("Paper") {
+            Some(rest) => ("The paper", rest),
+            None if claim.starts_with("The papers") => ("The papers", &claim[10..]),
+            None if claim.starts_with("The paper") => ("The paper", &claim[9..]),
+            None => ("", claim),
+        };
+        let _ = writeln!(h, "<p class=\"claim\"><b>{lead}</b>{}</p>", esc(rest));
     }
     // One chart per unit, every row of it; the paper's numbers beside
     // ours where it gives any.
@@ -668,6 +698,7 @@ fn experiment_section(h: &mut String, e: &Experiment) -> Result<()> {
                     &["ours"]
                 },
                 &rows,
+                "no number",
             )?,
             &format!("{note}{}", more(rows.len(), of_unit.len(), "rows")),
         );

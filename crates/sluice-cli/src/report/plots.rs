@@ -553,12 +553,14 @@ fn key_layout(names: &[&str], x0: i32) -> (Vec<(i32, i32)>, u32) {
 /// A horizontal bar chart: for each labelled row, one bar per series
 /// (`None` draws nothing for that series). `names` names the series.
 /// Every row is drawn; labels wrap; when the positive values span more
-/// than [`SPAN`] the value axis is logarithmic.
+/// than [`SPAN`] the value axis is logarithmic. A row with no value at
+/// all says `missing` where its bars would start.
 pub(super) fn bars(
     title: &str,
     x_desc: &str,
     names: &[&str],
     rows: &[(String, Vec<Option<f64>>)],
+    missing: &str,
 ) -> Result<String> {
     let n = rows.len().max(1);
     let values: Vec<f64> = rows
@@ -575,7 +577,7 @@ pub(super) fn bars(
         .fold(f64::INFINITY, f64::min);
     let log = lo >= 0.0 && least.is_finite() && hi / least > SPAN;
     let digits = decimals(hi.max(-lo));
-    let span = (hi - lo).max(1e-9);
+    let span = if hi - lo > 1e-12 { hi - lo } else { 1.0 };
     let labels: Vec<Vec<String>> = rows.iter().map(|(l, _)| wrap(l, LABEL_CHARS)).collect();
     let label_area = label_width(&labels);
     let k = names.len().max(1);
@@ -660,6 +662,22 @@ pub(super) fn bars(
                         chart.draw_series(texts).map_err(err)?;
                     }
                 }
+                // Rows without a value say so.
+                let empty = rows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, v))| v.iter().all(|x| !x.is_some_and(f64::is_finite)));
+                let texts = empty.map(|(i, _)| {
+                    Text::new(
+                        missing.to_string(),
+                        ($num_x($base), label_at(i)),
+                        NUMBERS
+                            .into_font()
+                            .color(&BLACK.mix(0.7))
+                            .pos(Pos::new(HPos::Left, VPos::Center)),
+                    )
+                });
+                chart.draw_series(texts).map_err(err)?;
                 // The row labels, wrapped, right-aligned beside the axis.
                 for (i, label) in labels.iter().enumerate() {
                     let (px, py) = chart.backend_coord(&($base, label_at(i)));
@@ -687,10 +705,15 @@ pub(super) fn bars(
                 |x: f64| x.max(a) * 1.04
             );
         } else {
-            let (a, b) = (
-                lo - if lo < 0.0 { span * 0.12 } else { 0.0 },
-                hi + span * 0.12,
-            );
+            let (a, b) = if hi - lo > 1e-12 {
+                (
+                    lo - if lo < 0.0 { span * 0.12 } else { 0.0 },
+                    hi + span * 0.12,
+                )
+            } else {
+                // All zero (or one value): an axis of 0 to 1 around it.
+                (lo.min(0.0), lo.max(0.0) + 1.0)
+            };
             draw!(a..b, 0f64.max(a), x_desc.to_string(), |x: f64| x.max(0.0)
                 + span * 0.01);
         }
@@ -707,4 +730,192 @@ fn bar_style(s: usize) -> ShapeStyle {
         1 => c.mix(0.45).filled(),
         _ => c.stroke_width(2),
     }
+}
+
+/// Flows past which throughput over time is drawn as one strip per flow
+/// rather than lines over each other.
+pub(super) const STRIPS_ABOVE: usize = 6;
+
+/// A round step for about eight ticks over `span`: 1, 2 or 5 times a
+/// power of ten.
+fn nice_step(span: f64) -> f64 {
+    if !(span.is_finite() && span > 0.0) {
+        return 1.0;
+    }
+    let raw = span / 8.0;
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// Throughput over time as one strip per flow, all on one time axis (SVG
+/// written by hand): each strip an area of the flow's MB/s per bin on a
+/// scale common to all strips, its peak written at its right; a flow
+/// whose peak is under 1/[`SPAN`] of the largest is drawn on a scale of
+/// its own, and says so. Nothing overlaps, so every flow reads. `notes`
+/// (by flow) are written in the flow's strip after its last busy bin.
+pub(super) fn throughput_strips(
+    title: &str,
+    interval_s: f64,
+    warmup_s: f64,
+    flows: &[(String, Vec<f64>)],
+    notes: &[Option<String>],
+) -> String {
+    use std::fmt::Write;
+    let w = WIDTH as f64;
+    let (x0, x1) = (130.0, w - 130.0);
+    let strip = 34.0;
+    let gap = 6.0;
+    let title_lines = wrap(title, TITLE_CHARS);
+    let top = 14.0 + 24.0 * title_lines.len() as f64;
+    let plot_h = (strip + gap) * flows.len().max(1) as f64;
+    let height = top + plot_h + 56.0;
+    let bins = flows.iter().map(|(_, s)| s.len()).max().unwrap_or(0).max(1);
+    let span = bins as f64 * interval_s.max(1e-9);
+    let x = |t: f64| x0 + (x1 - x0) * (t / span).clamp(0.0, 1.0);
+    let peak = |s: &[f64]| {
+        s.iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max)
+    };
+    let global = flows
+        .iter()
+        .map(|(_, s)| peak(s))
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
+         viewBox=\"0 0 {w} {height}\" font-family=\"sans-serif\">\n\
+         <rect width=\"{w}\" height=\"{height}\" fill=\"#fff\"/>"
+    );
+    for (l, line) in title_lines.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<text x=\"{}\" y=\"{}\" font-size=\"17\" text-anchor=\"middle\">{}</text>",
+            w / 2.0,
+            22.0 + 24.0 * l as f64,
+            super::esc(line)
+        );
+    }
+    // The time grid.
+    let step = nice_step(span);
+    let mut t = 0.0;
+    while t <= span + 1e-9 {
+        let px = x(t);
+        let _ = writeln!(
+            o,
+            "<line x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#e4e4e4\"/>\n\
+             <text x=\"{px:.1}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
+            top + plot_h,
+            top + plot_h + 16.0,
+            tick(t)
+        );
+        t += step;
+    }
+    let _ = writeln!(
+        o,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">time (s); each strip a flow's MB/s per {} s bin</text>",
+        (x0 + x1) / 2.0,
+        top + plot_h + 38.0,
+        tick(interval_s)
+    );
+    for (i, (name, series)) in flows.iter().enumerate() {
+        let y = top + (strip + gap) * i as f64;
+        let base = y + strip;
+        let p = peak(series);
+        let own = p > 0.0 && p * SPAN < global;
+        let scale = if own { p } else { global };
+        let RGBColor(r, g, b) = color(i);
+        let _ = writeln!(
+            o,
+            "<rect x=\"{x0}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{strip}\" fill=\"#f5f5f5\"/>",
+            x1 - x0
+        );
+        // The area, as steps: each bin flat over its width.
+        let mut d = format!("M{x0:.1},{base:.1}");
+        for (k, &v) in series.iter().enumerate() {
+            let v = if v.is_finite() { v.max(0.0) } else { 0.0 };
+            let yv = base - strip * (v / scale).min(1.0);
+            let _ = write!(
+                d,
+                " L{:.1},{yv:.1} L{:.1},{yv:.1}",
+                x(k as f64 * interval_s),
+                x((k + 1) as f64 * interval_s)
+            );
+        }
+        let _ = write!(
+            d,
+            " L{:.1},{base:.1} Z",
+            x(series.len() as f64 * interval_s)
+        );
+        let _ = writeln!(
+            o,
+            "<path d=\"{d}\" fill=\"rgb({r},{g},{b})\" fill-opacity=\"0.55\" stroke=\"rgb({r},{g},{b})\" stroke-width=\"1.2\"/>"
+        );
+        // A finite flow's note (its start-up time) just past its last
+        // busy bin.
+        if let Some(Some(note)) = notes.get(i) {
+            let last = series.iter().rposition(|&v| v > 0.0).map_or(0, |k| k + 1);
+            let px = x(last as f64 * interval_s) + 4.0;
+            let (px, anchor) = if px > x1 - 150.0 {
+                (x1 - 4.0, "end")
+            } else {
+                (px, "start")
+            };
+            let _ = writeln!(
+                o,
+                "<text x=\"{px:.1}\" y=\"{:.1}\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"{anchor}\" \
+                 dominant-baseline=\"central\">{}</text>",
+                base - strip / 2.0,
+                super::esc(note)
+            );
+        }
+        let label = wrap(name, 16);
+        let first = base - strip / 2.0 - 7.0 * (label.len() as f64 - 1.0);
+        for (l, text) in label.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"end\" dominant-baseline=\"central\">{}</text>",
+                x0 - 8.0,
+                first + 14.0 * l as f64,
+                super::esc(text)
+            );
+        }
+        let mid = base - strip / 2.0;
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" dominant-baseline=\"central\">peak {} MB/s</text>",
+            x1 + 6.0,
+            mid - if own { 7.0 } else { 0.0 },
+            value(p)
+        );
+        if own {
+            let _ = writeln!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#555\" dominant-baseline=\"central\">(own scale)</text>",
+                x1 + 6.0,
+                mid + 8.0
+            );
+        }
+    }
+    if warmup_s > 0.0 && warmup_s < span {
+        let px = x(warmup_s);
+        let _ = writeln!(
+            o,
+            "<line x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#777\" stroke-width=\"2\"/>\n\
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" fill=\"#555\">warm-up ends</text>",
+            top - 4.0,
+            top + plot_h,
+            px + 4.0,
+            top - 2.0
+        );
+    }
+    o.push_str("</svg>");
+    o
 }
