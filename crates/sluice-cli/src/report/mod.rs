@@ -555,7 +555,8 @@ fn compare_section(h: &mut String, c: usize, runs: &[&Run]) -> Result<()> {
             "no such flow",
         )?,
         &format!(
-            "One group of bars per policy, one bar per flow, in the flows' colours of the key.{}",
+            "One group of bars per policy, one bar per flow, in the flows' colours of the key; \
+             a flow without a bar in a group moved nothing under that policy (see the table).{}",
             more_of(drawn.len(), names.len())
         ),
     );

@@ -597,7 +597,7 @@ pub(super) fn bars(
         // The key, in rows of its own above the bars.
         for (s, name) in names.iter().enumerate() {
             let (x, row) = key_at[s];
-            let y = 15 + 22 * row as i32;
+            let y = 15 + 22 * row;
             key.draw(&Rectangle::new([(x, y - 7), (x + 16, y + 7)], bar_style(s)))
                 .map_err(err)?;
             key.draw(&Text::new(
