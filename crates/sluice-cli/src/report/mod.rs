@@ -1,10 +1,12 @@
 //! `sluice report RESULT.json... LOG.csv... -o FILE.html`: one
 //! self-contained HTML page (inline SVG and CSS, nothing fetched) from any
 //! of sluice's JSON results and request logs: per run, its flows' table,
-//! latency CDFs, throughput over time (when the run has a timeline) and
-//! shares against weights; per reproduced experiment, the paper's numbers
-//! beside ours as a table and a chart; and the request logs' service
-//! order, one panel per log on one time axis.
+//! its finite flows' times, latency CDFs, throughput over time (when the
+//! run has a timeline) and shares against weights, every flow drawn,
+//! finite ones first; per `compare --json` array, the policies side by
+//! side; per reproduced experiment, what was run and the paper's claim,
+//! and its numbers beside ours as charts (one per unit) and a table; and
+//! the request logs' service order, one panel per log on one time axis.
 
 mod input;
 mod lanes;
