@@ -54,6 +54,8 @@ pub(crate) struct Flow {
     pub done_s: Option<f64>,
     /// Start-up flows: their mean start-up time, seconds.
     pub startup_s: Option<f64>,
+    /// Start-up flows: how many start-ups ended after the warm-up.
+    pub startups: Option<f64>,
     /// Video flows: frames shown and frames dropped.
     pub frames: Option<(f64, f64)>,
 }
@@ -62,7 +64,10 @@ impl Flow {
     /// A flow with an end (a start-up, a video, a file read once): what a
     /// run is usually about, drawn first.
     pub(crate) fn finite(&self) -> bool {
-        self.done_s.is_some() || self.startup_s.is_some() || self.frames.is_some()
+        self.done_s.is_some()
+            || self.startup_s.is_some()
+            || self.startups.is_some()
+            || self.frames.is_some()
     }
 
     /// The time that says how a finite flow fared: its start-up time, else
@@ -268,6 +273,7 @@ fn flow(f: &Value) -> Flow {
         coarse,
         done_s: f.get("done_s").and_then(Value::as_f64),
         startup_s: f.get("startup_s").and_then(Value::as_f64),
+        startups: f.get("startups").and_then(Value::as_f64),
         frames: f.get("frames").and_then(Value::as_f64).map(|n| {
             (
                 n,

@@ -214,14 +214,22 @@ fn more(shown: usize, total: usize, what: &str) -> String {
 /// 3.10 s", "12 of 540 frames dropped", or that it did not finish.
 fn outcome(f: &input::Flow) -> String {
     let mut parts = Vec::new();
-    if let Some(s) = f.startup_s {
-        parts.push(format!("start-up time {} s", num(s, 2)));
+    let repeated = f.startups.is_some_and(|n| n > 1.0);
+    match (f.startup_s, f.startups) {
+        (Some(s), Some(n)) if n > 1.0 => parts.push(format!(
+            "mean start-up time {} s over {} start-ups",
+            num(s, 2),
+            num(n, 0)
+        )),
+        (Some(s), _) => parts.push(format!("start-up time {} s", num(s, 2))),
+        (None, Some(_)) => parts.push("no start-up finished within the run".to_string()),
+        (None, None) => {}
     }
     match f.done_s {
-        Some(d) if f.startup_s != Some(d) => {
+        Some(d) if f.startup_s != Some(d) && !repeated => {
             parts.push(format!("finished {} s after it started", num(d, 2)))
         }
-        None if f.startup_s.is_some() || f.frames.is_none() => {
+        None if f.startup_s.is_none() && f.startups.is_none() && f.frames.is_none() => {
             parts.push("did not finish within the run".to_string())
         }
         _ => {}
@@ -282,7 +290,7 @@ fn run_section(h: &mut String, i: usize, run: &Run) -> Result<()> {
     };
     let timed = flows
         .iter()
-        .any(|f| f.time_s().is_some() || f.startup_s.is_some());
+        .any(|f| f.time_s().is_some() || f.startups.is_some());
     let framed = flows.iter().any(|f| f.frames.is_some());
     h.push_str(
         "<div class=\"wide\"><table>\n<tr><th class=\"l\">flow</th><th>weight</th><th>MB/s</th><th>share of bytes</th>\
@@ -332,7 +340,7 @@ fn run_section(h: &mut String, i: usize, run: &Run) -> Result<()> {
         .iter()
         .map(|f| (f.name.clone(), vec![f.time_s()]))
         .collect();
-    if times.iter().any(|(_, v)| v[0].is_some()) {
+    if !times.is_empty() {
         fig(
             h,
             &plots::bars(
@@ -393,6 +401,9 @@ fn run_section(h: &mut String, i: usize, run: &Run) -> Result<()> {
             .map(|(n, _)| {
                 let f = flows.iter().find(|f| f.name == *n && f.finite())?;
                 Some(match f.time_s() {
+                    Some(t) if f.startups.is_some_and(|n| n > 1.0) => {
+                        format!("mean start-up {} s", num(t, 2))
+                    }
                     Some(t) if f.startup_s.is_some() => format!("start-up {} s", num(t, 2)),
                     Some(t) => format!("done after {} s", num(t, 2)),
                     None => "not finished".to_string(),

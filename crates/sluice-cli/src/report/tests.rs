@@ -706,3 +706,30 @@ fn odd_results_make_no_panic() {
     let _ = plots::bars("", "", &[], &[], "-").unwrap();
     let _ = plots::throughput_strips("", 0.0, f64::NAN, &[], &[]);
 }
+
+#[test]
+fn repeated_start_ups_give_their_mean_and_count() {
+    let mut v = many(3, true);
+    let x = &mut v["flows"][3];
+    x["done_s"] = json!(null);
+    x["startup_s"] = json!(1.358);
+    x["startups"] = json!(17);
+    let h = html(&[v]);
+    assert!(
+        h.contains("mean start-up time 1.36 s over 17 start-ups"),
+        "{h}"
+    );
+    let claim = &h[h.find("<p class=\"claim\">").unwrap()..];
+    assert!(!claim[..claim.find("</p>").unwrap()].contains("did not finish"));
+    // A start-up flow none of whose start-ups ended says so.
+    let mut v = many(3, true);
+    v["flows"][3]["done_s"] = json!(null);
+    v["flows"][3]["startup_s"] = json!(null);
+    v["flows"][3]["startups"] = json!(0);
+    let h = html(&[v]);
+    assert!(
+        h.contains("<b>xterm</b>: no start-up finished within the run"),
+        "{h}"
+    );
+    assert!(h.contains("not finished"));
+}
