@@ -692,7 +692,7 @@ fn experiment_section(h: &mut String, e: &Experiment) -> Result<()> {
         let note = if with_paper {
             "Ours in blue, the paper's in orange; a row without an orange bar: the paper gives no number for it."
         } else {
-            "The paper gives no number for these rows (its figure shows a shape only): ours alone."
+            "The paper gives no number for these rows: ours alone (the notes above say what it reports)."
         };
         fig(
             h,

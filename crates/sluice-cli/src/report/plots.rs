@@ -529,6 +529,9 @@ fn label_width(labels: &[Vec<String>]) -> u32 {
 
 /// A value as its bar's number: about three significant digits.
 fn value(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
     let d = decimals(x);
     format!("{x:.d$}")
 }
