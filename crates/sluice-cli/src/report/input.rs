@@ -19,11 +19,18 @@ pub(crate) struct Run {
     pub title: String,
     /// "sim" or "run" (wall-clock) or the versus engine.
     pub kind: String,
+    /// The scenario's name, the scheduler and the device.
+    pub scenario: String,
+    pub scheduler: String,
+    pub device: String,
     pub flows: Vec<Flow>,
     /// Seconds per bin and each flow's MB/s series, when recorded.
     pub timeline: Option<(f64, Vec<Series>)>,
     /// Seconds of warm-up before the measured window (`measured_from_s`).
     pub warmup_s: f64,
+    /// Which `compare --json` array the run came from (its runs are drawn
+    /// side by side in one section), if any.
+    pub compare: Option<usize>,
 }
 
 /// A named series of numbers.
@@ -43,6 +50,31 @@ pub(crate) struct Flow {
     pub cdf: Vec<(f64, f64)>,
     /// Whether `cdf` is only those few percentiles (no `lat_ms.cdf`).
     pub coarse: bool,
+    /// Finite flows: seconds from the flow's start to its last completion.
+    pub done_s: Option<f64>,
+    /// Start-up flows: their mean start-up time, seconds.
+    pub startup_s: Option<f64>,
+    /// Start-up flows: how many start-ups ended after the warm-up.
+    pub startups: Option<f64>,
+    /// Video flows: frames shown and frames dropped.
+    pub frames: Option<(f64, f64)>,
+}
+
+impl Flow {
+    /// A flow with an end (a start-up, a video, a file read once): what a
+    /// run is usually about, drawn first.
+    pub(crate) fn finite(&self) -> bool {
+        self.done_s.is_some()
+            || self.startup_s.is_some()
+            || self.startups.is_some()
+            || self.frames.is_some()
+    }
+
+    /// The time that says how a finite flow fared: its start-up time, else
+    /// when it finished.
+    pub(crate) fn time_s(&self) -> Option<f64> {
+        self.startup_s.or(self.done_s)
+    }
 }
 
 /// One experiment of a reproduction.
@@ -51,6 +83,8 @@ pub(crate) struct Experiment {
     pub paper: String,
     pub id: String,
     pub title: String,
+    /// What was run and what the paper says (`notes`).
+    pub notes: String,
     pub rows: Vec<Row>,
 }
 
@@ -65,6 +99,8 @@ pub(crate) struct Results {
     pub experiments: Vec<Experiment>,
     /// Request logs, in the order given.
     pub logs: Vec<Log>,
+    /// `compare --json` arrays read so far.
+    pub compares: usize,
 }
 
 /// Read every file into one set of results: a file named `*.csv`, or
@@ -99,8 +135,18 @@ pub(super) fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
 /// Add what `v` holds to `out`.
 pub(super) fn add(out: &mut Results, v: &Value) -> Result<()> {
     if let Some(items) = v.as_array() {
+        let first = out.runs.len();
         for item in items {
             add(out, item)?;
+        }
+        // One scenario's runs under several policies: `compare --json`.
+        let runs = &mut out.runs[first..];
+        let runs_only = runs.len() == items.len() && runs.len() >= 2;
+        if runs_only && runs.iter().all(|r| r.scenario == runs[0].scenario) {
+            for r in runs.iter_mut() {
+                r.compare = Some(out.compares);
+            }
+            out.compares += 1;
         }
         return Ok(());
     }
@@ -181,6 +227,10 @@ fn run(v: &Value, schema: &str) -> Result<Run> {
         flows,
         timeline,
         warmup_s: num(v, "measured_from_s"),
+        compare: None,
+        scenario: text(v, "scenario"),
+        scheduler: text(v, "scheduler"),
+        device: text(v, "device"),
     })
 }
 
@@ -221,6 +271,17 @@ fn flow(f: &Value) -> Flow {
         p99_ms: num(&lat, "p99"),
         cdf,
         coarse,
+        done_s: f.get("done_s").and_then(Value::as_f64),
+        startup_s: f.get("startup_s").and_then(Value::as_f64),
+        startups: f.get("startups").and_then(Value::as_f64),
+        frames: f.get("frames").and_then(Value::as_f64).map(|n| {
+            (
+                n,
+                f.get("frames_dropped")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(f64::NAN),
+            )
+        }),
     }
 }
 
@@ -247,6 +308,7 @@ fn experiment(paper: &str, e: &Value) -> Result<Experiment> {
         },
         id: text(e, "id"),
         title: text(e, "title"),
+        notes: text(e, "notes"),
         rows,
     })
 }

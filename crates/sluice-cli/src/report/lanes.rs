@@ -11,7 +11,7 @@ use std::fmt::Write;
 use plotters::style::RGBColor;
 
 use super::esc;
-use super::plots::{short, tick};
+use super::plots::{tick, wrap};
 
 /// Panel width, pixels (the same as the other figures').
 const WIDTH: f64 = 820.0;
@@ -23,8 +23,11 @@ const TOP: f64 = 30.0;
 const BOTTOM: f64 = 44.0;
 /// Narrowest bar drawn, pixels: a request shorter than this still shows.
 const MIN_BAR: f64 = 1.0;
-/// Longest lane label, characters (middle cut, see [`short`]).
-const LABEL_CHARS: usize = 22;
+/// Lane label characters the label column makes room for; a longer
+/// label is drawn whole, its letters set closer to fit (never cut).
+const LABEL_CHARS: usize = 34;
+/// Characters of a title's line (longer titles wrap).
+const TITLE_CHARS: usize = 95;
 
 /// A lane with more bars than this has its bars less than a pixel apart
 /// merged (the picture is the same; the SVG, much smaller).
@@ -48,7 +51,7 @@ impl Axis {
     /// room for `labels`.
     pub(crate) fn new<'a>(lo_ms: f64, hi_ms: f64, labels: impl Iterator<Item = &'a str>) -> Axis {
         let longest = labels
-            .map(|l| short(l, LABEL_CHARS).chars().count())
+            .map(|l| l.chars().count().min(LABEL_CHARS))
             .max()
             .unwrap_or(0);
         let (lo_ms, hi_ms) = if lo_ms.is_finite() && hi_ms > lo_ms {
@@ -62,7 +65,7 @@ impl Axis {
             hi_ms: (hi_ms / step_ms).ceil() * step_ms,
             step_ms,
             // About 7 pixels a character at the labels' size.
-            label_px: (longest as f64 * 7.0 + 16.0).clamp(60.0, 190.0),
+            label_px: (longest as f64 * 7.0 + 16.0).clamp(60.0, 256.0),
         }
     }
 
@@ -102,23 +105,31 @@ pub(crate) fn panel(title: &str, lanes: &[Lane], axis: &Axis) -> (String, usize)
     let lane_h = if n <= 20 { 18.0 } else { 13.0 };
     let font = if n <= 20 { 12 } else { 11 };
     let plot_h = lane_h * n.max(1) as f64;
-    let height = TOP + plot_h + BOTTOM;
+    let title_lines = wrap(title, TITLE_CHARS);
+    let top = TOP + 18.0 * (title_lines.len() as f64 - 1.0);
+    let height = top + plot_h + BOTTOM;
     let (x0, x1) = (axis.x0(), axis.x1());
     let mut s = String::new();
     let _ = writeln!(
         s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
          viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\">\n\
-         <rect width=\"{WIDTH}\" height=\"{height}\" fill=\"#fff\"/>\n\
-         <text x=\"8\" y=\"20\" font-size=\"15\" font-weight=\"bold\">{}</text>",
-        esc(&short(title, 90))
+         <rect width=\"{WIDTH}\" height=\"{height}\" fill=\"#fff\"/>"
     );
+    for (l, line) in title_lines.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "<text x=\"8\" y=\"{}\" font-size=\"15\" font-weight=\"bold\">{}</text>",
+            20 + 18 * l,
+            esc(line)
+        );
+    }
     // Lane stripes, then the time grid over them, then the bars.
     for i in (1..n).step_by(2) {
         let _ = writeln!(
             s,
             "<rect x=\"{x0}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{lane_h}\" fill=\"#f3f3f3\"/>",
-            TOP + lane_h * i as f64,
+            top + lane_h * i as f64,
             x1 - x0
         );
     }
@@ -127,20 +138,29 @@ pub(crate) fn panel(title: &str, lanes: &[Lane], axis: &Axis) -> (String, usize)
         let x = axis.x(ms);
         let _ = writeln!(
             s,
-            "<line x1=\"{x:.1}\" y1=\"{TOP}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>",
-            TOP + plot_h
+            "<line x1=\"{x:.1}\" y1=\"{top}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"#ddd\"/>",
+            top + plot_h
         );
     }
     let mut merged = 0;
     for (i, lane) in lanes.iter().enumerate() {
-        let y = TOP + lane_h * i as f64;
+        let y = top + lane_h * i as f64;
         let mid = y + lane_h / 2.0;
         let _ = writeln!(
             s,
             "<text x=\"{:.1}\" y=\"{mid:.1}\" font-size=\"{font}\" text-anchor=\"end\" \
-             dominant-baseline=\"central\">{}</text>",
+             dominant-baseline=\"central\"{}>{}</text>",
             x0 - 6.0,
-            esc(&short(&lane.label, LABEL_CHARS))
+            // A label too long for its column: its letters set closer.
+            if lane.label.chars().count() as f64 * 7.0 > x0 - 12.0 {
+                format!(
+                    " textLength=\"{:.0}\" lengthAdjust=\"spacingAndGlyphs\"",
+                    x0 - 12.0
+                )
+            } else {
+                String::new()
+            },
+            esc(&lane.label)
         );
         let (bars, did) = bars(&lane.bars, axis);
         merged += usize::from(did);
@@ -164,16 +184,16 @@ pub(crate) fn panel(title: &str, lanes: &[Lane], axis: &Axis) -> (String, usize)
             "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"middle\" \
              dominant-baseline=\"central\" fill=\"#555\">no requests</text>",
             (x0 + x1) / 2.0,
-            TOP + plot_h / 2.0
+            top + plot_h / 2.0
         );
     }
     let _ = writeln!(
         s,
-        "<rect x=\"{x0}\" y=\"{TOP}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"none\" stroke=\"#888\"/>",
+        "<rect x=\"{x0}\" y=\"{top}\" width=\"{:.1}\" height=\"{plot_h}\" fill=\"none\" stroke=\"#888\"/>",
         x1 - x0
     );
     // The time axis.
-    let base = TOP + plot_h;
+    let base = top + plot_h;
     let seconds = axis.hi_ms - axis.lo_ms >= 2_000.0;
     for &(ms, ref label) in &ticks {
         let x = axis.x(ms);

@@ -179,9 +179,7 @@ fn caption(p: &Panel, merged: usize) -> String {
         let _ = write!(
             c,
             " Consecutive dispatches from one flow: mean {:.1}, longest {} ({}).",
-            s.mean,
-            s.longest,
-            plots::short(name, 40)
+            s.mean, s.longest, name
         );
     }
     let busy = service::busy_share(p.requests);

@@ -5,6 +5,7 @@
 
 use anyhow::{anyhow, Result};
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -30,8 +31,95 @@ pub(super) fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
-/// Most series one line chart shows; more would be unreadable.
-pub(super) const MAX_LINES: usize = 10;
+/// Most series one line chart draws; past it the page says how many
+/// more there are (all are in the flows' table).
+pub(super) const MAX_LINES: usize = 40;
+
+/// Palette entries before the colours repeat; past it each repeat draws
+/// its lines with another dash pattern.
+const COLOURS: usize = PALETTE.len();
+
+/// Marker shapes a line's points may carry.
+const MARKERS: usize = 7;
+
+/// The dash pattern of series `i`: solid for the first round of the
+/// palette, then dashed, then dotted ((dash, gap) pixels).
+pub(super) fn dash(i: usize) -> Option<(u32, u32)> {
+    match (i / COLOURS) % 3 {
+        0 => None,
+        1 => Some((9, 5)),
+        _ => Some((2, 4)),
+    }
+}
+
+/// Series `i`'s marker at `at`: a shape of its own (filled or hollow
+/// circle, triangle, square, a cross), so that lines drawn over each other
+/// still tell apart.
+pub(super) fn mark<'a, DB: DrawingBackend + 'a, C: Clone + 'a>(
+    i: usize,
+    at: C,
+) -> DynElement<'a, DB, C> {
+    let c = color(i);
+    let e = EmptyElement::at(at);
+    let (fill, line) = (c.filled(), c.stroke_width(2));
+    match i % MARKERS {
+        0 => (e + Circle::new((0, 0), 4, fill)).into_dyn(),
+        1 => (e + TriangleMarker::new((0, 0), 5, fill)).into_dyn(),
+        2 => (e + Rectangle::new([(-4, -4), (4, 4)], fill)).into_dyn(),
+        3 => (e + Cross::new((0, 0), 4, line)).into_dyn(),
+        4 => (e + Circle::new((0, 0), 4, line)).into_dyn(),
+        5 => (e + Rectangle::new([(-4, -4), (4, 4)], line)).into_dyn(),
+        _ => (e + TriangleMarker::new((0, 0), 5, line)).into_dyn(),
+    }
+}
+
+/// Which of `len` points of series `i` (of `n`) carry its marker: about
+/// eight, staggered from one series to the next so that markers of
+/// coinciding lines do not hide each other.
+fn marked(len: usize, i: usize, n: usize) -> impl Iterator<Item = usize> {
+    let every = (len / 8).max(1);
+    let offset = if n > 0 { i * every / n.max(1) } else { 0 };
+    (0..len).filter(move |k| k % every == offset % every)
+}
+
+/// Draw series `i`'s line through `points` in its colour and dash
+/// pattern, and its markers.
+fn line<X, Y>(
+    chart: &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<X, Y>>,
+    i: usize,
+    n: usize,
+    points: &[(f64, f64)],
+) -> Result<()>
+where
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let style = color(i).stroke_width(2);
+    match dash(i) {
+        None => {
+            chart
+                .draw_series(LineSeries::new(points.iter().copied(), style))
+                .map_err(err)?;
+        }
+        Some((on, off)) => {
+            chart
+                .draw_series(DashedLineSeries::new(
+                    points.iter().copied(),
+                    on,
+                    off,
+                    style,
+                ))
+                .map_err(err)?;
+        }
+    }
+    let marks: Vec<_> = marked(points.len(), i, n)
+        .map(|k| mark(i, points[k]))
+        .collect();
+    for m in marks {
+        chart.plotting_area().draw(&m).map_err(err)?;
+    }
+    Ok(())
+}
 
 fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing a figure: {e:?}")
@@ -61,34 +149,148 @@ const TITLE: (&str, u32) = ("sans-serif", 21);
 const NUMBERS: (&str, u32) = ("sans-serif", 14);
 
 /// Width of a line chart's legend column, pixels.
-const LEGEND_WIDTH: u32 = 150;
+const LEGEND_WIDTH: u32 = 170;
+/// Characters of a legend line (longer names wrap onto more lines).
+const LEGEND_CHARS: usize = 17;
+/// A legend line's height, pixels.
+const LEGEND_LINE: i32 = 16;
+/// Gap between legend entries, pixels.
+const LEGEND_GAP: i32 = 7;
+
+/// Pixels a line chart's key needs for `names`.
+fn key_height(names: &[&str]) -> u32 {
+    let lines: usize = names.iter().map(|n| wrap(n, LEGEND_CHARS).len()).sum();
+    (24 + lines as i32 * LEGEND_LINE + names.len() as i32 * LEGEND_GAP) as u32
+}
+
+/// Height of a line chart of `names`: `base`, or more if its key needs
+/// more room.
+fn chart_height(base: u32, names: &[&str]) -> u32 {
+    base.max(key_height(names) + 50)
+}
 
 /// A line chart's canvas: the title across the top, the plot on the left
 /// and, in a column of its own on the right (so it hides no line), a key
-/// naming each series' colour. Returns the plot's area.
+/// naming each series' colour, dash pattern and marker; long names wrap.
+/// Returns the plot's area.
 fn with_key<'a>(
     root: &DrawingArea<SVGBackend<'a>, Shift>,
     title: &str,
     names: &[&str],
 ) -> Result<DrawingArea<SVGBackend<'a>, Shift>> {
-    let body = root.titled(title, TITLE).map_err(err)?;
+    let body = titled(root, title)?;
     let (plot, key) = body.split_horizontally(WIDTH - LEGEND_WIDTH);
-    for (i, name) in names.iter().enumerate() {
-        let y = 24 + 22 * i as i32;
-        let c = color(i);
-        key.draw(&PathElement::new(vec![(6, y), (30, y)], c.stroke_width(3)))
+    draw_key(&key, names, 0)?;
+    Ok(plot)
+}
+
+/// A key of `names` (series `first` on) down `key`.
+fn draw_key(key: &DrawingArea<SVGBackend<'_>, Shift>, names: &[&str], first: usize) -> Result<()> {
+    let mut y = 20;
+    for (k, name) in names.iter().enumerate() {
+        let i = first + k;
+        let lines = wrap(name, LEGEND_CHARS);
+        let c = color(i).stroke_width(3);
+        match dash(i) {
+            None => key
+                .draw(&PathElement::new(vec![(4, y), (34, y)], c))
+                .map_err(err)?,
+            Some((on, off)) => key
+                .draw(&DashedPathElement::new(vec![(4, y), (34, y)], on, off, c))
+                .map_err(err)?,
+        }
+        key.draw(&mark(i, (19, y))).map_err(err)?;
+        for (l, text) in lines.iter().enumerate() {
+            key.draw(&Text::new(
+                text.clone(),
+                (40, y + l as i32 * LEGEND_LINE),
+                TICKS
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
             .map_err(err)?;
-        key.draw(&Text::new(
-            short(name, 16),
-            (36, y),
-            TICKS
+        }
+        y += lines.len() as i32 * LEGEND_LINE + LEGEND_GAP;
+    }
+    Ok(())
+}
+
+/// `root` with `title` across its top, wrapped onto a second line if
+/// long; returns the area below it.
+fn titled<'a>(
+    root: &DrawingArea<SVGBackend<'a>, Shift>,
+    title: &str,
+) -> Result<DrawingArea<SVGBackend<'a>, Shift>> {
+    let lines = wrap(title, TITLE_CHARS);
+    for (l, text) in lines.iter().enumerate() {
+        root.draw(&Text::new(
+            text.clone(),
+            (WIDTH as i32 / 2, 6 + 24 * l as i32),
+            TITLE
                 .into_font()
                 .color(&BLACK)
-                .pos(Pos::new(HPos::Left, VPos::Center)),
+                .pos(Pos::new(HPos::Center, VPos::Top)),
         ))
         .map_err(err)?;
     }
-    Ok(plot)
+    let (_, body) = root.split_vertically(12 + 24 * lines.len() as u32);
+    Ok(body)
+}
+
+/// Characters of a title's line.
+const TITLE_CHARS: usize = 70;
+
+/// `s` broken into lines of at most about `width` characters: between
+/// words, else after a '-', '_', '=', ',', '/', ':' or '+' inside a long
+/// one, and only a word longer than a line with none of those is split
+/// where the line ends. Nothing is left out.
+pub(super) fn wrap(s: &str, width: usize) -> Vec<String> {
+    let width = width.max(4);
+    // Pieces: words, and long words cut after their punctuation.
+    let mut pieces: Vec<String> = Vec::new();
+    for word in s.split_whitespace() {
+        if word.chars().count() <= width {
+            pieces.push(word.to_string());
+            continue;
+        }
+        let mut cur = String::new();
+        for ch in word.chars() {
+            cur.push(ch);
+            let n = cur.chars().count();
+            if n >= width
+                || (matches!(ch, '-' | '_' | '=' | ',' | '/' | ':' | '+' | '.') && n >= width / 3)
+            {
+                pieces.push(std::mem::take(&mut cur) + "\u{0}");
+            }
+        }
+        if !cur.is_empty() {
+            pieces.push(cur);
+        }
+    }
+    // Join pieces into lines: a piece ending in NUL continues a word (no
+    // space before the next piece).
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut glued = false;
+    for p in pieces {
+        let (text, glue) = match p.strip_suffix('\u{0}') {
+            Some(t) => (t.to_string(), true),
+            None => (p, false),
+        };
+        let sep = usize::from(!line.is_empty() && !glued);
+        if !line.is_empty() && line.chars().count() + sep + text.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        } else if sep == 1 {
+            line.push(' ');
+        }
+        line.push_str(&text);
+        glued = glue;
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// A line chart's plot area (see [`with_key`]) with room for its axes'
@@ -102,7 +304,8 @@ fn line_chart<'a, 'b>(
 }
 
 /// `s` cut to `max` characters, the middle replaced by an ellipsis (the
-/// ends of a name tell names apart best).
+/// ends of a name tell names apart best). Used where the full text is
+/// beside it (the request logs' lanes and messages); figures wrap instead.
 pub(super) fn short(s: &str, max: usize) -> String {
     let n = s.chars().count();
     if n <= max {
@@ -117,7 +320,7 @@ pub(super) fn short(s: &str, max: usize) -> String {
 }
 
 /// Latency CDFs, one line per flow: percent of requests completed within
-/// x ms (log scale).
+/// x ms (log scale). Every flow given is drawn.
 pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
     let all = flows.iter().flat_map(|(_, c)| c.iter().map(|&(_, ms)| ms));
     let lo = all
@@ -130,9 +333,8 @@ pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> R
     } else {
         (0.001, hi.max(0.01) * 10.0)
     };
-    let shown = &flows[..flows.len().min(MAX_LINES)];
-    let names: Vec<&str> = shown.iter().map(|(n, _)| n.as_str()).collect();
-    figure(400, |root| {
+    let names: Vec<&str> = flows.iter().map(|(n, _)| n.as_str()).collect();
+    figure(chart_height(420, &names), |root| {
         let plot = with_key(root, title, &names)?;
         let mut chart = line_chart(&plot)
             .build_cartesian_2d((lo..hi).log_scale(), 0f64..100f64)
@@ -147,22 +349,49 @@ pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> R
             .y_label_formatter(&|y| format!("{y:.0}"))
             .draw()
             .map_err(err)?;
-        for (i, (_, cdf)) in shown.iter().enumerate() {
-            let c = color(i);
+        for (i, (_, cdf)) in flows.iter().enumerate() {
             let points: Vec<(f64, f64)> = cdf.iter().map(|&(p, ms)| (ms.max(lo), p)).collect();
-            chart
-                .draw_series(LineSeries::new(points.clone(), c.stroke_width(2)))
-                .map_err(err)?;
-            chart
-                .draw_series(points.into_iter().map(|p| Circle::new(p, 3, c.filled())))
-                .map_err(err)?;
+            line(&mut chart, i, flows.len(), &points)?;
         }
         Ok(())
     })
 }
 
+/// Flows' indices in two groups when their peaks span more than
+/// [`SPAN`] (the large, then the small, split at the widest gap between
+/// peaks), else one group of all.
+pub(super) fn by_magnitude(peaks: &[f64]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..peaks.len()).filter(|&i| peaks[i] > 0.0).collect();
+    order.sort_by(|&a, &b| peaks[b].total_cmp(&peaks[a]));
+    let all: Vec<usize> = (0..peaks.len()).collect();
+    let (Some(&top), Some(&low)) = (order.first(), order.last()) else {
+        return vec![all];
+    };
+    if peaks[top] / peaks[low] <= SPAN {
+        return vec![all];
+    }
+    // The widest ratio between neighbours splits the two.
+    let cut = (1..order.len())
+        .max_by(|&a, &b| {
+            let ra = peaks[order[a - 1]] / peaks[order[a]];
+            let rb = peaks[order[b - 1]] / peaks[order[b]];
+            ra.total_cmp(&rb)
+        })
+        .unwrap_or(1);
+    let threshold = peaks[order[cut - 1]];
+    let (big, small): (Vec<usize>, Vec<usize>) =
+        all.into_iter().partition(|&i| peaks[i] >= threshold);
+    vec![big, small]
+}
+
+/// Largest ratio of values one linear axis shows; past it a chart takes
+/// a log axis or splits into panels.
+pub(super) const SPAN: f64 = 20.0;
+
 /// Each flow's throughput per bin of `interval_s`, with a marked line
-/// where the warm-up ends (the table's figures start there).
+/// where the warm-up ends (the table's figures start there). When the
+/// flows' peaks span more than [`SPAN`], the small ones get a panel of
+/// their own below (one SVG still, every flow in it).
 pub(super) fn throughput(
     title: &str,
     interval_s: f64,
@@ -170,56 +399,91 @@ pub(super) fn throughput(
     flows: &[(String, Vec<f64>)],
 ) -> Result<String> {
     let bins = flows.iter().map(|(_, s)| s.len()).max().unwrap_or(0).max(1);
-    let top = flows
+    let peaks: Vec<f64> = flows
         .iter()
-        .flat_map(|(_, s)| s.iter().copied())
-        .fold(0.0f64, f64::max)
-        .max(1e-9)
-        * 1.1;
-    let shown = &flows[..flows.len().min(MAX_LINES)];
-    let names: Vec<&str> = shown.iter().map(|(n, _)| n.as_str()).collect();
-    figure(400, |root| {
-        let plot = with_key(root, title, &names)?;
-        let mut chart = line_chart(&plot)
-            .build_cartesian_2d(0f64..bins as f64 * interval_s, 0f64..top)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("throughput (MB/s)")
-            .label_style(TICKS)
-            .axis_desc_style(AXIS)
-            .x_label_formatter(&|x| tick(*x))
-            .y_label_formatter(&|y| tick(*y))
-            .draw()
-            .map_err(err)?;
-        for (i, (_, series)) in shown.iter().enumerate() {
-            let points = series
+        .map(|(_, s)| {
+            s.iter()
+                .copied()
+                .filter(|v| v.is_finite())
+                .fold(0.0f64, f64::max)
+        })
+        .collect();
+    let groups = by_magnitude(&peaks);
+    let names: Vec<&str> = flows.iter().map(|(n, _)| n.as_str()).collect();
+    let heights: Vec<u32> = groups
+        .iter()
+        .map(|g| {
+            let ns: Vec<&str> = g.iter().map(|&i| names[i]).collect();
+            chart_height(if groups.len() > 1 { 300 } else { 400 }, &ns)
+        })
+        .collect();
+    let title_px = 12 + 24 * wrap(title, TITLE_CHARS).len() as u32;
+    figure(title_px + heights.iter().sum::<u32>(), |root| {
+        let mut rest = titled(root, title)?;
+        for (g, group) in groups.iter().enumerate() {
+            let (panel, below) = rest.split_vertically(heights[g]);
+            rest = below;
+            let (plot, key) = panel.split_horizontally(WIDTH - LEGEND_WIDTH);
+            let ns: Vec<&str> = group.iter().map(|&i| names[i]).collect();
+            // Keep each flow's style: draw its key entry as series i.
+            let mut y = 20;
+            for (&i, name) in group.iter().zip(&ns) {
+                let sub = key.margin(y as u32 - 20, 0, 0, 0);
+                draw_key(&sub, &[name], i)?;
+                y += wrap(name, LEGEND_CHARS).len() as i32 * LEGEND_LINE + LEGEND_GAP;
+            }
+            let top = group
                 .iter()
-                .enumerate()
-                .map(|(k, &v)| ((k as f64 + 0.5) * interval_s, v));
-            chart
-                .draw_series(LineSeries::new(points, color(i).stroke_width(2)))
+                .map(|&i| peaks[i])
+                .fold(0.0f64, f64::max)
+                .max(1e-9)
+                * 1.1;
+            let mut chart = line_chart(&plot)
+                .build_cartesian_2d(0f64..bins as f64 * interval_s, 0f64..top)
                 .map_err(err)?;
-        }
-        if warmup_s > 0.0 && warmup_s < bins as f64 * interval_s {
-            let grey = BLACK.mix(0.55);
+            let y_desc = match (groups.len(), g) {
+                (1, _) => "throughput (MB/s)",
+                (_, 0) => "MB/s (the larger flows)",
+                _ => "MB/s (the smaller flows)",
+            };
             chart
-                .draw_series(LineSeries::new(
-                    [(warmup_s, 0.0), (warmup_s, top)],
-                    grey.stroke_width(2),
-                ))
+                .configure_mesh()
+                .x_desc("time (s)")
+                .y_desc(y_desc)
+                .label_style(TICKS)
+                .axis_desc_style(AXIS)
+                .x_label_formatter(&|x| tick(*x))
+                .y_label_formatter(&|y| tick(*y))
+                .draw()
                 .map_err(err)?;
-            chart
-                .draw_series([Text::new(
-                    "warm-up ends",
-                    (warmup_s, top),
-                    TICKS
-                        .into_font()
-                        .color(&grey)
-                        .pos(Pos::new(HPos::Left, VPos::Top)),
-                )])
-                .map_err(err)?;
+            for &i in group {
+                let points: Vec<(f64, f64)> = flows[i]
+                    .1
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &v)| ((k as f64 + 0.5) * interval_s, v))
+                    .collect();
+                line(&mut chart, i, flows.len(), &points)?;
+            }
+            if warmup_s > 0.0 && warmup_s < bins as f64 * interval_s {
+                let grey = BLACK.mix(0.55);
+                chart
+                    .draw_series(LineSeries::new(
+                        [(warmup_s, 0.0), (warmup_s, top)],
+                        grey.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                chart
+                    .draw_series([Text::new(
+                        "warm-up ends",
+                        (warmup_s, top),
+                        TICKS
+                            .into_font()
+                            .color(&grey)
+                            .pos(Pos::new(HPos::Left, VPos::Top)),
+                    )])
+                    .map_err(err)?;
+            }
         }
         Ok(())
     })
@@ -247,114 +511,414 @@ pub(super) fn decimals(top: f64) -> usize {
     }
 }
 
-/// Longest row label a bar chart prints (the table beside it has all).
-const LABEL_CHARS: usize = 38;
-/// Room for a bar chart's row labels: about 7.5 pixels a character.
-fn label_width(labels: &[String]) -> u32 {
-    let longest = labels.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-    (longest as u32 * 15 / 2 + 24).clamp(80, 310)
+/// Characters of a bar chart's row label line (longer labels wrap).
+const LABEL_CHARS: usize = 36;
+/// A label line's height, pixels.
+const LABEL_LINE: u32 = 15;
+
+/// Room for a bar chart's row labels: about 7 pixels a character.
+fn label_width(labels: &[Vec<String>]) -> u32 {
+    let longest = labels
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    (longest as u32 * 7 + 24).clamp(80, 300)
+}
+
+/// A value as its bar's number: about three significant digits.
+fn value(x: f64) -> String {
+    if x == 0.0 {
+        return "0".to_string();
+    }
+    let d = decimals(x);
+    format!("{x:.d$}")
+}
+
+/// Where a chart's key goes: (x, row) of each name, a row 22 pixels high,
+/// wrapped to the figure's width from `x0`.
+fn key_layout(names: &[&str], x0: i32) -> (Vec<(i32, i32)>, u32) {
+    let mut out = Vec::new();
+    let (mut x, mut row) = (x0, 0);
+    for name in names {
+        let w = 40 + 8 * name.chars().count() as i32;
+        if x > x0 && x + w > WIDTH as i32 - 8 {
+            x = x0;
+            row += 1;
+        }
+        out.push((x, row));
+        x += w;
+    }
+    (out, 30 + 22 * row as u32)
 }
 
 /// A horizontal bar chart: for each labelled row, one bar per series
 /// (`None` draws nothing for that series). `names` names the series.
+/// Every row is drawn; labels wrap; when the positive values span more
+/// than [`SPAN`] the value axis is logarithmic. A row with no value at
+/// all says `missing` where its bars would start.
 pub(super) fn bars(
     title: &str,
     x_desc: &str,
     names: &[&str],
     rows: &[(String, Vec<Option<f64>>)],
+    missing: &str,
 ) -> Result<String> {
     let n = rows.len().max(1);
-    let values = rows.iter().flat_map(|(_, v)| v.iter().flatten().copied());
-    let hi = values.clone().fold(0.0f64, f64::max);
-    let lo = values.fold(0.0f64, f64::min);
+    let values: Vec<f64> = rows
+        .iter()
+        .flat_map(|(_, v)| v.iter().flatten().copied())
+        .filter(|x| x.is_finite())
+        .collect();
+    let hi = values.iter().copied().fold(0.0f64, f64::max);
+    let lo = values.iter().copied().fold(0.0f64, f64::min);
+    let least = values
+        .iter()
+        .copied()
+        .filter(|&x| x > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let log = lo >= 0.0 && least.is_finite() && hi / least > SPAN;
     let digits = decimals(hi.max(-lo));
-    let span = (hi - lo).max(1e-9);
-    // Room on the right for the numbers at the bars' ends.
-    let (lo, hi) = (
-        lo - if lo < 0.0 { span * 0.12 } else { 0.0 },
-        hi + span * 0.12,
-    );
-    let labels: Vec<String> = rows.iter().map(|(l, _)| short(l, LABEL_CHARS)).collect();
+    let span = if hi - lo > 1e-12 { hi - lo } else { 1.0 };
+    let labels: Vec<Vec<String>> = rows.iter().map(|(l, _)| wrap(l, LABEL_CHARS)).collect();
     let label_area = label_width(&labels);
-    let groups = names.len().max(1) as f64;
-    let height = 0.8 / groups;
-    figure(
-        130 + 30 * n as u32 + 12 * names.len() as u32 * n as u32,
-        |root| {
-            let body = root.titled(title, TITLE).map_err(err)?;
-            let (key, plot) = body.split_vertically(30);
-            // The key, in a row of its own above the bars.
-            let mut x = label_area as i32;
-            for (s, name) in names.iter().enumerate() {
-                key.draw(&Rectangle::new([(x, 8), (x + 16, 22)], color(s).filled()))
+    let k = names.len().max(1);
+    // A bar's thickness: 12 pixels, thinner when a row has many.
+    let bar_px = if k <= 4 { 12 } else { (60 / k as u32).max(5) };
+    let numbers = bar_px >= 10;
+    let lines = labels.iter().map(Vec::len).max().unwrap_or(1) as u32;
+    let row_px = (18 + bar_px * k as u32).max(LABEL_LINE * lines + 8);
+    let (key_at, key_px) = key_layout(names, label_area as i32);
+    let title_px = 12 + 24 * wrap(title, TITLE_CHARS).len() as u32;
+    let height = title_px + key_px + 70 + row_px * n as u32;
+    let group = 0.8;
+    let thick = group / k as f64;
+    figure(height, |root| {
+        let body = titled(root, title)?;
+        let (key, plot) = body.split_vertically(key_px);
+        // The key, in rows of its own above the bars.
+        for (s, name) in names.iter().enumerate() {
+            let (x, row) = key_at[s];
+            let y = 15 + 22 * row;
+            key.draw(&Rectangle::new([(x, y - 7), (x + 16, y + 7)], bar_style(s)))
+                .map_err(err)?;
+            key.draw(&Text::new(
+                name.to_string(),
+                (x + 22, y),
+                TICKS
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Left, VPos::Center)),
+            ))
+            .map_err(err)?;
+        }
+        // Row i's bar of series s: from y0, `thick` high; row 0 on top.
+        let y0 = |i: usize, s: usize| (n - 1 - i) as f64 + group / 2.0 - thick * (s as f64 + 1.0);
+        let label_at = |i: usize| (n - 1 - i) as f64;
+        macro_rules! draw {
+            ($range:expr, $base:expr, $desc:expr, $num_x:expr) => {{
+                let mut chart = ChartBuilder::on(&plot)
+                    .margin(12)
+                    .margin_top(4)
+                    .x_label_area_size(44)
+                    .y_label_area_size(label_area)
+                    .build_cartesian_2d($range, -0.5f64..n as f64 - 0.5)
                     .map_err(err)?;
-                key.draw(&Text::new(
-                    name.to_string(),
-                    (x + 22, 15),
-                    TICKS
-                        .into_font()
-                        .color(&BLACK)
-                        .pos(Pos::new(HPos::Left, VPos::Center)),
-                ))
-                .map_err(err)?;
-                x += 40 + 8 * name.chars().count() as i32;
-            }
-            let mut chart = ChartBuilder::on(&plot)
-                .margin(12)
-                .margin_top(4)
-                .x_label_area_size(44)
-                .y_label_area_size(label_area)
-                .build_cartesian_2d(lo..hi, -0.5f64..n as f64 - 0.5)
-                .map_err(err)?;
-            chart
-                .configure_mesh()
-                .disable_y_mesh()
-                .y_labels(n + 1)
-                .y_label_formatter(&|y| {
-                    let i = y.round();
-                    if (y - i).abs() < 1e-6 && i >= 0.0 {
-                        labels.get(n - 1 - i as usize).cloned().unwrap_or_default()
-                    } else {
-                        String::new()
+                chart
+                    .configure_mesh()
+                    .disable_y_mesh()
+                    .y_labels(0)
+                    .label_style(TICKS)
+                    .axis_desc_style(AXIS)
+                    .x_label_formatter(&|x| tick(*x))
+                    .x_desc($desc)
+                    .draw()
+                    .map_err(err)?;
+                for s in 0..names.len() {
+                    let rects = rows.iter().enumerate().filter_map(|(i, (_, v))| {
+                        let x = (*v.get(s)?)?;
+                        (x.is_finite() && (!log || x > 0.0)).then(|| {
+                            Rectangle::new([($base, y0(i, s)), (x, y0(i, s) + thick)], bar_style(s))
+                        })
+                    });
+                    chart.draw_series(rects).map_err(err)?;
+                    if numbers {
+                        // Each bar's number at its end, so short bars still read.
+                        let texts = rows.iter().enumerate().filter_map(|(i, (_, v))| {
+                            let x = (*v.get(s)?)?;
+                            x.is_finite().then(|| {
+                                Text::new(
+                                    if log {
+                                        value(x)
+                                    } else {
+                                        format!("{x:.digits$}")
+                                    },
+                                    ($num_x(x), y0(i, s) + thick / 2.0),
+                                    NUMBERS
+                                        .into_font()
+                                        .color(&BLACK)
+                                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                                )
+                            })
+                        });
+                        chart.draw_series(texts).map_err(err)?;
                     }
-                })
-                .label_style(TICKS)
-                .axis_desc_style(AXIS)
-                .x_label_formatter(&|x| tick(*x))
-                .x_desc(x_desc)
-                .draw()
-                .map_err(err)?;
-            for s in 0..names.len() {
-                let c = color(s);
-                // Row 0 on top; series s is the s-th bar of its row.
-                let bar = |i: usize, v: &Vec<Option<f64>>| {
-                    let x = (*v.get(s)?)?;
-                    let y0 = (n - 1 - i) as f64 + 0.4 - height * (s as f64 + 1.0);
-                    Some((x, y0))
-                };
-                let rects = rows.iter().enumerate().filter_map(|(i, (_, v))| {
-                    let (x, y0) = bar(i, v)?;
-                    Some(Rectangle::new(
-                        [(0f64.max(lo), y0), (x, y0 + height)],
-                        c.filled(),
-                    ))
-                });
-                chart.draw_series(rects).map_err(err)?;
-                // Each bar's number at its end, so short bars still read.
-                let numbers = rows.iter().enumerate().filter_map(|(i, (_, v))| {
-                    let (x, y0) = bar(i, v)?;
-                    Some(Text::new(
-                        format!("{x:.digits$}"),
-                        (x.max(0.0) + span * 0.01, y0 + height / 2.0),
+                }
+                // Rows without a value say so.
+                let empty = rows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, v))| v.iter().all(|x| !x.is_some_and(f64::is_finite)));
+                let texts = empty.map(|(i, _)| {
+                    Text::new(
+                        missing.to_string(),
+                        ($num_x($base), label_at(i)),
                         NUMBERS
                             .into_font()
-                            .color(&BLACK)
+                            .color(&BLACK.mix(0.7))
                             .pos(Pos::new(HPos::Left, VPos::Center)),
-                    ))
+                    )
                 });
-                chart.draw_series(numbers).map_err(err)?;
-            }
-            Ok(())
-        },
-    )
+                chart.draw_series(texts).map_err(err)?;
+                // The row labels, wrapped, right-aligned beside the axis.
+                for (i, label) in labels.iter().enumerate() {
+                    let (px, py) = chart.backend_coord(&($base, label_at(i)));
+                    let first = py - (LABEL_LINE as i32 * (label.len() as i32 - 1)) / 2;
+                    for (l, text) in label.iter().enumerate() {
+                        root.draw(&Text::new(
+                            text.clone(),
+                            (px - 8, first + LABEL_LINE as i32 * l as i32),
+                            TICKS
+                                .into_font()
+                                .color(&BLACK)
+                                .pos(Pos::new(HPos::Right, VPos::Center)),
+                        ))
+                        .map_err(err)?;
+                    }
+                }
+            }};
+        }
+        if log {
+            let (a, b) = (least / 2.0, hi * 3.0);
+            draw!(
+                (a..b).log_scale(),
+                a,
+                format!("{x_desc} (log scale)"),
+                |x: f64| x.max(a) * 1.04
+            );
+        } else {
+            let (a, b) = if hi - lo > 1e-12 {
+                (
+                    lo - if lo < 0.0 { span * 0.12 } else { 0.0 },
+                    hi + span * 0.12,
+                )
+            } else {
+                // All zero (or one value): an axis of 0 to 1 around it.
+                (lo.min(0.0), lo.max(0.0) + 1.0)
+            };
+            draw!(a..b, 0f64.max(a), x_desc.to_string(), |x: f64| x.max(0.0)
+                + span * 0.01);
+        }
+        Ok(())
+    })
+}
+
+/// Series `s`'s bars: its colour, lighter with an outline on the
+/// palette's second round, hollow on the third.
+fn bar_style(s: usize) -> ShapeStyle {
+    let c = color(s);
+    match (s / COLOURS) % 3 {
+        0 => c.filled(),
+        1 => c.mix(0.45).filled(),
+        _ => c.stroke_width(2),
+    }
+}
+
+/// Flows past which throughput over time is drawn as one strip per flow
+/// rather than lines over each other.
+pub(super) const STRIPS_ABOVE: usize = 6;
+
+/// A round step for about eight ticks over `span`: 1, 2 or 5 times a
+/// power of ten.
+fn nice_step(span: f64) -> f64 {
+    if !(span.is_finite() && span > 0.0) {
+        return 1.0;
+    }
+    let raw = span / 8.0;
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * p)
+        .find(|&s| s >= raw)
+        .unwrap_or(10.0 * p)
+}
+
+/// Throughput over time as one strip per flow, all on one time axis (SVG
+/// written by hand): each strip an area of the flow's MB/s per bin on a
+/// scale common to all strips, its peak written at its right; a flow
+/// whose peak is under 1/[`SPAN`] of the largest is drawn on a scale of
+/// its own, and says so. Nothing overlaps, so every flow reads. `notes`
+/// (by flow) are written in the flow's strip after its last busy bin.
+pub(super) fn throughput_strips(
+    title: &str,
+    interval_s: f64,
+    warmup_s: f64,
+    flows: &[(String, Vec<f64>)],
+    notes: &[Option<String>],
+) -> String {
+    use std::fmt::Write;
+    let w = WIDTH as f64;
+    let (x0, x1) = (130.0, w - 130.0);
+    let strip = 34.0;
+    let gap = 6.0;
+    let title_lines = wrap(title, TITLE_CHARS);
+    let top = 14.0 + 24.0 * title_lines.len() as f64;
+    let plot_h = (strip + gap) * flows.len().max(1) as f64;
+    let height = top + plot_h + 56.0;
+    let bins = flows.iter().map(|(_, s)| s.len()).max().unwrap_or(0).max(1);
+    let span = bins as f64 * interval_s.max(1e-9);
+    let x = |t: f64| x0 + (x1 - x0) * (t / span).clamp(0.0, 1.0);
+    let peak = |s: &[f64]| {
+        s.iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max)
+    };
+    let global = flows
+        .iter()
+        .map(|(_, s)| peak(s))
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
+         viewBox=\"0 0 {w} {height}\" font-family=\"sans-serif\">\n\
+         <rect width=\"{w}\" height=\"{height}\" fill=\"#fff\"/>"
+    );
+    for (l, line) in title_lines.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "<text x=\"{}\" y=\"{}\" font-size=\"17\" text-anchor=\"middle\">{}</text>",
+            w / 2.0,
+            22.0 + 24.0 * l as f64,
+            super::esc(line)
+        );
+    }
+    // The time grid.
+    let step = nice_step(span);
+    let mut t = 0.0;
+    while t <= span + 1e-9 {
+        let px = x(t);
+        let _ = writeln!(
+            o,
+            "<line x1=\"{px:.1}\" y1=\"{top}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#e4e4e4\"/>\n\
+             <text x=\"{px:.1}\" y=\"{:.1}\" font-size=\"12\" text-anchor=\"middle\">{}</text>",
+            top + plot_h,
+            top + plot_h + 16.0,
+            tick(t)
+        );
+        t += step;
+    }
+    let _ = writeln!(
+        o,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"middle\">time (s); each strip a flow's MB/s per {} s bin</text>",
+        (x0 + x1) / 2.0,
+        top + plot_h + 38.0,
+        tick(interval_s)
+    );
+    for (i, (name, series)) in flows.iter().enumerate() {
+        let y = top + (strip + gap) * i as f64;
+        let base = y + strip;
+        let p = peak(series);
+        let own = p > 0.0 && p * SPAN < global;
+        let scale = if own { p } else { global };
+        let RGBColor(r, g, b) = color(i);
+        let _ = writeln!(
+            o,
+            "<rect x=\"{x0}\" y=\"{y:.1}\" width=\"{:.1}\" height=\"{strip}\" fill=\"#f5f5f5\"/>",
+            x1 - x0
+        );
+        // The area, as steps: each bin flat over its width.
+        let mut d = format!("M{x0:.1},{base:.1}");
+        for (k, &v) in series.iter().enumerate() {
+            let v = if v.is_finite() { v.max(0.0) } else { 0.0 };
+            let yv = base - strip * (v / scale).min(1.0);
+            let _ = write!(
+                d,
+                " L{:.1},{yv:.1} L{:.1},{yv:.1}",
+                x(k as f64 * interval_s),
+                x((k + 1) as f64 * interval_s)
+            );
+        }
+        let _ = write!(
+            d,
+            " L{:.1},{base:.1} Z",
+            x(series.len() as f64 * interval_s)
+        );
+        let _ = writeln!(
+            o,
+            "<path d=\"{d}\" fill=\"rgb({r},{g},{b})\" fill-opacity=\"0.55\" stroke=\"rgb({r},{g},{b})\" stroke-width=\"1.2\"/>"
+        );
+        // A finite flow's note (its start-up time) just past its last
+        // busy bin.
+        if let Some(Some(note)) = notes.get(i) {
+            let last = series.iter().rposition(|&v| v > 0.0).map_or(0, |k| k + 1);
+            let px = x(last as f64 * interval_s) + 4.0;
+            let (px, anchor) = if px > x1 - 150.0 {
+                (x1 - 4.0, "end")
+            } else {
+                (px, "start")
+            };
+            let _ = writeln!(
+                o,
+                "<text x=\"{px:.1}\" y=\"{:.1}\" font-size=\"12\" font-weight=\"bold\" text-anchor=\"{anchor}\" \
+                 dominant-baseline=\"central\">{}</text>",
+                base - strip / 2.0,
+                super::esc(note)
+            );
+        }
+        let label = wrap(name, 16);
+        let first = base - strip / 2.0 - 7.0 * (label.len() as f64 - 1.0);
+        for (l, text) in label.iter().enumerate() {
+            let _ = writeln!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"13\" text-anchor=\"end\" dominant-baseline=\"central\">{}</text>",
+                x0 - 8.0,
+                first + 14.0 * l as f64,
+                super::esc(text)
+            );
+        }
+        let mid = base - strip / 2.0;
+        let _ = writeln!(
+            o,
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" dominant-baseline=\"central\">peak {} MB/s</text>",
+            x1 + 6.0,
+            mid - if own { 7.0 } else { 0.0 },
+            value(p)
+        );
+        if own {
+            let _ = writeln!(
+                o,
+                "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#555\" dominant-baseline=\"central\">(own scale)</text>",
+                x1 + 6.0,
+                mid + 8.0
+            );
+        }
+    }
+    if warmup_s > 0.0 && warmup_s < span {
+        let px = x(warmup_s);
+        let _ = writeln!(
+            o,
+            "<line x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#777\" stroke-width=\"2\"/>\n\
+             <text x=\"{:.1}\" y=\"{:.1}\" font-size=\"12\" fill=\"#555\">warm-up ends</text>",
+            top - 4.0,
+            top + plot_h,
+            px + 4.0,
+            top - 2.0
+        );
+    }
+    o.push_str("</svg>");
+    o
 }

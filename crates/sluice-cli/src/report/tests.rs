@@ -482,3 +482,254 @@ fn no_text_makes_the_log_reader_or_the_page_panic() {
     let h = page_of_logs(vec![requests::parse("e.csv", requests::HEADER).unwrap()]);
     assert!(h.contains("no requests") && h.contains("0 requests, 0 flows."));
 }
+
+// What matters is shown and nothing is hidden.
+
+/// Each inline SVG's `<text>` contents, trimmed, as the acceptance reads
+/// them.
+fn svg_texts(h: &str) -> Vec<Vec<String>> {
+    h.split("<svg")
+        .skip(1)
+        .map(|svg| {
+            let svg = svg.split("</svg>").next().unwrap_or("");
+            svg.split("<text")
+                .skip(1)
+                .filter_map(|t| {
+                    let body = &t[t.find('>')? + 1..];
+                    Some(body[..body.find("</text>")?].trim().to_string())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A sim result of `n` readers r0.. and, if `xterm`, a start-up flow
+/// after them, with a timeline.
+fn many(n: usize, xterm: bool) -> serde_json::Value {
+    let mut flows: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            json!({"name": format!("r{i}"), "weight": 100, "bytes": 7e6, "mb_s": 7.0,
+                   "lat_ms": {"mean": 2.0, "p50": 1.0, "p95": 3.0, "p99": 4.0, "max": 5.0},
+                   "done_s": null, "startup_s": null, "frames": null})
+        })
+        .collect();
+    let mut timeline = serde_json::Map::new();
+    for i in 0..n {
+        timeline.insert(format!("r{i}"), json!([7.0, 7.5, 6.5, 7.0]));
+    }
+    if xterm {
+        flows.push(
+            json!({"name": "xterm", "weight": 100, "bytes": 6e6, "mb_s": 0.3,
+            "lat_ms": {"mean": 7.0, "p50": 5.0, "p95": 9.0, "p99": 16.0, "max": 20.0},
+            "done_s": 2.157, "startup_s": 2.157, "startups": 1}),
+        );
+        timeline.insert("xterm".into(), json!([0.0, 0.3, 0.2, 0.0]));
+    }
+    json!({"schema": "sluice.sim/1", "scenario": "twelve", "scheduler": "bfq+", "device": "d",
+           "measured_from_s": 0.0, "flows": flows,
+           "timeline": {"interval_s": 0.25, "flows": timeline}})
+}
+
+#[test]
+fn thirty_flows_are_all_drawn_in_every_figure_of_flows() {
+    let h = html(&[many(30, false)]);
+    let pics = svg_texts(&h);
+    // CDF, throughput, shares: each names every flow.
+    assert_eq!(pics.len(), 3);
+    for texts in &pics {
+        for i in 0..30 {
+            assert!(
+                texts.contains(&format!("r{i}")),
+                "r{i} missing from {texts:?}"
+            );
+        }
+    }
+    assert!(!h.contains("more are not drawn"));
+    // Past the most a chart draws, the page says how many more, and the
+    // table still has every one.
+    let h = html(&[many(plots::MAX_LINES + 5, false)]);
+    assert!(h.contains("5 more are not drawn"), "{h}");
+    let last = format!("<td class=\"l\">r{}</td>", plots::MAX_LINES + 4);
+    assert!(h.contains(&last));
+}
+
+#[test]
+fn a_finite_flow_is_drawn_first_and_its_time_given() {
+    let h = html(&[many(12, true)]);
+    // The start-up time in the text, the table and a chart of its own.
+    assert!(h.contains("<b>xterm</b>: start-up time 2.16 s"), "{h}");
+    assert!(h.contains("<tr class=\"finite\"><td class=\"l\">xterm</td>"));
+    let table = &h[h.find("<table>").unwrap()..];
+    assert!(table.find(">xterm<").unwrap() < table.find(">r0<").unwrap());
+    let pics = svg_texts(&h);
+    // Times, CDF, throughput, shares: xterm in each, before r0.
+    assert_eq!(pics.len(), 4);
+    assert!(pics[0].iter().any(|t| t == "2.16"), "{:?}", pics[0]);
+    for texts in &pics[1..] {
+        let x = texts
+            .iter()
+            .position(|t| t == "xterm")
+            .expect("xterm drawn");
+        let r = texts.iter().position(|t| t == "r0").expect("r0 drawn");
+        assert!(x < r, "{texts:?}");
+    }
+    // Its strip notes the start-up.
+    assert!(
+        pics[2].iter().any(|t| t == "start-up 2.16 s"),
+        "{:?}",
+        pics[2]
+    );
+    // Never an ellipsis in a figure.
+    assert!(pics.iter().flatten().all(|t| !t.contains('…')));
+}
+
+#[test]
+fn a_compare_array_is_one_side_by_side_section() {
+    let runs: Vec<serde_json::Value> = ["noop", "cfq", "bfq+"]
+        .iter()
+        .map(|s| {
+            let mut v = many(3, true);
+            v["scheduler"] = json!(s);
+            v
+        })
+        .collect();
+    let mut r = Results::default();
+    input::add(&mut r, &serde_json::Value::Array(runs)).unwrap();
+    assert_eq!(r.runs.len(), 3);
+    assert!(r.runs.iter().all(|run| run.compare == Some(0)));
+    let h = page(&r, &["cmp.json".into()]).unwrap();
+    assert_eq!(h.matches("<h2").count(), 1, "{h}");
+    assert!(h.contains("<h2 id=\"compare-1\">twelve under 3 policies on d"));
+    assert!(!h.contains("id=\"run-"));
+    // The start-up time per policy, then every flow's MB/s per policy.
+    let pics = svg_texts(&h);
+    assert_eq!(pics.len(), 2);
+    for texts in &pics {
+        for p in ["noop", "cfq", "bfq+"] {
+            assert!(texts.iter().any(|t| t == p), "{p} in {texts:?}");
+        }
+    }
+    for f in ["xterm", "r0", "r1", "r2"] {
+        assert!(pics[1].iter().any(|t| t == f), "{f}");
+    }
+    // And the table beside: a row per policy.
+    assert!(
+        h.contains("<tr><td class=\"l\">cfq</td><td>21.30</td><td>2.16</td>"),
+        "{h}"
+    );
+    // Runs of different scenarios in one array stay separate runs.
+    let mut other = many(2, false);
+    other["scenario"] = json!("other");
+    let mut r = Results::default();
+    input::add(&mut r, &json!([many(2, false), other])).unwrap();
+    assert!(r.runs.iter().all(|run| run.compare.is_none()));
+}
+
+#[test]
+fn values_forty_times_apart_take_a_log_axis() {
+    let rows = |a: f64, b: f64| {
+        vec![
+            ("a".to_string(), vec![Some(a)]),
+            ("b".to_string(), vec![Some(b)]),
+        ]
+    };
+    let wide = plots::bars("t", "MB/s", &["x"], &rows(2.0, 80.0), "-").unwrap();
+    assert!(wide.contains("MB/s (log scale)"), "{wide}");
+    let narrow = plots::bars("t", "MB/s", &["x"], &rows(8.0, 80.0), "-").unwrap();
+    assert!(!narrow.contains("log scale"));
+    // Throughput of flows 40x apart: the small ones get their own panel.
+    assert_eq!(
+        plots::by_magnitude(&[40.0, 38.0, 1.0]),
+        vec![vec![0, 1], vec![2]]
+    );
+    assert_eq!(plots::by_magnitude(&[40.0, 10.0, 0.0]).len(), 1);
+}
+
+#[test]
+fn a_long_label_is_wrapped_not_cut() {
+    let label = "bfq+ (2.6.35 code) · 10r-seq-with-a-very-long-workload-name · gnometerm_startup";
+    let lines = plots::wrap(label, 20);
+    assert!(
+        lines.len() > 1 && lines.iter().all(|l| l.chars().count() <= 20),
+        "{lines:?}"
+    );
+    // Nothing lost: the lines joined give the label back (spaces aside).
+    let squeeze = |s: &str| s.split_whitespace().collect::<String>();
+    assert_eq!(squeeze(&lines.concat()), squeeze(label));
+    let svg = plots::bars(
+        "t",
+        "s",
+        &["ours"],
+        &[(label.to_string(), vec![Some(1.0)])],
+        "-",
+    )
+    .unwrap();
+    let texts = svg_texts(&svg).concat();
+    assert!(texts.iter().all(|t| !t.contains('…')), "{texts:?}");
+    assert!(texts.iter().any(|t| t.contains("gnometerm")), "{texts:?}");
+    // Short labels stay whole, on one line.
+    assert_eq!(plots::wrap("r0", 20), ["r0"]);
+    assert_eq!(plots::wrap("", 20), [""]);
+}
+
+#[test]
+fn an_experiment_shows_what_was_run_and_the_papers_claim() {
+    let mut v = repro();
+    v["experiments"][0]["notes"] =
+        json!("40 s, first 10 s dropped. Paper (SYSTOR §6.4): BFQ+ drops at most 1.6x CFQ.");
+    let h = html(&[v]);
+    assert!(
+        h.contains("<b>What was run.</b> 40 s, first 10 s dropped."),
+        "{h}"
+    );
+    assert!(
+        h.contains("<b>The paper</b> (SYSTOR §6.4): BFQ+ drops at most 1.6x CFQ."),
+        "{h}"
+    );
+}
+
+#[test]
+fn odd_results_make_no_panic() {
+    let odd = [
+        json!({"schema": "sluice.sim/1", "flows": []}),
+        json!({"schema": "sluice.sim/1", "flows": [{}], "timeline": {"interval_s": 0.0, "flows": {"x": []}}}),
+        json!({"schema": "sluice.sim/1", "flows": [{"name": "a", "mb_s": -1.0, "bytes": -5, "done_s": 1.0,
+               "lat_ms": {"p50": 0.0, "max": 0.0}}, {"name": "", "frames": 10, "frames_dropped": 2}],
+               "timeline": {"interval_s": 1e-9, "flows": {"a": [0.0, -1.0, 1e300], "": [0.0]}}}),
+        json!([{"schema": "sluice.sim/1", "flows": []}, {"schema": "sluice.sim/1", "flows": []}]),
+        json!({"schema": "sluice.repro/1", "experiments": [{"rows": [{"ours": 0.0}, {"ours": -3.0, "paper": 0.0}]},
+               {"rows": []}, {"notes": "Paper", "rows": [{"ours": 1e-12, "unit": "s"}, {"ours": 1e12, "unit": "s"}]}]}),
+    ];
+    for v in &odd {
+        let _ = html(std::slice::from_ref(v));
+    }
+    let _ = plots::bars("", "", &[], &[], "-").unwrap();
+    let _ = plots::throughput_strips("", 0.0, f64::NAN, &[], &[]);
+}
+
+#[test]
+fn repeated_start_ups_give_their_mean_and_count() {
+    let mut v = many(3, true);
+    let x = &mut v["flows"][3];
+    x["done_s"] = json!(null);
+    x["startup_s"] = json!(1.358);
+    x["startups"] = json!(17);
+    let h = html(&[v]);
+    assert!(
+        h.contains("mean start-up time 1.36 s over 17 start-ups"),
+        "{h}"
+    );
+    let claim = &h[h.find("<p class=\"claim\">").unwrap()..];
+    assert!(!claim[..claim.find("</p>").unwrap()].contains("did not finish"));
+    // A start-up flow none of whose start-ups ended says so.
+    let mut v = many(3, true);
+    v["flows"][3]["done_s"] = json!(null);
+    v["flows"][3]["startup_s"] = json!(null);
+    v["flows"][3]["startups"] = json!(0);
+    let h = html(&[v]);
+    assert!(
+        h.contains("<b>xterm</b>: no start-up finished within the run"),
+        "{h}"
+    );
+    assert!(h.contains("not finished"));
+}
