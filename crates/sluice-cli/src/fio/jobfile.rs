@@ -144,7 +144,10 @@ fn flatten(
                 line.chars().count()
             );
         }
-        if let Some(inc) = line.strip_prefix("include").filter(|r| r.starts_with([' ', '\t'])) {
+        if let Some(inc) = line
+            .strip_prefix("include")
+            .filter(|r| r.starts_with([' ', '\t']))
+        {
             let inc = inc.trim();
             if depth >= MAX_INCLUDE_DEPTH {
                 bail!("{file}: line {n}: include {inc}: includes nest deeper than {MAX_INCLUDE_DEPTH}");
@@ -301,7 +304,9 @@ pub(super) fn size_in(file: &str, key: &str, value: &str, line: usize, si: bool)
         "p" => 5,
         _ => bail!("{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g"),
     };
-    let bad = || anyhow::anyhow!("{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g");
+    let bad = || {
+        anyhow::anyhow!("{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g")
+    };
     if !num.contains('.') {
         let mult = (base as u64).checked_pow(power).ok_or_else(bad)?;
         return num

@@ -33,6 +33,7 @@ Each job (and each numjobs copy, under the job's name) is a flow. Honoured:
   bs (bsrange, bssplit: their mean size)  size filesize nrfiles io_size number_ios
   loops offset iodepth numjobs runtime time_based ramp_time startdelay
   stonewall/new_group/wait_for (the next group runs after this one ends)
+  Without direct= sluice issues direct I/O (fio: buffered); say direct=0.
   thinktime (thinktime_blocks) rate rate_iops direct=0/buffered=1 (page cache)
   ioengine: sync/psync/pvsync/vsync/pvsync2/mmap keep one request in flight,
      libaio/io_uring/posixaio/... iodepth; engines without block I/O (net,
@@ -121,7 +122,10 @@ fn own_flags(opts: &Options) -> Result<(Options, Vec<String>)> {
         let mut value = |k: &str| -> Result<String> {
             match inline.clone() {
                 Some(v) => Ok(v),
-                None => it.next().cloned().with_context(|| format!("{k} needs a value")),
+                None => it
+                    .next()
+                    .cloned()
+                    .with_context(|| format!("{k} needs a value")),
             }
         };
         match k {
@@ -139,7 +143,11 @@ fn own_flags(opts: &Options) -> Result<(Options, Vec<String>)> {
             "--run" => o.run = true,
             "--max-duration" => {
                 let v = value(k)?;
-                o.max_duration = Some(v.parse().ok().with_context(|| format!("--max-duration {v}: expected seconds"))?);
+                o.max_duration = Some(
+                    v.parse()
+                        .ok()
+                        .with_context(|| format!("--max-duration {v}: expected seconds"))?,
+                );
             }
             _ => rest.push(a.clone()),
         }
@@ -163,7 +171,11 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
             }
             (file, path, jobs)
         }
-        Some(_) => ("command line".to_string(), PathBuf::from("fio"), jobfile::parse_args(&args)?),
+        Some(_) => (
+            "command line".to_string(),
+            PathBuf::from("fio"),
+            jobfile::parse_args(&args)?,
+        ),
         None => bail!("give a job file or a job on the command line (--name=x --rw=read ...)"),
     };
     if let Some(d) = opts.max_duration {
@@ -224,16 +236,24 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
                     progress: Some(crate::progress::RunBar::shared()),
                 },
             )?;
-            how = format!("sluice fio --run, {scheduler} over io_uring on {}", r.engine.target);
+            how = format!(
+                "sluice fio --run, {scheduler} over io_uring on {}",
+                r.engine.target
+            );
             r.report
         } else {
             let b = match (&opts.preset, &opts.diskspecs) {
                 (Some(_), Some(_)) => bail!("give --preset or --diskspecs, not both"),
                 (_, Some(d)) => builder.diskspecs(d.display().to_string()),
-                (p, None) => builder.preset(p.clone().unwrap_or_else(|| DEFAULT_PRESET.to_string())),
+                (p, None) => {
+                    builder.preset(p.clone().unwrap_or_else(|| DEFAULT_PRESET.to_string()))
+                }
             };
             let s: Scenario = b.build().with_context(|| file.clone())?;
-            how = format!("sluice fio (simulated), {scheduler} on {}", s.device.model.name());
+            how = format!(
+                "sluice fio (simulated), {scheduler} on {}",
+                s.device.model.name()
+            );
             simulate(&s)?
         };
         for note in output::stopped_early(&report, &group.infos) {
@@ -270,12 +290,50 @@ fn simulate(s: &Scenario) -> Result<sluice_runtime::SimReport> {
 
 /// Engines whose jobs do no block I/O on a file or device: refused.
 const NOT_BLOCK: &[&str] = &[
-    "net", "netsplice", "rdma", "cpuio", "exec", "filecreate", "filestat", "filedelete",
-    "dircreate", "dirstat", "dirdelete", "http", "nbd", "rados", "rbd", "gfapi", "gfapi_async",
-    "dfs", "libhdfs", "nfs", "xnvme", "libcufile", "dev-dax", "libpmem", "pmemblk", "mtd",
-    "e4defrag", "falloc", "ftruncate", "sg", "null", "windowsaio", "solarisaio", "cpp_null",
-    "splice", "guasi", "libzbc", "spdk", "libhipfile", "page_fault", "libiscsi", "ime_psync",
-    "ime_psyncv", "ime_aio",
+    "net",
+    "netsplice",
+    "rdma",
+    "cpuio",
+    "exec",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
+    "http",
+    "nbd",
+    "rados",
+    "rbd",
+    "gfapi",
+    "gfapi_async",
+    "dfs",
+    "libhdfs",
+    "nfs",
+    "xnvme",
+    "libcufile",
+    "dev-dax",
+    "libpmem",
+    "pmemblk",
+    "mtd",
+    "e4defrag",
+    "falloc",
+    "ftruncate",
+    "sg",
+    "null",
+    "windowsaio",
+    "solarisaio",
+    "cpp_null",
+    "splice",
+    "guasi",
+    "libzbc",
+    "spdk",
+    "libhipfile",
+    "page_fault",
+    "libiscsi",
+    "ime_psync",
+    "ime_psyncv",
+    "ime_aio",
 ];
 
 /// Engines that keep one request in flight (fio ignores their iodepth).
@@ -283,48 +341,207 @@ const SYNC_ENGINES: &[&str] = &["sync", "psync", "pvsync", "vsync", "pvsync2", "
 
 /// Options the simulation honours (`super::scenario` reads them).
 const USED: &[&str] = &[
-    "rw", "rwmixread", "rwmixwrite", "bs", "bsrange", "bssplit", "size", "filesize", "nrfiles",
-    "io_size", "number_ios", "loops", "offset", "iodepth", "numjobs", "runtime", "time_based",
-    "ramp_time", "startdelay", "stonewall", "new_group", "wait_for", "thinktime",
-    "thinktime_blocks", "rate", "rate_iops", "direct", "buffered", "name", "ioengine",
-    "directory", "filename", "kb_base", "zonemode",
+    "rw",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "bsrange",
+    "bssplit",
+    "size",
+    "filesize",
+    "nrfiles",
+    "io_size",
+    "number_ios",
+    "loops",
+    "offset",
+    "iodepth",
+    "numjobs",
+    "runtime",
+    "time_based",
+    "ramp_time",
+    "startdelay",
+    "stonewall",
+    "new_group",
+    "wait_for",
+    "thinktime",
+    "thinktime_blocks",
+    "rate",
+    "rate_iops",
+    "direct",
+    "buffered",
+    "name",
+    "ioengine",
+    "directory",
+    "filename",
+    "kb_base",
+    "zonemode",
 ];
 
 /// Options that change only data, reporting, CPU placement or an engine's
 /// plumbing: accepted, and listed as having no effect in simulation.
 const IGNORED: &[&str] = &[
-    "description", "thread", "group_reporting", "verify", "do_verify", "verify_pattern",
-    "verify_interval", "verify_fatal", "verify_async", "verify_backlog", "verify_dump",
-    "verify_write_sequence", "verify_offset", "verify_only", "verify_state_save",
-    "buffer_pattern", "refill_buffers", "scramble_buffers", "buffer_compress_percentage",
-    "buffer_compress_chunk", "dedupe_percentage", "dedupe_mode", "dedupe_working_set_percentage",
-    "dedupe_global", "zero_buffers", "gtod_reduce", "disable_lat", "disable_clat",
-    "disable_slat", "disable_bw_measurement", "clat_percentiles", "lat_percentiles",
-    "slat_percentiles", "percentile_list", "write_bw_log", "write_lat_log", "write_iops_log",
-    "write_hist_log", "log_avg_msec", "log_offset", "log_prio", "log_max_value",
-    "per_job_logs", "iodepth_batch", "iodepth_batch_complete", "iodepth_batch_complete_min",
-    "iodepth_batch_complete_max", "iodepth_low", "norandommap", "randrepeat",
-    "random_generator", "randseed", "allrandrepeat", "blockalign", "bs_unaligned",
-    "unlink", "create_on_open", "create_serialize", "allow_file_create", "fallocate",
-    "invalidate", "exitall", "exit_what", "continue_on_error", "ignore_error", "error_dump",
-    "cpus_allowed", "cpus_allowed_policy", "cpumask", "numa_cpu_nodes", "numa_mem_policy",
-    "nice", "prio", "prioclass", "cmdprio", "cmdprio_class", "cmdprio_percentage",
-    "cmdprio_bssplit", "mem", "iomem", "iomem_align", "hugepage-size", "sqthread_poll",
-    "sqthread_poll_cpu", "registerfiles", "fixedbufs", "hipri", "nonvectored", "uncached",
-    "cmd_type", "libblkio_driver", "libblkio_path", "io_submit_mode", "fdp", "fdp_pli",
-    "md_per_io_size", "pi_act", "pi_chk", "apptag", "apptag_mask", "sg_write_mode",
-    "writefua", "readfua", "busy_poll", "inplace", "donorname", "openfiles",
-    "filename_format", "file_service_type", "random_distribution", "rate_min", "rate_process",
-    "rate_cycle", "latency_target", "latency_window", "latency_percentile", "max_latency",
-    "steadystate", "steadystate_duration", "steadystate_ramp_time",
-    "steadystate_check_interval", "block_error_percentiles", "fsync", "fdatasync",
-    "end_fsync", "fsync_on_close", "sync", "overwrite", "pre_read", "clocksource",
-    "offset_increment", "rate_ignore_thinktime", "thinktime_spin", "std_redirect",
-    "use_os_rand", "lockmem", "stats", "unified_rw_reporting", "grace_time", "flow",
-    "flow_sleep", "flow_id", "skip_bad", "fill_device", "atomic", "random_sequence_stride",
-    "sprandom", "spr_op", "spr_num_regions", "write_mode", "num_range", "trim_percentage",
-    "trim_backlog", "trim_verify_zero", "serialize_overlap", "io_size_percent", "hostname",
-    "cont", "max_open_zones", "read_beyond_wp", "job_max_open_zones", "ignore_zone_limits",
+    "description",
+    "thread",
+    "group_reporting",
+    "verify",
+    "do_verify",
+    "verify_pattern",
+    "verify_interval",
+    "verify_fatal",
+    "verify_async",
+    "verify_backlog",
+    "verify_dump",
+    "verify_write_sequence",
+    "verify_offset",
+    "verify_only",
+    "verify_state_save",
+    "buffer_pattern",
+    "refill_buffers",
+    "scramble_buffers",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "dedupe_mode",
+    "dedupe_working_set_percentage",
+    "dedupe_global",
+    "zero_buffers",
+    "gtod_reduce",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw_measurement",
+    "clat_percentiles",
+    "lat_percentiles",
+    "slat_percentiles",
+    "percentile_list",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+    "log_avg_msec",
+    "log_offset",
+    "log_prio",
+    "log_max_value",
+    "per_job_logs",
+    "iodepth_batch",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+    "norandommap",
+    "randrepeat",
+    "random_generator",
+    "randseed",
+    "allrandrepeat",
+    "blockalign",
+    "bs_unaligned",
+    "unlink",
+    "create_on_open",
+    "create_serialize",
+    "allow_file_create",
+    "fallocate",
+    "invalidate",
+    "exitall",
+    "exit_what",
+    "continue_on_error",
+    "ignore_error",
+    "error_dump",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "cpumask",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
+    "nice",
+    "prio",
+    "prioclass",
+    "cmdprio",
+    "cmdprio_class",
+    "cmdprio_percentage",
+    "cmdprio_bssplit",
+    "mem",
+    "iomem",
+    "iomem_align",
+    "hugepage-size",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "registerfiles",
+    "fixedbufs",
+    "hipri",
+    "nonvectored",
+    "uncached",
+    "cmd_type",
+    "libblkio_driver",
+    "libblkio_path",
+    "io_submit_mode",
+    "fdp",
+    "fdp_pli",
+    "md_per_io_size",
+    "pi_act",
+    "pi_chk",
+    "apptag",
+    "apptag_mask",
+    "sg_write_mode",
+    "writefua",
+    "readfua",
+    "busy_poll",
+    "inplace",
+    "donorname",
+    "openfiles",
+    "filename_format",
+    "file_service_type",
+    "random_distribution",
+    "rate_min",
+    "rate_process",
+    "rate_cycle",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "max_latency",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "steadystate_check_interval",
+    "block_error_percentiles",
+    "fsync",
+    "fdatasync",
+    "end_fsync",
+    "fsync_on_close",
+    "sync",
+    "overwrite",
+    "pre_read",
+    "clocksource",
+    "offset_increment",
+    "rate_ignore_thinktime",
+    "thinktime_spin",
+    "std_redirect",
+    "use_os_rand",
+    "lockmem",
+    "stats",
+    "unified_rw_reporting",
+    "grace_time",
+    "flow",
+    "flow_sleep",
+    "flow_id",
+    "skip_bad",
+    "fill_device",
+    "atomic",
+    "random_sequence_stride",
+    "sprandom",
+    "spr_op",
+    "spr_num_regions",
+    "write_mode",
+    "num_range",
+    "trim_percentage",
+    "trim_backlog",
+    "trim_verify_zero",
+    "serialize_overlap",
+    "io_size_percent",
+    "hostname",
+    "cont",
+    "max_open_zones",
+    "read_beyond_wp",
+    "job_max_open_zones",
+    "ignore_zone_limits",
 ];
 
 /// Options that change the workload in a way the simulation only
@@ -341,7 +558,9 @@ fn approximation(key: &str, value: &str) -> Option<String> {
         "fsync" | "fdatasync" | "end_fsync" if value != "0" => {
             format!("{key}={value}: no flushes (the drive's cache is the model's)")
         }
-        "thinktime_blocks" => format!("thinktime_blocks={value}: the pause spread over every request"),
+        "thinktime_blocks" => {
+            format!("thinktime_blocks={value}: the pause spread over every request")
+        }
         "rate_min" => format!("rate_min={value}: not enforced"),
         _ => return None,
     })
@@ -377,7 +596,11 @@ struct Group {
 
 /// A job's `rw`: the pattern, whether it writes, and the read share of a
 /// mixed job.
-fn workload(file: &str, job: &jobfile::Job, notes: &mut Notes) -> Result<(Pattern, bool, Option<f64>)> {
+fn workload(
+    file: &str,
+    job: &jobfile::Job,
+    notes: &mut Notes,
+) -> Result<(Pattern, bool, Option<f64>)> {
     let (rw, line) = job.get("rw").unwrap_or(("read", job.line));
     // `read:8k` skips 8k after each request: fio's holes, not modelled.
     let (kind, _) = rw.split_once(':').unwrap_or((rw, ""));
@@ -398,7 +621,10 @@ fn workload(file: &str, job: &jobfile::Job, notes: &mut Notes) -> Result<(Patter
         "write" => (Pattern::SeqWrite, true, None),
         "randread" => (Pattern::RandRead, false, None),
         "randwrite" => (Pattern::RandWrite, true, None),
-        "randrw" => (Pattern::Pool, false, Some(mix()?)),
+        "randrw" => {
+            notes.approx("rw=randrw: one flow, its totals split into reads and writes by the mix".into());
+            (Pattern::Pool, false, Some(mix()?))
+        }
         "rw" | "readwrite" => {
             notes.approx(format!("rw={kind}: mixed reads and writes at random offsets"));
             (Pattern::Pool, false, Some(mix()?))
@@ -430,7 +656,11 @@ fn request_size(file: &str, job: &jobfile::Job, si: bool, notes: &mut Notes) -> 
         for part in first.split(':').filter(|p| !p.is_empty()) {
             let (s, p) = part.split_once('/').unwrap_or((part, ""));
             let b = sz("bssplit", s, l)? as f64;
-            let w = if p.is_empty() { 0.0 } else { percent(file, "bssplit", p, l)? };
+            let w = if p.is_empty() {
+                0.0
+            } else {
+                percent(file, "bssplit", p, l)?
+            };
             total += b * w;
             weight += w;
         }
@@ -452,11 +682,16 @@ fn request_size(file: &str, job: &jobfile::Job, si: bool, notes: &mut Notes) -> 
         4096
     };
     if bs == 0 || bs > 64 << 20 {
-        bail!("{file}: job '{}': a request size must be 1 byte to 64m (got {bs})", job.name);
+        bail!(
+            "{file}: job '{}': a request size must be 1 byte to 64m (got {bs})",
+            job.name
+        );
     }
     if bs % 1024 != 0 {
         let up = bs.div_ceil(1024) * 1024;
-        notes.approx(format!("request size {bs} bytes: {up} (sluice sizes requests in whole KiB)"));
+        notes.approx(format!(
+            "request size {bs} bytes: {up} (sluice sizes requests in whole KiB)"
+        ));
         bs = up;
     }
     Ok(bs)
@@ -479,7 +714,10 @@ fn scenario(
     // Engines first: a file for the network says so, not its first odd option.
     for job in jobs {
         if let Some((e, l)) = job.get("ioengine") {
-            let e = e.strip_prefix("external:").unwrap_or(e).to_ascii_lowercase();
+            let e = e
+                .strip_prefix("external:")
+                .unwrap_or(e)
+                .to_ascii_lowercase();
             if NOT_BLOCK.contains(&e.as_str()) {
                 bail!("{file}: line {l}: ioengine={e} does no block I/O on a disk; sluice simulates disks");
             }
@@ -510,7 +748,10 @@ fn scenario(
             }
             if let Some(note) = approximation(k, v) {
                 notes.approx(note);
-            } else if IGNORED.contains(&k.as_str()) || k.starts_with("http_") || k.starts_with("zone") {
+            } else if IGNORED.contains(&k.as_str())
+                || k.starts_with("http_")
+                || k.starts_with("zone")
+            {
                 notes.ignore(k);
             } else {
                 bail!("{file}: line {l}: option '{k}' is not one sluice fio knows (sluice fio --help)");
@@ -547,12 +788,17 @@ fn scenario(
                 sz("filesize", one, l)?.saturating_mul(nrfiles)
             }
             (None, None) => {
-                notes.approx("size: not given; 1g assumed (fio takes the file's or device's size)".into());
+                notes.approx(
+                    "size: not given; 1g assumed (fio takes the file's or device's size)".into(),
+                );
                 1 << 30
             }
         };
         if size < bs {
-            bail!("{file}: job '{}': size {size} bytes is smaller than a request ({bs})", job.name);
+            bail!(
+                "{file}: job '{}': size {size} bytes is smaller than a request ({bs})",
+                job.name
+            );
         }
         let time_based = flag("time_based");
         let runtime = match at("runtime") {
@@ -574,7 +820,11 @@ fn scenario(
             None => 0.0,
         };
         let buffered = at("direct").is_some_and(|(v, _)| v == "0")
-            || at("buffered").is_some_and(|(v, _)| v != "0") && at("direct").is_none_or(|(v, _)| v == "0");
+            || at("buffered").is_some_and(|(v, _)| v != "0")
+                && at("direct").is_none_or(|(v, _)| v == "0");
+        if at("direct").is_none() && at("buffered").is_none() {
+            notes.approx("direct: not given; direct I/O (fio's default is buffered: direct=0 for the page cache)".into());
+        }
         if let Some((v, _)) = at("directory") {
             dir = Some(PathBuf::from(v.split(':').next().unwrap_or(v)));
         }
@@ -595,7 +845,9 @@ fn scenario(
                     .filter(|n| (1..=4096).contains(n))
                     .with_context(|| format!("{file}: line {l}: iodepth={v}: expected 1..=4096"))?;
                 if SYNC_ENGINES.contains(&engine.as_str()) && d > 1 {
-                    notes.ignore("iodepth");
+                    notes.approx(format!(
+                        "iodepth={v}: ioengine={engine} keeps one request in flight (as fio's does; psync is fio's default)"
+                    ));
                     1
                 } else {
                     d
@@ -663,7 +915,9 @@ fn scenario(
                     .parse::<f64>()
                     .ok()
                     .filter(|r: &f64| (0.001..=1e7).contains(r))
-                    .with_context(|| format!("{file}: line {l}: rate_iops={v}: expected 0.001 to 10000000"))?,
+                    .with_context(|| {
+                        format!("{file}: line {l}: rate_iops={v}: expected 0.001 to 10000000")
+                    })?,
             );
         } else if let Some((v, l)) = at("rate") {
             let first = v.split(',').find(|s| !s.is_empty()).unwrap_or(v);
@@ -708,11 +962,10 @@ fn scenario(
             requests = (sz("io_size", v, l)? / bs).max(1);
         }
         if let Some((v, l)) = at("number_ios") {
-            let n = v
-                .parse::<u64>()
-                .ok()
-                .filter(|n| *n >= 1)
-                .with_context(|| format!("{file}: line {l}: number_ios={v}: expected a count"))?;
+            let n =
+                v.parse::<u64>().ok().filter(|n| *n >= 1).with_context(|| {
+                    format!("{file}: line {l}: number_ios={v}: expected a count")
+                })?;
             requests = requests.min(n);
         }
         requests = requests.saturating_mul(loops);
@@ -751,7 +1004,10 @@ fn scenario(
     let many = groups.len() > 1;
     for (g, planned) in groups.into_iter().enumerate() {
         let runtimes: Vec<f64> = planned.iter().filter_map(|p| p.runtime).collect();
-        let runtime = runtimes.iter().copied().fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+        let runtime = runtimes
+            .iter()
+            .copied()
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
         if runtimes.windows(2).any(|w| (w[0] - w[1]).abs() > 1e-9) {
             notes.approx("runtime: one per group, the longest of its jobs'".into());
         }
@@ -762,7 +1018,11 @@ fn scenario(
         let any_time_based = planned.iter().any(|p| p.time_based);
         let start = planned.iter().map(|p| p.start).fold(0.0, f64::max);
         let duration = runtime.map_or(UNBOUNDED_RUN_S, |r| r + start) + ramp;
-        let name = if many { format!("{stem}-group{g}") } else { stem.clone() };
+        let name = if many {
+            format!("{stem}-group{g}")
+        } else {
+            stem.clone()
+        };
         let mut b = ScenarioBuilder::new(name, duration)
             .seed(1)
             .warmup_s(ramp)

@@ -380,7 +380,10 @@ fn group_bw(r: &SimReport, jobs: &[JobInfo]) -> (f64, f64) {
 
 /// The JSON document: each group's report with its flows' jobs
 /// (`jobs[i]` is flow `i`'s job).
-pub(super) fn json(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo) -> serde_json::Result<String> {
+pub(super) fn json(
+    results: &[(SimReport, Vec<JobInfo>)],
+    file: &FileInfo,
+) -> serde_json::Result<String> {
     let mut out: Vec<Job> = Vec::new();
     for (r, jobs) in results {
         let bw = group_bw(r, jobs);
@@ -414,7 +417,10 @@ pub(super) fn json(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo) -> se
             schema: first.map_or("", |r| r.schema),
             ignored: file.notes.ignored.clone(),
             approximated: file.notes.approximated.clone(),
-            stopped_early: results.iter().flat_map(|(r, j)| stopped_early(r, j)).collect(),
+            stopped_early: results
+                .iter()
+                .flat_map(|(r, j)| stopped_early(r, j))
+                .collect(),
         },
     };
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
@@ -445,7 +451,11 @@ pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how
         group_text(&mut o, r, jobs);
     }
     if !file.notes.ignored.is_empty() {
-        let _ = writeln!(o, "\nignored (no effect in simulation): {}", file.notes.ignored.join(", "));
+        let _ = writeln!(
+            o,
+            "\nignored (no effect in simulation): {}",
+            file.notes.ignored.join(", ")
+        );
     }
     if !file.notes.approximated.is_empty() {
         let _ = writeln!(o, "approximated: {}", file.notes.approximated.join("; "));
@@ -510,7 +520,16 @@ fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
     let _ = writeln!(o, "\nRun status group {group} (all jobs):");
     let secs = window(r);
     for (write, label) in [(false, "READ"), (true, "WRITE")] {
-        let share = |j: &JobInfo| j.read_fraction.map_or(if j.write == write { 1.0 } else { 0.0 }, |f| if write { 1.0 - f } else { f });
+        let share = |j: &JobInfo| {
+            j.read_fraction
+                .map_or(if j.write == write { 1.0 } else { 0.0 }, |f| {
+                    if write {
+                        1.0 - f
+                    } else {
+                        f
+                    }
+                })
+        };
         let flows: Vec<(&FlowReport, f64)> = r
             .flows
             .iter()
