@@ -330,14 +330,18 @@ const NOT_BLOCK: &[&str] = &[
     "spdk",
     "libhipfile",
     "page_fault",
-    "libiscsi",
-    "ime_psync",
-    "ime_psyncv",
-    "ime_aio",
 ];
 
 /// Engines that keep one request in flight (fio ignores their iodepth).
-const SYNC_ENGINES: &[&str] = &["sync", "psync", "pvsync", "vsync", "pvsync2", "mmap"];
+const SYNC_ENGINES: &[&str] = &[
+    "sync",
+    "psync",
+    "pvsync",
+    "vsync",
+    "pvsync2",
+    "mmap",
+    "ime_psync",
+];
 
 /// Options the simulation honours (`super::scenario` reads them).
 const USED: &[&str] = &[
@@ -738,16 +742,20 @@ fn scenario(
         let at = |key: &str| job.get(key);
         let flag = |key: &str| at(key).is_some_and(|(v, _)| v != "0");
         if let Some((v, l)) = at("zonemode") {
-            if v != "none" {
-                bail!("{file}: line {l}: zonemode={v}: the simulated drives are not zoned");
+            match v {
+                "none" => {}
+                "strided" => notes.approx(
+                    "zonemode=strided: the whole of the job's size, without skipping between zones"
+                        .into(),
+                ),
+                _ => bail!("{file}: line {l}: zonemode={v}: the simulated drives are not zoned"),
             }
         }
         for (k, v, l) in &job.options {
-            if USED.contains(&k.as_str()) {
-                continue;
-            }
             if let Some(note) = approximation(k, v) {
                 notes.approx(note);
+            } else if USED.contains(&k.as_str()) {
+                continue;
             } else if IGNORED.contains(&k.as_str())
                 || k.starts_with("http_")
                 || k.starts_with("zone")
