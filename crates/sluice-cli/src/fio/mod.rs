@@ -33,11 +33,13 @@ Each job (and each numjobs copy, under the job's name) is a flow. Honoured:
   bs (bsrange, bssplit: their mean size)  size filesize nrfiles io_size number_ios
   loops offset iodepth numjobs runtime time_based ramp_time startdelay
   stonewall/new_group/wait_for (the next group runs after this one ends)
-  Without direct= sluice issues direct I/O (fio: buffered); say direct=0.
-  thinktime (thinktime_blocks) rate rate_iops direct=0/buffered=1 (page cache)
-  ioengine: sync/psync/pvsync/vsync/pvsync2/mmap keep one request in flight,
-     libaio/io_uring/posixaio/... iodepth; engines without block I/O (net,
-     rdma, cpuio, exec, null, sg, rbd, http, ...) are refused. zonemode refused.
+  thinktime (thinktime_blocks) rate rate_iops direct=0/buffered=1 (page cache;
+     without direct= sluice issues direct I/O, where fio's default is buffered)
+  ioengine: sync/psync/pvsync/vsync/pvsync2/mmap keep one request in flight (no
+     ioengine is psync, fio's default: set libaio or io_uring for iodepth);
+     libaio/io_uring/posixaio/... keep iodepth; engines without block I/O (net,
+     rdma, cpuio, exec, null, sg, rbd, http, ...) are refused.
+  zonemode=zbd refused (no zoned drives); zonemode=strided approximated.
 Accepted with no effect, and listed in the output as ignored (JSON
 \"sluice\": {\"ignored\", \"approximated\"}): verify*, buffer and dedupe options,
 logs and percentiles, CPU and NUMA placement, iodepth_batch*, engine plumbing
