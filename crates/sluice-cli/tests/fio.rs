@@ -137,9 +137,21 @@ fn an_unsupported_option_or_a_bad_value_is_one_line_naming_it() {
     let dir = dir_with("j.fio", "[x]\nfilename=/dev/sdz\nrw=read\nsize=8m\n");
     let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio"]);
     assert_eq!(code, 0, "{err}");
+    // Run for real, one device every job names is the target (here one
+    // that is not there); a file name is refused: sluice makes its own.
     let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio", "--run"]);
     assert_eq!(code, 1);
-    assert!(err.contains("line 2: filename=/dev/sdz"), "{err}");
+    assert!(err.contains("/dev/sdz"), "{err}");
+    let dir = dir_with("j.fio", "[x]\nfilename=data.bin\nrw=read\nsize=8m\n");
+    let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio", "--run"]);
+    one_line_error("filename=data.bin --run", code, &err);
+    assert!(err.contains("line 2: filename=data.bin"), "{err}");
+    assert!(!dir.path().join("data.bin").exists());
+    // Not a block device: refused before any I/O.
+    let dir = dir_with("j.fio", "[x]\nfilename=/dev/null\nrw=write\nsize=8m\n");
+    let (code, _, err) = sluice_in(dir.path(), &["fio", "j.fio", "--run"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
     let (code, _, err) = sluice(&["fio", "no-such.fio"]);
     assert_eq!(code, 1);
     assert!(err.contains("no-such.fio"), "{err}");

@@ -47,7 +47,9 @@ logs and percentiles, CPU and NUMA placement, iodepth_batch*, engine plumbing
 Approximated and said so: random_distribution (uniform), fsync/fdatasync (no
 flush), nrfiles (one file), size without a value (1g). Any other option is an
 error naming it and its line. directory = the --run folder; filename is not
-used in simulation and an error with --run. Default drive maxtor-stm332061,
+used in simulation; with --run, one /dev/ device named by every job is run on,
+read-only unless --allow-writes (other filenames: an error; sluice makes and
+removes its own files, never overwriting one). Default drive maxtor-stm332061,
 default policy noop (also with --run).
 
 Examples:
@@ -85,6 +87,10 @@ pub(crate) struct Options {
     /// fresh folder in the current directory, removed afterwards).
     #[arg(long, value_name = "DIR", requires = "run")]
     pub dir: Option<PathBuf>,
+    /// --run on a block device (filename=/dev/...): let writing jobs
+    /// write to it, destroying what it holds (without it, they are refused).
+    #[arg(long, requires = "run")]
+    pub allow_writes: bool,
     /// normal (fio's text summary) or json (fio's JSON layout).
     #[arg(long, value_name = "FORMAT", default_value = "normal")]
     pub output_format: OutputFormat,
@@ -110,6 +116,7 @@ fn own_flags(opts: &Options) -> Result<(Options, Vec<String>)> {
         diskspecs: opts.diskspecs.clone(),
         scheduler: opts.scheduler.clone(),
         run: opts.run,
+        allow_writes: opts.allow_writes,
         dir: opts.dir.clone(),
         output_format: opts.output_format,
         max_duration: opts.max_duration,
@@ -143,6 +150,7 @@ fn own_flags(opts: &Options) -> Result<(Options, Vec<String>)> {
             "--diskspecs" => o.diskspecs = Some(PathBuf::from(value(k)?)),
             "--dir" => o.dir = Some(PathBuf::from(value(k)?)),
             "--run" => o.run = true,
+            "--allow-writes" => o.allow_writes = true,
             "--max-duration" => {
                 let v = value(k)?;
                 o.max_duration = Some(
@@ -195,9 +203,19 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
         started_unix_ms: None,
         notes,
     };
+    // --run: one block device every job names is run on (read-only
+    // without --allow-writes); files are sluice's own, made in a folder.
+    let mut device = None;
     if opts.run {
-        if let Some((v, l)) = jobs.iter().find_map(|j| j.get("filename")) {
-            bail!("{file}: line {l}: filename={v}: sluice fio --run makes its own files; give directory= or --dir instead");
+        let names: Vec<(&str, usize)> = jobs.iter().filter_map(|j| j.get("filename")).collect();
+        if let Some(&(v, l)) = names.first() {
+            let one_device = v.starts_with("/dev/")
+                && names.len() == jobs.len()
+                && names.iter().all(|(n, _)| *n == v);
+            if !one_device {
+                bail!("{file}: line {l}: filename={v}: sluice fio --run takes one /dev/ device for every job, else makes its own files (directory= or --dir)");
+            }
+            device = Some(PathBuf::from(v));
         }
     }
     let mut results = Vec::new();
@@ -227,8 +245,8 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
                 &crate::run::Options {
                     scenario: path.clone(),
                     dir: opts.dir.clone().or(dir.clone()),
-                    device: None,
-                    allow_writes: false,
+                    device: device.clone(),
+                    allow_writes: opts.allow_writes,
                     queue_depth: None,
                     duration_s: None,
                     verify: false,
