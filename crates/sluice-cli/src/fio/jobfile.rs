@@ -183,9 +183,11 @@ fn substitute(file: &str, n: usize, value: &str) -> Result<String> {
                 bail!("{file}: line {n}: '{value}': '${{' without '}}'");
             };
             let var = &inner[..end];
+            // Unset, it stays: refused where the jobs become flows, after
+            // a job's engine has had its say (`unset_variable`).
             match std::env::var(var) {
                 Ok(v) => out.push_str(&v),
-                Err(_) => bail!("{file}: line {n}: '${{{var}}}' is not set in the environment"),
+                Err(_) => out.push_str(&format!("${{{var}}}")),
             }
             rest = &inner[end + 1..];
             continue;
@@ -208,6 +210,18 @@ fn substitute(file: &str, n: usize, value: &str) -> Result<String> {
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// The first `${VAR}` left in a job's values (the environment lacks it), as
+/// a refusal naming its line.
+pub(super) fn unset_variable(file: &str, job: &Job) -> Result<()> {
+    for (_, v, n) in &job.options {
+        if let Some(at) = v.find("${") {
+            let var = v[at..].split('}').next().unwrap_or("");
+            bail!("{file}: line {n}: '{var}}}' is not set in the environment");
+        }
+    }
+    Ok(())
 }
 
 /// The machine's memory, MiB (fio's `$mb_memory`).

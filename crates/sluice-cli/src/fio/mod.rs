@@ -747,6 +747,9 @@ fn scenario(
             }
         }
     }
+    for job in jobs {
+        jobfile::unset_variable(file, job)?;
+    }
     struct Planned {
         flow: FlowBuilder,
         info: output::JobInfo,

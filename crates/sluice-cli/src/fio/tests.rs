@@ -218,13 +218,20 @@ fn environment_and_fio_variables_are_substituted() {
     assert_eq!(jobs[0].get("size").map(|v| v.0), Some("4096"));
     assert!(jobs[0].get("numjobs").unwrap().0.parse::<u32>().unwrap() >= 1);
     assert!(jobs[0].get("io_size").unwrap().0.parse::<u64>().unwrap() >= 1);
-    let e = jobfile::parse("t", "[j]\nbs=${SLUICE_FIO_TEST_UNSET_VAR}\n")
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("line 2") && e.contains("SLUICE_FIO_TEST_UNSET_VAR"),
-        "{e}"
+    // An unset variable is refused with its line, after the engine check.
+    let refusal = |text: &str| {
+        let jobs = jobfile::parse("t", text).unwrap();
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        refusal("[j]\nbs=${SLUICE_FIO_TEST_UNSET_VAR}\n"),
+        "t: line 2: '${SLUICE_FIO_TEST_UNSET_VAR}' is not set in the environment"
     );
+    let e = refusal("[j]\nbs=${SLUICE_FIO_TEST_UNSET_VAR}\nioengine=net\n");
+    assert!(e.contains("line 3: ioengine=net"), "{e}");
 }
 
 #[test]
