@@ -308,7 +308,8 @@ fn simulate(s: &Scenario) -> Result<sluice_runtime::SimReport> {
     .run())
 }
 
-/// Engines whose jobs do no block I/O on a file or device: refused.
+/// Engines whose jobs do no I/O through the block layer to a disk (network,
+/// CPU, memory, SCSI pass-through, zoned or remote storage APIs): refused.
 const NOT_BLOCK: &[&str] = &[
     "net",
     "netsplice",
@@ -743,7 +744,7 @@ fn scenario(
                 .unwrap_or(e)
                 .to_ascii_lowercase();
             if NOT_BLOCK.contains(&e.as_str()) {
-                bail!("{file}: line {l}: ioengine={e} does no block I/O on a disk; sluice simulates disks");
+                bail!("{file}: line {l}: ioengine={e}: not I/O through the block layer to a disk, which is what sluice simulates");
             }
         }
     }
