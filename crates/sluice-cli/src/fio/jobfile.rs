@@ -1,62 +1,20 @@
 //! fio job files: `[global]` and job sections of `option=value` lines
-//! (`;` or `#` start a comment), each job inheriting the global options
-//! given before it, as fio reads them. Only the options sluice can honour
-//! are accepted; any other is an error naming it, its line and its value.
+//! (`;` or `#` start a comment, at a line's start or after a value),
+//! `include FILE`, `${VAR}` from the environment and fio's `$pagesize`,
+//! `$mb_memory` and `$ncpus`, each job inheriting the global options given
+//! before it, as fio reads them. Jobs may also come from the command line
+//! (`--name=x --rw=read ...`, each `--name` starting a job). Which options
+//! sluice honours is decided when the jobs become flows (`super::options`).
+
+use std::path::Path;
 
 use anyhow::{bail, Result};
 
-/// The options a job may set, with what each does here (`sluice fio
-/// --help` says the same).
 /// The longest line a job file may hold (a path is at most 4096 bytes).
 const MAX_LINE: usize = 4200;
 
-const OPTIONS: &[(&str, &str)] = &[
-    (
-        "rw",
-        "read | write | randread | randwrite (readwrite is another name for rw)",
-    ),
-    (
-        "bs",
-        "request size, e.g. 4k, 128k, 1m (blocksize is another name)",
-    ),
-    ("size", "the job's file size, e.g. 1g"),
-    (
-        "offset",
-        "where the job's file starts on the simulated device",
-    ),
-    ("iodepth", "requests kept in flight"),
-    ("numjobs", "copies of the job, each its own flow"),
-    ("runtime", "seconds (or with a unit: ms, s, m, h)"),
-    ("time_based", "run for runtime even after size is done"),
-    (
-        "ramp_time",
-        "seconds run before runtime starts, not measured (time_based jobs)",
-    ),
-    (
-        "thinktime",
-        "pause after each completion, microseconds (or us, ms, s)",
-    ),
-    ("rate_iops", "at most this many requests per second"),
-    (
-        "direct",
-        "1 only: sluice issues direct I/O (the simulator models no page cache)",
-    ),
-    ("name", "the job's name (else its section's)"),
-    ("description", "free text"),
-    (
-        "ioengine",
-        "accepted and not used: sluice's engine is io_uring",
-    ),
-    ("thread", "accepted and not used"),
-    (
-        "directory",
-        "--run: the folder sluice makes the jobs' files in (--dir overrides)",
-    ),
-    (
-        "filename",
-        "simulated: not used (the modelled drive is the target); --run: an error (use directory)",
-    ),
-];
+/// How deep `include` may nest.
+const MAX_INCLUDE_DEPTH: usize = 8;
 
 /// One job, after `[global]` inheritance.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,19 +55,70 @@ impl Job {
 }
 
 /// The canonical name of an option alias.
-fn canonical(key: &str) -> &str {
+pub(super) fn canonical(key: &str) -> &str {
     match key {
         "readwrite" => "rw",
         "blocksize" => "bs",
+        "blocksize_range" => "bsrange",
+        "blocksize_unaligned" | "bs_unaligned" => "bs_unaligned",
+        "nr_files" => "nrfiles",
+        "ratemin" => "rate_min",
+        "threads" => "thread",
+        "wait_for_previous" => "stonewall",
+        "io_limit" => "io_size",
+        "timeout" => "runtime",
+        "iodepth_batch_submit" => "iodepth_batch",
+        "ss" => "steadystate",
+        "ss_dur" => "steadystate_duration",
+        "ss_ramp" => "steadystate_ramp_time",
         other => other,
     }
 }
 
-/// Parse a job file (`file` names it in errors).
+/// Parse a job file (`file` names it in errors; `include`s are read from
+/// its folder).
 pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
-    let mut jobs = Vec::new();
-    let mut global: Vec<(String, String, usize)> = Vec::new();
-    let mut current: Option<Job> = None;
+    let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+    let mut lines = Vec::new();
+    flatten(file, text, dir, 0, &mut lines)?;
+    sections(file, &lines)
+}
+
+/// Jobs from command-line arguments (`--name=x --rw=read ...`): each
+/// `--name` starts a job; options before the first go to every job.
+pub(super) fn parse_args(args: &[String]) -> Result<Vec<Job>> {
+    let mut lines = Vec::new();
+    for (i, a) in args.iter().enumerate() {
+        let Some(opt) = a.strip_prefix("--") else {
+            bail!("command line: '{a}': expected --option=value (a job file comes first)");
+        };
+        let (k, v) = opt.split_once('=').unwrap_or((opt, ""));
+        if k == "name" {
+            lines.push((format!("[{v}]"), i + 1));
+        } else if lines.is_empty() || k.is_empty() {
+            if k.is_empty() {
+                bail!("command line: '{a}': expected --option=value");
+            }
+            lines.insert(0, ("[global]".to_string(), 0));
+            lines.push((opt.to_string(), i + 1));
+        } else {
+            lines.push((opt.to_string(), i + 1));
+        }
+    }
+    // Options before the first --name belong to [global], which the insert
+    // put first; move the job headers after them stays in order.
+    sections("command line", &lines)
+}
+
+/// The file's lines with comments stripped and includes expanded, each with
+/// its line number in the file it came from.
+fn flatten(
+    file: &str,
+    text: &str,
+    dir: &Path,
+    depth: usize,
+    out: &mut Vec<(String, usize)>,
+) -> Result<()> {
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         // Every name and value below may reach the terminal (in output or
@@ -123,18 +132,118 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
                 sluice_runtime::names::excerpt(raw.trim(), 100)
             );
         }
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with(';') || line.starts_with('#') {
+        // fio ends a line at `#` or `;`, at its start or after a value.
+        let line = raw.find(['#', ';']).map_or(raw, |at| &raw[..at]).trim();
+        if line.is_empty() {
             continue;
         }
         // Errors quote names and values back: none is longer than a path may be.
         if line.len() > MAX_LINE {
             bail!(
-                "{file}: line {n}: {} characters ({}); a job file line holds at most {MAX_LINE}",
-                line.chars().count(),
-                sluice_runtime::names::excerpt(line, 60)
+                "{file}: line {n}: {} characters; a job file line holds at most {MAX_LINE}",
+                line.chars().count()
             );
         }
+        if let Some(inc) = line
+            .strip_prefix("include")
+            .filter(|r| r.starts_with([' ', '\t']))
+        {
+            let inc = inc.trim();
+            if depth >= MAX_INCLUDE_DEPTH {
+                bail!("{file}: line {n}: include {inc}: includes nest deeper than {MAX_INCLUDE_DEPTH}");
+            }
+            let path = dir.join(inc);
+            let text = match std::fs::read_to_string(&path) {
+                Ok(t) => t,
+                Err(e) => bail!("{file}: line {n}: include {inc}: {e}"),
+            };
+            let sub = path.display().to_string();
+            let sub_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+            flatten(&sub, &text, &sub_dir, depth + 1, out)?;
+            continue;
+        }
+        out.push((line.to_string(), n));
+    }
+    Ok(())
+}
+
+/// Replace `${VAR}` (environment) and fio's `$pagesize`, `$mb_memory`,
+/// `$ncpus` in a value.
+fn substitute(file: &str, n: usize, value: &str) -> Result<String> {
+    if !value.contains('$') {
+        return Ok(value.to_string());
+    }
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + 1..];
+        if let Some(inner) = tail.strip_prefix('{') {
+            let Some(end) = inner.find('}') else {
+                bail!("{file}: line {n}: '{value}': '${{' without '}}'");
+            };
+            let var = &inner[..end];
+            // Unset, it stays: refused where the jobs become flows, after
+            // a job's engine has had its say (`unset_variable`).
+            match std::env::var(var) {
+                Ok(v) => out.push_str(&v),
+                Err(_) => out.push_str(&format!("${{{var}}}")),
+            }
+            rest = &inner[end + 1..];
+            continue;
+        }
+        let word_end = tail
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .unwrap_or(tail.len());
+        let word = &tail[..word_end];
+        let v = match word {
+            "pagesize" => "4096".to_string(),
+            "ncpus" => std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .to_string(),
+            "mb_memory" => mb_memory().to_string(),
+            // fio's filename_format keywords ($jobnum, $filenum, ...) stay.
+            _ => format!("${word}"),
+        };
+        out.push_str(&v);
+        rest = &tail[word_end..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The first `${VAR}` left in a job's values (the environment lacks it), as
+/// a refusal naming its line.
+pub(super) fn unset_variable(file: &str, job: &Job) -> Result<()> {
+    for (_, v, n) in &job.options {
+        if let Some(at) = v.find("${") {
+            let var = v[at..].split('}').next().unwrap_or("");
+            bail!("{file}: line {n}: '{var}}}' is not set in the environment");
+        }
+    }
+    Ok(())
+}
+
+/// The machine's memory, MiB (fio's `$mb_memory`).
+fn mb_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find_map(|l| l.strip_prefix("MemTotal:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        })
+        .map_or(4096, |kib| kib / 1024)
+}
+
+/// Sections of (line, number) pairs into jobs.
+fn sections(file: &str, lines: &[(String, usize)]) -> Result<Vec<Job>> {
+    let mut jobs = Vec::new();
+    let mut global: Vec<(String, String, usize)> = Vec::new();
+    let mut current: Option<Job> = None;
+    let mut in_global = false;
+    for (line, n) in lines {
+        let n = *n;
         if let Some(rest) = line.strip_prefix('[') {
             let Some(name) = rest
                 .strip_suffix(']')
@@ -149,16 +258,8 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
             if let Some(j) = current.take() {
                 jobs.push(j);
             }
-            if name == "global" {
-                current = None;
-                // Options up to the next section go to every later job.
-                jobs.push(Job {
-                    name: String::new(),
-                    line: n,
-                    options: Vec::new(),
-                    inherited: 0,
-                });
-            } else {
+            in_global = name == "global";
+            if !in_global {
                 current = Some(Job {
                     name: name.to_string(),
                     line: n,
@@ -170,55 +271,68 @@ pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
         }
         let (key, value) = match line.split_once('=') {
             Some((k, v)) => (k.trim(), v.trim()),
-            None => (line, ""),
+            None => (line.as_str(), ""),
         };
         let key = canonical(key);
-        if !OPTIONS.iter().any(|(k, _)| *k == key) {
-            let known: Vec<_> = OPTIONS.iter().map(|(k, _)| *k).collect();
-            bail!(
-                "{file}: line {n}: option '{key}' (value '{value}') is not supported by sluice fio (supported: {})",
-                known.join(", ")
-            );
-        }
-        let entry = (key.to_string(), value.to_string(), n);
+        let value = substitute(file, n, value)?;
+        let entry = (key.to_string(), value, n);
         match &mut current {
             Some(job) => job.options.push(entry),
-            None if jobs.last().is_some_and(|j| j.name.is_empty()) => global.push(entry),
+            None if in_global => global.push(entry),
             None => bail!("{file}: line {n}: option '{key}' before any [section]"),
         }
     }
     if let Some(j) = current.take() {
         jobs.push(j);
     }
-    jobs.retain(|j| !j.name.is_empty());
     if jobs.is_empty() {
         bail!("{file}: no job sections (a job is a [name] section other than [global])");
     }
     Ok(jobs)
 }
 
-/// A size: bytes, or with a unit k, m, g, t (powers of 1024, as fio's
+/// A size: bytes, or with a unit k, m, g, t, p (powers of 1024, as fio's
 /// default kb_base; `kib`, `kb` and `b` suffixes alike).
+#[cfg(test)]
 pub(super) fn size(file: &str, key: &str, value: &str, line: usize) -> Result<u64> {
+    size_in(file, key, value, line, false)
+}
+
+/// A size as [`size`]; with `kb_base=1000` (`si`), `k`, `kb`, `m`, ... are
+/// powers of 1000 and only `kib`, `mib`, ... powers of 1024, as fio has it.
+pub(super) fn size_in(file: &str, key: &str, value: &str, line: usize, si: bool) -> Result<u64> {
     let v = value.trim().to_ascii_lowercase();
-    let digits = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
+    let digits = v
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(v.len());
     let (num, unit) = v.split_at(digits);
-    let mult: u64 = match unit.trim_end_matches("ib").trim_end_matches('b') {
-        "" => 1,
-        "k" => 1 << 10,
-        "m" => 1 << 20,
-        "g" => 1 << 30,
-        "t" => 1 << 40,
+    let unit = unit.trim();
+    let binary = !si || unit.ends_with("ib");
+    let base: f64 = if binary { 1024.0 } else { 1000.0 };
+    let power = match unit.trim_end_matches("ib").trim_end_matches('b') {
+        "" => 0,
+        "k" => 1,
+        "m" => 2,
+        "g" => 3,
+        "t" => 4,
+        "p" => 5,
         _ => bail!("{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g"),
     };
-    num.parse::<u64>()
-        .ok()
-        .and_then(|n| n.checked_mul(mult))
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g"
-            )
-        })
+    let bad = || {
+        anyhow::anyhow!("{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g")
+    };
+    if !num.contains('.') {
+        let mult = (base as u64).checked_pow(power).ok_or_else(bad)?;
+        return num
+            .parse::<u64>()
+            .ok()
+            .and_then(|n| n.checked_mul(mult))
+            .ok_or_else(bad);
+    }
+    match num.parse::<f64>().map(|x| x * base.powi(power as i32)) {
+        Ok(b) if b.is_finite() && (0.0..1.8e19).contains(&b) => Ok(b.round() as u64),
+        _ => Err(bad()),
+    }
 }
 
 /// A time in seconds: a number with an optional unit (us, ms, s, m, h);
@@ -282,14 +396,7 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_options_and_bad_sections_are_named() {
-        let e = parse("j.fio", "[x]\nrw=read\nzonemode=zbd\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("j.fio: line 3") && e.contains("'zonemode'") && e.contains("'zbd'"),
-            "{e}"
-        );
+    fn bad_sections_are_named() {
         assert!(parse("j", "[x\n")
             .unwrap_err()
             .to_string()

@@ -21,19 +21,36 @@ pub(crate) const DEFAULT_PRESET: &str = "maxtor-stm332061";
 /// when their `size` is done, or by then).
 pub(crate) const UNBOUNDED_RUN_S: f64 = 3600.0;
 
-/// `sluice fio --help`'s epilogue: the options a job file may use.
-const HELP: &str = "Job files: [global] and job sections, option=value lines. Options sluice runs (anything else is an error naming it):
-  rw          read | write | randread | randwrite
-  bs          request size (4k, 128k, 1m)        size       the job's file (1g)
-  offset      where the file starts (simulated)  iodepth    requests in flight
-  numjobs     copies of the job, each a flow     runtime    seconds (or 500ms, 2m)
-  time_based  run for runtime                    thinktime  after each completion, us
-  rate_iops   at most this many per second       direct     1 only
-  ramp_time   unmeasured seconds before runtime (time_based jobs)
-  name, description, ioengine, thread are accepted and not used; directory = the --run folder;
-  filename is not used in simulation and an error with --run.
-Without time_based a job ends when its size is done. Default drive
-maxtor-stm332061, default policy noop (also with --run).
+/// `sluice fio --help`'s epilogue: what a job file may hold.
+const HELP: &str = "Job files as fio reads them: [global] and job sections, option=value lines,
+`;`/`#` comments (also after a value), include FILE, ${VAR} from the environment,
+$pagesize/$mb_memory/$ncpus, sizes with k/m/g/t/p (powers of 1024; kb_base=1000
+makes k/m/g decimal). Jobs may be given on the command line instead:
+  sluice fio --name=x --rw=randread --bs=4k --size=64m --runtime=2 --time_based
+Each job (and each numjobs copy, under the job's name) is a flow. Honoured:
+  rw read|write|randread|randwrite|rw|randrw (rwmixread/rwmixwrite; a mixed job
+     issues at random offsets; trim refused)
+  bs (bsrange, bssplit: their mean size)  size filesize nrfiles io_size number_ios
+  loops offset iodepth numjobs runtime time_based ramp_time startdelay
+  stonewall/new_group/wait_for (the next group runs after this one ends)
+  thinktime (thinktime_blocks) rate rate_iops direct=0/buffered=1 (page cache;
+     without direct= sluice issues direct I/O, where fio's default is buffered)
+  ioengine: sync/psync/pvsync/vsync/pvsync2/mmap keep one request in flight (no
+     ioengine is psync, fio's default: set libaio or io_uring for iodepth);
+     libaio/io_uring/posixaio/... keep iodepth; engines without block I/O (net,
+     rdma, cpuio, exec, null, sg, rbd, http, ...) are refused.
+  zonemode=zbd refused (no zoned drives); zonemode=strided approximated.
+Accepted with no effect, and listed in the output as ignored (JSON
+\"sluice\": {\"ignored\", \"approximated\"}): verify*, buffer and dedupe options,
+logs and percentiles, CPU and NUMA placement, iodepth_batch*, engine plumbing
+(cmd_type, sqthread_poll, ...), group_reporting, norandommap, randrepeat.
+Approximated and said so: random_distribution (uniform), fsync/fdatasync (no
+flush), nrfiles (one file), size without a value (1g). Any other option is an
+error naming it and its line. directory = the --run folder; filename is not
+used in simulation; with --run, one /dev/ device named by every job is run on,
+read-only unless --allow-writes (other filenames: an error; sluice makes and
+removes its own files, never overwriting one). Default drive maxtor-stm332061,
+default policy noop (also with --run).
 
 Examples:
   sluice fio scenarios/fio/two-readers.fio --scheduler bfq
@@ -49,8 +66,10 @@ Examples:
 #[derive(clap::Args)]
 #[command(after_help = HELP)]
 pub(crate) struct Options {
-    /// The fio job file.
-    pub jobfile: PathBuf,
+    /// The fio job file, then any jobs as fio's --name=x --rw=... options
+    /// (each --name starts a job).
+    #[arg(value_name = "JOBFILE | --name=JOB --OPTION=VALUE...", allow_hyphen_values = true, num_args = 0..)]
+    pub jobfile: Vec<String>,
     /// The drive to simulate (default maxtor-stm332061; `sluice list`).
     #[arg(long, value_name = "NAME", conflicts_with = "diskspecs")]
     pub preset: Option<String>,
@@ -68,9 +87,17 @@ pub(crate) struct Options {
     /// fresh folder in the current directory, removed afterwards).
     #[arg(long, value_name = "DIR", requires = "run")]
     pub dir: Option<PathBuf>,
+    /// --run on a block device (filename=/dev/...): let writing jobs
+    /// write to it, destroying what it holds (without it, they are refused).
+    #[arg(long, requires = "run")]
+    pub allow_writes: bool,
     /// normal (fio's text summary) or json (fio's JSON layout).
     #[arg(long, value_name = "FORMAT", default_value = "normal")]
     pub output_format: OutputFormat,
+    /// Simulate at most this many seconds per group of jobs (a quick look
+    /// at long jobs; fio has no such option).
+    #[arg(long, value_name = "SECONDS")]
+    pub max_duration: Option<f64>,
 }
 
 /// `--output-format`: the two of fio's formats sluice writes.
@@ -80,77 +107,183 @@ pub(crate) enum OutputFormat {
     Json,
 }
 
-/// Run the job file; returns what to print.
-pub(crate) fn fio(opts: &Options) -> Result<String> {
-    let file = opts.jobfile.display().to_string();
-    let text = sluice_input::read_text(&opts.jobfile, sluice_input::Kind::FioJob)?;
-    let jobs = jobfile::parse(&file, &text)?;
+/// Sluice's own flags among the trailing arguments (clap leaves them
+/// there once a `--name=` job has started): taken out and applied.
+fn own_flags(opts: &Options) -> Result<(Options, Vec<String>)> {
+    let mut o = Options {
+        jobfile: Vec::new(),
+        preset: opts.preset.clone(),
+        diskspecs: opts.diskspecs.clone(),
+        scheduler: opts.scheduler.clone(),
+        run: opts.run,
+        allow_writes: opts.allow_writes,
+        dir: opts.dir.clone(),
+        output_format: opts.output_format,
+        max_duration: opts.max_duration,
+    };
+    let mut rest = Vec::new();
+    let mut it = opts.jobfile.iter();
+    while let Some(a) = it.next() {
+        let (k, inline) = match a.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (a.as_str(), None),
+        };
+        let mut value = |k: &str| -> Result<String> {
+            match inline.clone() {
+                Some(v) => Ok(v),
+                None => it
+                    .next()
+                    .cloned()
+                    .with_context(|| format!("{k} needs a value")),
+            }
+        };
+        match k {
+            "--output-format" => {
+                o.output_format = match value(k)?.as_str() {
+                    "json" => OutputFormat::Json,
+                    "normal" => OutputFormat::Normal,
+                    v => bail!("--output-format {v}: expected normal or json"),
+                }
+            }
+            "--preset" => o.preset = Some(value(k)?),
+            "--scheduler" => o.scheduler = Some(value(k)?),
+            "--diskspecs" => o.diskspecs = Some(PathBuf::from(value(k)?)),
+            "--dir" => o.dir = Some(PathBuf::from(value(k)?)),
+            "--run" => o.run = true,
+            "--allow-writes" => o.allow_writes = true,
+            "--max-duration" => {
+                let v = value(k)?;
+                o.max_duration = Some(
+                    v.parse()
+                        .ok()
+                        .with_context(|| format!("--max-duration {v}: expected seconds"))?,
+                );
+            }
+            _ => rest.push(a.clone()),
+        }
+    }
+    Ok((o, rest))
+}
+
+/// Run the job file (or the command line's jobs); returns what to print.
+pub(crate) fn fio(given: &Options) -> Result<String> {
+    let (opts, args) = own_flags(given)?;
+    let opts = &opts;
+    let (file, path, jobs) = match args.split_first() {
+        Some((first, rest)) if !first.starts_with("--") => {
+            let path = PathBuf::from(first);
+            let file = path.display().to_string();
+            let text = sluice_input::read_text(&path, sluice_input::Kind::FioJob)?;
+            let mut jobs = jobfile::parse(&file, &text)?;
+            if !rest.is_empty() {
+                // fio: options after the file start jobs of their own.
+                jobs.extend(jobfile::parse_args(rest)?);
+            }
+            (file, path, jobs)
+        }
+        Some(_) => (
+            "command line".to_string(),
+            PathBuf::from("fio"),
+            jobfile::parse_args(&args)?,
+        ),
+        None => bail!("give a job file or a job on the command line (--name=x --rw=read ...)"),
+    };
+    if let Some(d) = opts.max_duration {
+        if !(d > 0.0 && d.is_finite()) {
+            bail!("--max-duration {d}: expected a positive number of seconds");
+        }
+    }
     let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
-    let (builder, infos, dir) = scenario(&file, &opts.jobfile, &jobs, &scheduler)?;
+    let (groups, notes, dir) = scenario(&file, &path, &jobs, &scheduler)?;
     let mut file_info = output::FileInfo {
         global_options: jobs
             .last()
             .map(|j| j.split_options()[0].clone())
             .unwrap_or_default(),
         started_unix_ms: None,
+        notes,
     };
-    let (report, how) = if opts.run {
-        if let Some((v, l)) = jobs.iter().find_map(|j| j.get("filename")) {
-            bail!("{file}: line {l}: filename={v}: sluice fio --run makes its own files; give directory= or --dir instead");
+    // --run: one block device every job names is run on (read-only
+    // without --allow-writes); files are sluice's own, made in a folder.
+    let mut device = None;
+    if opts.run {
+        let names: Vec<(&str, usize)> = jobs.iter().filter_map(|j| j.get("filename")).collect();
+        if let Some(&(v, l)) = names.first() {
+            let one_device = v.starts_with("/dev/")
+                && names.len() == jobs.len()
+                && names.iter().all(|(n, _)| *n == v);
+            if !one_device {
+                bail!("{file}: line {l}: filename={v}: sluice fio --run takes one /dev/ device for every job, else makes its own files (directory= or --dir)");
+            }
+            device = Some(PathBuf::from(v));
         }
-        let mut s = builder.build_real().with_context(|| file.clone())?;
-        // Every job's iodepth reaches the target at once, as under fio.
-        s.device.queue_depth = s
-            .flows
-            .iter()
-            .map(|f| f.outstanding as usize)
-            .sum::<usize>()
-            .clamp(1, 4096);
-        file_info.started_unix_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .ok()
-            .map(|d| d.as_millis() as u64);
-        let sample = samples_fit(&s);
-        let r = crate::run::run_scenario(
-            s,
-            &crate::run::Options {
-                scenario: opts.jobfile.clone(),
-                dir: opts.dir.clone().or(dir),
-                device: None,
-                allow_writes: false,
-                queue_depth: None,
-                duration_s: None,
-                verify: false,
-                keep: false,
-                timeline_ms: sample.then_some(output::SAMPLE_MS),
-                log_requests: false,
-                progress: Some(crate::progress::RunBar::shared()),
-            },
-        )?;
-        let how = format!(
-            "sluice fio --run, {scheduler} over io_uring on {}",
-            r.engine.target
-        );
-        (r.report, how)
-    } else {
-        let b = match (&opts.preset, &opts.diskspecs) {
-            (Some(_), Some(_)) => bail!("give --preset or --diskspecs, not both"),
-            (_, Some(d)) => builder.diskspecs(d.display().to_string()),
-            (p, None) => builder.preset(p.clone().unwrap_or_else(|| DEFAULT_PRESET.to_string())),
+    }
+    let mut results = Vec::new();
+    let mut how = String::new();
+    for group in groups {
+        let builder = match opts.max_duration {
+            Some(d) => group.builder.clone().cap_duration_s(d),
+            None => group.builder.clone(),
         };
-        let s: Scenario = b.build().with_context(|| file.clone())?;
-        let how = format!(
-            "sluice fio (simulated), {scheduler} on {}",
-            s.device.model.name()
-        );
-        (simulate(&s)?, how)
-    };
-    for note in output::stopped_early(&report, &infos) {
-        eprintln!("sluice fio: warning: {note}");
+        let report = if opts.run {
+            let mut s = builder.build_real().with_context(|| file.clone())?;
+            // Every job's iodepth reaches the target at once, as under fio.
+            s.device.queue_depth = s
+                .flows
+                .iter()
+                .map(|f| f.outstanding as usize)
+                .sum::<usize>()
+                .clamp(1, 4096);
+            file_info.started_unix_ms.get_or_insert_with(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64)
+            });
+            let sample = samples_fit(&s);
+            let r = crate::run::run_scenario(
+                s,
+                &crate::run::Options {
+                    scenario: path.clone(),
+                    dir: opts.dir.clone().or(dir.clone()),
+                    device: device.clone(),
+                    allow_writes: opts.allow_writes,
+                    queue_depth: None,
+                    duration_s: None,
+                    verify: false,
+                    keep: false,
+                    timeline_ms: sample.then_some(output::SAMPLE_MS),
+                    log_requests: false,
+                    progress: Some(crate::progress::RunBar::shared()),
+                },
+            )?;
+            how = format!(
+                "sluice fio --run, {scheduler} over io_uring on {}",
+                r.engine.target
+            );
+            r.report
+        } else {
+            let b = match (&opts.preset, &opts.diskspecs) {
+                (Some(_), Some(_)) => bail!("give --preset or --diskspecs, not both"),
+                (_, Some(d)) => builder.diskspecs(d.display().to_string()),
+                (p, None) => {
+                    builder.preset(p.clone().unwrap_or_else(|| DEFAULT_PRESET.to_string()))
+                }
+            };
+            let s: Scenario = b.build().with_context(|| file.clone())?;
+            how = format!(
+                "sluice fio (simulated), {scheduler} on {}",
+                s.device.model.name()
+            );
+            simulate(&s)?
+        };
+        for note in output::stopped_early(&report, &group.infos) {
+            eprintln!("sluice fio: warning: {note}");
+        }
+        results.push((report, group.infos));
     }
     Ok(match opts.output_format {
-        OutputFormat::Json => output::json(&report, &infos, &file_info)?,
-        OutputFormat::Normal => output::normal(&report, &infos, &how),
+        OutputFormat::Json => output::json(&results, &file_info)?,
+        OutputFormat::Normal => output::normal(&results, &file_info, &how),
     })
 }
 
@@ -175,107 +308,557 @@ fn simulate(s: &Scenario) -> Result<sluice_runtime::SimReport> {
     .run())
 }
 
-/// The job file as a scenario (no device yet), each flow's job and the
-/// `directory` option, if given.
+/// Engines whose jobs do no I/O through the block layer to a disk (network,
+/// CPU, memory, SCSI pass-through, zoned or remote storage APIs): refused.
+const NOT_BLOCK: &[&str] = &[
+    "net",
+    "netsplice",
+    "rdma",
+    "cpuio",
+    "exec",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "dircreate",
+    "dirstat",
+    "dirdelete",
+    "http",
+    "nbd",
+    "rados",
+    "rbd",
+    "gfapi",
+    "gfapi_async",
+    "dfs",
+    "libhdfs",
+    "nfs",
+    "xnvme",
+    "libcufile",
+    "dev-dax",
+    "libpmem",
+    "pmemblk",
+    "mtd",
+    "e4defrag",
+    "falloc",
+    "ftruncate",
+    "sg",
+    "null",
+    "windowsaio",
+    "solarisaio",
+    "cpp_null",
+    "splice",
+    "guasi",
+    "libzbc",
+    "spdk",
+    "libhipfile",
+    "page_fault",
+];
+
+/// Engines that keep one request in flight (fio ignores their iodepth).
+const SYNC_ENGINES: &[&str] = &[
+    "sync",
+    "psync",
+    "pvsync",
+    "vsync",
+    "pvsync2",
+    "mmap",
+    "ime_psync",
+];
+
+/// Options the simulation honours (`super::scenario` reads them).
+const USED: &[&str] = &[
+    "rw",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "bsrange",
+    "bssplit",
+    "size",
+    "filesize",
+    "nrfiles",
+    "io_size",
+    "number_ios",
+    "loops",
+    "offset",
+    "iodepth",
+    "numjobs",
+    "runtime",
+    "time_based",
+    "ramp_time",
+    "startdelay",
+    "stonewall",
+    "new_group",
+    "wait_for",
+    "thinktime",
+    "thinktime_blocks",
+    "rate",
+    "rate_iops",
+    "direct",
+    "buffered",
+    "name",
+    "ioengine",
+    "directory",
+    "filename",
+    "kb_base",
+    "zonemode",
+];
+
+/// Options that change only data, reporting, CPU placement or an engine's
+/// plumbing: accepted, and listed as having no effect in simulation.
+const IGNORED: &[&str] = &[
+    "description",
+    "thread",
+    "group_reporting",
+    "verify",
+    "do_verify",
+    "verify_pattern",
+    "verify_interval",
+    "verify_fatal",
+    "verify_async",
+    "verify_backlog",
+    "verify_dump",
+    "verify_write_sequence",
+    "verify_offset",
+    "verify_only",
+    "verify_state_save",
+    "buffer_pattern",
+    "refill_buffers",
+    "scramble_buffers",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "dedupe_mode",
+    "dedupe_working_set_percentage",
+    "dedupe_global",
+    "zero_buffers",
+    "gtod_reduce",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw_measurement",
+    "clat_percentiles",
+    "lat_percentiles",
+    "slat_percentiles",
+    "percentile_list",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+    "log_avg_msec",
+    "log_offset",
+    "log_prio",
+    "log_max_value",
+    "per_job_logs",
+    "iodepth_batch",
+    "iodepth_batch_complete",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+    "norandommap",
+    "randrepeat",
+    "random_generator",
+    "randseed",
+    "allrandrepeat",
+    "blockalign",
+    "bs_unaligned",
+    "unlink",
+    "create_on_open",
+    "create_serialize",
+    "allow_file_create",
+    "fallocate",
+    "invalidate",
+    "exitall",
+    "exit_what",
+    "continue_on_error",
+    "ignore_error",
+    "error_dump",
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "cpumask",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
+    "nice",
+    "prio",
+    "prioclass",
+    "cmdprio",
+    "cmdprio_class",
+    "cmdprio_percentage",
+    "cmdprio_bssplit",
+    "mem",
+    "iomem",
+    "iomem_align",
+    "hugepage-size",
+    "sqthread_poll",
+    "sqthread_poll_cpu",
+    "registerfiles",
+    "fixedbufs",
+    "hipri",
+    "nonvectored",
+    "uncached",
+    "cmd_type",
+    "libblkio_driver",
+    "libblkio_path",
+    "io_submit_mode",
+    "fdp",
+    "fdp_pli",
+    "md_per_io_size",
+    "pi_act",
+    "pi_chk",
+    "apptag",
+    "apptag_mask",
+    "sg_write_mode",
+    "writefua",
+    "readfua",
+    "busy_poll",
+    "inplace",
+    "donorname",
+    "openfiles",
+    "filename_format",
+    "file_service_type",
+    "random_distribution",
+    "rate_min",
+    "rate_process",
+    "rate_cycle",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "max_latency",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "steadystate_check_interval",
+    "block_error_percentiles",
+    "fsync",
+    "fdatasync",
+    "end_fsync",
+    "fsync_on_close",
+    "sync",
+    "overwrite",
+    "pre_read",
+    "clocksource",
+    "offset_increment",
+    "rate_ignore_thinktime",
+    "thinktime_spin",
+    "std_redirect",
+    "use_os_rand",
+    "lockmem",
+    "stats",
+    "unified_rw_reporting",
+    "grace_time",
+    "flow",
+    "flow_sleep",
+    "flow_id",
+    "skip_bad",
+    "fill_device",
+    "atomic",
+    "random_sequence_stride",
+    "sprandom",
+    "spr_op",
+    "spr_num_regions",
+    "write_mode",
+    "num_range",
+    "trim_percentage",
+    "trim_backlog",
+    "trim_verify_zero",
+    "serialize_overlap",
+    "io_size_percent",
+    "hostname",
+    "cont",
+    "max_open_zones",
+    "read_beyond_wp",
+    "job_max_open_zones",
+    "ignore_zone_limits",
+];
+
+/// Options that change the workload in a way the simulation only
+/// approximates (each says how in the output).
+fn approximation(key: &str, value: &str) -> Option<String> {
+    Some(match key {
+        "bsrange" => format!("bsrange={value}: every request the range's mean size"),
+        "bssplit" => format!("bssplit={value}: every request the split's mean size"),
+        "nrfiles" => format!("nrfiles={value}: one file of the files' total size"),
+        "file_service_type" => format!("file_service_type={value}: one file"),
+        "random_distribution" if value != "random" => {
+            format!("random_distribution={value}: uniform random offsets")
+        }
+        "fsync" | "fdatasync" | "end_fsync" if value != "0" => {
+            format!("{key}={value}: no flushes (the drive's cache is the model's)")
+        }
+        "thinktime_blocks" => {
+            format!("thinktime_blocks={value}: the pause spread over every request")
+        }
+        "rate_min" => format!("rate_min={value}: not enforced"),
+        _ => return None,
+    })
+}
+
+/// What a file's options did not do exactly, for the output.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Notes {
+    /// Options with no effect in simulation (data, reporting, plumbing).
+    pub ignored: Vec<String>,
+    /// Options whose effect is approximated, each with how.
+    pub approximated: Vec<String>,
+}
+
+impl Notes {
+    fn ignore(&mut self, key: &str) {
+        if !self.ignored.iter().any(|k| k == key) {
+            self.ignored.push(key.to_string());
+        }
+    }
+    fn approx(&mut self, note: String) {
+        if !self.approximated.contains(&note) {
+            self.approximated.push(note);
+        }
+    }
+}
+
+/// One stonewalled group of jobs: run after the groups before it.
+struct Group {
+    builder: ScenarioBuilder,
+    infos: Vec<output::JobInfo>,
+}
+
+/// A job's `rw`: the pattern, whether it writes, and the read share of a
+/// mixed job.
+fn workload(
+    file: &str,
+    job: &jobfile::Job,
+    notes: &mut Notes,
+) -> Result<(Pattern, bool, Option<f64>)> {
+    let (rw, line) = job.get("rw").unwrap_or(("read", job.line));
+    // `read:8k` skips 8k after each request: fio's holes, not modelled.
+    let (kind, _) = rw.split_once(':').unwrap_or((rw, ""));
+    if kind != rw {
+        notes.approx(format!("rw={rw}: without the gaps after each request"));
+    }
+    let mix = || -> Result<f64> {
+        if let Some((v, l)) = job.get("rwmixread") {
+            return percent(file, "rwmixread", v, l).map(|p| p / 100.0);
+        }
+        if let Some((v, l)) = job.get("rwmixwrite") {
+            return percent(file, "rwmixwrite", v, l).map(|p| 1.0 - p / 100.0);
+        }
+        Ok(0.5)
+    };
+    Ok(match kind {
+        "read" => (Pattern::SeqRead, false, None),
+        "write" => (Pattern::SeqWrite, true, None),
+        "randread" => (Pattern::RandRead, false, None),
+        "randwrite" => (Pattern::RandWrite, true, None),
+        "randrw" => {
+            notes.approx("rw=randrw: one flow, its totals split into reads and writes by the mix".into());
+            (Pattern::Pool, false, Some(mix()?))
+        }
+        "rw" | "readwrite" => {
+            notes.approx(format!("rw={kind}: mixed reads and writes at random offsets"));
+            (Pattern::Pool, false, Some(mix()?))
+        }
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            bail!("{file}: line {line}: rw={rw}: the simulated drives model no trim")
+        }
+        other => bail!("{file}: line {line}: rw={other}: expected read, write, randread, randwrite, rw or randrw"),
+    })
+}
+
+/// A percentage 0..=100.
+fn percent(file: &str, key: &str, v: &str, l: usize) -> Result<f64> {
+    v.trim_end_matches('%')
+        .parse::<f64>()
+        .ok()
+        .filter(|p| (0.0..=100.0).contains(p))
+        .with_context(|| format!("{file}: line {l}: {key}={v}: expected a percentage 0..=100"))
+}
+
+/// A job's request size, bytes, from bs, bsrange or bssplit (the mean
+/// where sizes vary), rounded up to whole KiB.
+fn request_size(file: &str, job: &jobfile::Job, si: bool, notes: &mut Notes) -> Result<u64> {
+    let sz = |k: &str, v: &str, l: usize| jobfile::size_in(file, k, v, l, si);
+    let mut bs = if let Some((v, l)) = job.get("bssplit") {
+        // size/percent:size/percent,... (the reads' list first).
+        let first = v.split(',').next().unwrap_or("");
+        let (mut total, mut weight) = (0.0, 0.0);
+        for part in first.split(':').filter(|p| !p.is_empty()) {
+            let (s, p) = part.split_once('/').unwrap_or((part, ""));
+            let b = sz("bssplit", s, l)? as f64;
+            let w = if p.is_empty() {
+                0.0
+            } else {
+                percent(file, "bssplit", p, l)?
+            };
+            total += b * w;
+            weight += w;
+        }
+        if weight <= 0.0 {
+            bail!("{file}: line {l}: bssplit={v}: expected size/percent:size/percent...");
+        }
+        (total / weight).round() as u64
+    } else if let Some((v, l)) = job.get("bsrange") {
+        let first = v.split(',').next().unwrap_or("");
+        let (a, b) = first.split_once('-').unwrap_or((first, first));
+        (sz("bsrange", a, l)? + sz("bsrange", b, l)?) / 2
+    } else if let Some((v, l)) = job.get("bs") {
+        let parts: Vec<&str> = v.split(',').collect();
+        if parts.len() > 1 && parts.iter().any(|p| !p.is_empty() && *p != parts[0]) {
+            notes.approx(format!("bs={v}: the reads' size for every request"));
+        }
+        sz("bs", parts[0], l)?
+    } else {
+        4096
+    };
+    if bs == 0 || bs > 64 << 20 {
+        bail!(
+            "{file}: job '{}': a request size must be 1 byte to 64m (got {bs})",
+            job.name
+        );
+    }
+    if bs % 1024 != 0 {
+        let up = bs.div_ceil(1024) * 1024;
+        notes.approx(format!(
+            "request size {bs} bytes: {up} (sluice sizes requests in whole KiB)"
+        ));
+        bs = up;
+    }
+    Ok(bs)
+}
+
+/// The job file as scenarios, one per stonewalled group (no device yet),
+/// each flow's job, what was ignored or approximated, and the `directory`
+/// option, if given.
 fn scenario(
     file: &str,
     path: &Path,
     jobs: &[jobfile::Job],
     scheduler: &str,
-) -> Result<(ScenarioBuilder, Vec<output::JobInfo>, Option<PathBuf>)> {
-    let name = path
+) -> Result<(Vec<Group>, Notes, Option<PathBuf>)> {
+    let stem = path
         .file_stem()
         .map_or("fio".to_string(), |s| s.to_string_lossy().into_owned());
-    let mut runtime: Option<f64> = None;
-    // Every job's ramp_time (0 without one): the simulation has one warm-up.
-    let mut ramp: Option<f64> = None;
-    let mut any_time_based = false;
-    let mut flows = Vec::new();
-    let mut infos = Vec::new();
+    let mut notes = Notes::default();
     let mut dir = None;
-    // fio takes two jobs of one name (and reports both under it); their
-    // flows need names of their own.
+    // Engines first: a file for the network says so, not its first odd option.
+    for job in jobs {
+        if let Some((e, l)) = job.get("ioengine") {
+            let e = e
+                .strip_prefix("external:")
+                .unwrap_or(e)
+                .to_ascii_lowercase();
+            if NOT_BLOCK.contains(&e.as_str()) {
+                bail!("{file}: line {l}: ioengine={e}: not I/O through the block layer to a disk, which is what sluice simulates");
+            }
+        }
+    }
+    for job in jobs {
+        jobfile::unset_variable(file, job)?;
+    }
+    struct Planned {
+        flow: FlowBuilder,
+        info: output::JobInfo,
+        count: u32,
+        runtime: Option<f64>,
+        time_based: bool,
+        ramp: f64,
+        start: f64,
+    }
+    let mut groups: Vec<Vec<Planned>> = vec![Vec::new()];
     let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for (index, job) in jobs.iter().enumerate() {
         let at = |key: &str| job.get(key);
+        let flag = |key: &str| at(key).is_some_and(|(v, _)| v != "0");
+        if let Some((v, l)) = at("zonemode") {
+            match v {
+                "none" => {}
+                "strided" => notes.approx(
+                    "zonemode=strided: the whole of the job's size, without skipping between zones"
+                        .into(),
+                ),
+                _ => bail!("{file}: line {l}: zonemode={v}: the simulated drives are not zoned"),
+            }
+        }
+        for (k, v, l) in &job.options {
+            if let Some(note) = approximation(k, v) {
+                notes.approx(note);
+            } else if USED.contains(&k.as_str()) {
+                continue;
+            } else if IGNORED.contains(&k.as_str())
+                || k.starts_with("http_")
+                || k.starts_with("zone")
+            {
+                notes.ignore(k);
+            } else {
+                bail!("{file}: line {l}: option '{k}' is not one sluice fio knows (sluice fio --help)");
+            }
+        }
         // A job's name reaches the terminal: no control or bidi characters.
         let (job_name, name_line) = at("name").unwrap_or((job.name.as_str(), job.line));
         if let Err(e) = sluice_runtime::names::check(&format!("job {index}"), job_name) {
             bail!("{file}: line {name_line}: {e}");
         }
-        let (rw, rw_line) = at("rw").unwrap_or(("read", job.line));
-        let (pattern, write) = match rw {
-            "read" => (Pattern::SeqRead, false),
-            "write" => (Pattern::SeqWrite, true),
-            "randread" => (Pattern::RandRead, false),
-            "randwrite" => (Pattern::RandWrite, true),
-            other => bail!(
-                "{file}: line {rw_line}: rw={other} is not supported (read, write, randread, randwrite; \
-                 a mixed workload is two jobs)"
-            ),
+        let si = at("kb_base").is_some_and(|(v, _)| v == "1000");
+        let (pattern, write, mix) = workload(file, job, &mut notes)?;
+        let bs = request_size(file, job, si, &mut notes)?;
+        let sz = |k: &str, v: &str, l: usize| jobfile::size_in(file, k, v, l, si);
+        let nrfiles = match at("nrfiles") {
+            Some((v, l)) => v
+                .parse::<u64>()
+                .ok()
+                .filter(|n| (1..=1_000_000).contains(n))
+                .with_context(|| format!("{file}: line {l}: nrfiles={v}: expected 1..=1000000"))?,
+            None => 1,
         };
-        let bs = match at("bs") {
-            Some((v, l)) => jobfile::size(file, "bs", v, l)?,
-            None => 4096,
+        // size= is the job's total; without it, filesize x nrfiles, else
+        // a stand-in (fio would take the file's or the device's size).
+        let size = match (at("size"), at("filesize")) {
+            (Some((v, l)), _) if v.ends_with('%') => {
+                let p = percent(file, "size", v, l)?;
+                notes.approx(format!("size={v}: of a 1g stand-in for the device"));
+                ((p / 100.0 * (1u64 << 30) as f64) as u64).max(bs)
+            }
+            (Some((v, l)), _) => sz("size", v, l)?,
+            (None, Some((v, l))) => {
+                let one = v.split('-').next().unwrap_or(v);
+                sz("filesize", one, l)?.saturating_mul(nrfiles)
+            }
+            (None, None) => {
+                notes.approx(
+                    "size: not given; 1g assumed (fio takes the file's or device's size)".into(),
+                );
+                1 << 30
+            }
         };
-        if bs == 0 || bs % 1024 != 0 || bs > 64 << 20 {
-            bail!(
-                "{file}: job '{}': bs must be a multiple of 1k up to 64m (got {bs} bytes)",
-                job.name
-            );
-        }
-        let Some((size_v, size_l)) = at("size") else {
-            bail!(
-                "{file}: line {}: job '{}' needs size= (its file's size)",
-                job.line,
-                job.name
-            );
-        };
-        let size = jobfile::size(file, "size", size_v, size_l)?;
         if size < bs {
-            bail!("{file}: line {size_l}: size={size_v} is smaller than bs");
+            bail!(
+                "{file}: job '{}': size {size} bytes is smaller than a request ({bs})",
+                job.name
+            );
         }
-        let time_based = at("time_based").is_some_and(|(v, _)| v != "0");
-        any_time_based |= time_based;
-        if let Some((v, l)) = at("runtime") {
-            let secs = jobfile::seconds(file, "runtime", v, l, 1.0)?;
-            if !(0.001..=1e6).contains(&secs) {
-                bail!("{file}: line {l}: runtime={v}: expected 1ms to 1000000s");
+        let time_based = flag("time_based");
+        let runtime = match at("runtime") {
+            Some((v, l)) => {
+                let secs = jobfile::seconds(file, "runtime", v, l, 1.0)?;
+                if !(0.001..=1e6).contains(&secs) {
+                    bail!("{file}: line {l}: runtime={v}: expected 1ms to 1000000s");
+                }
+                Some(secs)
             }
-            match runtime {
-                Some(r) if (r - secs).abs() > 1e-9 => bail!(
-                    "{file}: line {l}: runtime={v}: every job must share one runtime (another has {r} s)"
-                ),
-                _ => runtime = Some(secs),
-            }
-        } else if time_based {
-            bail!("{file}: job '{}': time_based needs runtime=", job.name);
-        }
-        let job_ramp = match at("ramp_time") {
-            Some((v, l)) if !time_based => {
-                bail!("{file}: line {l}: ramp_time={v}: sluice runs ramp_time only with time_based")
-            }
+            None if time_based => bail!("{file}: job '{}': time_based needs runtime=", job.name),
+            None => None,
+        };
+        let ramp = match at("ramp_time") {
             Some((v, l)) => match jobfile::seconds(file, "ramp_time", v, l, 1.0)? {
                 r if r > 1e6 => bail!("{file}: line {l}: ramp_time={v}: expected at most 1000000s"),
                 r => r,
             },
             None => 0.0,
         };
-        match ramp {
-            Some(r) if (r - job_ramp).abs() > 1e-9 => bail!(
-                "{file}: line {}: job '{}': every job must share one ramp_time (another has {r} s, this one {job_ramp} s)",
-                job.line,
-                job.name
-            ),
-            _ => ramp = Some(job_ramp),
-        }
-        if let Some((v, l)) = at("direct") {
-            if v != "1" {
-                bail!("{file}: line {l}: direct={v}: sluice issues direct I/O only (the simulator models no page cache)");
-            }
+        let buffered = at("direct").is_some_and(|(v, _)| v == "0")
+            || at("buffered").is_some_and(|(v, _)| v != "0")
+                && at("direct").is_none_or(|(v, _)| v == "0");
+        if at("direct").is_none() && at("buffered").is_none() {
+            notes.approx("direct: not given; direct I/O (fio's default is buffered: direct=0 for the page cache)".into());
         }
         if let Some((v, _)) = at("directory") {
-            dir = Some(PathBuf::from(v));
+            dir = Some(PathBuf::from(v.split(':').next().unwrap_or(v)));
         }
         let count = match at("numjobs") {
             Some((v, l)) => v
@@ -285,7 +868,26 @@ fn scenario(
                 .with_context(|| format!("{file}: line {l}: numjobs={v}: expected 1..=4096"))?,
             None => 1,
         };
-        let name = job.get("name").map_or(job.name.as_str(), |(v, _)| v);
+        let engine = at("ioengine").map_or("psync".to_string(), |(e, _)| e.to_ascii_lowercase());
+        let depth = match at("iodepth") {
+            Some((v, l)) => {
+                let d = v
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|n| (1..=4096).contains(n))
+                    .with_context(|| format!("{file}: line {l}: iodepth={v}: expected 1..=4096"))?;
+                if SYNC_ENGINES.contains(&engine.as_str()) && d > 1 {
+                    notes.approx(format!(
+                        "iodepth={v}: ioengine={engine} keeps one request in flight (as fio's does; psync is fio's default)"
+                    ));
+                    1
+                } else {
+                    d
+                }
+            }
+            None => 1,
+        };
+        let name = at("name").map_or(job.name.as_str(), |(v, _)| v);
         let nth = seen.entry(name.to_string()).or_insert(0);
         *nth += 1;
         let flow_name = match *nth {
@@ -295,80 +897,192 @@ fn scenario(
         let mut f = FlowBuilder::new(&flow_name, pattern)
             .count(count)
             .copies_numbered_after_hash()
-            .request_kib((bs / 1024) as u32)
-            .file_gib(size as f64 / (1u64 << 30) as f64);
-        if let Some((v, l)) = at("iodepth") {
-            let d = v
-                .parse::<u32>()
-                .ok()
-                .filter(|n| (1..=4096).contains(n))
-                .with_context(|| format!("{file}: line {l}: iodepth={v}: expected 1..=4096"))?;
-            f = f.outstanding(d);
+            .file_gib(size as f64 / (1u64 << 30) as f64)
+            .outstanding(depth);
+        if let Some(r) = mix {
+            f = f
+                .weights(vec![100])
+                .size_mean_sectors((bs / 512) as f64)
+                .size_sd_sectors(0.0)
+                .read_fraction(r);
         } else {
-            f = f.outstanding(1);
+            f = f.request_kib((bs / 1024) as u32);
+            if buffered {
+                f = f.direct(false);
+            }
+        }
+        if mix.is_some() && buffered {
+            notes.approx("direct=0 with a read/write mix: direct I/O".into());
         }
         if let Some((v, l)) = at("offset") {
-            f = f.offset_gib(jobfile::size(file, "offset", v, l)? as f64 / (1u64 << 30) as f64);
+            if v.ends_with('%') {
+                let p = percent(file, "offset", v, l)?;
+                notes.approx(format!("offset={v}: of the job's size"));
+                f = f.offset_gib(p / 100.0 * size as f64 / (1u64 << 30) as f64);
+            } else {
+                f = f.offset_gib(sz("offset", v, l)? as f64 / (1u64 << 30) as f64);
+            }
         }
+        let sync_like = mix.is_none();
         if let Some((v, l)) = at("thinktime") {
             let secs = jobfile::seconds(file, "thinktime", v, l, 1e-6)?;
             if secs > 1e4 {
                 bail!("{file}: line {l}: thinktime={v}: expected at most 10000s");
             }
-            f = f.think_ms(secs * 1e3);
+            let blocks = at("thinktime_blocks")
+                .and_then(|(v, _)| v.parse::<f64>().ok())
+                .filter(|b| *b >= 1.0)
+                .unwrap_or(1.0);
+            if sync_like {
+                f = f.think_ms(secs * 1e3 / blocks);
+            } else {
+                notes.approx(format!("thinktime={v} with a read/write mix: no pause"));
+            }
         }
+        let mut rate_iops = None;
         if let Some((v, l)) = at("rate_iops") {
-            let r: f64 = v
-                .parse()
+            let first = v.split(',').find(|s| !s.is_empty()).unwrap_or(v);
+            rate_iops = Some(
+                first
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|r: &f64| (0.001..=1e7).contains(r))
+                    .with_context(|| {
+                        format!("{file}: line {l}: rate_iops={v}: expected 0.001 to 10000000")
+                    })?,
+            );
+        } else if let Some((v, l)) = at("rate") {
+            let first = v.split(',').find(|s| !s.is_empty()).unwrap_or(v);
+            let bytes = sz("rate", first, l)? as f64;
+            let r = bytes / bs as f64;
+            if !(0.001..=1e7).contains(&r) {
+                bail!("{file}: line {l}: rate={v}: expected 0.001 to 10000000 requests a second");
+            }
+            rate_iops = Some(r);
+        }
+        if let Some(r) = rate_iops {
+            if sync_like {
+                f = f.rate_iops(r);
+            } else {
+                notes.approx("rate with a read/write mix: not capped".into());
+            }
+        }
+        let mut start = 0.0;
+        if let Some((v, l)) = at("startdelay") {
+            let first = v.split('-').next().unwrap_or(v);
+            let s = jobfile::seconds(file, "startdelay", first, l, 1.0)?;
+            if s > 1e6 {
+                bail!("{file}: line {l}: startdelay={v}: expected at most 1000000s");
+            }
+            if s > 0.0 {
+                f = f.start_s(s);
+                start = s;
+            }
+        }
+        // How much a job does without time_based: io_size (or number_ios)
+        // else size, times loops.
+        let loops = match at("loops") {
+            Some((v, l)) => v
+                .parse::<u64>()
                 .ok()
-                .filter(|r: &f64| (0.001..=1e7).contains(r))
-                .with_context(|| {
-                    format!("{file}: line {l}: rate_iops={v}: expected 0.001 to 10000000")
+                .filter(|n| (1..=1_000_000).contains(n))
+                .with_context(|| format!("{file}: line {l}: loops={v}: expected 1..=1000000"))?,
+            None => 1,
+        };
+        let mut requests = size / bs;
+        if let Some((v, l)) = at("io_size") {
+            requests = (sz("io_size", v, l)? / bs).max(1);
+        }
+        if let Some((v, l)) = at("number_ios") {
+            let n =
+                v.parse::<u64>().ok().filter(|n| *n >= 1).with_context(|| {
+                    format!("{file}: line {l}: number_ios={v}: expected a count")
                 })?;
-            f = f.rate_iops(r);
+            requests = requests.min(n);
         }
+        requests = requests.saturating_mul(loops);
         if !time_based {
-            f = f.requests(size / bs);
+            f = f.requests(requests);
         }
-        flows.push(f);
         let info = output::JobInfo {
-            name: job
-                .get("name")
-                .map_or(job.name.clone(), |(v, _)| v.to_string()),
+            name: name.to_string(),
             write,
+            read_fraction: mix,
+            group: 0,
             bs,
             options: job.split_options()[1].clone(),
-            size_done_at: (!time_based).then_some(size / bs * bs),
+            size_done_at: (!time_based).then_some(requests.saturating_mul(bs)),
         };
-        infos.extend(std::iter::repeat_n(info, count as usize));
-    }
-    // With a runtime, fio too stops a job there; only sluice's own limit
-    // cuts a job short where fio would not.
-    if runtime.is_some() {
-        for i in &mut infos {
-            i.size_done_at = None;
+        // stonewall (or wait_for, new_group) starts a group after the ones
+        // before it: run as a scenario of its own.
+        let new_group = flag("stonewall") || at("wait_for").is_some() || flag("new_group");
+        if new_group && index > 0 && !groups.last().is_some_and(Vec::is_empty) {
+            groups.push(Vec::new());
         }
+        if at("wait_for").is_some() {
+            notes.approx("wait_for: after every job before it".into());
+        }
+        groups.last_mut().expect("a group").push(Planned {
+            flow: f,
+            info,
+            count,
+            runtime,
+            time_based,
+            ramp,
+            start,
+        });
     }
-    // As fio's, the runtime is measured after the ramp.
-    let ramp = ramp.unwrap_or(0.0);
-    let duration = runtime.unwrap_or(UNBOUNDED_RUN_S) + ramp;
-    let mut b = ScenarioBuilder::new(name, duration)
-        .seed(1)
-        .warmup_s(ramp)
-        .stop_after_finite(!any_time_based)
-        .scheduler(scheduler);
-    for f in flows {
-        b = b.flow(f);
+    let mut out = Vec::new();
+    let many = groups.len() > 1;
+    for (g, planned) in groups.into_iter().enumerate() {
+        let runtimes: Vec<f64> = planned.iter().filter_map(|p| p.runtime).collect();
+        let runtime = runtimes
+            .iter()
+            .copied()
+            .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
+        if runtimes.windows(2).any(|w| (w[0] - w[1]).abs() > 1e-9) {
+            notes.approx("runtime: one per group, the longest of its jobs'".into());
+        }
+        let ramp = planned.iter().map(|p| p.ramp).fold(0.0, f64::max);
+        if planned.iter().any(|p| (p.ramp - ramp).abs() > 1e-9) {
+            notes.approx("ramp_time: one per group, the longest of its jobs'".into());
+        }
+        let any_time_based = planned.iter().any(|p| p.time_based);
+        let start = planned.iter().map(|p| p.start).fold(0.0, f64::max);
+        let duration = runtime.map_or(UNBOUNDED_RUN_S, |r| r + start) + ramp;
+        let name = if many {
+            format!("{stem}-group{g}")
+        } else {
+            stem.clone()
+        };
+        let mut b = ScenarioBuilder::new(name, duration)
+            .seed(1)
+            .warmup_s(ramp)
+            .stop_after_finite(!any_time_based)
+            .scheduler(scheduler);
+        let mut infos = Vec::new();
+        for p in planned {
+            let mut info = p.info;
+            // With a runtime, fio too stops a job there; only sluice's own
+            // limit cuts a job short where fio would not.
+            if runtime.is_some() {
+                info.size_done_at = None;
+            }
+            info.group = g as u32;
+            infos.extend(std::iter::repeat_n(info, p.count as usize));
+            b = b.flow(p.flow);
+        }
+        out.push(Group { builder: b, infos });
     }
-    Ok((b, infos, dir))
+    Ok((out, notes, dir))
 }
 
 /// The simulated report of a job file's text, for tests.
 #[cfg(test)]
 fn simulate_text(text: &str) -> Result<sluice_runtime::SimReport> {
     let jobs = jobfile::parse("t.fio", text)?;
-    let (b, _, _) = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")?;
-    simulate(&b.preset(DEFAULT_PRESET).build()?)
+    let (groups, _, _) = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")?;
+    simulate(&groups[0].builder.clone().preset(DEFAULT_PRESET).build()?)
 }
 
 #[cfg(test)]

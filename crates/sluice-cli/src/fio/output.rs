@@ -23,6 +23,10 @@ pub(super) const SAMPLE_MS: u64 = 500;
 pub(super) struct JobInfo {
     pub name: String,
     pub write: bool,
+    /// A mixed job's share of reads (its numbers split by it).
+    pub read_fraction: Option<f64>,
+    /// The stonewalled group the job ran in (fio's `groupid`).
+    pub group: u32,
     /// Request size, bytes.
     pub bs: u64,
     /// The job's own options (fio's `job options`).
@@ -65,6 +69,8 @@ pub(super) struct FileInfo {
     /// Milliseconds since the Unix epoch the run started: real runs only, so a
     /// simulation prints the same bytes every time.
     pub started_unix_ms: Option<u64>,
+    /// Options ignored or approximated.
+    pub notes: super::Notes,
 }
 
 /// Options as fio prints them: valued ones only (flags such as
@@ -104,6 +110,10 @@ struct Sluice {
     scheduler: String,
     device: String,
     schema: &'static str,
+    /// Options with no effect in the simulation.
+    ignored: Vec<String>,
+    /// Options whose effect is approximated, and how.
+    approximated: Vec<String>,
     /// Jobs stopped at sluice's time limit before their size was done.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     stopped_early: Vec<String>,
@@ -135,6 +145,28 @@ struct Stats {
     n: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     percentile: Option<OrderedMap<u64>>,
+}
+
+impl Dir {
+    /// The share `frac` of the counts (a mixed job's reads or writes).
+    fn scaled(mut self, frac: f64) -> Dir {
+        let u = |x: u64| (x as f64 * frac).round() as u64;
+        self.io_bytes = u(self.io_bytes);
+        self.io_kbytes = u(self.io_kbytes);
+        self.bw_bytes = u(self.bw_bytes);
+        self.bw = u(self.bw);
+        self.iops *= frac;
+        self.total_ios = u(self.total_ios);
+        self.bw_min = u(self.bw_min);
+        self.bw_max = u(self.bw_max);
+        self.bw_mean *= frac;
+        self.bw_dev *= frac;
+        self.iops_min = u(self.iops_min);
+        self.iops_max = u(self.iops_max);
+        self.iops_mean *= frac;
+        self.iops_stddev *= frac;
+        self
+    }
 }
 
 #[derive(serde::Serialize, Default)]
@@ -315,39 +347,51 @@ fn ctime(unix_s: u64) -> String {
     )
 }
 
-/// The JSON document. `jobs[i]` is flow `i`'s job.
-pub(super) fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_json::Result<String> {
-    let secs = window(r);
-    let group_bw = |write: bool| {
-        let bytes: u64 = r
-            .flows
-            .iter()
-            .zip(jobs)
-            .filter(|(_, j)| j.write == write)
-            .map(|(f, _)| f.bytes)
-            .sum();
-        if secs > 0.0 {
-            bytes as f64 / secs
-        } else {
-            0.0
+/// A job's read and write numbers: its flow's, split by a mixed job's
+/// read share.
+fn read_write(r: &SimReport, i: usize, info: &JobInfo, group_bw: (f64, f64)) -> (Dir, Dir) {
+    match info.read_fraction {
+        Some(frac) => {
+            let read = direction(r, i, info, group_bw.0).scaled(frac);
+            let write = direction(r, i, info, group_bw.1).scaled(1.0 - frac);
+            (read, write)
         }
-    };
-    let (read_bw, write_bw) = (group_bw(false), group_bw(true));
-    let out: Vec<Job> = r
-        .flows
-        .iter()
-        .zip(jobs)
-        .enumerate()
-        .map(|(i, (f, info))| {
-            let active = direction(r, i, info, if info.write { write_bw } else { read_bw });
-            let (read, write) = if info.write {
-                (Dir::default(), active)
-            } else {
-                (active, Dir::default())
-            };
-            Job {
+        None if info.write => (Dir::default(), direction(r, i, info, group_bw.1)),
+        None => (direction(r, i, info, group_bw.0), Dir::default()),
+    }
+}
+
+/// Bytes per second of every flow in each direction (fio's group
+/// aggregate), mixed jobs split by their share.
+fn group_bw(r: &SimReport, jobs: &[JobInfo]) -> (f64, f64) {
+    let secs = window(r);
+    let (mut read, mut write) = (0.0, 0.0);
+    for (f, j) in r.flows.iter().zip(jobs) {
+        let frac = j.read_fraction.unwrap_or(if j.write { 0.0 } else { 1.0 });
+        read += f.bytes as f64 * frac;
+        write += f.bytes as f64 * (1.0 - frac);
+    }
+    if secs > 0.0 {
+        (read / secs, write / secs)
+    } else {
+        (0.0, 0.0)
+    }
+}
+
+/// The JSON document: each group's report with its flows' jobs
+/// (`jobs[i]` is flow `i`'s job).
+pub(super) fn json(
+    results: &[(SimReport, Vec<JobInfo>)],
+    file: &FileInfo,
+) -> serde_json::Result<String> {
+    let mut out: Vec<Job> = Vec::new();
+    for (r, jobs) in results {
+        let bw = group_bw(r, jobs);
+        for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
+            let (read, write) = read_write(r, i, info, bw);
+            out.push(Job {
                 jobname: info.name.clone(),
-                groupid: 0,
+                groupid: info.group,
                 error: 0,
                 elapsed: r.sim_time_s.ceil() as u64,
                 job_options: options(&info.options),
@@ -356,9 +400,10 @@ pub(super) fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_js
                 trim: Dir::default(),
                 job_runtime: (active_secs(r, f) * 1000.0).round() as u64,
                 sluice_flow: f.name.clone(),
-            }
-        })
-        .collect();
+            });
+        }
+    }
+    let first = results.first().map(|(r, _)| r);
     let doc = Doc {
         version: format!("sluice-{}", env!("CARGO_PKG_VERSION")),
         timestamp: file.started_unix_ms.map(|ms| ms / 1000),
@@ -367,10 +412,15 @@ pub(super) fn json(r: &SimReport, jobs: &[JobInfo], file: &FileInfo) -> serde_js
         global_options: options(&file.global_options),
         jobs: out,
         sluice: Sluice {
-            scheduler: r.scheduler.clone(),
-            device: r.device.clone(),
-            schema: r.schema,
-            stopped_early: stopped_early(r, jobs),
+            scheduler: first.map(|r| r.scheduler.clone()).unwrap_or_default(),
+            device: first.map(|r| r.device.clone()).unwrap_or_default(),
+            schema: first.map_or("", |r| r.schema),
+            ignored: file.notes.ignored.clone(),
+            approximated: file.notes.approximated.clone(),
+            stopped_early: results
+                .iter()
+                .flat_map(|(r, j)| stopped_early(r, j))
+                .collect(),
         },
     };
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
@@ -392,27 +442,52 @@ fn bw(bytes_s: f64) -> String {
 }
 
 /// A text summary in fio's style: per job its IOPS and bandwidth, latency,
-/// percentiles and samples, then each direction's total.
-pub(super) fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
+/// percentiles and samples, then each group's totals, then what was
+/// ignored or approximated.
+pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{how}");
-    for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
-        let dir = if info.write { "write" } else { "read" };
-        let s = direction(r, i, info, 0.0);
+    for (r, jobs) in results {
+        group_text(&mut o, r, jobs);
+    }
+    if !file.notes.ignored.is_empty() {
         let _ = writeln!(
             o,
-            "{}: (groupid=0, jobs=1): err= 0: flow {}",
+            "\nignored (no effect in simulation): {}",
+            file.notes.ignored.join(", ")
+        );
+    }
+    if !file.notes.approximated.is_empty() {
+        let _ = writeln!(o, "approximated: {}", file.notes.approximated.join("; "));
+    }
+    o
+}
+
+/// One group's jobs and totals.
+fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
+    let group = jobs.first().map_or(0, |j| j.group);
+    for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
+        let (read, write) = read_write(r, i, info, (0.0, 0.0));
+        let _ = writeln!(
+            o,
+            "{}: (groupid={group}, jobs=1): err= 0: flow {}",
             printable(&info.name),
             printable(&f.name)
         );
-        let _ = writeln!(
-            o,
-            "  {dir}: IOPS={:.0}, BW={} ({:.1}MiB/{}msec)",
-            s.iops,
-            bw(s.bw_bytes as f64),
-            f.bytes as f64 / (1 << 20) as f64,
-            s.runtime
-        );
+        for (dir, s) in [("read", &read), ("write", &write)] {
+            if s.total_ios == 0 && s.io_bytes == 0 {
+                continue;
+            }
+            let _ = writeln!(
+                o,
+                "  {dir}: IOPS={:.0}, BW={} ({:.1}MiB/{}msec)",
+                s.iops,
+                bw(s.bw_bytes as f64),
+                s.io_bytes as f64 / (1 << 20) as f64,
+                s.runtime
+            );
+        }
+        let s = if info.write { &write } else { &read };
         let _ = writeln!(
             o,
             "    clat (usec): min={:.0}, max={:.0}, avg={:.2}, stdev={:.2}",
@@ -442,34 +517,43 @@ pub(super) fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
             );
         }
     }
-    let _ = writeln!(o, "\nRun status group 0 (all jobs):");
+    let _ = writeln!(o, "\nRun status group {group} (all jobs):");
     let secs = window(r);
     for (write, label) in [(false, "READ"), (true, "WRITE")] {
-        let flows: Vec<&FlowReport> = r
+        let share = |j: &JobInfo| {
+            j.read_fraction
+                .map_or(if j.write == write { 1.0 } else { 0.0 }, |f| {
+                    if write {
+                        1.0 - f
+                    } else {
+                        f
+                    }
+                })
+        };
+        let flows: Vec<(&FlowReport, f64)> = r
             .flows
             .iter()
             .zip(jobs)
-            .filter(|(_, j)| j.write == write)
-            .map(|(f, _)| f)
+            .map(|(f, j)| (f, share(j)))
+            .filter(|(_, s)| *s > 0.0)
             .collect();
         if flows.is_empty() {
             continue;
         }
-        let bytes: u64 = flows.iter().map(|f| f.bytes).sum();
+        let bytes: f64 = flows.iter().map(|(f, s)| f.bytes as f64 * s).sum();
         let ms = |x: f64| (x * 1000.0).round() as u64;
-        let runs = flows.iter().map(|f| ms(active_secs(r, f)));
+        let runs = flows.iter().map(|(f, _)| ms(active_secs(r, f)));
         let (lo, hi) = (runs.clone().min().unwrap_or(0), runs.max().unwrap_or(0));
         let _ = writeln!(
             o,
             "{label:>7}: bw={}, io={:.1}MiB, run={lo}-{hi}msec",
-            bw(if secs > 0.0 { bytes as f64 / secs } else { 0.0 }),
-            bytes as f64 / (1 << 20) as f64,
+            bw(if secs > 0.0 { bytes / secs } else { 0.0 }),
+            bytes / (1 << 20) as f64,
         );
     }
     for note in stopped_early(r, jobs) {
         let _ = writeln!(o, "\nwarning: {note}");
     }
-    o
 }
 
 #[cfg(test)]

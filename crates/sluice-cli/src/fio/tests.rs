@@ -2,12 +2,21 @@
 
 use super::*;
 
+/// The first group's scenario and jobs of a job file's text.
+fn plan(text: &str) -> Result<(Scenario, Vec<output::JobInfo>)> {
+    let jobs = jobfile::parse("t", text)?;
+    let (groups, _, _) = scenario("t", Path::new("t.fio"), &jobs, "noop")?;
+    let g = &groups[0];
+    Ok((
+        g.builder.clone().preset(DEFAULT_PRESET).build()?,
+        g.infos.clone(),
+    ))
+}
+
 #[test]
 fn each_job_and_copy_is_a_flow_with_its_options() {
-    let text = "[global]\nsize=64m\nruntime=2\ntime_based\n[r]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n[w]\nrw=write\nbs=128k\n";
-    let jobs = jobfile::parse("t", text).unwrap();
-    let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
-    let s = b.preset(DEFAULT_PRESET).build().unwrap();
+    let text = "[global]\nsize=64m\nruntime=2\ntime_based\nioengine=libaio\n[r]\nrw=randread\nbs=4k\niodepth=4\nnumjobs=2\n[w]\nrw=write\nbs=128k\n";
+    let (s, infos) = plan(text).unwrap();
     assert_eq!(s.flows.len(), 3);
     assert_eq!(
         (s.flows[0].name.as_str(), s.flows[1].name.as_str()),
@@ -38,24 +47,29 @@ fn without_time_based_a_job_ends_when_its_size_is_done() {
 #[test]
 fn bad_values_are_errors_naming_the_line() {
     for (text, what) in [
-        ("[a]\nrw=randrw\nsize=1g\n", "line 2: rw=randrw"),
-        ("[a]\nrw=read\n", "needs size="),
-        ("[a]\nsize=1g\nbs=512\n", "multiple of 1k"),
-        ("[a]\nsize=1g\ndirect=0\n", "line 3: direct=0"),
+        ("[a]\nrw=trim\nsize=1g\n", "line 2: rw=trim"),
+        ("[a]\nrw=sideways\nsize=1g\n", "line 2: rw=sideways"),
+        ("[a]\nsize=1g\nbs=0\n", "request size"),
+        ("[a]\nsize=1g\nzonemode=zbd\n", "line 3: zonemode=zbd"),
+        (
+            "[a]\nsize=1g\nfrobnicate=1\n",
+            "line 3: option 'frobnicate'",
+        ),
+        (
+            "[a]\nsize=1g\nrwmixread=170\nrw=randrw\n",
+            "line 3: rwmixread=170",
+        ),
         ("[a]\nsize=1g\ntime_based\n", "time_based needs runtime"),
-        (
-            "[a]\nsize=1g\nruntime=1\n[b]\nsize=1g\nruntime=2\n",
-            "one runtime",
-        ),
         ("[a]\nsize=1g\niodepth=0\n", "line 3: iodepth=0"),
-        ("[a]\nsize=1g\nramp_time=1\n", "line 3: ramp_time=1"),
-        ("[a]\nsize=1g\nruntime=0.0000001\n", "line 3: runtime=0.0000001"),
-        ("[a]\nsize=1g\nthinktime=20000s\n", "line 3: thinktime=20000s"),
-        ("[a]\nsize=1g\nrate_iops=1e300\n", "line 3: rate_iops=1e300"),
         (
-            "[a]\nsize=1g\nruntime=1\ntime_based\nramp_time=1\n[b]\nsize=1g\nruntime=1\ntime_based\n",
-            "one ramp_time",
+            "[a]\nsize=1g\nruntime=0.0000001\n",
+            "line 3: runtime=0.0000001",
         ),
+        (
+            "[a]\nsize=1g\nthinktime=20000s\n",
+            "line 3: thinktime=20000s",
+        ),
+        ("[a]\nsize=1g\nrate_iops=1e300\n", "line 3: rate_iops=1e300"),
     ] {
         let jobs = jobfile::parse("t", text).unwrap();
         let e = scenario("t", Path::new("t.fio"), &jobs, "noop")
@@ -80,11 +94,7 @@ fn ramp_time_runs_before_the_measured_runtime() {
 
 #[test]
 fn samples_are_dropped_only_past_the_memory_bound() {
-    let plan = |text: &str| {
-        let jobs = jobfile::parse("t", text).unwrap();
-        let (b, _, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
-        b.preset(DEFAULT_PRESET).build().unwrap()
-    };
+    let plan = |text: &str| plan(text).unwrap().0;
     assert!(samples_fit(&plan("[a]\nsize=1m\nruntime=60\nnumjobs=64\n")));
     // 4096 jobs for an hour: 7,200 samples each is too many.
     assert!(!samples_fit(&plan("[a]\nsize=1m\nnumjobs=4096\n")));
@@ -93,7 +103,7 @@ fn samples_are_dropped_only_past_the_memory_bound() {
 #[test]
 fn rate_iops_caps_a_job() {
     let r = simulate_text(
-        "[a]\nrw=randread\nbs=4k\nsize=1g\nruntime=5\ntime_based\niodepth=8\nrate_iops=20\n",
+        "[a]\nrw=randread\nbs=4k\nsize=1g\nruntime=5\ntime_based\nioengine=libaio\niodepth=8\nrate_iops=20\n",
     )
     .unwrap();
     let iops = r.flows[0].requests as f64 / 5.0;
@@ -106,9 +116,7 @@ fn rate_iops_caps_a_job() {
 fn clones_of_j1_and_j11_have_distinct_names() {
     let text =
         "[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\nnumjobs=20\n[j1]\n[j11]\n";
-    let jobs = jobfile::parse("t", text).unwrap();
-    let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
-    let s = b.preset(DEFAULT_PRESET).build().unwrap();
+    let (s, infos) = plan(text).unwrap();
     assert_eq!(s.flows.len(), 40);
     assert_eq!(infos.len(), 40);
     assert_eq!(s.flows[10].name, "j1#10");
@@ -145,10 +153,7 @@ fn job_names_with_control_or_bidi_characters_are_refused() {
 /// is measured against its size (fio too stops a job at its runtime).
 #[test]
 fn size_is_checked_only_where_sluices_own_limit_stops_a_job() {
-    let plan = |text: &str| {
-        let jobs = jobfile::parse("t", text).unwrap();
-        scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap().1
-    };
+    let plan = |text: &str| plan(text).unwrap().1;
     assert_eq!(
         plan("[j]\nrw=read\nbs=1k\nsize=100g\n")[0].size_done_at,
         Some(100 << 30)
@@ -170,10 +175,160 @@ fn size_is_checked_only_where_sluices_own_limit_stops_a_job() {
 fn two_jobs_of_one_name_both_run() {
     let text =
         "[global]\nrw=randread\nbs=4k\nsize=16m\nruntime=1\ntime_based\n[a]\n[a]\nnumjobs=2\n";
-    let jobs = jobfile::parse("t", text).unwrap();
-    let (b, infos, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
-    let s = b.preset(DEFAULT_PRESET).build().unwrap();
+    let (s, infos) = plan(text).unwrap();
     let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, vec!["a", "a#job2#0", "a#job2#1"]);
     assert!(infos.iter().all(|i| i.name == "a"));
+}
+
+#[test]
+fn inline_comments_are_stripped() {
+    let (s, _) = plan("[j]\nrw=randread  # a comment\nbs=8k ; another\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].pattern(), Pattern::RandRead);
+    assert_eq!(s.flows[0].request_sectors, 16);
+}
+
+#[test]
+fn include_reads_a_file_beside_the_job_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("common.fio"),
+        "[global]\nbs=16k\nsize=32m\n",
+    )
+    .unwrap();
+    let main = dir.path().join("main.fio");
+    let text = "include common.fio\n[j]\nrw=read\n";
+    let jobs = jobfile::parse(&main.display().to_string(), text).unwrap();
+    assert_eq!(jobs[0].get("bs").map(|v| v.0), Some("16k"));
+    let e = jobfile::parse(&main.display().to_string(), "include nope.fio\n[j]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("line 1: include nope.fio"), "{e}");
+}
+
+#[test]
+fn environment_and_fio_variables_are_substituted() {
+    std::env::set_var("SLUICE_FIO_TEST_BS", "64k");
+    let jobs = jobfile::parse(
+        "t",
+        "[j]\nbs=${SLUICE_FIO_TEST_BS}\nsize=$pagesize\nnumjobs=$ncpus\nio_size=$mb_memory\n",
+    )
+    .unwrap();
+    assert_eq!(jobs[0].get("bs").map(|v| v.0), Some("64k"));
+    assert_eq!(jobs[0].get("size").map(|v| v.0), Some("4096"));
+    assert!(jobs[0].get("numjobs").unwrap().0.parse::<u32>().unwrap() >= 1);
+    assert!(jobs[0].get("io_size").unwrap().0.parse::<u64>().unwrap() >= 1);
+    // An unset variable is refused with its line, after the engine check.
+    let refusal = |text: &str| {
+        let jobs = jobfile::parse("t", text).unwrap();
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(
+        refusal("[j]\nbs=${SLUICE_FIO_TEST_UNSET_VAR}\n"),
+        "t: line 2: '${SLUICE_FIO_TEST_UNSET_VAR}' is not set in the environment"
+    );
+    let e = refusal("[j]\nbs=${SLUICE_FIO_TEST_UNSET_VAR}\nioengine=net\n");
+    assert!(e.contains("line 3: ioengine=net"), "{e}");
+}
+
+#[test]
+fn sizes_follow_fios_suffixes_and_kb_base() {
+    let z = |v: &str, si: bool| jobfile::size_in("t", "size", v, 1, si).unwrap();
+    assert_eq!(z("1k", false), 1024);
+    assert_eq!(z("1KiB", false), 1024);
+    assert_eq!(z("1kb", false), 1024);
+    assert_eq!(z("2p", false), 2 << 50);
+    assert_eq!(z("1.5m", false), 3 << 19);
+    assert_eq!(z("1k", true), 1000);
+    assert_eq!(z("1kb", true), 1000);
+    assert_eq!(z("1KiB", true), 1024);
+    assert_eq!(z("4M", true), 4_000_000);
+}
+
+#[test]
+fn command_line_jobs_start_at_each_name() {
+    let args: Vec<String> = [
+        "--bs=8k",
+        "--name=a",
+        "--rw=randread",
+        "--size=8m",
+        "--name=b",
+        "--size=4m",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let jobs = jobfile::parse_args(&args).unwrap();
+    let names: Vec<&str> = jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["a", "b"]);
+    assert_eq!(jobs[1].get("bs").map(|v| v.0), Some("8k"));
+    assert_eq!(jobs[1].get("rw"), None);
+    assert!(jobfile::parse_args(&["x".to_string()]).is_err());
+}
+
+#[test]
+fn randrw_reports_the_mix_as_its_read_share() {
+    let (s, infos) = plan("[j]\nrw=randrw\nrwmixread=70\nbs=4k\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].pattern(), Pattern::Pool);
+    assert_eq!(infos[0].read_fraction, Some(0.7));
+    let (_, infos) = plan("[j]\nrw=rw\nrwmixwrite=20\nsize=64m\n").unwrap();
+    assert!((infos[0].read_fraction.unwrap() - 0.8).abs() < 1e-9);
+}
+
+#[test]
+fn numjobs_copies_share_the_jobs_name() {
+    let (s, infos) = plan("[global]\nsize=8m\n[w]\nrw=write\nnumjobs=3\n").unwrap();
+    assert_eq!(s.flows.len(), 3);
+    assert!(infos.iter().all(|i| i.name == "w" && i.write));
+}
+
+#[test]
+fn stonewall_starts_a_group_that_runs_after_the_one_before() {
+    let text = "[global]\nsize=8m\n[a]\nrw=read\n[b]\nrw=write\n[c]\nstonewall\nrw=randread\nruntime=1\n[d]\nnew_group\n";
+    let jobs = jobfile::parse("t", text).unwrap();
+    let (groups, _, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    let sizes: Vec<usize> = groups.iter().map(|g| g.infos.len()).collect();
+    assert_eq!(sizes, [2, 1, 1]);
+    assert_eq!(groups[1].infos[0].group, 1);
+    assert_eq!(groups[2].infos[0].group, 2);
+}
+
+#[test]
+fn engines_set_the_depth_and_non_block_engines_are_refused() {
+    let (s, _) = plan("[j]\nioengine=psync\niodepth=32\nsize=8m\n").unwrap();
+    assert_eq!(s.flows[0].outstanding, 1);
+    let (s, _) = plan("[j]\nioengine=libaio\niodepth=32\nsize=8m\n").unwrap();
+    assert_eq!(s.flows[0].outstanding, 32);
+    let jobs = jobfile::parse("t.fio", "[j]\nsize=8m\nverify=crc32c\nioengine=net\n").unwrap();
+    let e = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.starts_with("t.fio: line 4: ioengine=net") && !e.contains('\n') && e.len() <= 200,
+        "{e}"
+    );
+}
+
+#[test]
+fn buffered_jobs_go_through_the_page_cache_and_notes_say_what_was_ignored() {
+    let text = "[j]\nrw=write\nsize=8m\ndirect=0\nverify=crc32c\nrandom_distribution=zipf:1.2\n";
+    let jobs = jobfile::parse("t", text).unwrap();
+    let (groups, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    let s = groups[0]
+        .builder
+        .clone()
+        .preset(DEFAULT_PRESET)
+        .build()
+        .unwrap();
+    assert!(!s.flows[0].direct);
+    assert_eq!(notes.ignored, ["verify"]);
+    assert!(
+        notes.approximated[0].starts_with("random_distribution=zipf:1.2"),
+        "{:?}",
+        notes.approximated
+    );
 }

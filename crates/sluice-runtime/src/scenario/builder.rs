@@ -221,6 +221,18 @@ impl ScenarioBuilder {
         self
     }
 
+    /// Shorten the run to at most `max_s` seconds, warm-up included (a
+    /// warm-up as long as that is dropped): a quick look at a long run.
+    pub fn cap_duration_s(mut self, max_s: f64) -> Self {
+        if self.duration_s > max_s {
+            self.duration_s = max_s;
+            if self.warmup_s >= max_s {
+                self.warmup_s = 0.0;
+            }
+        }
+        self
+    }
+
     /// `stop_after_finite`: end when every finite flow is done.
     pub fn stop_after_finite(mut self, stop: bool) -> Self {
         self.stop_after_finite = stop;

@@ -568,3 +568,13 @@ fn a_real_run_refuses_the_modelled_page_cache() {
         "{e}"
     );
 }
+
+#[test]
+fn cap_duration_shortens_a_run_and_drops_a_warmup_as_long() {
+    let b = ScenarioBuilder::new("c", 100.0).warmup_s(2.0);
+    assert_eq!(b.clone().cap_duration_s(5.0).duration_s, 5.0);
+    assert_eq!(b.clone().cap_duration_s(5.0).warmup_s, 2.0);
+    assert_eq!(b.clone().cap_duration_s(500.0).duration_s, 100.0);
+    let short = b.cap_duration_s(1.0);
+    assert_eq!((short.duration_s, short.warmup_s), (1.0, 0.0));
+}

@@ -444,3 +444,13 @@ fn a_page_read_again_is_kept_over_older_unused_ones() {
         "B was the least recently used: evicted"
     );
 }
+
+/// Neighbouring pages hash to neighbouring buckets, with tags that differ.
+#[test]
+fn page_hasher_keeps_neighbours_close_and_tags_apart() {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    let h = |n: u64| BuildHasherDefault::<super::PageHasher>::default().hash_one(n);
+    assert_eq!(h(1001) & 0xFFFF, (h(1000) & 0xFFFF) + 1);
+    let tags: std::collections::BTreeSet<u64> = (0..64).map(|n| h(n) >> 57).collect();
+    assert!(tags.len() > 30, "{tags:?}");
+}

@@ -2,12 +2,24 @@
 
 use super::*;
 
+/// One group's JSON (the product takes every group's).
+fn json(r: &SimReport, jobs: &[JobInfo], f: &FileInfo) -> serde_json::Result<String> {
+    super::json(&[(r.clone(), jobs.to_vec())], f)
+}
+
+/// One group's text.
+fn normal(r: &SimReport, jobs: &[JobInfo], how: &str) -> String {
+    super::normal(&[(r.clone(), jobs.to_vec())], &FileInfo::default(), how)
+}
+
 const RAND: &str = "[rand]\nrw=randread\nbs=4k\nsize=1g\nruntime=3\ntime_based\n";
 
 fn info(name: &str, write: bool, bs: u64) -> JobInfo {
     JobInfo {
         name: name.into(),
         write,
+        read_fraction: None,
+        group: 0,
         bs,
         options: vec![
             ("rw".into(), "randread".into()),
