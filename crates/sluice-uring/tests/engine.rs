@@ -61,7 +61,7 @@ fn flow(engine: &mut Engine<impl Scheduler>, id: u32, weight: u32) -> FlowId {
             FlowId(id),
             &FlowConfig {
                 weight,
-                class: None,
+                ..FlowConfig::default()
             },
         )
         .unwrap();

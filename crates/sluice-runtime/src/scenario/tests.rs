@@ -101,6 +101,21 @@ fn bad_values_name_their_key() {
             "request_kib",
         ),
         ("file_gib = 2", "file_gib = 2\nweight = 0", "weight"),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nreservation_iops = 0",
+            "reservation_iops",
+        ),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nlimit_iops = 2e7",
+            "limit_iops",
+        ),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nlimit_iops = -1.0",
+            "limit_iops",
+        ),
         ("file_gib = 2", "file_gib = 400", "past the end"),
         ("rand-read", "sideways", "sideways"),
         ("warmup_s = 1", "warmup_s = 20", "warmup_s"),
@@ -567,4 +582,22 @@ fn a_real_run_refuses_the_modelled_page_cache() {
         e.contains("flow 'r'") && e.contains("direct = false") && e.contains("sluice sim"),
         "{e}"
     );
+}
+
+#[test]
+fn reservation_and_limit_reach_the_flow_spec() {
+    let text = GOOD.replace(
+        "file_gib = 2",
+        "file_gib = 2\nreservation_iops = 100\nlimit_iops = 40.5",
+    );
+    let s = parse(&text).unwrap();
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.reservation_iops == Some(100.0) && f.limit_iops == Some(40.5)));
+    let s = parse(GOOD).unwrap();
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.reservation_iops.is_none() && f.limit_iops.is_none()));
 }
