@@ -13,6 +13,9 @@
 //! A flow that becomes active again after being idle has its P tag set
 //! relative to the active flows' smallest P tag (§3.1, "tag adjustment"),
 //! so it neither gains a burst for the time it was away nor starts behind.
+//! A flow counts as idle once it has had nothing queued or in flight for
+//! `idle_ms` (a flow that keeps one request in flight empties its queue
+//! at every dispatch without being idle).
 //!
 //! Dispatch runs in two phases (§3.2, Algorithm 1's `ScheduleRequest`):
 //!
@@ -24,8 +27,8 @@
 //!    beyond its reservation does not count against it (§3.2).
 //!
 //! With `at_limit = "wait"` (the paper's) a flow over its limit is not
-//! served in the weight phase; if nothing else is eligible the policy
-//! idles until the earliest R or L tag comes due. With `"allow"` the
+//! served (in either phase); if nothing else is
+//! eligible the policy idles until the earliest R or L tag comes due. With `"allow"` the
 //! limits only order the flows: a flow under its limit goes first, but the
 //! device is never left idle while requests are queued.
 //!
@@ -39,8 +42,8 @@ use std::collections::{BTreeSet, VecDeque};
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::error::Error;
 use crate::idhash::IdMap;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler};
-use crate::time::Instant;
+use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
 /// What the weight phase does with a flow over its limit.
@@ -61,14 +64,28 @@ const AT_LIMIT: ParamSpec = ParamSpec::choice(
 )
 .note("wait: a flow over its limit waits; allow: limits only order");
 
+const IDLE_MS: ParamSpec = ParamSpec::float(
+    "idle_ms",
+    100.0,
+    (0.0, 1e7),
+    "a flow with nothing queued or in flight for this long is idle: its next request gets the idle-flow P-tag adjustment",
+)
+.note("ms");
+
 /// The parameter table of `mclock`.
-pub(crate) const PARAMS: ParamTable = ParamTable::new(&[AT_LIMIT]);
+pub(crate) const PARAMS: ParamTable = ParamTable::new(&[AT_LIMIT, IDLE_MS]);
 
 /// `mclock`'s parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MclockParams {
     /// What the weight phase does with a flow over its limit.
     pub at_limit: AtLimit,
+    /// How long a flow must have had nothing queued or in flight to count
+    /// as idle. A flow that keeps one request in flight and issues the next
+    /// when it completes has, for an instant, nothing queued: without this
+    /// grace it would be "re-activated" on every request and its P tag
+    /// pulled to the other flows' smallest, whatever its weight.
+    pub idle_after: Duration,
 }
 
 impl MclockParams {
@@ -77,7 +94,11 @@ impl MclockParams {
             "allow" => AtLimit::Allow,
             _ => AtLimit::Wait,
         };
-        Ok(MclockParams { at_limit })
+        let idle_after = Duration::from_millis_f64(p.float(&PARAMS, "idle_ms")?);
+        Ok(MclockParams {
+            at_limit,
+            idle_after,
+        })
     }
 }
 
@@ -171,6 +192,11 @@ struct Flow {
     last_p: f64,
     /// The sum of the R-tag reductions after weight-phase service (§3.2).
     r_debt: f64,
+    /// Requests dispatched and not completed.
+    in_flight: usize,
+    /// When the flow last had a request queued or in flight (`None`:
+    /// never).
+    last_busy: Option<Instant>,
     /// The head's keys in the sets.
     r_key: Option<Tag>,
     p_key: Option<Tag>,
@@ -188,6 +214,8 @@ impl Flow {
             last_l: f64::NEG_INFINITY,
             last_p: f64::NEG_INFINITY,
             r_debt: 0.0,
+            in_flight: 0,
+            last_busy: None,
             r_key: None,
             p_key: None,
             place: Place::None,
@@ -281,14 +309,22 @@ impl Mclock {
     }
 
     /// Put flow `id`'s head (if any) into the sets, as of `now` (ns).
+    ///
+    /// Under `wait` a head over its limit is in neither phase's set (the
+    /// paper needs no such rule since it assumes r_i <= l_i, but a flow
+    /// served in the weight phase has its R tags reduced and could then be
+    /// served past its limit in the constraint phase); it enters both when
+    /// its L tag comes due (`promote`).
     fn index(&mut self, id: FlowId, now: f64) {
+        let allow = self.params.at_limit == AtLimit::Allow;
         let Some(f) = self.flows.get_mut(&id) else {
             return;
         };
         let Some(head) = f.queue.front() else {
             return;
         };
-        if f.r_interval.is_some() {
+        let under_limit = head.l <= now;
+        if f.r_interval.is_some() && (under_limit || allow) {
             let k = Tag(head.r - f.r_debt);
             self.by_r.insert((k, id));
             f.r_key = Some(k);
@@ -296,7 +332,7 @@ impl Mclock {
         let p = Tag(head.p);
         self.by_p.insert((p, id));
         f.p_key = Some(p);
-        if head.l <= now {
+        if under_limit {
             self.ready.insert((p, id));
             f.place = Place::Ready(p);
         } else {
@@ -317,6 +353,13 @@ impl Mclock {
                 let p = f.p_key.unwrap_or(Tag(0.0));
                 self.ready.insert((p, id));
                 f.place = Place::Ready(p);
+                if f.r_interval.is_some() && f.r_key.is_none() {
+                    if let Some(head) = f.queue.front() {
+                        let k = Tag(head.r - f.r_debt);
+                        self.by_r.insert((k, id));
+                        f.r_key = Some(k);
+                    }
+                }
             }
         }
     }
@@ -327,6 +370,7 @@ impl Mclock {
         self.unindex(id);
         let f = self.flows.get_mut(&id)?;
         let entry = f.queue.pop_front()?;
+        f.in_flight += 1;
         if weight_phase {
             if let Some(ri) = f.r_interval {
                 f.r_debt += cost(&entry.request) * ri;
@@ -379,13 +423,18 @@ impl Scheduler for Mclock {
             .entry(id)
             .or_insert_with(|| Flow::new(&FlowConfig::default()));
         let was_idle = f.queue.is_empty();
+        let idle = was_idle
+            && f.in_flight == 0
+            && f.last_busy
+                .is_none_or(|b| now.saturating_duration_since(b) >= self.params.idle_after);
+        f.last_busy = Some(now);
         // The idle-flow adjustment (§3.1): the paper shifts the active
         // flows' P tags so that the smallest is now, then tags the returning
         // flow max(P_prev + 1/w, now). Shifting the returning flow's floor
         // instead (to the smallest active P tag) orders the flows the same
         // way in O(log n): it gets no burst for the time it was away.
         let p_floor = match min_p {
-            Some(m) if was_idle => m,
+            Some(m) if idle => m,
             _ => t,
         };
         let c = cost(&request);
@@ -413,6 +462,13 @@ impl Scheduler for Mclock {
             if let Some(e) = f.queue.iter_mut().rev().find(|e| e.request.id == old.id) {
                 e.request = *merged;
             }
+        }
+    }
+
+    fn complete(&mut self, now: Instant, request: &Request, _service: &Service) {
+        if let Some(f) = self.flows.get_mut(&request.flow) {
+            f.in_flight = f.in_flight.saturating_sub(1);
+            f.last_busy = Some(now);
         }
     }
 

@@ -269,7 +269,8 @@ bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position,
 charge_bqs = false (BQS_IO keeps the ratio alone; true: DOR's requests move their queue's BQS tags), \
 dqe_per_sequence = false (f_k persist across sequences; true: every f_k starts at 0 in each walk), \
 oldest_first = false (nearest R^cur, by sector index; true: the oldest, by a scan of the queue)"),
-            ("mclock", "at_limit = \"wait\" (wait: a flow over its limit waits; allow: limits only order)"),
+            ("mclock", "at_limit = \"wait\" (wait: a flow over its limit waits; allow: limits only order), \
+idle_ms = 100 (ms)"),
         ];
         assert_eq!(listed.len(), before.len());
         for ((name, list), (old_name, old)) in listed.iter().zip(before) {

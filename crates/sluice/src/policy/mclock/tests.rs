@@ -18,7 +18,13 @@ fn cfg(weight: u32, reservation: Option<f64>, limit: Option<f64>) -> FlowConfig 
 }
 
 fn bed(at_limit: AtLimit) -> Testbed<Mclock> {
-    Testbed::new(Mclock::new(MclockParams { at_limit }), 1)
+    Testbed::new(
+        Mclock::new(MclockParams {
+            at_limit,
+            ..MclockParams::default()
+        }),
+        1,
+    )
 }
 
 fn flows(tb: &Testbed<Mclock>, order: &[Request]) -> Vec<u32> {
