@@ -95,3 +95,14 @@ fn same_scenario_and_seed_give_the_same_report() {
     assert_eq!(requests(&a), requests(&b));
     assert_eq!(a.policy_stats, b.policy_stats);
 }
+
+#[test]
+fn at_limit_allow_lets_limits_only_order() {
+    let keys = ["limit_iops = 40", "limit_iops = 40", "limit_iops = 40"];
+    let wait = run("name = \"mclock\"", keys);
+    let allow = run("name = \"mclock\"\nat_limit = \"allow\"", keys);
+    eprintln!("all limited to 40: wait {wait:?}, allow {allow:?}");
+    assert!(wait.iter().all(|&x| x <= 41.0), "{wait:?}");
+    // With "allow" the device is never left idle: the noop capacity.
+    assert!(allow.iter().all(|&x| x >= 70.0), "{allow:?}");
+}
