@@ -429,15 +429,18 @@ impl Scheduler for Mclock {
                 .is_none_or(|b| now.saturating_duration_since(b) >= self.params.idle_after);
         f.last_busy = Some(now);
         // The idle-flow adjustment (§3.1): the paper shifts the active
-        // flows' P tags so that the smallest is now, then tags the returning
-        // flow max(P_prev + 1/w, now). Shifting the returning flow's floor
-        // instead (to the smallest active P tag) orders the flows the same
-        // way in O(log n): it gets no burst for the time it was away.
-        let p_floor = match min_p {
-            Some(m) if idle => m,
-            _ => t,
-        };
+        // flows' P tags so that the smallest is now and tags the returning
+        // flow max(P_prev + 1/w, now): level with the active flow furthest
+        // behind. Placing the returning flow there instead of shifting the
+        // others orders the flows the same way in O(log n). Its old P_prev
+        // is dropped: in the paper's unit it rarely exceeds now after an
+        // idle spell, in ours (`P_UNIT`) it can run far ahead, which would
+        // penalise the flow for service it had before it went idle.
         let c = cost(&request);
+        let p = match min_p {
+            Some(m) if idle => m,
+            _ => (f.last_p + c * f.p_interval).max(t),
+        };
         let r = match f.r_interval {
             Some(ri) => (f.last_r - f.r_debt + c * ri).max(t) + f.r_debt,
             None => 0.0,
@@ -446,7 +449,6 @@ impl Scheduler for Mclock {
             Some(li) => (f.last_l + c * li).max(t),
             None => f64::NEG_INFINITY,
         };
-        let p = (f.last_p + c * f.p_interval).max(p_floor);
         f.last_r = r;
         f.last_l = l;
         f.last_p = p;

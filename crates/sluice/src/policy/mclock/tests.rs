@@ -283,3 +283,30 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_flow_served_alone_before_idling_is_not_penalised_on_return() {
+    let mut tb = bed(AtLimit::Wait);
+    tb.flow_config(0, &cfg(100, None, None));
+    tb.flow_config(1, &cfg(100, None, None));
+    // Flow 0 runs alone for 200 requests (its P tags far ahead), then
+    // idles while flow 1 starts; when flow 0 returns the two alternate.
+    for i in 0..200 {
+        tb.add(0, i * 8, 8);
+    }
+    for _ in 0..200 {
+        tb.serve(ms(1));
+    }
+    for i in 0..100 {
+        tb.add(1, 100_000 + i * 8, 8);
+    }
+    for _ in 0..5 {
+        assert_eq!(tb.serve(ms(100)).flow.0, 1);
+    }
+    for i in 0..50 {
+        tb.add(0, 200_000 + i * 8, 8);
+    }
+    let next: Vec<u32> = (0..20).map(|_| tb.serve(ms(1)).flow.0).collect();
+    let zeros = next.iter().filter(|&&f| f == 0).count();
+    assert!((9..=11).contains(&zeros), "{next:?}");
+}
