@@ -1,5 +1,5 @@
 use super::*;
-use crate::policy::testkit::{at_ms, ClosedFlow, Pattern, Testbed};
+use crate::policy::testkit::{at_ms, ClosedFlow, Op, Pattern, Testbed};
 use crate::policy::{build, ParamValue, Params};
 use crate::time::Duration;
 use proptest::prelude::*;
@@ -309,4 +309,44 @@ fn a_flow_served_alone_before_idling_is_not_penalised_on_return() {
     let next: Vec<u32> = (0..20).map(|_| tb.serve(ms(1)).flow.0).collect();
     let zeros = next.iter().filter(|&&f| f == 0).count();
     assert!((9..=11).contains(&zeros), "{next:?}");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any script of arrivals, completions and waits, with any rates and
+    /// either `at_limit`, on a device of any depth, with merging on or off:
+    /// every request is dispatched exactly once, an idle wait always has a
+    /// wake-up after now, and nothing is left behind (the testbed checks).
+    #[test]
+    fn scripts_keep_the_scheduler_invariants(
+        gens in prop::collection::vec(gen_flow(), 1..5),
+        ops in prop::collection::vec(
+            prop_oneof![
+                (0u32..5, 0u64..1000, 1u32..16, any::<bool>()).prop_map(|(flow, s, sectors, write)| {
+                    Op::Add { flow, sector: s * 8, sectors, write }
+                }),
+                (0usize..8).prop_map(Op::Complete),
+                (0u64..30).prop_map(|ms| Op::Advance(Duration::from_millis(ms))),
+            ],
+            1..200,
+        ),
+        allow in any::<bool>(),
+        depth in 1usize..5,
+        merge in any::<bool>(),
+    ) {
+        let at_limit = if allow { AtLimit::Allow } else { AtLimit::Wait };
+        let policy = Mclock::new(MclockParams { at_limit, ..MclockParams::default() });
+        let mut tb = Testbed::new(policy, depth);
+        if merge {
+            tb = tb.with_merging(64);
+        }
+        for (i, g) in gens.iter().enumerate() {
+            tb.flow_config(i as u32, &cfg(g.weight, g.reservation, g.limit));
+        }
+        for op in &ops {
+            tb.step(op);
+        }
+        tb.drain();
+    }
 }
