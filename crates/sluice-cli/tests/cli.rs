@@ -109,6 +109,8 @@ fn list_names_policies_presets_and_patterns() {
         "noop",
         "clook",
         "sstf",
+        "mclock",
+        "at_limit",
         "maxtor-stm332061",
         "seq-read",
         "rand-write",

@@ -61,7 +61,7 @@ fn flow(engine: &mut Engine<impl Scheduler>, id: u32, weight: u32) -> FlowId {
             FlowId(id),
             &FlowConfig {
                 weight,
-                class: None,
+                ..FlowConfig::default()
             },
         )
         .unwrap();
@@ -581,6 +581,38 @@ fn every_policy_runs_on_the_engine() {
         assert_eq!(done.len(), 64, "{}", info.name);
         assert!(done.iter().all(|c| c.bytes() == 4096), "{}", info.name);
     }
+}
+
+/// mclock's limit holds on the engine: the policy idles with a wake-up
+/// (`poll_timeout`) and the engine wakes it when the next L tag is due.
+#[test]
+fn mclock_limit_paces_a_flow_on_the_engine() {
+    let file = data_file(1 << 20);
+    let p = policy::build("mclock", &Params::default()).unwrap();
+    let mut e = engine_or_skip!(p, 4);
+    let t = e
+        .open_target(file.path(), &TargetOptions::read_only())
+        .unwrap();
+    let f = FlowId(0);
+    let config = FlowConfig {
+        limit_iops: Some(200.0),
+        ..FlowConfig::default()
+    };
+    e.add_flow(f, &config).unwrap();
+    let start = e.now();
+    for i in 0..10u64 {
+        e.submit(Submission::read(f, t, i * 4096, AlignedBuf::zeroed(4096)))
+            .unwrap();
+    }
+    let done = e.run_until_idle().unwrap();
+    assert_eq!(done.len(), 10);
+    // Ten requests at 200 IOPS: the last is dispatched 45 ms after the
+    // first at the earliest.
+    assert!(
+        e.now() >= start + Duration::from_millis(45),
+        "{:?}",
+        e.now()
+    );
 }
 
 #[test]

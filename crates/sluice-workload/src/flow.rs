@@ -195,6 +195,8 @@ impl Flow {
         sluice::FlowConfig {
             weight: self.thread_weight(thread),
             class: self.spec.class,
+            reservation_iops: self.spec.reservation_iops,
+            limit_iops: self.spec.limit_iops,
         }
     }
 

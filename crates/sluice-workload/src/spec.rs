@@ -142,6 +142,12 @@ pub struct FlowSpec {
     /// Straight to the disk, as O_DIRECT (the default); false goes through
     /// the host's page cache (`direct = false`).
     pub direct: bool,
+    /// Reserved rate, IOPS (`reservation_iops`; the `mclock` policy's
+    /// r_i), given to each of the flow's threads.
+    pub reservation_iops: Option<f64>,
+    /// Rate cap, IOPS (`limit_iops`; the `mclock` policy's l_i), given to
+    /// each of the flow's threads.
+    pub limit_iops: Option<f64>,
 }
 
 impl Default for FlowSpec {
@@ -162,6 +168,8 @@ impl Default for FlowSpec {
             fragment_sectors: None,
             rate_interval: None,
             direct: true,
+            reservation_iops: None,
+            limit_iops: None,
         }
     }
 }

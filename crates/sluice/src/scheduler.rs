@@ -50,13 +50,20 @@ impl Service {
 }
 
 /// Per-flow settings a driver gives a policy when the flow appears.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct FlowConfig {
     /// Proportional-share weight, 1..=1000 (default 100).
     pub weight: u32,
     /// Class or group the flow belongs to (VIOS's OS instance, BFQ's cgroup);
     /// `None` = the default class.
     pub class: Option<u32>,
+    /// Reserved rate, IOPS (mClock's r_i): the minimum the flow is owed
+    /// whenever it is backlogged. `None` = no reservation. Only `mclock`
+    /// reads it; every other policy ignores it.
+    pub reservation_iops: Option<f64>,
+    /// Rate cap, IOPS (mClock's l_i): the most the flow is served. `None` =
+    /// no limit. Only `mclock` reads it; every other policy ignores it.
+    pub limit_iops: Option<f64>,
 }
 
 impl Default for FlowConfig {
@@ -64,6 +71,8 @@ impl Default for FlowConfig {
         FlowConfig {
             weight: 100,
             class: None,
+            reservation_iops: None,
+            limit_iops: None,
         }
     }
 }

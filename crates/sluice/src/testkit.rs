@@ -297,8 +297,19 @@ impl<P: Scheduler> Testbed<P> {
     /// Register a flow with a weight and a class.
     pub fn flow_in(&mut self, flow: u32, weight: u32, class: Option<u32>) {
         if self.flows.insert(flow) {
-            let cfg = FlowConfig { weight, class };
+            let cfg = FlowConfig {
+                weight,
+                class,
+                ..FlowConfig::default()
+            };
             self.driver.add_flow(self.now, FlowId(flow), &cfg);
+        }
+    }
+
+    /// Register a flow with a whole configuration (reservation, limit).
+    pub fn flow_config(&mut self, flow: u32, config: &FlowConfig) {
+        if self.flows.insert(flow) {
+            self.driver.add_flow(self.now, FlowId(flow), config);
         }
     }
 

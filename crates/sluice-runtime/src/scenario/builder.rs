@@ -178,6 +178,10 @@ pub struct FlowBuilder {
     pub(super) rate_iops: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) direct: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) reservation_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) limit_iops: Option<f64>,
 }
 
 impl ScenarioBuilder {
@@ -413,6 +417,14 @@ impl FlowBuilder {
         file_gib: f64;
         /// Scheduler weight, 1..=1000 (default 100).
         weight: u32;
+        /// Reserved rate, IOPS, 0 < x <= 1e7 (default none): the minimum
+        /// the `mclock` scheduler serves the flow (each of its threads)
+        /// while it is backlogged. Other schedulers ignore it.
+        reservation_iops: f64;
+        /// Rate cap, IOPS, 0 < x <= 1e7 (default none): the most the
+        /// `mclock` scheduler serves the flow (each of its threads). Other
+        /// schedulers ignore it.
+        limit_iops: f64;
         /// When the flow starts, s (default 0).
         start_s: f64;
         /// Where the flow's file starts (default: after the files so far).

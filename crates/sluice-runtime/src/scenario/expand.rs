@@ -505,6 +505,14 @@ impl Scenario {
                     ))))
                 }
             };
+            let iops_key = |key: &str, v: Option<f64>| match v {
+                Some(x) if !(x.is_finite() && x > 0.0 && x <= 1e7) => Err(ctx(fail(format!(
+                    "{key} must be a number of IOPS with 0 < x <= 1e7 (got {x})"
+                )))),
+                v => Ok(v),
+            };
+            let reservation_iops = iops_key("reservation_iops", f.reservation_iops)?;
+            let limit_iops = iops_key("limit_iops", f.limit_iops)?;
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
             if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
                 return Err(ctx(fail("fragment_kib must be 1..=65536")));
@@ -634,6 +642,8 @@ impl Scenario {
                     fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
                     rate_interval,
                     direct: f.direct.unwrap_or(true),
+                    reservation_iops,
+                    limit_iops,
                 });
             }
         }

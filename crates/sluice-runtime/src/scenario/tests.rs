@@ -101,6 +101,21 @@ fn bad_values_name_their_key() {
             "request_kib",
         ),
         ("file_gib = 2", "file_gib = 2\nweight = 0", "weight"),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nreservation_iops = 0",
+            "reservation_iops",
+        ),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nlimit_iops = 2e7",
+            "limit_iops",
+        ),
+        (
+            "file_gib = 2",
+            "file_gib = 2\nlimit_iops = -1.0",
+            "limit_iops",
+        ),
         ("file_gib = 2", "file_gib = 400", "past the end"),
         ("rand-read", "sideways", "sideways"),
         ("warmup_s = 1", "warmup_s = 20", "warmup_s"),
@@ -577,4 +592,22 @@ fn cap_duration_shortens_a_run_and_drops_a_warmup_as_long() {
     assert_eq!(b.clone().cap_duration_s(500.0).duration_s, 100.0);
     let short = b.cap_duration_s(1.0);
     assert_eq!((short.duration_s, short.warmup_s), (1.0, 0.0));
+}
+
+#[test]
+fn reservation_and_limit_reach_the_flow_spec() {
+    let text = GOOD.replace(
+        "file_gib = 2",
+        "file_gib = 2\nreservation_iops = 100\nlimit_iops = 40.5",
+    );
+    let s = parse(&text).unwrap();
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.reservation_iops == Some(100.0) && f.limit_iops == Some(40.5)));
+    let s = parse(GOOD).unwrap();
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.reservation_iops.is_none() && f.limit_iops.is_none()));
 }

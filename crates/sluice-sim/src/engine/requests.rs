@@ -66,7 +66,7 @@ impl Requests {
     pub(super) fn with_page_cache(&mut self, cfg: os::Config) {
         let flusher = FlowConfig {
             weight: 100,
-            class: None,
+            ..FlowConfig::default()
         };
         self.driver.add_flow(Instant::ZERO, FLUSHER, &flusher);
         self.os = Some(Os {

@@ -7,6 +7,7 @@ mod clook;
 mod deadline;
 mod dor;
 mod fq_rr;
+mod mclock;
 mod noop;
 mod params;
 mod sstf;
@@ -23,6 +24,7 @@ pub use clook::Clook;
 pub use deadline::{Deadline, DeadlineParams};
 pub use dor::{Dor, DorParams};
 pub use fq_rr::fq_rr;
+pub use mclock::{AtLimit, Mclock, MclockParams};
 pub use noop::Noop;
 pub use params::{ParamKind, ParamSpec, ParamTable, ParamValue, Params};
 pub use sstf::Sstf;
@@ -148,6 +150,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "Nam-Park BQS+DOR: YFQ base sequence in C-SCAN order, expanded where seek slack and M_qos allow",
         params: &dor::PARAMS,
     },
+    PolicyInfo {
+        name: "mclock",
+        summary: "mClock (OSDI 2010 §3): per-flow reservation, weight and limit tags; reservations first, then weights among flows under their limit",
+        params: &mclock::PARAMS,
+    },
 ];
 
 /// Build a policy by its contract name with the given parameters. Every
@@ -169,6 +176,7 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
         "bsd" => Box::new(Bsd::from_params(BsdVariant::Plain, &mut p)?),
         "bsd-grouped" => Box::new(Bsd::from_params(BsdVariant::Grouped, &mut p)?),
         "dor" => Box::new(Dor::from_params(&mut p)?),
+        "mclock" => Box::new(Mclock::from_params(&mut p)?),
         _ => {
             return Err(Error::UnknownPolicy {
                 name: name.to_string(),
@@ -261,6 +269,8 @@ bounded_walk = false (true: Algorithm 2's walk ends at the base's N-th position,
 charge_bqs = false (BQS_IO keeps the ratio alone; true: DOR's requests move their queue's BQS tags), \
 dqe_per_sequence = false (f_k persist across sequences; true: every f_k starts at 0 in each walk), \
 oldest_first = false (nearest R^cur, by sector index; true: the oldest, by a scan of the queue)"),
+            ("mclock", "at_limit = \"wait\" (wait: a flow over its limit waits; allow: limits only order), \
+idle_ms = 100 (ms)"),
         ];
         assert_eq!(listed.len(), before.len());
         for ((name, list), (old_name, old)) in listed.iter().zip(before) {
@@ -280,6 +290,7 @@ oldest_first = false (nearest R^cur, by sector index; true: the oldest, by a sca
                     ParamKind::Bool(b) => ParamValue::Bool(b),
                     ParamKind::Int { default, .. } => ParamValue::Int(default),
                     ParamKind::Float { default, .. } => ParamValue::Float(default),
+                    ParamKind::Choice { default, .. } => ParamValue::Str(default.to_string()),
                 };
                 params.insert(spec.name, value);
                 let built = build(info.name, &params);

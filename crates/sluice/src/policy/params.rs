@@ -15,7 +15,8 @@ pub enum ParamValue {
     Int(i64),
     /// A number.
     Float(f64),
-    /// A string (no policy parameter takes one; it is rejected as a bad value).
+    /// A string: the word of a choice parameter (rejected as a bad value by
+    /// every other kind).
     Str(String),
 }
 
@@ -53,6 +54,13 @@ pub enum ParamKind {
         min: f64,
         /// The largest value accepted.
         max: f64,
+    },
+    /// One of a fixed set of words (a string in a scenario file).
+    Choice {
+        /// Its value when not given.
+        default: &'static str,
+        /// The words accepted.
+        options: &'static [&'static str],
     },
 }
 
@@ -99,6 +107,16 @@ impl ParamSpec {
     ) -> Self {
         let (min, max) = range;
         Self::of(name, ParamKind::Float { default, min, max }, doc)
+    }
+
+    /// One of `options`, `default` when not given.
+    pub const fn choice(
+        name: &'static str,
+        default: &'static str,
+        options: &'static [&'static str],
+        doc: &'static str,
+    ) -> Self {
+        Self::of(name, ParamKind::Choice { default, options }, doc)
     }
 
     const fn of(name: &'static str, kind: ParamKind, doc: &'static str) -> Self {
@@ -181,6 +199,7 @@ impl fmt::Display for ParamTable {
                 ParamKind::Bool(b) => write!(f, "{b}")?,
                 ParamKind::Int { default, .. } => write!(f, "{default}")?,
                 ParamKind::Float { default, .. } => write!(f, "{default}")?,
+                ParamKind::Choice { default, .. } => write!(f, "\"{default}\"")?,
             }
             if !s.note.is_empty() {
                 write!(f, " ({})", s.note)?;
@@ -290,6 +309,27 @@ impl<'a> ParamReader<'a> {
         } else {
             let v = ParamValue::Float(x);
             Err(self.bad(name, &format!("a number in {min}..={max}"), &v))
+        }
+    }
+
+    /// One of the words of `table`'s row `name`, its default when absent.
+    pub(crate) fn choice(
+        &mut self,
+        table: &ParamTable,
+        name: &'a str,
+    ) -> Result<&'static str, Error> {
+        let ParamKind::Choice { default, options } = Self::spec(table, name).kind else {
+            panic!("parameter '{name}' is not a choice");
+        };
+        match self.get(name) {
+            None => Ok(default),
+            Some(ParamValue::Str(w)) if options.contains(&w.as_str()) => {
+                Ok(options.iter().copied().find(|o| o == w).unwrap_or(default))
+            }
+            Some(v) => {
+                let words: Vec<String> = options.iter().map(|o| format!("\"{o}\"")).collect();
+                Err(self.bad(name, &format!("one of {}", words.join(", ")), v))
+            }
         }
     }
 

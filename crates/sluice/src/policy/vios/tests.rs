@@ -207,6 +207,7 @@ fn unannounced_classes_go_to_the_implicit_default_class() {
     let cfg = FlowConfig {
         weight: 100,
         class: Some(9),
+        ..FlowConfig::default()
     };
     v.add_flow(t0, FlowId(2), &cfg);
     v.add(t0, req(0, 1, 0));

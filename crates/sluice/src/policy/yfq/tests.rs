@@ -285,7 +285,7 @@ fn unknown_flows_weigh_100_and_weights_scale_tags() {
     assert_eq!(s.tags(FlowId(7)), Some((0.0, 1.0)));
     let cfg = FlowConfig {
         weight: 400,
-        class: None,
+        ..FlowConfig::default()
     };
     s.add_flow(Instant::ZERO, FlowId(8), &cfg);
     s.add(Instant::ZERO, r(1, 8, 0, 100));

@@ -1,0 +1,559 @@
+//! `mclock`: the mClock scheduler of A. Gulati, A. Merchant, P. Varman,
+//! "mClock: Handling Throughput Variability for Hypervisor IO Scheduling"
+//! (OSDI 2010), §3 and its Algorithm 1.
+//!
+//! Every flow has a reservation r_i (IOPS it is owed), a weight w_i (its
+//! share of what is left) and a limit l_i (IOPS it may not exceed). Each
+//! request gets three tags when it arrives (§3.1, "tag assignment"):
+//!
+//! - R = max(R_prev + 1/r_i, now), the reservation tag;
+//! - L = max(L_prev + 1/l_i, now), the limit tag;
+//! - P = max(P_prev + 1/w_i, now), the proportional-share tag.
+//!
+//! A flow that becomes active again after being idle has its P tag set
+//! relative to the active flows' smallest P tag (§3.1, "tag adjustment"),
+//! so it neither gains a burst for the time it was away nor starts behind.
+//! A flow counts as idle once it has had nothing queued or in flight for
+//! `idle_ms` (a flow that keeps one request in flight empties its queue
+//! at every dispatch without being idle).
+//!
+//! Dispatch runs in two phases (§3.2, Algorithm 1's `ScheduleRequest`):
+//!
+//! 1. **Constraint-based**: if some flow's head request has an R tag at or
+//!    before now, the smallest such R tag is served (reservations first).
+//! 2. **Weight-based**: otherwise, among flows whose head's L tag is at or
+//!    before now (under their limit), the smallest P tag is served; the
+//!    flow's remaining R tags are then reduced by 1/r_i, so that service
+//!    beyond its reservation does not count against it (§3.2).
+//!
+//! With `at_limit = "wait"` (the paper's) a flow over its limit is not
+//! served (in either phase); if nothing else is
+//! eligible the policy idles until the earliest R or L tag comes due. With `"allow"` the
+//! limits only order the flows: a flow under its limit goes first, but the
+//! device is never left idle while requests are queued.
+//!
+//! Every request costs one unit by default ([`cost`] is the hook for a cost
+//! model: tags then advance by cost/rate). Flows are kept in ordered sets
+//! keyed by (tag, flow), so each operation is O(log n) in the number of
+//! flows; tags are kept per request in the flow's queue entry.
+
+use std::collections::{BTreeSet, VecDeque};
+
+use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use crate::error::Error;
+use crate::idhash::IdMap;
+use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::time::{Duration, Instant};
+use crate::types::{FlowId, Request};
+
+/// What the weight phase does with a flow over its limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtLimit {
+    /// Not served until its L tag comes due (the paper's mClock).
+    Wait,
+    /// Served only when no flow under its limit has a request: limits
+    /// order the flows but never keep the device idle.
+    Allow,
+}
+
+const AT_LIMIT: ParamSpec = ParamSpec::choice(
+    "at_limit",
+    "wait",
+    &["wait", "allow"],
+    "a flow over its limit in the weight phase: wait (not served) or allow (served last)",
+)
+.note("wait: a flow over its limit waits; allow: limits only order");
+
+const IDLE_MS: ParamSpec = ParamSpec::float(
+    "idle_ms",
+    100.0,
+    (0.0, 1e7),
+    "a flow with nothing queued or in flight for this long is idle: its next request gets the idle-flow P-tag adjustment",
+)
+.note("ms");
+
+/// The parameter table of `mclock`.
+pub(crate) const PARAMS: ParamTable = ParamTable::new(&[AT_LIMIT, IDLE_MS]);
+
+/// `mclock`'s parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MclockParams {
+    /// What the weight phase does with a flow over its limit.
+    pub at_limit: AtLimit,
+    /// How long a flow must have had nothing queued or in flight to count
+    /// as idle. A flow that keeps one request in flight and issues the next
+    /// when it completes has, for an instant, nothing queued: without this
+    /// grace it would be "re-activated" on every request and its P tag
+    /// pulled to the other flows' smallest, whatever its weight.
+    pub idle_after: Duration,
+}
+
+impl MclockParams {
+    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        let at_limit = match p.choice(&PARAMS, "at_limit")? {
+            "allow" => AtLimit::Allow,
+            _ => AtLimit::Wait,
+        };
+        let idle_after = Duration::from_millis_f64(p.float(&PARAMS, "idle_ms")?);
+        Ok(MclockParams {
+            at_limit,
+            idle_after,
+        })
+    }
+}
+
+impl Default for MclockParams {
+    fn default() -> Self {
+        table_defaults("mclock", Self::read)
+    }
+}
+
+/// The cost of a request in the units rates are given in: one I/O. The
+/// hook for a cost model (size-dependent costs): every tag advances by
+/// cost / rate.
+pub(crate) fn cost(_request: &Request) -> f64 {
+    1.0
+}
+
+/// Nanoseconds per second: tags are kept in nanoseconds since the origin.
+const NS: f64 = 1e9;
+
+/// The P-tag spacing of weight 1, ns: a request of a flow of weight w
+/// advances its P tag by `P_UNIT / w` (1000 s / w). The paper leaves the
+/// unit of 1/w_i open; in seconds (w_i as IOPS) every flow served fewer
+/// than w_i IOPS would have its P tags clamped to now, and the weight phase
+/// would turn into arrival order on any device slower than the sum of the
+/// weights (a 200-IOPS disk with weights of 100). With this unit a
+/// backlogged flow's P tags run ahead of real time and only the relative
+/// spacing orders the flows; the clamp at now and the idle-flow adjustment
+/// still place a flow that returns from idling.
+const P_UNIT: f64 = 1e3 * NS;
+
+/// A tag: an instant in nanoseconds (finite, never NaN), ordered totally.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Tag(f64);
+
+impl Eq for Tag {}
+
+impl PartialOrd for Tag {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Tag {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// The interval, in ns per unit of cost, of a rate in IOPS; `None` for a
+/// rate that is absent or not a positive finite number.
+fn interval(iops: Option<f64>) -> Option<f64> {
+    iops.filter(|r| r.is_finite() && *r > 0.0)
+        .map(|r| NS / r)
+        .filter(|i| i.is_finite())
+}
+
+/// A queued request with its tags (R as stored: the effective R tag is
+/// this minus the flow's `r_debt`).
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    request: Request,
+    r: f64,
+    l: f64,
+    p: f64,
+}
+
+/// Where a backlogged flow's head sits in the weight phase.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Place {
+    /// Not backlogged.
+    None,
+    /// Under its limit: in `ready` under this P tag.
+    Ready(Tag),
+    /// Over its limit: in `limited` under this L tag.
+    Limited(Tag),
+}
+
+/// One flow: its settings, its queue and its last tags.
+#[derive(Clone, Debug)]
+struct Flow {
+    /// ns per unit of cost at the reservation (1/r_i), if any.
+    r_interval: Option<f64>,
+    /// ns per unit of cost at the limit (1/l_i), if any.
+    l_interval: Option<f64>,
+    /// P-tag spacing per unit of cost (1/w_i, see [`P_UNIT`]).
+    p_interval: f64,
+    queue: VecDeque<Entry>,
+    /// The last request's tags (R as stored).
+    last_r: f64,
+    last_l: f64,
+    last_p: f64,
+    /// The sum of the R-tag reductions after weight-phase service (§3.2).
+    r_debt: f64,
+    /// Requests dispatched and not completed.
+    in_flight: usize,
+    /// When the flow last had a request queued or in flight (`None`:
+    /// never).
+    last_busy: Option<Instant>,
+    /// The head's keys in the sets.
+    r_key: Option<Tag>,
+    p_key: Option<Tag>,
+    place: Place,
+}
+
+impl Flow {
+    fn new(config: &FlowConfig) -> Self {
+        let mut f = Flow {
+            r_interval: None,
+            l_interval: None,
+            p_interval: 0.0,
+            queue: VecDeque::new(),
+            last_r: f64::NEG_INFINITY,
+            last_l: f64::NEG_INFINITY,
+            last_p: f64::NEG_INFINITY,
+            r_debt: 0.0,
+            in_flight: 0,
+            last_busy: None,
+            r_key: None,
+            p_key: None,
+            place: Place::None,
+        };
+        f.configure(config);
+        f
+    }
+
+    /// Take the rates of `config`. A reservation above the limit is cut to
+    /// the limit (the constraint phase does not look at limits).
+    fn configure(&mut self, config: &FlowConfig) {
+        self.p_interval = P_UNIT / f64::from(config.weight.max(1));
+        self.l_interval = interval(config.limit_iops);
+        self.r_interval = match (interval(config.reservation_iops), self.l_interval) {
+            (Some(r), Some(l)) => Some(r.max(l)),
+            (r, _) => r,
+        };
+    }
+}
+
+/// The mClock scheduler (Gulati, Merchant, Varman, "mClock: Handling
+/// Throughput Variability for Hypervisor IO Scheduling", OSDI 2010, §3):
+/// each request is tagged R = max(R_prev + 1/r, now), L = max(L_prev +
+/// 1/l, now) and P = max(P_prev + 1/w, now) from its flow's
+/// [`FlowConfig::reservation_iops`], [`FlowConfig::limit_iops`] and
+/// weight; a due R tag is served first (constraint phase), else the
+/// smallest P tag among flows whose L tag is due (weight phase, after which
+/// the flow's R tags are reduced by 1/r). A flow returning from idle starts
+/// level with the active flow furthest behind. `at_limit` says whether a
+/// flow over its limit waits (the policy idles with a wake-up) or is only
+/// served last.
+#[derive(Clone, Debug)]
+pub struct Mclock {
+    params: MclockParams,
+    flows: IdMap<FlowId, Flow>,
+    /// Backlogged flows with a reservation, by their head's effective R tag.
+    by_r: BTreeSet<(Tag, FlowId)>,
+    /// Backlogged flows under their limit, by their head's effective P tag.
+    ready: BTreeSet<(Tag, FlowId)>,
+    /// Backlogged flows over their limit, by their head's L tag.
+    limited: BTreeSet<(Tag, FlowId)>,
+    /// Every backlogged flow by its head's effective P tag (for the
+    /// idle-flow adjustment's minimum).
+    by_p: BTreeSet<(Tag, FlowId)>,
+    queued: usize,
+    wake: Option<Instant>,
+    served_reservation: u64,
+    served_weight: u64,
+    served_over_limit: u64,
+}
+
+impl Default for Mclock {
+    fn default() -> Self {
+        Self::new(MclockParams::default())
+    }
+}
+
+impl Mclock {
+    /// An mClock scheduler with `params`.
+    pub fn new(params: MclockParams) -> Self {
+        Mclock {
+            params,
+            flows: IdMap::default(),
+            by_r: BTreeSet::new(),
+            ready: BTreeSet::new(),
+            limited: BTreeSet::new(),
+            by_p: BTreeSet::new(),
+            queued: 0,
+            wake: None,
+            served_reservation: 0,
+            served_weight: 0,
+            served_over_limit: 0,
+        }
+    }
+
+    /// Build `mclock` from parameters (`at_limit`).
+    pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Self, Error> {
+        Ok(Self::new(MclockParams::read(p)?))
+    }
+
+    /// Take flow `id`'s head out of every set.
+    fn unindex(&mut self, id: FlowId) {
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        if let Some(k) = f.r_key.take() {
+            self.by_r.remove(&(k, id));
+        }
+        if let Some(k) = f.p_key.take() {
+            self.by_p.remove(&(k, id));
+        }
+        match std::mem::replace(&mut f.place, Place::None) {
+            Place::Ready(k) => {
+                self.ready.remove(&(k, id));
+            }
+            Place::Limited(k) => {
+                self.limited.remove(&(k, id));
+            }
+            Place::None => {}
+        }
+    }
+
+    /// Put flow `id`'s head (if any) into the sets, as of `now` (ns).
+    ///
+    /// Under `wait` a head over its limit is in neither phase's set (the
+    /// paper needs no such rule since it assumes r_i <= l_i, but a flow
+    /// served in the weight phase has its R tags reduced and could then be
+    /// served past its limit in the constraint phase); it enters both when
+    /// its L tag comes due (`promote`).
+    fn index(&mut self, id: FlowId, now: f64) {
+        let allow = self.params.at_limit == AtLimit::Allow;
+        let Some(f) = self.flows.get_mut(&id) else {
+            return;
+        };
+        let Some(head) = f.queue.front() else {
+            return;
+        };
+        let under_limit = head.l <= now;
+        if f.r_interval.is_some() && (under_limit || allow) {
+            let k = Tag(head.r - f.r_debt);
+            self.by_r.insert((k, id));
+            f.r_key = Some(k);
+        }
+        let p = Tag(head.p);
+        self.by_p.insert((p, id));
+        f.p_key = Some(p);
+        if under_limit {
+            self.ready.insert((p, id));
+            f.place = Place::Ready(p);
+        } else {
+            let l = Tag(head.l);
+            self.limited.insert((l, id));
+            f.place = Place::Limited(l);
+        }
+    }
+
+    /// Move every flow whose L tag has come due into `ready`.
+    fn promote(&mut self, now: f64) {
+        while let Some(&(l, id)) = self.limited.first() {
+            if l.0 > now {
+                break;
+            }
+            self.limited.remove(&(l, id));
+            if let Some(f) = self.flows.get_mut(&id) {
+                let p = f.p_key.unwrap_or(Tag(0.0));
+                self.ready.insert((p, id));
+                f.place = Place::Ready(p);
+                if f.r_interval.is_some() && f.r_key.is_none() {
+                    if let Some(head) = f.queue.front() {
+                        let k = Tag(head.r - f.r_debt);
+                        self.by_r.insert((k, id));
+                        f.r_key = Some(k);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Dispatch flow `id`'s head; `weight_phase` applies the R-tag
+    /// reduction of §3.2.
+    fn serve(&mut self, id: FlowId, now: f64, weight_phase: bool) -> Option<Request> {
+        self.unindex(id);
+        let f = self.flows.get_mut(&id)?;
+        let entry = f.queue.pop_front()?;
+        f.in_flight += 1;
+        if weight_phase {
+            if let Some(ri) = f.r_interval {
+                f.r_debt += cost(&entry.request) * ri;
+            }
+        }
+        self.queued = self.queued.saturating_sub(1);
+        self.index(id, now);
+        Some(entry.request)
+    }
+}
+
+/// `now` in nanoseconds since the origin, as tags count it.
+fn ns(now: Instant) -> f64 {
+    now.as_nanos() as f64
+}
+
+impl Scheduler for Mclock {
+    fn name(&self) -> &str {
+        "mclock"
+    }
+
+    fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
+        match self.flows.get_mut(&flow) {
+            Some(f) => f.configure(config),
+            None => {
+                self.flows.insert(flow, Flow::new(config));
+            }
+        }
+    }
+
+    fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
+        if let Some(f) = self.flows.get_mut(&flow) {
+            f.p_interval = P_UNIT / f64::from(weight.max(1));
+        }
+    }
+
+    fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
+        if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
+            self.unindex(flow);
+            self.flows.remove(&flow);
+        }
+    }
+
+    fn add(&mut self, now: Instant, request: Request) {
+        let t = ns(now);
+        let id = request.flow;
+        let min_p = self.by_p.first().map(|&(p, _)| p.0);
+        let f = self
+            .flows
+            .entry(id)
+            .or_insert_with(|| Flow::new(&FlowConfig::default()));
+        let was_idle = f.queue.is_empty();
+        let idle = was_idle
+            && f.in_flight == 0
+            && f.last_busy
+                .is_none_or(|b| now.saturating_duration_since(b) >= self.params.idle_after);
+        f.last_busy = Some(now);
+        // The idle-flow adjustment (§3.1): the paper shifts the active
+        // flows' P tags so that the smallest is now and tags the returning
+        // flow max(P_prev + 1/w, now): level with the active flow furthest
+        // behind. Placing the returning flow there instead of shifting the
+        // others orders the flows the same way in O(log n). Its old P_prev
+        // is dropped: in the paper's unit it rarely exceeds now after an
+        // idle spell, in ours (`P_UNIT`) it can run far ahead, which would
+        // penalise the flow for service it had before it went idle.
+        let c = cost(&request);
+        let p = match min_p {
+            Some(m) if idle => m,
+            _ => (f.last_p + c * f.p_interval).max(t),
+        };
+        let r = match f.r_interval {
+            Some(ri) => (f.last_r - f.r_debt + c * ri).max(t) + f.r_debt,
+            None => 0.0,
+        };
+        let l = match f.l_interval {
+            Some(li) => (f.last_l + c * li).max(t),
+            None => f64::NEG_INFINITY,
+        };
+        f.last_r = r;
+        f.last_l = l;
+        f.last_p = p;
+        f.queue.push_back(Entry { request, r, l, p });
+        self.queued += 1;
+        if was_idle {
+            self.index(id, t);
+        }
+    }
+
+    fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        if let Some(f) = self.flows.get_mut(&old.flow) {
+            if let Some(e) = f.queue.iter_mut().rev().find(|e| e.request.id == old.id) {
+                e.request = *merged;
+            }
+        }
+    }
+
+    fn complete(&mut self, now: Instant, request: &Request, _service: &Service) {
+        if let Some(f) = self.flows.get_mut(&request.flow) {
+            f.in_flight = f.in_flight.saturating_sub(1);
+            f.last_busy = Some(now);
+        }
+    }
+
+    fn dispatch(&mut self, now: Instant, _device: &dyn DeviceView) -> Decision {
+        self.wake = None;
+        if self.queued == 0 {
+            return Decision::Nothing;
+        }
+        let t = ns(now);
+        self.promote(t);
+        // Constraint-based phase: the smallest R tag, if due.
+        if let Some(&(r, id)) = self.by_r.first() {
+            if r.0 <= t {
+                self.served_reservation += 1;
+                return self.serve(id, t, false).into();
+            }
+        }
+        // Weight-based phase: the smallest P tag among flows under their
+        // limit.
+        if let Some(&(_, id)) = self.ready.first() {
+            self.served_weight += 1;
+            return self.serve(id, t, true).into();
+        }
+        let next_l = self.limited.first().map(|&(l, id)| (l.0, id));
+        if self.params.at_limit == AtLimit::Allow {
+            if let Some((_, id)) = next_l {
+                self.served_over_limit += 1;
+                return self.serve(id, t, true).into();
+            }
+        }
+        // Everything queued is over its limit: wait for the first tag due.
+        let next_r = self.by_r.first().map(|&(r, _)| r.0);
+        let due = [next_l.map(|x| x.0), next_r]
+            .into_iter()
+            .flatten()
+            .fold(f64::INFINITY, f64::min);
+        if !due.is_finite() {
+            return Decision::Nothing;
+        }
+        let at = due.ceil().max(t + 1.0);
+        let at = if at >= u64::MAX as f64 {
+            Instant::MAX
+        } else {
+            Instant::from_nanos(at as u64)
+        };
+        self.wake = Some(at);
+        Decision::Idle
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        self.wake
+    }
+
+    fn handle_timeout(&mut self, _now: Instant) {
+        self.wake = None;
+    }
+
+    fn queued(&self) -> usize {
+        self.queued
+    }
+
+    fn stats(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("reservation_dispatches", self.served_reservation as f64),
+            ("weight_dispatches", self.served_weight as f64),
+            ("over_limit_dispatches", self.served_over_limit as f64),
+        ]
+    }
+
+    fn may_idle(&self) -> bool {
+        self.params.at_limit == AtLimit::Wait
+    }
+}
+
+#[cfg(test)]
+mod tests;
