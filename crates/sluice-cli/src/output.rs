@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use sluice_runtime::Scenario;
 
 /// Create the output file `path` that flag `flag` names: exclusively,
@@ -96,10 +96,27 @@ pub(crate) fn broken_pipe(e: &anyhow::Error) -> bool {
 /// The scenario at `path` with `--seed` and `--scheduler` applied; an
 /// unknown policy is an error naming the flag.
 pub(crate) fn load(path: &Path, seed: Option<u64>, scheduler: Option<&str>) -> Result<Scenario> {
+    refuse_fio_job(path)?;
     let mut s = Scenario::load(path)?;
     sluice_runtime::overrides::apply(&mut s, seed, scheduler)
         .with_context(|| format!("--scheduler {}", scheduler.unwrap_or_default()))?;
     Ok(s)
+}
+
+/// A fio job file given where a scenario is expected: say which command
+/// takes it, instead of the TOML parser's "invalid key".
+pub(crate) fn refuse_fio_job(path: &Path) -> Result<()> {
+    let fio_name = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("fio"));
+    if fio_name {
+        bail!(
+            "{} is a fio job file, not a scenario: run it with `sluice fio {}`",
+            path.display(),
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Refuse a timeline whose bins would not fit in memory (`run` checks

@@ -169,3 +169,19 @@ fn sim_writes_a_request_log_on_request() {
     assert!(err.contains("exists"), "{err}");
     assert_eq!(std::fs::read_to_string(&log).unwrap(), text);
 }
+
+#[test]
+fn a_fio_job_given_as_a_scenario_points_to_sluice_fio() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let job = root.join("scenarios/fio/paced-writers.fio");
+    let job = job.to_str().unwrap();
+    for cmd in ["sim", "compare", "run"] {
+        let (code, _, err) = sluice(&[cmd, job]);
+        assert_ne!(code, 0, "{cmd}");
+        assert!(
+            err.contains("is a fio job file") && err.contains("sluice fio"),
+            "{cmd}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{cmd}: {err}");
+    }
+}

@@ -81,6 +81,7 @@ impl From<&Args> for run::Options {
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
+    crate::output::refuse_fio_job(&args.scenario)?;
     // Opened first: a bad path fails before the run.
     let log = crate::output::RequestLogFile::create(args.log_requests.as_deref())?;
     let r = run::run(&run::Options::from(&args))?;

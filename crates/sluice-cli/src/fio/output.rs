@@ -97,6 +97,8 @@ struct Doc {
     #[serde(rename = "global options", skip_serializing_if = "is_empty")]
     global_options: OrderedMap<String>,
     jobs: Vec<Job>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    disk_util: Vec<DiskUtil>,
     sluice: Sluice,
 }
 
@@ -131,8 +133,96 @@ struct Job {
     write: Dir,
     trim: Dir,
     job_runtime: u64,
+    /// fio's latency buckets: the percentage of requests whose completion
+    /// latency falls in each, read off the flow's latency CDF (its
+    /// percentile points, linearly between them).
+    latency_ns: OrderedMap<f64>,
+    latency_us: OrderedMap<f64>,
+    latency_ms: OrderedMap<f64>,
     /// The sluice flow this entry is (`name#0`, `name#1`, ... for clones).
     sluice_flow: String,
+}
+
+/// fio's bucket bounds: each key counts latencies above the key before it
+/// and at most this one, in the map's unit.
+const BUCKETS: [u32; 10] = [2, 4, 10, 20, 50, 100, 250, 500, 750, 1000];
+
+/// The share (0..=1) of the flow's requests with latency at most `ms`,
+/// from its CDF's percentile points (percent, ms), linear between them.
+fn share_within(cdf: &[[f64; 2]], ms: f64) -> f64 {
+    let mut below = 0.0;
+    let mut prev: Option<[f64; 2]> = None;
+    for &[p, l] in cdf {
+        if l <= ms {
+            below = p;
+        } else {
+            if let Some([p0, l0]) = prev {
+                if l > l0 && ms > l0 {
+                    below = p0 + (p - p0) * (ms - l0) / (l - l0);
+                }
+            }
+            break;
+        }
+        prev = Some([p, l]);
+    }
+    (below / 100.0).clamp(0.0, 1.0)
+}
+
+/// fio's `latency_ns`, `latency_us` and `latency_ms` maps of a flow.
+fn latency_buckets(f: &FlowReport) -> [OrderedMap<f64>; 3] {
+    let cdf = &f.lat_ms.cdf;
+    if cdf.is_empty() {
+        return [
+            OrderedMap(Vec::new()),
+            OrderedMap(Vec::new()),
+            OrderedMap(Vec::new()),
+        ];
+    }
+    // Each map goes on where the one before ended (1,000 ns is the first
+    // microsecond bucket's lower bound), so the three sum to 100.
+    let map = |unit_ms: f64, last: &[u32], mut before: f64| {
+        let mut m = Vec::new();
+        for &b in BUCKETS.iter().chain(last) {
+            let now = share_within(cdf, f64::from(b) * unit_ms);
+            m.push((b.to_string(), ((now - before) * 100.0 * 1e4).round() / 1e4));
+            before = now;
+        }
+        (m, before)
+    };
+    let (ns, before) = map(1e-6, &[], 0.0);
+    let (us, before) = map(1e-3, &[], before);
+    let (mut ms, before) = map(1.0, &[2000], before);
+    ms.push((
+        ">=2000".to_string(),
+        (((1.0 - before) * 100.0) * 1e4).round() / 1e4,
+    ));
+    [OrderedMap(ns), OrderedMap(us), OrderedMap(ms)]
+}
+
+/// fio's `disk_util` entry for the simulated drive: requests that reached
+/// it (after merging) and how busy it was over the measured window.
+#[derive(serde::Serialize)]
+struct DiskUtil {
+    name: String,
+    read_ios: u64,
+    write_ios: u64,
+    util: f64,
+}
+
+fn disk_util(r: &SimReport) -> Option<DiskUtil> {
+    let d = r.device_requests.as_ref()?;
+    let busy: f64 = r.flows.iter().map(|f| f.disk_time_s).sum();
+    let w = window(r);
+    Some(DiskUtil {
+        name: r.device.clone(),
+        read_ios: d.reads,
+        write_ios: d.writes,
+        util: if w > 0.0 {
+            ((busy / w * 100.0).min(100.0) * 100.0).round() / 100.0
+        } else {
+            0.0
+        },
+    })
 }
 
 #[derive(serde::Serialize, Default)]
@@ -389,6 +479,7 @@ pub(super) fn json(
         let bw = group_bw(r, jobs);
         for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
             let (read, write) = read_write(r, i, info, bw);
+            let [latency_ns, latency_us, latency_ms] = latency_buckets(f);
             out.push(Job {
                 jobname: info.name.clone(),
                 groupid: info.group,
@@ -399,6 +490,9 @@ pub(super) fn json(
                 write,
                 trim: Dir::default(),
                 job_runtime: (active_secs(r, f) * 1000.0).round() as u64,
+                latency_ns,
+                latency_us,
+                latency_ms,
                 sluice_flow: f.name.clone(),
             });
         }
@@ -411,6 +505,11 @@ pub(super) fn json(
         time: file.started_unix_ms.map(|ms| ctime(ms / 1000)),
         global_options: options(&file.global_options),
         jobs: out,
+        disk_util: results
+            .iter()
+            .filter_map(|(r, _)| disk_util(r))
+            .take(1)
+            .collect(),
         sluice: Sluice {
             scheduler: first.map(|r| r.scheduler.clone()).unwrap_or_default(),
             device: first.map(|r| r.device.clone()).unwrap_or_default(),

@@ -194,3 +194,15 @@ fn a_job_stopped_at_the_limit_says_so() {
         .unwrap()
         .contains("stopped_early"));
 }
+
+#[test]
+fn latency_buckets_read_the_cdf_and_sum_to_a_hundred() {
+    let cdf = [[0.0, 0.0005], [50.0, 0.003], [90.0, 3.0], [100.0, 3000.0]];
+    // Half the requests within 3 us, 90% within 3 ms, all within 3 s.
+    assert!((share_within(&cdf, 0.003) - 0.5).abs() < 1e-9);
+    assert!((share_within(&cdf, 3.0) - 0.9).abs() < 1e-9);
+    assert_eq!(share_within(&cdf, 1e9), 1.0);
+    assert_eq!(share_within(&cdf, 0.0001), 0.0);
+    // Linear between points: 1.5015 ms is halfway from 3 us to 3 ms.
+    assert!((share_within(&cdf, 1.5015) - 0.7).abs() < 1e-6);
+}
