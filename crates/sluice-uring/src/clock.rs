@@ -8,7 +8,9 @@ pub(crate) struct Clock {
     origin_ns: u64,
 }
 
-fn monotonic_ns() -> u64 {
+/// CLOCK_MONOTONIC in nanoseconds: the clock of `std::time::Instant` on
+/// Linux, and the one tracefs's `mono` trace clock reads.
+pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

@@ -103,6 +103,7 @@ mod step;
 mod target;
 
 pub use buf::{AlignedBuf, BUF_ALIGN};
+pub use clock::monotonic_ns;
 pub use cost::SeekEstimate;
 pub use engine::{
     Completion, Engine, EngineConfig, EngineStats, Submission, Wait, MAX_REQUEST_BYTES,

@@ -4,9 +4,9 @@ use anyhow::Result;
 use sluice_real::journal;
 
 /// Undo what sluice runs that died (SIGKILL, a crash) left behind: their
-/// folders and files, kernel schedulers and tunables, cgroups, FUSE
-/// mounts, loop devices and emulator processes. Runs still going are left
-/// alone.
+/// folders and files, kernel schedulers, their tunables and queue
+/// settings, cgroups, FUSE mounts, tracefs and its instances, loop devices
+/// and emulator processes. Runs still going are left alone.
 #[derive(clap::Args)]
 #[command(
     after_help = "Every run that changes the machine writes down each change in a journal in \

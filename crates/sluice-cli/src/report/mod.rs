@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 pub(crate) use input::Results;
-use input::{Experiment, Run};
+use input::{Experiment, Flow, Run};
 
 /// Most rows one chart draws; past it the page says how many more there
 /// are, and the table below has every one.
@@ -489,7 +489,9 @@ fn compare_section(h: &mut String, c: usize, runs: &[&Run]) -> Result<()> {
         }
     }
     names.sort_by_key(|(_, finite)| !finite);
-    let find = |run: &Run, name: &str| run.flows.iter().find(|f| f.name == name).cloned();
+    fn find<'a>(run: &'a Run, name: &str) -> Option<&'a Flow> {
+        run.flows.iter().find(|f| f.name == name)
+    }
     let policy = |run: &Run| {
         if run.kind == "sim" || run.kind == "run" {
             run.scheduler.clone()
@@ -497,6 +499,17 @@ fn compare_section(h: &mut String, c: usize, runs: &[&Run]) -> Result<()> {
             format!("{} ({})", run.scheduler, run.kind)
         }
     };
+    // One row per policy: `value` of each named flow (None where the run
+    // has no such flow or no value).
+    let per_policy =
+        |flows: &[&str], value: &dyn Fn(&Flow) -> Option<f64>| -> Vec<(String, Vec<Option<f64>>)> {
+            runs.iter()
+                .map(|run| {
+                    let values = flows.iter().map(|n| find(run, n).and_then(value)).collect();
+                    (policy(run), values)
+                })
+                .collect()
+        };
     let finite: Vec<&str> = names
         .iter()
         .filter(|(_, f)| *f)
@@ -515,16 +528,7 @@ fn compare_section(h: &mut String, c: usize, runs: &[&Run]) -> Result<()> {
         }
     );
     if !finite.is_empty() {
-        let rows: Vec<_> = runs
-            .iter()
-            .map(|run| {
-                let values = finite
-                    .iter()
-                    .map(|n| find(run, n).and_then(|f| f.time_s()))
-                    .collect();
-                (policy(run), values)
-            })
-            .collect();
+        let rows = per_policy(&finite, &|f: &Flow| f.time_s());
         fig(
             h,
             &plots::bars(
@@ -545,16 +549,7 @@ fn compare_section(h: &mut String, c: usize, runs: &[&Run]) -> Result<()> {
         .take(plots::MAX_LINES)
         .map(|(n, _)| n.as_str())
         .collect();
-    let rows: Vec<_> = runs
-        .iter()
-        .map(|run| {
-            let values = drawn
-                .iter()
-                .map(|n| find(run, n).map(|f| f.mb_s).filter(|v| v.is_finite()))
-                .collect();
-            (policy(run), values)
-        })
-        .collect();
+    let rows = per_policy(&drawn, &|f: &Flow| Some(f.mb_s).filter(|v| v.is_finite()));
     fig(
         h,
         &plots::bars(

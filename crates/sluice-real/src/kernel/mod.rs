@@ -216,15 +216,7 @@ fn dispatch_times(book: &mut Book, pop: &Population, io: &ThreadIo, t0: Instant,
     };
     // Run time to CLOCK_MONOTONIC (the trace's clock): the two clocks read
     // together once.
-    let mono_now = {
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `ts` is a valid out-pointer; CLOCK_MONOTONIC exists on Linux.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-    };
+    let mono_now = sluice_uring::monotonic_ns();
     let offset =
         i128::from(mono_now) - i128::from(Io::now(io).as_nanos()) + i128::from(t0.as_nanos());
     let mono = |t: Instant| (offset + i128::from(t.as_nanos())).max(0) as u64;
