@@ -47,6 +47,14 @@ pub enum Error {
         /// The policy names there are, comma-separated.
         available: String,
     },
+    /// A group of a [`crate::policy::Hierarchy`] cannot be built.
+    #[error("group '{group}': {what}")]
+    BadGroup {
+        /// The group's name.
+        group: String,
+        /// What is wrong with it.
+        what: String,
+    },
     /// The host completed a request the driver does not hold in flight.
     #[error("request {0:?} completed but not in flight")]
     NotInFlight(RequestId),

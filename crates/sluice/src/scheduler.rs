@@ -62,8 +62,20 @@ pub struct FlowConfig {
     /// reads it; every other policy ignores it.
     pub reservation_iops: Option<f64>,
     /// Rate cap, IOPS (mClock's l_i): the most the flow is served. `None` =
-    /// no limit. Only `mclock` reads it; every other policy ignores it.
+    /// no limit. `mclock` enforces it with its limit tags; under every
+    /// other policy [`crate::policy::Hierarchy`] holds the flow's requests
+    /// back in a token bucket.
     pub limit_iops: Option<f64>,
+    /// Rate cap, MB/s (10^6 bytes), enforced by a token bucket in
+    /// [`crate::policy::Hierarchy`] under every policy. `None` = no limit.
+    pub limit_mb_s: Option<f64>,
+    /// How much a limited flow may run ahead of its rate after a pause: the
+    /// token bucket holds this much time's worth of its limits. `None` =
+    /// [`crate::policy::DEFAULT_BURST`].
+    pub burst: Option<Duration>,
+    /// The group the flow belongs to, an index into the groups given to
+    /// [`crate::policy::Hierarchy`]; `None` = directly under the root.
+    pub group: Option<u32>,
 }
 
 impl Default for FlowConfig {
@@ -73,7 +85,17 @@ impl Default for FlowConfig {
             class: None,
             reservation_iops: None,
             limit_iops: None,
+            limit_mb_s: None,
+            burst: None,
+            group: None,
         }
+    }
+}
+
+impl FlowConfig {
+    /// Whether the flow has a rate cap of either kind.
+    pub fn is_limited(&self) -> bool {
+        self.limit_iops.is_some() || self.limit_mb_s.is_some()
     }
 }
 
@@ -266,6 +288,13 @@ pub trait Scheduler {
     fn may_idle(&self) -> bool {
         false
     }
+
+    /// Whether the policy enforces [`FlowConfig::limit_iops`] itself
+    /// (`mclock`'s limit tags). [`crate::policy::Hierarchy`] then leaves
+    /// IOPS limits to it and only throttles MB/s limits.
+    fn enforces_iops_limits(&self) -> bool {
+        false
+    }
 }
 
 /// A boxed or borrowed policy is a policy: `Driver<Box<dyn Scheduler>>`
@@ -320,6 +349,9 @@ impl<S: Scheduler + ?Sized> Scheduler for $ty {
     }
     fn may_idle(&self) -> bool {
         (**self).may_idle()
+    }
+    fn enforces_iops_limits(&self) -> bool {
+        (**self).enforces_iops_limits()
     }
 }
     )*};

@@ -26,9 +26,11 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
-use sluice::policy::{build, Params, POLICIES};
+use sluice::policy::{build, GroupConfig, Hierarchy, Params, POLICIES};
 use sluice::testkit::{FlatDevice, Op, Testbed};
-use sluice::{CostModel, Decision, DeviceView, Duration, Instant, Request, Scheduler, Service};
+use sluice::{
+    CostModel, Decision, DeviceView, Duration, FlowConfig, Instant, Request, Scheduler, Service,
+};
 
 const DEPTHS: [usize; 3] = [1, 4, 32];
 
@@ -322,6 +324,40 @@ fn config() -> ProptestConfig {
 // Properties
 // ---------------------------------------------------------------------------
 
+/// `script` with the policy at every node of a tree (two groups, one inside
+/// the other, the inner one limited to 300 IOPS) and flows spread over
+/// root, outer and inner group, flow 4 limited to 200 IOPS.
+fn run_in_tree(name: &str, depth: usize, script: &[Op]) -> Run {
+    let mut inner = GroupConfig::new("inner", Some(0), 100);
+    inner.limit_iops = Some(300.0);
+    let groups = [GroupConfig::new("outer", None, 300), inner];
+    let tree = Hierarchy::new(name, &Params::default(), &groups)
+        .unwrap_or_else(|e| panic!("building {name} in a tree: {e}"));
+    let mut tb = Testbed::new(Box::new(tree) as Box<dyn Scheduler>, depth);
+    for flow in 0..8u32 {
+        let cfg = FlowConfig {
+            group: [None, Some(0), Some(1)][flow as usize % 3],
+            limit_iops: (flow == 4).then_some(200.0),
+            ..FlowConfig::default()
+        };
+        tb.flow_config(flow, &cfg);
+    }
+    let mut added = Vec::new();
+    for op in script {
+        added.extend(tb.step(op));
+    }
+    tb.drain();
+    Run {
+        name: tb.policy().name().to_string(),
+        depth,
+        added,
+        order: tb.order(),
+        completions: tb.completions.clone(),
+        adds_before: Vec::new(),
+        fill: Vec::new(),
+    }
+}
+
 fn every_policy_at_depth(depth: usize, script: &[Op]) -> Result<(), TestCaseError> {
     assert!(!POLICIES.is_empty());
     for info in POLICIES {
@@ -334,6 +370,18 @@ fn every_policy_at_depth(depth: usize, script: &[Op]) -> Result<(), TestCaseErro
 
 proptest! {
     #![proptest_config(config())]
+
+    /// Every policy keeps the invariants at every node of a tree of groups
+    /// with limits (the testbed checks exactly-once dispatch, idle waits
+    /// and work conservation), and hands back requests as they were added.
+    #[test]
+    fn every_policy_keeps_the_invariants_in_a_tree(depth in depth(), script in script()) {
+        for info in POLICIES {
+            let run = run_in_tree(info.name, depth, &script);
+            prop_assert_eq!(run.name.as_str(), info.name);
+            ok(check_integrity(&run))?;
+        }
+    }
 
     /// With merging on, every policy dispatches requests made of added ones
     /// laid end to end, within the limit, and every added request finishes

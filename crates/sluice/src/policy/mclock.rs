@@ -553,6 +553,10 @@ impl Scheduler for Mclock {
     fn may_idle(&self) -> bool {
         self.params.at_limit == AtLimit::Wait
     }
+
+    fn enforces_iops_limits(&self) -> bool {
+        true
+    }
 }
 
 #[cfg(test)]

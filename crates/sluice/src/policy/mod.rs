@@ -7,6 +7,7 @@ mod clook;
 mod deadline;
 mod dor;
 mod fq_rr;
+mod hierarchy;
 mod mclock;
 mod noop;
 mod params;
@@ -24,6 +25,9 @@ pub use clook::Clook;
 pub use deadline::{Deadline, DeadlineParams};
 pub use dor::{Dor, DorParams};
 pub use fq_rr::fq_rr;
+pub use hierarchy::{
+    Bucket, GroupConfig, Hierarchy, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
+};
 pub use mclock::{AtLimit, Mclock, MclockParams};
 pub use noop::Noop;
 pub use params::{ParamKind, ParamSpec, ParamTable, ParamValue, Params};
