@@ -197,6 +197,9 @@ impl Flow {
             class: self.spec.class,
             reservation_iops: self.spec.reservation_iops,
             limit_iops: self.spec.limit_iops,
+            limit_mb_s: self.spec.limit_mb_s,
+            burst: self.spec.burst,
+            group: self.spec.group,
         }
     }
 

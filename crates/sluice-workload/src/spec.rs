@@ -148,6 +148,12 @@ pub struct FlowSpec {
     /// Rate cap, IOPS (`limit_iops`; the `mclock` policy's l_i), given to
     /// each of the flow's threads.
     pub limit_iops: Option<f64>,
+    /// Rate cap, MB/s (`limit_mb_s`), given to each of the flow's threads.
+    pub limit_mb_s: Option<f64>,
+    /// The limits' burst (`burst_ms`; `None` = the policy's default).
+    pub burst: Option<Duration>,
+    /// The index of the flow's group among the scenario's groups.
+    pub group: Option<u32>,
 }
 
 impl Default for FlowSpec {
@@ -170,6 +176,9 @@ impl Default for FlowSpec {
             direct: true,
             reservation_iops: None,
             limit_iops: None,
+            limit_mb_s: None,
+            burst: None,
+            group: None,
         }
     }
 }

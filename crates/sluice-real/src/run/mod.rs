@@ -288,7 +288,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         eprintln!("warning: --verify: no flow writes, there is nothing to verify");
     }
     // The policy first: a bad [scheduler] fails before any file is made.
-    let policy = sluice::policy::build(&s.scheduler, &s.params)?;
+    let policy = s.policy()?;
     let stop = interrupt_flag()?;
     // Written down before anything changes; held until the run is undone.
     let journal = Arc::new(Journal::begin("run")?);

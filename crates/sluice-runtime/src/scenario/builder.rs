@@ -44,6 +44,8 @@ pub struct ScenarioBuilder {
     pub(crate) flows: Vec<FlowBuilder>,
     #[serde(rename = "class", default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) classes: Vec<ClassKeys>,
+    #[serde(rename = "group", default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) groups: Vec<super::GroupBuilder>,
     /// The `[os]` table: the page cache of buffered flows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) os: Option<OsKeys>,
@@ -182,6 +184,12 @@ pub struct FlowBuilder {
     pub(super) reservation_iops: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) limit_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) limit_mb_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) burst_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) group: Option<String>,
 }
 
 impl ScenarioBuilder {
@@ -198,6 +206,7 @@ impl ScenarioBuilder {
             scheduler: SchedulerKeys::default(),
             flows: Vec::new(),
             classes: Vec::new(),
+            groups: Vec::new(),
             os: None,
         }
     }
@@ -348,6 +357,12 @@ impl ScenarioBuilder {
         self
     }
 
+    /// A `[[group]]`.
+    pub fn group(mut self, group: super::GroupBuilder) -> Self {
+        self.groups.push(group);
+        self
+    }
+
     /// A `[[flow]]`.
     pub fn flow(mut self, flow: FlowBuilder) -> Self {
         self.flows.push(flow);
@@ -421,10 +436,18 @@ impl FlowBuilder {
         /// the `mclock` scheduler serves the flow (each of its threads)
         /// while it is backlogged. Other schedulers ignore it.
         reservation_iops: f64;
-        /// Rate cap, IOPS, 0 < x <= 1e7 (default none): the most the
-        /// `mclock` scheduler serves the flow (each of its threads). Other
-        /// schedulers ignore it.
+        /// Rate cap, IOPS, 0 < x <= 1e7 (default none): the most the flow
+        /// (each of its threads) is served, under every scheduler (`mclock`
+        /// by its limit tags, the others by a token bucket).
         limit_iops: f64;
+        /// Rate cap, MB/s, 0 < x <= 1e6 (default none), under every
+        /// scheduler.
+        limit_mb_s: f64;
+        /// How far ahead of its limits the flow may run after a pause, ms
+        /// (default 100: blk-throttle's slice on disks).
+        burst_ms: f64;
+        /// The `[[group]]` the flow belongs to (default: the root).
+        group: String;
         /// When the flow starts, s (default 0).
         start_s: f64;
         /// Where the flow's file starts (default: after the files so far).

@@ -419,6 +419,7 @@ impl Scenario {
                 inner,
             });
         }
+        let groups = groups::groups(&raw.groups, &raw.scheduler.name)?;
         if raw.flows.is_empty() {
             return Err(fail("no [[flow]]: a scenario needs at least one flow"));
         }
@@ -513,6 +514,13 @@ impl Scenario {
             };
             let reservation_iops = iops_key("reservation_iops", f.reservation_iops)?;
             let limit_iops = iops_key("limit_iops", f.limit_iops)?;
+            let limit_mb_s =
+                groups::rate_key("limit_mb_s", "MB/s", f.limit_mb_s, 1e6).map_err(ctx)?;
+            let burst = groups::burst_key(f.burst_ms).map_err(ctx)?;
+            let group = match &f.group {
+                None => None,
+                Some(name) => Some(groups::group_index(&raw.groups, name, "group").map_err(ctx)?),
+            };
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
             if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
                 return Err(ctx(fail("fragment_kib must be 1..=65536")));
@@ -644,6 +652,9 @@ impl Scenario {
                     direct: f.direct.unwrap_or(true),
                     reservation_iops,
                     limit_iops,
+                    limit_mb_s,
+                    burst,
+                    group,
                 });
             }
         }
@@ -674,6 +685,7 @@ impl Scenario {
             scheduler: raw.scheduler.name.clone(),
             params,
             classes,
+            groups,
             flows,
             os: Self::os(raw.os.as_ref())?,
         })

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 
 mod builder;
 mod expand;
+mod groups;
 mod location;
 mod memory;
 #[cfg(test)]
@@ -28,6 +29,7 @@ mod tests;
 use builder::{DeviceKeys, OsKeys};
 pub use builder::{FlowBuilder, ScenarioBuilder};
 pub use expand::MAX_SECONDS;
+pub use groups::GroupBuilder;
 use location::{key_line, line_of, value_names};
 use sluice_device::diskspecs;
 use sluice_device::presets::{self, PRESETS};
@@ -150,6 +152,9 @@ pub struct Scenario {
     /// Classes of flows (VIOS's OS instances), in file order; a flow's
     /// `class` indexes this list.
     pub classes: Vec<ClassConfig>,
+    /// Groups of flows (`[[group]]`), in file order; a flow's `group`
+    /// indexes this list.
+    pub groups: Vec<sluice::policy::GroupConfig>,
     /// The flows, each `count` expanded into its copies, in file order.
     pub flows: Vec<FlowSpec>,
     /// The page cache of buffered flows (`[os]`).
@@ -157,6 +162,21 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The scenario's policy, ready for a driver: the `[scheduler]` alone,
+    /// or inside a [`sluice::policy::Hierarchy`] when there are groups or a
+    /// flow has a rate limit (limits hold under every policy that way).
+    pub fn policy(&self) -> std::result::Result<Box<dyn sluice::Scheduler>, sluice::Error> {
+        let limited = self
+            .flows
+            .iter()
+            .any(|f| f.limit_iops.is_some() || f.limit_mb_s.is_some());
+        if self.groups.is_empty() && !limited {
+            return sluice::policy::build(&self.scheduler, &self.params);
+        }
+        let tree = sluice::policy::Hierarchy::new(&self.scheduler, &self.params, &self.groups)?;
+        Ok(Box::new(tree))
+    }
+
     /// Load a scenario file.
     pub fn load(path: &Path) -> Result<Self> {
         let file = path.display().to_string();

@@ -611,3 +611,120 @@ fn reservation_and_limit_reach_the_flow_spec() {
         .iter()
         .all(|f| f.reservation_iops.is_none() && f.limit_iops.is_none()));
 }
+
+const TREE: &str = r#"
+[[group]]
+name = "A"
+weight = 300
+[[group]]
+name = "A1"
+parent = "A"
+limit_mb_s = 20
+burst_ms = 50
+scheduler = "noop"
+[[group]]
+name = "B"
+"#;
+
+fn with_tree(flow_keys: &str, tree: &str) -> String {
+    format!(
+        "{}\n{tree}",
+        GOOD.replace("file_gib = 2", &format!("file_gib = 2\n{flow_keys}"))
+    )
+}
+
+#[test]
+fn groups_reach_the_scenario_and_flows_name_theirs() {
+    let s = parse(&with_tree(
+        "group = \"A1\"\nlimit_mb_s = 5\nburst_ms = 10",
+        TREE,
+    ))
+    .unwrap();
+    assert_eq!(s.groups.len(), 3);
+    assert_eq!((s.groups[0].weight, s.groups[0].parent), (300, None));
+    assert_eq!(s.groups[1].parent, Some(0));
+    assert_eq!(s.groups[1].limit_mb_s, Some(20.0));
+    assert_eq!(s.groups[1].burst, Some(Duration::from_millis(50)));
+    assert_eq!(
+        s.groups[1].scheduler.as_ref().map(|x| x.0.as_str()),
+        Some("noop")
+    );
+    // Unset: weight 100, the scenario's policy.
+    assert_eq!((s.groups[2].weight, &s.groups[2].scheduler), (100, &None));
+    assert!(s.flows.iter().all(|f| f.group == Some(1)
+        && f.limit_mb_s == Some(5.0)
+        && f.burst == Some(Duration::from_millis(10))));
+    // The policy is the scenario's inside a tree.
+    assert_eq!(s.policy().unwrap().name(), "clook");
+}
+
+#[test]
+fn bad_groups_name_their_key() {
+    for (keys, tree, needle) in [
+        (
+            "group = \"Z\"",
+            TREE,
+            "no [[group]] named 'Z' (defined: A, A1, B)",
+        ),
+        (
+            "group = \"A\"",
+            "",
+            "no [[group]] named 'A' (defined: none)",
+        ),
+        (
+            "",
+            "[[group]]\nname = \"A\"\n[[group]]\nname = \"A\"",
+            "defined twice",
+        ),
+        (
+            "",
+            "[[group]]\nname = \"A\"\nweight = 0",
+            "weight must be 1..=1000",
+        ),
+        (
+            "",
+            "[[group]]\nname = \"A\"\nparent = \"Q\"",
+            "parent: no [[group]] named 'Q'",
+        ),
+        (
+            "",
+            "[[group]]\nname = \"A\"\nparent = \"B\"\n[[group]]\nname = \"B\"\nparent = \"A\"",
+            "cycle",
+        ),
+        ("", "[[group]]\nname = \"A\"\nlimit_mb_s = 0", "limit_mb_s"),
+        (
+            "",
+            "[[group]]\nname = \"A\"\nscheduler = \"lifo\"",
+            "unknown policy 'lifo'",
+        ),
+        ("", "[[group]]\nname = \"A\"\ncolour = 1", "colour"),
+        ("limit_mb_s = -2", "", "limit_mb_s must be a number of MB/s"),
+        ("burst_ms = 0", "", "burst_ms must be"),
+    ] {
+        let e = error(&with_tree(keys, tree));
+        assert!(e.contains(needle), "{keys} / {tree}: {e}");
+    }
+}
+
+#[test]
+fn a_tree_writes_back_as_it_reads() {
+    let b = ScenarioBuilder::new("t", 10.0)
+        .preset("maxtor-stm332061")
+        .scheduler("bfq")
+        .group(GroupBuilder::new("A").weight(300).limit_iops(50.0))
+        .group(
+            GroupBuilder::new("A1")
+                .parent("A")
+                .scheduler("noop")
+                .burst_ms(20.0),
+        )
+        .flow(
+            FlowBuilder::new("r", Pattern::RandRead)
+                .group("A1".into())
+                .limit_mb_s(1.5),
+        );
+    let text = b.to_toml().unwrap();
+    let back = parse(&text).unwrap();
+    assert_eq!(back, b.build().unwrap());
+    assert_eq!(back.groups[0].limit_iops, Some(50.0));
+}

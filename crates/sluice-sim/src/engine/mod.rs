@@ -55,7 +55,7 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 impl Simulation {
     /// Set a scenario up: device, the policy it names, flows.
     pub fn new(scenario: &Scenario) -> Result<Self, Error> {
-        let sched = sluice::policy::build(&scenario.scheduler, &scenario.params)?;
+        let sched = scenario.policy()?;
         Self::with_policy(scenario, sched)
     }
 
