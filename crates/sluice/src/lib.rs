@@ -11,6 +11,7 @@
 //! [`Driver`] (what hosts call) and [`policy::build`] (construct a policy by
 //! its contract name).
 
+pub mod charge;
 pub mod driver;
 mod error;
 pub mod idhash;
@@ -25,6 +26,7 @@ pub mod testkit;
 pub mod time;
 mod types;
 
+pub use charge::{Charge, Charger, LinearCost};
 pub use driver::{Completion, Driver, LastAnswer, DEFAULT_MAX_REQUEST_SECTORS};
 pub use error::Error;
 pub use idhash::IdMap;

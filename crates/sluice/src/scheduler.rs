@@ -295,6 +295,10 @@ pub trait Scheduler {
     fn enforces_iops_limits(&self) -> bool {
         false
     }
+
+    /// The host's cost model (a scenario's `[cost]`), for policies set to
+    /// charge by it (`charge = "cost"`); others ignore it.
+    fn set_cost_model(&mut self, _model: &crate::charge::LinearCost) {}
 }
 
 /// A boxed or borrowed policy is a policy: `Driver<Box<dyn Scheduler>>`
@@ -352,6 +356,9 @@ impl<S: Scheduler + ?Sized> Scheduler for $ty {
     }
     fn enforces_iops_limits(&self) -> bool {
         (**self).enforces_iops_limits()
+    }
+    fn set_cost_model(&mut self, model: &crate::charge::LinearCost) {
+        (**self).set_cost_model(model)
     }
 }
     )*};

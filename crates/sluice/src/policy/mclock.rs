@@ -32,14 +32,16 @@
 //! limits only order the flows: a flow under its limit goes first, but the
 //! device is never left idle while requests are queued.
 //!
-//! Every request costs one unit by default ([`cost`] is the hook for a cost
-//! model: tags then advance by cost/rate). Flows are kept in ordered sets
+//! Every request costs one I/O by default; with `charge = "cost"` it costs
+//! what the cost model says relative to a random 4 KiB read, and tags
+//! advance by cost/rate. Flows are kept in ordered sets
 //! keyed by (tag, flow), so each operation is O(log n) in the number of
 //! flows; tags are kept per request in the flow's queue entry.
 
 use std::collections::{BTreeSet, VecDeque};
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
@@ -72,8 +74,15 @@ const IDLE_MS: ParamSpec = ParamSpec::float(
 )
 .note("ms");
 
+const CHARGE: ParamSpec = ParamSpec::choice(
+    "charge",
+    "ios",
+    &["ios", "cost"],
+    "what a request costs its tags: ios (one I/O each, the paper's) or cost (the [cost] model's, relative to a random 4 KiB read)",
+);
+
 /// The parameter table of `mclock`.
-pub(crate) const PARAMS: ParamTable = ParamTable::new(&[AT_LIMIT, IDLE_MS]);
+pub(crate) const PARAMS: ParamTable = ParamTable::new(&[AT_LIMIT, IDLE_MS, CHARGE]);
 
 /// `mclock`'s parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,6 +95,9 @@ pub struct MclockParams {
     /// grace it would be "re-activated" on every request and its P tag
     /// pulled to the other flows' smallest, whatever its weight.
     pub idle_after: Duration,
+    /// Requests cost the cost model's I/Os (`charge = "cost"`) instead of
+    /// one each.
+    pub charge_cost: bool,
 }
 
 impl MclockParams {
@@ -95,9 +107,11 @@ impl MclockParams {
             _ => AtLimit::Wait,
         };
         let idle_after = Duration::from_millis_f64(p.float(&PARAMS, "idle_ms")?);
+        let charge_cost = p.choice(&PARAMS, "charge")? == "cost";
         Ok(MclockParams {
             at_limit,
             idle_after,
+            charge_cost,
         })
     }
 }
@@ -106,13 +120,6 @@ impl Default for MclockParams {
     fn default() -> Self {
         table_defaults("mclock", Self::read)
     }
-}
-
-/// The cost of a request in the units rates are given in: one I/O. The
-/// hook for a cost model (size-dependent costs): every tag advances by
-/// cost / rate.
-pub(crate) fn cost(_request: &Request) -> f64 {
-    1.0
 }
 
 /// Nanoseconds per second: tags are kept in nanoseconds since the origin.
@@ -160,6 +167,8 @@ fn interval(iops: Option<f64>) -> Option<f64> {
 #[derive(Clone, Copy, Debug)]
 struct Entry {
     request: Request,
+    /// What the request costs, in I/Os.
+    cost: f64,
     r: f64,
     l: f64,
     p: f64,
@@ -265,6 +274,8 @@ pub struct Mclock {
     served_reservation: u64,
     served_weight: u64,
     served_over_limit: u64,
+    /// Request costs under `charge = "cost"`.
+    charger: Charger,
 }
 
 impl Default for Mclock {
@@ -288,6 +299,11 @@ impl Mclock {
             served_reservation: 0,
             served_weight: 0,
             served_over_limit: 0,
+            charger: if params.charge_cost {
+                Charger::new(Charge::Cost(LinearCost::default()))
+            } else {
+                Charger::sectors()
+            },
         }
     }
 
@@ -383,7 +399,7 @@ impl Mclock {
         f.in_flight += 1;
         if weight_phase {
             if let Some(ri) = f.r_interval {
-                f.r_debt += cost(&entry.request) * ri;
+                f.r_debt += entry.cost * ri;
             }
         }
         self.queued = self.queued.saturating_sub(1);
@@ -427,6 +443,11 @@ impl Scheduler for Mclock {
     fn add(&mut self, now: Instant, request: Request) {
         let t = ns(now);
         let id = request.flow;
+        let c = if self.params.charge_cost {
+            self.charger.ios(&request)
+        } else {
+            1.0
+        };
         let min_p = self.by_p.first().map(|&(p, _)| p.0);
         let f = self
             .flows
@@ -446,7 +467,6 @@ impl Scheduler for Mclock {
         // is dropped: in the paper's unit it rarely exceeds now after an
         // idle spell, in ours (`P_UNIT`) it can run far ahead, which would
         // penalise the flow for service it had before it went idle.
-        let c = cost(&request);
         let p = match min_p {
             Some(m) if idle => m,
             _ => (f.last_p + c * f.p_interval).max(t),
@@ -462,7 +482,13 @@ impl Scheduler for Mclock {
         f.last_r = r;
         f.last_l = l;
         f.last_p = p;
-        f.queue.push_back(Entry { request, r, l, p });
+        f.queue.push_back(Entry {
+            request,
+            cost: c,
+            r,
+            l,
+            p,
+        });
         self.queued += 1;
         if was_idle {
             self.index(id, t);
@@ -556,6 +582,12 @@ impl Scheduler for Mclock {
 
     fn enforces_iops_limits(&self) -> bool {
         true
+    }
+
+    fn set_cost_model(&mut self, model: &LinearCost) {
+        if self.charger.by_cost() {
+            self.charger.set_cost(*model);
+        }
     }
 }
 

@@ -249,21 +249,21 @@ budget_rules=false, fairness_rules=false, write_throt=false, write_charge=10, ra
 raising_mb=24, raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, \
 raised_timeout=false, raised_ncq_idling=false, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
 max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, \
-seek_cap=true"),
+seek_cap=true, charge=\"sectors\""),
             ("bfq+", "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
 budget_step=1024, seek_threshold=8192, low_latency=true, peak_rate_lpf=true, \
 budget_rules=true, fairness_rules=true, write_throt=true, write_charge=10, raising_coeff=10, \
 raising_mb=24, raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, \
 raised_timeout=false, raised_ncq_idling=false, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
 max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, \
-seek_cap=true"),
+seek_cap=true, charge=\"sectors\""),
             ("vios", "quantum_ms = 20"),
             ("vios-p", "quantum_ms = 20, resume_at = 2, bw_mb_s = 50"),
             ("fq-rr", "quantum_ms = 20"),
             ("deadline", "read_expire_ms = 500, write_expire_ms = 5000, writes_starved = 2, fifo_batch = 16"),
             ("yfq", "batch = 1, overlap = false, tie_break = false, group = 1, l_lat_kb = 0, \
 shared_fragment_tags = true (false: each fragment tagged as a request of its own, unmodified YFQ), \
-batch_turnaround_us = 0 (us; 0 = none)"),
+batch_turnaround_us = 0 (us; 0 = none), charge = \"sectors\""),
             ("bsd", "pipeline = 4, cscan = false"),
             ("bsd-grouped", "pipeline = 4, cscan = false, group = 0 (all fragments)"),
             ("dor", "base = 4, m_dmo = 20 (% of the full stroke; 0 = no DOR), \
@@ -274,7 +274,7 @@ charge_bqs = false (BQS_IO keeps the ratio alone; true: DOR's requests move thei
 dqe_per_sequence = false (f_k persist across sequences; true: every f_k starts at 0 in each walk), \
 oldest_first = false (nearest R^cur, by sector index; true: the oldest, by a scan of the queue)"),
             ("mclock", "at_limit = \"wait\" (wait: a flow over its limit waits; allow: limits only order), \
-idle_ms = 100 (ms)"),
+idle_ms = 100 (ms), charge = \"ios\""),
         ];
         assert_eq!(listed.len(), before.len());
         for ((name, list), (old_name, old)) in listed.iter().zip(before) {

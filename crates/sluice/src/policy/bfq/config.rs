@@ -42,7 +42,7 @@ impl BfqVariant {
 /// heuristics on. What BFQ's code for 2.6.3x kernels did for raised queues
 /// (longer idling, a scaled timeout, idling on queueing drives) is off in
 /// both: the papers do not do it.
-const fn bfq_table(plus: bool) -> [ParamSpec; 26] {
+const fn bfq_table(plus: bool) -> [ParamSpec; 27] {
     [
         ParamSpec::float(
             "slice_idle_ms",
@@ -187,6 +187,12 @@ const fn bfq_table(plus: bool) -> [ParamSpec; 26] {
             true,
             "one seek counts at most 4 x the mean + 64 MiB in the random-queue detection",
         ),
+        ParamSpec::choice(
+            "charge",
+            "sectors",
+            &["sectors", "cost"],
+            "what a request takes from its queue's budget: sectors (the papers') or the [cost] model's sector-equivalents",
+        ),
     ]
 }
 
@@ -298,6 +304,10 @@ pub struct BfqConfig {
     /// the start of its file is random for about forty requests, loses its
     /// idle wait and its budget (not in the papers).
     pub seek_cap: bool,
+    /// `charge = "cost"`: budgets are spent in the cost model's
+    /// sector-equivalents (a seek costs more than a sequential step), not
+    /// in sectors (not in the papers).
+    pub charge_cost: bool,
 }
 
 impl BfqConfig {
@@ -348,6 +358,7 @@ impl BfqConfig {
         let think_time_rule = p.bool(t, "think_time_rule")?;
         let min_tt = ms(p.float(t, "min_tt_ms")?);
         let seek_cap = p.bool(t, "seek_cap")?;
+        let charge_cost = p.choice(t, "charge")? == "cost";
         Ok(BfqConfig {
             variant,
             slice_idle,
@@ -378,6 +389,7 @@ impl BfqConfig {
             think_time_rule,
             min_tt,
             seek_cap,
+            charge_cost,
         })
     }
 }

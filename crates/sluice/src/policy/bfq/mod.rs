@@ -149,6 +149,7 @@ use self::queue::BfqQueue;
 use self::slot::Slot;
 use self::wf2q::Wf2q;
 use super::params::ParamReader;
+use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
@@ -162,6 +163,8 @@ const ASYNC: u32 = 0;
 #[derive(Debug)]
 pub struct Bfq {
     cfg: BfqConfig,
+    /// What a request takes from the budget (sectors, or the cost model's).
+    charger: Charger,
     queues: Vec<BfqQueue>,
     free: Vec<u32>,
     flows: IdMap<FlowId, u32>,
@@ -198,6 +201,11 @@ impl Bfq {
             sync_in_flight: 0,
             queued: 0,
             last: None,
+            charger: if cfg.charge_cost {
+                Charger::new(Charge::Cost(LinearCost::default()))
+            } else {
+                Charger::sectors()
+            },
             cfg,
         }
     }
@@ -273,7 +281,7 @@ impl Bfq {
     /// What a request costs the budget: its sectors, times the write
     /// charge for writes under H-write-throt.
     fn charge(&self, r: &Request) -> u64 {
-        let s = u64::from(r.sectors);
+        let s = self.charger.peek(r);
         if self.cfg.write_throt && r.is_write() {
             s * u64::from(self.cfg.write_charge)
         } else {
@@ -466,6 +474,7 @@ impl Scheduler for Bfq {
                     self.expire(now, Expiration::BudgetExhausted);
                     continue;
                 }
+                self.charger.advance(&r);
                 let q = &mut self.queues[qi as usize];
                 q.take(&r);
                 q.in_flight += 1;
@@ -583,6 +592,12 @@ impl Scheduler for Bfq {
 
     fn queued(&self) -> usize {
         self.queued
+    }
+
+    fn set_cost_model(&mut self, model: &LinearCost) {
+        if self.charger.by_cost() {
+            self.charger.set_cost(*model);
+        }
     }
 
     fn may_idle(&self) -> bool {

@@ -630,4 +630,10 @@ impl Scheduler for Hierarchy {
     fn enforces_iops_limits(&self) -> bool {
         true
     }
+
+    fn set_cost_model(&mut self, model: &crate::charge::LinearCost) {
+        for node in &mut self.nodes {
+            node.policy.set_cost_model(model);
+        }
+    }
 }

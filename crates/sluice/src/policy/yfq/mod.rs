@@ -66,6 +66,7 @@ pub(crate) mod tags;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
@@ -110,6 +111,12 @@ pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
         "host time from the completion that frees a batch to sending the next",
     )
     .note("us; 0 = none"),
+    ParamSpec::choice(
+        "charge",
+        "sectors",
+        &["sectors", "cost"],
+        "sectors: a request's tags grow by its sectors (the paper's); cost: by the [cost] model's sector-equivalents, so a seek costs more than a sequential step",
+    ),
 ]);
 
 /// YFQ's parameters (paper sections in brackets).
@@ -134,6 +141,9 @@ pub struct YfqParams {
     /// next batch go to that batch reaching the device (interrupt,
     /// completion and selection). 0 = none.
     pub batch_turnaround_us: u64,
+    /// Tags grow by the cost model's charge instead of sectors
+    /// (`charge = "cost"`; fragments tagged on their own keep sectors).
+    pub charge_cost: bool,
 }
 
 impl Default for YfqParams {
@@ -154,6 +164,7 @@ impl YfqParams {
             l_lat_kb: p.int(t, "l_lat_kb")? as u64,
             shared_fragment_tags: p.bool(t, "shared_fragment_tags")?,
             batch_turnaround_us: p.int(t, "batch_turnaround_us")? as u64,
+            charge_cost: p.choice(t, "charge")? == "cost",
         })
     }
 }
@@ -310,6 +321,8 @@ pub struct Yfq {
     resume_at: Option<Instant>,
     /// Turnarounds waited out.
     turnarounds: u64,
+    /// What a request adds to its tags.
+    charger: Charger,
 }
 
 impl Yfq {
@@ -332,6 +345,11 @@ impl Yfq {
             selected: 0,
             resume_at: None,
             turnarounds: 0,
+            charger: if params.charge_cost {
+                Charger::new(Charge::Cost(LinearCost::default()))
+            } else {
+                Charger::sectors()
+            },
         }
     }
 
@@ -465,6 +483,12 @@ impl Scheduler for Yfq {
         }
     }
 
+    fn set_cost_model(&mut self, model: &LinearCost) {
+        if self.charger.by_cost() {
+            self.charger.set_cost(*model);
+        }
+    }
+
     fn add(&mut self, _now: Instant, request: Request) {
         let v = self.vwork.value();
         let group = self.params.group;
@@ -472,6 +496,7 @@ impl Scheduler for Yfq {
         let lat = 2 * self.params.l_lat_kb;
         let flow_id = request.flow;
         let seq = self.next_seq;
+        let charge = self.charger.charge(&request);
         let f = self.flow_mut(flow_id);
         let w = f.weight;
         let merge = f
@@ -500,7 +525,7 @@ impl Scheduler for Yfq {
             });
         }
         let e = f.queue.back_mut().expect("just pushed or merged");
-        e.sectors += u64::from(request.sectors);
+        e.sectors += charge;
         let state = if group == 0 || e.in_group < group {
             e.in_group += 1;
             e.open += 1;
