@@ -25,4 +25,4 @@ pub mod timeline;
 pub use error::{Error, Result};
 pub use population::{Backend, Population};
 pub use report::SimReport;
-pub use scenario::{FlowBuilder, Scenario, ScenarioBuilder};
+pub use scenario::{CostKeys, FlowBuilder, GroupBuilder, Scenario, ScenarioBuilder};

@@ -46,6 +46,9 @@ pub struct ScenarioBuilder {
     pub(crate) classes: Vec<ClassKeys>,
     #[serde(rename = "group", default, skip_serializing_if = "Vec::is_empty")]
     pub(crate) groups: Vec<super::GroupBuilder>,
+    /// The `[cost]` table: the linear cost model policies may charge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) cost: Option<CostKeys>,
     /// The `[os]` table: the page cache of buffered flows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) os: Option<OsKeys>,
@@ -65,6 +68,63 @@ pub(crate) struct OsKeys {
     pub(super) dirty_expire_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) read_ahead_kb: Option<u64>,
+}
+
+/// The `[cost]` table (iocost's linear model; see `sluice::LinearCost`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CostKeys {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) read_seq_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) read_rand_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) write_seq_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) write_rand_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) per_kib_us: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) seq_threshold_kib: Option<f64>,
+}
+
+impl CostKeys {
+    /// Every key set from `model`.
+    pub fn from_model(m: &sluice::LinearCost) -> Self {
+        CostKeys {
+            read_seq_us: Some(m.read_seq_us),
+            read_rand_us: Some(m.read_rand_us),
+            write_seq_us: Some(m.write_seq_us),
+            write_rand_us: Some(m.write_rand_us),
+            per_kib_us: Some(m.per_kib_us),
+            seq_threshold_kib: Some(m.seq_threshold_kib),
+        }
+    }
+
+    /// The model, over the kernel's HDD defaults for keys not set; each key
+    /// must be a finite number in 0..=1e7.
+    pub fn model(&self) -> Result<sluice::LinearCost> {
+        let d = sluice::LinearCost::default();
+        let key = |name: &str, v: Option<f64>, default: f64| match v {
+            None => Ok(default),
+            Some(x) if x.is_finite() && (0.0..=1e7).contains(&x) => Ok(x),
+            Some(x) => Err(fail(format!(
+                "[cost] {name} must be a number in 0..=1e7 (got {x})"
+            ))),
+        };
+        Ok(sluice::LinearCost {
+            read_seq_us: key("read_seq_us", self.read_seq_us, d.read_seq_us)?,
+            read_rand_us: key("read_rand_us", self.read_rand_us, d.read_rand_us)?,
+            write_seq_us: key("write_seq_us", self.write_seq_us, d.write_seq_us)?,
+            write_rand_us: key("write_rand_us", self.write_rand_us, d.write_rand_us)?,
+            per_kib_us: key("per_kib_us", self.per_kib_us, d.per_kib_us)?,
+            seq_threshold_kib: key(
+                "seq_threshold_kib",
+                self.seq_threshold_kib,
+                d.seq_threshold_kib,
+            )?,
+        })
+    }
 }
 
 /// A `[[class]]` table.
@@ -207,6 +267,7 @@ impl ScenarioBuilder {
             flows: Vec::new(),
             classes: Vec::new(),
             groups: Vec::new(),
+            cost: None,
             os: None,
         }
     }
@@ -354,6 +415,12 @@ impl ScenarioBuilder {
             dirty_expire_s: Some(dirty_expire_s),
             read_ahead_kb: Some(read_ahead_kb),
         });
+        self
+    }
+
+    /// The `[cost]` table: every key from `model`.
+    pub fn cost(mut self, model: &sluice::LinearCost) -> Self {
+        self.cost = Some(CostKeys::from_model(model));
         self
     }
 

@@ -688,6 +688,7 @@ impl Scenario {
             groups,
             flows,
             os: Self::os(raw.os.as_ref())?,
+            cost: raw.cost.unwrap_or_default().model()?,
         })
     }
 

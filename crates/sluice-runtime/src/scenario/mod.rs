@@ -27,7 +27,7 @@ mod memory;
 mod tests;
 
 use builder::{DeviceKeys, OsKeys};
-pub use builder::{FlowBuilder, ScenarioBuilder};
+pub use builder::{CostKeys, FlowBuilder, ScenarioBuilder};
 pub use expand::MAX_SECONDS;
 pub use groups::GroupBuilder;
 use location::{key_line, line_of, value_names};
@@ -159,6 +159,9 @@ pub struct Scenario {
     pub flows: Vec<FlowSpec>,
     /// The page cache of buffered flows (`[os]`).
     pub os: OsConfig,
+    /// The cost model policies set to `charge = "cost"` charge (`[cost]`;
+    /// the kernel's HDD model when absent).
+    pub cost: sluice::LinearCost,
 }
 
 impl Scenario {
@@ -170,11 +173,17 @@ impl Scenario {
             .flows
             .iter()
             .any(|f| f.limit_iops.is_some() || f.limit_mb_s.is_some());
-        if self.groups.is_empty() && !limited {
-            return sluice::policy::build(&self.scheduler, &self.params);
-        }
-        let tree = sluice::policy::Hierarchy::new(&self.scheduler, &self.params, &self.groups)?;
-        Ok(Box::new(tree))
+        let mut policy: Box<dyn sluice::Scheduler> = if self.groups.is_empty() && !limited {
+            sluice::policy::build(&self.scheduler, &self.params)?
+        } else {
+            Box::new(sluice::policy::Hierarchy::new(
+                &self.scheduler,
+                &self.params,
+                &self.groups,
+            )?)
+        };
+        policy.set_cost_model(&self.cost);
+        Ok(policy)
     }
 
     /// Load a scenario file.
