@@ -70,6 +70,7 @@ enum Command {
     Fio(cmd::fio::Args),
     Report(cmd::report::Args),
     List(cmd::list::Args),
+    Calibrate(cmd::calibrate::Args),
     Clean(cmd::clean::Args),
 }
 
@@ -86,6 +87,7 @@ fn main() -> ExitCode {
         Command::Fio(args) => cmd::fio::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::List(args) => cmd::list::run(args),
+        Command::Calibrate(args) => cmd::calibrate::run(args),
         Command::Clean(args) => cmd::clean::run(args),
     };
     match result {

@@ -17,6 +17,7 @@
 //! println!("{:.1} MB/s", report.report.aggregate.mb_s);
 //! ```
 
+pub mod calibrate;
 pub mod journal;
 pub mod kernel;
 pub mod run;

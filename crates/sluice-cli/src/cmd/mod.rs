@@ -2,6 +2,7 @@
 //! and the `run` that carries them out, so `main` is only parsing and
 //! dispatch.
 
+pub(crate) mod calibrate;
 pub(crate) mod clean;
 pub(crate) mod compare;
 pub(crate) mod emulate;

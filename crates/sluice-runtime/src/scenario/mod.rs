@@ -26,8 +26,8 @@ mod memory;
 #[cfg(test)]
 mod tests;
 
-use builder::{DeviceKeys, OsKeys};
 pub use builder::{CostKeys, FlowBuilder, ScenarioBuilder};
+use builder::{DeviceKeys, OsKeys};
 pub use expand::MAX_SECONDS;
 pub use groups::GroupBuilder;
 use location::{key_line, line_of, value_names};

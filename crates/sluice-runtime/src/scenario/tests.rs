@@ -731,12 +731,21 @@ fn a_tree_writes_back_as_it_reads() {
 
 #[test]
 fn the_cost_table_reaches_the_scenario_over_the_kernels_defaults() {
-    let s = parse(&format!("{GOOD}\n[cost]\nread_rand_us = 5000\nper_kib_us = 2.5\n")).unwrap();
+    let s = parse(&format!(
+        "{GOOD}\n[cost]\nread_rand_us = 5000\nper_kib_us = 2.5\n"
+    ))
+    .unwrap();
     assert_eq!((s.cost.read_rand_us, s.cost.per_kib_us), (5000.0, 2.5));
-    assert_eq!(s.cost.write_rand_us, sluice::LinearCost::default().write_rand_us);
+    assert_eq!(
+        s.cost.write_rand_us,
+        sluice::LinearCost::default().write_rand_us
+    );
     assert_eq!(parse(GOOD).unwrap().cost, sluice::LinearCost::default());
     let e = error(&format!("{GOOD}\n[cost]\nper_kib_us = -1\n"));
-    assert!(e.contains("[cost] per_kib_us must be a number in 0..=1e7"), "{e}");
+    assert!(
+        e.contains("[cost] per_kib_us must be a number in 0..=1e7"),
+        "{e}"
+    );
     let e = error(&format!("{GOOD}\n[cost]\nper_page_us = 1\n"));
     assert!(e.contains("per_page_us"), "{e}");
     // And it writes back as it reads.
