@@ -67,6 +67,25 @@ pub struct Options {
     pub log_requests: bool,
 }
 
+/// The scenario keys a kernel run cannot honour (groups, limits,
+/// reservations), named for a warning.
+fn sluice_only_keys(s: &Scenario) -> Option<String> {
+    let mut keys = Vec::new();
+    if !s.groups.is_empty() {
+        keys.push("[[group]]");
+    }
+    if s.flows
+        .iter()
+        .any(|f| f.limit_iops.is_some() || f.limit_mb_s.is_some())
+    {
+        keys.push("limits");
+    }
+    if s.flows.iter().any(|f| f.reservation_iops.is_some()) {
+        keys.push("reservations");
+    }
+    (!keys.is_empty()).then(|| keys.join(", "))
+}
+
 /// Run the scenario under the kernel's scheduler and report.
 pub fn kernel(opts: &Options) -> Result<RunReport> {
     // Everything is checked before anything changes.
@@ -81,6 +100,11 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         return Err(Refused(crate::run::device_write_refusal(&opts.device, &w.name)).into());
     }
     let writes = s.flows.iter().any(|f| f.may_write());
+    if let Some(what) = sluice_only_keys(&s) {
+        eprintln!(
+            "warning: {what}: sluice's own keys; the kernel's scheduler sees only the flows' weights, so this run ignores them"
+        );
+    }
     // Written down before anything changes; held until the run is undone.
     let journal = Arc::new(Journal::begin("kernel")?);
     let _device = DeviceLock::take(&opts.device)?;
