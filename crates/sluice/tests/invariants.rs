@@ -358,6 +358,30 @@ fn run_in_tree(name: &str, depth: usize, script: &[Op]) -> Run {
     }
 }
 
+/// The tree of [`run_in_tree`] with the block layer merging (up to 32
+/// sectors): the dispatched requests and how many were added.
+fn run_tree_merging(name: &str, depth: usize, script: &[Op]) -> (Vec<Request>, usize) {
+    let groups = [
+        GroupConfig::new("outer", None, 300),
+        GroupConfig::new("inner", Some(0), 100),
+    ];
+    let tree = Hierarchy::new(name, &Params::default(), &groups).unwrap();
+    let mut tb = Testbed::new(Box::new(tree) as Box<dyn Scheduler>, depth).with_merging(32);
+    for flow in 0..3u32 {
+        let cfg = FlowConfig {
+            group: [None, Some(0), Some(1)][flow as usize],
+            ..FlowConfig::default()
+        };
+        tb.flow_config(flow, &cfg);
+    }
+    let mut added = 0;
+    for op in script {
+        added += usize::from(tb.step(op).is_some());
+    }
+    tb.drain();
+    (tb.order(), added)
+}
+
 fn every_policy_at_depth(depth: usize, script: &[Op]) -> Result<(), TestCaseError> {
     assert!(!POLICIES.is_empty());
     for info in POLICIES {
@@ -380,6 +404,16 @@ proptest! {
             let run = run_in_tree(info.name, depth, &script);
             prop_assert_eq!(run.name.as_str(), info.name);
             ok(check_integrity(&run))?;
+        }
+    }
+
+    /// The same inside a tree: a request merged while it waits at any
+    /// level finishes exactly once (checked by the testbed).
+    #[test]
+    fn every_policy_keeps_the_invariants_in_a_tree_with_merging(depth in depth(), script in mergeable_script()) {
+        for info in POLICIES {
+            let (order, added) = run_tree_merging(info.name, depth, &script);
+            prop_assert!(order.len() <= added, "{}: more dispatches than arrivals", info.name);
         }
     }
 
