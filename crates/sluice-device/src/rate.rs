@@ -211,11 +211,7 @@ mod tests {
         // Back to back, then from its arrival after the device went idle.
         assert_eq!(
             got,
-            vec![
-                (at(2_000_000), 1),
-                (at(4_000_000), 2),
-                (at(12_000_000), 3)
-            ]
+            vec![(at(2_000_000), 1), (at(4_000_000), 2), (at(12_000_000), 3)]
         );
     }
 

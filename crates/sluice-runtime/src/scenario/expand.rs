@@ -158,7 +158,10 @@ impl Scenario {
         let write = if dev.write_iops.is_none() && dev.write_mb_s.is_none() {
             read
         } else {
-            dir(("write_iops", dev.write_iops), ("write_mb_s", dev.write_mb_s))?
+            dir(
+                ("write_iops", dev.write_iops),
+                ("write_mb_s", dev.write_mb_s),
+            )?
         };
         let gib = num("capacity_gib", dev.capacity_gib, 1e6)?.unwrap_or(1024.0);
         Ok(Model::Rate(RateSpec {

@@ -622,7 +622,10 @@ fn on_rate(keys: &str) -> String {
 
 #[test]
 fn a_rate_device_takes_its_iops_and_bandwidth() {
-    let s = parse(&on_rate("read_iops = 1000\nread_mb_s = 100\nqueue_depth = 8")).unwrap();
+    let s = parse(&on_rate(
+        "read_iops = 1000\nread_mb_s = 100\nqueue_depth = 8",
+    ))
+    .unwrap();
     let Model::Rate(spec) = &s.device.model else {
         panic!("not a rate device: {:?}", s.device.model);
     };
@@ -632,7 +635,10 @@ fn a_rate_device_takes_its_iops_and_bandwidth() {
     assert_eq!(spec.write, spec.read);
     assert_eq!(spec.capacity_sectors, (1024.0 * GIB_SECTORS) as u64);
     assert_eq!(s.device.queue_depth, 8);
-    let s = parse(&on_rate("read_mb_s = 1\nwrite_iops = 50\ncapacity_gib = 10")).unwrap();
+    let s = parse(&on_rate(
+        "read_mb_s = 1\nwrite_iops = 50\ncapacity_gib = 10",
+    ))
+    .unwrap();
     let Model::Rate(spec) = &s.device.model else {
         panic!("not a rate device");
     };
@@ -666,7 +672,10 @@ fn rate_device_keys_are_checked_in_one_line() {
         "preset = \"maxtor-stm332061\"",
         "preset = \"maxtor-stm332061\"\nread_iops = 5",
     ));
-    assert!(e.contains("read_iops applies only to model = \"rate\""), "{e}");
+    assert!(
+        e.contains("read_iops applies only to model = \"rate\""),
+        "{e}"
+    );
 }
 
 #[test]
