@@ -106,8 +106,10 @@ pub(crate) fn run(args: Args) -> Result<()> {
 
 /// A path's file name, for the scenario's header.
 fn name(p: &Path) -> String {
-    p.file_name()
-        .map_or_else(|| p.display().to_string(), |n| n.to_string_lossy().into_owned())
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 fn write(imported: &Imported, source: &str, output: Option<&Path>) -> Result<()> {

@@ -4,8 +4,8 @@
 //! | dmClock | scenario |
 //! | --- | --- |
 //! | `[client.N]` | a flow `clientN` (`client_count` > 1: `count` copies `clientN_0`, `clientN_1`, ...) |
-//! | `client_reservation`, `client_limit` | `reservation_iops`, `limit_iops` (0 = none: omitted) |
-//! | `client_weight` | `weight` x 100 (scaled down to keep every weight <= 1000; at least 1) |
+//! | `client_reservation`, `client_limit` | `reservation_iops`, `limit_iops` = the rate / `client_req_cost` (0 = none: omitted) |
+//! | `client_weight` | `weight` = 100 x weight / `client_req_cost` (scaled down to keep every weight <= 1000; at least 1) |
 //! | `client_total_ops` | `requests` |
 //! | `client_wait` (s) | `start_s` |
 //! | `client_iops_goal` | `rate_iops` (the client's issue rate cap) |
@@ -19,9 +19,10 @@
 //! `server_iops` cost units a second. The rate device here has no
 //! per-request term and a bandwidth of `server_iops x 4096` bytes/s, and a
 //! request of cost c is `4c` KiB: it takes `c / server_iops` s, exactly.
-//! (`mclock` still charges every request one unit against its tags, where
-//! dmClock charges the cost; a flow with cost c > 1 is then limited in
-//! requests, not cost units.)
+//! dmClock advances a client's tags by cost / rate per request, so its
+//! reservation, limit and weight are in cost units; `mclock` here charges
+//! every request one unit, so a client of cost c gets its rates divided by
+//! c (the same requests per second dmClock allows it) and its weight too.
 //!
 //! Approximated: several servers (or threads) are one FIFO server of their
 //! total rate; `client_server_select_range` and `server_random_selection`
@@ -278,7 +279,11 @@ pub fn import(text: &str) -> Result<Imported> {
         ));
     }
     let groups: Vec<Client> = (0..client_groups).map(client).collect();
-    let max_weight = groups.iter().map(|c| c.weight).fold(0.0, f64::max);
+    // Weights in requests: dmClock's weight is in cost units.
+    let max_weight = groups
+        .iter()
+        .map(|c| c.weight / c.req_cost.max(1) as f64)
+        .fold(0.0, f64::max);
     let scale = if max_weight * 100.0 > 1000.0 {
         1000.0 / max_weight
     } else {
@@ -314,8 +319,10 @@ pub fn import(text: &str) -> Result<Imported> {
         } else {
             format!("client{g}")
         };
-        let weight = (c.weight * scale).round().clamp(1.0, 1000.0) as u32;
-        if (c.weight * scale - f64::from(weight)).abs() > 0.01 * c.weight * scale {
+        let cost = c.req_cost as f64;
+        let w = c.weight / cost * scale;
+        let weight = w.round().clamp(1.0, 1000.0) as u32;
+        if (w - f64::from(weight)).abs() > 0.01 * w {
             notes.push(format!(
                 "[client.{g}]: client_weight {} is weight {weight} (x{scale:.3}, rounded)",
                 c.weight
@@ -335,16 +342,22 @@ pub fn import(text: &str) -> Result<Imported> {
             f = f.start_s(c.wait_s as f64);
         }
         if c.reservation > 0.0 {
-            f = f.reservation_iops(c.reservation);
+            f = f.reservation_iops(c.reservation / cost);
         }
         if c.limit > 0.0 {
-            f = f.limit_iops(c.limit);
+            f = f.limit_iops(c.limit / cost);
+        }
+        if c.req_cost > 1 {
+            notes.push(format!(
+                "[client.{g}]: client_req_cost {}: reservation, limit and weight divided by it (dmClock counts them in cost units, mclock in requests)",
+                c.req_cost
+            ));
         }
         scenario = scenario.flow(f);
         // How long the client needs at most: its ops at its own cap, and
         // the server's time for everyone's work.
         let cap = if c.limit > 0.0 {
-            c.limit.min(c.iops_goal as f64)
+            (c.limit / cost).min(c.iops_goal as f64)
         } else {
             c.iops_goal as f64
         };
@@ -442,12 +455,12 @@ server_threads = 1
         let f = &s.flows;
         assert_eq!(
             f.iter().map(|f| f.limit_iops).collect::<Vec<_>>(),
-            [None, Some(40.0), Some(50.0), Some(50.0)]
+            [None, Some(40.0), Some(50.0), Some(50.0 / 3.0)]
         );
         assert!(f.iter().all(|f| f.reservation_iops.is_none()));
         assert_eq!(
             f.iter().map(|f| f.weight).collect::<Vec<_>>(),
-            [100, 100, 200, 200]
+            [100, 100, 200, 67]
         );
         assert!(f
             .iter()
