@@ -8,22 +8,27 @@
 //! | `shard_info.shares` (default 10) | `weight` (the job is one class: Seastar's priority class) |
 //! | `shard_info.reqsize` (default 4 KiB) | `request_kib`, rounded up to whole KiB |
 //! | `parallelism` without `rps` | `outstanding` = parallelism: that many fibers, each one request at a time |
-//! | `parallelism`, `rps`, `batch` | `rate_iops` = parallelism x rps x batch, `outstanding` = parallelism x batch |
-//! | `think_time` | `think_ms` (`think_after` is not modelled: always thinking) |
-//! | `limit` | `requests` |
+//! | `parallelism`, `rps` (`batch` 1) | `rate_iops` = parallelism x rps, `outstanding` = parallelism |
+//! | `parallelism`, `rps`, `batch` > 1 | `request_kib` = batch x reqsize in `fragment_kib` = reqsize fragments (a batch issued together), `rate_iops` = parallelism x rps, `outstanding` = parallelism |
+//! | `think_time` (without `rps`) | `think_ms` (`think_after` is not modelled: always thinking) |
+//! | `limit` | `requests` (whole batches where batches are fragmented requests) |
 //! | `bandwidth` | `rate_iops` = bandwidth / reqsize (the lower of that and the rps rate) |
 //! | `data_size` (default 1 GiB) / shards | `file_gib` |
 //! | `shards: all` or a list | `count` = the shards it runs on among `--shards N` (default 1) |
 //! | io properties `read_iops`, `read_bandwidth`, `write_iops`, `write_bandwidth` | the rate device, and `seastar-fq`'s parameters of the same names |
 //! | `--duration` (io_tester's default 10 s) | `duration_s` |
 //!
-//! With `rps`, io_tester's fibers issue a batch of `batch` requests every
-//! 1/rps seconds (a steady pause, or an exponential one under
-//! `pause_distribution: poisson`), waiting for the batch before the next.
-//! sluice's rate cap spaces single requests evenly: the batches' bursts
-//! and the Poisson pauses are approximated by their mean rate (the notes
-//! in the scenario say so per job). Seastar's `class:` key (a named
-//! scheduling class instead of shares) is read as the default shares.
+//! With `rps`, io_tester's fibers (their starts staggered over the
+//! period) issue a batch of `batch` requests every 1/rps seconds (a steady
+//! pause, or an exponential one under `pause_distribution: poisson`),
+//! waiting for the batch before the next. Here a batch is one request of
+//! batch x reqsize in reqsize fragments, issued together and waited for
+//! together, and the flow's rate cap starts one batch every
+//! 1/(parallelism x rps) s, as the staggered fibers do. Poisson pauses are
+//! approximated by their mean; a batch over 64 MiB by evenly spaced
+//! requests at the same rate (the notes in the scenario say which, per
+//! job). Seastar's `class:` key (a named scheduling class instead of
+//! shares) is read as the default shares.
 
 use serde_yaml::Value;
 
@@ -312,47 +317,77 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
             f = f.count(copies);
         }
         let mut rate = None;
-        if rps > 0 {
+        let pause = job
+            .get("options")
+            .and_then(|o| o.get("pause_distribution"))
+            .and_then(Value::as_str)
+            .unwrap_or("uniform");
+        let poisson = if pause == "poisson" {
+            " (Poisson pauses approximated by their mean)"
+        } else {
+            ""
+        };
+        let batch_kib = u64::from(kib) * batch;
+        if rps > 0 && batch > 1 && batch_kib <= 65_536 {
+            // Each fiber's batch is one request of batch x reqsize split
+            // into reqsize fragments, issued together: the fiber waits for
+            // all of them, and the rate cap spaces the batches' starts
+            // 1/(parallelism x rps) apart, as io_tester's staggered fibers
+            // start theirs (each at start + 1/rps).
+            f = f
+                .request_kib(batch_kib as u32)
+                .fragment_kib(kib)
+                .outstanding(parallelism as u32);
+            rate = Some((parallelism * rps) as f64);
+            notes.push(format!(
+                "job '{name}': each of {parallelism} fiber(s) issues a batch of {batch} x {kib} KiB together (one {batch_kib} KiB request in {kib} KiB fragments), {} batches a second{poisson}",
+                parallelism * rps
+            ));
+        } else if rps > 0 {
             rate = Some((parallelism * rps * batch) as f64);
             f = f.outstanding((parallelism * batch).min(4096) as u32);
-            let pause = job
-                .get("options")
-                .and_then(|o| o.get("pause_distribution"))
-                .and_then(Value::as_str)
-                .unwrap_or("uniform");
             notes.push(format!(
-                "job '{name}': {parallelism} fiber(s) x {rps} rps x batch {batch} = {} IOPS spaced evenly, up to {} in flight{}{}",
+                "job '{name}': {parallelism} fiber(s) x {rps} rps x batch {batch} = {} IOPS spaced evenly (as io_tester staggers its fibers' starts), up to {} in flight{}{poisson}",
                 parallelism * rps * batch,
                 parallelism * batch,
-                if batch > 1 { " (its batches' bursts are not reproduced)" } else { "" },
-                if pause == "poisson" { " (Poisson pauses approximated by their mean)" } else { "" },
+                if batch > 1 { " (its batches, over 64 MiB, are spread evenly)" } else { "" },
             ));
         } else {
             f = f.outstanding(parallelism as u32);
+            // Thinking applies only to fibers without rps (io_tester's
+            // issue_requests_in_parallel).
+            if let Some(v) = get("think_time") {
+                let t = duration_ms("think_time", v).map_err(ctx)?;
+                if t > 0.0 {
+                    f = f.think_ms(t);
+                    if get("think_after").is_some() {
+                        notes.push(format!(
+                            "job '{name}': think_after is not modelled (think_time after every request)"
+                        ));
+                    }
+                }
+            }
         }
         if let Some(v) = get("bandwidth") {
             let bw = byte_size("bandwidth", v).map_err(ctx)? as f64;
-            let cap = bw / reqsize as f64;
+            // In the flow's requests: whole batches where they are one.
+            let batched = rps > 0 && batch > 1 && batch_kib <= 65_536;
+            let cap = bw / (reqsize * if batched { batch } else { 1 }) as f64;
             rate = Some(rate.map_or(cap, |r: f64| r.min(cap)));
         }
         if let Some(r) = rate {
             f = f.rate_iops(r.clamp(0.001, 1e7));
         }
-        if let Some(v) = get("think_time") {
-            let t = duration_ms("think_time", v).map_err(ctx)?;
-            if t > 0.0 {
-                f = f.think_ms(t);
-                if get("think_after").is_some() {
-                    notes.push(format!(
-                        "job '{name}': think_after is not modelled (think_time after every request)"
-                    ));
-                }
-            }
-        }
         if let Some(v) = get("limit") {
             let n = uint("limit", v, u64::from(u32::MAX)).map_err(ctx)?;
             if n > 0 {
-                f = f.requests(n);
+                // With batches as fragmented requests, whole batches.
+                let per = if rps > 0 && batch > 1 && batch_kib <= 65_536 {
+                    batch
+                } else {
+                    1
+                };
+                f = f.requests(n.div_ceil(per));
             }
         }
         scenario = scenario.flow(f);
@@ -428,20 +463,22 @@ disks:
         );
         assert_eq!(
             f.iter().map(|f| f.outstanding).collect::<Vec<_>>(),
-            [10, 50, 100]
+            [10, 1, 100]
         );
         // 256 sectors for 128kB; 1536 bytes rounded up to 2 KiB.
         assert_eq!(
             f.iter().map(|f| f.request_sectors).collect::<Vec<_>>(),
-            [256, 256, 4]
+            [256, 50 * 256, 4]
         );
         assert_eq!(f[0].rate_interval, None);
-        // 1 x 8 x 50 = 400 IOPS; 100 x 50 = 5000 IOPS.
-        assert_eq!(
-            f[1].rate_interval,
-            Some(sluice::Duration::from_micros(2500))
-        );
+        // One fiber's batch of 50 every 1/8 s: one 50 x 128 KiB request in
+        // 128 KiB fragments, issued together, eight a second.
+        assert_eq!(f[1].rate_interval, Some(sluice::Duration::from_millis(125)));
+        assert_eq!(f[1].fragment_sectors, Some(256));
+        assert_eq!(f[1].outstanding, 1);
+        // 100 fibers x 50 rps = 5000 IOPS, evenly spaced.
         assert_eq!(f[2].rate_interval, Some(sluice::Duration::from_micros(200)));
+        assert_eq!(f[2].think, sluice::Duration::ZERO);
         assert_eq!(f[2].file_sectors, 1 << 21);
         assert_eq!(s.duration, sluice::Duration::from_secs(10));
         let sluice_device::Model::Rate(dev) = &s.device.model else {
@@ -451,7 +488,9 @@ disks:
         assert_eq!(dev.write.bytes_per_s, Some(1_130_867_072.0));
         assert!(toml.contains("read_mb_s = 1542.559872"), "{toml}");
         assert!(
-            imp.notes.iter().any(|n| n.contains("bursts")),
+            imp.notes
+                .iter()
+                .any(|n| n.contains("a batch of 50 x 128 KiB together")),
             "{:?}",
             imp.notes
         );
