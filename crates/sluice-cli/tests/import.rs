@@ -61,9 +61,27 @@ fn imported_scenarios_run_and_outputs_are_never_overwritten() {
         "{out}"
     );
     std::fs::write(dir.path().join("tau.toml"), &out).unwrap();
-    let (code, out, err) = sluice_in(dir.path(), &["sim", "tau.toml", "--json"]);
+    let (code, out, err) = sluice_in(
+        dir.path(),
+        &["sim", "tau.toml", "--json", "--log-requests", "tau.csv"],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"scheduler\": \"seastar-fq\""), "{out}");
+    // bursty_lowprio's batches: 50 requests arriving at the same instant,
+    // one batch every 125 ms (8 in the 1 s run).
+    let log = std::fs::read_to_string(dir.path().join("tau.csv")).unwrap();
+    let head: Vec<&str> = log.lines().next().unwrap().split(',').collect();
+    let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+    let (flow, arrival) = (col("flow"), col("arrival_ms"));
+    let mut at: std::collections::BTreeMap<String, usize> = Default::default();
+    for l in log.lines().skip(1) {
+        let c: Vec<&str> = l.split(',').collect();
+        if c[flow] == "bursty_lowprio" {
+            *at.entry(c[arrival].to_string()).or_default() += 1;
+        }
+    }
+    assert_eq!(at.len(), 8, "{at:?}");
+    assert!(at.values().all(|&n| n == 50), "{at:?}");
 }
 
 #[test]
