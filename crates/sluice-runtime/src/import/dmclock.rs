@@ -375,6 +375,15 @@ pub fn import(text: &str) -> Result<Imported> {
         .ceil()
         .min(crate::scenario::MAX_SECONDS);
     scenario.duration_s = duration;
+    // Each client reads its own 1 GiB: a device large enough for all.
+    let files: f64 = groups.iter().map(|c| f64::from(c.count)).sum();
+    if files > 1000.0 {
+        scenario = scenario.rate_device(
+            (None, Some(total_iops as f64 * 4096.0 / 1e6)),
+            (None, None),
+            Some((files + 1.0).ceil()),
+        );
+    }
     notes.push(format!(
         "runs until every client has done its ops (stop_after_finite), at most {duration} s; requests are 4 KiB x client_req_cost random reads"
     ));
@@ -493,6 +502,11 @@ server_threads = 1
             "{:?}",
             imp.notes
         );
+        // 5000 clients of 1 GiB each fit the device.
+        let many =
+            import("[global]\n[client.0]\nclient_count = 5000\n[server.0]\nserver_count = 1\n")
+                .unwrap();
+        assert_eq!(many.scenario.build().unwrap().flows.len(), 5000);
         for (text, want) in [
             (
                 "[global]\nclient_groups = x\n",
@@ -514,6 +528,44 @@ server_threads = 1
             let e = import(text).unwrap_err().to_string();
             assert!(e.contains(want), "{text}: {e}");
             assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    /// Every truncation of the example and every line replaced by garbage
+    /// imports or fails with one line; nothing panics.
+    #[test]
+    fn mangled_inputs_fail_in_one_line() {
+        let mut texts: Vec<String> = (0..EXAMPLE.len())
+            .filter(|&i| EXAMPLE.is_char_boundary(i))
+            .map(|i| EXAMPLE[..i].to_string())
+            .collect();
+        let lines: Vec<&str> = EXAMPLE.lines().collect();
+        for i in 0..lines.len() {
+            for junk in [
+                "= =",
+                "[",
+                "client_count = 99999999999",
+                "client_wait = 1e9",
+                "\u{202e}x = 1",
+            ] {
+                let mut l = lines.clone();
+                l[i] = junk;
+                texts.push(l.join("\n"));
+            }
+        }
+        for t in &texts {
+            match import(t) {
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(!e.contains('\n') && !e.is_empty(), "{e}");
+                }
+                // What imports builds.
+                Ok(imp) => {
+                    if let Err(e) = imp.scenario.build() {
+                        panic!("{t}\n-> {e}");
+                    }
+                }
+            }
         }
     }
 }

@@ -209,6 +209,7 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
             scenario = scenario.param(key, x);
         }
     }
+    let mut files_gib = 0.0;
     for (i, job) in jobs.iter().enumerate() {
         let name = job
             .get("name")
@@ -309,6 +310,7 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
         };
         let file_gib = (data as f64 / f64::from(opts.shards) / (1u64 << 30) as f64)
             .max(kib as f64 / (1u64 << 20) as f64);
+        files_gib += file_gib * f64::from(copies);
         let mut f = FlowBuilder::new(name.clone(), pattern)
             .request_kib(kib)
             .file_gib(file_gib)
@@ -394,6 +396,15 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
     }
     if scenario.flows.is_empty() {
         return Err(fail("job file: no job does block I/O"));
+    }
+    // Every job's files on one device large enough for all of them.
+    if files_gib > 1000.0 {
+        if files_gib > 900_000.0 {
+            return Err(fail(format!(
+                "job file: the jobs' data_size comes to {files_gib:.0} GiB, more than a simulated device holds (900000)"
+            )));
+        }
+        scenario = scenario.rate_device((ri, mb(rb)), wdev, Some((files_gib * 1.01 + 1.0).ceil()));
     }
     notes.push(format!(
         "{} shard(s), {} s; one fair queue (Seastar's per-shard queues and class groups are not modelled); device queue depth 64, FIFO",
@@ -507,6 +518,14 @@ disks:
         let s = three.scenario.build().unwrap();
         assert_eq!(s.flows.len(), 9);
         assert_eq!(s.flows[8].name, "highprio2");
+        // 2000 GB of data: a device that holds it.
+        let big = TAU_NEMESIS.replacen("data_size: 1GB", "data_size: 2000GB", 1);
+        let s = import(&big, I4I, &Options::default())
+            .unwrap()
+            .scenario
+            .build()
+            .unwrap();
+        assert_eq!(s.flows.len(), 3);
     }
 
     #[test]
@@ -556,6 +575,56 @@ disks:
                 .to_string();
             assert!(e.contains(want), "{want}: {e}");
             assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    /// Every truncation of the inputs and every line replaced by garbage
+    /// imports or fails with one line; nothing panics.
+    #[test]
+    fn mangled_inputs_fail_in_one_line() {
+        let cut = |s: &str| -> Vec<String> {
+            (0..s.len())
+                .filter(|&i| s.is_char_boundary(i))
+                .map(|i| s[..i].to_string())
+                .collect()
+        };
+        let mangle = |s: &str| -> Vec<String> {
+            let lines: Vec<&str> = s.lines().collect();
+            let mut out = Vec::new();
+            for i in 0..lines.len() {
+                for junk in [
+                    "- : :",
+                    "    rps: -1",
+                    "    batch: 99999999999",
+                    "  type: [1]",
+                    "    reqsize: 64GB",
+                ] {
+                    let mut l = lines.clone();
+                    l[i] = junk;
+                    out.push(l.join("\n"));
+                }
+            }
+            out
+        };
+        let check = |conf: &str, io: &str| {
+            match import(conf, io, &Options::default()) {
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(!e.contains('\n') && !e.is_empty(), "{e}");
+                }
+                // What imports builds.
+                Ok(imp) => {
+                    if let Err(e) = imp.scenario.build() {
+                        panic!("{conf}\n{io}\n-> {e}");
+                    }
+                }
+            }
+        };
+        for c in cut(TAU_NEMESIS).iter().chain(mangle(TAU_NEMESIS).iter()) {
+            check(c, I4I);
+        }
+        for io in cut(I4I).iter().chain(mangle(I4I).iter()) {
+            check(TAU_NEMESIS, io);
         }
     }
 }
