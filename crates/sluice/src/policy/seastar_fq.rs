@@ -538,4 +538,115 @@ mod tests {
         );
         let _ = RequestId(0);
     }
+
+    mod props {
+        use super::*;
+        use crate::policy::testkit::{Op, Testbed};
+        use proptest::prelude::*;
+
+        fn params(iops: u32, mb_s: u32, tau_ms: u32) -> SeastarFqParams {
+            SeastarFqParams {
+                tau: Duration::from_millis(u64::from(tau_ms)),
+                read_iops: f64::from(iops),
+                read_bytes_s: f64::from(mb_s) * 1e6,
+                write_iops: f64::from(iops) / 2.0,
+                write_bytes_s: f64::from(mb_s) * 0.5e6,
+                ..SeastarFqParams::default()
+            }
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(64))]
+
+            /// Any script of arrivals, completions and waits, throttled or
+            /// not, on a device of any depth, with merging on or off:
+            /// every request is dispatched exactly once, an idle wait has a
+            /// wake-up after now, nothing is left behind (the testbed
+            /// checks).
+            #[test]
+            fn scripts_keep_the_scheduler_invariants(
+                weights in prop::collection::vec(1u32..=1000, 1..5),
+                ops in prop::collection::vec(
+                    prop_oneof![
+                        (0u32..5, 0u64..1000, 1u32..256, any::<bool>()).prop_map(|(flow, s, sectors, write)| {
+                            Op::Add { flow, sector: s * 8, sectors, write }
+                        }),
+                        (0usize..8).prop_map(Op::Complete),
+                        (0u64..30).prop_map(|ms| Op::Advance(Duration::from_millis(ms))),
+                    ],
+                    1..200,
+                ),
+                iops in prop_oneof![Just(0u32), 100u32..100_000],
+                mb_s in prop_oneof![Just(0u32), 1u32..2000],
+                tau_ms in 0u32..20,
+                depth in 1usize..5,
+                merge in any::<bool>(),
+            ) {
+                let mut tb = Testbed::new(SeastarFq::new(params(iops, mb_s, tau_ms)), depth);
+                if merge {
+                    tb = tb.with_merging(64);
+                }
+                for (i, &w) in weights.iter().enumerate() {
+                    tb.flow(i as u32, w);
+                }
+                for op in &ops {
+                    tb.step(op);
+                }
+                tb.drain();
+            }
+
+            /// The token bucket: by any instant t, the capacity dispatched
+            /// is at most the bucket's size plus t's worth of the rate,
+            /// plus one request (the last may overdraw a bucket smaller
+            /// than itself).
+            #[test]
+            fn dispatch_never_outruns_the_capacity(
+                arrivals in prop::collection::vec((0u32..4, 1u32..512, 0u64..2000), 1..300),
+                iops in 100u32..100_000,
+                mb_s in 1u32..2000,
+            ) {
+                let p = params(iops, mb_s, 5);
+                let mut s = SeastarFq::new(p);
+                let dev = FlatDevice::at(0);
+                let mut arrivals = arrivals;
+                arrivals.sort_by_key(|a| a.2);
+                let mut next = 0;
+                let mut now = Instant::ZERO;
+                let mut spent = 0.0;
+                let mut largest = 0u64;
+                let limit = s.bucket_limit;
+                for _ in 0..100_000 {
+                    while next < arrivals.len() && Instant::ZERO + Duration::from_micros(arrivals[next].2 * 100) <= now {
+                        let (f, sectors, _) = arrivals[next];
+                        let r = Request { sectors, ..req(next as u64, f, next as u64 * 512) };
+                        largest = largest.max(p.capacity(&r));
+                        s.add(now, r);
+                        next += 1;
+                    }
+                    match s.dispatch(now, &dev) {
+                        Decision::Dispatch(r) => {
+                            spent += p.capacity(&r) as f64;
+                            let t = now.saturating_duration_since(Instant::ZERO).as_nanos() as f64 * 1e-9;
+                            prop_assert!(
+                                spent <= limit + t * UNITS_PER_S + largest as f64 + 1.0,
+                                "at {t} s: {spent} units dispatched, bucket {limit}"
+                            );
+                        }
+                        Decision::Idle => {
+                            let w = s.poll_timeout().expect("an idle wait has a wake-up");
+                            prop_assert!(w > now);
+                            now = w;
+                        }
+                        Decision::Nothing => {
+                            if next == arrivals.len() {
+                                break;
+                            }
+                            now = Instant::ZERO + Duration::from_micros(arrivals[next].2 * 100);
+                        }
+                    }
+                }
+                prop_assert_eq!(s.queued(), 0);
+            }
+        }
+    }
 }
