@@ -10,10 +10,14 @@
 //!   x 2^24` (`io_throttler::tokens_capacity`: the token bucket's rate
 //!   resolution is the millisecond, `fixed_point_factor` is 2^24). The
 //!   rates are the parameters `read_iops`, `read_mb_s`, `write_iops`,
-//!   `write_mb_s` (an io_properties.yaml's figures; 0 = not given, as
-//!   Seastar's unlimited default, which makes that term free). Seastar
-//!   rounds the write-to-read multipliers to integers out of 128; here the
-//!   write rates are used as given.
+//!   `write_mb_s` (an io_properties.yaml's figures; 0 = not given, which
+//!   makes that term free). Seastar rounds the write-to-read multipliers
+//!   to integers out of 128; here the write rates are used as given. With
+//!   no rate at all, Seastar's capacities are all zero and every request
+//!   costs one unit whatever the shares; here they are instead those of a
+//!   nominal disk of 100 MB/s (bytes only, nothing throttled),
+//!   so that shares still hold under `--scheduler seastar-fq` on any
+//!   scenario.
 //! - **Shares.** Each class (flow) has shares = its weight and an
 //!   accumulated normalized cost. The class with the smallest accumulated
 //!   cost is served (`class_compare`); serving a request adds
@@ -36,7 +40,7 @@
 //!   wake-up) until the bucket holds its capacity, or a full bucket when
 //!   its capacity is larger (Seastar caps request lengths so that never
 //!   happens; here the bucket goes below zero instead). With no rates
-//!   given every capacity is zero and nothing is throttled.
+//!   given nothing is throttled.
 //!
 //! Left out: the shared bucket's cross-shard reservations (one shard, one
 //! queue), the `flow_ratio` back-pressure that inflates capacities when
@@ -115,6 +119,10 @@ pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
 /// `fixed_point_factor` (2^24).
 const UNITS_PER_S: f64 = 1000.0 * (1u64 << 24) as f64;
 
+/// With no rate given, capacities are those of a disk of this many bytes
+/// per second (and nothing is throttled): shares then divide bytes.
+const NOMINAL_BYTES_S: f64 = 100e6;
+
 /// `seastar-fq`'s parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SeastarFqParams {
@@ -145,8 +153,12 @@ impl SeastarFqParams {
     }
 
     /// A request's capacity: `(1/iops + bytes/bandwidth) x UNITS_PER_S`
-    /// (terms not given count zero).
+    /// (terms not given count zero; no rate at all: bytes over a nominal
+    /// 100 MB/s).
     pub fn capacity(&self, request: &Request) -> u64 {
+        if !self.throttles() {
+            return (request.bytes() as f64 / NOMINAL_BYTES_S * UNITS_PER_S) as u64;
+        }
         let (iops, bw) = if request.is_write() {
             (self.write_iops, self.write_bytes_s)
         } else {
@@ -471,6 +483,20 @@ mod tests {
             (295..=305).contains(&two),
             "flow 2 (shares 300 of 400) got {two} of 400"
         );
+    }
+
+    /// With no rates given, shares divide bytes (a nominal disk) and
+    /// nothing is throttled.
+    #[test]
+    fn without_rates_shares_still_hold() {
+        let mut s = SeastarFq::default();
+        flow(&mut s, 1, 100);
+        flow(&mut s, 2, 300);
+        let (mut id, mut t) = (0, 0);
+        let got = serve(&mut s, 400, &[1, 2], &mut id, &mut t);
+        let two = got.iter().filter(|&&f| f == 2).count();
+        assert!((295..=305).contains(&two), "flow 2 got {two} of 400");
+        assert!(!s.may_idle());
     }
 
     /// A class that wakes up after the others ran a long time alone is
