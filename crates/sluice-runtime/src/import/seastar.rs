@@ -116,6 +116,22 @@ fn duration_ms(key: &str, v: &Value) -> Result<f64> {
     Ok(t)
 }
 
+/// A note naming the keys of mapping `v` that the import does not use.
+fn ignored(what: &str, v: &Value, used: &[&str], notes: &mut Vec<String>) {
+    let Some(m) = v.as_mapping() else {
+        return;
+    };
+    let left: Vec<String> = m
+        .keys()
+        .filter_map(Value::as_str)
+        .filter(|k| !used.contains(k))
+        .map(super::one_line)
+        .collect();
+    if !left.is_empty() {
+        notes.push(format!("{what} {} not modelled", left.join(", ")));
+    }
+}
+
 fn uint(key: &str, v: &Value, max: u64) -> Result<u64> {
     match v.as_u64() {
         Some(n) if n <= max => Ok(n),
@@ -158,6 +174,18 @@ fn properties(text: &str, notes: &mut Vec<String>) -> Result<Disk> {
             },
         }
     };
+    ignored(
+        "io properties: the disk's",
+        d,
+        &[
+            "mountpoint",
+            "read_iops",
+            "read_bandwidth",
+            "write_iops",
+            "write_bandwidth",
+        ],
+        notes,
+    );
     let disk = (
         rate("read_iops")?,
         rate("read_bandwidth")?,
@@ -261,6 +289,45 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
         let empty = Value::Null;
         let si = job.get("shard_info").unwrap_or(&empty);
         let get = |k: &str| si.get(k);
+        let what = format!("job '{name}':");
+        ignored(
+            &what,
+            job,
+            &[
+                "name",
+                "type",
+                "shards",
+                "shard_info",
+                "options",
+                "data_size",
+            ],
+            &mut notes,
+        );
+        ignored(
+            &format!("job '{name}': shard_info's"),
+            si,
+            &[
+                "parallelism",
+                "rps",
+                "batch",
+                "limit",
+                "shares",
+                "class",
+                "bandwidth",
+                "reqsize",
+                "think_time",
+                "think_after",
+            ],
+            &mut notes,
+        );
+        if let Some(o) = job.get("options") {
+            ignored(
+                &format!("job '{name}': options'"),
+                o,
+                &["pause_distribution", "sleep_type"],
+                &mut notes,
+            );
+        }
         let parallelism = match get("parallelism") {
             Some(v) => uint("parallelism", v, 4096).map_err(ctx)?,
             None => 0,
@@ -518,6 +585,28 @@ disks:
         let s = three.scenario.build().unwrap();
         assert_eq!(s.flows.len(), 9);
         assert_eq!(s.flows[8].name, "highprio2");
+        // Keys the import does not use are named in the notes.
+        let extra = TAU_NEMESIS.replacen(
+            "    shares: 10\n",
+            "    shares: 10\n    execution_time: 1ms\n",
+            1,
+        );
+        let io = format!("{I4I}  duplex: true\n");
+        let imp = import(&extra, &io, &Options::default()).unwrap();
+        assert!(
+            imp.notes
+                .iter()
+                .any(|n| n == "job 'filler': shard_info's execution_time not modelled"),
+            "{:?}",
+            imp.notes
+        );
+        assert!(
+            imp.notes
+                .iter()
+                .any(|n| n == "io properties: the disk's duplex not modelled"),
+            "{:?}",
+            imp.notes
+        );
         // 2000 GB of data: a device that holds it.
         let big = TAU_NEMESIS.replacen("data_size: 1GB", "data_size: 2000GB", 1);
         let s = import(&big, I4I, &Options::default())
