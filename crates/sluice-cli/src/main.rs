@@ -35,6 +35,8 @@ Examples:
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice report run.json bfq.json -o report.html   results as one HTML page with plots
   sluice fio scenarios/fio/two-readers.fio --scheduler bfq   a fio job file, simulated (or --run)
+  sluice import dmclock data/import/dmc_sim_example.conf -o dmc.toml
+                                                dmClock's (or Seastar's) own scenario as a scenario file
   sluice list                                   policies, presets, flow patterns
   sluice clean                                  undo what runs that were killed left behind
 
@@ -68,6 +70,7 @@ enum Command {
     Validate(cmd::validate::Args),
     Repro(cmd::repro::Args),
     Fio(cmd::fio::Args),
+    Import(cmd::import::Args),
     Report(cmd::report::Args),
     List(cmd::list::Args),
     Calibrate(cmd::calibrate::Args),
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => cmd::validate::run(args),
         Command::Repro(args) => cmd::repro::run(args),
         Command::Fio(args) => cmd::fio::run(args),
+        Command::Import(args) => cmd::import::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::List(args) => cmd::list::run(args),
         Command::Calibrate(args) => cmd::calibrate::run(args),

@@ -153,6 +153,12 @@ pub(crate) fn list() -> String {
     for p in PRESETS {
         let _ = writeln!(o, "  {:<18} {}", p.name, p.summary);
     }
+    o.push_str("\nOther devices ([device] model):\n");
+    let _ = writeln!(
+        o,
+        "  {:<18} capacity as read_iops, read_mb_s, write_iops, write_mb_s (capacity_gib): FIFO, one command at a time, each 1/iops + bytes/bandwidth",
+        "rate"
+    );
     o.push_str("\nFlow patterns ([[flow]] pattern):\n");
     for (name, what) in PATTERNS {
         let _ = writeln!(o, "  {name:<18} {what}");

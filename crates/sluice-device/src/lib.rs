@@ -1,5 +1,7 @@
 //! Drive models behind one interface: the HDD (mechanics, cache, command
-//! queue, DiskSim drive descriptions), the SSD and the presets. The
+//! queue, DiskSim drive descriptions), the SSD, the rate device (IOPS and
+//! bandwidth, as Seastar's and dmClock's configurations state one) and the
+//! presets. The
 //! simulator drives them in virtual time, the emulator (`sluice emulate`)
 //! in real time; neither depends on the other.
 
@@ -7,6 +9,7 @@ pub mod diskspecs;
 mod error;
 pub mod hdd;
 pub mod presets;
+pub mod rate;
 pub mod ssd;
 
 /// Instants and durations from raw nanoseconds, for the device tests.
@@ -25,6 +28,7 @@ pub(crate) mod test_time {
 
 pub use self::error::{Error, Result};
 use self::hdd::{Hdd, HddSpec};
+use self::rate::{Rate, RateSpec};
 use self::ssd::{Ssd, SsdSpec};
 
 use sluice::{CostModel, Duration, Instant, Request};
@@ -104,6 +108,8 @@ pub enum Model {
     Hdd(HddSpec),
     /// A solid-state drive.
     Ssd(SsdSpec),
+    /// A device with a capacity in IOPS and bandwidth ([`rate`]).
+    Rate(RateSpec),
 }
 
 impl Model {
@@ -112,6 +118,7 @@ impl Model {
         match self {
             Model::Hdd(s) => &s.name,
             Model::Ssd(s) => &s.name,
+            Model::Rate(s) => &s.name,
         }
     }
 
@@ -120,6 +127,7 @@ impl Model {
         match self {
             Model::Hdd(s) => s.layout.capacity(),
             Model::Ssd(s) => s.capacity_sectors,
+            Model::Rate(s) => s.capacity_sectors,
         }
     }
 
@@ -128,6 +136,7 @@ impl Model {
         match self {
             Model::Hdd(s) => s.max_queue,
             Model::Ssd(s) => s.max_queue,
+            Model::Rate(s) => s.max_queue,
         }
     }
 
@@ -180,5 +189,6 @@ pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
             )
         }
         Model::Ssd(spec) => Box::new(Ssd::new(spec, setup.queue_depth)),
+        Model::Rate(spec) => Box::new(Rate::new(spec, setup.queue_depth)),
     }
 }

@@ -14,6 +14,7 @@
 //! ```
 
 mod error;
+pub mod import;
 pub mod names;
 pub mod overrides;
 pub mod population;

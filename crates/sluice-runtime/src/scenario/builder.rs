@@ -164,6 +164,19 @@ pub(crate) struct DeviceKeys {
     pub(super) merge: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) max_request_kib: Option<u32>,
+    /// `model = "rate"`: a device given by its IOPS and bandwidth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) read_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) read_mb_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) write_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) write_mb_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) capacity_gib: Option<f64>,
 }
 
 /// The `[scheduler]` table: the policy's name and its parameters.
@@ -367,6 +380,25 @@ impl ScenarioBuilder {
     /// (default 512, Linux's `max_sectors_kb` of the papers' kernels).
     pub fn max_request_kib(mut self, kib: u32) -> Self {
         self.device.max_request_kib = Some(kib);
+        self
+    }
+
+    /// `[device] model = "rate"`: a device that serves its commands one at
+    /// a time, in order, each for `1/iops + bytes/bandwidth` of its
+    /// direction (`sluice_device::rate`). `read_iops` and `read_mb_s`
+    /// (MB = 10^6 bytes; `None`: no such term, but not both `None`),
+    /// likewise for writes (both `None`: as reads), and its size in GiB
+    /// (`None`: 1024).
+    pub fn rate_device(
+        mut self,
+        read: (Option<f64>, Option<f64>),
+        write: (Option<f64>, Option<f64>),
+        capacity_gib: Option<f64>,
+    ) -> Self {
+        self.device.model = Some("rate".into());
+        (self.device.read_iops, self.device.read_mb_s) = read;
+        (self.device.write_iops, self.device.write_mb_s) = write;
+        self.device.capacity_gib = capacity_gib;
         self
     }
 

@@ -2,6 +2,7 @@
 //! counts, file placement and each flow kind's keys.
 
 use super::*;
+use sluice_device::rate::{RateLimits, RateSpec};
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
 #[derive(Default)]
@@ -79,6 +80,14 @@ fn seconds(key: &str, v: f64, min: f64) -> Result<Duration> {
 impl Scenario {
     /// The device model a `[device]` table names.
     fn model(dev: &DeviceKeys, base: &Path, real: bool) -> Result<Model> {
+        if let Some(m) = &dev.model {
+            return Self::rate_model(m, dev);
+        }
+        if let Some(key) = Self::rate_key(dev) {
+            return Err(fail(format!(
+                "[device] {key} applies only to model = \"rate\""
+            )));
+        }
         match (&dev.preset, &dev.diskspecs) {
             (None, None) if real => Ok(Self::real_target()),
             (Some(_), Some(_)) => Err(fail("[device]: give either preset or diskspecs, not both")),
@@ -97,6 +106,71 @@ impl Scenario {
                     .map_err(|e| fail(format!("[device] diskspecs: {e}")))
             }
         }
+    }
+
+    /// The first rate-device key a `[device]` table sets, if any.
+    fn rate_key(dev: &DeviceKeys) -> Option<&'static str> {
+        [
+            ("read_iops", dev.read_iops.is_some()),
+            ("read_mb_s", dev.read_mb_s.is_some()),
+            ("write_iops", dev.write_iops.is_some()),
+            ("write_mb_s", dev.write_mb_s.is_some()),
+            ("capacity_gib", dev.capacity_gib.is_some()),
+        ]
+        .into_iter()
+        .find(|k| k.1)
+        .map(|k| k.0)
+    }
+
+    /// `model = "rate"` with its keys, checked.
+    fn rate_model(model: &str, dev: &DeviceKeys) -> Result<Model> {
+        if model != "rate" {
+            return Err(fail(format!(
+                "[device] model: unknown model '{model}' (available: rate; disks and SSDs by preset or diskspecs)"
+            )));
+        }
+        if dev.preset.is_some() || dev.diskspecs.is_some() {
+            return Err(fail(
+                "[device]: give either model = \"rate\" or preset/diskspecs, not both",
+            ));
+        }
+        let num = |key: &str, v: Option<f64>, max: f64| match v {
+            Some(x) if !(x.is_finite() && x > 0.0 && x <= max) => Err(fail(format!(
+                "[device] {key} must be a number with 0 < x <= {max:e} (got {x})"
+            ))),
+            v => Ok(v),
+        };
+        let dir = |iops: (&str, Option<f64>), mb: (&str, Option<f64>)| -> Result<RateLimits> {
+            let iops_v = num(iops.0, iops.1, 1e9)?;
+            let mb_v = num(mb.0, mb.1, 1e7)?;
+            if iops_v.is_none() && mb_v.is_none() {
+                return Err(fail(format!(
+                    "[device] model = \"rate\" needs {} or {} (or both)",
+                    iops.0, mb.0
+                )));
+            }
+            Ok(RateLimits {
+                iops: iops_v,
+                bytes_per_s: mb_v.map(|m| m * 1e6),
+            })
+        };
+        let read = dir(("read_iops", dev.read_iops), ("read_mb_s", dev.read_mb_s))?;
+        let write = if dev.write_iops.is_none() && dev.write_mb_s.is_none() {
+            read
+        } else {
+            dir(
+                ("write_iops", dev.write_iops),
+                ("write_mb_s", dev.write_mb_s),
+            )?
+        };
+        let gib = num("capacity_gib", dev.capacity_gib, 1e6)?.unwrap_or(1024.0);
+        Ok(Model::Rate(RateSpec {
+            name: "rate".into(),
+            capacity_sectors: ((gib * GIB_SECTORS) as u64).max(1),
+            read,
+            write,
+            max_queue: 4096,
+        }))
     }
 
     /// Where copy `i` of a flow's file starts: at `offset_gib` (copies one

@@ -757,3 +757,81 @@ fn the_cost_table_reaches_the_scenario_over_the_kernels_defaults() {
         .flow(FlowBuilder::new("r", Pattern::RandRead));
     assert_eq!(parse(&b.to_toml().unwrap()).unwrap(), b.build().unwrap());
 }
+
+/// GOOD on a rate device with these `[device]` keys.
+fn on_rate(keys: &str) -> String {
+    GOOD.replace(
+        "preset = \"maxtor-stm332061\"",
+        &format!("model = \"rate\"\n{keys}"),
+    )
+}
+
+#[test]
+fn a_rate_device_takes_its_iops_and_bandwidth() {
+    let s = parse(&on_rate(
+        "read_iops = 1000\nread_mb_s = 100\nqueue_depth = 8",
+    ))
+    .unwrap();
+    let Model::Rate(spec) = &s.device.model else {
+        panic!("not a rate device: {:?}", s.device.model);
+    };
+    assert_eq!(spec.read.iops, Some(1000.0));
+    assert_eq!(spec.read.bytes_per_s, Some(100e6));
+    // Writes as reads when no write key is given; 1 TiB by default.
+    assert_eq!(spec.write, spec.read);
+    assert_eq!(spec.capacity_sectors, (1024.0 * GIB_SECTORS) as u64);
+    assert_eq!(s.device.queue_depth, 8);
+    let s = parse(&on_rate(
+        "read_mb_s = 1\nwrite_iops = 50\ncapacity_gib = 10",
+    ))
+    .unwrap();
+    let Model::Rate(spec) = &s.device.model else {
+        panic!("not a rate device");
+    };
+    assert_eq!((spec.read.iops, spec.write.iops), (None, Some(50.0)));
+    assert_eq!(spec.write.bytes_per_s, None);
+    assert_eq!(spec.capacity_sectors, (10.0 * GIB_SECTORS) as u64);
+}
+
+#[test]
+fn rate_device_keys_are_checked_in_one_line() {
+    for (keys, want) in [
+        ("", "needs read_iops or read_mb_s"),
+        ("read_iops = 0", "read_iops must be a number with 0 < x"),
+        ("read_iops = -5", "read_iops must be"),
+        ("read_iops = 1e12", "read_iops must be"),
+        ("read_mb_s = nan", "read_mb_s must be"),
+        ("read_iops = 100\nwrite_mb_s = 0", "write_mb_s must be"),
+        ("read_iops = 100\ncapacity_gib = 0", "capacity_gib must be"),
+        (
+            "read_iops = 100\npreset = \"ssd-sata\"",
+            "either model = \"rate\" or preset",
+        ),
+    ] {
+        let e = error(&on_rate(keys));
+        assert!(e.contains(want), "{keys}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    let e = error(&GOOD.replace("preset = \"maxtor-stm332061\"", "model = \"tape\""));
+    assert!(e.contains("unknown model 'tape'"), "{e}");
+    let e = error(&GOOD.replace(
+        "preset = \"maxtor-stm332061\"",
+        "preset = \"maxtor-stm332061\"\nread_iops = 5",
+    ));
+    assert!(
+        e.contains("read_iops applies only to model = \"rate\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_rate_device_round_trips_through_the_builder() {
+    let b = ScenarioBuilder::new("r", 5.0)
+        .rate_device((Some(200.0), None), (None, Some(50.0)), Some(20.0))
+        .scheduler("noop")
+        .flow(FlowBuilder::new("a", Pattern::RandRead));
+    let text = b.to_toml().unwrap();
+    assert!(text.contains("model = \"rate\""), "{text}");
+    let s = Scenario::parse("r.toml", &text).unwrap();
+    assert_eq!(s.device.model, b.build().unwrap().device.model);
+}

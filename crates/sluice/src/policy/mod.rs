@@ -11,6 +11,7 @@ mod hierarchy;
 mod mclock;
 mod noop;
 mod params;
+mod seastar_fq;
 mod sstf;
 mod vios;
 mod yfq;
@@ -31,6 +32,7 @@ pub use hierarchy::{
 pub use mclock::{AtLimit, Mclock, MclockParams};
 pub use noop::Noop;
 pub use params::{ParamKind, ParamSpec, ParamTable, ParamValue, Params};
+pub use seastar_fq::{SeastarFq, SeastarFqParams};
 pub use sstf::Sstf;
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
 pub use yfq::{Yfq, YfqParams};
@@ -159,6 +161,11 @@ pub const POLICIES: &[PolicyInfo] = &[
         summary: "mClock (OSDI 2010 §3): per-flow reservation, weight and limit tags; reservations first, then weights among flows under their limit",
         params: &mclock::PARAMS,
     },
+    PolicyInfo {
+        name: "seastar-fq",
+        summary: "Seastar's I/O fair queue: least accumulated cost/shares first, the tau activation window, a capacity token bucket from the disk's IOPS and bandwidth",
+        params: &seastar_fq::PARAMS,
+    },
 ];
 
 /// Build a policy by its contract name with the given parameters. Every
@@ -181,6 +188,7 @@ pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
         "bsd-grouped" => Box::new(Bsd::from_params(BsdVariant::Grouped, &mut p)?),
         "dor" => Box::new(Dor::from_params(&mut p)?),
         "mclock" => Box::new(Mclock::from_params(&mut p)?),
+        "seastar-fq" => Box::new(SeastarFq::from_params(&mut p)?),
         _ => {
             return Err(Error::UnknownPolicy {
                 name: name.to_string(),
@@ -275,6 +283,9 @@ dqe_per_sequence = false (f_k persist across sequences; true: every f_k starts a
 oldest_first = false (nearest R^cur, by sector index; true: the oldest, by a scan of the queue)"),
             ("mclock", "at_limit = \"wait\" (wait: a flow over its limit waits; allow: limits only order), \
 idle_ms = 100 (ms), charge = \"ios\""),
+            ("seastar-fq", "tau_ms = 5 (ms; Seastar's io_queue::config::tau), \
+latency_goal_ms = 0.75 (ms; Seastar's io-latency-goal-ms default), read_iops = 0 (0 = not given), \
+read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0 = not given)"),
         ];
         assert_eq!(listed.len(), before.len());
         for ((name, list), (old_name, old)) in listed.iter().zip(before) {
