@@ -8,6 +8,7 @@ use rand_pcg::Pcg64Mcg;
 use sluice::metrics::FlowMetrics;
 use sluice::{Duration, Instant};
 
+use crate::distribution::{Distribution, Sampler};
 use crate::replay::StartupReplay;
 use crate::rng;
 use crate::spec::{FlowKind, FlowSpec, PoolSpec, TraceSpec, VideoSpec};
@@ -74,15 +75,31 @@ impl Flow {
             }
             FlowKind::Video(v) => Kind::Video(Video::new(*v)),
             FlowKind::Trace(t) => Kind::Trace(TraceReplay::new(t)),
-            FlowKind::Pool(p) => Kind::Pool(Pool {
-                rng: rng::stream(seed, index as u64),
-                in_flight: vec![0; p.weights.len()],
-                settings: p.clone(),
-            }),
-            FlowKind::Greedy(g) => Kind::Greedy(Greedy {
+            FlowKind::Pool(p) => {
+                let mut rng = rng::stream(seed, index as u64);
+                let block = (p.size_mean.round() as u64).max(1);
+                let sampler = (spec.distribution != Distribution::Uniform)
+                    .then(|| Sampler::new(spec.distribution, spec.file_sectors / block, &mut rng));
+                Kind::Pool(Pool {
+                    rng,
+                    sampler,
+                    in_flight: vec![0; p.weights.len()],
+                    settings: p.clone(),
+                })
+            }
+            FlowKind::Greedy(g) => {
+                let mut rng = rng::stream(seed, index as u64);
+                let slots = (spec.file_sectors / u64::from(spec.request_sectors.max(1))).max(1);
+                let sampler = (!g.pattern().is_sequential()
+                    && spec.distribution != Distribution::Uniform)
+                    .then(|| Sampler::new(spec.distribution, slots, &mut rng));
+                Kind::Greedy(Greedy {
                 write: g.pattern().is_write(),
                 sequential: g.pattern().is_sequential(),
-                rng: rng::stream(seed, index as u64),
+                rng,
+                sampler,
+                writes_since_sync: 0,
+                syncing: false,
                 cursor: 0,
                 in_flight: 0,
                 issued: 0,
@@ -90,7 +107,8 @@ impl Flow {
                 waiting_for_room: false,
                 next_issue_at: Instant::ZERO,
                 rate_wake: None,
-            }),
+            })
+            }
         };
         let mut flow = Flow {
             spec,
@@ -287,6 +305,9 @@ impl TraceReplay {
 /// backlogged, so the service ratio is the scheduler's doing.
 struct Pool {
     rng: Pcg64Mcg,
+    /// Blocks of the mean request size drawn from the flow's
+    /// `distribution` (none: any sector, uniformly).
+    sampler: Option<Sampler>,
     in_flight: Vec<u32>,
     settings: PoolSpec,
 }
@@ -304,7 +325,14 @@ impl Pool {
                     .round()
                     .clamp(1.0, largest) as u32;
                 let span = spec.file_sectors.saturating_sub(u64::from(sectors)).max(1);
-                let sector = spec.file_start + self.rng.gen_range(0..span);
+                let at = match &self.sampler {
+                    Some(s) => {
+                        let block = spec.file_sectors / s.blocks().max(1);
+                        (s.next(&mut self.rng) * block).min(span - 1)
+                    }
+                    None => self.rng.gen_range(0..span),
+                };
+                let sector = spec.file_start + at;
                 let write = self.rng.gen::<f64>() >= self.settings.read_fraction;
                 act.issues.push(Issue {
                     thread: thread as u32,
@@ -333,6 +361,12 @@ struct Greedy {
     /// Walks the file, else jumps at random.
     sequential: bool,
     rng: Pcg64Mcg,
+    /// Random patterns with a skewed `distribution`: its draws.
+    sampler: Option<Sampler>,
+    /// `fsync_every`: writes issued since the last barrier, and whether
+    /// the flow waits for its writes in flight before issuing more.
+    writes_since_sync: u64,
+    syncing: bool,
     /// Next offset in the file for sequential patterns.
     cursor: u64,
     in_flight: u32,
@@ -356,7 +390,9 @@ impl Greedy {
 
     fn wants_more(&self, spec: &FlowSpec) -> bool {
         let k = Self::fragments(spec);
-        self.in_flight + k <= spec.outstanding * k && spec.requests.is_none_or(|n| self.issued < n)
+        !self.syncing
+            && self.in_flight + k <= spec.outstanding * k
+            && spec.requests.is_none_or(|n| self.issued < n)
     }
 
     /// Asynchronous writers with a think time issue one write every
@@ -380,8 +416,20 @@ impl Greedy {
             }
             o
         } else {
-            self.rng.gen_range(0..slots) * size
+            match &self.sampler {
+                Some(s) => s.next(&mut self.rng) * size,
+                None => self.rng.gen_range(0..slots) * size,
+            }
         };
+        if self.write {
+            if let Some(n) = spec.fsync_every {
+                self.writes_since_sync += 1;
+                if self.writes_since_sync >= n {
+                    self.writes_since_sync = 0;
+                    self.syncing = true;
+                }
+            }
+        }
         spec.file_start + offset
     }
 
@@ -447,6 +495,10 @@ impl Greedy {
             return false; // other fragments of the request are still out
         }
         self.completed += 1;
+        if self.syncing && self.in_flight == 0 {
+            // The barrier's writes are all done: the flow goes on.
+            self.syncing = false;
+        }
         if self.paced(spec) {
             if std::mem::take(&mut self.waiting_for_room) {
                 self.wake(spec, now, act);

@@ -30,6 +30,7 @@
 //! assert_eq!(act.issues.len(), 2);
 //! ```
 
+pub mod distribution;
 mod error;
 mod flow;
 mod replay;
@@ -38,6 +39,7 @@ mod spec;
 pub mod startup;
 pub mod trace;
 
+pub use distribution::Distribution;
 pub use error::{Error, Result};
 pub use flow::{Actions, Flow, Issue};
 pub use replay::{Replay, THREAD_FILE_SECTORS};

@@ -148,6 +148,13 @@ pub struct FlowSpec {
     /// Rate cap, IOPS (`limit_iops`; the `mclock` policy's l_i), given to
     /// each of the flow's threads.
     pub limit_iops: Option<f64>,
+    /// Where random offsets fall (`random_distribution`; uniform by
+    /// default): greedy random readers and writers, and pools.
+    pub distribution: crate::Distribution,
+    /// Greedy writers: after every this many writes, wait until all of
+    /// them have completed before the next (`fsync_every`, fio's
+    /// `fsync=N`; a buffered writer's wait is a flush of its file).
+    pub fsync_every: Option<u64>,
 }
 
 impl Default for FlowSpec {
@@ -170,6 +177,8 @@ impl Default for FlowSpec {
             direct: true,
             reservation_iops: None,
             limit_iops: None,
+            distribution: crate::Distribution::Uniform,
+            fsync_every: None,
         }
     }
 }
