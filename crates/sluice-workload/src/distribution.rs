@@ -83,6 +83,11 @@ impl Distribution {
                     .ok_or_else(|| format!("{what} '{v}' is not a number")),
             }
         };
+        if !["random", "uniform", "zipf", "pareto", "normal"].contains(&kind) {
+            return Err(format!(
+                "'{kind}' is not random, zipf:THETA, pareto:H or normal:DEV"
+            ));
+        }
         let value = num(parts.next(), "the value")?;
         let center = num(parts.next(), "the center")?;
         if parts.next().is_some() {
@@ -371,7 +376,14 @@ mod tests {
                 center: None
             })
         );
-        for bad in ["zipf:1", "pareto:1.5", "normal:100", "zoned:60/10", "zipf:x", "zipf:1.2:2"] {
+        for bad in [
+            "zipf:1",
+            "pareto:1.5",
+            "normal:100",
+            "zoned:60/10",
+            "zipf:x",
+            "zipf:1.2:2",
+        ] {
             assert!(Distribution::parse(bad).is_err(), "{bad}");
         }
         for d in ["zipf:1.2:0.25", "pareto:0.3", "normal:5", "random"] {

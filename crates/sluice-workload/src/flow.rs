@@ -94,20 +94,20 @@ impl Flow {
                     && spec.distribution != Distribution::Uniform)
                     .then(|| Sampler::new(spec.distribution, slots, &mut rng));
                 Kind::Greedy(Greedy {
-                write: g.pattern().is_write(),
-                sequential: g.pattern().is_sequential(),
-                rng,
-                sampler,
-                writes_since_sync: 0,
-                syncing: false,
-                cursor: 0,
-                in_flight: 0,
-                issued: 0,
-                completed: 0,
-                waiting_for_room: false,
-                next_issue_at: Instant::ZERO,
-                rate_wake: None,
-            })
+                    write: g.pattern().is_write(),
+                    sequential: g.pattern().is_sequential(),
+                    rng,
+                    sampler,
+                    writes_since_sync: 0,
+                    syncing: false,
+                    cursor: 0,
+                    in_flight: 0,
+                    issued: 0,
+                    completed: 0,
+                    waiting_for_room: false,
+                    next_issue_at: Instant::ZERO,
+                    rate_wake: None,
+                })
             }
         };
         let mut flow = Flow {

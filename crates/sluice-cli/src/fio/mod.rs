@@ -400,6 +400,9 @@ const USED: &[&str] = &[
     "filename",
     "kb_base",
     "zonemode",
+    "random_distribution",
+    "fsync",
+    "fdatasync",
 ];
 
 /// Options that change only data, reporting, CPU placement or an engine's
@@ -514,7 +517,6 @@ const IGNORED: &[&str] = &[
     "openfiles",
     "filename_format",
     "file_service_type",
-    "random_distribution",
     "rate_min",
     "rate_process",
     "rate_cycle",
@@ -527,8 +529,6 @@ const IGNORED: &[&str] = &[
     "steadystate_ramp_time",
     "steadystate_check_interval",
     "block_error_percentiles",
-    "fsync",
-    "fdatasync",
     "end_fsync",
     "fsync_on_close",
     "sync",
@@ -577,10 +577,7 @@ fn approximation(key: &str, value: &str) -> Option<String> {
         "bssplit" => format!("bssplit={value}: every request the split's mean size"),
         "nrfiles" => format!("nrfiles={value}: one file of the files' total size"),
         "file_service_type" => format!("file_service_type={value}: one file"),
-        "random_distribution" if value != "random" => {
-            format!("random_distribution={value}: uniform random offsets")
-        }
-        "fsync" | "fdatasync" | "end_fsync" if value != "0" => {
+        "end_fsync" if value != "0" => {
             format!("{key}={value}: no flushes (the drive's cache is the model's)")
         }
         "thinktime_blocks" => {
@@ -659,6 +656,54 @@ fn workload(
         }
         other => bail!("{file}: line {line}: rw={other}: expected read, write, randread, randwrite, rw or randrw"),
     })
+}
+
+/// `random_distribution`: fio's zipf, pareto and normal for a random
+/// job's offsets (a sequential job has none to skew); `zoned`,
+/// `zoned_abs` and `sequence` are uniform, and said so.
+fn random_distribution(
+    file: &str,
+    v: &str,
+    l: usize,
+    sequential: bool,
+    f: FlowBuilder,
+    notes: &mut Notes,
+) -> Result<FlowBuilder> {
+    // One per data direction (read,write,trim): the reads' is used.
+    let first = v.split(',').next().unwrap_or(v);
+    if v.split(',').any(|d| !d.is_empty() && d != first) {
+        notes.approx(format!(
+            "random_distribution={v}: the reads' ({first}) for every request"
+        ));
+    }
+    let kind = first.split(':').next().unwrap_or("");
+    if matches!(kind, "zoned" | "zoned_abs" | "sequence") {
+        notes.approx(format!(
+            "random_distribution={first}: uniform random offsets"
+        ));
+        return Ok(f);
+    }
+    let d = sluice_workload::Distribution::parse(first)
+        .map_err(|e| anyhow::anyhow!("{file}: line {l}: random_distribution={v}: {e}"))?;
+    if sequential || d == sluice_workload::Distribution::Uniform {
+        return Ok(f);
+    }
+    Ok(f.random_distribution(d.name()))
+}
+
+/// `fsync=N` or `fdatasync=N` (N > 0): (N, the key, its value).
+fn sync_every(file: &str, job: &jobfile::Job) -> Result<Option<(u64, &'static str, String)>> {
+    for key in ["fsync", "fdatasync"] {
+        if let Some((v, l)) = job.get(key) {
+            let n = v.parse::<u64>().ok().with_context(|| {
+                format!("{file}: line {l}: {key}={v}: expected a number of writes")
+            })?;
+            if n > 0 {
+                return Ok(Some((n, key, v.to_string())));
+            }
+        }
+    }
+    Ok(None)
 }
 
 /// A percentage 0..=100.
@@ -913,6 +958,20 @@ fn scenario(
         }
         if mix.is_some() && buffered {
             notes.approx("direct=0 with a read/write mix: direct I/O".into());
+        }
+        if let Some((v, l)) = at("random_distribution") {
+            let random = job.get("rw").is_some_and(|(rw, _)| rw.starts_with("rand"));
+            f = random_distribution(file, v, l, !random, f, &mut notes)?;
+        }
+        if let Some((n, key, v)) = sync_every(file, job)? {
+            if write && mix.is_none() {
+                f = f.fsync_every(n);
+                if buffered {
+                    notes.approx(format!("{key}={v} with buffered I/O: the writer waits for its last {n} write() calls, not for their dirty pages to reach the disk"));
+                }
+            } else if mix.is_some() {
+                notes.approx(format!("{key}={v} with a read/write mix: no flush"));
+            }
         }
         if let Some((v, l)) = at("offset") {
             if v.ends_with('%') {

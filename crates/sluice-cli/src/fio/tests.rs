@@ -315,7 +315,7 @@ fn engines_set_the_depth_and_non_block_engines_are_refused() {
 
 #[test]
 fn buffered_jobs_go_through_the_page_cache_and_notes_say_what_was_ignored() {
-    let text = "[j]\nrw=write\nsize=8m\ndirect=0\nverify=crc32c\nrandom_distribution=zipf:1.2\n";
+    let text = "[j]\nrw=write\nsize=8m\ndirect=0\nverify=crc32c\nbsrange=4k-12k\n";
     let jobs = jobfile::parse("t", text).unwrap();
     let (groups, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
     let s = groups[0]
@@ -327,8 +327,97 @@ fn buffered_jobs_go_through_the_page_cache_and_notes_say_what_was_ignored() {
     assert!(!s.flows[0].direct);
     assert_eq!(notes.ignored, ["verify"]);
     assert!(
-        notes.approximated[0].starts_with("random_distribution=zipf:1.2"),
+        notes.approximated[0].starts_with("bsrange=4k-12k"),
         "{:?}",
         notes.approximated
     );
+}
+
+#[test]
+fn random_distribution_skews_random_jobs_as_fio_does() {
+    use sluice_workload::Distribution;
+    let zipf = Distribution::Zipf {
+        theta: 1.2,
+        center: None,
+    };
+    let (s, _) = plan("[j]\nrw=randread\nrandom_distribution=zipf:1.2\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].distribution, zipf);
+    let (s, _) = plan("[j]\nrw=randrw\nrandom_distribution=zipf:1.2,pareto\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].distribution, zipf);
+    let (s, _) = plan("[j]\nrw=randwrite\nrandom_distribution=pareto:0.3:0.5\nsize=64m\n").unwrap();
+    assert_eq!(
+        s.flows[0].distribution,
+        Distribution::Pareto {
+            h: 0.3,
+            center: Some(0.5)
+        }
+    );
+    // A sequential job has no random offsets to skew (fio ignores it).
+    let (s, _) = plan("[j]\nrw=read\nrandom_distribution=zipf:1.2\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].distribution, Distribution::Uniform);
+    let jobs = jobfile::parse(
+        "t",
+        "[j]\nrw=randread\nsize=8m\nrandom_distribution=zoned:60/10:40/90\n",
+    )
+    .unwrap();
+    let (_, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    assert!(notes
+        .approximated
+        .iter()
+        .any(|n| n.starts_with("random_distribution=zoned")));
+    let jobs = jobfile::parse(
+        "t",
+        "[j]\nrw=randread\nsize=8m\nrandom_distribution=zipf:1\n",
+    )
+    .unwrap();
+    let e = format!(
+        "{:#}",
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+    );
+    assert!(
+        e.starts_with("t: line 4: random_distribution=zipf:1: zipf's theta") && !e.contains('\n'),
+        "{e}"
+    );
+    // Skewed reads through the page cache hit it far more often.
+    let iops = |d: &str| {
+        let r = simulate_text(&format!(
+            "[j]\nrw=randread\ndirect=0\nsize=256m\nruntime=3\ntime_based\n{d}\n"
+        ))
+        .unwrap();
+        r.flows[0].requests
+    };
+    let (uniform, skewed) = (iops(""), iops("random_distribution=zipf:1.2"));
+    assert!(skewed > 3 * uniform, "{skewed} vs {uniform}");
+}
+
+#[test]
+fn fsync_every_n_writes_waits_for_them() {
+    let (s, _) =
+        plan("[j]\nrw=randwrite\nioengine=libaio\niodepth=16\ndirect=1\nfsync=8\nsize=64m\n")
+            .unwrap();
+    assert_eq!(s.flows[0].fsync_every, Some(8));
+    let (s, _) = plan("[j]\nrw=write\nfdatasync=4\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].fsync_every, Some(4));
+    let (s, _) = plan("[j]\nrw=write\nfsync=0\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].fsync_every, None);
+    let (s, _) = plan("[j]\nrw=read\nfsync=4\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].fsync_every, None);
+    let jobs = jobfile::parse("t", "[j]\nrw=write\nsize=8m\nfsync=often\n").unwrap();
+    let e = format!(
+        "{:#}",
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+    );
+    assert!(e.starts_with("t: line 4: fsync=often"), "{e}");
+    // A deep direct writer that waits every 4 writes has at most 4 in
+    // flight: each waits behind fewer (a far lower mean latency).
+    let lat = |sync: &str| {
+        let r = simulate_text(&format!("[j]\nrw=randwrite\nioengine=libaio\niodepth=32\ndirect=1\nsize=1g\nruntime=3\ntime_based\n{sync}\n")).unwrap();
+        r.flows[0].lat_ms.mean
+    };
+    let (free, synced) = (lat(""), lat("fsync=4"));
+    assert!(synced < 0.3 * free, "{synced} vs {free}");
 }

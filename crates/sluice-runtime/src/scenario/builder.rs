@@ -182,6 +182,10 @@ pub struct FlowBuilder {
     pub(super) reservation_iops: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) limit_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) random_distribution: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) fsync_every: Option<u64>,
 }
 
 impl ScenarioBuilder {
@@ -425,6 +429,14 @@ impl FlowBuilder {
         /// `mclock` scheduler serves the flow (each of its threads). Other
         /// schedulers ignore it.
         limit_iops: f64;
+        /// Random-offset flows (rand-read, rand-write, pool): where the
+        /// offsets fall, as fio's `random_distribution`: `random` (the
+        /// default), `zipf:THETA`, `pareto:H`, `normal:DEV`, each with an
+        /// optional `:CENTER` (0..=1).
+        random_distribution: String;
+        /// Greedy writers: after every this many writes, wait for all of
+        /// them before the next (fio's `fsync=N`).
+        fsync_every: u64;
         /// When the flow starts, s (default 0).
         start_s: f64;
         /// Where the flow's file starts (default: after the files so far).

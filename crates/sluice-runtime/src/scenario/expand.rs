@@ -2,6 +2,7 @@
 //! counts, file placement and each flow kind's keys.
 
 use super::*;
+use sluice_workload::Distribution;
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
 #[derive(Default)]
@@ -513,6 +514,30 @@ impl Scenario {
             };
             let reservation_iops = iops_key("reservation_iops", f.reservation_iops)?;
             let limit_iops = iops_key("limit_iops", f.limit_iops)?;
+            let distribution = match &f.random_distribution {
+                None => Distribution::Uniform,
+                Some(d) => {
+                    if !matches!(
+                        pattern,
+                        Pattern::RandRead | Pattern::RandWrite | Pattern::Pool
+                    ) {
+                        return Err(ctx(fail(
+                            "random_distribution applies to rand-read, rand-write and pool flows only",
+                        )));
+                    }
+                    Distribution::parse(d)
+                        .map_err(|e| ctx(fail(format!("random_distribution = \"{d}\": {e}"))))?
+                }
+            };
+            match f.fsync_every {
+                Some(0) => return Err(ctx(fail("fsync_every must be at least 1"))),
+                Some(_) if !matches!(pattern, Pattern::SeqWrite | Pattern::RandWrite) => {
+                    return Err(ctx(fail(
+                        "fsync_every applies to seq-write and rand-write flows only",
+                    )))
+                }
+                _ => {}
+            }
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
             if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
                 return Err(ctx(fail("fragment_kib must be 1..=65536")));
@@ -644,6 +669,8 @@ impl Scenario {
                     direct: f.direct.unwrap_or(true),
                     reservation_iops,
                     limit_iops,
+                    distribution,
+                    fsync_every: f.fsync_every,
                 });
             }
         }

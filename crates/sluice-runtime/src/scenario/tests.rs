@@ -611,3 +611,40 @@ fn reservation_and_limit_reach_the_flow_spec() {
         .iter()
         .all(|f| f.reservation_iops.is_none() && f.limit_iops.is_none()));
 }
+
+#[test]
+fn random_distribution_and_fsync_every_reach_the_flow_spec_or_say_why_not() {
+    let text = GOOD.replace(
+        "file_gib = 2",
+        "file_gib = 2\nrandom_distribution = \"zipf:1.2\"",
+    );
+    let s = parse(&text).unwrap();
+    assert!(s.flows.iter().all(|f| f.distribution
+        == sluice_workload::Distribution::Zipf {
+            theta: 1.2,
+            center: None
+        }));
+    assert!(parse(GOOD).unwrap().flows.iter().all(|f| f.distribution
+        == sluice_workload::Distribution::Uniform
+        && f.fsync_every.is_none()));
+    for (to, needle) in [
+        ("random_distribution = \"zipf:1\"", "zipf's theta"),
+        ("random_distribution = \"zoned:60/10\"", "'zoned' is not"),
+        ("fsync_every = 0", "fsync_every must be at least 1"),
+        ("fsync_every = 8", "seq-write and rand-write"),
+    ] {
+        let text = GOOD.replace("file_gib = 2", &format!("file_gib = 2\n{to}"));
+        let e = error(&text);
+        assert!(e.contains(needle) && !e.contains('\n'), "{to}: {e}");
+        let line = text.lines().position(|l| l == to).unwrap() + 1;
+        assert!(e.contains(&format!("line {line}:")), "{to}: {e}");
+    }
+    let w = GOOD
+        .replace("rand-read", "rand-write")
+        .replace("file_gib = 2", "file_gib = 2\nfsync_every = 8");
+    assert!(parse(&w)
+        .unwrap()
+        .flows
+        .iter()
+        .all(|f| f.fsync_every == Some(8)));
+}

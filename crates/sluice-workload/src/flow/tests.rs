@@ -243,7 +243,11 @@ fn fsync_every_waits_for_the_writes_before_issuing_more() {
         let mut act = Actions::default();
         f.completed(ns(1000 * k + 1000), 0, true, Instant::ZERO, &mut act);
         // Only the last of the four lets the next four go.
-        assert_eq!(act.issues.len(), if k == 3 { 4 } else { 0 }, "completion {k}");
+        assert_eq!(
+            act.issues.len(),
+            if k == 3 { 4 } else { 0 },
+            "completion {k}"
+        );
     }
     // Without the barrier all twelve go at once.
     let mut f = Flow::new(
