@@ -403,6 +403,7 @@ const USED: &[&str] = &[
     "random_distribution",
     "fsync",
     "fdatasync",
+    "group_reporting",
 ];
 
 /// Options that change only data, reporting, CPU placement or an engine's
@@ -410,7 +411,6 @@ const USED: &[&str] = &[
 const IGNORED: &[&str] = &[
     "description",
     "thread",
-    "group_reporting",
     "verify",
     "do_verify",
     "verify_pattern",
@@ -1071,6 +1071,8 @@ fn scenario(
             bs,
             options: job.split_options()[1].clone(),
             size_done_at: (!time_based).then_some(requests.saturating_mul(bs)),
+            group_reporting: flag("group_reporting"),
+            members: 1,
         };
         // stonewall (or wait_for, new_group) starts a group after the ones
         // before it: run as a scenario of its own.

@@ -6,6 +6,9 @@
 //! name, as fio's do. Fields fio has that sluice does not measure (CPU use,
 //! latency buckets, depth histograms) are left out rather than faked.
 
+mod group;
+
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use sluice::metrics::FIO_PERCENTILES;
@@ -35,6 +38,12 @@ pub(super) struct JobInfo {
     /// ([`super::UNBOUNDED_RUN_S`]) can stop it before its size is done (no
     /// time_based, no runtime): a job short of it stopped at that limit.
     pub size_done_at: Option<u64>,
+    /// `group_reporting`: the job joins the report of the job before it
+    /// in its group ([`group::grouped`]).
+    pub group_reporting: bool,
+    /// The jobs this entry stands for (fio's `jobs=N`): 1, more once
+    /// grouped.
+    pub members: u32,
 }
 
 /// One line per job stopped by sluice's time limit before its size was
@@ -476,6 +485,8 @@ pub(super) fn json(
 ) -> serde_json::Result<String> {
     let mut out: Vec<Job> = Vec::new();
     for (r, jobs) in results {
+        let (r, jobs) = reported(r, jobs);
+        let (r, jobs) = (r.as_ref(), jobs.as_ref());
         let bw = group_bw(r, jobs);
         for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
             let (read, write) = read_write(r, i, info, bw);
@@ -525,6 +536,15 @@ pub(super) fn json(
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
+/// A group's report and jobs as fio reports them: with `group_reporting`,
+/// the jobs that join the one before them merged into it.
+fn reported<'a>(r: &'a SimReport, jobs: &'a [JobInfo]) -> (Cow<'a, SimReport>, Cow<'a, [JobInfo]>) {
+    match group::grouped(r, jobs) {
+        Some((r, jobs)) => (Cow::Owned(r), Cow::Owned(jobs)),
+        None => (Cow::Borrowed(r), Cow::Borrowed(jobs)),
+    }
+}
+
 /// Bytes per second in fio's units: "377KiB/s (386kB/s)".
 fn bw(bytes_s: f64) -> String {
     let (v, unit) = if bytes_s >= (1 << 20) as f64 {
@@ -547,7 +567,8 @@ pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how
     let mut o = String::new();
     let _ = writeln!(o, "{how}");
     for (r, jobs) in results {
-        group_text(&mut o, r, jobs);
+        let (r, jobs) = reported(r, jobs);
+        group_text(&mut o, &r, &jobs);
     }
     if !file.notes.ignored.is_empty() {
         let _ = writeln!(
@@ -569,8 +590,9 @@ fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
         let (read, write) = read_write(r, i, info, (0.0, 0.0));
         let _ = writeln!(
             o,
-            "{}: (groupid={group}, jobs=1): err= 0: flow {}",
+            "{}: (groupid={group}, jobs={}): err= 0: flow {}",
             printable(&info.name),
+            info.members,
             printable(&f.name)
         );
         for (dir, s) in [("read", &read), ("write", &write)] {

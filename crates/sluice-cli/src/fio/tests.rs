@@ -421,3 +421,81 @@ fn fsync_every_n_writes_waits_for_them() {
     let (free, synced) = (lat(""), lat("fsync=4"));
     assert!(synced < 0.3 * free, "{synced} vs {free}");
 }
+
+#[test]
+fn group_reporting_reports_a_groups_jobs_as_one_entry() {
+    let run = |text: &str| {
+        let jobs = jobfile::parse("t", text).unwrap();
+        let (groups, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+        let r = simulate(
+            &groups[0]
+                .builder
+                .clone()
+                .preset(DEFAULT_PRESET)
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+        let results = vec![(r.clone(), groups[0].infos.clone())];
+        let file = output::FileInfo {
+            notes,
+            ..Default::default()
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&output::json(&results, &file).unwrap()).unwrap();
+        (r, v, output::normal(&results, &file, "how"))
+    };
+    // a's two copies and b join a's entry (fio: a job with group_reporting
+    // joins the entry before it); c, without it, has its own.
+    let text = "[global]\nrw=randread\nsize=64m\nruntime=2\ntime_based\n[a]\nnumjobs=2\ngroup_reporting\n[b]\ngroup_reporting\nrw=randwrite\n[c]\n";
+    let (r, v, normal) = run(text);
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "{normal}");
+    assert_eq!(
+        (jobs[0]["jobname"].as_str(), jobs[1]["jobname"].as_str()),
+        (Some("a"), Some("c"))
+    );
+    let ios = |j: &serde_json::Value| {
+        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap()
+    };
+    let three: u64 = r.flows[..3].iter().map(|f| f.requests).sum();
+    assert!(
+        ios(&jobs[0]).abs_diff(three) <= 1,
+        "{} vs {three}",
+        ios(&jobs[0])
+    );
+    assert_eq!(ios(&jobs[1]), r.flows[3].requests);
+    let bytes = |j: &serde_json::Value| {
+        j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap()
+    };
+    let b3: u64 = r.flows[..3].iter().map(|f| f.bytes).sum();
+    assert!(bytes(&jobs[0]).abs_diff(b3) <= 4096);
+    // b's writes are a third of the entry's bytes, split out as writes.
+    let w = jobs[0]["write"]["io_bytes"].as_u64().unwrap() as f64;
+    assert!((w / b3 as f64 - r.flows[2].bytes as f64 / b3 as f64).abs() < 0.01);
+    // The merged median lies among the jobs' medians.
+    let p50 = jobs[0]["read"]["clat_ns"]["percentile"]["50.000000"]
+        .as_u64()
+        .unwrap() as f64
+        / 1e6;
+    let meds: Vec<f64> = r.flows[..3].iter().map(|f| f.lat_ms.p50).collect();
+    let (lo, hi) = meds
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &m| (l.min(m), h.max(m)));
+    assert!(
+        p50 >= lo * 0.95 && p50 <= hi * 1.05,
+        "{p50} not in {lo}..{hi}"
+    );
+    assert!(
+        normal.contains("a: (groupid=0, jobs=3)") && normal.contains("c: (groupid=0, jobs=1)"),
+        "{normal}"
+    );
+    assert!(!v["sluice"]["ignored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|k| k == "group_reporting"));
+    // Without group_reporting: an entry per job and copy.
+    let (_, v, _) = run(&text.replace("group_reporting\n", ""));
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 4);
+}

@@ -26,6 +26,8 @@ fn info(name: &str, write: bool, bs: u64) -> JobInfo {
             ("time_based".into(), String::new()),
         ],
         size_done_at: None,
+        group_reporting: false,
+        members: 1,
     }
 }
 
