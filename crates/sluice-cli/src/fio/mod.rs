@@ -194,7 +194,7 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
         }
     }
     let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
-    let (groups, notes, dir) = scenario(&file, &path, &jobs, &scheduler)?;
+    let (groups, notes, dir) = plan_groups(&file, &path, &jobs, &scheduler, opts.run)?;
     let mut file_info = output::FileInfo {
         global_options: jobs
             .last()
@@ -767,14 +767,26 @@ fn request_size(file: &str, job: &jobfile::Job, si: bool, notes: &mut Notes) -> 
     Ok(bs)
 }
 
-/// The job file as scenarios, one per stonewalled group (no device yet),
-/// each flow's job, what was ignored or approximated, and the `directory`
-/// option, if given.
+/// [`plan_groups`] for a simulation.
+#[cfg(test)]
 fn scenario(
     file: &str,
     path: &Path,
     jobs: &[jobfile::Job],
     scheduler: &str,
+) -> Result<(Vec<Group>, Notes, Option<PathBuf>)> {
+    plan_groups(file, path, jobs, scheduler, false)
+}
+
+/// The job file as scenarios, one per stonewalled group (no device yet),
+/// each flow's job, what was ignored or approximated, and the `directory`
+/// option, if given; `run`: for the real engine (direct I/O only).
+fn plan_groups(
+    file: &str,
+    path: &Path,
+    jobs: &[jobfile::Job],
+    scheduler: &str,
+    run: bool,
 ) -> Result<(Vec<Group>, Notes, Option<PathBuf>)> {
     let stem = path
         .file_stem()
@@ -896,12 +908,20 @@ fn scenario(
             },
             None => 0.0,
         };
-        let buffered = at("direct").is_some_and(|(v, _)| v == "0")
-            || at("buffered").is_some_and(|(v, _)| v != "0")
-                && at("direct").is_none_or(|(v, _)| v == "0");
-        if at("direct").is_none() && at("buffered").is_none() {
-            notes.approx("direct: not given; direct I/O (fio's default is buffered: direct=0 for the page cache)".into());
+        // fio's default is buffered (direct=0); buffered= is direct='s
+        // inverse.
+        let asked_buffered = match (at("direct"), at("buffered")) {
+            (Some((v, _)), _) => v == "0",
+            (None, Some((v, _))) => v != "0",
+            (None, None) => true,
+        };
+        if asked_buffered && run {
+            notes.approx(match at("direct").or(at("buffered")) {
+                Some(_) => "direct=0/buffered=1: sluice fio --run does direct I/O (O_DIRECT) only".into(),
+                None => "direct: not given (fio's default: buffered); sluice fio --run does direct I/O (O_DIRECT) only".into(),
+            });
         }
+        let buffered = asked_buffered && !run;
         if let Some((v, _)) = at("directory") {
             dir = Some(PathBuf::from(v.split(':').next().unwrap_or(v)));
         }
@@ -952,12 +972,9 @@ fn scenario(
                 .read_fraction(r);
         } else {
             f = f.request_kib((bs / 1024) as u32);
-            if buffered {
-                f = f.direct(false);
-            }
         }
-        if mix.is_some() && buffered {
-            notes.approx("direct=0 with a read/write mix: direct I/O".into());
+        if buffered {
+            f = f.direct(false);
         }
         if let Some((v, l)) = at("random_distribution") {
             let random = job.get("rw").is_some_and(|(rw, _)| rw.starts_with("rand"));

@@ -499,3 +499,30 @@ fn group_reporting_reports_a_groups_jobs_as_one_entry() {
     let (_, v, _) = run(&text.replace("group_reporting\n", ""));
     assert_eq!(v["jobs"].as_array().unwrap().len(), 4);
 }
+
+#[test]
+fn without_direct_jobs_are_buffered_as_fios_default_except_under_run() {
+    let (s, _) = plan("[j]\nrw=randread\nsize=64m\n").unwrap();
+    assert!(!s.flows[0].direct);
+    let (s, _) = plan("[j]\nrw=randread\nsize=64m\nbuffered=0\n").unwrap();
+    assert!(s.flows[0].direct);
+    let (s, _) = plan("[j]\nrw=randread\nsize=64m\ndirect=1\nbuffered=1\n").unwrap();
+    assert!(s.flows[0].direct);
+    let (s, _) = plan("[j]\nrw=randrw\nsize=64m\n").unwrap();
+    assert!(!s.flows[0].direct);
+    // A mixed buffered job runs through the page cache.
+    let r = simulate_text("[j]\nrw=randrw\nsize=64m\nruntime=1\ntime_based\n").unwrap();
+    assert!(r.flows[0].requests > 0);
+    // The real engine does O_DIRECT only, and the output says so.
+    let jobs = jobfile::parse("t", "[j]\nrw=randread\nsize=64m\n").unwrap();
+    let (groups, notes, _) = plan_groups("t", Path::new("t.fio"), &jobs, "noop", true).unwrap();
+    let s = groups[0].builder.clone().build_real().unwrap();
+    assert!(s.flows[0].direct);
+    assert!(
+        notes.approximated.iter().any(|n| n.contains("O_DIRECT")),
+        "{:?}",
+        notes.approximated
+    );
+    let (_, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    assert!(!notes.approximated.iter().any(|n| n.starts_with("direct")));
+}

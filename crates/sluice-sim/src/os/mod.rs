@@ -83,14 +83,20 @@ use sluice::{Duration, Instant};
 /// A hasher for page numbers that keeps neighbouring pages in neighbouring
 /// buckets: the cache walks files page by page, so its lookups stay in
 /// the cache lines the last one loaded (with a mixing hasher each was
-/// a miss, most of a long buffered run's time). The top 7 bits, the hash
-/// map's tag, are mixed from the whole number so a probe still tells
-/// pages apart at a glance.
+/// a miss, most of a long buffered run's time). Only runs of
+/// [`HASH_RUN_PAGES`] pages stay together: the runs themselves are
+/// scattered by a mixing hash (files a power of two of pages apart, such
+/// as fio's `numjobs` copies of a 25g file, otherwise filled the same
+/// buckets, and every lookup walked the other files' pages). The top 7
+/// bits, the hash map's tag, are mixed from the whole number so a probe
+/// still tells pages apart at a glance.
 #[derive(Default, Clone, Copy)]
 struct PageHasher(u64);
 
 /// The top 7 bits of a hash (the map's tag).
 const TAG: u64 = 0x7F << 57;
+/// Neighbouring pages hashed to neighbouring buckets (a power of two).
+const HASH_RUN_PAGES: u64 = 64;
 
 impl Hasher for PageHasher {
     fn finish(&self) -> u64 {
@@ -102,7 +108,11 @@ impl Hasher for PageHasher {
         }
     }
     fn write_u64(&mut self, n: u64) {
-        self.0 = (n & !TAG) | (n.wrapping_mul(0x9E37_79B9_7F4A_7C15) & TAG);
+        let shift = HASH_RUN_PAGES.trailing_zeros();
+        let run = (n >> shift).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let run = run ^ (run >> 29);
+        let place = (n & (HASH_RUN_PAGES - 1)) | (run << shift);
+        self.0 = (place & !TAG) | (n.wrapping_mul(0x9E37_79B9_7F4A_7C15) & TAG);
     }
 }
 

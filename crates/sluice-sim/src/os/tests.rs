@@ -451,6 +451,10 @@ fn page_hasher_keeps_neighbours_close_and_tags_apart() {
     use std::hash::{BuildHasher, BuildHasherDefault};
     let h = |n: u64| BuildHasherDefault::<super::PageHasher>::default().hash_one(n);
     assert_eq!(h(1001) & 0xFFFF, (h(1000) & 0xFFFF) + 1);
+    // Files a power of two of pages apart do not share buckets.
+    let far: std::collections::BTreeSet<u64> =
+        (0..8u64).map(|k| h(1000 + (k << 22)) & 0xFFFF).collect();
+    assert_eq!(far.len(), 8, "{far:?}");
     let tags: std::collections::BTreeSet<u64> = (0..64).map(|n| h(n) >> 57).collect();
     assert!(tags.len() > 30, "{tags:?}");
 }
