@@ -28,6 +28,9 @@ pub struct Issue {
     pub write: bool,
     /// Synchronous: the application waits for it.
     pub sync: bool,
+    /// A buffered writer's fsync() after this write (`fsync_every`): it
+    /// completes once its file's dirty data is on the disk.
+    pub flush: bool,
 }
 
 /// What a flow asks of the engine after an event.
@@ -261,6 +264,7 @@ impl TraceReplay {
             sectors: r.sectors,
             write: r.write,
             sync: !r.write,
+            flush: false,
         });
     }
 
@@ -341,6 +345,7 @@ impl Pool {
                     sectors,
                     write,
                     sync: true,
+                    flush: false,
                 });
                 self.in_flight[thread] += 1;
             }
@@ -436,6 +441,9 @@ impl Greedy {
     fn issue_one(&mut self, spec: &FlowSpec, act: &mut Actions) {
         let sector = self.next_sector(spec);
         let write = self.write;
+        // The write that starts a barrier is, for a buffered writer, a
+        // write() and fsync(): its completion waits for the file's data.
+        let flush = self.syncing && write && !spec.direct;
         let frag = spec.fragment_sectors.unwrap_or(spec.request_sectors).max(1);
         let mut off = 0;
         while off < spec.request_sectors {
@@ -446,6 +454,7 @@ impl Greedy {
                 sectors: frag.min(spec.request_sectors - off),
                 write,
                 sync: !write,
+                flush: flush && off + frag >= spec.request_sectors,
             });
             off += frag;
         }
@@ -569,6 +578,7 @@ impl Video {
             sectors: spec.request_sectors,
             write: false,
             sync: true,
+            flush: false,
         });
         self.in_flight = true;
     }

@@ -983,9 +983,11 @@ fn plan_groups(
         if let Some((n, key, v)) = sync_every(file, job)? {
             if write && mix.is_none() {
                 f = f.fsync_every(n);
-                if buffered {
-                    notes.approx(format!("{key}={v} with buffered I/O: the writer waits for its last {n} write() calls, not for their dirty pages to reach the disk"));
-                }
+                notes.approx(if buffered {
+                    format!("{key}={v}: the flush after every {n} writes is counted in the last write's latency (fio reports it apart)")
+                } else {
+                    format!("{key}={v} with direct I/O: the job waits for its writes in flight every {n} writes; no cache flush reaches the drive")
+                });
             } else if mix.is_some() {
                 notes.approx(format!("{key}={v} with a read/write mix: no flush"));
             }

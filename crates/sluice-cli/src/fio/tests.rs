@@ -420,6 +420,14 @@ fn fsync_every_n_writes_waits_for_them() {
     };
     let (free, synced) = (lat(""), lat("fsync=4"));
     assert!(synced < 0.3 * free, "{synced} vs {free}");
+    // A buffered writer's fsync waits for its dirty pages to reach the
+    // disk: far fewer writes than at memory speed into the page cache.
+    let writes = |sync: &str| {
+        let r = simulate_text(&format!("[j]\nrw=write\nbs=64k\nsize=1g\nruntime=2\ntime_based\n{sync}\n")).unwrap();
+        r.flows[0].requests
+    };
+    let (cached, flushed) = (writes(""), writes("fsync=16"));
+    assert!(flushed * 2 < cached, "{flushed} vs {cached}");
 }
 
 #[test]

@@ -204,7 +204,9 @@ impl Backend for Requests {
                 file_sectors: spec.file_sectors,
                 stream: thread.0,
             };
-            if i.write {
+            if i.write && i.flush {
+                os.cache.write_sync(now, op);
+            } else if i.write {
                 os.cache.write(now, op);
             } else {
                 os.cache.read(now, op);

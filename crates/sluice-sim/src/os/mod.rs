@@ -65,9 +65,16 @@
 //!   the next window (`get_next_ra_size`: ×4 when small, else ×2, capped).
 //!   Windows stop at the file's end. Other misses read just the request.
 //!
+//! - A write() followed by fsync() of its file ([`PageCache::write_sync`],
+//!   fio's `fsync=N`): the file's dirty pages go to the back of the
+//!   flusher's queue at once, and the call returns when every writeback
+//!   request of the file queued or in flight then has completed. Pages
+//!   redirtied while under writeback are not waited for again, and no
+//!   cache flush is sent to the drive.
+//!
 //! What is not: dirtyable memory (limits are of all memory), per-device
 //! and per-task dirty limits (`bdi_thresh`, `task_dirty_limit`), the
-//! ratelimited check (every write() checks), mmap, fsync, metadata and
+//! ratelimited check (every write() checks), mmap, metadata and
 //! journalling, page reclaim writing dirty pages, the readahead
 //! thrashing and interleaved-stream detection.
 
@@ -319,6 +326,9 @@ pub struct PageCache {
     waiters: BTreeMap<u64, Vec<u64>>,
     /// Throttled write() calls, by token.
     throttled: BTreeMap<u64, Throttled>,
+    /// write()+fsync() calls, by token: the writeback requests each still
+    /// waits for.
+    syncs: BTreeMap<u64, BTreeSet<u64>>,
     out: Vec<Out>,
 }
 
@@ -347,6 +357,7 @@ impl PageCache {
             reads: BTreeMap::new(),
             waiters: BTreeMap::new(),
             throttled: BTreeMap::new(),
+            syncs: BTreeMap::new(),
             out: Vec::new(),
         }
     }
@@ -406,6 +417,36 @@ impl PageCache {
         self.evict();
     }
 
+    /// A buffered write() and then fsync() of its file: its pages are
+    /// dirtied, every dirty page of the file is queued for writeback, and
+    /// the call completes once the file's writeback requests (queued or
+    /// in flight at that moment) have all completed (at memory speed if
+    /// there are none).
+    pub fn write_sync(&mut self, now: Instant, op: Op) {
+        let (first, end) = op.pages();
+        for p in first..end {
+            self.dirty_page(now, p, op.file_start);
+        }
+        self.pass(op.file_start, u64::MAX);
+        let (file_first, file_end) = op.file_pages();
+        let waits: BTreeSet<u64> = self
+            .ios
+            .iter()
+            .filter(|(_, io)| io.write && io.first < file_end && io.first + io.pages > file_first)
+            .map(|(&id, _)| id)
+            .collect();
+        if waits.is_empty() {
+            self.out.push(Out::Done {
+                token: op.token,
+                at: now + copy_cost(end - first),
+            });
+        } else {
+            self.syncs.insert(op.token, waits);
+        }
+        self.pump();
+        self.evict();
+    }
+
     /// The disk completed request `id`. Unknown ids are ignored.
     pub fn io_done(&mut self, now: Instant, id: u64) {
         let Some(io) = self.ios.remove(&id) else {
@@ -431,6 +472,16 @@ impl PageCache {
             }
             for t in released {
                 self.throttled.remove(&t);
+                self.out.push(Out::Done { token: t, at: now });
+            }
+            // An fsync() returns once its file's last request is done.
+            let synced: Vec<u64> = self
+                .syncs
+                .iter_mut()
+                .filter_map(|(&t, w)| (w.remove(&id) && w.is_empty()).then_some(t))
+                .collect();
+            for t in synced {
+                self.syncs.remove(&t);
                 self.out.push(Out::Done { token: t, at: now });
             }
         } else {

@@ -458,3 +458,44 @@ fn page_hasher_keeps_neighbours_close_and_tags_apart() {
     let tags: std::collections::BTreeSet<u64> = (0..64).map(|n| h(n) >> 57).collect();
     assert!(tags.len() > 30, "{tags:?}");
 }
+
+#[test]
+fn write_sync_returns_once_the_files_dirty_pages_are_written() {
+    let mut c = PageCache::new(cfg());
+    // 100 pages dirtied at memory speed, under the background threshold.
+    c.write(at(0), op(1, 0, 400));
+    assert!(ios(&c.take()).is_empty());
+    // write()+fsync(): 16 more pages, then all 116 go out.
+    c.write_sync(at(1), op(2, 400, 64));
+    let out = c.take();
+    assert!(done(&out).is_empty(), "{out:?}");
+    let sent = ios(&out);
+    assert_eq!(sent.iter().map(|io| u64::from(io.sectors)).sum::<u64>(), 116 * 8);
+    assert!(sent.iter().all(|io| io.write));
+    for (k, io) in sent.iter().enumerate() {
+        c.io_done(at(10 + k as u64), io.id);
+        let d = done(&c.take());
+        if k + 1 < sent.len() {
+            assert!(d.is_empty(), "returned before request {k}");
+        } else {
+            assert_eq!(d, [(2, at(10 + k as u64))]);
+        }
+    }
+    assert_eq!(c.dirty(), 0);
+    // Another file's fsync waits for its own pages only.
+    let mut c = PageCache::new(cfg());
+    c.write(at(0), op(1, 0, 400));
+    c.take();
+    let b = Op {
+        sector: (4 << 20) + 64,
+        file_start: 4 << 20,
+        ..op(3, 0, 4)
+    };
+    c.write_sync(at(1), b);
+    let sent = ios(&c.take());
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].sector, sent[0].sectors), ((4 << 20) + 64, 8));
+    c.io_done(at(5), sent[0].id);
+    assert_eq!(done(&c.take()), [(3, at(5))]);
+    assert_eq!(c.dirty(), 100);
+}
