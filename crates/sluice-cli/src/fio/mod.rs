@@ -847,7 +847,9 @@ fn plan_groups(
             }
         }
         // A job's name reaches the terminal: no control or bidi characters.
-        let (job_name, name_line) = at("name").unwrap_or((job.name.as_str(), job.line));
+        // fio names a job after its section unless the section itself
+        // says name= (a [global] name= renames no job).
+        let (job_name, name_line) = job.own("name").unwrap_or((job.name.as_str(), job.line));
         if let Err(e) = sluice_runtime::names::check(&format!("job {index}"), job_name) {
             bail!("{file}: line {name_line}: {e}");
         }
@@ -952,7 +954,7 @@ fn plan_groups(
             }
             None => 1,
         };
-        let name = at("name").map_or(job.name.as_str(), |(v, _)| v);
+        let name = job_name;
         let nth = seen.entry(name.to_string()).or_insert(0);
         *nth += 1;
         let flow_name = match *nth {

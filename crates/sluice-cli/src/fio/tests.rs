@@ -423,7 +423,10 @@ fn fsync_every_n_writes_waits_for_them() {
     // A buffered writer's fsync waits for its dirty pages to reach the
     // disk: far fewer writes than at memory speed into the page cache.
     let writes = |sync: &str| {
-        let r = simulate_text(&format!("[j]\nrw=write\nbs=64k\nsize=1g\nruntime=2\ntime_based\n{sync}\n")).unwrap();
+        let r = simulate_text(&format!(
+            "[j]\nrw=write\nbs=64k\nsize=1g\nruntime=2\ntime_based\n{sync}\n"
+        ))
+        .unwrap();
         r.flows[0].requests
     };
     let (cached, flushed) = (writes(""), writes("fsync=16"));
@@ -533,4 +536,15 @@ fn without_direct_jobs_are_buffered_as_fios_default_except_under_run() {
     );
     let (_, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
     assert!(!notes.approximated.iter().any(|n| n.starts_with("direct")));
+}
+
+#[test]
+fn jobs_are_named_after_their_section_as_fio_names_them() {
+    // fio 3.33 on this file reports file1, file1, renamed, file1.
+    let text = "[global]\nname=glob\nsize=1m\n[file1]\nnumjobs=2\n[file2]\nname=renamed\n[file1]\n";
+    let (s, infos) = plan(text).unwrap();
+    let names: Vec<_> = infos.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["file1", "file1", "renamed", "file1"]);
+    let flows: Vec<_> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(flows, ["file1#0", "file1#1", "renamed", "file1#job2"]);
 }

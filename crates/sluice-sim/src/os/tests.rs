@@ -470,7 +470,10 @@ fn write_sync_returns_once_the_files_dirty_pages_are_written() {
     let out = c.take();
     assert!(done(&out).is_empty(), "{out:?}");
     let sent = ios(&out);
-    assert_eq!(sent.iter().map(|io| u64::from(io.sectors)).sum::<u64>(), 116 * 8);
+    assert_eq!(
+        sent.iter().map(|io| u64::from(io.sectors)).sum::<u64>(),
+        116 * 8
+    );
     assert!(sent.iter().all(|io| io.write));
     for (k, io) in sent.iter().enumerate() {
         c.io_done(at(10 + k as u64), io.id);
