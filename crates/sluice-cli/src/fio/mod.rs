@@ -27,14 +27,25 @@ const HELP: &str = "Job files as fio reads them: [global] and job sections, opti
 $pagesize/$mb_memory/$ncpus, sizes with k/m/g/t/p (powers of 1024; kb_base=1000
 makes k/m/g decimal). Jobs may be given on the command line instead:
   sluice fio --name=x --rw=randread --bs=4k --size=64m --runtime=2 --time_based
-Each job (and each numjobs copy, under the job's name) is a flow. Honoured:
+Each job (and each numjobs copy) is a flow, named as fio names it: after its
+section, or its own name= (a [global] name= renames no job). Honoured:
   rw read|write|randread|randwrite|rw|randrw (rwmixread/rwmixwrite; a mixed job
      issues at random offsets; trim refused)
   bs (bsrange, bssplit: their mean size)  size filesize nrfiles io_size number_ios
   loops offset iodepth numjobs runtime time_based ramp_time startdelay
   stonewall/new_group/wait_for (the next group runs after this one ends)
-  thinktime (thinktime_blocks) rate rate_iops direct=0/buffered=1 (page cache;
-     without direct= sluice issues direct I/O, where fio's default is buffered)
+  thinktime (thinktime_blocks) rate rate_iops
+  direct/buffered: buffered (fio's default, also without direct=) goes through
+     the modelled page cache; --run does O_DIRECT only, and says so
+  random_distribution=random|zipf:THETA|pareto:H|normal:DEV[:CENTER] as fio
+     draws them (random jobs; the reads' entry of a read,write list)
+  fsync/fdatasync=N: buffered, every Nth write() is followed by a flush of the
+     file's dirty pages (through the page cache; counted in that write's
+     latency); direct, the job waits for its writes in flight every N writes
+     (no flush reaches the drive); mixed read/write jobs: no flush
+  group_reporting: a job with it joins the report entry before it in its group
+     (fio's rule): summed io/bw/iops and bw samples, pooled latency mean and
+     stdev, percentiles of the jobs' mixed latency distributions
   ioengine: sync/psync/pvsync/vsync/pvsync2/mmap keep one request in flight (no
      ioengine is psync, fio's default: set libaio or io_uring for iodepth);
      libaio/io_uring/posixaio/... keep iodepth; engines without block I/O (net,
@@ -43,14 +54,15 @@ Each job (and each numjobs copy, under the job's name) is a flow. Honoured:
 Accepted with no effect, and listed in the output as ignored (JSON
 \"sluice\": {\"ignored\", \"approximated\"}): verify*, buffer and dedupe options,
 logs and percentiles, CPU and NUMA placement, iodepth_batch*, engine plumbing
-(cmd_type, sqthread_poll, ...), group_reporting, norandommap, randrepeat.
-Approximated and said so: random_distribution (uniform), fsync/fdatasync (no
-flush), nrfiles (one file), size without a value (1g). Any other option is an
-error naming it and its line. directory = the --run folder; filename is not
-used in simulation; with --run, one /dev/ device named by every job is run on,
-read-only unless --allow-writes (other filenames: an error; sluice makes and
-removes its own files, never overwriting one). Default drive maxtor-stm332061,
-default policy noop (also with --run).
+(cmd_type, sqthread_poll, ...), norandommap, randrepeat.
+Approximated and said so: random_distribution=zoned/zoned_abs/sequence
+(uniform), end_fsync (no flush), nrfiles (one file), size without a value
+(1g). Any other option is an error naming it and its line. directory = the
+--run folder; filename is not used in simulation; with --run, one /dev/ device
+named by every job is run on, read-only unless --allow-writes (other
+filenames: an error; sluice makes and removes its own files, never
+overwriting one). Default drive maxtor-stm332061, default policy noop (also
+with --run).
 
 Examples:
   sluice fio scenarios/fio/two-readers.fio --scheduler bfq
