@@ -15,6 +15,10 @@
 //! - **normal**: the rounded-up mean of 12 uniform draws in 0..=n, plus a
 //!   uniform deviation within ±⌈n·DEV/100⌉/2 halved until it stays below
 //!   n (fio's "normal" is this bell, not a true Gaussian).
+//! - **zoned**: `zoned:A1/S1:A2/S2:...`, A percent of the accesses to the
+//!   next S percent of the file, uniformly within it (zones laid out from
+//!   the file's start; a missing A or S shares what the others leave of
+//!   100; the accesses must add up to 100, the sizes to at most 100).
 //!
 //! As in fio, a rank is then scattered over the file by multiplying it by
 //! the 64-bit golden ratio (hot blocks are not neighbours), and shifted by
@@ -37,7 +41,7 @@ pub const ZIPF_MAX_TERMS: u64 = 10_000_000;
 const GOLDEN_RATIO_64: u64 = 0x61C8_8646_80B5_83EB;
 
 /// How a random-offset flow picks its blocks.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub enum Distribution {
     /// Every block alike (fio's `random`).
     #[default]
@@ -63,6 +67,9 @@ pub enum Distribution {
         /// The bell's centre, as a share of the file (default 0.5).
         center: Option<f64>,
     },
+    /// Zones from the file's start: (percent of the accesses, percent of
+    /// the file), each zone read uniformly.
+    Zoned(Vec<(f64, f64)>),
 }
 
 impl Distribution {
@@ -72,6 +79,9 @@ impl Distribution {
     pub fn parse(s: &str) -> Result<Self, String> {
         let mut parts = s.split(':');
         let kind = parts.next().unwrap_or("").trim();
+        if kind == "zoned" {
+            return Self::zoned(s.split_once(':').map_or("", |(_, z)| z));
+        }
         let num = |p: Option<&str>, what: &str| -> Result<Option<f64>, String> {
             match p.map(str::trim) {
                 None | Some("") => Ok(None),
@@ -85,7 +95,7 @@ impl Distribution {
         };
         if !["random", "uniform", "zipf", "pareto", "normal"].contains(&kind) {
             return Err(format!(
-                "'{kind}' is not random, zipf:THETA, pareto:H or normal:DEV"
+                "'{kind}' is not random, zipf:THETA, pareto:H, normal:DEV or zoned:A/S:..."
             ));
         }
         let value = num(parts.next(), "the value")?;
@@ -122,10 +132,57 @@ impl Distribution {
             }
             other => {
                 return Err(format!(
-                    "'{other}' is not random, zipf:THETA, pareto:H or normal:DEV"
+                    "'{other}' is not random, zipf:THETA, pareto:H, normal:DEV or zoned:A/S:..."
                 ))
             }
         })
+    }
+
+    /// `zoned:`'s zones, `A/S:A/S:...`, with fio's rules for missing
+    /// values.
+    fn zoned(spec: &str) -> Result<Self, String> {
+        type Zone = (Option<f64>, Option<f64>);
+        let mut zones: Vec<Zone> = Vec::new();
+        for z in spec.split(':').filter(|z| !z.trim().is_empty()) {
+            let (a, s) = z.split_once('/').unwrap_or((z, ""));
+            let pct = |v: &str| -> Result<Option<f64>, String> {
+                let v = v.trim().trim_end_matches('%');
+                if v.is_empty() {
+                    return Ok(None);
+                }
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|x| (0.0..=100.0).contains(x))
+                    .map(Some)
+                    .ok_or_else(|| format!("zone '{z}': expected percent/percent"))
+            };
+            zones.push((pct(a)?, pct(s)?));
+        }
+        if zones.is_empty() || zones.len() > 256 {
+            return Err("zoned needs 1 to 256 zones, as A/S:A/S...".into());
+        }
+        // Missing values share what the given ones leave of 100.
+        let fill = |get: fn(&Zone) -> Option<f64>| {
+            let given: f64 = zones.iter().filter_map(get).sum();
+            let missing = zones.iter().filter(|z| get(z).is_none()).count();
+            let share = if missing > 0 {
+                (100.0 - given).max(0.0) / missing as f64
+            } else {
+                0.0
+            };
+            let all: Vec<f64> = zones.iter().map(|z| get(z).unwrap_or(share)).collect();
+            (given, all)
+        };
+        let (access_given, access) = fill(|z| z.0);
+        let (size_given, size) = fill(|z| z.1);
+        if access_given > 100.0 + 1e-9 || size_given > 100.0 + 1e-9 {
+            return Err("zoned percentages add up to more than 100".into());
+        }
+        let total: f64 = access.iter().sum();
+        if (total - 100.0).abs() > 1e-6 {
+            return Err(format!("zoned accesses add up to {total}, not 100"));
+        }
+        Ok(Distribution::Zoned(access.into_iter().zip(size).collect()))
     }
 
     /// The spelling [`Distribution::parse`] reads back.
@@ -136,6 +193,10 @@ impl Distribution {
             Distribution::Zipf { theta, center } => format!("zipf:{theta}{}", c(center)),
             Distribution::Pareto { h, center } => format!("pareto:{h}{}", c(center)),
             Distribution::Normal { dev, center } => format!("normal:{dev}{}", c(center)),
+            Distribution::Zoned(zones) => {
+                let z: Vec<String> = zones.iter().map(|(a, s)| format!("{a}/{s}")).collect();
+                format!("zoned:{}", z.join(":"))
+            }
         }
     }
 }
@@ -170,6 +231,8 @@ pub struct Sampler {
     pareto_pow: f64,
     /// normal: the deviation's full width, blocks.
     width: u64,
+    /// zoned: (cumulative share of the accesses, first block, blocks).
+    zones: Vec<(f64, u64, u64)>,
 }
 
 impl Sampler {
@@ -186,9 +249,23 @@ impl Sampler {
             alpha: 0.0,
             pareto_pow: 1.0,
             width: 0,
+            zones: Vec::new(),
         };
         let at = |c: f64| ((n as f64 * c) as u64).min(n - 1);
-        match dist {
+        match s.dist.clone() {
+            Distribution::Zoned(zones) => {
+                let (mut cum, mut start_pct) = (0.0, 0.0);
+                for (a, size) in zones {
+                    cum += a / 100.0;
+                    let first = ((start_pct / 100.0 * n as f64) as u64).min(n - 1);
+                    start_pct += size;
+                    let end =
+                        ((start_pct.min(100.0) / 100.0 * n as f64) as u64).clamp(first + 1, n);
+                    if a > 0.0 {
+                        s.zones.push((cum, first, end - first));
+                    }
+                }
+            }
             Distribution::Uniform => {}
             Distribution::Zipf { theta, center } => {
                 s.offset = center.map_or_else(|| rng.gen_range(0..n), at);
@@ -241,6 +318,15 @@ impl Sampler {
         let n = self.n;
         let rank = match self.dist {
             Distribution::Uniform => return rng.gen_range(0..n),
+            Distribution::Zoned(_) => {
+                let u: f64 = rng.gen();
+                let Some(&(_, first, len)) =
+                    self.zones.iter().find(|z| u < z.0).or(self.zones.last())
+                else {
+                    return rng.gen_range(0..n);
+                };
+                return first + rng.gen_range(0..len.max(1));
+            }
             Distribution::Zipf { theta, .. } => self.zipf_rank(theta, rng.gen::<f64>()) - 1,
             Distribution::Pareto { .. } => {
                 ((n - 1) as f64 * rng.gen::<f64>().powf(self.pareto_pow)) as u64
@@ -277,7 +363,7 @@ mod tests {
     /// Draws per block of `dist` over `n` blocks, most drawn first.
     fn counts(dist: Distribution, n: u64, draws: u64) -> Vec<u64> {
         let mut r = rng::stream(3, 0);
-        let s = Sampler::new(dist, n, &mut r);
+        let s = Sampler::new(dist.clone(), n, &mut r);
         let mut c = vec![0u64; n as usize];
         for _ in 0..draws {
             c[s.next(&mut r) as usize] += 1;
@@ -347,13 +433,39 @@ mod tests {
     }
 
     #[test]
+    fn zoned_sends_each_zones_share_to_its_part_of_the_file() {
+        // fio's rand-zones.fio: 50% to the first 5%, 30% to the next 15%,
+        // 20% to the remaining 80%.
+        let d = Distribution::parse("zoned:50/5:30/15:20/").unwrap();
+        assert_eq!(
+            d,
+            Distribution::Zoned(vec![(50.0, 5.0), (30.0, 15.0), (20.0, 80.0)])
+        );
+        let mut r = rng::stream(5, 0);
+        let s = Sampler::new(d, 1000, &mut r);
+        let mut zone = [0u32; 3];
+        for _ in 0..100_000 {
+            match s.next(&mut r) {
+                b if b < 50 => zone[0] += 1,
+                b if b < 200 => zone[1] += 1,
+                _ => zone[2] += 1,
+            }
+        }
+        for (got, want) in zone.iter().zip([0.5, 0.3, 0.2]) {
+            assert!((f64::from(*got) / 1e5 - want).abs() < 0.01, "{zone:?}");
+        }
+        assert!(Distribution::parse("zoned:50/5:30/15").is_err());
+        assert!(Distribution::parse("zoned:60/60:40/60").is_err());
+    }
+
+    #[test]
     fn uniform_spreads_evenly_and_skewed_draws_repeat_by_seed() {
         let c = counts(Distribution::Uniform, 1000, 100_000);
         assert!(c[0] < 200 && c[999] > 40, "{} {}", c[0], c[999]);
         let z = Distribution::parse("zipf:1.2").unwrap();
         let draw = || {
             let mut r = rng::stream(9, 1);
-            let s = Sampler::new(z, 5000, &mut r);
+            let s = Sampler::new(z.clone(), 5000, &mut r);
             (0..50).map(|_| s.next(&mut r)).collect::<Vec<_>>()
         };
         assert_eq!(draw(), draw());

@@ -81,8 +81,13 @@ impl Flow {
             FlowKind::Pool(p) => {
                 let mut rng = rng::stream(seed, index as u64);
                 let block = (p.size_mean.round() as u64).max(1);
-                let sampler = (spec.distribution != Distribution::Uniform)
-                    .then(|| Sampler::new(spec.distribution, spec.file_sectors / block, &mut rng));
+                let sampler = (spec.distribution != Distribution::Uniform).then(|| {
+                    Sampler::new(
+                        spec.distribution.clone(),
+                        spec.file_sectors / block,
+                        &mut rng,
+                    )
+                });
                 Kind::Pool(Pool {
                     rng,
                     sampler,
@@ -95,7 +100,7 @@ impl Flow {
                 let slots = (spec.file_sectors / u64::from(spec.request_sectors.max(1))).max(1);
                 let sampler = (!g.pattern().is_sequential()
                     && spec.distribution != Distribution::Uniform)
-                    .then(|| Sampler::new(spec.distribution, slots, &mut rng));
+                    .then(|| Sampler::new(spec.distribution.clone(), slots, &mut rng));
                 Kind::Greedy(Greedy {
                     write: g.pattern().is_write(),
                     sequential: g.pattern().is_sequential(),

@@ -37,8 +37,9 @@ section, or its own name= (a [global] name= renames no job). Honoured:
   thinktime (thinktime_blocks) rate rate_iops
   direct/buffered: buffered (fio's default, also without direct=) goes through
      the modelled page cache; --run does O_DIRECT only, and says so
-  random_distribution=random|zipf:THETA|pareto:H|normal:DEV[:CENTER] as fio
-     draws them (random jobs; the reads' entry of a read,write list)
+  random_distribution=random|zipf:THETA|pareto:H|normal:DEV[:CENTER]|zoned:A/S:..
+     |zoned_abs:A/SIZE:.. as fio draws them (random jobs; the reads' entry of a
+     read,write list)
   fsync/fdatasync=N: buffered, every Nth write() is followed by a flush of the
      file's dirty pages (through the page cache; counted in that write's
      latency); direct, the job waits for its writes in flight every N writes
@@ -55,9 +56,8 @@ Accepted with no effect, and listed in the output as ignored (JSON
 \"sluice\": {\"ignored\", \"approximated\"}): verify*, buffer and dedupe options,
 logs and percentiles, CPU and NUMA placement, iodepth_batch*, engine plumbing
 (cmd_type, sqthread_poll, ...), norandommap, randrepeat.
-Approximated and said so: random_distribution=zoned/zoned_abs/sequence
-(uniform), end_fsync (no flush), nrfiles (one file), size without a value
-(1g). Any other option is an error naming it and its line. directory = the
+Approximated and said so: random_distribution=sequence (uniform), end_fsync
+(no flush), nrfiles (one file), size without a value (1g). Any other option is an error naming it and its line. directory = the
 --run folder; filename is not used in simulation; with --run, one /dev/ device
 named by every job is run on, read-only unless --allow-writes (other
 filenames: an error; sluice makes and removes its own files, never
@@ -675,9 +675,9 @@ fn workload(
 /// `zoned_abs` and `sequence` are uniform, and said so.
 fn random_distribution(
     file: &str,
-    v: &str,
-    l: usize,
+    (v, l): (&str, usize),
     sequential: bool,
+    (size, si): (u64, bool),
     f: FlowBuilder,
     notes: &mut Notes,
 ) -> Result<FlowBuilder> {
@@ -688,14 +688,34 @@ fn random_distribution(
             "random_distribution={v}: the reads' ({first}) for every request"
         ));
     }
-    let kind = first.split(':').next().unwrap_or("");
-    if matches!(kind, "zoned" | "zoned_abs" | "sequence") {
+    let (kind, rest) = first.split_once(':').unwrap_or((first, ""));
+    if kind == "sequence" {
         notes.approx(format!(
             "random_distribution={first}: uniform random offsets"
         ));
         return Ok(f);
     }
-    let d = sluice_workload::Distribution::parse(first)
+    // zoned_abs: each zone's size as a share of the job's size.
+    let spec = if kind == "zoned_abs" {
+        let mut zones = Vec::new();
+        let mut left = 100.0;
+        for z in rest.split(':').filter(|z| !z.is_empty()) {
+            let (a, b) = z.split_once('/').unwrap_or((z, ""));
+            let bytes = jobfile::size_in(file, "random_distribution", b, l, si)?;
+            let pct = (bytes as f64 * 100.0 / size.max(1) as f64).min(left);
+            if pct < bytes as f64 * 100.0 / size.max(1) as f64 {
+                notes.approx(format!(
+                    "random_distribution={first}: zones past the job's size end at its end"
+                ));
+            }
+            left -= pct;
+            zones.push(format!("{a}/{pct}"));
+        }
+        format!("zoned:{}", zones.join(":"))
+    } else {
+        first.to_string()
+    };
+    let d = sluice_workload::Distribution::parse(&spec)
         .map_err(|e| anyhow::anyhow!("{file}: line {l}: random_distribution={v}: {e}"))?;
     if sequential || d == sluice_workload::Distribution::Uniform {
         return Ok(f);
@@ -992,7 +1012,7 @@ fn plan_groups(
         }
         if let Some((v, l)) = at("random_distribution") {
             let random = job.get("rw").is_some_and(|(rw, _)| rw.starts_with("rand"));
-            f = random_distribution(file, v, l, !random, f, &mut notes)?;
+            f = random_distribution(file, (v, l), !random, (size, si), f, &mut notes)?;
         }
         if let Some((n, key, v)) = sync_every(file, job)? {
             if write && mix.is_none() {

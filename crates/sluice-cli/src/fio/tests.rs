@@ -355,16 +355,28 @@ fn random_distribution_skews_random_jobs_as_fio_does() {
     // A sequential job has no random offsets to skew (fio ignores it).
     let (s, _) = plan("[j]\nrw=read\nrandom_distribution=zipf:1.2\nsize=64m\n").unwrap();
     assert_eq!(s.flows[0].distribution, Distribution::Uniform);
+    let (s, _) = plan("[j]\nrw=randread\nsize=8m\nrandom_distribution=zoned:60/10:40/\n").unwrap();
+    assert_eq!(
+        s.flows[0].distribution,
+        Distribution::Zoned(vec![(60.0, 10.0), (40.0, 90.0)])
+    );
+    // zoned_abs: sizes as shares of the job's size (1m of 4m: 25%).
+    let (s, _) =
+        plan("[j]\nrw=randread\nsize=4m\nrandom_distribution=zoned_abs:70/1m:30/3m\n").unwrap();
+    assert_eq!(
+        s.flows[0].distribution,
+        Distribution::Zoned(vec![(70.0, 25.0), (30.0, 75.0)])
+    );
     let jobs = jobfile::parse(
         "t",
-        "[j]\nrw=randread\nsize=8m\nrandom_distribution=zoned:60/10:40/90\n",
+        "[j]\nrw=randread\nsize=8m\nrandom_distribution=sequence:2,0,1\n",
     )
     .unwrap();
     let (_, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
     assert!(notes
         .approximated
         .iter()
-        .any(|n| n.starts_with("random_distribution=zoned")));
+        .any(|n| n.starts_with("random_distribution=sequence")));
     let jobs = jobfile::parse(
         "t",
         "[j]\nrw=randread\nsize=8m\nrandom_distribution=zipf:1\n",

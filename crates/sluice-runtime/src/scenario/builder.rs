@@ -432,7 +432,8 @@ impl FlowBuilder {
         /// Random-offset flows (rand-read, rand-write, pool): where the
         /// offsets fall, as fio's `random_distribution`: `random` (the
         /// default), `zipf:THETA`, `pareto:H`, `normal:DEV`, each with an
-        /// optional `:CENTER` (0..=1).
+        /// optional `:CENTER` (0..=1), or `zoned:A/S:A/S...` (A percent
+        /// of the accesses to the next S percent of the file).
         random_distribution: String;
         /// Greedy writers: after every this many writes, wait for all of
         /// them before the next (fio's `fsync=N`).

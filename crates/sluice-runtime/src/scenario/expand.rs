@@ -669,7 +669,7 @@ impl Scenario {
                     direct: f.direct.unwrap_or(true),
                     reservation_iops,
                     limit_iops,
-                    distribution,
+                    distribution: distribution.clone(),
                     fsync_every: f.fsync_every,
                 });
             }

@@ -629,7 +629,8 @@ fn random_distribution_and_fsync_every_reach_the_flow_spec_or_say_why_not() {
         && f.fsync_every.is_none()));
     for (to, needle) in [
         ("random_distribution = \"zipf:1\"", "zipf's theta"),
-        ("random_distribution = \"zoned:60/10\"", "'zoned' is not"),
+        ("random_distribution = \"zoned:60/10\"", "not 100"),
+        ("random_distribution = \"sideways\"", "'sideways' is not"),
         ("fsync_every = 0", "fsync_every must be at least 1"),
         ("fsync_every = 8", "seq-write and rand-write"),
     ] {

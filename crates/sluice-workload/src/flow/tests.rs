@@ -287,6 +287,7 @@ fn a_zipf_reader_returns_to_its_hot_blocks() {
     };
     // Rank 1 of zipf:1.2 over 10,000 blocks: 1/ζ ≈ 21% of 5,000 reads.
     let zipf = crate::Distribution::parse("zipf:1.2").unwrap();
-    assert!(hottest(zipf) > 800, "{}", hottest(zipf));
+    let hot = hottest(zipf);
+    assert!(hot > 800, "{hot}");
     assert!(hottest(crate::Distribution::Uniform) < 10);
 }
