@@ -11,7 +11,7 @@ use sluice::{Duration, Instant};
 use crate::distribution::{Distribution, Sampler};
 use crate::replay::StartupReplay;
 use crate::rng;
-use crate::spec::{FlowKind, FlowSpec, PoolSpec, TraceSpec, VideoSpec};
+use crate::spec::{FileService, FlowKind, FlowSpec, PoolSpec, TraceSpec, VideoSpec};
 
 /// A request a flow wants issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +97,8 @@ impl Flow {
             }
             FlowKind::Greedy(g) => {
                 let mut rng = rng::stream(seed, index as u64);
-                let slots = (spec.file_sectors / u64::from(spec.request_sectors.max(1))).max(1);
+                let slots =
+                    (spec.each_file_sectors() / u64::from(spec.request_sectors.max(1))).max(1);
                 let sampler = (!g.pattern().is_sequential()
                     && spec.distribution != Distribution::Uniform)
                     .then(|| Sampler::new(spec.distribution.clone(), slots, &mut rng));
@@ -108,6 +109,9 @@ impl Flow {
                     sampler,
                     writes_since_sync: 0,
                     syncing: false,
+                    file: 0,
+                    file_ios: 0,
+                    cursors: vec![0; spec.files.max(1) as usize],
                     cursor: 0,
                     in_flight: 0,
                     issued: 0,
@@ -377,6 +381,11 @@ struct Greedy {
     /// the flow waits for its writes in flight before issuing more.
     writes_since_sync: u64,
     syncing: bool,
+    /// Several files (`files`): the current one, requests made to it since
+    /// it became current, and each file's next offset (sequential).
+    file: u64,
+    file_ios: u64,
+    cursors: Vec<u64>,
     /// Next offset in the file for sequential patterns.
     cursor: u64,
     in_flight: u32,
@@ -412,8 +421,71 @@ impl Greedy {
         self.write && !spec.think.is_zero()
     }
 
+    /// With several files, the file of the next request (fio's
+    /// `file_service_type`).
+    fn next_file(&mut self, spec: &FlowSpec) -> u64 {
+        let files = u64::from(spec.files.max(1));
+        let per_file = (spec.each_file_sectors() / u64::from(spec.request_sectors.max(1))).max(1);
+        let every = match spec.file_service {
+            FileService::RoundRobin(n) => u64::from(n.max(1)),
+            FileService::Sequential => per_file,
+            FileService::Random => {
+                self.file = self.rng.gen_range(0..files);
+                return self.file;
+            }
+        };
+        if self.file_ios >= every {
+            self.file = (self.file + 1) % files;
+            self.file_ios = 0;
+        }
+        self.file_ios += 1;
+        self.file
+    }
+
+    /// The start sector of the next request in one of several files
+    /// (`files`); counts it as issued.
+    fn next_sector_of_files(&mut self, spec: &FlowSpec) -> u64 {
+        let size = u64::from(spec.request_sectors.max(1));
+        let len = spec.each_file_sectors();
+        self.issued += 1;
+        self.in_flight += Self::fragments(spec);
+        let f = self.next_file(spec);
+        let offset = if self.sequential {
+            let c = &mut self.cursors[f as usize];
+            let o = *c;
+            *c += size;
+            if *c + size > len {
+                *c = 0;
+            }
+            o
+        } else {
+            match &self.sampler {
+                Some(s) => s.next(&mut self.rng) * size,
+                None => self.rng.gen_range(0..(len / size).max(1)) * size,
+            }
+        };
+        self.count_write(spec);
+        spec.file_start + f * len + offset
+    }
+
+    /// `fsync_every`: count a write; the Nth starts a barrier.
+    fn count_write(&mut self, spec: &FlowSpec) {
+        if self.write {
+            if let Some(n) = spec.fsync_every {
+                self.writes_since_sync += 1;
+                if self.writes_since_sync >= n {
+                    self.writes_since_sync = 0;
+                    self.syncing = true;
+                }
+            }
+        }
+    }
+
     /// The start sector of the next request; counts it as issued.
     fn next_sector(&mut self, spec: &FlowSpec) -> u64 {
+        if spec.files > 1 {
+            return self.next_sector_of_files(spec);
+        }
         let size = u64::from(spec.request_sectors);
         let slots = (spec.file_sectors / size).max(1);
         self.issued += 1;
@@ -431,15 +503,7 @@ impl Greedy {
                 None => self.rng.gen_range(0..slots) * size,
             }
         };
-        if self.write {
-            if let Some(n) = spec.fsync_every {
-                self.writes_since_sync += 1;
-                if self.writes_since_sync >= n {
-                    self.writes_since_sync = 0;
-                    self.syncing = true;
-                }
-            }
-        }
+        self.count_write(spec);
         spec.file_start + offset
     }
 

@@ -44,6 +44,7 @@ pub use error::{Error, Result};
 pub use flow::{Actions, Flow, Issue};
 pub use replay::{Replay, THREAD_FILE_SECTORS};
 pub use spec::{
-    FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, StartupSpec, TraceSpec, VideoSpec,
+    FileService, FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, StartupSpec, TraceSpec,
+    VideoSpec,
 };
 pub use startup::{StartupRecord, StartupTrace};

@@ -31,8 +31,11 @@ Each job (and each numjobs copy) is a flow, named as fio names it: after its
 section, or its own name= (a [global] name= renames no job). Honoured:
   rw read|write|randread|randwrite|rw|randrw (rwmixread/rwmixwrite; a mixed job
      issues at random offsets; trim refused)
-  bs (bsrange, bssplit: their mean size)  size filesize nrfiles io_size number_ios
+  bs (bsrange, bssplit: their mean size)  size filesize io_size number_ios
   loops offset iodepth numjobs runtime time_based ramp_time startdelay
+  nrfiles: that many files, one after another on the drive, each with its own
+     read-ahead; file_service_type roundrobin[:N] (default), sequential, random
+     (zipf/pareto/normal: random); a mixed read/write job: one file
   stonewall/new_group/wait_for (the next group runs after this one ends)
   thinktime (thinktime_blocks) rate rate_iops
   direct/buffered: buffered (fio's default, also without direct=) goes through
@@ -57,7 +60,7 @@ Accepted with no effect, and listed in the output as ignored (JSON
 logs and percentiles, CPU and NUMA placement, iodepth_batch*, engine plumbing
 (cmd_type, sqthread_poll, ...), norandommap, randrepeat.
 Approximated and said so: random_distribution=sequence (uniform), end_fsync
-(no flush), nrfiles (one file), size without a value (1g). Any other option is an error naming it and its line. directory = the
+(no flush), size without a value (1g). Any other option is an error naming it and its line. directory = the
 --run folder; filename is not used in simulation; with --run, one /dev/ device
 named by every job is run on, read-only unless --allow-writes (other
 filenames: an error; sluice makes and removes its own files, never
@@ -387,6 +390,7 @@ const USED: &[&str] = &[
     "size",
     "filesize",
     "nrfiles",
+    "file_service_type",
     "io_size",
     "number_ios",
     "loops",
@@ -528,7 +532,6 @@ const IGNORED: &[&str] = &[
     "donorname",
     "openfiles",
     "filename_format",
-    "file_service_type",
     "rate_min",
     "rate_process",
     "rate_cycle",
@@ -587,8 +590,6 @@ fn approximation(key: &str, value: &str) -> Option<String> {
     Some(match key {
         "bsrange" => format!("bsrange={value}: every request the range's mean size"),
         "bssplit" => format!("bssplit={value}: every request the split's mean size"),
-        "nrfiles" => format!("nrfiles={value}: one file of the files' total size"),
-        "file_service_type" => format!("file_service_type={value}: one file"),
         "end_fsync" if value != "0" => {
             format!("{key}={value}: no flushes (the drive's cache is the model's)")
         }
@@ -1024,6 +1025,34 @@ fn plan_groups(
                 });
             } else if mix.is_some() {
                 notes.approx(format!("{key}={v} with a read/write mix: no flush"));
+            }
+        }
+        if nrfiles > 1 {
+            if mix.is_some() {
+                notes.approx(format!(
+                    "nrfiles={nrfiles} with a read/write mix: one file of the files' total size"
+                ));
+            } else if size / nrfiles < bs {
+                bail!("{file}: job '{}': nrfiles={nrfiles}: each file would be smaller than a request ({bs})", job.name);
+            } else {
+                f = f.files(nrfiles as u32);
+            }
+        }
+        if let Some((v, l)) = at("file_service_type") {
+            let (kind, _) = v.split_once(':').unwrap_or((v, ""));
+            let service = match kind {
+                "roundrobin" | "sequential" | "random" => v.to_string(),
+                "zipf" | "pareto" | "normal" | "gauss" => {
+                    notes.approx(format!("file_service_type={v}: a file at random, uniformly"));
+                    "random".to_string()
+                }
+                _ => bail!("{file}: line {l}: file_service_type={v}: expected roundrobin[:N], sequential, random, zipf, pareto or normal"),
+            };
+            if sluice_workload::FileService::parse(&service).is_none() {
+                bail!("{file}: line {l}: file_service_type={v}: expected roundrobin[:N] with N at least 1");
+            }
+            if nrfiles > 1 && mix.is_none() {
+                f = f.file_service(service);
             }
         }
         if let Some((v, l)) = at("offset") {

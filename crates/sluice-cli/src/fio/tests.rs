@@ -560,3 +560,43 @@ fn jobs_are_named_after_their_section_as_fio_names_them() {
     let flows: Vec<_> = s.flows.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(flows, ["file1#0", "file1#1", "renamed", "file1#job2"]);
 }
+
+#[test]
+fn nrfiles_are_files_of_one_job_served_as_file_service_type_says() {
+    use sluice_workload::FileService;
+    let (s, _) = plan("[j]\nrw=read\nbs=128k\nnrfiles=4\nfilesize=16m\ndirect=1\n").unwrap();
+    assert_eq!(
+        (s.flows[0].files, s.flows[0].file_service),
+        (4, FileService::RoundRobin(1))
+    );
+    assert_eq!(s.flows[0].file_sectors, 64 << 11);
+    let (s, _) =
+        plan("[j]\nrw=randread\nnrfiles=4\nsize=64m\nfile_service_type=sequential\n").unwrap();
+    assert_eq!(s.flows[0].file_service, FileService::Sequential);
+    let (s, _) =
+        plan("[j]\nrw=randread\nnrfiles=4\nsize=64m\nfile_service_type=roundrobin:3\n").unwrap();
+    assert_eq!(s.flows[0].file_service, FileService::RoundRobin(3));
+    let jobs = jobfile::parse(
+        "t",
+        "[j]\nrw=read\nsize=8m\nnrfiles=2\nfile_service_type=odd\n",
+    )
+    .unwrap();
+    let e = format!(
+        "{:#}",
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+    );
+    assert!(e.starts_with("t: line 5: file_service_type=odd"), "{e}");
+    // Four files read in turn: the head seeks between them on every
+    // request, far slower than one file read straight through.
+    let mb = |n: u32| {
+        let r = simulate_text(&format!(
+            "[j]\nrw=read\nbs=128k\nnrfiles={n}\nsize=1g\ndirect=1\nruntime=2\ntime_based\n"
+        ))
+        .unwrap();
+        r.flows[0].bytes
+    };
+    let (one, four) = (mb(1), mb(4));
+    assert!(four * 2 < one, "{four} vs {one}");
+}

@@ -2,7 +2,7 @@
 //! counts, file placement and each flow kind's keys.
 
 use super::*;
-use sluice_workload::Distribution;
+use sluice_workload::{Distribution, FileService};
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
 #[derive(Default)]
@@ -529,6 +529,34 @@ impl Scenario {
                         .map_err(|e| ctx(fail(format!("random_distribution = \"{d}\": {e}"))))?
                 }
             };
+            let greedy = matches!(
+                pattern,
+                Pattern::SeqRead | Pattern::RandRead | Pattern::SeqWrite | Pattern::RandWrite
+            );
+            let files = f.files.unwrap_or(1);
+            if !(1..=1_000_000).contains(&files) {
+                return Err(ctx(fail(format!(
+                    "files must be 1..=1000000 (got {files})"
+                ))));
+            }
+            if (files > 1 || f.file_service.is_some()) && !greedy {
+                return Err(ctx(fail(
+                    "files and file_service apply to greedy readers and writers only",
+                )));
+            }
+            if file_sectors / u64::from(files) < u64::from(request_sectors) {
+                return Err(ctx(fail(format!(
+                    "files = {files}: each file would be smaller than a request (raise file_gib)"
+                ))));
+            }
+            let file_service = match &f.file_service {
+                None => FileService::default(),
+                Some(s) => FileService::parse(s).ok_or_else(|| {
+                    ctx(fail(format!(
+                        "file_service = \"{s}\": expected roundrobin[:N], sequential or random"
+                    )))
+                })?,
+            };
             match f.fsync_every {
                 Some(0) => return Err(ctx(fail("fsync_every must be at least 1"))),
                 Some(_) if !matches!(pattern, Pattern::SeqWrite | Pattern::RandWrite) => {
@@ -671,6 +699,8 @@ impl Scenario {
                     limit_iops,
                     distribution: distribution.clone(),
                     fsync_every: f.fsync_every,
+                    files,
+                    file_service,
                 });
             }
         }

@@ -196,12 +196,14 @@ impl Backend for Requests {
                     arrival: now,
                 },
             );
+            // The file of the request (a flow may have several).
+            let (file_start, file_sectors) = spec.file_at(i.sector);
             let op = Op {
                 token,
                 sector: i.sector,
                 sectors: i.sectors,
-                file_start: spec.file_start,
-                file_sectors: spec.file_sectors,
+                file_start,
+                file_sectors,
                 stream: thread.0,
             };
             if i.write && i.flush {

@@ -313,7 +313,8 @@ pub struct PageCache {
     files: BTreeMap<u64, File>,
     /// Files with dirty pages in the order they became dirty (b_io).
     order: VecDeque<u64>,
-    ra: BTreeMap<u32, Readahead>,
+    /// Read-ahead state per (reader, file).
+    ra: BTreeMap<(u32, u64), Readahead>,
     next_io: u64,
     ios: BTreeMap<u64, IoState>,
     /// Writeback requests waiting for a slot.

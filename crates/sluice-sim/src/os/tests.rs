@@ -502,3 +502,30 @@ fn write_sync_returns_once_the_files_dirty_pages_are_written() {
     assert_eq!(done(&c.take()), [(3, at(5))]);
     assert_eq!(c.dirty(), 100);
 }
+
+#[test]
+fn read_ahead_is_kept_per_file_of_a_reader() {
+    // One reader alternating between two files (fio's nrfiles): each
+    // file's read-ahead goes on as if the other were not read.
+    let mut c = PageCache::new(cfg());
+    let a = |token, kib| op(token, kib, 4);
+    let b = |token, kib: u64| Op {
+        sector: (4 << 21) + kib * 2,
+        file_start: 4 << 21,
+        ..op(token, 0, 4)
+    };
+    c.read(at(0), a(1, 0));
+    let first = ios(&c.take());
+    assert_eq!((first[0].sector, first[0].sectors), (0, 32), "{first:?}");
+    c.read(at(1), b(2, 0));
+    c.take();
+    // A's second page is its read-ahead marker: A's next window opens.
+    c.read(at(2), a(3, 4));
+    let next = ios(&c.take());
+    assert_eq!(
+        next.iter()
+            .map(|io| (io.sector, io.sectors))
+            .collect::<Vec<_>>(),
+        [(32, 64)]
+    );
+}

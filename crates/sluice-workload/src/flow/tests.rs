@@ -1,7 +1,7 @@
 //! Tests of `flow.rs`.
 
 use super::*;
-use crate::spec::{GreedyPattern, Pattern};
+use crate::spec::{FileService, GreedyPattern, Pattern};
 
 /// The instant `n` nanoseconds after the origin.
 fn ns(n: u64) -> Instant {
@@ -290,4 +290,45 @@ fn a_zipf_reader_returns_to_its_hot_blocks() {
     let hot = hottest(zipf);
     assert!(hot > 800, "{hot}");
     assert!(hottest(crate::Distribution::Uniform) < 10);
+}
+
+#[test]
+fn several_files_are_served_round_robin_sequentially_or_at_random() {
+    // Three files of 4 requests (8 sectors each) from sector 1000.
+    let s = |service| FlowSpec {
+        outstanding: 1,
+        requests: None,
+        file_sectors: 3 * 32,
+        files: 3,
+        file_service: service,
+        ..spec(Pattern::SeqRead)
+    };
+    let sectors = |spec: FlowSpec, n: u64| {
+        let mut f = Flow::new(spec, 1, 0);
+        let mut act = Actions::default();
+        f.wake(Instant::ZERO, &mut act);
+        let mut out = Vec::new();
+        for k in 0..n {
+            out.extend(act.issues.drain(..).map(|i| i.sector - 1000));
+            f.completed(ns(k + 1), 0, true, Instant::ZERO, &mut act);
+        }
+        out
+    };
+    assert_eq!(
+        sectors(s(FileService::RoundRobin(1)), 7),
+        [0, 32, 64, 8, 40, 72, 16]
+    );
+    assert_eq!(
+        sectors(s(FileService::RoundRobin(2)), 6),
+        [0, 8, 32, 40, 64, 72]
+    );
+    assert_eq!(
+        sectors(s(FileService::Sequential), 6),
+        [0, 8, 16, 24, 32, 40]
+    );
+    let random = sectors(s(FileService::Random), 60);
+    let mut files: Vec<u64> = random.iter().map(|x| x / 32).collect();
+    files.dedup();
+    assert!(files.len() > 20 && random.iter().all(|x| *x < 96));
+    assert_eq!(s(FileService::Random).file_at(1000 + 40), (1032, 32));
 }
