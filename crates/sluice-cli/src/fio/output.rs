@@ -46,10 +46,22 @@ pub(super) struct JobInfo {
     pub members: u32,
 }
 
-/// One line per job stopped by sluice's time limit before its size was
-/// done: fio would have run on, so the shortfall must be said.
+/// One line per job stopped by sluice's time limit (or `--max-duration`,
+/// when the run ended before that limit) before its size was done: fio
+/// would have run on, so the shortfall must be said.
 pub(super) fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let (limit, remedy) = if r.sim_time_s < super::UNBOUNDED_RUN_S - 1e-6 {
+        (
+            format!("--max-duration ({} s simulated)", r.sim_time_s),
+            "raise --max-duration",
+        )
+    } else {
+        (
+            format!("sluice's {} s simulated limit", super::UNBOUNDED_RUN_S),
+            "set runtime=",
+        )
+    };
     r.flows
         .iter()
         .zip(jobs)
@@ -57,10 +69,9 @@ pub(super) fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
             let size = j.size_done_at?;
             (f.bytes < size).then(|| {
                 format!(
-                    "job '{}' (flow {}) stopped at sluice's {} s simulated limit with {:.1} GiB of its {:.1} GiB done ({:.1}%): set runtime= to run longer",
+                    "job '{}' (flow {}) stopped at {limit} with {:.1} GiB of its {:.1} GiB done ({:.1}%): {remedy} to run longer",
                     printable(&j.name),
                     printable(&f.name),
-                    super::UNBOUNDED_RUN_S,
                     gib(f.bytes),
                     gib(size),
                     f.bytes as f64 * 100.0 / size as f64
