@@ -39,7 +39,8 @@ section, or its own name= (a [global] name= renames no job). Honoured:
   stonewall/new_group/wait_for (the next group runs after this one ends)
   thinktime (thinktime_blocks) rate rate_iops
   direct/buffered: buffered (fio's default, also without direct=) goes through
-     the modelled page cache; --run does O_DIRECT only, and says so
+     the modelled page cache; --run does O_DIRECT only, and says so; engines
+     that bypass the page cache (ime_*, io_uring_cmd, libblkio) are direct
   random_distribution=random|zipf:THETA|pareto:H|normal:DEV[:CENTER]|zoned:A/S:..
      |zoned_abs:A/SIZE:.. as fio draws them (random jobs; the reads' entry of a
      read,write list)
@@ -377,6 +378,17 @@ const SYNC_ENGINES: &[&str] = &[
     "pvsync2",
     "mmap",
     "ime_psync",
+];
+
+/// Engines whose I/O does not go through the kernel's page cache (DDN
+/// IME's client library, NVMe pass-through, libblkio): direct whatever
+/// `direct=` says.
+const NO_PAGE_CACHE: &[&str] = &[
+    "ime_psync",
+    "ime_psyncv",
+    "ime_aio",
+    "io_uring_cmd",
+    "libblkio",
 ];
 
 /// Options the simulation honours (`super::scenario` reads them).
@@ -945,11 +957,21 @@ fn plan_groups(
         };
         // fio's default is buffered (direct=0); buffered= is direct='s
         // inverse.
-        let asked_buffered = match (at("direct"), at("buffered")) {
+        let engine = at("ioengine").map_or("psync".to_string(), |(e, _)| e.to_ascii_lowercase());
+        let mut asked_buffered = match (at("direct"), at("buffered")) {
             (Some((v, _)), _) => v == "0",
             (None, Some((v, _))) => v != "0",
             (None, None) => true,
         };
+        // Engines that reach the device around the kernel's page cache.
+        if asked_buffered && NO_PAGE_CACHE.contains(&engine.as_str()) {
+            if at("direct").or(at("buffered")).is_some() {
+                notes.approx(format!(
+                    "direct=0/buffered=1 with ioengine={engine}: direct (the engine does its I/O around the page cache)"
+                ));
+            }
+            asked_buffered = false;
+        }
         if asked_buffered && run {
             notes.approx(match at("direct").or(at("buffered")) {
                 Some(_) => "direct=0/buffered=1: sluice fio --run does direct I/O (O_DIRECT) only".into(),
@@ -968,7 +990,6 @@ fn plan_groups(
                 .with_context(|| format!("{file}: line {l}: numjobs={v}: expected 1..=4096"))?,
             None => 1,
         };
-        let engine = at("ioengine").map_or("psync".to_string(), |(e, _)| e.to_ascii_lowercase());
         let depth = match at("iodepth") {
             Some((v, l)) => {
                 let d = v
@@ -1036,6 +1057,11 @@ fn plan_groups(
                 bail!("{file}: job '{}': nrfiles={nrfiles}: each file would be smaller than a request ({bs})", job.name);
             } else {
                 f = f.files(nrfiles as u32);
+                if run {
+                    notes.approx(format!(
+                        "nrfiles={nrfiles} with --run: {nrfiles} regions, one after another, of the one file sluice makes for the job"
+                    ));
+                }
             }
         }
         if let Some((v, l)) = at("file_service_type") {

@@ -533,6 +533,11 @@ fn without_direct_jobs_are_buffered_as_fios_default_except_under_run() {
     assert!(s.flows[0].direct);
     let (s, _) = plan("[j]\nrw=randrw\nsize=64m\n").unwrap();
     assert!(!s.flows[0].direct);
+    // Engines around the page cache (NVMe pass-through, DDN IME) are direct.
+    for e in ["io_uring_cmd", "ime_psync"] {
+        let (s, _) = plan(&format!("[j]\nrw=read\nsize=64m\nioengine={e}\n")).unwrap();
+        assert!(s.flows[0].direct, "{e}");
+    }
     // A mixed buffered job runs through the page cache.
     let r = simulate_text("[j]\nrw=randrw\nsize=64m\nruntime=1\ntime_based\n").unwrap();
     assert!(r.flows[0].requests > 0);
