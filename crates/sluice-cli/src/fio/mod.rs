@@ -36,7 +36,8 @@ section, or its own name= (a [global] name= renames no job). Honoured:
   nrfiles: that many files, one after another on the drive, each with its own
      read-ahead; file_service_type roundrobin[:N] (default), sequential, random
      (zipf/pareto/normal: random); a mixed read/write job: one file
-  stonewall/new_group/wait_for (the next group runs after this one ends)
+  stonewall/wait_for (the next group runs after this one ends); new_group
+     starts a reporting group (groupid) whose jobs run beside the ones before
   thinktime (thinktime_blocks) rate rate_iops
   direct/buffered: buffered (fio's default, also without direct=) goes through
      the modelled page cache; --run does O_DIRECT only, and says so; engines
@@ -863,6 +864,7 @@ fn plan_groups(
         start: f64,
     }
     let mut groups: Vec<Vec<Planned>> = vec![Vec::new()];
+    let mut groupid = 0u32;
     let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for (index, job) in jobs.iter().enumerate() {
         let at = |key: &str| job.get(key);
@@ -1182,12 +1184,19 @@ fn plan_groups(
             group_reporting: flag("group_reporting"),
             members: 1,
         };
-        // stonewall (or wait_for, new_group) starts a group after the ones
-        // before it: run as a scenario of its own.
-        let new_group = flag("stonewall") || at("wait_for").is_some() || flag("new_group");
-        if new_group && index > 0 && !groups.last().is_some_and(Vec::is_empty) {
+        // stonewall (or wait_for) starts a group after the ones before it:
+        // run as a scenario of its own. new_group (and stonewall) starts a
+        // reporting group (fio's groupid); its jobs still run beside the
+        // ones before it.
+        let stone = flag("stonewall") || at("wait_for").is_some();
+        if (stone || flag("new_group")) && index > 0 {
+            groupid += 1;
+        }
+        if stone && index > 0 && !groups.last().is_some_and(Vec::is_empty) {
             groups.push(Vec::new());
         }
+        let mut info = info;
+        info.group = groupid;
         if at("wait_for").is_some() {
             notes.approx("wait_for: after every job before it".into());
         }
@@ -1237,7 +1246,6 @@ fn plan_groups(
             if runtime.is_some() {
                 info.size_done_at = None;
             }
-            info.group = g as u32;
             infos.extend(std::iter::repeat_n(info, p.count as usize));
             b = b.flow(p.flow);
         }

@@ -471,12 +471,12 @@ fn read_write(r: &SimReport, i: usize, info: &JobInfo, group_bw: (f64, f64)) -> 
     }
 }
 
-/// Bytes per second of every flow in each direction (fio's group
-/// aggregate), mixed jobs split by their share.
-fn group_bw(r: &SimReport, jobs: &[JobInfo]) -> (f64, f64) {
+/// Bytes per second of every flow of reporting group `group` in each
+/// direction (fio's group aggregate), mixed jobs split by their share.
+fn group_bw(r: &SimReport, jobs: &[JobInfo], group: u32) -> (f64, f64) {
     let secs = window(r);
     let (mut read, mut write) = (0.0, 0.0);
-    for (f, j) in r.flows.iter().zip(jobs) {
+    for (f, j) in r.flows.iter().zip(jobs).filter(|(_, j)| j.group == group) {
         let frac = j.read_fraction.unwrap_or(if j.write { 0.0 } else { 1.0 });
         read += f.bytes as f64 * frac;
         write += f.bytes as f64 * (1.0 - frac);
@@ -498,8 +498,8 @@ pub(super) fn json(
     for (r, jobs) in results {
         let (r, jobs) = reported(r, jobs);
         let (r, jobs) = (r.as_ref(), jobs.as_ref());
-        let bw = group_bw(r, jobs);
         for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
+            let bw = group_bw(r, jobs, info.group);
             let (read, write) = read_write(r, i, info, bw);
             let [latency_ns, latency_us, latency_ms] = latency_buckets(f);
             out.push(Job {
@@ -579,7 +579,13 @@ pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how
     let _ = writeln!(o, "{how}");
     for (r, jobs) in results {
         let (r, jobs) = reported(r, jobs);
-        group_text(&mut o, &r, &jobs);
+        // A run holds one stonewalled group, maybe several reporting
+        // groups (new_group).
+        let mut ids: Vec<u32> = jobs.iter().map(|j| j.group).collect();
+        ids.dedup();
+        for gid in ids {
+            group_text(&mut o, &r, &jobs, gid);
+        }
     }
     if !file.notes.ignored.is_empty() {
         let _ = writeln!(
@@ -594,10 +600,13 @@ pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how
     o
 }
 
-/// One group's jobs and totals.
-fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
-    let group = jobs.first().map_or(0, |j| j.group);
+/// One reporting group's jobs (those of `jobs` in group `group`) and
+/// totals.
+fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo], group: u32) {
     for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
+        if info.group != group {
+            continue;
+        }
         let (read, write) = read_write(r, i, info, (0.0, 0.0));
         let _ = writeln!(
             o,
@@ -666,6 +675,7 @@ fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
             .flows
             .iter()
             .zip(jobs)
+            .filter(|(_, j)| j.group == group)
             .map(|(f, j)| (f, share(j)))
             .filter(|(_, s)| *s > 0.0)
             .collect();
@@ -683,7 +693,8 @@ fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
             bytes / (1 << 20) as f64,
         );
     }
-    for note in stopped_early(r, jobs) {
+    let last = jobs.last().is_none_or(|j| j.group == group);
+    for note in stopped_early(r, jobs).into_iter().filter(|_| last) {
         let _ = writeln!(o, "\nwarning: {note}");
     }
 }

@@ -290,10 +290,43 @@ fn stonewall_starts_a_group_that_runs_after_the_one_before() {
     let text = "[global]\nsize=8m\n[a]\nrw=read\n[b]\nrw=write\n[c]\nstonewall\nrw=randread\nruntime=1\n[d]\nnew_group\n";
     let jobs = jobfile::parse("t", text).unwrap();
     let (groups, _, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    // stonewall runs c after a and b; d's new_group is a reporting group
+    // of its own that runs beside c (as fio runs it).
     let sizes: Vec<usize> = groups.iter().map(|g| g.infos.len()).collect();
-    assert_eq!(sizes, [2, 1, 1]);
-    assert_eq!(groups[1].infos[0].group, 1);
-    assert_eq!(groups[2].infos[0].group, 2);
+    assert_eq!(sizes, [2, 2]);
+    let ids: Vec<u32> = groups
+        .iter()
+        .flat_map(|g| g.infos.iter().map(|i| i.group))
+        .collect();
+    assert_eq!(ids, [0, 0, 1, 2]);
+    let r = simulate(
+        &groups[1]
+            .builder
+            .clone()
+            .preset(DEFAULT_PRESET)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let results = vec![(r, groups[1].infos.clone())];
+    let file = output::FileInfo::default();
+    let text = output::normal(&results, &file, "how");
+    assert!(
+        text.contains("c: (groupid=1, jobs=1)")
+            && text.contains("d: (groupid=2, jobs=1)")
+            && text.contains("Run status group 1 (all jobs)")
+            && text.contains("Run status group 2 (all jobs)"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&output::json(&results, &file).unwrap()).unwrap();
+    let gids: Vec<u64> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["groupid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(gids, [1, 2]);
 }
 
 #[test]
@@ -518,6 +551,15 @@ fn group_reporting_reports_a_groups_jobs_as_one_entry() {
         .unwrap()
         .iter()
         .any(|k| k == "group_reporting"));
+    // A new reporting group (new_group) starts an entry of its own.
+    let (_, v, _) = run("[global]\nrw=randread\nsize=64m\nruntime=1\ntime_based\ngroup_reporting\n[a]\n[b]\n[c]\nnew_group\n");
+    let names: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "c"]);
     // Without group_reporting: an entry per job and copy.
     let (_, v, _) = run(&text.replace("group_reporting\n", ""));
     assert_eq!(v["jobs"].as_array().unwrap().len(), 4);

@@ -24,7 +24,9 @@ pub(super) fn grouped(r: &SimReport, jobs: &[JobInfo]) -> Option<(SimReport, Vec
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     for (i, j) in jobs.iter().enumerate().take(r.flows.len()) {
         match runs.last_mut() {
-            Some(last) if j.group_reporting => last.end = i + 1,
+            Some(last) if j.group_reporting && jobs[last.start].group == j.group => {
+                last.end = i + 1
+            }
             _ => runs.push(i..i + 1),
         }
     }
