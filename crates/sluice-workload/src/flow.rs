@@ -8,9 +8,10 @@ use rand_pcg::Pcg64Mcg;
 use sluice::metrics::FlowMetrics;
 use sluice::{Duration, Instant};
 
+use crate::distribution::{Distribution, Sampler};
 use crate::replay::StartupReplay;
 use crate::rng;
-use crate::spec::{FlowKind, FlowSpec, PoolSpec, TraceSpec, VideoSpec};
+use crate::spec::{FileService, FlowKind, FlowSpec, PoolSpec, TraceSpec, VideoSpec};
 
 /// A request a flow wants issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,6 +28,9 @@ pub struct Issue {
     pub write: bool,
     /// Synchronous: the application waits for it.
     pub sync: bool,
+    /// A buffered writer's fsync() after this write (`fsync_every`): it
+    /// completes once its file's dirty data is on the disk.
+    pub flush: bool,
 }
 
 /// What a flow asks of the engine after an event.
@@ -74,23 +78,49 @@ impl Flow {
             }
             FlowKind::Video(v) => Kind::Video(Video::new(*v)),
             FlowKind::Trace(t) => Kind::Trace(TraceReplay::new(t)),
-            FlowKind::Pool(p) => Kind::Pool(Pool {
-                rng: rng::stream(seed, index as u64),
-                in_flight: vec![0; p.weights.len()],
-                settings: p.clone(),
-            }),
-            FlowKind::Greedy(g) => Kind::Greedy(Greedy {
-                write: g.pattern().is_write(),
-                sequential: g.pattern().is_sequential(),
-                rng: rng::stream(seed, index as u64),
-                cursor: 0,
-                in_flight: 0,
-                issued: 0,
-                completed: 0,
-                waiting_for_room: false,
-                next_issue_at: Instant::ZERO,
-                rate_wake: None,
-            }),
+            FlowKind::Pool(p) => {
+                let mut rng = rng::stream(seed, index as u64);
+                let block = (p.size_mean.round() as u64).max(1);
+                let sampler = (spec.distribution != Distribution::Uniform).then(|| {
+                    Sampler::new(
+                        spec.distribution.clone(),
+                        spec.file_sectors / block,
+                        &mut rng,
+                    )
+                });
+                Kind::Pool(Pool {
+                    rng,
+                    sampler,
+                    in_flight: vec![0; p.weights.len()],
+                    settings: p.clone(),
+                })
+            }
+            FlowKind::Greedy(g) => {
+                let mut rng = rng::stream(seed, index as u64);
+                let slots =
+                    (spec.each_file_sectors() / u64::from(spec.request_sectors.max(1))).max(1);
+                let sampler = (!g.pattern().is_sequential()
+                    && spec.distribution != Distribution::Uniform)
+                    .then(|| Sampler::new(spec.distribution.clone(), slots, &mut rng));
+                Kind::Greedy(Greedy {
+                    write: g.pattern().is_write(),
+                    sequential: g.pattern().is_sequential(),
+                    rng,
+                    sampler,
+                    writes_since_sync: 0,
+                    syncing: false,
+                    file: 0,
+                    file_ios: 0,
+                    cursors: vec![0; spec.files.max(1) as usize],
+                    cursor: 0,
+                    in_flight: 0,
+                    issued: 0,
+                    completed: 0,
+                    waiting_for_room: false,
+                    next_issue_at: Instant::ZERO,
+                    rate_wake: None,
+                })
+            }
         };
         let mut flow = Flow {
             spec,
@@ -246,6 +276,7 @@ impl TraceReplay {
             sectors: r.sectors,
             write: r.write,
             sync: !r.write,
+            flush: false,
         });
     }
 
@@ -290,6 +321,9 @@ impl TraceReplay {
 /// backlogged, so the service ratio is the scheduler's doing.
 struct Pool {
     rng: Pcg64Mcg,
+    /// Blocks of the mean request size drawn from the flow's
+    /// `distribution` (none: any sector, uniformly).
+    sampler: Option<Sampler>,
     in_flight: Vec<u32>,
     settings: PoolSpec,
 }
@@ -307,7 +341,14 @@ impl Pool {
                     .round()
                     .clamp(1.0, largest) as u32;
                 let span = spec.file_sectors.saturating_sub(u64::from(sectors)).max(1);
-                let sector = spec.file_start + self.rng.gen_range(0..span);
+                let at = match &self.sampler {
+                    Some(s) => {
+                        let block = spec.file_sectors / s.blocks().max(1);
+                        (s.next(&mut self.rng) * block).min(span - 1)
+                    }
+                    None => self.rng.gen_range(0..span),
+                };
+                let sector = spec.file_start + at;
                 let write = self.rng.gen::<f64>() >= self.settings.read_fraction;
                 act.issues.push(Issue {
                     thread: thread as u32,
@@ -316,6 +357,7 @@ impl Pool {
                     sectors,
                     write,
                     sync: true,
+                    flush: false,
                 });
                 self.in_flight[thread] += 1;
             }
@@ -336,6 +378,17 @@ struct Greedy {
     /// Walks the file, else jumps at random.
     sequential: bool,
     rng: Pcg64Mcg,
+    /// Random patterns with a skewed `distribution`: its draws.
+    sampler: Option<Sampler>,
+    /// `fsync_every`: writes issued since the last barrier, and whether
+    /// the flow waits for its writes in flight before issuing more.
+    writes_since_sync: u64,
+    syncing: bool,
+    /// Several files (`files`): the current one, requests made to it since
+    /// it became current, and each file's next offset (sequential).
+    file: u64,
+    file_ios: u64,
+    cursors: Vec<u64>,
     /// Next offset in the file for sequential patterns.
     cursor: u64,
     in_flight: u32,
@@ -359,7 +412,9 @@ impl Greedy {
 
     fn wants_more(&self, spec: &FlowSpec) -> bool {
         let k = Self::fragments(spec);
-        self.in_flight + k <= spec.outstanding * k && spec.requests.is_none_or(|n| self.issued < n)
+        !self.syncing
+            && self.in_flight + k <= spec.outstanding * k
+            && spec.requests.is_none_or(|n| self.issued < n)
     }
 
     /// Asynchronous writers with a think time issue one write every
@@ -369,8 +424,71 @@ impl Greedy {
         self.write && !spec.think.is_zero()
     }
 
+    /// With several files, the file of the next request (fio's
+    /// `file_service_type`).
+    fn next_file(&mut self, spec: &FlowSpec) -> u64 {
+        let files = u64::from(spec.files.max(1));
+        let per_file = (spec.each_file_sectors() / u64::from(spec.request_sectors.max(1))).max(1);
+        let every = match spec.file_service {
+            FileService::RoundRobin(n) => u64::from(n.max(1)),
+            FileService::Sequential => per_file,
+            FileService::Random => {
+                self.file = self.rng.gen_range(0..files);
+                return self.file;
+            }
+        };
+        if self.file_ios >= every {
+            self.file = (self.file + 1) % files;
+            self.file_ios = 0;
+        }
+        self.file_ios += 1;
+        self.file
+    }
+
+    /// The start sector of the next request in one of several files
+    /// (`files`); counts it as issued.
+    fn next_sector_of_files(&mut self, spec: &FlowSpec) -> u64 {
+        let size = u64::from(spec.request_sectors.max(1));
+        let len = spec.each_file_sectors();
+        self.issued += 1;
+        self.in_flight += Self::fragments(spec);
+        let f = self.next_file(spec);
+        let offset = if self.sequential {
+            let c = &mut self.cursors[f as usize];
+            let o = *c;
+            *c += size;
+            if *c + size > len {
+                *c = 0;
+            }
+            o
+        } else {
+            match &self.sampler {
+                Some(s) => s.next(&mut self.rng) * size,
+                None => self.rng.gen_range(0..(len / size).max(1)) * size,
+            }
+        };
+        self.count_write(spec);
+        spec.file_start + f * len + offset
+    }
+
+    /// `fsync_every`: count a write; the Nth starts a barrier.
+    fn count_write(&mut self, spec: &FlowSpec) {
+        if self.write {
+            if let Some(n) = spec.fsync_every {
+                self.writes_since_sync += 1;
+                if self.writes_since_sync >= n {
+                    self.writes_since_sync = 0;
+                    self.syncing = true;
+                }
+            }
+        }
+    }
+
     /// The start sector of the next request; counts it as issued.
     fn next_sector(&mut self, spec: &FlowSpec) -> u64 {
+        if spec.files > 1 {
+            return self.next_sector_of_files(spec);
+        }
         let size = u64::from(spec.request_sectors);
         let slots = (spec.file_sectors / size).max(1);
         self.issued += 1;
@@ -383,14 +501,21 @@ impl Greedy {
             }
             o
         } else {
-            self.rng.gen_range(0..slots) * size
+            match &self.sampler {
+                Some(s) => s.next(&mut self.rng) * size,
+                None => self.rng.gen_range(0..slots) * size,
+            }
         };
+        self.count_write(spec);
         spec.file_start + offset
     }
 
     fn issue_one(&mut self, spec: &FlowSpec, act: &mut Actions) {
         let sector = self.next_sector(spec);
         let write = self.write;
+        // The write that starts a barrier is, for a buffered writer, a
+        // write() and fsync(): its completion waits for the file's data.
+        let flush = self.syncing && write && !spec.direct;
         let frag = spec.fragment_sectors.unwrap_or(spec.request_sectors).max(1);
         let mut off = 0;
         while off < spec.request_sectors {
@@ -401,6 +526,7 @@ impl Greedy {
                 sectors: frag.min(spec.request_sectors - off),
                 write,
                 sync: !write,
+                flush: flush && off + frag >= spec.request_sectors,
             });
             off += frag;
         }
@@ -450,6 +576,10 @@ impl Greedy {
             return false; // other fragments of the request are still out
         }
         self.completed += 1;
+        if self.syncing && self.in_flight == 0 {
+            // The barrier's writes are all done: the flow goes on.
+            self.syncing = false;
+        }
         if self.paced(spec) {
             if std::mem::take(&mut self.waiting_for_room) {
                 self.wake(spec, now, act);
@@ -520,6 +650,7 @@ impl Video {
             sectors: spec.request_sectors,
             write: false,
             sync: true,
+            flush: false,
         });
         self.in_flight = true;
     }

@@ -30,6 +30,7 @@
 //! assert_eq!(act.issues.len(), 2);
 //! ```
 
+pub mod distribution;
 mod error;
 mod flow;
 mod replay;
@@ -38,10 +39,12 @@ mod spec;
 pub mod startup;
 pub mod trace;
 
+pub use distribution::Distribution;
 pub use error::{Error, Result};
 pub use flow::{Actions, Flow, Issue};
 pub use replay::{Replay, THREAD_FILE_SECTORS};
 pub use spec::{
-    FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, StartupSpec, TraceSpec, VideoSpec,
+    FileService, FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, StartupSpec, TraceSpec,
+    VideoSpec,
 };
 pub use startup::{StartupRecord, StartupTrace};

@@ -258,6 +258,7 @@ impl StartupReplay {
                 sectors: r.sectors,
                 write: false,
                 sync: true,
+                flush: false,
             });
         }
     }
@@ -284,6 +285,7 @@ impl StartupReplay {
                     sectors: r.sectors,
                     write: r.write,
                     sync: true,
+                    flush: false,
                 });
                 th.in_flight += 1;
                 self.in_flight += 1;

@@ -94,6 +94,27 @@ impl FlowSpec {
         }
     }
 
+    /// The length of each of the flow's files, sectors: whole requests,
+    /// the flow's file divided by `files`.
+    pub fn each_file_sectors(&self) -> u64 {
+        let size = u64::from(self.request_sectors.max(1));
+        let files = u64::from(self.files.max(1));
+        if files == 1 {
+            return self.file_sectors;
+        }
+        (self.file_sectors / files / size).max(1) * size
+    }
+
+    /// The file (its first sector and length) that `sector` lies in.
+    pub fn file_at(&self, sector: u64) -> (u64, u64) {
+        if self.files <= 1 {
+            return (self.file_start, self.file_sectors);
+        }
+        let len = self.each_file_sectors();
+        let idx = (sector.saturating_sub(self.file_start) / len).min(u64::from(self.files) - 1);
+        (self.file_start + idx * len, len)
+    }
+
     /// Pool flows: the weight of each reservation queue (empty for others).
     pub fn pool_weights(&self) -> &[u32] {
         match &self.kind {
@@ -154,6 +175,56 @@ pub struct FlowSpec {
     pub burst: Option<Duration>,
     /// The index of the flow's group among the scenario's groups.
     pub group: Option<u32>,
+    /// Where random offsets fall (`random_distribution`; uniform by
+    /// default): greedy random readers and writers, and pools.
+    pub distribution: crate::Distribution,
+    /// Greedy writers: after every this many writes, wait until all of
+    /// them have completed before the next (`fsync_every`, fio's
+    /// `fsync=N`; a buffered writer's wait is a flush of its file).
+    pub fsync_every: Option<u64>,
+    /// Greedy flows: the file is this many files of equal length, one
+    /// after another (fio's `nrfiles`; 1 by default).
+    pub files: u32,
+    /// Greedy flows with several files: which file the next request goes
+    /// to (fio's `file_service_type`).
+    pub file_service: FileService,
+}
+
+/// How a flow with several files picks the file of its next request
+/// (fio's `file_service_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileService {
+    /// The next file after this many requests to one (fio's default,
+    /// `roundrobin`, switches after every request).
+    RoundRobin(u32),
+    /// A file's whole length of requests, then the next file.
+    Sequential,
+    /// A file at random for every request.
+    Random,
+}
+
+impl Default for FileService {
+    fn default() -> Self {
+        FileService::RoundRobin(1)
+    }
+}
+
+impl FileService {
+    /// fio's spelling: `roundrobin[:N]`, `sequential`, `random`.
+    pub fn parse(s: &str) -> Option<Self> {
+        let (kind, n) = s.split_once(':').unwrap_or((s, ""));
+        let n = if n.is_empty() {
+            1
+        } else {
+            n.parse::<u32>().ok().filter(|n| *n >= 1)?
+        };
+        match kind {
+            "roundrobin" => Some(FileService::RoundRobin(n)),
+            "sequential" => Some(FileService::Sequential),
+            "random" => Some(FileService::Random),
+            _ => None,
+        }
+    }
 }
 
 impl Default for FlowSpec {
@@ -179,6 +250,10 @@ impl Default for FlowSpec {
             limit_mb_s: None,
             burst: None,
             group: None,
+            distribution: crate::Distribution::Uniform,
+            fsync_every: None,
+            files: 1,
+            file_service: FileService::RoundRobin(1),
         }
     }
 }

@@ -44,6 +44,16 @@ impl Job {
         })
     }
 
+    /// The last value the job's own section gives `key` (not `[global]`'s),
+    /// with its line.
+    pub(super) fn own(&self, key: &str) -> Option<(&str, usize)> {
+        self.options[self.inherited.min(self.options.len())..]
+            .iter()
+            .rev()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, v, l)| (v.as_str(), *l))
+    }
+
     /// The last value given for `key` (jobs override globals), with its line.
     pub(super) fn get(&self, key: &str) -> Option<(&str, usize)> {
         self.options

@@ -27,14 +27,31 @@ const HELP: &str = "Job files as fio reads them: [global] and job sections, opti
 $pagesize/$mb_memory/$ncpus, sizes with k/m/g/t/p (powers of 1024; kb_base=1000
 makes k/m/g decimal). Jobs may be given on the command line instead:
   sluice fio --name=x --rw=randread --bs=4k --size=64m --runtime=2 --time_based
-Each job (and each numjobs copy, under the job's name) is a flow. Honoured:
+Each job (and each numjobs copy) is a flow, named as fio names it: after its
+section, or its own name= (a [global] name= renames no job). Honoured:
   rw read|write|randread|randwrite|rw|randrw (rwmixread/rwmixwrite; a mixed job
      issues at random offsets; trim refused)
-  bs (bsrange, bssplit: their mean size)  size filesize nrfiles io_size number_ios
+  bs (bsrange, bssplit: their mean size)  size filesize io_size number_ios
   loops offset iodepth numjobs runtime time_based ramp_time startdelay
-  stonewall/new_group/wait_for (the next group runs after this one ends)
-  thinktime (thinktime_blocks) rate rate_iops direct=0/buffered=1 (page cache;
-     without direct= sluice issues direct I/O, where fio's default is buffered)
+  nrfiles: that many files, one after another on the drive, each with its own
+     read-ahead; file_service_type roundrobin[:N] (default), sequential, random
+     (zipf/pareto/normal: random); a mixed read/write job: one file
+  stonewall/wait_for (the next group runs after this one ends); new_group
+     starts a reporting group (groupid) whose jobs run beside the ones before
+  thinktime (thinktime_blocks) rate rate_iops
+  direct/buffered: buffered (fio's default, also without direct=) goes through
+     the modelled page cache; --run does O_DIRECT only, and says so; engines
+     that bypass the page cache (ime_*, io_uring_cmd, libblkio) are direct
+  random_distribution=random|zipf:THETA|pareto:H|normal:DEV[:CENTER]|zoned:A/S:..
+     |zoned_abs:A/SIZE:.. as fio draws them (random jobs; the reads' entry of a
+     read,write list)
+  fsync/fdatasync=N: buffered, every Nth write() is followed by a flush of the
+     file's dirty pages (through the page cache; counted in that write's
+     latency); direct, the job waits for its writes in flight every N writes
+     (no flush reaches the drive); mixed read/write jobs: no flush
+  group_reporting: a job with it joins the report entry before it in its group
+     (fio's rule): summed io/bw/iops and bw samples, pooled latency mean and
+     stdev, percentiles of the jobs' mixed latency distributions
   ioengine: sync/psync/pvsync/vsync/pvsync2/mmap keep one request in flight (no
      ioengine is psync, fio's default: set libaio or io_uring for iodepth);
      libaio/io_uring/posixaio/... keep iodepth; engines without block I/O (net,
@@ -43,14 +60,14 @@ Each job (and each numjobs copy, under the job's name) is a flow. Honoured:
 Accepted with no effect, and listed in the output as ignored (JSON
 \"sluice\": {\"ignored\", \"approximated\"}): verify*, buffer and dedupe options,
 logs and percentiles, CPU and NUMA placement, iodepth_batch*, engine plumbing
-(cmd_type, sqthread_poll, ...), group_reporting, norandommap, randrepeat.
-Approximated and said so: random_distribution (uniform), fsync/fdatasync (no
-flush), nrfiles (one file), size without a value (1g). Any other option is an
-error naming it and its line. directory = the --run folder; filename is not
-used in simulation; with --run, one /dev/ device named by every job is run on,
-read-only unless --allow-writes (other filenames: an error; sluice makes and
-removes its own files, never overwriting one). Default drive maxtor-stm332061,
-default policy noop (also with --run).
+(cmd_type, sqthread_poll, ...), norandommap, randrepeat.
+Approximated and said so: random_distribution=sequence (uniform), end_fsync
+(no flush), size without a value (1g). Any other option is an error naming it and its line. directory = the
+--run folder; filename is not used in simulation; with --run, one /dev/ device
+named by every job is run on, read-only unless --allow-writes (other
+filenames: an error; sluice makes and removes its own files, never
+overwriting one). Default drive maxtor-stm332061, default policy noop (also
+with --run).
 
 Examples:
   sluice fio scenarios/fio/two-readers.fio --scheduler bfq
@@ -194,7 +211,7 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
         }
     }
     let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
-    let (groups, notes, dir) = scenario(&file, &path, &jobs, &scheduler)?;
+    let (groups, notes, dir) = plan_groups(&file, &path, &jobs, &scheduler, opts.run)?;
     let mut file_info = output::FileInfo {
         global_options: jobs
             .last()
@@ -364,6 +381,17 @@ const SYNC_ENGINES: &[&str] = &[
     "ime_psync",
 ];
 
+/// Engines whose I/O does not go through the kernel's page cache (DDN
+/// IME's client library, NVMe pass-through, libblkio): direct whatever
+/// `direct=` says.
+const NO_PAGE_CACHE: &[&str] = &[
+    "ime_psync",
+    "ime_psyncv",
+    "ime_aio",
+    "io_uring_cmd",
+    "libblkio",
+];
+
 /// Options the simulation honours (`super::scenario` reads them).
 const USED: &[&str] = &[
     "rw",
@@ -375,6 +403,7 @@ const USED: &[&str] = &[
     "size",
     "filesize",
     "nrfiles",
+    "file_service_type",
     "io_size",
     "number_ios",
     "loops",
@@ -400,6 +429,10 @@ const USED: &[&str] = &[
     "filename",
     "kb_base",
     "zonemode",
+    "random_distribution",
+    "fsync",
+    "fdatasync",
+    "group_reporting",
 ];
 
 /// Options that change only data, reporting, CPU placement or an engine's
@@ -407,7 +440,6 @@ const USED: &[&str] = &[
 const IGNORED: &[&str] = &[
     "description",
     "thread",
-    "group_reporting",
     "verify",
     "do_verify",
     "verify_pattern",
@@ -513,8 +545,6 @@ const IGNORED: &[&str] = &[
     "donorname",
     "openfiles",
     "filename_format",
-    "file_service_type",
-    "random_distribution",
     "rate_min",
     "rate_process",
     "rate_cycle",
@@ -527,8 +557,6 @@ const IGNORED: &[&str] = &[
     "steadystate_ramp_time",
     "steadystate_check_interval",
     "block_error_percentiles",
-    "fsync",
-    "fdatasync",
     "end_fsync",
     "fsync_on_close",
     "sync",
@@ -575,12 +603,7 @@ fn approximation(key: &str, value: &str) -> Option<String> {
     Some(match key {
         "bsrange" => format!("bsrange={value}: every request the range's mean size"),
         "bssplit" => format!("bssplit={value}: every request the split's mean size"),
-        "nrfiles" => format!("nrfiles={value}: one file of the files' total size"),
-        "file_service_type" => format!("file_service_type={value}: one file"),
-        "random_distribution" if value != "random" => {
-            format!("random_distribution={value}: uniform random offsets")
-        }
-        "fsync" | "fdatasync" | "end_fsync" if value != "0" => {
+        "end_fsync" if value != "0" => {
             format!("{key}={value}: no flushes (the drive's cache is the model's)")
         }
         "thinktime_blocks" => {
@@ -661,6 +684,74 @@ fn workload(
     })
 }
 
+/// `random_distribution`: fio's zipf, pareto and normal for a random
+/// job's offsets (a sequential job has none to skew); `zoned`,
+/// `zoned_abs` and `sequence` are uniform, and said so.
+fn random_distribution(
+    file: &str,
+    (v, l): (&str, usize),
+    sequential: bool,
+    (size, si): (u64, bool),
+    f: FlowBuilder,
+    notes: &mut Notes,
+) -> Result<FlowBuilder> {
+    // One per data direction (read,write,trim): the reads' is used.
+    let first = v.split(',').next().unwrap_or(v);
+    if v.split(',').any(|d| !d.is_empty() && d != first) {
+        notes.approx(format!(
+            "random_distribution={v}: the reads' ({first}) for every request"
+        ));
+    }
+    let (kind, rest) = first.split_once(':').unwrap_or((first, ""));
+    if kind == "sequence" {
+        notes.approx(format!(
+            "random_distribution={first}: uniform random offsets"
+        ));
+        return Ok(f);
+    }
+    // zoned_abs: each zone's size as a share of the job's size.
+    let spec = if kind == "zoned_abs" {
+        let mut zones = Vec::new();
+        let mut left = 100.0;
+        for z in rest.split(':').filter(|z| !z.is_empty()) {
+            let (a, b) = z.split_once('/').unwrap_or((z, ""));
+            let bytes = jobfile::size_in(file, "random_distribution", b, l, si)?;
+            let pct = (bytes as f64 * 100.0 / size.max(1) as f64).min(left);
+            if pct < bytes as f64 * 100.0 / size.max(1) as f64 {
+                notes.approx(format!(
+                    "random_distribution={first}: zones past the job's size end at its end"
+                ));
+            }
+            left -= pct;
+            zones.push(format!("{a}/{pct}"));
+        }
+        format!("zoned:{}", zones.join(":"))
+    } else {
+        first.to_string()
+    };
+    let d = sluice_workload::Distribution::parse(&spec)
+        .map_err(|e| anyhow::anyhow!("{file}: line {l}: random_distribution={v}: {e}"))?;
+    if sequential || d == sluice_workload::Distribution::Uniform {
+        return Ok(f);
+    }
+    Ok(f.random_distribution(d.name()))
+}
+
+/// `fsync=N` or `fdatasync=N` (N > 0): (N, the key, its value).
+fn sync_every(file: &str, job: &jobfile::Job) -> Result<Option<(u64, &'static str, String)>> {
+    for key in ["fsync", "fdatasync"] {
+        if let Some((v, l)) = job.get(key) {
+            let n = v.parse::<u64>().ok().with_context(|| {
+                format!("{file}: line {l}: {key}={v}: expected a number of writes")
+            })?;
+            if n > 0 {
+                return Ok(Some((n, key, v.to_string())));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// A percentage 0..=100.
 fn percent(file: &str, key: &str, v: &str, l: usize) -> Result<f64> {
     v.trim_end_matches('%')
@@ -722,14 +813,26 @@ fn request_size(file: &str, job: &jobfile::Job, si: bool, notes: &mut Notes) -> 
     Ok(bs)
 }
 
-/// The job file as scenarios, one per stonewalled group (no device yet),
-/// each flow's job, what was ignored or approximated, and the `directory`
-/// option, if given.
+/// [`plan_groups`] for a simulation.
+#[cfg(test)]
 fn scenario(
     file: &str,
     path: &Path,
     jobs: &[jobfile::Job],
     scheduler: &str,
+) -> Result<(Vec<Group>, Notes, Option<PathBuf>)> {
+    plan_groups(file, path, jobs, scheduler, false)
+}
+
+/// The job file as scenarios, one per stonewalled group (no device yet),
+/// each flow's job, what was ignored or approximated, and the `directory`
+/// option, if given; `run`: for the real engine (direct I/O only).
+fn plan_groups(
+    file: &str,
+    path: &Path,
+    jobs: &[jobfile::Job],
+    scheduler: &str,
+    run: bool,
 ) -> Result<(Vec<Group>, Notes, Option<PathBuf>)> {
     let stem = path
         .file_stem()
@@ -761,6 +864,7 @@ fn scenario(
         start: f64,
     }
     let mut groups: Vec<Vec<Planned>> = vec![Vec::new()];
+    let mut groupid = 0u32;
     let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
     for (index, job) in jobs.iter().enumerate() {
         let at = |key: &str| job.get(key);
@@ -790,7 +894,9 @@ fn scenario(
             }
         }
         // A job's name reaches the terminal: no control or bidi characters.
-        let (job_name, name_line) = at("name").unwrap_or((job.name.as_str(), job.line));
+        // fio names a job after its section unless the section itself
+        // says name= (a [global] name= renames no job).
+        let (job_name, name_line) = job.own("name").unwrap_or((job.name.as_str(), job.line));
         if let Err(e) = sluice_runtime::names::check(&format!("job {index}"), job_name) {
             bail!("{file}: line {name_line}: {e}");
         }
@@ -851,12 +957,30 @@ fn scenario(
             },
             None => 0.0,
         };
-        let buffered = at("direct").is_some_and(|(v, _)| v == "0")
-            || at("buffered").is_some_and(|(v, _)| v != "0")
-                && at("direct").is_none_or(|(v, _)| v == "0");
-        if at("direct").is_none() && at("buffered").is_none() {
-            notes.approx("direct: not given; direct I/O (fio's default is buffered: direct=0 for the page cache)".into());
+        // fio's default is buffered (direct=0); buffered= is direct='s
+        // inverse.
+        let engine = at("ioengine").map_or("psync".to_string(), |(e, _)| e.to_ascii_lowercase());
+        let mut asked_buffered = match (at("direct"), at("buffered")) {
+            (Some((v, _)), _) => v == "0",
+            (None, Some((v, _))) => v != "0",
+            (None, None) => true,
+        };
+        // Engines that reach the device around the kernel's page cache.
+        if asked_buffered && NO_PAGE_CACHE.contains(&engine.as_str()) {
+            if at("direct").or(at("buffered")).is_some() {
+                notes.approx(format!(
+                    "direct=0/buffered=1 with ioengine={engine}: direct (the engine does its I/O around the page cache)"
+                ));
+            }
+            asked_buffered = false;
         }
+        if asked_buffered && run {
+            notes.approx(match at("direct").or(at("buffered")) {
+                Some(_) => "direct=0/buffered=1: sluice fio --run does direct I/O (O_DIRECT) only".into(),
+                None => "direct: not given (fio's default: buffered); sluice fio --run does direct I/O (O_DIRECT) only".into(),
+            });
+        }
+        let buffered = asked_buffered && !run;
         if let Some((v, _)) = at("directory") {
             dir = Some(PathBuf::from(v.split(':').next().unwrap_or(v)));
         }
@@ -868,7 +992,6 @@ fn scenario(
                 .with_context(|| format!("{file}: line {l}: numjobs={v}: expected 1..=4096"))?,
             None => 1,
         };
-        let engine = at("ioengine").map_or("psync".to_string(), |(e, _)| e.to_ascii_lowercase());
         let depth = match at("iodepth") {
             Some((v, l)) => {
                 let d = v
@@ -887,7 +1010,7 @@ fn scenario(
             }
             None => 1,
         };
-        let name = at("name").map_or(job.name.as_str(), |(v, _)| v);
+        let name = job_name;
         let nth = seen.entry(name.to_string()).or_insert(0);
         *nth += 1;
         let flow_name = match *nth {
@@ -907,12 +1030,58 @@ fn scenario(
                 .read_fraction(r);
         } else {
             f = f.request_kib((bs / 1024) as u32);
-            if buffered {
-                f = f.direct(false);
+        }
+        if buffered {
+            f = f.direct(false);
+        }
+        if let Some((v, l)) = at("random_distribution") {
+            let random = job.get("rw").is_some_and(|(rw, _)| rw.starts_with("rand"));
+            f = random_distribution(file, (v, l), !random, (size, si), f, &mut notes)?;
+        }
+        if let Some((n, key, v)) = sync_every(file, job)? {
+            if write && mix.is_none() {
+                f = f.fsync_every(n);
+                notes.approx(if buffered {
+                    format!("{key}={v}: the flush after every {n} writes is counted in the last write's latency (fio reports it apart)")
+                } else {
+                    format!("{key}={v} with direct I/O: the job waits for its writes in flight every {n} writes; no cache flush reaches the drive")
+                });
+            } else if mix.is_some() {
+                notes.approx(format!("{key}={v} with a read/write mix: no flush"));
             }
         }
-        if mix.is_some() && buffered {
-            notes.approx("direct=0 with a read/write mix: direct I/O".into());
+        if nrfiles > 1 {
+            if mix.is_some() {
+                notes.approx(format!(
+                    "nrfiles={nrfiles} with a read/write mix: one file of the files' total size"
+                ));
+            } else if size / nrfiles < bs {
+                bail!("{file}: job '{}': nrfiles={nrfiles}: each file would be smaller than a request ({bs})", job.name);
+            } else {
+                f = f.files(nrfiles as u32);
+                if run {
+                    notes.approx(format!(
+                        "nrfiles={nrfiles} with --run: {nrfiles} regions, one after another, of the one file sluice makes for the job"
+                    ));
+                }
+            }
+        }
+        if let Some((v, l)) = at("file_service_type") {
+            let (kind, _) = v.split_once(':').unwrap_or((v, ""));
+            let service = match kind {
+                "roundrobin" | "sequential" | "random" => v.to_string(),
+                "zipf" | "pareto" | "normal" | "gauss" => {
+                    notes.approx(format!("file_service_type={v}: a file at random, uniformly"));
+                    "random".to_string()
+                }
+                _ => bail!("{file}: line {l}: file_service_type={v}: expected roundrobin[:N], sequential, random, zipf, pareto or normal"),
+            };
+            if sluice_workload::FileService::parse(&service).is_none() {
+                bail!("{file}: line {l}: file_service_type={v}: expected roundrobin[:N] with N at least 1");
+            }
+            if nrfiles > 1 && mix.is_none() {
+                f = f.file_service(service);
+            }
         }
         if let Some((v, l)) = at("offset") {
             if v.ends_with('%') {
@@ -1012,13 +1181,22 @@ fn scenario(
             bs,
             options: job.split_options()[1].clone(),
             size_done_at: (!time_based).then_some(requests.saturating_mul(bs)),
+            group_reporting: flag("group_reporting"),
+            members: 1,
         };
-        // stonewall (or wait_for, new_group) starts a group after the ones
-        // before it: run as a scenario of its own.
-        let new_group = flag("stonewall") || at("wait_for").is_some() || flag("new_group");
-        if new_group && index > 0 && !groups.last().is_some_and(Vec::is_empty) {
+        // stonewall (or wait_for) starts a group after the ones before it:
+        // run as a scenario of its own. new_group (and stonewall) starts a
+        // reporting group (fio's groupid); its jobs still run beside the
+        // ones before it.
+        let stone = flag("stonewall") || at("wait_for").is_some();
+        if (stone || flag("new_group")) && index > 0 {
+            groupid += 1;
+        }
+        if stone && index > 0 && !groups.last().is_some_and(Vec::is_empty) {
             groups.push(Vec::new());
         }
+        let mut info = info;
+        info.group = groupid;
         if at("wait_for").is_some() {
             notes.approx("wait_for: after every job before it".into());
         }
@@ -1068,7 +1246,6 @@ fn scenario(
             if runtime.is_some() {
                 info.size_done_at = None;
             }
-            info.group = g as u32;
             infos.extend(std::iter::repeat_n(info, p.count as usize));
             b = b.flow(p.flow);
         }

@@ -6,6 +6,9 @@
 //! name, as fio's do. Fields fio has that sluice does not measure (CPU use,
 //! latency buckets, depth histograms) are left out rather than faked.
 
+mod group;
+
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use sluice::metrics::FIO_PERCENTILES;
@@ -35,12 +38,30 @@ pub(super) struct JobInfo {
     /// ([`super::UNBOUNDED_RUN_S`]) can stop it before its size is done (no
     /// time_based, no runtime): a job short of it stopped at that limit.
     pub size_done_at: Option<u64>,
+    /// `group_reporting`: the job joins the report of the job before it
+    /// in its group ([`group::grouped`]).
+    pub group_reporting: bool,
+    /// The jobs this entry stands for (fio's `jobs=N`): 1, more once
+    /// grouped.
+    pub members: u32,
 }
 
-/// One line per job stopped by sluice's time limit before its size was
-/// done: fio would have run on, so the shortfall must be said.
+/// One line per job stopped by sluice's time limit (or `--max-duration`,
+/// when the run ended before that limit) before its size was done: fio
+/// would have run on, so the shortfall must be said.
 pub(super) fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
+    let (limit, remedy) = if r.sim_time_s < super::UNBOUNDED_RUN_S - 1e-6 {
+        (
+            format!("--max-duration ({} s simulated)", r.sim_time_s),
+            "raise --max-duration",
+        )
+    } else {
+        (
+            format!("sluice's {} s simulated limit", super::UNBOUNDED_RUN_S),
+            "set runtime=",
+        )
+    };
     r.flows
         .iter()
         .zip(jobs)
@@ -48,10 +69,9 @@ pub(super) fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
             let size = j.size_done_at?;
             (f.bytes < size).then(|| {
                 format!(
-                    "job '{}' (flow {}) stopped at sluice's {} s simulated limit with {:.1} GiB of its {:.1} GiB done ({:.1}%): set runtime= to run longer",
+                    "job '{}' (flow {}) stopped at {limit} with {:.1} GiB of its {:.1} GiB done ({:.1}%): {remedy} to run longer",
                     printable(&j.name),
                     printable(&f.name),
-                    super::UNBOUNDED_RUN_S,
                     gib(f.bytes),
                     gib(size),
                     f.bytes as f64 * 100.0 / size as f64
@@ -451,12 +471,12 @@ fn read_write(r: &SimReport, i: usize, info: &JobInfo, group_bw: (f64, f64)) -> 
     }
 }
 
-/// Bytes per second of every flow in each direction (fio's group
-/// aggregate), mixed jobs split by their share.
-fn group_bw(r: &SimReport, jobs: &[JobInfo]) -> (f64, f64) {
+/// Bytes per second of every flow of reporting group `group` in each
+/// direction (fio's group aggregate), mixed jobs split by their share.
+fn group_bw(r: &SimReport, jobs: &[JobInfo], group: u32) -> (f64, f64) {
     let secs = window(r);
     let (mut read, mut write) = (0.0, 0.0);
-    for (f, j) in r.flows.iter().zip(jobs) {
+    for (f, j) in r.flows.iter().zip(jobs).filter(|(_, j)| j.group == group) {
         let frac = j.read_fraction.unwrap_or(if j.write { 0.0 } else { 1.0 });
         read += f.bytes as f64 * frac;
         write += f.bytes as f64 * (1.0 - frac);
@@ -476,8 +496,10 @@ pub(super) fn json(
 ) -> serde_json::Result<String> {
     let mut out: Vec<Job> = Vec::new();
     for (r, jobs) in results {
-        let bw = group_bw(r, jobs);
+        let (r, jobs) = reported(r, jobs);
+        let (r, jobs) = (r.as_ref(), jobs.as_ref());
         for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
+            let bw = group_bw(r, jobs, info.group);
             let (read, write) = read_write(r, i, info, bw);
             let [latency_ns, latency_us, latency_ms] = latency_buckets(f);
             out.push(Job {
@@ -525,6 +547,15 @@ pub(super) fn json(
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
+/// A group's report and jobs as fio reports them: with `group_reporting`,
+/// the jobs that join the one before them merged into it.
+fn reported<'a>(r: &'a SimReport, jobs: &'a [JobInfo]) -> (Cow<'a, SimReport>, Cow<'a, [JobInfo]>) {
+    match group::grouped(r, jobs) {
+        Some((r, jobs)) => (Cow::Owned(r), Cow::Owned(jobs)),
+        None => (Cow::Borrowed(r), Cow::Borrowed(jobs)),
+    }
+}
+
 /// Bytes per second in fio's units: "377KiB/s (386kB/s)".
 fn bw(bytes_s: f64) -> String {
     let (v, unit) = if bytes_s >= (1 << 20) as f64 {
@@ -547,7 +578,14 @@ pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how
     let mut o = String::new();
     let _ = writeln!(o, "{how}");
     for (r, jobs) in results {
-        group_text(&mut o, r, jobs);
+        let (r, jobs) = reported(r, jobs);
+        // A run holds one stonewalled group, maybe several reporting
+        // groups (new_group).
+        let mut ids: Vec<u32> = jobs.iter().map(|j| j.group).collect();
+        ids.dedup();
+        for gid in ids {
+            group_text(&mut o, &r, &jobs, gid);
+        }
     }
     if !file.notes.ignored.is_empty() {
         let _ = writeln!(
@@ -562,15 +600,19 @@ pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how
     o
 }
 
-/// One group's jobs and totals.
-fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
-    let group = jobs.first().map_or(0, |j| j.group);
+/// One reporting group's jobs (those of `jobs` in group `group`) and
+/// totals.
+fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo], group: u32) {
     for (i, (f, info)) in r.flows.iter().zip(jobs).enumerate() {
+        if info.group != group {
+            continue;
+        }
         let (read, write) = read_write(r, i, info, (0.0, 0.0));
         let _ = writeln!(
             o,
-            "{}: (groupid={group}, jobs=1): err= 0: flow {}",
+            "{}: (groupid={group}, jobs={}): err= 0: flow {}",
             printable(&info.name),
+            info.members,
             printable(&f.name)
         );
         for (dir, s) in [("read", &read), ("write", &write)] {
@@ -633,6 +675,7 @@ fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
             .flows
             .iter()
             .zip(jobs)
+            .filter(|(_, j)| j.group == group)
             .map(|(f, j)| (f, share(j)))
             .filter(|(_, s)| *s > 0.0)
             .collect();
@@ -650,7 +693,8 @@ fn group_text(o: &mut String, r: &SimReport, jobs: &[JobInfo]) {
             bytes / (1 << 20) as f64,
         );
     }
-    for note in stopped_early(r, jobs) {
+    let last = jobs.last().is_none_or(|j| j.group == group);
+    for note in stopped_early(r, jobs).into_iter().filter(|_| last) {
         let _ = writeln!(o, "\nwarning: {note}");
     }
 }

@@ -290,10 +290,43 @@ fn stonewall_starts_a_group_that_runs_after_the_one_before() {
     let text = "[global]\nsize=8m\n[a]\nrw=read\n[b]\nrw=write\n[c]\nstonewall\nrw=randread\nruntime=1\n[d]\nnew_group\n";
     let jobs = jobfile::parse("t", text).unwrap();
     let (groups, _, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    // stonewall runs c after a and b; d's new_group is a reporting group
+    // of its own that runs beside c (as fio runs it).
     let sizes: Vec<usize> = groups.iter().map(|g| g.infos.len()).collect();
-    assert_eq!(sizes, [2, 1, 1]);
-    assert_eq!(groups[1].infos[0].group, 1);
-    assert_eq!(groups[2].infos[0].group, 2);
+    assert_eq!(sizes, [2, 2]);
+    let ids: Vec<u32> = groups
+        .iter()
+        .flat_map(|g| g.infos.iter().map(|i| i.group))
+        .collect();
+    assert_eq!(ids, [0, 0, 1, 2]);
+    let r = simulate(
+        &groups[1]
+            .builder
+            .clone()
+            .preset(DEFAULT_PRESET)
+            .build()
+            .unwrap(),
+    )
+    .unwrap();
+    let results = vec![(r, groups[1].infos.clone())];
+    let file = output::FileInfo::default();
+    let text = output::normal(&results, &file, "how");
+    assert!(
+        text.contains("c: (groupid=1, jobs=1)")
+            && text.contains("d: (groupid=2, jobs=1)")
+            && text.contains("Run status group 1 (all jobs)")
+            && text.contains("Run status group 2 (all jobs)"),
+        "{text}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&output::json(&results, &file).unwrap()).unwrap();
+    let gids: Vec<u64> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["groupid"].as_u64().unwrap())
+        .collect();
+    assert_eq!(gids, [1, 2]);
 }
 
 #[test]
@@ -315,7 +348,7 @@ fn engines_set_the_depth_and_non_block_engines_are_refused() {
 
 #[test]
 fn buffered_jobs_go_through_the_page_cache_and_notes_say_what_was_ignored() {
-    let text = "[j]\nrw=write\nsize=8m\ndirect=0\nverify=crc32c\nrandom_distribution=zipf:1.2\n";
+    let text = "[j]\nrw=write\nsize=8m\ndirect=0\nverify=crc32c\nbsrange=4k-12k\n";
     let jobs = jobfile::parse("t", text).unwrap();
     let (groups, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
     let s = groups[0]
@@ -327,8 +360,290 @@ fn buffered_jobs_go_through_the_page_cache_and_notes_say_what_was_ignored() {
     assert!(!s.flows[0].direct);
     assert_eq!(notes.ignored, ["verify"]);
     assert!(
-        notes.approximated[0].starts_with("random_distribution=zipf:1.2"),
+        notes.approximated[0].starts_with("bsrange=4k-12k"),
         "{:?}",
         notes.approximated
     );
+}
+
+#[test]
+fn random_distribution_skews_random_jobs_as_fio_does() {
+    use sluice_workload::Distribution;
+    let zipf = Distribution::Zipf {
+        theta: 1.2,
+        center: None,
+    };
+    let (s, _) = plan("[j]\nrw=randread\nrandom_distribution=zipf:1.2\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].distribution, zipf);
+    let (s, _) = plan("[j]\nrw=randrw\nrandom_distribution=zipf:1.2,pareto\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].distribution, zipf);
+    let (s, _) = plan("[j]\nrw=randwrite\nrandom_distribution=pareto:0.3:0.5\nsize=64m\n").unwrap();
+    assert_eq!(
+        s.flows[0].distribution,
+        Distribution::Pareto {
+            h: 0.3,
+            center: Some(0.5)
+        }
+    );
+    // A sequential job has no random offsets to skew (fio ignores it).
+    let (s, _) = plan("[j]\nrw=read\nrandom_distribution=zipf:1.2\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].distribution, Distribution::Uniform);
+    let (s, _) = plan("[j]\nrw=randread\nsize=8m\nrandom_distribution=zoned:60/10:40/\n").unwrap();
+    assert_eq!(
+        s.flows[0].distribution,
+        Distribution::Zoned(vec![(60.0, 10.0), (40.0, 90.0)])
+    );
+    // zoned_abs: sizes as shares of the job's size (1m of 4m: 25%).
+    let (s, _) =
+        plan("[j]\nrw=randread\nsize=4m\nrandom_distribution=zoned_abs:70/1m:30/3m\n").unwrap();
+    assert_eq!(
+        s.flows[0].distribution,
+        Distribution::Zoned(vec![(70.0, 25.0), (30.0, 75.0)])
+    );
+    let jobs = jobfile::parse(
+        "t",
+        "[j]\nrw=randread\nsize=8m\nrandom_distribution=sequence:2,0,1\n",
+    )
+    .unwrap();
+    let (_, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    assert!(notes
+        .approximated
+        .iter()
+        .any(|n| n.starts_with("random_distribution=sequence")));
+    let jobs = jobfile::parse(
+        "t",
+        "[j]\nrw=randread\nsize=8m\nrandom_distribution=zipf:1\n",
+    )
+    .unwrap();
+    let e = format!(
+        "{:#}",
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+    );
+    assert!(
+        e.starts_with("t: line 4: random_distribution=zipf:1: zipf's theta") && !e.contains('\n'),
+        "{e}"
+    );
+    // Skewed reads through the page cache hit it far more often.
+    let iops = |d: &str| {
+        let r = simulate_text(&format!(
+            "[j]\nrw=randread\ndirect=0\nsize=256m\nruntime=3\ntime_based\n{d}\n"
+        ))
+        .unwrap();
+        r.flows[0].requests
+    };
+    let (uniform, skewed) = (iops(""), iops("random_distribution=zipf:1.2"));
+    assert!(skewed > 3 * uniform, "{skewed} vs {uniform}");
+}
+
+#[test]
+fn fsync_every_n_writes_waits_for_them() {
+    let (s, _) =
+        plan("[j]\nrw=randwrite\nioengine=libaio\niodepth=16\ndirect=1\nfsync=8\nsize=64m\n")
+            .unwrap();
+    assert_eq!(s.flows[0].fsync_every, Some(8));
+    let (s, _) = plan("[j]\nrw=write\nfdatasync=4\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].fsync_every, Some(4));
+    let (s, _) = plan("[j]\nrw=write\nfsync=0\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].fsync_every, None);
+    let (s, _) = plan("[j]\nrw=read\nfsync=4\nsize=64m\n").unwrap();
+    assert_eq!(s.flows[0].fsync_every, None);
+    let jobs = jobfile::parse("t", "[j]\nrw=write\nsize=8m\nfsync=often\n").unwrap();
+    let e = format!(
+        "{:#}",
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+    );
+    assert!(e.starts_with("t: line 4: fsync=often"), "{e}");
+    // A deep direct writer that waits every 4 writes has at most 4 in
+    // flight: each waits behind fewer (a far lower mean latency).
+    let lat = |sync: &str| {
+        let r = simulate_text(&format!("[j]\nrw=randwrite\nioengine=libaio\niodepth=32\ndirect=1\nsize=1g\nruntime=3\ntime_based\n{sync}\n")).unwrap();
+        r.flows[0].lat_ms.mean
+    };
+    let (free, synced) = (lat(""), lat("fsync=4"));
+    assert!(synced < 0.3 * free, "{synced} vs {free}");
+    // A buffered writer's fsync waits for its dirty pages to reach the
+    // disk: far fewer writes than at memory speed into the page cache.
+    let writes = |sync: &str| {
+        let r = simulate_text(&format!(
+            "[j]\nrw=write\nbs=64k\nsize=1g\nruntime=2\ntime_based\n{sync}\n"
+        ))
+        .unwrap();
+        r.flows[0].requests
+    };
+    let (cached, flushed) = (writes(""), writes("fsync=16"));
+    assert!(flushed * 2 < cached, "{flushed} vs {cached}");
+}
+
+#[test]
+fn group_reporting_reports_a_groups_jobs_as_one_entry() {
+    let run = |text: &str| {
+        let jobs = jobfile::parse("t", text).unwrap();
+        let (groups, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+        let r = simulate(
+            &groups[0]
+                .builder
+                .clone()
+                .preset(DEFAULT_PRESET)
+                .build()
+                .unwrap(),
+        )
+        .unwrap();
+        let results = vec![(r.clone(), groups[0].infos.clone())];
+        let file = output::FileInfo {
+            notes,
+            ..Default::default()
+        };
+        let v: serde_json::Value =
+            serde_json::from_str(&output::json(&results, &file).unwrap()).unwrap();
+        (r, v, output::normal(&results, &file, "how"))
+    };
+    // a's two copies and b join a's entry (fio: a job with group_reporting
+    // joins the entry before it); c, without it, has its own.
+    let text = "[global]\nrw=randread\nsize=64m\nruntime=2\ntime_based\n[a]\nnumjobs=2\ngroup_reporting\n[b]\ngroup_reporting\nrw=randwrite\n[c]\n";
+    let (r, v, normal) = run(text);
+    let jobs = v["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2, "{normal}");
+    assert_eq!(
+        (jobs[0]["jobname"].as_str(), jobs[1]["jobname"].as_str()),
+        (Some("a"), Some("c"))
+    );
+    let ios = |j: &serde_json::Value| {
+        j["read"]["total_ios"].as_u64().unwrap() + j["write"]["total_ios"].as_u64().unwrap()
+    };
+    let three: u64 = r.flows[..3].iter().map(|f| f.requests).sum();
+    assert!(
+        ios(&jobs[0]).abs_diff(three) <= 1,
+        "{} vs {three}",
+        ios(&jobs[0])
+    );
+    assert_eq!(ios(&jobs[1]), r.flows[3].requests);
+    let bytes = |j: &serde_json::Value| {
+        j["read"]["io_bytes"].as_u64().unwrap() + j["write"]["io_bytes"].as_u64().unwrap()
+    };
+    let b3: u64 = r.flows[..3].iter().map(|f| f.bytes).sum();
+    assert!(bytes(&jobs[0]).abs_diff(b3) <= 4096);
+    // b's writes are a third of the entry's bytes, split out as writes.
+    let w = jobs[0]["write"]["io_bytes"].as_u64().unwrap() as f64;
+    assert!((w / b3 as f64 - r.flows[2].bytes as f64 / b3 as f64).abs() < 0.01);
+    // The merged median lies among the jobs' medians.
+    let p50 = jobs[0]["read"]["clat_ns"]["percentile"]["50.000000"]
+        .as_u64()
+        .unwrap() as f64
+        / 1e6;
+    let meds: Vec<f64> = r.flows[..3].iter().map(|f| f.lat_ms.p50).collect();
+    let (lo, hi) = meds
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(l, h), &m| (l.min(m), h.max(m)));
+    assert!(
+        p50 >= lo * 0.95 && p50 <= hi * 1.05,
+        "{p50} not in {lo}..{hi}"
+    );
+    assert!(
+        normal.contains("a: (groupid=0, jobs=3)") && normal.contains("c: (groupid=0, jobs=1)"),
+        "{normal}"
+    );
+    assert!(!v["sluice"]["ignored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|k| k == "group_reporting"));
+    // A new reporting group (new_group) starts an entry of its own.
+    let (_, v, _) = run("[global]\nrw=randread\nsize=64m\nruntime=1\ntime_based\ngroup_reporting\n[a]\n[b]\n[c]\nnew_group\n");
+    let names: Vec<&str> = v["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["jobname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a", "c"]);
+    // Without group_reporting: an entry per job and copy.
+    let (_, v, _) = run(&text.replace("group_reporting\n", ""));
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn without_direct_jobs_are_buffered_as_fios_default_except_under_run() {
+    let (s, _) = plan("[j]\nrw=randread\nsize=64m\n").unwrap();
+    assert!(!s.flows[0].direct);
+    let (s, _) = plan("[j]\nrw=randread\nsize=64m\nbuffered=0\n").unwrap();
+    assert!(s.flows[0].direct);
+    let (s, _) = plan("[j]\nrw=randread\nsize=64m\ndirect=1\nbuffered=1\n").unwrap();
+    assert!(s.flows[0].direct);
+    let (s, _) = plan("[j]\nrw=randrw\nsize=64m\n").unwrap();
+    assert!(!s.flows[0].direct);
+    // Engines around the page cache (NVMe pass-through, DDN IME) are direct.
+    for e in ["io_uring_cmd", "ime_psync"] {
+        let (s, _) = plan(&format!("[j]\nrw=read\nsize=64m\nioengine={e}\n")).unwrap();
+        assert!(s.flows[0].direct, "{e}");
+    }
+    // A mixed buffered job runs through the page cache.
+    let r = simulate_text("[j]\nrw=randrw\nsize=64m\nruntime=1\ntime_based\n").unwrap();
+    assert!(r.flows[0].requests > 0);
+    // The real engine does O_DIRECT only, and the output says so.
+    let jobs = jobfile::parse("t", "[j]\nrw=randread\nsize=64m\n").unwrap();
+    let (groups, notes, _) = plan_groups("t", Path::new("t.fio"), &jobs, "noop", true).unwrap();
+    let s = groups[0].builder.clone().build_real().unwrap();
+    assert!(s.flows[0].direct);
+    assert!(
+        notes.approximated.iter().any(|n| n.contains("O_DIRECT")),
+        "{:?}",
+        notes.approximated
+    );
+    let (_, notes, _) = scenario("t", Path::new("t.fio"), &jobs, "noop").unwrap();
+    assert!(!notes.approximated.iter().any(|n| n.starts_with("direct")));
+}
+
+#[test]
+fn jobs_are_named_after_their_section_as_fio_names_them() {
+    // fio 3.33 on this file reports file1, file1, renamed, file1.
+    let text = "[global]\nname=glob\nsize=1m\n[file1]\nnumjobs=2\n[file2]\nname=renamed\n[file1]\n";
+    let (s, infos) = plan(text).unwrap();
+    let names: Vec<_> = infos.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(names, ["file1", "file1", "renamed", "file1"]);
+    let flows: Vec<_> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(flows, ["file1#0", "file1#1", "renamed", "file1#job2"]);
+}
+
+#[test]
+fn nrfiles_are_files_of_one_job_served_as_file_service_type_says() {
+    use sluice_workload::FileService;
+    let (s, _) = plan("[j]\nrw=read\nbs=128k\nnrfiles=4\nfilesize=16m\ndirect=1\n").unwrap();
+    assert_eq!(
+        (s.flows[0].files, s.flows[0].file_service),
+        (4, FileService::RoundRobin(1))
+    );
+    assert_eq!(s.flows[0].file_sectors, 64 << 11);
+    let (s, _) =
+        plan("[j]\nrw=randread\nnrfiles=4\nsize=64m\nfile_service_type=sequential\n").unwrap();
+    assert_eq!(s.flows[0].file_service, FileService::Sequential);
+    let (s, _) =
+        plan("[j]\nrw=randread\nnrfiles=4\nsize=64m\nfile_service_type=roundrobin:3\n").unwrap();
+    assert_eq!(s.flows[0].file_service, FileService::RoundRobin(3));
+    let jobs = jobfile::parse(
+        "t",
+        "[j]\nrw=read\nsize=8m\nnrfiles=2\nfile_service_type=odd\n",
+    )
+    .unwrap();
+    let e = format!(
+        "{:#}",
+        scenario("t", Path::new("t.fio"), &jobs, "noop")
+            .err()
+            .unwrap()
+    );
+    assert!(e.starts_with("t: line 5: file_service_type=odd"), "{e}");
+    // Four files read in turn: the head seeks between them on every
+    // request, far slower than one file read straight through.
+    let mb = |n: u32| {
+        let r = simulate_text(&format!(
+            "[j]\nrw=read\nbs=128k\nnrfiles={n}\nsize=1g\ndirect=1\nruntime=2\ntime_based\n"
+        ))
+        .unwrap();
+        r.flows[0].bytes
+    };
+    let (one, four) = (mb(1), mb(4));
+    assert!(four * 2 < one, "{four} vs {one}");
 }

@@ -263,6 +263,13 @@ pub struct FlowBuilder {
     pub(super) burst_ms: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) group: Option<String>,
+    pub(super) random_distribution: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) fsync_every: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) files: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) file_service: Option<String>,
 }
 
 impl ScenarioBuilder {
@@ -547,6 +554,22 @@ impl FlowBuilder {
         burst_ms: f64;
         /// The `[[group]]` the flow belongs to (default: the root).
         group: String;
+        /// Random-offset flows (rand-read, rand-write, pool): where the
+        /// offsets fall, as fio's `random_distribution`: `random` (the
+        /// default), `zipf:THETA`, `pareto:H`, `normal:DEV`, each with an
+        /// optional `:CENTER` (0..=1), or `zoned:A/S:A/S...` (A percent
+        /// of the accesses to the next S percent of the file).
+        random_distribution: String;
+        /// Greedy writers: after every this many writes, wait for all of
+        /// them before the next (fio's `fsync=N`).
+        fsync_every: u64;
+        /// Greedy flows: the file is this many files of equal length, one
+        /// after another (fio's `nrfiles`; default 1).
+        files: u32;
+        /// Greedy flows with several files: `roundrobin[:N]` (the default:
+        /// the next file after every N requests), `sequential` or `random`
+        /// (fio's `file_service_type`).
+        file_service: String;
         /// When the flow starts, s (default 0).
         start_s: f64;
         /// Where the flow's file starts (default: after the files so far).

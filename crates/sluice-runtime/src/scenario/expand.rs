@@ -3,6 +3,7 @@
 
 use super::*;
 use sluice_device::rate::{RateLimits, RateSpec};
+use sluice_workload::{Distribution, FileService};
 
 /// Settings of start-up and video flows, read once per `[[flow]]`.
 #[derive(Default)]
@@ -595,6 +596,58 @@ impl Scenario {
                 None => None,
                 Some(name) => Some(groups::group_index(&raw.groups, name, "group").map_err(ctx)?),
             };
+            let distribution = match &f.random_distribution {
+                None => Distribution::Uniform,
+                Some(d) => {
+                    if !matches!(
+                        pattern,
+                        Pattern::RandRead | Pattern::RandWrite | Pattern::Pool
+                    ) {
+                        return Err(ctx(fail(
+                            "random_distribution applies to rand-read, rand-write and pool flows only",
+                        )));
+                    }
+                    Distribution::parse(d)
+                        .map_err(|e| ctx(fail(format!("random_distribution = \"{d}\": {e}"))))?
+                }
+            };
+            let greedy = matches!(
+                pattern,
+                Pattern::SeqRead | Pattern::RandRead | Pattern::SeqWrite | Pattern::RandWrite
+            );
+            let files = f.files.unwrap_or(1);
+            if !(1..=1_000_000).contains(&files) {
+                return Err(ctx(fail(format!(
+                    "files must be 1..=1000000 (got {files})"
+                ))));
+            }
+            if (files > 1 || f.file_service.is_some()) && !greedy {
+                return Err(ctx(fail(
+                    "files and file_service apply to greedy readers and writers only",
+                )));
+            }
+            if file_sectors / u64::from(files) < u64::from(request_sectors) {
+                return Err(ctx(fail(format!(
+                    "files = {files}: each file would be smaller than a request (raise file_gib)"
+                ))));
+            }
+            let file_service = match &f.file_service {
+                None => FileService::default(),
+                Some(s) => FileService::parse(s).ok_or_else(|| {
+                    ctx(fail(format!(
+                        "file_service = \"{s}\": expected roundrobin[:N], sequential or random"
+                    )))
+                })?,
+            };
+            match f.fsync_every {
+                Some(0) => return Err(ctx(fail("fsync_every must be at least 1"))),
+                Some(_) if !matches!(pattern, Pattern::SeqWrite | Pattern::RandWrite) => {
+                    return Err(ctx(fail(
+                        "fsync_every applies to seq-write and rand-write flows only",
+                    )))
+                }
+                _ => {}
+            }
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
             if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
                 return Err(ctx(fail("fragment_kib must be 1..=65536")));
@@ -729,6 +782,10 @@ impl Scenario {
                     limit_mb_s,
                     burst,
                     group,
+                    distribution: distribution.clone(),
+                    fsync_every: f.fsync_every,
+                    files,
+                    file_service,
                 });
             }
         }

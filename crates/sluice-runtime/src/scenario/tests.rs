@@ -835,3 +835,70 @@ fn a_rate_device_round_trips_through_the_builder() {
     let s = Scenario::parse("r.toml", &text).unwrap();
     assert_eq!(s.device.model, b.build().unwrap().device.model);
 }
+#[test]
+fn random_distribution_and_fsync_every_reach_the_flow_spec_or_say_why_not() {
+    let text = GOOD.replace(
+        "file_gib = 2",
+        "file_gib = 2\nrandom_distribution = \"zipf:1.2\"",
+    );
+    let s = parse(&text).unwrap();
+    assert!(s.flows.iter().all(|f| f.distribution
+        == sluice_workload::Distribution::Zipf {
+            theta: 1.2,
+            center: None
+        }));
+    assert!(parse(GOOD).unwrap().flows.iter().all(|f| f.distribution
+        == sluice_workload::Distribution::Uniform
+        && f.fsync_every.is_none()));
+    for (to, needle) in [
+        ("random_distribution = \"zipf:1\"", "zipf's theta"),
+        ("random_distribution = \"zoned:60/10\"", "not 100"),
+        ("random_distribution = \"sideways\"", "'sideways' is not"),
+        ("fsync_every = 0", "fsync_every must be at least 1"),
+        ("fsync_every = 8", "seq-write and rand-write"),
+    ] {
+        let text = GOOD.replace("file_gib = 2", &format!("file_gib = 2\n{to}"));
+        let e = error(&text);
+        assert!(e.contains(needle) && !e.contains('\n'), "{to}: {e}");
+        let line = text.lines().position(|l| l == to).unwrap() + 1;
+        assert!(e.contains(&format!("line {line}:")), "{to}: {e}");
+    }
+    let w = GOOD
+        .replace("rand-read", "rand-write")
+        .replace("file_gib = 2", "file_gib = 2\nfsync_every = 8");
+    assert!(parse(&w)
+        .unwrap()
+        .flows
+        .iter()
+        .all(|f| f.fsync_every == Some(8)));
+}
+
+#[test]
+fn files_and_file_service_reach_the_flow_spec_or_say_why_not() {
+    use sluice_workload::FileService;
+    let text = GOOD.replace(
+        "file_gib = 2",
+        "file_gib = 2\nfiles = 4\nfile_service = \"roundrobin:8\"",
+    );
+    let s = parse(&text).unwrap();
+    assert!(s
+        .flows
+        .iter()
+        .all(|f| f.files == 4 && f.file_service == FileService::RoundRobin(8)));
+    assert!(parse(GOOD)
+        .unwrap()
+        .flows
+        .iter()
+        .all(|f| f.files == 1 && f.file_service == FileService::RoundRobin(1)));
+    for (to, needle) in [
+        ("files = 0", "files must be 1..=1000000"),
+        ("file_service = \"sideways\"", "expected roundrobin[:N]"),
+        ("files = 1000000", "smaller than a request"),
+    ] {
+        let text = GOOD.replace("file_gib = 2", &format!("file_gib = 2\n{to}"));
+        let e = error(&text);
+        assert!(e.contains(needle) && !e.contains('\n'), "{to}: {e}");
+        let line = text.lines().position(|l| l == to).unwrap() + 1;
+        assert!(e.contains(&format!("line {line}:")), "{to}: {e}");
+    }
+}

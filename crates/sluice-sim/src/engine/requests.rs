@@ -196,15 +196,19 @@ impl Backend for Requests {
                     arrival: now,
                 },
             );
+            // The file of the request (a flow may have several).
+            let (file_start, file_sectors) = spec.file_at(i.sector);
             let op = Op {
                 token,
                 sector: i.sector,
                 sectors: i.sectors,
-                file_start: spec.file_start,
-                file_sectors: spec.file_sectors,
+                file_start,
+                file_sectors,
                 stream: thread.0,
             };
-            if i.write {
+            if i.write && i.flush {
+                os.cache.write_sync(now, op);
+            } else if i.write {
                 os.cache.write(now, op);
             } else {
                 os.cache.read(now, op);

@@ -65,9 +65,16 @@
 //!   the next window (`get_next_ra_size`: ×4 when small, else ×2, capped).
 //!   Windows stop at the file's end. Other misses read just the request.
 //!
+//! - A write() followed by fsync() of its file ([`PageCache::write_sync`],
+//!   fio's `fsync=N`): the file's dirty pages go to the back of the
+//!   flusher's queue at once, and the call returns when every writeback
+//!   request of the file queued or in flight then has completed. Pages
+//!   redirtied while under writeback are not waited for again, and no
+//!   cache flush is sent to the drive.
+//!
 //! What is not: dirtyable memory (limits are of all memory), per-device
 //! and per-task dirty limits (`bdi_thresh`, `task_dirty_limit`), the
-//! ratelimited check (every write() checks), mmap, fsync, metadata and
+//! ratelimited check (every write() checks), mmap, metadata and
 //! journalling, page reclaim writing dirty pages, the readahead
 //! thrashing and interleaved-stream detection.
 
@@ -83,14 +90,20 @@ use sluice::{Duration, Instant};
 /// A hasher for page numbers that keeps neighbouring pages in neighbouring
 /// buckets: the cache walks files page by page, so its lookups stay in
 /// the cache lines the last one loaded (with a mixing hasher each was
-/// a miss, most of a long buffered run's time). The top 7 bits, the hash
-/// map's tag, are mixed from the whole number so a probe still tells
-/// pages apart at a glance.
+/// a miss, most of a long buffered run's time). Only runs of
+/// [`HASH_RUN_PAGES`] pages stay together: the runs themselves are
+/// scattered by a mixing hash (files a power of two of pages apart, such
+/// as fio's `numjobs` copies of a 25g file, otherwise filled the same
+/// buckets, and every lookup walked the other files' pages). The top 7
+/// bits, the hash map's tag, are mixed from the whole number so a probe
+/// still tells pages apart at a glance.
 #[derive(Default, Clone, Copy)]
 struct PageHasher(u64);
 
 /// The top 7 bits of a hash (the map's tag).
 const TAG: u64 = 0x7F << 57;
+/// Neighbouring pages hashed to neighbouring buckets (a power of two).
+const HASH_RUN_PAGES: u64 = 64;
 
 impl Hasher for PageHasher {
     fn finish(&self) -> u64 {
@@ -102,7 +115,11 @@ impl Hasher for PageHasher {
         }
     }
     fn write_u64(&mut self, n: u64) {
-        self.0 = (n & !TAG) | (n.wrapping_mul(0x9E37_79B9_7F4A_7C15) & TAG);
+        let shift = HASH_RUN_PAGES.trailing_zeros();
+        let run = (n >> shift).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let run = run ^ (run >> 29);
+        let place = (n & (HASH_RUN_PAGES - 1)) | (run << shift);
+        self.0 = (place & !TAG) | (n.wrapping_mul(0x9E37_79B9_7F4A_7C15) & TAG);
     }
 }
 
@@ -296,7 +313,8 @@ pub struct PageCache {
     files: BTreeMap<u64, File>,
     /// Files with dirty pages in the order they became dirty (b_io).
     order: VecDeque<u64>,
-    ra: BTreeMap<u32, Readahead>,
+    /// Read-ahead state per (reader, file).
+    ra: BTreeMap<(u32, u64), Readahead>,
     next_io: u64,
     ios: BTreeMap<u64, IoState>,
     /// Writeback requests waiting for a slot.
@@ -309,6 +327,9 @@ pub struct PageCache {
     waiters: BTreeMap<u64, Vec<u64>>,
     /// Throttled write() calls, by token.
     throttled: BTreeMap<u64, Throttled>,
+    /// write()+fsync() calls, by token: the writeback requests each still
+    /// waits for.
+    syncs: BTreeMap<u64, BTreeSet<u64>>,
     out: Vec<Out>,
 }
 
@@ -337,6 +358,7 @@ impl PageCache {
             reads: BTreeMap::new(),
             waiters: BTreeMap::new(),
             throttled: BTreeMap::new(),
+            syncs: BTreeMap::new(),
             out: Vec::new(),
         }
     }
@@ -396,6 +418,36 @@ impl PageCache {
         self.evict();
     }
 
+    /// A buffered write() and then fsync() of its file: its pages are
+    /// dirtied, every dirty page of the file is queued for writeback, and
+    /// the call completes once the file's writeback requests (queued or
+    /// in flight at that moment) have all completed (at memory speed if
+    /// there are none).
+    pub fn write_sync(&mut self, now: Instant, op: Op) {
+        let (first, end) = op.pages();
+        for p in first..end {
+            self.dirty_page(now, p, op.file_start);
+        }
+        self.pass(op.file_start, u64::MAX);
+        let (file_first, file_end) = op.file_pages();
+        let waits: BTreeSet<u64> = self
+            .ios
+            .iter()
+            .filter(|(_, io)| io.write && io.first < file_end && io.first + io.pages > file_first)
+            .map(|(&id, _)| id)
+            .collect();
+        if waits.is_empty() {
+            self.out.push(Out::Done {
+                token: op.token,
+                at: now + copy_cost(end - first),
+            });
+        } else {
+            self.syncs.insert(op.token, waits);
+        }
+        self.pump();
+        self.evict();
+    }
+
     /// The disk completed request `id`. Unknown ids are ignored.
     pub fn io_done(&mut self, now: Instant, id: u64) {
         let Some(io) = self.ios.remove(&id) else {
@@ -421,6 +473,16 @@ impl PageCache {
             }
             for t in released {
                 self.throttled.remove(&t);
+                self.out.push(Out::Done { token: t, at: now });
+            }
+            // An fsync() returns once its file's last request is done.
+            let synced: Vec<u64> = self
+                .syncs
+                .iter_mut()
+                .filter_map(|(&t, w)| (w.remove(&id) && w.is_empty()).then_some(t))
+                .collect();
+            for t in synced {
+                self.syncs.remove(&t);
                 self.out.push(Out::Done { token: t, at: now });
             }
         } else {

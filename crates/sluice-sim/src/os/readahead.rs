@@ -30,7 +30,10 @@ impl PageCache {
         let (first, end) = op.pages();
         let (file_first, file_end) = op.file_pages();
         let max = self.cfg.read_ahead_pages;
-        let mut ra = self.ra.get(&op.stream).copied().unwrap_or_default();
+        // A reader's state per file it reads (Linux's file_ra_state is
+        // per open file).
+        let key = (op.stream, op.file_start);
+        let mut ra = self.ra.get(&key).copied().unwrap_or_default();
         let sequential = first == file_first || ra.prev_end == Some(first);
         let miss = !self.pages.contains_key(&first);
         if miss {
@@ -60,7 +63,7 @@ impl PageCache {
             }
         }
         ra.prev_end = Some(end);
-        self.ra.insert(op.stream, ra);
+        self.ra.insert(key, ra);
         // What read-ahead did not bring: just the request.
         self.read_missing(op.stream, first, end);
         let mut missing = 0;

@@ -451,6 +451,81 @@ fn page_hasher_keeps_neighbours_close_and_tags_apart() {
     use std::hash::{BuildHasher, BuildHasherDefault};
     let h = |n: u64| BuildHasherDefault::<super::PageHasher>::default().hash_one(n);
     assert_eq!(h(1001) & 0xFFFF, (h(1000) & 0xFFFF) + 1);
+    // Files a power of two of pages apart do not share buckets.
+    let far: std::collections::BTreeSet<u64> =
+        (0..8u64).map(|k| h(1000 + (k << 22)) & 0xFFFF).collect();
+    assert_eq!(far.len(), 8, "{far:?}");
     let tags: std::collections::BTreeSet<u64> = (0..64).map(|n| h(n) >> 57).collect();
     assert!(tags.len() > 30, "{tags:?}");
+}
+
+#[test]
+fn write_sync_returns_once_the_files_dirty_pages_are_written() {
+    let mut c = PageCache::new(cfg());
+    // 100 pages dirtied at memory speed, under the background threshold.
+    c.write(at(0), op(1, 0, 400));
+    assert!(ios(&c.take()).is_empty());
+    // write()+fsync(): 16 more pages, then all 116 go out.
+    c.write_sync(at(1), op(2, 400, 64));
+    let out = c.take();
+    assert!(done(&out).is_empty(), "{out:?}");
+    let sent = ios(&out);
+    assert_eq!(
+        sent.iter().map(|io| u64::from(io.sectors)).sum::<u64>(),
+        116 * 8
+    );
+    assert!(sent.iter().all(|io| io.write));
+    for (k, io) in sent.iter().enumerate() {
+        c.io_done(at(10 + k as u64), io.id);
+        let d = done(&c.take());
+        if k + 1 < sent.len() {
+            assert!(d.is_empty(), "returned before request {k}");
+        } else {
+            assert_eq!(d, [(2, at(10 + k as u64))]);
+        }
+    }
+    assert_eq!(c.dirty(), 0);
+    // Another file's fsync waits for its own pages only.
+    let mut c = PageCache::new(cfg());
+    c.write(at(0), op(1, 0, 400));
+    c.take();
+    let b = Op {
+        sector: (4 << 20) + 64,
+        file_start: 4 << 20,
+        ..op(3, 0, 4)
+    };
+    c.write_sync(at(1), b);
+    let sent = ios(&c.take());
+    assert_eq!(sent.len(), 1);
+    assert_eq!((sent[0].sector, sent[0].sectors), ((4 << 20) + 64, 8));
+    c.io_done(at(5), sent[0].id);
+    assert_eq!(done(&c.take()), [(3, at(5))]);
+    assert_eq!(c.dirty(), 100);
+}
+
+#[test]
+fn read_ahead_is_kept_per_file_of_a_reader() {
+    // One reader alternating between two files (fio's nrfiles): each
+    // file's read-ahead goes on as if the other were not read.
+    let mut c = PageCache::new(cfg());
+    let a = |token, kib| op(token, kib, 4);
+    let b = |token, kib: u64| Op {
+        sector: (4 << 21) + kib * 2,
+        file_start: 4 << 21,
+        ..op(token, 0, 4)
+    };
+    c.read(at(0), a(1, 0));
+    let first = ios(&c.take());
+    assert_eq!((first[0].sector, first[0].sectors), (0, 32), "{first:?}");
+    c.read(at(1), b(2, 0));
+    c.take();
+    // A's second page is its read-ahead marker: A's next window opens.
+    c.read(at(2), a(3, 4));
+    let next = ios(&c.take());
+    assert_eq!(
+        next.iter()
+            .map(|io| (io.sector, io.sectors))
+            .collect::<Vec<_>>(),
+        [(32, 64)]
+    );
 }

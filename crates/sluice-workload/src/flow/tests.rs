@@ -1,7 +1,7 @@
 //! Tests of `flow.rs`.
 
 use super::*;
-use crate::spec::{GreedyPattern, Pattern};
+use crate::spec::{FileService, GreedyPattern, Pattern};
 
 /// The instant `n` nanoseconds after the origin.
 fn ns(n: u64) -> Instant {
@@ -223,4 +223,112 @@ fn large_requests_go_out_as_fragments_and_complete_together() {
     let mut act = Actions::default();
     f.completed(ns(3), 0, true, ns(0), &mut act);
     assert_eq!(act.issues.len(), 4, "the next request goes out whole");
+}
+
+#[test]
+fn fsync_every_waits_for_the_writes_before_issuing_more() {
+    // 16 in flight allowed, but a barrier after every 4 writes.
+    let s = FlowSpec {
+        outstanding: 16,
+        requests: Some(12),
+        fsync_every: Some(4),
+        file_sectors: 1 << 20,
+        ..spec(Pattern::RandWrite)
+    };
+    let mut f = Flow::new(s.clone(), 1, 0);
+    let mut act = Actions::default();
+    f.wake(Instant::ZERO, &mut act);
+    assert_eq!(act.issues.len(), 4);
+    for k in 0..4 {
+        let mut act = Actions::default();
+        f.completed(ns(1000 * k + 1000), 0, true, Instant::ZERO, &mut act);
+        // Only the last of the four lets the next four go.
+        assert_eq!(
+            act.issues.len(),
+            if k == 3 { 4 } else { 0 },
+            "completion {k}"
+        );
+    }
+    // Without the barrier all twelve go at once.
+    let mut f = Flow::new(
+        FlowSpec {
+            fsync_every: None,
+            ..s
+        },
+        1,
+        0,
+    );
+    let mut act = Actions::default();
+    f.wake(Instant::ZERO, &mut act);
+    assert_eq!(act.issues.len(), 12);
+}
+
+#[test]
+fn a_zipf_reader_returns_to_its_hot_blocks() {
+    let s = |d| FlowSpec {
+        outstanding: 1,
+        requests: None,
+        file_sectors: 8 * 10_000,
+        distribution: d,
+        ..spec(Pattern::RandRead)
+    };
+    let hottest = |d| {
+        let mut f = Flow::new(s(d), 1, 0);
+        let mut seen = std::collections::HashMap::new();
+        let mut act = Actions::default();
+        f.wake(Instant::ZERO, &mut act);
+        for k in 0..5000u64 {
+            for i in act.issues.drain(..) {
+                *seen.entry(i.sector).or_insert(0u32) += 1;
+            }
+            f.completed(ns(k + 1), 0, true, Instant::ZERO, &mut act);
+        }
+        seen.values().copied().max().unwrap_or(0)
+    };
+    // Rank 1 of zipf:1.2 over 10,000 blocks: 1/ζ ≈ 21% of 5,000 reads.
+    let zipf = crate::Distribution::parse("zipf:1.2").unwrap();
+    let hot = hottest(zipf);
+    assert!(hot > 800, "{hot}");
+    assert!(hottest(crate::Distribution::Uniform) < 10);
+}
+
+#[test]
+fn several_files_are_served_round_robin_sequentially_or_at_random() {
+    // Three files of 4 requests (8 sectors each) from sector 1000.
+    let s = |service| FlowSpec {
+        outstanding: 1,
+        requests: None,
+        file_sectors: 3 * 32,
+        files: 3,
+        file_service: service,
+        ..spec(Pattern::SeqRead)
+    };
+    let sectors = |spec: FlowSpec, n: u64| {
+        let mut f = Flow::new(spec, 1, 0);
+        let mut act = Actions::default();
+        f.wake(Instant::ZERO, &mut act);
+        let mut out = Vec::new();
+        for k in 0..n {
+            out.extend(act.issues.drain(..).map(|i| i.sector - 1000));
+            f.completed(ns(k + 1), 0, true, Instant::ZERO, &mut act);
+        }
+        out
+    };
+    assert_eq!(
+        sectors(s(FileService::RoundRobin(1)), 7),
+        [0, 32, 64, 8, 40, 72, 16]
+    );
+    assert_eq!(
+        sectors(s(FileService::RoundRobin(2)), 6),
+        [0, 8, 32, 40, 64, 72]
+    );
+    assert_eq!(
+        sectors(s(FileService::Sequential), 6),
+        [0, 8, 16, 24, 32, 40]
+    );
+    let random = sectors(s(FileService::Random), 60);
+    let mut files: Vec<u64> = random.iter().map(|x| x / 32).collect();
+    files.dedup();
+    assert!(files.len() > 20 && random.iter().all(|x| *x < 96));
+    assert_eq!(s(FileService::Random).file_at(1000 + 40), (1032, 32));
 }

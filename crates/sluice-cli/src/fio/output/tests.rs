@@ -26,6 +26,8 @@ fn info(name: &str, write: bool, bs: u64) -> JobInfo {
             ("time_based".into(), String::new()),
         ],
         size_done_at: None,
+        group_reporting: false,
+        members: 1,
     }
 }
 
@@ -175,11 +177,22 @@ fn a_job_stopped_at_the_limit_says_so() {
     let done = r.flows[0].bytes;
     let mut job = info("r", false, 128 << 10);
     job.size_done_at = Some(100 << 30);
+    // A run that ended before sluice's limit was cut by --max-duration.
     let notes = stopped_early(&r, std::slice::from_ref(&job));
     assert_eq!(notes.len(), 1);
     assert!(
+        notes[0].starts_with("job 'r' (flow r) stopped at --max-duration (1 s simulated) with ")
+            && notes[0].ends_with("raise --max-duration to run longer"),
+        "{}",
+        notes[0]
+    );
+    let mut at_limit = r.clone();
+    at_limit.sim_time_s = 3600.0;
+    let notes = stopped_early(&at_limit, std::slice::from_ref(&job));
+    assert!(
         notes[0].starts_with("job 'r' (flow r) stopped at sluice's 3600 s simulated limit with ")
-            && notes[0].contains("of its 100.0 GiB done"),
+            && notes[0].contains("of its 100.0 GiB done")
+            && notes[0].ends_with("set runtime= to run longer"),
         "{}",
         notes[0]
     );
