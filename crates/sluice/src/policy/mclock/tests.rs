@@ -161,7 +161,7 @@ fn weight_phase_service_reduces_the_r_tags() {
     // R tags 0, 10 and 20 ms. At 0 the reservation phase serves the first.
     tb.serve(ms(1));
     let head_r = |tb: &Testbed<Mclock>| {
-        let f = &tb.policy().flows[&FlowId(0)];
+        let f = tb.policy().flow(FlowId(0)).unwrap();
         f.queue.front().map(|e| e.r - f.r_debt)
     };
     assert_eq!(head_r(&tb), Some(10e6));
@@ -172,7 +172,7 @@ fn weight_phase_service_reduces_the_r_tags() {
     assert_eq!(head_r(&tb), Some(10e6));
     // A new arrival is tagged after the reduced tag.
     tb.add(0, 800, 8);
-    let f = &tb.policy().flows[&FlowId(0)];
+    let f = tb.policy().flow(FlowId(0)).unwrap();
     assert_eq!(f.queue.back().map(|e| e.r - f.r_debt), Some(20e6));
 }
 
