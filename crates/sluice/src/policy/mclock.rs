@@ -125,6 +125,12 @@ impl Default for MclockParams {
     }
 }
 
+/// Flow ids below this find their slot by indexing a table (at most
+/// 256 KiB); the others through a hash map.
+const DENSE_IDS: u32 = 1 << 16;
+/// No slot, in the dense table.
+const NO_SLOT: u32 = u32::MAX;
+
 /// Nanoseconds per second: tags are kept in nanoseconds since the origin.
 const NS: f64 = 1e9;
 
@@ -228,7 +234,10 @@ impl Flow {
 #[derive(Clone, Debug)]
 pub struct Mclock {
     params: MclockParams,
-    /// Each flow's slot in `flows`.
+    /// Each flow's slot in `flows`, for flow ids below [`DENSE_IDS`]:
+    /// indexed by id, `NO_SLOT` where there is none.
+    dense: Vec<u32>,
+    /// Each flow's slot in `flows`, for the other flow ids.
     slots: IdMap<FlowId, u32>,
     /// The flows, by slot (`None`: a free slot).
     flows: Vec<Option<Flow>>,
@@ -264,6 +273,7 @@ impl Mclock {
     pub fn new(params: MclockParams) -> Self {
         Mclock {
             params,
+            dense: Vec::new(),
             slots: IdMap::default(),
             flows: Vec::new(),
             free: Vec::new(),
@@ -292,7 +302,37 @@ impl Mclock {
     /// Flow `id`'s slot, if it is known.
     #[inline]
     fn slot(&self, id: FlowId) -> Option<usize> {
-        self.slots.get(&id).map(|&s| s as usize)
+        if id.0 < DENSE_IDS {
+            match self.dense.get(id.0 as usize) {
+                Some(&s) if s != NO_SLOT => Some(s as usize),
+                _ => None,
+            }
+        } else {
+            self.slots.get(&id).map(|&s| s as usize)
+        }
+    }
+
+    /// Record (`Some`) or forget flow `id`'s slot.
+    fn set_slot(&mut self, id: FlowId, slot: Option<usize>) {
+        if id.0 < DENSE_IDS {
+            let i = id.0 as usize;
+            if i >= self.dense.len() {
+                if slot.is_none() {
+                    return;
+                }
+                self.dense.resize(i + 1, NO_SLOT);
+            }
+            self.dense[i] = slot.map_or(NO_SLOT, |s| s as u32);
+        } else {
+            match slot {
+                Some(s) => {
+                    self.slots.insert(id, s as u32);
+                }
+                None => {
+                    self.slots.remove(&id);
+                }
+            }
+        }
     }
 
     /// Flow `id`'s state, if it is known.
@@ -317,7 +357,7 @@ impl Mclock {
                 self.flows.len() - 1
             }
         };
-        self.slots.insert(id, s as u32);
+        self.set_slot(id, Some(s));
         s
     }
 
@@ -432,7 +472,7 @@ impl Scheduler for Mclock {
             // An empty flow is in no heap (`index` took it out).
             self.flows[s] = None;
             self.free.push(s as u32);
-            self.slots.remove(&flow);
+            self.set_slot(flow, None);
         }
     }
 

@@ -10,12 +10,13 @@ const NONE: u32 = u32::MAX;
 /// Children per node.
 const D: usize = 4;
 
-/// One element: its key, the flow id that breaks ties, and its slot.
+/// One element (16 bytes: four children fill a cache line): its key, the
+/// flow id that breaks ties, and its slot.
 #[derive(Clone, Copy, Debug)]
 struct Node {
-    /// `key` mapped to an integer with the order of `f64::total_cmp`.
+    /// The key mapped to an integer with the order of `f64::total_cmp`
+    /// (see [`ord_of`], [`key_of`]).
     ord: i64,
-    key: f64,
     id: u32,
     slot: u32,
 }
@@ -34,6 +35,12 @@ fn ord_of(key: f64) -> i64 {
     b ^ ((((b >> 63) as u64) >> 1) as i64)
 }
 
+/// The key [`ord_of`] mapped to `ord` (the map is its own inverse).
+#[inline]
+fn key_of(ord: i64) -> f64 {
+    f64::from_bits((ord ^ ((((ord >> 63) as u64) >> 1) as i64)) as u64)
+}
+
 /// See the module documentation.
 #[derive(Clone, Debug, Default)]
 pub(super) struct FlowHeap {
@@ -46,14 +53,16 @@ impl FlowHeap {
     /// The smallest element: (key, flow id, slot).
     #[inline]
     pub(super) fn first(&self) -> Option<(f64, u32, usize)> {
-        self.nodes.first().map(|n| (n.key, n.id, n.slot as usize))
+        self.nodes
+            .first()
+            .map(|n| (key_of(n.ord), n.id, n.slot as usize))
     }
 
     /// The key of `slot`, if it is in the heap.
     #[inline]
     pub(super) fn key(&self, slot: usize) -> Option<f64> {
         match self.pos.get(slot) {
-            Some(&p) if p != NONE => Some(self.nodes[p as usize].key),
+            Some(&p) if p != NONE => Some(key_of(self.nodes[p as usize].ord)),
             _ => None,
         }
     }
@@ -76,7 +85,6 @@ impl FlowHeap {
                 let i = self.nodes.len();
                 self.nodes.push(Node {
                     ord: ord_of(key),
-                    key,
                     id,
                     slot: slot as u32,
                 });
@@ -86,12 +94,12 @@ impl FlowHeap {
             (Some(key), p) => {
                 let i = p as usize;
                 let n = &mut self.nodes[i];
-                if n.key.to_bits() == key.to_bits() && n.id == id {
+                let ord = ord_of(key);
+                if n.ord == ord && n.id == id {
                     return;
                 }
                 let old = *n;
-                n.key = key;
-                n.ord = ord_of(key);
+                n.ord = ord;
                 n.id = id;
                 let new = *n;
                 if new.less(&old) {
@@ -110,7 +118,7 @@ impl FlowHeap {
         if p == NONE {
             return None;
         }
-        let key = self.nodes[p as usize].key;
+        let key = key_of(self.nodes[p as usize].ord);
         self.remove_at(p as usize);
         Some(key)
     }
@@ -146,9 +154,14 @@ impl FlowHeap {
         self.pos[n.slot as usize] = i as u32;
     }
 
+    /// Move the node at `i` down to where it belongs. Bottom-up: the hole
+    /// follows the smallest children to a leaf, then the node rises from
+    /// there (a node whose key grew, such as a flow just served, usually
+    /// belongs near the leaves).
     fn sift_down(&mut self, mut i: usize) {
         let n = self.nodes[i];
         let len = self.nodes.len();
+        let start = i;
         loop {
             let first = i * D + 1;
             if first >= len {
@@ -156,18 +169,28 @@ impl FlowHeap {
             }
             let end = (first + D).min(len);
             let mut best = first;
+            let mut b = self.nodes[first];
             for c in first + 1..end {
-                if self.nodes[c].less(&self.nodes[best]) {
+                let x = self.nodes[c];
+                if x.less(&b) {
                     best = c;
+                    b = x;
                 }
-            }
-            let b = self.nodes[best];
-            if !b.less(&n) {
-                break;
             }
             self.nodes[i] = b;
             self.pos[b.slot as usize] = i as u32;
             i = best;
+        }
+        // Rise from the leaf, but not above `start`.
+        while i > start {
+            let parent = (i - 1) / D;
+            let p = self.nodes[parent];
+            if !n.less(&p) {
+                break;
+            }
+            self.nodes[i] = p;
+            self.pos[p.slot as usize] = i as u32;
+            i = parent;
         }
         self.nodes[i] = n;
         self.pos[n.slot as usize] = i as u32;
@@ -221,6 +244,17 @@ mod tests {
                 set.first().copied()
             );
             assert_eq!(h.key(slot).map(f64::to_bits), key.map(f64::to_bits));
+        }
+        for k in [
+            0.0,
+            -0.0,
+            1.5e9,
+            -3.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e-300,
+        ] {
+            assert_eq!(key_of(ord_of(k)).to_bits(), k.to_bits());
         }
         assert!(ord_of(-1.0) < ord_of(-0.0) && ord_of(-0.0) < ord_of(0.0));
         assert!(ord_of(f64::NEG_INFINITY) < ord_of(-1e300) && ord_of(1.0) < ord_of(f64::INFINITY));
