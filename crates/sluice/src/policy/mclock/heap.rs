@@ -22,9 +22,15 @@ struct Node {
 }
 
 impl Node {
+    /// (key, id) as one integer, in their order.
+    #[inline]
+    fn rank(&self) -> u128 {
+        (u128::from(self.ord as u64 ^ (1 << 63)) << 32) | u128::from(self.id)
+    }
+
     #[inline]
     fn less(&self, other: &Node) -> bool {
-        (self.ord, self.id) < (other.ord, other.id)
+        self.rank() < other.rank()
     }
 }
 
@@ -167,16 +173,23 @@ impl FlowHeap {
             if first >= len {
                 break;
             }
-            let end = (first + D).min(len);
-            let mut best = first;
-            let mut b = self.nodes[first];
-            for c in first + 1..end {
-                let x = self.nodes[c];
-                if x.less(&b) {
-                    best = c;
-                    b = x;
+            let best = if first + D <= len {
+                // All four children: a branch-free tournament (which child
+                // is smallest is unpredictable).
+                let r = |j: usize| self.nodes[j].rank();
+                let a = first + usize::from(r(first + 1) < r(first));
+                let b = first + 2 + usize::from(r(first + 3) < r(first + 2));
+                a + usize::from(r(b) < r(a)) * (b - a)
+            } else {
+                let mut best = first;
+                for c in first + 1..len {
+                    if self.nodes[c].less(&self.nodes[best]) {
+                        best = c;
+                    }
                 }
-            }
+                best
+            };
+            let b = self.nodes[best];
             self.nodes[i] = b;
             self.pos[b.slot as usize] = i as u32;
             i = best;
