@@ -12,7 +12,7 @@ const D: usize = 4;
 
 /// One element (16 bytes: four children fill a cache line): its key, the
 /// flow id that breaks ties, and its slot.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Node {
     /// The key mapped to an integer with the order of `f64::total_cmp`
     /// (see [`ord_of`], [`key_of`]).
@@ -47,61 +47,28 @@ fn key_of(ord: i64) -> f64 {
     f64::from_bits((ord ^ ((((ord >> 63) as u64) >> 1) as i64)) as u64)
 }
 
-/// A cache line of nodes. Node `i` is kept at `i + PAD` of the lines laid
-/// end to end, so that the four children of a node (`4i+1 ..= 4i+4`) are
-/// one line.
-#[derive(Clone, Copy, Debug, Default)]
-#[repr(C, align(64))]
-struct Line([Node; D]);
-
-/// Unused places before the root.
-const PAD: usize = D - 1;
-
 /// See the module documentation.
 #[derive(Clone, Debug, Default)]
 pub(super) struct FlowHeap {
-    lines: Vec<Line>,
-    /// Nodes in the heap.
-    len: usize,
-    /// Position of each slot in the heap, or `NONE`.
+    nodes: Vec<Node>,
+    /// Position of each slot in `nodes`, or `NONE`.
     pos: Vec<u32>,
 }
 
 impl FlowHeap {
-    #[inline]
-    fn at(&self, i: usize) -> Node {
-        let p = i + PAD;
-        self.lines[p / D].0[p % D]
-    }
-
-    #[inline]
-    fn put(&mut self, i: usize, n: Node) {
-        let p = i + PAD;
-        self.lines[p / D].0[p % D] = n;
-    }
-
-    fn push(&mut self, n: Node) {
-        if (self.len + PAD) / D >= self.lines.len() {
-            self.lines.push(Line::default());
-        }
-        self.len += 1;
-        self.put(self.len - 1, n);
-    }
-
     /// The smallest element: (key, flow id, slot).
     #[inline]
     pub(super) fn first(&self) -> Option<(f64, u32, usize)> {
-        (self.len > 0).then(|| {
-            let n = self.at(0);
-            (key_of(n.ord), n.id, n.slot as usize)
-        })
+        self.nodes
+            .first()
+            .map(|n| (key_of(n.ord), n.id, n.slot as usize))
     }
 
     /// The key of `slot`, if it is in the heap.
     #[inline]
     pub(super) fn key(&self, slot: usize) -> Option<f64> {
         match self.pos.get(slot) {
-            Some(&p) if p != NONE => Some(key_of(self.at(p as usize).ord)),
+            Some(&p) if p != NONE => Some(key_of(self.nodes[p as usize].ord)),
             _ => None,
         }
     }
@@ -121,8 +88,8 @@ impl FlowHeap {
             (None, NONE) => {}
             (None, p) => self.remove_at(p as usize),
             (Some(key), NONE) => {
-                let i = self.len;
-                self.push(Node {
+                let i = self.nodes.len();
+                self.nodes.push(Node {
                     ord: ord_of(key),
                     id,
                     slot: slot as u32,
@@ -132,13 +99,15 @@ impl FlowHeap {
             }
             (Some(key), p) => {
                 let i = p as usize;
-                let old = self.at(i);
+                let n = &mut self.nodes[i];
                 let ord = ord_of(key);
-                if old.ord == ord && old.id == id {
+                if n.ord == ord && n.id == id {
                     return;
                 }
-                let new = Node { ord, id, ..old };
-                self.put(i, new);
+                let old = *n;
+                n.ord = ord;
+                n.id = id;
+                let new = *n;
                 if new.less(&old) {
                     self.sift_up(i);
                 } else {
@@ -155,18 +124,17 @@ impl FlowHeap {
         if p == NONE {
             return None;
         }
-        let key = key_of(self.at(p as usize).ord);
+        let key = key_of(self.nodes[p as usize].ord);
         self.remove_at(p as usize);
         Some(key)
     }
 
     fn remove_at(&mut self, i: usize) {
-        let gone = self.at(i);
+        let gone = self.nodes[i];
         self.pos[gone.slot as usize] = NONE;
-        self.len -= 1;
-        let last = self.at(self.len);
-        if i < self.len {
-            self.put(i, last);
+        let last = self.nodes.pop().expect("a node at i");
+        if i < self.nodes.len() {
+            self.nodes[i] = last;
             self.pos[last.slot as usize] = i as u32;
             if last.less(&gone) {
                 self.sift_up(i);
@@ -177,18 +145,18 @@ impl FlowHeap {
     }
 
     fn sift_up(&mut self, mut i: usize) {
-        let n = self.at(i);
+        let n = self.nodes[i];
         while i > 0 {
             let parent = (i - 1) / D;
-            let p = self.at(parent);
+            let p = self.nodes[parent];
             if !n.less(&p) {
                 break;
             }
-            self.put(i, p);
+            self.nodes[i] = p;
             self.pos[p.slot as usize] = i as u32;
             i = parent;
         }
-        self.put(i, n);
+        self.nodes[i] = n;
         self.pos[n.slot as usize] = i as u32;
     }
 
@@ -197,8 +165,8 @@ impl FlowHeap {
     /// there (a node whose key grew, such as a flow just served, usually
     /// belongs near the leaves).
     fn sift_down(&mut self, mut i: usize) {
-        let n = self.at(i);
-        let len = self.len;
+        let n = self.nodes[i];
+        let len = self.nodes.len();
         let start = i;
         loop {
             let first = i * D + 1;
@@ -208,44 +176,43 @@ impl FlowHeap {
             let best = if first + D <= len {
                 // All four children: a branch-free tournament (which child
                 // is smallest is unpredictable).
-                let line = &self.lines[(first + PAD) / D].0;
-                let r = |j: usize| line[j].rank();
-                let a = usize::from(r(1) < r(0));
-                let b = 2 + usize::from(r(3) < r(2));
-                first + a + usize::from(r(b) < r(a)) * (b - a)
+                let r = |j: usize| self.nodes[j].rank();
+                let a = first + usize::from(r(first + 1) < r(first));
+                let b = first + 2 + usize::from(r(first + 3) < r(first + 2));
+                a + usize::from(r(b) < r(a)) * (b - a)
             } else {
                 let mut best = first;
                 for c in first + 1..len {
-                    if self.at(c).less(&self.at(best)) {
+                    if self.nodes[c].less(&self.nodes[best]) {
                         best = c;
                     }
                 }
                 best
             };
-            let b = self.at(best);
-            self.put(i, b);
+            let b = self.nodes[best];
+            self.nodes[i] = b;
             self.pos[b.slot as usize] = i as u32;
             i = best;
         }
         // Rise from the leaf, but not above `start`.
         while i > start {
             let parent = (i - 1) / D;
-            let p = self.at(parent);
+            let p = self.nodes[parent];
             if !n.less(&p) {
                 break;
             }
-            self.put(i, p);
+            self.nodes[i] = p;
             self.pos[p.slot as usize] = i as u32;
             i = parent;
         }
-        self.put(i, n);
+        self.nodes[i] = n;
         self.pos[n.slot as usize] = i as u32;
     }
 
     /// Elements in the heap.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
-        self.len
+        self.nodes.len()
     }
 }
 
