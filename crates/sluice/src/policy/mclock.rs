@@ -35,13 +35,14 @@
 //! Every request costs one I/O by default; with `charge = "cost"` it costs
 //! what the cost model says relative to a random 4 KiB read, and tags
 //! advance by cost/rate. Flows live in a slab; the backlogged ones are
-//! kept in indexed heaps keyed by (tag, flow), which a dispatch updates in
-//! place, so each operation is O(log n) in the number of flows; tags are
-//! kept per request in the flow's queue entry.
+//! kept in tournament trees over the slab's slots keyed by (tag, flow),
+//! which a dispatch updates in place (leaf to root), so each operation is
+//! O(log n) in the number of flows; tags are kept per request in the
+//! flow's queue entry.
 
 use std::collections::VecDeque;
 
-use heap::FlowHeap;
+use tree::FlowTree;
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::charge::{Charge, Charger, LinearCost};
@@ -244,15 +245,15 @@ pub struct Mclock {
     /// Free slots.
     free: Vec<u32>,
     /// Backlogged flows with a reservation, by their head's effective R tag.
-    by_r: FlowHeap,
+    by_r: FlowTree,
     /// Backlogged flows under their limit, by their head's P tag.
-    ready: FlowHeap,
+    ready: FlowTree,
     /// Backlogged flows over their limit, by their head's L tag.
-    limited: FlowHeap,
+    limited: FlowTree,
     /// The same flows as `limited`, by their head's P tag: with `ready` it
     /// holds every backlogged flow by P (for the idle-flow adjustment's
     /// minimum).
-    limited_p: FlowHeap,
+    limited_p: FlowTree,
     queued: usize,
     wake: Option<Instant>,
     served_reservation: u64,
@@ -277,10 +278,10 @@ impl Mclock {
             slots: IdMap::default(),
             flows: Vec::new(),
             free: Vec::new(),
-            by_r: FlowHeap::default(),
-            ready: FlowHeap::default(),
-            limited: FlowHeap::default(),
-            limited_p: FlowHeap::default(),
+            by_r: FlowTree::default(),
+            ready: FlowTree::default(),
+            limited: FlowTree::default(),
+            limited_p: FlowTree::default(),
             queued: 0,
             wake: None,
             served_reservation: 0,
@@ -361,10 +362,10 @@ impl Mclock {
         s
     }
 
-    /// Put the flow in slot `s` into the heaps its head (if any) belongs
+    /// Put the flow in slot `s` into the trees its head (if any) belongs
     /// to as of `now` (ns), under its head's tags, and out of the others.
     ///
-    /// Under `wait` a head over its limit is in neither phase's heap (the
+    /// Under `wait` a head over its limit is in neither phase's tree (the
     /// paper needs no such rule since it assumes r_i <= l_i, but a flow
     /// served in the weight phase has its R tags reduced and could then be
     /// served past its limit in the constraint phase); it enters both when
@@ -383,7 +384,7 @@ impl Mclock {
             return;
         };
         let under_limit = head.l <= now;
-        let r = (f.r_interval.is_some() && (under_limit || allow)).then(|| head.r - f.r_debt);
+        let r = (f.r_interval.is_some() && (under_limit || allow)).then_some(head.r - f.r_debt);
         let (p, l) = (head.p, head.l);
         self.by_r.set(s, id, r);
         if under_limit {
@@ -469,7 +470,7 @@ impl Scheduler for Mclock {
             return;
         };
         if self.flows[s].as_ref().is_some_and(|f| f.queue.is_empty()) {
-            // An empty flow is in no heap (`index` took it out).
+            // An empty flow is in no tree (`index` took it out).
             self.flows[s] = None;
             self.free.push(s as u32);
             self.set_slot(flow, None);
@@ -640,7 +641,7 @@ impl Scheduler for Mclock {
     }
 }
 
-mod heap;
+mod tree;
 
 #[cfg(test)]
 mod tests;

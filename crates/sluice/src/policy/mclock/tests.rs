@@ -381,11 +381,15 @@ fn params(at_limit: AtLimit, charge_cost: bool) -> MclockParams {
     }
 }
 
+/// A closed-loop flow: weight, reservation, limit, requests outstanding,
+/// think time (ms), sequential.
+type ClosedSpec = (u32, Option<f64>, Option<f64>, usize, u64, bool);
+
 /// Closed-loop flows with reservations, limits, weights, think times long
 /// enough to go idle, sequential and random, for 3 s.
 fn closed_scenario(p: MclockParams) -> Testbed<Mclock> {
     let mut tb = Testbed::new(Mclock::new(p), 1);
-    let flows: [(u32, Option<f64>, Option<f64>, usize, u64, bool); 8] = [
+    let flows: [ClosedSpec; 8] = [
         (100, Some(150.0), None, 4, 0, false),
         (1000, None, None, 4, 0, true),
         (10, Some(50.0), Some(80.0), 2, 0, false),
