@@ -506,14 +506,11 @@ impl Scheduler for Mclock {
         // penalise the flow for service it had before it went idle.
         let min_p = if idle {
             // Every backlogged flow is in `ready` or `limited_p`.
-            match (self.ready.first(), self.limited_p.first()) {
-                (Some(a), Some(b)) => Some(if b.0.total_cmp(&a.0).is_lt() {
-                    b.0
-                } else {
-                    a.0
-                }),
-                (a, b) => a.or(b).map(|x| x.0),
-            }
+            [self.ready.first(), self.limited_p.first()]
+                .into_iter()
+                .flatten()
+                .map(|(p, ..)| p)
+                .min_by(f64::total_cmp)
         } else {
             None
         };
