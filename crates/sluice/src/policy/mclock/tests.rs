@@ -525,3 +525,8 @@ fn dispatch_order_fingerprints_are_unchanged() {
     ];
     assert_eq!(got, want, "{got:?}");
 }
+
+#[test]
+fn a_flow_fills_two_cache_lines() {
+    assert!(std::mem::size_of::<Option<Flow>>() <= 128);
+}
