@@ -1,6 +1,6 @@
 //! A tournament (winner) tree over the slots of `Mclock`'s slab, keyed by
-//! (tag, flow id): each slot is a leaf, each inner node holds the smaller
-//! of its two children, the root the minimum. Changing a slot's key walks
+//! (tag, flow id): each slot is a leaf, each inner node holds the smallest
+//! of its four children (one cache line), the root the minimum. Changing a slot's key walks
 //! from its leaf to the root, O(log n), and the nodes it reads are fixed by
 //! the slot alone (not by the comparisons on the way, as in a heap), so the
 //! processor fetches them all at once. Keys compare as `f64::total_cmp` and
@@ -62,26 +62,62 @@ fn key_of(ord: u64) -> f64 {
     f64::from_bits((b ^ ((((b >> 63) as u64) >> 1) as i64)) as u64)
 }
 
+/// Children per inner node.
+const D: usize = 4;
+
+/// A cache line of nodes: the children of one inner node.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Line([Node; D]);
+
+const EMPTY_LINE: Line = Line([EMPTY; D]);
+
+impl Line {
+    /// The smallest of the four, without a branch.
+    #[inline]
+    fn min(&self) -> Node {
+        let [a, b, c, d] = self.0;
+        a.min(b).min(c.min(d))
+    }
+}
+
 /// See the module documentation.
 #[derive(Clone, Debug, Default)]
 pub(super) struct FlowTree {
-    /// Node 1 is the root, node i's children are 2i and 2i+1, slot s is
-    /// leaf `cap + s`; empty until a slot is first set.
-    nodes: Vec<Node>,
-    /// Leaves (a power of two).
+    /// The nodes of a 4-ary tree in breadth-first order, node `j` at place
+    /// `j + 3` of the lines laid end to end: node 0 is the root, the
+    /// children of node `i` (`4i+1 ..= 4i+4`) are line `i + 1`, and slot
+    /// `s` is leaf `inner + s`. Empty until a slot is first set.
+    lines: Vec<Line>,
+    /// Inner nodes (`(cap - 1) / 3`).
+    inner: usize,
+    /// Leaves (a power of four).
     cap: usize,
     /// Slots in the tree.
     len: usize,
 }
 
 impl FlowTree {
+    #[inline]
+    fn node(&self, j: usize) -> Node {
+        let p = j + D - 1;
+        self.lines[p / D].0[p % D]
+    }
+
+    #[inline]
+    fn put(&mut self, j: usize, n: Node) {
+        let p = j + D - 1;
+        self.lines[p / D].0[p % D] = n;
+    }
+
     /// The smallest element: (key, flow id, slot).
     #[inline]
     pub(super) fn first(&self) -> Option<(f64, u32, usize)> {
-        match self.nodes.get(1) {
-            Some(&n) if n != EMPTY => Some((key_of(n.key), n.id(), n.slot())),
-            _ => None,
+        if self.cap == 0 {
+            return None;
         }
+        let n = self.node(0);
+        (n != EMPTY).then(|| (key_of(n.key), n.id(), n.slot()))
     }
 
     /// The key of `slot`, if it is in the tree.
@@ -90,7 +126,7 @@ impl FlowTree {
         if slot >= self.cap {
             return None;
         }
-        let n = self.nodes[self.cap + slot];
+        let n = self.node(self.inner + slot);
         (n != EMPTY).then(|| key_of(n.key))
     }
 
@@ -111,18 +147,18 @@ impl FlowTree {
             },
             None => EMPTY,
         };
-        let mut i = self.cap + slot;
-        let old = self.nodes[i];
+        let mut j = self.inner + slot;
+        let old = self.node(j);
         if old == n {
             return;
         }
         self.len = self.len + usize::from(old == EMPTY) - usize::from(n == EMPTY);
-        self.nodes[i] = n;
-        let mut cur = n;
-        while i > 1 {
-            cur = cur.min(self.nodes[i ^ 1]);
-            i >>= 1;
-            self.nodes[i] = cur;
+        self.put(j, n);
+        while j > 0 {
+            let parent = (j - 1) / D;
+            let m = self.lines[parent + 1].min();
+            self.put(parent, m);
+            j = parent;
         }
     }
 
@@ -134,20 +170,29 @@ impl FlowTree {
         Some(key)
     }
 
-    /// Room for slots below `slots`: the leaves double until they fit and
-    /// the inner nodes are rebuilt, O(n).
+    /// Room for slots below `slots`: the leaves quadruple until they fit
+    /// and the inner nodes are rebuilt, O(n).
     #[cold]
     fn grow(&mut self, slots: usize) {
-        let cap = slots.next_power_of_two().max(16);
-        let mut nodes = vec![EMPTY; 2 * cap];
-        if self.cap > 0 {
-            nodes[cap..cap + self.cap].copy_from_slice(&self.nodes[self.cap..]);
+        let mut cap = 16;
+        while cap < slots {
+            cap *= D;
         }
-        for i in (1..cap).rev() {
-            nodes[i] = nodes[2 * i].min(nodes[2 * i + 1]);
+        let inner = (cap - 1) / (D - 1);
+        let old = std::mem::take(self);
+        *self = FlowTree {
+            lines: vec![EMPTY_LINE; (inner + cap + D - 1).div_ceil(D)],
+            inner,
+            cap,
+            len: old.len,
+        };
+        for s in 0..old.cap {
+            self.put(inner + s, old.node(old.inner + s));
         }
-        self.nodes = nodes;
-        self.cap = cap;
+        for i in (0..inner).rev() {
+            let m = self.lines[i + 1].min();
+            self.put(i, m);
+        }
     }
 
     /// Slots in the tree.
