@@ -34,11 +34,15 @@
 //!
 //! Every request costs one I/O by default; with `charge = "cost"` it costs
 //! what the cost model says relative to a random 4 KiB read, and tags
-//! advance by cost/rate. Flows are kept in ordered sets
-//! keyed by (tag, flow), so each operation is O(log n) in the number of
-//! flows; tags are kept per request in the flow's queue entry.
+//! advance by cost/rate. Flows live in a slab; the backlogged ones are
+//! kept in tournament trees over the slab's slots keyed by (tag, flow),
+//! which a dispatch updates in place (leaf to root), so each operation is
+//! O(log n) in the number of flows; tags are kept per request in the
+//! flow's queue entry.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
+
+use tree::FlowTree;
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::charge::{Charge, Charger, LinearCost};
@@ -122,6 +126,12 @@ impl Default for MclockParams {
     }
 }
 
+/// Flow ids below this find their slot by indexing a table (at most
+/// 256 KiB); the others through a hash map.
+const DENSE_IDS: u32 = 1 << 16;
+/// No slot, in the dense table.
+const NO_SLOT: u32 = u32::MAX;
+
 /// Nanoseconds per second: tags are kept in nanoseconds since the origin.
 const NS: f64 = 1e9;
 
@@ -135,24 +145,6 @@ const NS: f64 = 1e9;
 /// spacing orders the flows; the clamp at now and the idle-flow adjustment
 /// still place a flow that returns from idling.
 const P_UNIT: f64 = 1e3 * NS;
-
-/// A tag: an instant in nanoseconds (finite, never NaN), ordered totally.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Tag(f64);
-
-impl Eq for Tag {}
-
-impl PartialOrd for Tag {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Tag {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.0.total_cmp(&other.0)
-    }
-}
 
 /// The interval, in ns per unit of cost, of a rate in IOPS; `None` for a
 /// rate that is absent or not a positive finite number.
@@ -174,20 +166,12 @@ struct Entry {
     p: f64,
 }
 
-/// Where a backlogged flow's head sits in the weight phase.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Place {
-    /// Not backlogged.
-    None,
-    /// Under its limit: in `ready` under this P tag.
-    Ready(Tag),
-    /// Over its limit: in `limited` under this L tag.
-    Limited(Tag),
-}
-
-/// One flow: its settings, its queue and its last tags.
+/// One flow: its settings, its queue and its last tags (128 bytes, two
+/// whole cache lines).
 #[derive(Clone, Debug)]
+#[repr(align(64))]
 struct Flow {
+    id: FlowId,
     /// ns per unit of cost at the reservation (1/r_i), if any.
     r_interval: Option<f64>,
     /// ns per unit of cost at the limit (1/l_i), if any.
@@ -202,19 +186,16 @@ struct Flow {
     /// The sum of the R-tag reductions after weight-phase service (§3.2).
     r_debt: f64,
     /// Requests dispatched and not completed.
-    in_flight: usize,
+    in_flight: u32,
     /// When the flow last had a request queued or in flight (`None`:
     /// never).
     last_busy: Option<Instant>,
-    /// The head's keys in the sets.
-    r_key: Option<Tag>,
-    p_key: Option<Tag>,
-    place: Place,
 }
 
 impl Flow {
-    fn new(config: &FlowConfig) -> Self {
+    fn new(id: FlowId, config: &FlowConfig) -> Self {
         let mut f = Flow {
+            id,
             r_interval: None,
             l_interval: None,
             p_interval: 0.0,
@@ -225,9 +206,6 @@ impl Flow {
             r_debt: 0.0,
             in_flight: 0,
             last_busy: None,
-            r_key: None,
-            p_key: None,
-            place: Place::None,
         };
         f.configure(config);
         f
@@ -259,16 +237,25 @@ impl Flow {
 #[derive(Clone, Debug)]
 pub struct Mclock {
     params: MclockParams,
-    flows: IdMap<FlowId, Flow>,
+    /// Each flow's slot in `flows`, for flow ids below [`DENSE_IDS`]:
+    /// indexed by id, `NO_SLOT` where there is none.
+    dense: Vec<u32>,
+    /// Each flow's slot in `flows`, for the other flow ids.
+    slots: IdMap<FlowId, u32>,
+    /// The flows, by slot (`None`: a free slot).
+    flows: Vec<Option<Flow>>,
+    /// Free slots.
+    free: Vec<u32>,
     /// Backlogged flows with a reservation, by their head's effective R tag.
-    by_r: BTreeSet<(Tag, FlowId)>,
-    /// Backlogged flows under their limit, by their head's effective P tag.
-    ready: BTreeSet<(Tag, FlowId)>,
+    by_r: FlowTree,
+    /// Backlogged flows under their limit, by their head's P tag.
+    ready: FlowTree,
     /// Backlogged flows over their limit, by their head's L tag.
-    limited: BTreeSet<(Tag, FlowId)>,
-    /// Every backlogged flow by its head's effective P tag (for the
-    /// idle-flow adjustment's minimum).
-    by_p: BTreeSet<(Tag, FlowId)>,
+    limited: FlowTree,
+    /// The same flows as `limited`, by their head's P tag: with `ready` it
+    /// holds every backlogged flow by P (for the idle-flow adjustment's
+    /// minimum).
+    limited_p: FlowTree,
     queued: usize,
     wake: Option<Instant>,
     served_reservation: u64,
@@ -289,11 +276,14 @@ impl Mclock {
     pub fn new(params: MclockParams) -> Self {
         Mclock {
             params,
-            flows: IdMap::default(),
-            by_r: BTreeSet::new(),
-            ready: BTreeSet::new(),
-            limited: BTreeSet::new(),
-            by_p: BTreeSet::new(),
+            dense: Vec::new(),
+            slots: IdMap::default(),
+            flows: Vec::new(),
+            free: Vec::new(),
+            by_r: FlowTree::default(),
+            ready: FlowTree::default(),
+            limited: FlowTree::default(),
+            limited_p: FlowTree::default(),
             queued: 0,
             wake: None,
             served_reservation: 0,
@@ -312,98 +302,136 @@ impl Mclock {
         Ok(Self::new(MclockParams::read(p)?))
     }
 
-    /// Take flow `id`'s head out of every set.
-    fn unindex(&mut self, id: FlowId) {
-        let Some(f) = self.flows.get_mut(&id) else {
-            return;
-        };
-        if let Some(k) = f.r_key.take() {
-            self.by_r.remove(&(k, id));
-        }
-        if let Some(k) = f.p_key.take() {
-            self.by_p.remove(&(k, id));
-        }
-        match std::mem::replace(&mut f.place, Place::None) {
-            Place::Ready(k) => {
-                self.ready.remove(&(k, id));
+    /// Flow `id`'s slot, if it is known.
+    #[inline]
+    fn slot(&self, id: FlowId) -> Option<usize> {
+        if id.0 < DENSE_IDS {
+            match self.dense.get(id.0 as usize) {
+                Some(&s) if s != NO_SLOT => Some(s as usize),
+                _ => None,
             }
-            Place::Limited(k) => {
-                self.limited.remove(&(k, id));
-            }
-            Place::None => {}
+        } else {
+            self.slots.get(&id).map(|&s| s as usize)
         }
     }
 
-    /// Put flow `id`'s head (if any) into the sets, as of `now` (ns).
+    /// Record (`Some`) or forget flow `id`'s slot.
+    fn set_slot(&mut self, id: FlowId, slot: Option<usize>) {
+        if id.0 < DENSE_IDS {
+            let i = id.0 as usize;
+            if i >= self.dense.len() {
+                if slot.is_none() {
+                    return;
+                }
+                self.dense.resize(i + 1, NO_SLOT);
+            }
+            self.dense[i] = slot.map_or(NO_SLOT, |s| s as u32);
+        } else {
+            match slot {
+                Some(s) => {
+                    self.slots.insert(id, s as u32);
+                }
+                None => {
+                    self.slots.remove(&id);
+                }
+            }
+        }
+    }
+
+    /// Flow `id`'s state, if it is known.
+    #[cfg(test)]
+    fn flow(&self, id: FlowId) -> Option<&Flow> {
+        self.flows[self.slot(id)?].as_ref()
+    }
+
+    /// Flow `id`'s slot, made with the default settings if it is new.
+    fn slot_or_insert(&mut self, id: FlowId, config: &FlowConfig) -> usize {
+        if let Some(s) = self.slot(id) {
+            return s;
+        }
+        let flow = Some(Flow::new(id, config));
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.flows[s as usize] = flow;
+                s as usize
+            }
+            None => {
+                self.flows.push(flow);
+                self.flows.len() - 1
+            }
+        };
+        self.set_slot(id, Some(s));
+        s
+    }
+
+    /// Put the flow in slot `s` into the trees its head (if any) belongs
+    /// to as of `now` (ns), under its head's tags, and out of the others.
     ///
-    /// Under `wait` a head over its limit is in neither phase's set (the
+    /// Under `wait` a head over its limit is in neither phase's tree (the
     /// paper needs no such rule since it assumes r_i <= l_i, but a flow
     /// served in the weight phase has its R tags reduced and could then be
     /// served past its limit in the constraint phase); it enters both when
     /// its L tag comes due (`promote`).
-    fn index(&mut self, id: FlowId, now: f64) {
+    fn index(&mut self, s: usize, now: f64) {
         let allow = self.params.at_limit == AtLimit::Allow;
-        let Some(f) = self.flows.get_mut(&id) else {
+        let Some(f) = self.flows[s].as_ref() else {
             return;
         };
+        let id = f.id.0;
         let Some(head) = f.queue.front() else {
+            self.by_r.set(s, id, None);
+            self.ready.set(s, id, None);
+            self.limited.set(s, id, None);
+            self.limited_p.set(s, id, None);
             return;
         };
         let under_limit = head.l <= now;
-        if f.r_interval.is_some() && (under_limit || allow) {
-            let k = Tag(head.r - f.r_debt);
-            self.by_r.insert((k, id));
-            f.r_key = Some(k);
-        }
-        let p = Tag(head.p);
-        self.by_p.insert((p, id));
-        f.p_key = Some(p);
+        let r = (f.r_interval.is_some() && (under_limit || allow)).then_some(head.r - f.r_debt);
+        let (p, l) = (head.p, head.l);
+        self.by_r.set(s, id, r);
         if under_limit {
-            self.ready.insert((p, id));
-            f.place = Place::Ready(p);
+            self.limited.set(s, id, None);
+            self.limited_p.set(s, id, None);
+            self.ready.set(s, id, Some(p));
         } else {
-            let l = Tag(head.l);
-            self.limited.insert((l, id));
-            f.place = Place::Limited(l);
+            self.ready.set(s, id, None);
+            self.limited.set(s, id, Some(l));
+            self.limited_p.set(s, id, Some(p));
         }
     }
 
     /// Move every flow whose L tag has come due into `ready`.
     fn promote(&mut self, now: f64) {
-        while let Some(&(l, id)) = self.limited.first() {
-            if l.0 > now {
+        while let Some((l, id, s)) = self.limited.first() {
+            if l > now {
                 break;
             }
-            self.limited.remove(&(l, id));
-            if let Some(f) = self.flows.get_mut(&id) {
-                let p = f.p_key.unwrap_or(Tag(0.0));
-                self.ready.insert((p, id));
-                f.place = Place::Ready(p);
-                if f.r_interval.is_some() && f.r_key.is_none() {
+            self.limited.remove(s);
+            let p = self.limited_p.remove(s).unwrap_or(0.0);
+            self.ready.set(s, id, Some(p));
+            if let Some(f) = self.flows[s].as_ref() {
+                if f.r_interval.is_some() && self.by_r.key(s).is_none() {
                     if let Some(head) = f.queue.front() {
-                        let k = Tag(head.r - f.r_debt);
-                        self.by_r.insert((k, id));
-                        f.r_key = Some(k);
+                        self.by_r.set(s, id, Some(head.r - f.r_debt));
                     }
                 }
             }
         }
     }
 
-    /// Dispatch flow `id`'s head; `weight_phase` applies the R-tag
-    /// reduction of §3.2.
-    fn serve(&mut self, id: FlowId, now: f64, weight_phase: bool) -> Option<Request> {
-        self.unindex(id);
-        let f = self.flows.get_mut(&id)?;
+    /// Dispatch the head of the flow in slot `s`; `weight_phase` applies
+    /// the R-tag reduction of §3.2.
+    fn serve(&mut self, s: usize, now: f64, weight_phase: bool) -> Option<Request> {
+        let f = self.flows[s].as_mut()?;
         let entry = f.queue.pop_front()?;
-        f.in_flight += 1;
+        f.in_flight = f.in_flight.saturating_add(1);
         if weight_phase {
             if let Some(ri) = f.r_interval {
                 f.r_debt += entry.cost * ri;
             }
         }
         self.queued = self.queued.saturating_sub(1);
-        self.index(id, now);
+        self.index(s, now);
         Some(entry.request)
     }
 }
@@ -419,24 +447,35 @@ impl Scheduler for Mclock {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        match self.flows.get_mut(&flow) {
-            Some(f) => f.configure(config),
+        match self.slot(flow) {
+            Some(s) => {
+                if let Some(f) = self.flows[s].as_mut() {
+                    f.configure(config);
+                }
+            }
             None => {
-                self.flows.insert(flow, Flow::new(config));
+                self.slot_or_insert(flow, config);
             }
         }
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
-        if let Some(f) = self.flows.get_mut(&flow) {
-            f.p_interval = P_UNIT / f64::from(weight.max(1));
+        if let Some(s) = self.slot(flow) {
+            if let Some(f) = self.flows[s].as_mut() {
+                f.p_interval = P_UNIT / f64::from(weight.max(1));
+            }
         }
     }
 
     fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
-        if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
-            self.unindex(flow);
-            self.flows.remove(&flow);
+        let Some(s) = self.slot(flow) else {
+            return;
+        };
+        if self.flows[s].as_ref().is_some_and(|f| f.queue.is_empty()) {
+            // An empty flow is in no tree (`index` took it out).
+            self.flows[s] = None;
+            self.free.push(s as u32);
+            self.set_slot(flow, None);
         }
     }
 
@@ -448,16 +487,16 @@ impl Scheduler for Mclock {
         } else {
             1.0
         };
-        let min_p = self.by_p.first().map(|&(p, _)| p.0);
-        let f = self
-            .flows
-            .entry(id)
-            .or_insert_with(|| Flow::new(&FlowConfig::default()));
+        let s = self.slot_or_insert(id, &FlowConfig::default());
+        let idle_after = self.params.idle_after;
+        let Some(f) = self.flows[s].as_mut() else {
+            return;
+        };
         let was_idle = f.queue.is_empty();
         let idle = was_idle
             && f.in_flight == 0
             && f.last_busy
-                .is_none_or(|b| now.saturating_duration_since(b) >= self.params.idle_after);
+                .is_none_or(|b| now.saturating_duration_since(b) >= idle_after);
         f.last_busy = Some(now);
         // The idle-flow adjustment (§3.1): the paper shifts the active
         // flows' P tags so that the smallest is now and tags the returning
@@ -467,9 +506,19 @@ impl Scheduler for Mclock {
         // is dropped: in the paper's unit it rarely exceeds now after an
         // idle spell, in ours (`P_UNIT`) it can run far ahead, which would
         // penalise the flow for service it had before it went idle.
+        let min_p = if idle {
+            // Every backlogged flow is in `ready` or `limited_p`.
+            [self.ready.first(), self.limited_p.first()]
+                .into_iter()
+                .flatten()
+                .map(|(p, ..)| p)
+                .min_by(f64::total_cmp)
+        } else {
+            None
+        };
         let p = match min_p {
-            Some(m) if idle => m,
-            _ => (f.last_p + c * f.p_interval).max(t),
+            Some(m) => m,
+            None => (f.last_p + c * f.p_interval).max(t),
         };
         let r = match f.r_interval {
             Some(ri) => (f.last_r - f.r_debt + c * ri).max(t) + f.r_debt,
@@ -491,12 +540,12 @@ impl Scheduler for Mclock {
         });
         self.queued += 1;
         if was_idle {
-            self.index(id, t);
+            self.index(s, t);
         }
     }
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
-        if let Some(f) = self.flows.get_mut(&old.flow) {
+        if let Some(f) = self.slot(old.flow).and_then(|s| self.flows[s].as_mut()) {
             if let Some(e) = f.queue.iter_mut().rev().find(|e| e.request.id == old.id) {
                 e.request = *merged;
             }
@@ -504,7 +553,7 @@ impl Scheduler for Mclock {
     }
 
     fn complete(&mut self, now: Instant, request: &Request, _service: &Service) {
-        if let Some(f) = self.flows.get_mut(&request.flow) {
+        if let Some(f) = self.slot(request.flow).and_then(|s| self.flows[s].as_mut()) {
             f.in_flight = f.in_flight.saturating_sub(1);
             f.last_busy = Some(now);
         }
@@ -518,27 +567,27 @@ impl Scheduler for Mclock {
         let t = ns(now);
         self.promote(t);
         // Constraint-based phase: the smallest R tag, if due.
-        if let Some(&(r, id)) = self.by_r.first() {
-            if r.0 <= t {
+        if let Some((r, _, s)) = self.by_r.first() {
+            if r <= t {
                 self.served_reservation += 1;
-                return self.serve(id, t, false).into();
+                return self.serve(s, t, false).into();
             }
         }
         // Weight-based phase: the smallest P tag among flows under their
         // limit.
-        if let Some(&(_, id)) = self.ready.first() {
+        if let Some((_, _, s)) = self.ready.first() {
             self.served_weight += 1;
-            return self.serve(id, t, true).into();
+            return self.serve(s, t, true).into();
         }
-        let next_l = self.limited.first().map(|&(l, id)| (l.0, id));
+        let next_l = self.limited.first().map(|(l, _, s)| (l, s));
         if self.params.at_limit == AtLimit::Allow {
-            if let Some((_, id)) = next_l {
+            if let Some((_, s)) = next_l {
                 self.served_over_limit += 1;
-                return self.serve(id, t, true).into();
+                return self.serve(s, t, true).into();
             }
         }
         // Everything queued is over its limit: wait for the first tag due.
-        let next_r = self.by_r.first().map(|&(r, _)| r.0);
+        let next_r = self.by_r.first().map(|(r, ..)| r);
         let due = [next_l.map(|x| x.0), next_r]
             .into_iter()
             .flatten()
@@ -590,6 +639,8 @@ impl Scheduler for Mclock {
         }
     }
 }
+
+mod tree;
 
 #[cfg(test)]
 mod tests;

@@ -161,7 +161,7 @@ fn weight_phase_service_reduces_the_r_tags() {
     // R tags 0, 10 and 20 ms. At 0 the reservation phase serves the first.
     tb.serve(ms(1));
     let head_r = |tb: &Testbed<Mclock>| {
-        let f = &tb.policy().flows[&FlowId(0)];
+        let f = tb.policy().flow(FlowId(0)).unwrap();
         f.queue.front().map(|e| e.r - f.r_debt)
     };
     assert_eq!(head_r(&tb), Some(10e6));
@@ -172,7 +172,7 @@ fn weight_phase_service_reduces_the_r_tags() {
     assert_eq!(head_r(&tb), Some(10e6));
     // A new arrival is tagged after the reduced tag.
     tb.add(0, 800, 8);
-    let f = &tb.policy().flows[&FlowId(0)];
+    let f = tb.policy().flow(FlowId(0)).unwrap();
     assert_eq!(f.queue.back().map(|e| e.r - f.r_debt), Some(20e6));
 }
 
@@ -349,4 +349,184 @@ proptest! {
         }
         tb.drain();
     }
+}
+
+// ----- dispatch-order fingerprints ------------------------------------------
+
+/// FNV-1a over the dispatch log (time, request id, flow) and the stats.
+fn fingerprint(tb: &Testbed<Mclock>) -> (usize, u64) {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |x: u64| {
+        for b in x.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    for (t, r) in &tb.log {
+        eat(t.as_nanos());
+        eat(r.id.0);
+        eat(u64::from(r.flow.0));
+    }
+    for (_, v) in tb.policy().stats() {
+        eat(v.to_bits());
+    }
+    (tb.log.len(), h)
+}
+
+fn params(at_limit: AtLimit, charge_cost: bool) -> MclockParams {
+    MclockParams {
+        at_limit,
+        charge_cost,
+        ..MclockParams::default()
+    }
+}
+
+/// A closed-loop flow: weight, reservation, limit, requests outstanding,
+/// think time (ms), sequential.
+type ClosedSpec = (u32, Option<f64>, Option<f64>, usize, u64, bool);
+
+/// Closed-loop flows with reservations, limits, weights, think times long
+/// enough to go idle, sequential and random, for 3 s.
+fn closed_scenario(p: MclockParams) -> Testbed<Mclock> {
+    let mut tb = Testbed::new(Mclock::new(p), 1);
+    let flows: [ClosedSpec; 8] = [
+        (100, Some(150.0), None, 4, 0, false),
+        (1000, None, None, 4, 0, true),
+        (10, Some(50.0), Some(80.0), 2, 0, false),
+        (300, None, Some(120.0), 3, 0, true),
+        (1, Some(200.0), None, 1, 3, false),
+        (500, None, None, 2, 150, false),
+        (50, Some(30.0), Some(30.0), 4, 0, true),
+        (200, None, None, 1, 120, true),
+    ];
+    for (i, &(w, r, l, out, think, seq)) in flows.iter().enumerate() {
+        let i = i as u32;
+        tb.flow_config(i, &cfg(w, r, l));
+        let pattern = if seq {
+            Pattern::Seq {
+                next: u64::from(i) << 24,
+            }
+        } else {
+            Pattern::Rand {
+                state: u64::from(i) * 7 + 3,
+            }
+        };
+        tb.closed_flow(ClosedFlow::new(i, pattern, i % 3 != 2, out, ms(think)));
+    }
+    // Requests of varied sizes, so that `charge = "cost"` tells them apart.
+    tb.service_time(|r| Duration::from_micros(300 + u64::from(r.flow.0) * 170));
+    tb.run(at_ms(1500));
+    // Reconfigure mid-run: new rates, a new weight.
+    let now = tb.now();
+    tb.policy_mut()
+        .add_flow(now, FlowId(1), &cfg(1000, Some(100.0), Some(400.0)));
+    tb.policy_mut().set_weight(now, FlowId(3), 5);
+    tb.run(at_ms(3000));
+    // Every flow limited, below what the device can do: `wait` idles.
+    let now = tb.now();
+    for (i, &(w, r, ..)) in flows.iter().enumerate() {
+        let c = cfg(w, r.map(|r| r.min(40.0)), Some(60.0));
+        tb.policy_mut().add_flow(now, FlowId(i as u32), &c);
+    }
+    tb.run(at_ms(4000));
+    tb
+}
+
+/// A scripted run from a fixed generator: arrivals of varied sizes and
+/// directions, out-of-order completions, waits, on a device of depth 3.
+fn scripted_scenario(p: MclockParams, merge: bool) -> Testbed<Mclock> {
+    let mut tb = Testbed::new(Mclock::new(p), 3);
+    if merge {
+        tb = tb.with_merging(64);
+    }
+    let configs = [
+        cfg(100, Some(100.0), None),
+        cfg(1, None, Some(50.0)),
+        cfg(700, Some(20.0), Some(300.0)),
+        cfg(40, None, None),
+        cfg(3, Some(400.0), Some(200.0)),
+        cfg(250, None, Some(1000.0)),
+    ];
+    for (i, c) in configs.iter().enumerate() {
+        tb.flow_config(i as u32, c);
+    }
+    let mut s: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move |n: u64| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s % n
+    };
+    let mut sector = [0u64; 6];
+    for i in 0..4000 {
+        if i % 500 == 499 {
+            // Removed when empty; its next arrival brings it back with the
+            // default settings.
+            let now = tb.now();
+            tb.policy_mut().remove_flow(now, FlowId(5));
+        }
+        let op = match next(10) {
+            0..=5 => {
+                let flow = next(6) as u32;
+                let seq = next(3) > 0;
+                let sectors = [1, 8, 8, 16, 64, 256][next(6) as usize];
+                let at = if seq {
+                    sector[flow as usize]
+                } else {
+                    next(1 << 20) * 8
+                };
+                sector[flow as usize] = at + u64::from(sectors);
+                Op::Add {
+                    flow,
+                    sector: at,
+                    sectors,
+                    write: next(4) == 0,
+                }
+            }
+            6..=8 => Op::Complete(next(8) as usize),
+            _ => Op::Advance(Duration::from_micros(next(40_000))),
+        };
+        tb.step(&op);
+    }
+    tb.drain();
+    tb
+}
+
+/// The dispatch order (time, request, flow) of mixed scenarios, recorded
+/// before the policy's data structures were reworked for speed: any change
+/// in a decision changes a fingerprint.
+#[test]
+fn dispatch_order_fingerprints_are_unchanged() {
+    let mut got = Vec::new();
+    for at_limit in [AtLimit::Wait, AtLimit::Allow] {
+        for cost in [false, true] {
+            got.push(fingerprint(&closed_scenario(params(at_limit, cost))));
+            for merge in [false, true] {
+                got.push(fingerprint(&scripted_scenario(
+                    params(at_limit, cost),
+                    merge,
+                )));
+            }
+        }
+    }
+    let want: [(usize, u64); 12] = [
+        (6441, 14727731548743122038),
+        (2393, 8303001158191112895),
+        (1968, 3093623643655024420),
+        (3602, 5057959858909038363),
+        (2393, 2917950374985242735),
+        (1975, 3225025621063019778),
+        (7369, 5523938806886687003),
+        (2393, 12282879221734394553),
+        (1968, 1877073149949001696),
+        (3602, 5057959858909038363),
+        (2393, 14989382446205798663),
+        (1976, 15085146079466837912),
+    ];
+    assert_eq!(got, want, "{got:?}");
+}
+
+#[test]
+fn a_flow_fills_two_cache_lines() {
+    assert!(std::mem::size_of::<Option<Flow>>() <= 128);
 }
