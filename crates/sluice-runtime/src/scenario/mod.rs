@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 mod builder;
 mod expand;
 mod groups;
+mod kind;
 mod location;
 mod memory;
 #[cfg(test)]
