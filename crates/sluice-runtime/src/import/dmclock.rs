@@ -190,13 +190,7 @@ pub fn import(text: &str) -> Result<Imported> {
                 _ => return Err(fail(format!("line {l}: [global]: unknown key '{k}'"))),
             }
         } else if let Some(g) = group(&section, "client.", l)? {
-            let c = match clients.iter().position(|c| c.0 == g) {
-                Some(i) => &mut clients[i].1,
-                None => {
-                    clients.push((g, Client::default()));
-                    &mut clients.last_mut().expect("just pushed").1
-                }
-            };
+            let c = numbered(&mut clients, g);
             match k {
                 "client_count" => c.count = uint(k, v, l, 100_000)? as u32,
                 "client_wait" => c.wait_s = uint(k, v, l, 1_000_000)?,
@@ -213,13 +207,7 @@ pub fn import(text: &str) -> Result<Imported> {
                 _ => return Err(fail(format!("line {l}: [{section}]: unknown key '{k}'"))),
             }
         } else if let Some(g) = group(&section, "server.", l)? {
-            let s = match servers.iter().position(|s| s.0 == g) {
-                Some(i) => &mut servers[i].1,
-                None => {
-                    servers.push((g, Server::default()));
-                    &mut servers.last_mut().expect("just pushed").1
-                }
-            };
+            let s = numbered(&mut servers, g);
             match k {
                 "server_count" => s.count = uint(k, v, l, 1_000_000)?,
                 "server_iops" => s.iops = uint(k, v, l, 1_000_000_000)?,
@@ -568,4 +556,17 @@ server_threads = 1
             }
         }
     }
+}
+
+/// The entry numbered `g` (`[client.g]`, `[server.g]`), made on first use:
+/// a section may come back later in the file.
+fn numbered<T: Default>(list: &mut Vec<(u32, T)>, g: u32) -> &mut T {
+    let i = match list.iter().position(|e| e.0 == g) {
+        Some(i) => i,
+        None => {
+            list.push((g, T::default()));
+            list.len() - 1
+        }
+    };
+    &mut list[i].1
 }
