@@ -378,6 +378,19 @@ pub fn import(text: &str) -> Result<Imported> {
     Ok(Imported { scenario, notes })
 }
 
+/// The entry numbered `g` (`[client.g]`, `[server.g]`), made on first use:
+/// a section may come back later in the file.
+fn numbered<T: Default>(list: &mut Vec<(u32, T)>, g: u32) -> &mut T {
+    let i = match list.iter().position(|e| e.0 == g) {
+        Some(i) => i,
+        None => {
+            list.push((g, T::default()));
+            list.len() - 1
+        }
+    };
+    &mut list[i].1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,17 +569,4 @@ server_threads = 1
             }
         }
     }
-}
-
-/// The entry numbered `g` (`[client.g]`, `[server.g]`), made on first use:
-/// a section may come back later in the file.
-fn numbered<T: Default>(list: &mut Vec<(u32, T)>, g: u32) -> &mut T {
-    let i = match list.iter().position(|e| e.0 == g) {
-        Some(i) => i,
-        None => {
-            list.push((g, T::default()));
-            list.len() - 1
-        }
-    };
-    &mut list[i].1
 }
