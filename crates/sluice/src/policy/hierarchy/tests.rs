@@ -277,12 +277,23 @@ fn an_empty_hierarchy_changes_nothing() {
         tb.run(Instant::ZERO + Duration::from_secs(2));
         tb.order()
     };
-    for policy in ["bfq+", "yfq", "cfq", "dor"] {
-        let bare = run(crate::policy::build(policy, &Params::default()).unwrap());
+    // YFQ with a host turnaround idles between batches: the same waits.
+    let mut turnaround = Params::default();
+    turnaround.insert("batch", crate::policy::ParamValue::Int(4));
+    turnaround.insert("batch_turnaround_us", crate::policy::ParamValue::Int(300));
+    let cases = [
+        ("bfq+", Params::default()),
+        ("yfq", Params::default()),
+        ("yfq", turnaround),
+        ("cfq", Params::default()),
+        ("dor", Params::default()),
+    ];
+    for (policy, params) in cases {
+        let bare = run(crate::policy::build(policy, &params).unwrap());
         let wrapped = run(Box::new(Hierarchy::around(
-            crate::policy::build(policy, &Params::default()).unwrap(),
+            crate::policy::build(policy, &params).unwrap(),
         )));
-        assert_eq!(bare, wrapped, "{policy}");
+        assert_eq!(bare, wrapped, "{policy} {params:?}");
     }
 }
 
