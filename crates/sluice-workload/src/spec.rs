@@ -166,8 +166,8 @@ pub struct FlowSpec {
     /// Reserved rate, IOPS (`reservation_iops`; the `mclock` policy's
     /// r_i), given to each of the flow's threads.
     pub reservation_iops: Option<f64>,
-    /// Rate cap, IOPS (`limit_iops`; the `mclock` policy's l_i), given to
-    /// each of the flow's threads.
+    /// Rate cap, IOPS (`limit_iops`), given to each of the flow's threads:
+    /// `mclock`'s l_i, a token bucket under every other policy.
     pub limit_iops: Option<f64>,
     /// Rate cap, MB/s (`limit_mb_s`), given to each of the flow's threads.
     pub limit_mb_s: Option<f64>,
