@@ -310,7 +310,8 @@ impl<'a> Iterator for Lines<'a> {
             return None;
         }
         let b = self.rest.as_bytes();
-        match b.iter().position(|&c| c == b'\n' || c == b'\r') {
+        // memchr scans many bytes a step: traces run to millions of lines.
+        match memchr::memchr2(b'\n', b'\r', b) {
             None => Some(std::mem::take(&mut self.rest)),
             Some(i) => {
                 let line = &self.rest[..i];

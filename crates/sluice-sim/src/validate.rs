@@ -104,7 +104,8 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
 pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
     let sorted = |v: &[f64]| {
         let mut s = v.to_vec();
-        s.sort_by(f64::total_cmp);
+        // Values equal by `total_cmp` are the same bits: unstable is exact.
+        s.sort_unstable_by(f64::total_cmp);
         s
     };
     let (a, b) = (sorted(a), sorted(b));

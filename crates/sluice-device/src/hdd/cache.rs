@@ -53,6 +53,9 @@ pub struct ReadCache {
     /// on its frontier is the limit, with no walk over its tracks (the
     /// common case: a lookup after the read-ahead has finished).
     stream_done: Cell<Option<Instant>>,
+    /// The active stream's frontier last computed, and when: a lookup asks
+    /// for it once per segment and again to decide, at the same instant.
+    frontier_at: Cell<Option<(Instant, u64)>>,
     clock: u64,
 }
 
@@ -65,6 +68,7 @@ impl ReadCache {
             capacity: segment_sectors,
             prefetch: None,
             stream_done: Cell::new(None),
+            frontier_at: Cell::new(None),
             clock: 0,
         }
     }
@@ -84,13 +88,21 @@ impl ReadCache {
             // What `stream_progress` finds, without walking the tracks.
             return p.limit.min(last);
         }
-        m.stream_progress(p.from, p.t0, t, p.limit)
+        if let Some((at, front)) = self.frontier_at.get() {
+            if at == t {
+                return front;
+            }
+        }
+        let front = m.stream_progress(p.from, p.t0, t, p.limit);
+        self.frontier_at.set(Some((t, front)));
+        front
     }
 
     /// Start (or end, with `None`) the read-ahead stream.
     fn set_prefetch(&mut self, p: Option<Prefetch>) {
         self.prefetch = p;
         self.stream_done.set(None);
+        self.frontier_at.set(None);
     }
 
     /// Valid range of segment `i` at time `t`, including the stream.

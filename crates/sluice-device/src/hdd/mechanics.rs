@@ -31,14 +31,18 @@ pub struct Access {
 /// The mechanical model of a drive.
 #[derive(Clone, Debug)]
 pub struct Mechanics {
-    /// The last located run of physically contiguous sectors: (first lbn,
-    /// its location). Streaming and positioning look up the same runs again
-    /// and again, and a full DiskSim-layout lookup costs a dozen divisions.
-    pub(crate) run_cache: Cell<Option<(u64, Location)>>,
+    /// The last few located runs of physically contiguous sectors.
+    /// Streaming and positioning look up the same runs again and again (a
+    /// random read alternates between the stream it leaves and its own
+    /// track), and a full DiskSim-layout lookup costs a dozen divisions.
+    pub(crate) run_cache: RunCache,
     /// Where each logical block lies.
     pub layout: Layout,
     /// Seek time by cylinder distance.
     pub seek: SeekCurve,
+    /// Seek times already computed, by distance: the curve is a search and
+    /// a float interpolation, asked again for the same few distances.
+    pub(crate) seek_memo: SeekMemo,
     /// One revolution.
     pub period: Duration,
     /// Time to switch to another surface without a seek (a seek to another
@@ -60,18 +64,11 @@ impl Mechanics {
     /// Where `lbn` is, through a one-run cache: inside a cached run of
     /// contiguous sectors the location follows by arithmetic.
     pub fn locate(&self, lbn: u64) -> Location {
-        if let Some((first, loc)) = self.run_cache.get() {
-            if lbn >= first && lbn - first < u64::from(loc.left_on_track) {
-                let d = (lbn - first) as u32;
-                return Location {
-                    slot: (loc.slot + d) % loc.spt,
-                    left_on_track: loc.left_on_track - d,
-                    ..loc
-                };
-            }
+        if let Some(loc) = self.run_cache.get(lbn) {
+            return loc;
         }
         let loc = self.layout.locate(lbn);
-        self.run_cache.set(Some((lbn, loc)));
+        self.run_cache.put(lbn, loc);
         loc
     }
 
@@ -104,11 +101,13 @@ impl Mechanics {
     pub fn move_time(&self, from: Arm, to: &Location, write: bool) -> Duration {
         let d = from.cyl.abs_diff(to.cyl);
         let t = if d > 0 {
-            self.seek.time(d).max(if from.head != to.head {
-                self.head_switch
-            } else {
-                Duration::ZERO
-            })
+            self.seek_memo
+                .time(&self.seek, self.layout.cylinders(), d)
+                .max(if from.head != to.head {
+                    self.head_switch
+                } else {
+                    Duration::ZERO
+                })
         } else if from.head != to.head {
             self.head_switch
         } else {
@@ -231,6 +230,82 @@ impl Mechanics {
     }
 }
 
+/// Most distances the seek memo covers (8 bytes each): drives with more
+/// cylinders compute seeks beyond this every time.
+const MEMO_DISTANCES: u32 = 1 << 20;
+
+/// [`SeekCurve::time`] by distance, filled in as distances are asked.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SeekMemo {
+    /// Nanoseconds + 1 by distance; 0 when not yet computed.
+    ns: std::cell::OnceCell<Box<[Cell<u64>]>>,
+}
+
+impl SeekMemo {
+    /// The seek over `d` cylinders on a drive of `cylinders`.
+    fn time(&self, curve: &SeekCurve, cylinders: u32, d: u32) -> Duration {
+        let size = cylinders.min(MEMO_DISTANCES);
+        if d >= size {
+            return curve.time(d);
+        }
+        let table = self
+            .ns
+            .get_or_init(|| (0..size).map(|_| Cell::new(0)).collect());
+        match table[d as usize].get() {
+            0 => {
+                let t = curve.time(d);
+                table[d as usize].set(t.as_nanos().saturating_add(1));
+                t
+            }
+            n => Duration::from_nanos(n - 1),
+        }
+    }
+}
+
+/// Runs the cache holds: a random read's own track, the stream it left and
+/// the track the stream reached.
+const RUNS: usize = 4;
+
+/// A few located runs, replaced round-robin. Inside a run the location of a
+/// later sector follows by arithmetic.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunCache {
+    /// (first lbn, its location); an empty slot has `left_on_track` 0.
+    runs: [Cell<(u64, Location)>; RUNS],
+    /// The slot the next miss replaces.
+    next: Cell<usize>,
+}
+
+impl RunCache {
+    fn get(&self, lbn: u64) -> Option<Location> {
+        self.runs.iter().find_map(|run| {
+            let (first, loc) = run.get();
+            let d = lbn.wrapping_sub(first);
+            (d < u64::from(loc.left_on_track)).then(|| {
+                // slot < spt and d < left_on_track <= spt, so
+                // one subtraction brings the sum back onto the track.
+                let d = d as u32;
+                let slot = loc.slot + d;
+                Location {
+                    slot: if slot >= loc.spt {
+                        slot - loc.spt
+                    } else {
+                        slot
+                    },
+                    left_on_track: loc.left_on_track - d,
+                    ..loc
+                }
+            })
+        })
+    }
+
+    fn put(&self, lbn: u64, loc: Location) {
+        let i = self.next.get();
+        self.runs[i].set((lbn, loc));
+        self.next.set((i + 1) % RUNS);
+    }
+}
+
 /// A test drive: one head, `cylinders` cylinders of 100 sectors with skews
 /// of 10, 10 ms per revolution, a 0.5 ms head switch, seeks from 1 ms (one
 /// cylinder) to `full_seek_ms` (full stroke).
@@ -240,6 +315,7 @@ pub(crate) fn test_mechanics(cylinders: u32, full_seek_ms: f64, write_settle_ns:
     let last = cylinders - 1;
     Mechanics {
         run_cache: Default::default(),
+        seek_memo: Default::default(),
         layout: Layout::new(1, vec![Zone::new(0, last, 100, 10, 10)]).unwrap(),
         seek: SeekCurve::Table(vec![(1, 1.0), (last, full_seek_ms)]),
         period: Duration::from_millis(10),
@@ -332,6 +408,19 @@ mod tests {
     }
 
     #[test]
+    fn the_seek_memo_never_changes_a_time() {
+        let m = mech();
+        let cyl = m.layout.cylinders();
+        // Twice: computed, then from the memo; past the table too.
+        for _ in 0..2 {
+            for d in (1..cyl + 3).rev() {
+                assert_eq!(m.seek_memo.time(&m.seek, cyl, d), m.seek.time(d), "d={d}");
+            }
+        }
+        assert_eq!(m.seek_memo.time(&m.seek, 1 << 21, 1 << 20), m.seek.time(1 << 20));
+    }
+
+    #[test]
     fn the_run_cache_never_changes_a_location() {
         let model = crate::presets::preset("ibm-dnes-309170w").unwrap();
         let crate::Model::Hdd(spec) = model else {
@@ -339,6 +428,7 @@ mod tests {
         };
         let m = Mechanics {
             run_cache: Default::default(),
+            seek_memo: Default::default(),
             layout: spec.layout.clone(),
             seek: spec.seek.clone(),
             period: spec.period(),

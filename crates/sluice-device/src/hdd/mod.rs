@@ -35,6 +35,33 @@ fn ms(x: f64) -> Duration {
     Duration::from_millis_f64(x)
 }
 
+/// [`Overheads`] and the interface's delays, each to the nearest ns.
+#[derive(Clone, Copy, Debug)]
+struct OverheadTimes {
+    read_hit: [Duration; 2],
+    read_miss: [Duration; 2],
+    write_hit: [Duration; 2],
+    write_miss: [Duration; 2],
+    /// [`Interface::reselect_ms`].
+    reselect: Duration,
+    /// [`Interface::completion_ms`].
+    completion: [Duration; 2],
+}
+
+impl OverheadTimes {
+    fn new(o: &Overheads, i: &Interface) -> Self {
+        let both = |t: [f64; 2]| t.map(ms);
+        OverheadTimes {
+            read_hit: both(o.read_hit),
+            read_miss: both(o.read_miss),
+            write_hit: both(o.write_hit),
+            write_miss: both(o.write_miss),
+            reselect: ms(i.reselect_ms),
+            completion: both(i.completion_ms),
+        }
+    }
+}
+
 /// Controller overheads per command kind, after a read and after a write
 /// (DiskSim's eight "overhead" parameters), in ms.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -269,7 +296,9 @@ impl ReadAhead {
 pub struct Hdd {
     name: String,
     mech: Mechanics,
-    overheads: Overheads,
+    /// The controller overheads and the interface's fixed delays, as
+    /// times: converted once, not per command.
+    overheads: OverheadTimes,
     /// Interface transfer per sector: read, write.
     bus: [Duration; 2],
     cache: ReadCache,
@@ -301,6 +330,7 @@ impl Hdd {
         let period = spec.period();
         let mech = Mechanics {
             run_cache: Default::default(),
+            seek_memo: Default::default(),
             layout: spec.layout.clone(),
             seek: spec.seek.clone(),
             period,
@@ -329,7 +359,7 @@ impl Hdd {
             },
             mech,
             interface: spec.interface,
-            overheads: spec.overheads,
+            overheads: OverheadTimes::new(&spec.overheads, &spec.interface),
             bus: [ms(spec.bus_ms_per_sector), ms(spec.bus_write_ms_per_sector)],
             arm: Arm::default(),
             last_write: false,
@@ -371,8 +401,8 @@ impl Hdd {
         }
     }
 
-    fn overhead(&self, table: [f64; 2]) -> Duration {
-        ms(table[usize::from(self.last_write)])
+    fn overhead(&self, table: [Duration; 2]) -> Duration {
+        table[usize::from(self.last_write)]
     }
 
     /// Serve `cmd` starting at `t`; returns its completion time.
@@ -407,7 +437,7 @@ impl Hdd {
                     let i = &self.interface;
                     let span = (a.end - a.first).as_nanos() as f64;
                     let mark = a.first + Duration::from_nanos((span * i.read_watermark) as u64);
-                    let send = mark + ms(i.reselect_ms);
+                    let send = mark + self.overheads.reselect;
                     (a.end + per_sector).max(send + bus)
                 }
             }
@@ -430,7 +460,7 @@ impl Hdd {
             self.write_through(start, cmd.lbn, n, per_sector)
         };
         self.last_write = cmd.write;
-        done + ms(self.interface.completion_ms[usize::from(cmd.write)])
+        done + self.overheads.completion[usize::from(cmd.write)]
     }
 
     /// Write `n` sectors from `lbn` whose data arrives over the bus at

@@ -26,6 +26,8 @@
 //! slip on an earlier track or cylinder of the zone also pushes the layout
 //! one sector further.
 
+use strength_reduce::StrengthReducedU64;
+
 /// How a zone reserves spare sectors and what a slipped sector does to the
 /// logical sectors after it: DiskSim's "Sparing scheme used".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -179,6 +181,63 @@ pub struct Zone {
     /// search (see `Layout::physical`); for the slip-to-end schemes only the
     /// slips outside spare areas have one.
     keys: Vec<u64>,
+    /// Constants [`Layout::locate`] divides by, prepared once: a lookup
+    /// divides a dozen times and the divisors never change.
+    div: ZoneDivisors,
+}
+
+/// A divisor prepared for division by multiplication (exact).
+#[derive(Clone, Copy, Debug)]
+struct Divisor(StrengthReducedU64);
+
+impl Divisor {
+    fn new(d: u64) -> Self {
+        Divisor(StrengthReducedU64::new(d.max(1)))
+    }
+
+    #[inline]
+    fn div_rem(self, n: u64) -> (u64, u64) {
+        StrengthReducedU64::div_rem(n, self.0)
+    }
+
+    #[inline]
+    fn rem(self, n: u64) -> u64 {
+        n % self.0
+    }
+}
+
+impl PartialEq for Divisor {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+/// What a zone's lookups divide by, and its sparing units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct ZoneDivisors {
+    /// Sectors per track.
+    spt: Divisor,
+    /// Logical slots per full sparing unit.
+    logical: Divisor,
+    /// The sparing units.
+    units: Units,
+    /// The track and cylinder skews, reduced modulo the track.
+    track_skew: u64,
+    cyl_skew: u64,
+}
+
+impl ZoneDivisors {
+    fn new(z: &Zone, heads: u32, sparing: Sparing) -> Self {
+        let units = units(z, heads, sparing);
+        let spt = u64::from(z.spt.max(1));
+        ZoneDivisors {
+            spt: Divisor::new(spt),
+            logical: Divisor::new(units.logical),
+            units,
+            track_skew: u64::from(z.track_skew) % spt,
+            cyl_skew: u64::from(z.cyl_skew) % spt,
+        }
+    }
 }
 
 impl Zone {
@@ -199,6 +258,7 @@ impl Zone {
             first_lbn: 0,
             lbns: 0,
             keys: Vec::new(),
+            div: Zone::bare().div,
         }
     }
 
@@ -232,13 +292,44 @@ impl Zone {
         self
     }
 
+    /// One track of one sector: the placeholder divisors are built from.
+    fn bare() -> Self {
+        Zone {
+            first_cyl: 0,
+            last_cyl: 0,
+            spt: 1,
+            track_skew: 0,
+            cyl_skew: 0,
+            offset: 0,
+            empty_front: 0,
+            spares: 0,
+            slips: Vec::new(),
+            defects: Vec::new(),
+            first_lbn: 0,
+            lbns: 0,
+            keys: Vec::new(),
+            div: ZoneDivisors {
+                spt: Divisor::new(1),
+                logical: Divisor::new(1),
+                units: Units {
+                    size: 1,
+                    logical: 1,
+                    full: 1,
+                    partial: 0,
+                },
+                track_skew: 0,
+                cyl_skew: 0,
+            },
+        }
+    }
+
     fn cylinders(&self) -> u64 {
         u64::from(self.last_cyl - self.first_cyl + 1)
     }
 }
 
 /// Where a logical sector lives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Location {
     /// Cylinder.
     pub cyl: u32,
@@ -258,6 +349,11 @@ pub struct Location {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
     heads: u32,
+    /// `heads`, prepared for division.
+    div_heads: Divisor,
+    /// Each zone's first logical sector, packed for the search that finds
+    /// a sector's zone (the zones themselves are large).
+    starts: Vec<u64>,
     zones: Vec<Zone>,
     sparing: Sparing,
     order: SurfaceOrder,
@@ -337,6 +433,7 @@ pub enum LayoutError {
 const MAX_ZONE_SECTORS: u64 = 1 << 48;
 
 /// Sparing geometry of one zone, in sectors.
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Units {
     /// Sectors per sparing unit.
     size: u64,
@@ -381,6 +478,7 @@ impl Layout {
                 return Err(LayoutError::BadZone(i));
             }
             prepare_zone(i, z, heads, sparing)?;
+            z.div = ZoneDivisors::new(z, heads, sparing);
             z.first_lbn = lbn;
             lbn = lbn.checked_add(z.lbns).ok_or(LayoutError::BadZone(i))?;
         }
@@ -390,6 +488,8 @@ impl Layout {
         let cylinders = zones.last().map_or(0, |z| z.last_cyl + 1);
         Ok(Layout {
             heads,
+            div_heads: Divisor::new(u64::from(heads)),
+            starts: zones.iter().map(|z| z.first_lbn).collect(),
             zones,
             sparing,
             order,
@@ -446,7 +546,7 @@ impl Layout {
     /// Where logical sector `lbn` is. Sectors past the end map to the last one.
     pub fn locate(&self, lbn: u64) -> Location {
         let lbn = lbn.min(self.capacity - 1);
-        let zi = self.zones.partition_point(|z| z.first_lbn <= lbn) - 1;
+        let zi = self.starts.partition_point(|&first| first <= lbn) - 1;
         let z = &self.zones[zi];
         let rel = lbn - z.first_lbn;
         let (mut p, mut run) = self.physical(z, rel + z.empty_front);
@@ -467,17 +567,15 @@ impl Layout {
         }
         let spt = u64::from(z.spt);
         let heads = u64::from(self.heads);
-        let track = p / spt;
-        let sector = p % spt;
-        let cyl_rel = track / heads;
-        let logical_head = track % heads;
+        let d = &z.div;
+        let (track, sector) = d.spt.div_rem(p);
+        let (cyl_rel, logical_head) = self.div_heads.div_rem(track);
         let cyl = z.first_cyl + cyl_rel as u32;
         let head = self.order.head(logical_head, cyl_rel, cyl, heads);
         // Every earlier track boundary in the zone shifted the layout: head
         // switches by the track skew, cylinder switches by the cylinder skew.
-        let switches = (logical_head + (heads - 1) * cyl_rel) % spt;
-        let skew = switches * (u64::from(z.track_skew) % spt) % spt
-            + cyl_rel % spt * (u64::from(z.cyl_skew) % spt) % spt;
+        let switches = d.spt.rem(logical_head + (heads - 1) * cyl_rel);
+        let skew = d.spt.rem(switches * d.track_skew) + d.spt.rem(d.spt.rem(cyl_rel) * d.cyl_skew);
         let pushed = match self.sparing {
             Sparing::PerTrack => z.slips.partition_point(|&s| s < track * spt) as u64,
             Sparing::PerCylinder | Sparing::PerCylinderSlipToEnd => {
@@ -485,7 +583,7 @@ impl Layout {
             }
             _ => 0,
         };
-        let slot = (u64::from(z.offset) + skew + pushed + sector) % spt;
+        let slot = d.spt.rem(u64::from(z.offset) + skew + pushed + sector);
         let zone_end = (z.first_lbn + z.lbns).min(self.capacity);
         let left = run.min(spt - sector).min(zone_end - lbn);
         Location {
@@ -512,15 +610,15 @@ impl Layout {
         if self.sparing == Sparing::Tracks {
             return spare_tracks_physical(z, q);
         }
-        let u = units(z, self.heads, self.sparing);
+        let u = z.div.units;
         if self.sparing.slips_to_end() {
             // Slots fill the sectors outside spare areas in order; count in
             // that "usable" numbering. keys[i] = usable index of slip i
             // minus i, so slip i comes before slot q iff keys[i] <= q.
             let c = z.keys.partition_point(|&k| k <= q);
             let usable = q + c as u64;
-            let within = usable % u.logical;
-            let p = usable / u.logical * u.size + within;
+            let (unit, within) = z.div.logical.div_rem(usable);
+            let p = unit * u.size + within;
             let mut run = u.logical - within;
             if let Some(&k) = z.keys.get(c) {
                 run = run.min(k + c as u64 - usable);
@@ -529,7 +627,8 @@ impl Layout {
         } else {
             // Slips shift only the rest of their unit, into its spares.
             let (unit, offset, slots) = if q < u.full * u.logical {
-                (q / u.logical, q % u.logical, u.logical)
+                let (unit, offset) = z.div.logical.div_rem(q);
+                (unit, offset, u.logical)
             } else {
                 (u.full, q - u.full * u.logical, u.partial)
             };
