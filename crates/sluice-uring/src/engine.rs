@@ -376,13 +376,14 @@ impl<P: Scheduler> Engine<P> {
     /// for O_DIRECT, a write to a read-only target) is not queued and its
     /// buffer is dropped.
     pub fn submit(&mut self, s: Submission) -> Result<RequestId> {
+        let now = self.now();
         let t = self
             .targets
             .get(s.target.0 as usize)
             .ok_or(Error::UnknownTarget(s.target))?;
-        if !self.flows.contains_key(&s.flow) {
+        let Some(flow_pending) = self.flows.get_mut(&s.flow) else {
             return Err(Error::UnknownFlow(s.flow));
-        }
+        };
         let len = s.buf.len();
         let invalid = |m: String| Err(Error::InvalidRequest(m));
         if len == 0 || len > MAX_REQUEST_BYTES {
@@ -405,7 +406,6 @@ impl<P: Scheduler> Engine<P> {
                 s.offset
             ));
         }
-        let now = self.now();
         let first = s.offset % SECTOR_BYTES;
         let (flow, target, offset, dir, sync) = (s.flow, s.target, s.offset, s.dir, s.sync);
         let (base_sector, fd, direct) = (t.info.base_sector, t.file.as_raw_fd(), t.info.direct);
@@ -436,7 +436,7 @@ impl<P: Scheduler> Engine<P> {
             sectors: (first + len as u64).div_ceil(SECTOR_BYTES) as u32,
             arrival: now,
         };
-        *self.flows.get_mut(&s.flow).expect("checked above") += 1;
+        *flow_pending += 1;
         self.driver.add(now, request);
         self.stats.submitted += 1;
         Ok(id)
@@ -506,7 +506,7 @@ impl<P: Scheduler> Engine<P> {
     /// Run until every submitted request has completed; returns the
     /// completions not taken before, in completion order.
     pub fn run_until_idle(&mut self) -> Result<Vec<Completion>> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.pending.len() + self.ready.len());
         while !self.pending.is_empty() {
             self.poll(Wait::Any)?;
             out.extend(self.ready.drain(..));

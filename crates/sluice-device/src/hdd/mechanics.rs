@@ -417,7 +417,10 @@ mod tests {
                 assert_eq!(m.seek_memo.time(&m.seek, cyl, d), m.seek.time(d), "d={d}");
             }
         }
-        assert_eq!(m.seek_memo.time(&m.seek, 1 << 21, 1 << 20), m.seek.time(1 << 20));
+        assert_eq!(
+            m.seek_memo.time(&m.seek, 1 << 21, 1 << 20),
+            m.seek.time(1 << 20)
+        );
     }
 
     #[test]
