@@ -102,13 +102,15 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
 /// DiskSim's demerit: the RMS horizontal distance between two response-time
 /// distributions, sampled at quantiles 0.0001, 0.0002, ..., 1.
 pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
-    let sorted = |v: &[f64]| {
-        let mut s = v.to_vec();
-        // Values equal by `total_cmp` are the same bits: unstable is exact.
-        s.sort_unstable_by(f64::total_cmp);
-        s
-    };
-    let (a, b) = (sorted(a), sorted(b));
+    demerit_in_place(&mut a.to_vec(), &mut b.to_vec())
+}
+
+/// [`demerit`], sorting `a` and `b` in place rather than copies of them.
+fn demerit_in_place(a: &mut [f64], b: &mut [f64]) -> f64 {
+    // Values equal by `total_cmp` are the same bits: unstable is exact.
+    a.sort_unstable_by(f64::total_cmp);
+    b.sort_unstable_by(f64::total_cmp);
+    let (a, b) = (&*a, &*b);
     if a.is_empty() || b.is_empty() {
         return f64::NAN;
     }
@@ -169,17 +171,21 @@ pub fn validate(
 ) -> Result<ValidationReport, Error> {
     check_trace(disk, model, trace)?;
     let wall = WallClock::now();
-    let (sim, events) = replay(model, trace);
-    let measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1e3).collect();
+    let (mut sim, events) = replay(model, trace);
+    let mut measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1e3).collect();
     let n = trace.len() as f64;
+    // The means sum in trace order, before the demerit sorts in place.
+    let mean_measured_ms = measured.iter().sum::<f64>() / n;
+    let mean_sim_ms = sim.iter().sum::<f64>() / n;
+    let demerit_ms = demerit_in_place(&mut sim, &mut measured);
     let wall_s = wall.elapsed().as_secs_f64();
     Ok(ValidationReport {
         schema: VALIDATE_SCHEMA,
         disk: disk.to_string(),
         requests: trace.len() as u64,
-        demerit_ms: demerit(&sim, &measured),
-        mean_measured_ms: measured.iter().sum::<f64>() / n,
-        mean_sim_ms: sim.iter().sum::<f64>() / n,
+        demerit_ms,
+        mean_measured_ms,
+        mean_sim_ms,
         perf: Perf {
             events,
             wall_s,

@@ -8,14 +8,15 @@ use std::path::Path;
 
 use io_uring::{opcode, types, IoUring};
 use sluice::{
-    ClassConfig, CostModel, Direction, Driver, Duration, FlowConfig, FlowId, IdMap, Instant,
-    LastAnswer, Request, RequestId, Scheduler, SECTOR_BYTES,
+    ClassConfig, CostModel, Direction, Driver, Duration, FlowConfig, FlowId, Instant, LastAnswer,
+    Request, RequestId, Scheduler, SECTOR_BYTES,
 };
 
 use crate::buf::AlignedBuf;
 use crate::clock::Clock;
 use crate::cost::{LinearCost, SeekEstimate};
 use crate::error::{Error, Result};
+use crate::flows::FlowSlots;
 
 mod merged;
 
@@ -204,6 +205,8 @@ pub struct EngineStats {
 /// A request the engine holds: queued in the policy or in the kernel.
 struct Pending {
     flow: FlowId,
+    /// The flow's slot in [`FlowSlots`].
+    slot: u32,
     target: TargetId,
     fd: i32,
     offset: u64,
@@ -223,8 +226,8 @@ pub struct Engine<P = Box<dyn Scheduler>> {
     pending: PendingTable<Pending>,
     /// Merged requests in the kernel.
     groups: Groups,
-    /// Requests pending per flow.
-    flows: IdMap<FlowId, usize>,
+    /// Known flows, with the requests each has pending.
+    flows: FlowSlots,
     targets: Vec<Target>,
     ready: VecDeque<Completion>,
     driver: Driver<P>,
@@ -277,7 +280,7 @@ impl<P: Scheduler> Engine<P> {
         Ok(Engine {
             groups: Groups::default(),
             pending: PendingTable::with_capacity(2 * depth),
-            flows: IdMap::default(),
+            flows: FlowSlots::default(),
             targets: Vec::new(),
             ready: VecDeque::with_capacity(depth),
             driver,
@@ -338,10 +341,9 @@ impl<P: Scheduler> Engine<P> {
 
     /// A flow appears, with its weight and class.
     pub fn add_flow(&mut self, flow: FlowId, config: &FlowConfig) -> Result<()> {
-        if self.flows.contains_key(&flow) {
+        if !self.flows.add(flow) {
             return Err(Error::FlowExists(flow));
         }
-        self.flows.insert(flow, 0);
         let now = self.now();
         self.driver.add_flow(now, flow, config);
         Ok(())
@@ -349,7 +351,7 @@ impl<P: Scheduler> Engine<P> {
 
     /// Change a flow's weight.
     pub fn set_weight(&mut self, flow: FlowId, weight: u32) -> Result<()> {
-        if !self.flows.contains_key(&flow) {
+        if self.flows.slot(flow).is_none() {
             return Err(Error::UnknownFlow(flow));
         }
         let now = self.now();
@@ -359,12 +361,14 @@ impl<P: Scheduler> Engine<P> {
 
     /// Remove a flow that has nothing pending.
     pub fn remove_flow(&mut self, flow: FlowId) -> Result<()> {
-        match self.flows.get(&flow) {
-            None => return Err(Error::UnknownFlow(flow)),
-            Some(&pending) if pending > 0 => return Err(Error::FlowBusy { flow, pending }),
-            Some(_) => {}
+        if self.flows.slot(flow).is_none() {
+            return Err(Error::UnknownFlow(flow));
         }
-        self.flows.remove(&flow);
+        let pending = self.flows.pending_of(flow);
+        if pending > 0 {
+            return Err(Error::FlowBusy { flow, pending });
+        }
+        self.flows.remove(flow);
         let now = self.now();
         self.driver.remove_flow(now, flow);
         Ok(())
@@ -381,7 +385,7 @@ impl<P: Scheduler> Engine<P> {
             .targets
             .get(s.target.0 as usize)
             .ok_or(Error::UnknownTarget(s.target))?;
-        let Some(flow_pending) = self.flows.get_mut(&s.flow) else {
+        let Some(slot) = self.flows.slot(s.flow) else {
             return Err(Error::UnknownFlow(s.flow));
         };
         let len = s.buf.len();
@@ -413,6 +417,7 @@ impl<P: Scheduler> Engine<P> {
             .pending
             .insert(|_| Pending {
                 flow,
+                slot,
                 target,
                 fd,
                 offset,
@@ -436,7 +441,7 @@ impl<P: Scheduler> Engine<P> {
             sectors: (first + len as u64).div_ceil(SECTOR_BYTES) as u32,
             arrival: now,
         };
-        *flow_pending += 1;
+        self.flows.up(slot);
         self.driver.add(now, request);
         self.stats.submitted += 1;
         Ok(id)
@@ -523,7 +528,7 @@ impl<P: Scheduler> Engine<P> {
 
     /// Requests pending for one flow.
     pub fn pending_of(&self, flow: FlowId) -> usize {
-        self.flows.get(&flow).copied().unwrap_or(0)
+        self.flows.pending_of(flow)
     }
 
     /// Requests the policy has dispatched that have not completed.
@@ -696,9 +701,7 @@ impl<P: Scheduler> Engine<P> {
         service: sluice::Service,
         resubmits: u32,
     ) {
-        if let Some(n) = self.flows.get_mut(&p.flow) {
-            *n -= 1;
-        }
+        self.flows.down(p.slot);
         self.stats.completed += 1;
         self.stats.errors += u64::from(result.is_err());
         self.ready.push_back(Completion {

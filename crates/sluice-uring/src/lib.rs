@@ -98,6 +98,7 @@ mod clock;
 mod cost;
 mod engine;
 mod error;
+mod flows;
 mod pending;
 mod step;
 mod target;

@@ -1,0 +1,88 @@
+//! The engine's flows: each known flow gets a dense slot when it is added,
+//! so that a request carries its slot and counting it out on completion is
+//! an array access, not a hash lookup (with thousands of flows, that lookup
+//! missed the cache on every completion).
+
+use sluice::{FlowId, IdMap};
+
+/// Known flows and the requests each has pending.
+#[derive(Debug, Default)]
+pub(crate) struct FlowSlots {
+    slot_of: IdMap<FlowId, u32>,
+    /// Requests pending, by slot.
+    pending: Vec<usize>,
+    /// Slots of removed flows, for reuse.
+    free: Vec<u32>,
+}
+
+impl FlowSlots {
+    /// Add `flow`; false if it is known already.
+    pub(crate) fn add(&mut self, flow: FlowId) -> bool {
+        if self.slot_of.contains_key(&flow) {
+            return false;
+        }
+        let slot = self.free.pop().unwrap_or_else(|| {
+            self.pending.push(0);
+            (self.pending.len() - 1) as u32
+        });
+        self.pending[slot as usize] = 0;
+        self.slot_of.insert(flow, slot);
+        true
+    }
+
+    /// Remove `flow` and free its slot; its pending count must be zero.
+    pub(crate) fn remove(&mut self, flow: FlowId) {
+        if let Some(slot) = self.slot_of.remove(&flow) {
+            debug_assert_eq!(self.pending[slot as usize], 0);
+            self.free.push(slot);
+        }
+    }
+
+    /// The slot of a known flow.
+    pub(crate) fn slot(&self, flow: FlowId) -> Option<u32> {
+        self.slot_of.get(&flow).copied()
+    }
+
+    /// Requests pending for `flow` (0 for an unknown flow).
+    pub(crate) fn pending_of(&self, flow: FlowId) -> usize {
+        self.slot(flow).map_or(0, |s| self.pending[s as usize])
+    }
+
+    /// One more request pending in `slot`.
+    pub(crate) fn up(&mut self, slot: u32) {
+        self.pending[slot as usize] += 1;
+    }
+
+    /// One request fewer pending in `slot`.
+    pub(crate) fn down(&mut self, slot: u32) {
+        let n = &mut self.pending[slot as usize];
+        *n = n.saturating_sub(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_follow_their_flow_and_freed_slots_start_at_zero() {
+        let mut f = FlowSlots::default();
+        assert!(f.add(FlowId(7)) && f.add(FlowId(9)) && !f.add(FlowId(7)));
+        let (a, b) = (f.slot(FlowId(7)).unwrap(), f.slot(FlowId(9)).unwrap());
+        assert_ne!(a, b);
+        f.up(a);
+        f.up(a);
+        f.up(b);
+        f.down(a);
+        assert_eq!((f.pending_of(FlowId(7)), f.pending_of(FlowId(9))), (1, 1));
+        f.down(a);
+        f.remove(FlowId(7));
+        assert_eq!(f.slot(FlowId(7)), None);
+        assert_eq!(f.pending_of(FlowId(7)), 0);
+        // The freed slot goes to the next flow, counting from zero.
+        assert!(f.add(FlowId(11)));
+        assert_eq!(f.slot(FlowId(11)), Some(a));
+        assert_eq!(f.pending_of(FlowId(11)), 0);
+        assert_eq!(f.pending_of(FlowId(9)), 1);
+    }
+}
