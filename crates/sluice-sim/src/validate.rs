@@ -2,6 +2,7 @@
 //! with their measured response times) open-loop against a model, and
 //! score the model with DiskSim's demerit figure.
 
+use std::path::Path;
 use std::time::Instant as WallClock;
 
 use serde::Serialize;
@@ -14,6 +15,7 @@ use sluice_runtime::Error;
 /// Schema tag of [`ValidationReport`].
 pub const VALIDATE_SCHEMA: &str = "sluice.validate/1";
 
+use sluice_workload::trace::disksim::load_trace_in_chunks;
 pub use sluice_workload::trace::disksim::{load_trace, parse_trace, TraceRecord, MAX_TRACE_US};
 
 /// The `sluice.validate/1` result.
@@ -49,36 +51,62 @@ pub struct ValidationReport {
 /// Also returns the events handled (arrivals and completions, including
 /// the drive's background write-back steps).
 pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
-    let mut dev = device::build(
-        model,
-        &Setup {
-            queue_depth: 1,
-            internal: InternalOrder::Fcfs,
-            write_cache: None,
-            read_cache: None,
-            max_command_age: None,
-            seed: 0,
-        },
-    );
-    let capacity = dev.capacity();
-    let mut response = Vec::with_capacity(trace.len());
-    let mut events = 0u64;
-    let mut arrival = Instant::ZERO;
-    for (i, r) in trace.iter().enumerate() {
+    let mut r = Replay::new(model, trace.len());
+    for rec in trace {
+        r.step(rec);
+    }
+    (r.response, r.events)
+}
+
+/// [`replay`], one request at a time.
+struct Replay {
+    dev: Box<dyn device::Device>,
+    capacity: u64,
+    /// Response times so far, ms.
+    response: Vec<f64>,
+    events: u64,
+    /// When the next request arrives.
+    arrival: Instant,
+}
+
+impl Replay {
+    fn new(model: &Model, requests: usize) -> Self {
+        let dev = device::build(
+            model,
+            &Setup {
+                queue_depth: 1,
+                internal: InternalOrder::Fcfs,
+                write_cache: None,
+                read_cache: None,
+                max_command_age: None,
+                seed: 0,
+            },
+        );
+        Replay {
+            capacity: dev.capacity(),
+            dev,
+            response: Vec::with_capacity(requests),
+            events: 0,
+            arrival: Instant::ZERO,
+        }
+    }
+
+    fn step(&mut self, r: &TraceRecord) {
+        let (dev, arrival) = (&mut self.dev, self.arrival);
         // Background work (write-back) the drive finishes before the
         // request arrives.
         while let Some(t) = dev.next_completion().filter(|&t| t <= arrival) {
-            events += 1;
+            self.events += 1;
             let none = dev.pop_completion(t);
             debug_assert!(none.is_none(), "no request is outstanding");
         }
         // Traces of a larger drive wrap onto this one.
-        let lbn = r.lbn % capacity.saturating_sub(u64::from(r.sectors)).max(1);
-        events += 1;
+        let lbn = r.lbn % self.capacity.saturating_sub(u64::from(r.sectors)).max(1);
+        self.events += 1;
         dev.submit(
             arrival,
             Command {
-                tag: i as u64,
+                tag: self.response.len() as u64,
                 write: r.write,
                 lbn,
                 sectors: r.sectors,
@@ -88,15 +116,14 @@ pub fn replay(model: &Model, trace: &[TraceRecord]) -> (Vec<f64>, u64) {
             let t = dev
                 .next_completion()
                 .expect("a drive with a request outstanding is busy");
-            events += 1;
+            self.events += 1;
             if dev.pop_completion(t).is_some() {
                 break t;
             }
         };
-        response.push((done - arrival).as_millis_f64());
-        arrival = done + Duration::from_micros_f64(r.interarrival_us);
+        self.response.push((done - arrival).as_millis_f64());
+        self.arrival = done + Duration::from_micros_f64(r.interarrival_us);
     }
-    (response, events)
 }
 
 /// DiskSim's demerit: the RMS horizontal distance between two response-time
@@ -132,34 +159,136 @@ fn demerit_in_place(a: &mut [f64], b: &mut [f64]) -> f64 {
 /// Check that `trace` fits `model`: no request larger than the drive, and
 /// arrivals that fit the clock. `disk` names the drive in the message.
 pub fn check_trace(disk: &str, model: &Model, trace: &[TraceRecord]) -> Result<(), Error> {
-    let capacity = model.capacity();
-    let mut t = 0f64;
-    for (i, r) in trace.iter().enumerate() {
-        if u64::from(r.sectors) > capacity {
+    let mut c = Checks::new(disk, model.capacity());
+    for r in trace {
+        c.check(r);
+    }
+    c.verdict()
+}
+
+/// A year of arrivals at most (u64 nanoseconds hold 584 years), in us.
+const MAX_SPAN_US: f64 = 3.2e13;
+
+/// [`check_trace`], one request at a time: the first request larger than
+/// the drive, and the arrivals' running total.
+struct Checks<'a> {
+    disk: &'a str,
+    capacity: u64,
+    seen: usize,
+    too_large: Option<Error>,
+    /// Arrivals so far, us.
+    span_us: f64,
+}
+
+impl<'a> Checks<'a> {
+    fn new(disk: &'a str, capacity: u64) -> Self {
+        Checks {
+            disk,
+            capacity,
+            seen: 0,
+            too_large: None,
+            span_us: 0.0,
+        }
+    }
+
+    /// Take request `r`; true while the trace so far fits (a later
+    /// request can only make it fail).
+    fn check(&mut self, r: &TraceRecord) -> bool {
+        self.seen += 1;
+        if u64::from(r.sectors) > self.capacity && self.too_large.is_none() {
+            self.too_large = Some(
+                Error::new(
+                    "",
+                    format!(
+                        "trace request {} (count {} sectors) is larger than the drive {} ({} sectors)",
+                        self.seen, r.sectors, self.disk, self.capacity
+                    ),
+                )
+                .key("count"),
+            );
+        }
+        self.span_us += r.interarrival_us;
+        self.too_large.is_none() && self.span_us <= MAX_SPAN_US
+    }
+
+    /// The first request too large, else arrivals past a year, else fine.
+    fn verdict(self) -> Result<(), Error> {
+        if let Some(e) = self.too_large {
+            return Err(e);
+        }
+        if self.span_us > MAX_SPAN_US {
             return Err(Error::new(
                 "",
                 format!(
-                    "trace request {} (count {} sectors) is larger than the drive {disk} ({capacity} sectors)",
-                    i + 1,
-                    r.sectors
+                    "the trace's arrivals span {:.3e} s, more than a year",
+                    self.span_us / 1e6
                 ),
             )
-            .key("count"));
+            .key("interarrival"));
         }
-        t += r.interarrival_us;
+        Ok(())
     }
-    // A year of arrivals at most (u64 nanoseconds hold 584 years).
-    if t > 3.2e13 {
-        return Err(Error::new(
-            "",
-            format!(
-                "the trace's arrivals span {:.3e} s, more than a year",
-                t / 1e6
-            ),
-        )
-        .key("interarrival"));
+}
+
+/// A validation under way: requests are checked and replayed as they come
+/// (a running sum only grows, so once the trace fails it stays failed, and
+/// nothing is replayed past that).
+struct Validation<'a> {
+    checks: Checks<'a>,
+    replay: Replay,
+    /// The real drive's response times, ms.
+    measured: Vec<f64>,
+    started: WallClock,
+}
+
+impl<'a> Validation<'a> {
+    fn new(disk: &'a str, model: &Model, requests: usize) -> Self {
+        Validation {
+            checks: Checks::new(disk, model.capacity()),
+            replay: Replay::new(model, requests),
+            measured: Vec::with_capacity(requests),
+            started: WallClock::now(),
+        }
     }
-    Ok(())
+
+    fn take(&mut self, trace: &[TraceRecord]) {
+        for r in trace {
+            if self.checks.check(r) {
+                self.replay.step(r);
+                self.measured.push(r.measured_us / 1e3);
+            }
+        }
+    }
+
+    fn finish(self) -> Result<ValidationReport, Error> {
+        let disk = self.checks.disk.to_string();
+        self.checks.verdict()?;
+        let Replay {
+            response: mut sim,
+            events,
+            ..
+        } = self.replay;
+        let mut measured = self.measured;
+        let n = sim.len() as f64;
+        // The means sum in trace order, before the demerit sorts in place.
+        let mean_measured_ms = measured.iter().sum::<f64>() / n;
+        let mean_sim_ms = sim.iter().sum::<f64>() / n;
+        let demerit_ms = demerit_in_place(&mut sim, &mut measured);
+        let wall_s = self.started.elapsed().as_secs_f64();
+        Ok(ValidationReport {
+            schema: VALIDATE_SCHEMA,
+            disk,
+            requests: sim.len() as u64,
+            demerit_ms,
+            mean_measured_ms,
+            mean_sim_ms,
+            perf: Perf {
+                events,
+                wall_s,
+                requests_per_wall_s: if wall_s > 0.0 { n / wall_s } else { 0.0 },
+            },
+        })
+    }
 }
 
 /// Replay `trace` on `model` and score it; a trace that does not fit the
@@ -169,28 +298,41 @@ pub fn validate(
     model: &Model,
     trace: &[TraceRecord],
 ) -> Result<ValidationReport, Error> {
-    check_trace(disk, model, trace)?;
-    let wall = WallClock::now();
-    let (mut sim, events) = replay(model, trace);
-    let mut measured: Vec<f64> = trace.iter().map(|r| r.measured_us / 1e3).collect();
-    let n = trace.len() as f64;
-    // The means sum in trace order, before the demerit sorts in place.
-    let mean_measured_ms = measured.iter().sum::<f64>() / n;
-    let mean_sim_ms = sim.iter().sum::<f64>() / n;
-    let demerit_ms = demerit_in_place(&mut sim, &mut measured);
-    let wall_s = wall.elapsed().as_secs_f64();
-    Ok(ValidationReport {
-        schema: VALIDATE_SCHEMA,
-        disk: disk.to_string(),
-        requests: trace.len() as u64,
-        demerit_ms,
-        mean_measured_ms,
-        mean_sim_ms,
-        perf: Perf {
-            events,
-            wall_s,
-            requests_per_wall_s: if wall_s > 0.0 { n / wall_s } else { 0.0 },
-        },
+    let mut v = Validation::new(disk, model, trace.len());
+    v.take(trace);
+    v.finish()
+}
+
+/// Records handed from the reading thread to the replaying one at a time.
+const CHUNK: usize = 2048;
+
+/// [`load_trace`] then [`validate`], with the replay starting on the first
+/// requests while a second thread reads the rest. Errors come as the two
+/// steps would give them: the trace file's first (naming the file), else
+/// the validation's. `perf.wall_s` covers reading and replaying.
+pub fn validate_file(disk: &str, model: &Model, trace: &Path) -> Result<ValidationReport, Error> {
+    let file = trace.display().to_string();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<TraceRecord>>(64);
+    let mut v = Validation::new(disk, model, 0);
+    let read = std::thread::scope(|scope| {
+        let reader = scope.spawn(move || {
+            // A closed channel (the replay gave up) just ends the sends.
+            load_trace_in_chunks(trace, CHUNK, |chunk| {
+                let _ = tx.send(chunk.to_vec());
+            })
+        });
+        for chunk in &rx {
+            v.take(&chunk);
+        }
+        reader.join()
+    });
+    match read {
+        Ok(parsed) => parsed?,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+    v.finish().map_err(|e| Error {
+        file: file.clone(),
+        ..e
     })
 }
 

@@ -81,3 +81,46 @@ fn every_disksim_validation_drive_meets_the_goal() {
         );
     }
 }
+
+#[test]
+fn validating_a_file_while_reading_it_gives_the_same_report() {
+    use sluice_sim::validate::validate_file;
+    let model = Model::Hdd(diskspecs::load(&data("ibm18es.diskspecs")).unwrap());
+    let path = data("ibm18es.trace");
+    let whole = validate("ibm18es", &model, &load_trace(&path).unwrap()).unwrap();
+    let streamed = validate_file("ibm18es", &model, &path).unwrap();
+    // Everything but the wall clock, to the bit.
+    let strip = |mut r: sluice_sim::validate::ValidationReport| {
+        r.perf.wall_s = 0.0;
+        r.perf.requests_per_wall_s = 0.0;
+        r
+    };
+    assert_eq!(strip(streamed), strip(whole));
+}
+
+#[test]
+fn a_bad_line_after_a_request_too_large_is_the_error_reported() {
+    use sluice_sim::validate::validate_file;
+    let dir = sluice_input::testkit::scratch("validate-order");
+    let model = Model::Hdd(diskspecs::load(&data("ibm18es.diskspecs")).unwrap());
+    let mut text = String::new();
+    for _ in 0..5000 {
+        text.push_str("R Hit 0 8 1 1\n");
+    }
+    // Too large, then (thousands of lines on) malformed: the file's error
+    // comes first, as reading the whole trace before checking it gives.
+    text.push_str("R Hit 0 4000000000 1 1\n");
+    for _ in 0..5000 {
+        text.push_str("R Hit 0 8 1 1\n");
+    }
+    let path = dir.join("t.trace");
+    std::fs::write(&path, format!("{text}X\n")).unwrap();
+    let e = validate_file("d", &model, &path).unwrap_err();
+    assert_eq!(e.line, Some(10_002), "{e}");
+    // Without the bad line, the request too large is named.
+    std::fs::write(&path, &text).unwrap();
+    let e = validate_file("d", &model, &path).unwrap_err();
+    assert!(e.to_string().contains("request 5001"), "{e}");
+    assert_eq!(e.file, path.display().to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -37,13 +37,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
             "--disk {disk}: neither a preset (see `sluice list`) nor an existing .diskspecs file"
         ),
     };
-    let records = sluice_sim::validate::load_trace(&trace)?;
-    // The trace's errors name the trace file, not the drive.
-    let report = sluice_sim::validate::validate(&disk, &model, &records).map_err(|e| {
-        sluice_runtime::Error {
-            file: trace.display().to_string(),
-            ..e
-        }
-    })?;
+    // Errors name the trace file, not the drive.
+    let report = sluice_sim::validate::validate_file(&disk, &model, &trace)?;
     emit(json, &report, table::validation)
 }

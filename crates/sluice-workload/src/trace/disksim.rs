@@ -33,22 +33,48 @@ pub struct TraceRecord {
 pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>, Error> {
     // A trace line is some 40 bytes.
     let mut out = Vec::with_capacity(text.len() / 40 + 1);
+    parse_trace_in_chunks(file, text, usize::MAX, |chunk| out.extend_from_slice(chunk))?;
+    Ok(out)
+}
+
+/// [`parse_trace`], handing the records to `each` in chunks of at most
+/// `chunk` as they are read, so that a consumer can start on the first
+/// ones while the rest are read. On an error, `each` may have seen some
+/// of the records before the bad line, and none after it.
+pub fn parse_trace_in_chunks(
+    file: &str,
+    text: &str,
+    chunk: usize,
+    mut each: impl FnMut(&[TraceRecord]),
+) -> Result<(), Error> {
+    let chunk = chunk.max(1);
+    let mut buf = Vec::with_capacity(chunk.min(text.len() / 40 + 1));
+    let mut any = false;
     // Lines end at `\n`, `\r\n` or a lone `\r`, as every reader's do.
     for (i, l) in sluice_input::lines(text).enumerate() {
-        if let Some(r) = fast_line(l.as_bytes()) {
-            out.push(r);
-            continue;
-        }
-        match parse_line(l) {
-            Ok(Some(r)) => out.push(r),
-            Ok(None) => {}
-            Err(message) => return Err(Error::new(file, message).at_line(i + 1)),
+        let r = match fast_line(l.as_bytes()) {
+            Some(r) => r,
+            None => match parse_line(l) {
+                Ok(Some(r)) => r,
+                Ok(None) => continue,
+                Err(message) => return Err(Error::new(file, message).at_line(i + 1)),
+            },
+        };
+        buf.push(r);
+        if buf.len() == chunk {
+            each(&buf);
+            buf.clear();
+            any = true;
         }
     }
-    if out.is_empty() {
+    if !buf.is_empty() {
+        each(&buf);
+        any = true;
+    }
+    if !any {
         return Err(Error::new(file, "the trace holds no requests"));
     }
-    Ok(out)
+    Ok(())
 }
 
 /// One trace line: a record, `None` for a blank line, or what is wrong.
@@ -220,6 +246,18 @@ pub fn load_trace(path: &Path) -> Result<Vec<TraceRecord>, Error> {
     let file = path.display().to_string();
     let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
     parse_trace(&file, &text)
+}
+
+/// [`load_trace`], handing the records to `each` in chunks as they are
+/// read (see [`parse_trace_in_chunks`]).
+pub fn load_trace_in_chunks(
+    path: &Path,
+    chunk: usize,
+    each: impl FnMut(&[TraceRecord]),
+) -> Result<(), Error> {
+    let file = path.display().to_string();
+    let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
+    parse_trace_in_chunks(&file, &text, chunk, each)
 }
 
 /// The longest gap between two traced arrivals, and the longest measured
