@@ -149,7 +149,7 @@ fn demerit_in_place(a: &mut [f64], b: &mut [f64]) -> f64 {
     let sum: f64 = (1..=steps)
         .map(|k| {
             let q = k as f64 / steps as f64;
-            let d = at(&a, q) - at(&b, q);
+            let d = at(a, q) - at(b, q);
             d * d
         })
         .sum();
