@@ -67,6 +67,7 @@ struct InFlightSet {
 }
 
 impl InFlightSet {
+    #[inline]
     fn with_capacity(n: usize) -> Self {
         InFlightSet {
             ids: Vec::with_capacity(n),
@@ -75,21 +76,25 @@ impl InFlightSet {
         }
     }
 
+    #[inline]
     fn len(&self) -> usize {
         self.ids.len()
     }
 
+    #[inline]
     fn push(&mut self, x: InFlight) {
         self.ids.push(x.request.id);
         self.disk_ns.push(0);
         self.rest.push(x);
     }
 
+    #[inline]
     fn position(&self, id: RequestId) -> Option<usize> {
         self.ids.iter().position(|&x| x == id)
     }
 
     /// Remove entry `i`, the last taking its place; with its device time.
+    #[inline]
     fn swap_remove(&mut self, i: usize) -> (InFlight, Duration) {
         self.ids.swap_remove(i);
         let ns = self.disk_ns.swap_remove(i);
