@@ -3,8 +3,7 @@
 //! time grows with distance, only the nearest request on each side of the
 //! head can win, so a choice costs O(log n).
 
-use std::collections::BTreeMap;
-
+use super::sorted::SortedMap;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
@@ -12,7 +11,7 @@ use crate::types::Request;
 /// Requests sorted by (sector, id).
 #[derive(Debug, Default)]
 pub struct Sstf {
-    sorted: BTreeMap<(u64, u64), Request>,
+    sorted: SortedMap<Request>,
 }
 
 impl Scheduler for Sstf {
@@ -25,13 +24,13 @@ impl Scheduler for Sstf {
     }
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
-        super::merge_sorted(&mut self.sorted, old, merged, |r| r);
+        self.sorted.merge(old, merged, |r| r);
     }
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         let head = device.head();
-        let above = self.sorted.range((head, 0)..).next().map(|(k, _)| *k);
-        let below = self.sorted.range(..(head, 0)).next_back().map(|(k, _)| *k);
+        let above = self.sorted.ceil((head, 0)).map(|(k, _)| k);
+        let below = self.sorted.below((head, 0)).map(|(k, _)| k);
         let key = match (below, above) {
             (None, None) => return Decision::Nothing,
             (Some(k), None) | (None, Some(k)) => k,
@@ -44,7 +43,7 @@ impl Scheduler for Sstf {
                 }
             }
         };
-        let r = self.sorted.remove(&key).expect("key taken from the map");
+        let r = self.sorted.remove(key).expect("key taken from the map");
         Decision::Dispatch(r)
     }
 
