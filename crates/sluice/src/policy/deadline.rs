@@ -140,6 +140,10 @@ impl DirQueue {
         // In order from the back: an append unless the clock or the ids
         // ran backwards.
         let e = (deadline, r.id.0, slot);
+        if self.fifo.back().is_none_or(|x| (x.0, x.1) < (e.0, e.1)) {
+            self.fifo.push_back(e);
+            return;
+        }
         let at = self.fifo.len()
             - self
                 .fifo
@@ -162,7 +166,7 @@ impl DirQueue {
         let (slot, next) = self.sorted.remove_with_next(key)?;
         self.slab[slot as usize].live = false;
         self.free.push(slot);
-        if self.fifo.len() > 2 * self.sorted.len() + 32 {
+        if self.fifo.len() > 4 * self.sorted.len() + 64 {
             let slab = &self.slab;
             self.fifo.retain(|e| {
                 let p = &slab[e.2 as usize];

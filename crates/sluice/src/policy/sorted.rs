@@ -42,16 +42,16 @@ fn rank<T>(v: &[T], key: Packed, key_of: impl Fn(&T) -> Packed) -> usize {
 /// Most entries in one block; a full block splits in two halves.
 const MAX: usize = 32;
 
-/// One entry of a block: its key, as two words (so an entry is 24 bytes,
-/// not a padded 32), and the slab slot of its value.
+/// One entry of a block: its key, as two words (a `u128` would pad the
+/// entry to its 16-byte alignment), and its value.
 #[derive(Clone, Copy, Debug)]
-struct Entry {
+struct Entry<V> {
     sector: u64,
     id: u64,
-    slot: u32,
+    val: V,
 }
 
-impl Entry {
+impl<V> Entry<V> {
     #[inline]
     fn key(&self) -> Packed {
         pack((self.sector, self.id))
@@ -59,23 +59,20 @@ impl Entry {
 }
 
 /// One block: entries in key order, moved in one shift.
-type Block = Vec<Entry>;
+type Block<V> = Vec<Entry<V>>;
 
-fn new_block() -> Block {
+fn new_block<V>() -> Block<V> {
     Vec::with_capacity(MAX + 1)
 }
 
-/// An ordered map from [`Key`] to `V` (see the module docs). Values sit
-/// in a slab so that the shifts move keys and slot numbers only.
+/// An ordered map from [`Key`] to `V` (see the module docs). Values are
+/// shifted with their keys: keep them small (a slot number, a request).
 #[derive(Clone, Debug)]
 pub(crate) struct SortedMap<V> {
     /// Non-empty blocks, in ascending key order.
-    blocks: Vec<Block>,
+    blocks: Vec<Block<V>>,
     /// The last key of each block.
     maxes: Vec<Packed>,
-    /// Values by slot; the slots in `free` are unused.
-    slab: Vec<V>,
-    free: Vec<u32>,
     len: usize,
 }
 
@@ -84,8 +81,6 @@ impl<V> Default for SortedMap<V> {
         SortedMap {
             blocks: Vec::new(),
             maxes: Vec::new(),
-            slab: Vec::new(),
-            free: Vec::new(),
             len: 0,
         }
     }
@@ -124,26 +119,16 @@ impl<V: Copy> SortedMap<V> {
     #[inline]
     fn at(&self, (b, i): Pos) -> (Key, &V) {
         let e = &self.blocks[b][i];
-        ((e.sector, e.id), &self.slab[e.slot as usize])
+        ((e.sector, e.id), &e.val)
     }
 
     /// Insert `key` (not present) with `val`.
     pub(crate) fn insert(&mut self, key: Key, val: V) {
         self.len += 1;
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.slab[s as usize] = val;
-                s
-            }
-            None => {
-                self.slab.push(val);
-                (self.slab.len() - 1) as u32
-            }
-        };
         let entry = Entry {
             sector: key.0,
             id: key.1,
-            slot,
+            val,
         };
         let key = pack(key);
         if self.blocks.is_empty() {
@@ -179,8 +164,7 @@ impl<V: Copy> SortedMap<V> {
         let block = &mut self.blocks[b];
         let e = block.remove(i);
         let key = (e.sector, e.id);
-        self.free.push(e.slot);
-        let val = self.slab[e.slot as usize];
+        let val = e.val;
         if block.is_empty() {
             self.blocks.remove(b);
             self.maxes.remove(b);
@@ -266,7 +250,7 @@ impl<V: Copy> SortedMap<V> {
         self.blocks
             .iter()
             .flatten()
-            .map(|e| ((e.sector, e.id), &self.slab[e.slot as usize]))
+            .map(|e| ((e.sector, e.id), &e.val))
     }
 }
 

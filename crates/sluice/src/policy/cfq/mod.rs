@@ -92,11 +92,12 @@ mod queue;
 mod service_tree;
 mod slice;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 pub use self::params::CfqParams;
 pub(crate) use self::params::PARAMS;
 use self::queue::{FlowState, Queue};
+use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
@@ -150,7 +151,8 @@ const SYNC: usize = 2;
 pub struct Cfq {
     p: CfqParams,
     queues: Vec<Queue>,
-    flows: BTreeMap<FlowId, FlowState>,
+    /// Hashed, not ordered: looked up on every request, never walked.
+    flows: IdMap<FlowId, FlowState>,
     async_q: [Option<usize>; PRIO_LEVELS],
     /// Service trees by workload: (key, insertion seq) -> queue.
     trees: [BTreeMap<(Key, u64), usize>; 3],
@@ -160,7 +162,7 @@ pub struct Cfq {
     rq_queued: usize,
     /// Requests in flight, [async, sync] by queue kind.
     rq_in_flight: [usize; 2],
-    in_flight: HashMap<u64, usize>,
+    in_flight: IdMap<u64, usize>,
     active: Option<usize>,
     /// The flow of the first request the active queue dispatched.
     active_cic: Option<FlowId>,
@@ -199,7 +201,7 @@ impl Cfq {
         Cfq {
             p,
             queues: Vec::new(),
-            flows: BTreeMap::new(),
+            flows: IdMap::default(),
             async_q: [None; PRIO_LEVELS],
             trees: Default::default(),
             seq: 0,
@@ -207,7 +209,7 @@ impl Cfq {
             busy_queues_avg: 0,
             rq_queued: 0,
             rq_in_flight: [0; 2],
-            in_flight: HashMap::new(),
+            in_flight: IdMap::default(),
             active: None,
             active_cic: None,
             serving_type: ASYNC,
