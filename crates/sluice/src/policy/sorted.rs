@@ -132,9 +132,9 @@ impl<V: Copy> SortedMap<V> {
         };
         let key = pack(key);
         if self.blocks.is_empty() {
-            let mut block = new_block();
-            block.push(entry);
-            self.blocks.push(block);
+            // Grown on demand: most of CFQ's per-flow maps hold a request
+            // or two.
+            self.blocks.push(vec![entry]);
             self.maxes.push(key);
             return;
         }
@@ -192,6 +192,20 @@ impl<V: Copy> SortedMap<V> {
             (e.sector, e.id)
         });
         Some((val, next))
+    }
+
+    pub(crate) fn get(&self, key: Key) -> Option<&V> {
+        self.find(key).map(|p| self.at(p).1)
+    }
+
+    pub(crate) fn get_mut(&mut self, key: Key) -> Option<&mut V> {
+        let (b, i) = self.find(key)?;
+        Some(&mut self.blocks[b][i].val)
+    }
+
+    /// The first entry (lowest key).
+    pub(crate) fn first(&self) -> Option<(Key, &V)> {
+        (!self.is_empty()).then(|| self.at((0, 0)))
     }
 
     /// The first entry with a key >= `key`.
@@ -268,6 +282,7 @@ mod tests {
         RemoveNext(Key),
         PopCeil(Key),
         Probe(Key),
+        Bump(Key),
     }
 
     /// Small sectors and ids so that probes hit present keys and ties.
@@ -282,6 +297,7 @@ mod tests {
             1 => key().prop_map(Op::RemoveNext),
             1 => key().prop_map(Op::PopCeil),
             2 => key().prop_map(Op::Probe),
+            1 => key().prop_map(Op::Bump),
         ]
     }
 
@@ -289,6 +305,8 @@ mod tests {
     fn probe(m: &SortedMap<u64>, r: &BTreeMap<Key, u64>, k: Key) {
         let own = |e: Option<(Key, &u64)>| e.map(|(k, v)| (k, *v));
         let refr = |e: Option<(&Key, &u64)>| e.map(|(k, v)| (*k, *v));
+        assert_eq!(m.get(k), r.get(&k));
+        assert_eq!(own(m.first()), refr(r.iter().next()));
         assert_eq!(own(m.ceil(k)), refr(r.range(k..).next()));
         assert_eq!(own(m.below(k)), refr(r.range(..k).next_back()));
     }
@@ -324,6 +342,11 @@ mod tests {
                         assert_eq!(m.pop_ceil_or_first(k), want);
                     }
                     Op::Probe(k) => probe(&m, &r, k),
+                    Op::Bump(k) => {
+                        let own = m.get_mut(k).map(|v| { *v += 1000; *v });
+                        let want = r.get_mut(&k).map(|v| { *v += 1000; *v });
+                        assert_eq!(own, want);
+                    }
                 }
                 assert_eq!(m.len(), r.len());
             }

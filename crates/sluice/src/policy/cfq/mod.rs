@@ -92,11 +92,10 @@ mod queue;
 mod service_tree;
 mod slice;
 
-use std::collections::BTreeMap;
-
 pub use self::params::CfqParams;
 pub(crate) use self::params::PARAMS;
 use self::queue::{FlowState, Queue};
+use self::service_tree::ServiceTree;
 use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
@@ -155,7 +154,7 @@ pub struct Cfq {
     flows: IdMap<FlowId, FlowState>,
     async_q: [Option<usize>; PRIO_LEVELS],
     /// Service trees by workload: (key, insertion seq) -> queue.
-    trees: [BTreeMap<(Key, u64), usize>; 3],
+    trees: [ServiceTree; 3],
     seq: u64,
     busy_queues: usize,
     busy_queues_avg: u64,
@@ -292,10 +291,7 @@ impl Cfq {
             return None;
         }
         self.choose_cfqg(now);
-        let next = self.trees[self.serving_type]
-            .iter()
-            .next()
-            .map(|(_, &qi)| qi);
+        let next = self.trees[self.serving_type].first().map(|(_, qi)| qi);
         self.set_active(next);
         next
     }
@@ -338,11 +334,10 @@ impl Cfq {
     fn next_request(&self, qi: usize, last: u64) -> (u64, u64) {
         let sorted = &self.queues[qi].sorted;
         let back_max = self.p.back_seek_max_kib * 2;
-        let ahead = sorted.range((last, 0)..).next().map(|(k, _)| *k);
+        let ahead = sorted.ceil((last, 0)).map(|(k, _)| k);
         let behind = sorted
-            .range(..(last, 0))
-            .next_back()
-            .map(|(k, _)| *k)
+            .below((last, 0))
+            .map(|(k, _)| k)
             .filter(|k| k.0 + back_max >= last);
         match (ahead, behind) {
             (Some(a), Some(b)) => {
@@ -357,7 +352,7 @@ impl Cfq {
             (Some(a), None) => a,
             (None, Some(b)) => b,
             // Everything is far behind: start from the lowest.
-            (None, None) => *sorted.keys().next().expect("queue is not empty"),
+            (None, None) => sorted.first().expect("queue is not empty").0,
         }
     }
 
@@ -368,7 +363,7 @@ impl Cfq {
             return None;
         }
         q.fifo_checked = true;
-        let (&(deadline, id), &sector) = q.fifo.iter().next()?;
+        let ((_, id), &(sector, deadline)) = q.fifo.first()?;
         (now >= deadline).then_some((sector, id))
     }
 
@@ -382,8 +377,8 @@ impl Cfq {
             None => self.next_request(qi, head),
         };
         let q = &mut self.queues[qi];
-        let (rq, deadline) = q.sorted.remove(&key).expect("chosen request is pending");
-        q.fifo.remove(&(deadline, rq.id.0));
+        let (rq, deadline) = q.sorted.remove(key).expect("chosen request is pending");
+        q.fifo.remove((deadline.as_nanos(), rq.id.0));
         q.dispatched += 1;
         self.rq_queued -= 1;
         self.rq_in_flight[usize::from(q.sync)] += 1;
@@ -482,7 +477,8 @@ impl Scheduler for Cfq {
         let deadline = now + expire;
         let q = &mut self.queues[qi];
         q.sorted.insert((rq.sector, rq.id.0), (rq, deadline));
-        q.fifo.insert((deadline, rq.id.0), rq.sector);
+        q.fifo
+            .insert((deadline.as_nanos(), rq.id.0), (rq.sector, deadline));
         self.rq_queued += 1;
         if !self.queues[qi].on_rr {
             self.add_rr(qi, now);
@@ -514,11 +510,11 @@ impl Scheduler for Cfq {
         let key = (old.sector, old.id.0);
         let qi = self.queue_for(now, old);
         let q = &mut self.queues[qi];
-        let Some(&(_, deadline)) = q.sorted.get(&key) else {
+        let Some(&(_, deadline)) = q.sorted.get(key) else {
             return;
         };
-        super::merge_sorted(&mut q.sorted, old, merged, |(r, _)| r);
-        if let Some(sector) = q.fifo.get_mut(&(deadline, old.id.0)) {
+        q.sorted.merge(old, merged, |(r, _)| r);
+        if let Some((sector, _)) = q.fifo.get_mut((deadline.as_nanos(), old.id.0)) {
             *sector = merged.sector;
         }
     }
