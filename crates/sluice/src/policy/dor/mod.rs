@@ -137,6 +137,7 @@ use self::search::{Fill, Gap};
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
+use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
@@ -287,7 +288,10 @@ pub struct Dor {
     params: DorParams,
     /// False: BQS alone (no DOR module at all).
     dor: bool,
-    flows: BTreeMap<FlowId, DFlow>,
+    /// Hashed: the search looks a flow up for every request it meets.
+    flows: IdMap<FlowId, DFlow>,
+    /// The flows' ids in ascending order (`oldest_first`'s scan order).
+    flow_order: BTreeSet<FlowId>,
     /// Every queued request by sector, for DOR's search.
     index: SectorIndex,
     /// `F_k` of the non-empty queues.
@@ -321,7 +325,8 @@ impl Dor {
                 ..params
             },
             dor: params.m_qos > 0.0 && params.m_dmo > 0.0,
-            flows: BTreeMap::new(),
+            flows: IdMap::default(),
+            flow_order: BTreeSet::new(),
             index: SectorIndex::default(),
             keys: BTreeSet::new(),
             fset: BTreeMap::new(),
@@ -528,6 +533,14 @@ impl Dor {
         out
     }
 
+    /// Flow `k`, made with the default weight if new.
+    fn flow_entry(&mut self, k: FlowId) -> &mut DFlow {
+        self.flows.entry(k).or_insert_with(|| {
+            self.flow_order.insert(k);
+            DFlow::new(100)
+        })
+    }
+
     /// Every `f_k` (and DQE's virtual time) back to 0.
     fn restart_dqe(&mut self) {
         let backlogged = self.flows.values().filter(|f| !f.queue.is_empty()).count();
@@ -598,22 +611,17 @@ impl Scheduler for Dor {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.flows
-            .entry(flow)
-            .or_insert_with(|| DFlow::new(100))
-            .weight = config.weight.max(1);
+        self.flow_entry(flow).weight = config.weight.max(1);
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
-        self.flows
-            .entry(flow)
-            .or_insert_with(|| DFlow::new(100))
-            .weight = weight.max(1);
+        self.flow_entry(flow).weight = weight.max(1);
     }
 
     fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
         if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
             self.flows.remove(&flow);
+            self.flow_order.remove(&flow);
         }
     }
 
@@ -623,7 +631,11 @@ impl Scheduler for Dor {
         // when none is backlogged.
         let floor = self.fset.keys().next().copied().unwrap_or(self.vf);
         let k = request.flow;
-        let fl = self.flows.entry(k).or_insert_with(|| DFlow::new(100));
+        let flow_order = &mut self.flow_order;
+        let fl = self.flows.entry(k).or_insert_with(|| {
+            flow_order.insert(k);
+            DFlow::new(100)
+        });
         let mut new_f = None;
         if fl.queue.is_empty() {
             let len = fl.len(&request);

@@ -116,7 +116,8 @@ impl Dor {
     /// ascending flow id, by looking at every queued request.
     pub(super) fn oldest_candidate(&self, gap: &Gap<'_>) -> Fill {
         let mut admitted = false;
-        for (&k, fl) in &self.flows {
+        for &k in &self.flow_order {
+            let fl = &self.flows[&k];
             for (seq, r) in fl.queue.by_arrival() {
                 if gap.admits(r) {
                     admitted = true;
