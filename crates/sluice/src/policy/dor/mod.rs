@@ -259,7 +259,7 @@ impl DorParams {
 }
 
 #[derive(Debug)]
-struct DFlow {
+pub(super) struct DFlow {
     weight: u32,
     tags: FlowTags,
     /// DQE's additional finish tag `f_k`.
@@ -278,6 +278,44 @@ impl DFlow {
     }
     fn len(&self, r: &Request) -> Tag {
         Tag::service(u64::from(r.sectors), self.weight)
+    }
+}
+
+/// The two lowest and two highest `f` of the non-empty queues (with their
+/// counts), the spread and `M_qos`: all Property 2 needs, so that a search
+/// tests each request it meets in O(1) rather than walking `fset` for it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FsetEnds {
+    low: [Option<(Tag, usize)>; 2],
+    high: [Option<(Tag, usize)>; 2],
+    spread: Tag,
+    m_qos: Tag,
+}
+
+impl FsetEnds {
+    /// [`Dor::spread_if`] from the ends alone: one queue's `f` leaving
+    /// drops at most one entry at each end.
+    fn spread_if(&self, old: Tag, new: Tag) -> Tag {
+        let keep = |e: &&(Tag, usize)| e.0 != old || e.1 > 1;
+        let lo = self
+            .low
+            .iter()
+            .flatten()
+            .find(keep)
+            .map_or(new, |e| new.min(e.0));
+        let hi = self
+            .high
+            .iter()
+            .flatten()
+            .find(keep)
+            .map_or(new, |e| new.max(e.0));
+        Tag(hi.0 - lo.0)
+    }
+
+    /// [`Dor::property2`].
+    pub(super) fn property2(&self, fl: &DFlow, r: &Request) -> bool {
+        let after = self.spread_if(fl.f, fl.f + fl.len(r));
+        after <= self.m_qos || after < self.spread
     }
 }
 
@@ -420,7 +458,9 @@ impl Dor {
     }
 
     /// The spread of the `f` of the non-empty queues if one of them moves
-    /// from `old` to `new`.
+    /// from `old` to `new`, by walking `fset`: the reference
+    /// [`FsetEnds::spread_if`] is tested against.
+    #[cfg(test)]
     fn spread_if(&self, old: Tag, new: Tag) -> Tag {
         let keep = |(&t, &c): (&Tag, &usize)| t != old || c > 1;
         let lo = self
@@ -448,9 +488,21 @@ impl Dor {
     /// Property 2: inserting `r` of flow `k` keeps the spread within
     /// `M_qos`, or narrows a spread already beyond it (see the module docs,
     /// "An insertion that narrows the spread").
+    #[cfg(test)]
     fn property2(&self, fl: &DFlow, r: &Request) -> bool {
-        let after = self.spread_if(fl.f, fl.f + fl.len(r));
-        after <= Tag::from_f64(self.params.m_qos) || after < self.spread()
+        self.fset_ends().property2(fl, r)
+    }
+
+    /// What Property 2 reads of `fset`, read once for a whole search.
+    fn fset_ends(&self) -> FsetEnds {
+        let mut low = self.fset.iter().map(|(&t, &c)| (t, c));
+        let mut high = self.fset.iter().rev().map(|(&t, &c)| (t, c));
+        FsetEnds {
+            low: [low.next(), low.next()],
+            high: [high.next(), high.next()],
+            spread: self.spread(),
+            m_qos: Tag::from_f64(self.params.m_qos),
+        }
     }
 
     /// Algorithm 1 plus the C-SCAN reorder.
