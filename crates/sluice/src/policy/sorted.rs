@@ -227,6 +227,29 @@ impl<V: Copy> SortedMap<V> {
         }
     }
 
+    /// Remove the last entry below `key` or the first at or after it, as
+    /// `pick(below, above)` says (true: below; `None`: neither), in one
+    /// search: SSTF's choice between the head's two neighbours.
+    pub(crate) fn pop_neighbour(
+        &mut self,
+        key: Key,
+        pick: impl FnOnce(Option<(Key, &V)>, Option<(Key, &V)>) -> Option<bool>,
+    ) -> Option<(Key, V)> {
+        let (b, i) = self.lower_bound(pack(key));
+        let above = (b < self.blocks.len()).then_some((b, i));
+        let below = if i > 0 {
+            Some((b, i - 1))
+        } else if b > 0 {
+            Some((b - 1, self.blocks[b - 1].len() - 1))
+        } else {
+            None
+        };
+        let take_below = pick(below.map(|p| self.at(p)), above.map(|p| self.at(p)))?;
+        let pos = if take_below { below } else { above }?;
+        let (k, v, _) = self.remove_at(pos);
+        Some((k, v))
+    }
+
     /// Remove and return the first entry with a key >= `key`, or else the
     /// first entry (C-LOOK's wrap), in one search.
     pub(crate) fn pop_ceil_or_first(&mut self, key: Key) -> Option<(Key, V)> {
@@ -281,6 +304,7 @@ mod tests {
         Remove(Key),
         RemoveNext(Key),
         PopCeil(Key),
+        PopNeighbour(Key, bool),
         Probe(Key),
         Bump(Key),
     }
@@ -296,6 +320,7 @@ mod tests {
             1 => key().prop_map(Op::Remove),
             1 => key().prop_map(Op::RemoveNext),
             1 => key().prop_map(Op::PopCeil),
+            1 => (key(), any::<bool>()).prop_map(|(k, b)| Op::PopNeighbour(k, b)),
             2 => key().prop_map(Op::Probe),
             1 => key().prop_map(Op::Bump),
         ]
@@ -340,6 +365,22 @@ mod tests {
                         let key = r.range(k..).next().or_else(|| r.iter().next()).map(|(k, _)| *k);
                         let want = key.map(|k| (k, r.remove(&k).unwrap()));
                         assert_eq!(m.pop_ceil_or_first(k), want);
+                    }
+                    Op::PopNeighbour(k, prefer_below) => {
+                        let below = r.range(..k).next_back().map(|(k, _)| *k);
+                        let above = r.range(k..).next().map(|(k, _)| *k);
+                        let want_key = match (below, above) {
+                            (Some(b), Some(a)) => Some(if prefer_below { b } else { a }),
+                            (b, a) => b.or(a),
+                        };
+                        let want = want_key.map(|k| (k, r.remove(&k).unwrap()));
+                        let got = m.pop_neighbour(k, |b, a| match (b, a) {
+                            (Some(_), Some(_)) => Some(prefer_below),
+                            (Some(_), None) => Some(true),
+                            (None, Some(_)) => Some(false),
+                            (None, None) => None,
+                        });
+                        assert_eq!(got, want);
                     }
                     Op::Probe(k) => probe(&m, &r, k),
                     Op::Bump(k) => {

@@ -29,22 +29,18 @@ impl Scheduler for Sstf {
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         let head = device.head();
-        let above = self.sorted.ceil((head, 0)).map(|(k, _)| k);
-        let below = self.sorted.below((head, 0)).map(|(k, _)| k);
-        let key = match (below, above) {
-            (None, None) => return Decision::Nothing,
-            (Some(k), None) | (None, Some(k)) => k,
-            (Some(b), Some(a)) => {
+        self.sorted
+            .pop_neighbour((head, 0), |below, above| match (below, above) {
+                (None, None) => None,
+                (Some(_), None) => Some(true),
+                (None, Some(_)) => Some(false),
                 // Ties go upward, like C-LOOK, so the choice is deterministic.
-                if device.seek_time(head, b.0) < device.seek_time(head, a.0) {
-                    b
-                } else {
-                    a
+                (Some((b, _)), Some((a, _))) => {
+                    Some(device.seek_time(head, b.0) < device.seek_time(head, a.0))
                 }
-            }
-        };
-        let r = self.sorted.remove(key).expect("key taken from the map");
-        Decision::Dispatch(r)
+            })
+            .map(|(_, r)| r)
+            .into()
     }
 
     fn queued(&self) -> usize {
