@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::sorted::SortedMap;
+use super::sorted::SectorQueue;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
@@ -12,7 +12,7 @@ use crate::types::Request;
 /// Requests sorted by (sector, id); the id breaks ties in arrival order.
 #[derive(Debug, Default)]
 pub struct Clook {
-    sorted: SortedMap<Request>,
+    sorted: SectorQueue,
 }
 
 impl Clook {
@@ -37,19 +37,16 @@ impl Scheduler for Clook {
     }
 
     fn add(&mut self, _now: Instant, request: Request) {
-        self.sorted.insert((request.sector, request.id.0), request);
+        self.sorted.insert(request);
     }
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
-        self.sorted.merge(old, merged, |r| r);
+        self.sorted.merge(old, merged);
     }
 
     /// The first request at or after the head, wrapping to the lowest.
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
-        self.sorted
-            .pop_ceil_or_first((device.head(), 0))
-            .map(|(_, r)| r)
-            .into()
+        self.sorted.pop_ceil_or_first((device.head(), 0)).into()
     }
 
     fn queued(&self) -> usize {

@@ -291,6 +291,97 @@ impl<V: Copy> SortedMap<V> {
     }
 }
 
+/// Requests by slot number, for a [`SortedMap`] of slots: the map's
+/// searches and shifts then touch 24-byte entries instead of whole
+/// requests (measured: a quarter less per request for C-LOOK).
+#[derive(Clone, Debug)]
+pub(crate) struct Slab<T> {
+    items: Vec<T>,
+    /// Slots free for reuse.
+    free: Vec<u32>,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T: Copy> Slab<T> {
+    pub(crate) fn insert(&mut self, item: T) -> u32 {
+        match self.free.pop() {
+            Some(s) => {
+                self.items[s as usize] = item;
+                s
+            }
+            None => {
+                self.items.push(item);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    /// The item in `slot`, which is free afterwards.
+    pub(crate) fn take(&mut self, slot: u32) -> T {
+        self.free.push(slot);
+        self.items[slot as usize]
+    }
+
+    pub(crate) fn get_mut(&mut self, slot: u32) -> &mut T {
+        &mut self.items[slot as usize]
+    }
+}
+
+/// A [`SortedMap`] of requests by (sector, id), the requests in a [`Slab`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SectorQueue {
+    map: SortedMap<u32>,
+    slab: Slab<Request>,
+}
+
+impl SectorQueue {
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub(crate) fn insert(&mut self, r: Request) {
+        let slot = self.slab.insert(r);
+        self.map.insert((r.sector, r.id.0), slot);
+    }
+
+    /// The block layer merged an arrival into `old`: `merged` takes its
+    /// place. Returns false if `old` is not here.
+    pub(crate) fn merge(&mut self, old: &Request, merged: &Request) -> bool {
+        let Some(slot) = self.map.remove((old.sector, old.id.0)) else {
+            return false;
+        };
+        *self.slab.get_mut(slot) = *merged;
+        self.map.insert((merged.sector, merged.id.0), slot);
+        true
+    }
+
+    /// See [`SortedMap::pop_ceil_or_first`].
+    pub(crate) fn pop_ceil_or_first(&mut self, key: Key) -> Option<Request> {
+        let (_, slot) = self.map.pop_ceil_or_first(key)?;
+        Some(self.slab.take(slot))
+    }
+
+    /// See [`SortedMap::pop_neighbour`] (`pick` sees the keys).
+    pub(crate) fn pop_neighbour(
+        &mut self,
+        key: Key,
+        pick: impl FnOnce(Option<Key>, Option<Key>) -> Option<bool>,
+    ) -> Option<Request> {
+        let (_, slot) = self
+            .map
+            .pop_neighbour(key, |b, a| pick(b.map(|e| e.0), a.map(|e| e.0)))?;
+        Some(self.slab.take(slot))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

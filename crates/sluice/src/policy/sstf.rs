@@ -3,7 +3,7 @@
 //! time grows with distance, only the nearest request on each side of the
 //! head can win, so a choice costs O(log n).
 
-use super::sorted::SortedMap;
+use super::sorted::SectorQueue;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
@@ -11,7 +11,7 @@ use crate::types::Request;
 /// Requests sorted by (sector, id).
 #[derive(Debug, Default)]
 pub struct Sstf {
-    sorted: SortedMap<Request>,
+    sorted: SectorQueue,
 }
 
 impl Scheduler for Sstf {
@@ -20,11 +20,11 @@ impl Scheduler for Sstf {
     }
 
     fn add(&mut self, _now: Instant, request: Request) {
-        self.sorted.insert((request.sector, request.id.0), request);
+        self.sorted.insert(request);
     }
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
-        self.sorted.merge(old, merged, |r| r);
+        self.sorted.merge(old, merged);
     }
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
@@ -35,11 +35,10 @@ impl Scheduler for Sstf {
                 (Some(_), None) => Some(true),
                 (None, Some(_)) => Some(false),
                 // Ties go upward, like C-LOOK, so the choice is deterministic.
-                (Some((b, _)), Some((a, _))) => {
+                (Some(b), Some(a)) => {
                     Some(device.seek_time(head, b.0) < device.seek_time(head, a.0))
                 }
             })
-            .map(|(_, r)| r)
             .into()
     }
 
