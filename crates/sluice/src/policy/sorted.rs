@@ -73,6 +73,9 @@ pub(crate) struct SortedMap<V> {
     blocks: Vec<Block<V>>,
     /// The last key of each block.
     maxes: Vec<Packed>,
+    /// An emptied block kept for the next insert: CFQ's per-flow maps
+    /// empty and refill with every request or two.
+    spare: Block<V>,
     len: usize,
 }
 
@@ -81,6 +84,7 @@ impl<V> Default for SortedMap<V> {
         SortedMap {
             blocks: Vec::new(),
             maxes: Vec::new(),
+            spare: Vec::new(),
             len: 0,
         }
     }
@@ -134,7 +138,9 @@ impl<V: Copy> SortedMap<V> {
         if self.blocks.is_empty() {
             // Grown on demand: most of CFQ's per-flow maps hold a request
             // or two.
-            self.blocks.push(vec![entry]);
+            let mut block = std::mem::take(&mut self.spare);
+            block.push(entry);
+            self.blocks.push(block);
             self.maxes.push(key);
             return;
         }
@@ -166,7 +172,10 @@ impl<V: Copy> SortedMap<V> {
         let key = (e.sector, e.id);
         let val = e.val;
         if block.is_empty() {
-            self.blocks.remove(b);
+            let empty = self.blocks.remove(b);
+            if self.spare.capacity() == 0 {
+                self.spare = empty;
+            }
             self.maxes.remove(b);
             return (key, val, (b, 0));
         }
