@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::sorted::SectorQueue;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
@@ -11,11 +12,12 @@ use crate::types::Request;
 /// Requests sorted by (sector, id); the id breaks ties in arrival order.
 #[derive(Debug, Default)]
 pub struct Clook {
-    sorted: BTreeMap<(u64, u64), Request>,
+    sorted: SectorQueue,
 }
 
 impl Clook {
-    /// Remove and return the first request at or after `head`, wrapping.
+    /// Remove and return the first request at or after `head`, wrapping
+    /// (for `bsd`'s C-SCAN over its own map).
     pub(crate) fn pop_from(
         sorted: &mut BTreeMap<(u64, u64), Request>,
         head: u64,
@@ -35,15 +37,16 @@ impl Scheduler for Clook {
     }
 
     fn add(&mut self, _now: Instant, request: Request) {
-        self.sorted.insert((request.sector, request.id.0), request);
+        self.sorted.insert(request);
     }
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
-        super::merge_sorted(&mut self.sorted, old, merged, |r| r);
+        self.sorted.merge(old, merged);
     }
 
+    /// The first request at or after the head, wrapping to the lowest.
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
-        Self::pop_from(&mut self.sorted, device.head()).into()
+        self.sorted.pop_ceil_or_first((device.head(), 0)).into()
     }
 
     fn queued(&self) -> usize {

@@ -19,9 +19,10 @@
 //!   expiry is checked when the device asks for a request, as the kernel
 //!   does.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::VecDeque;
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use super::sorted::SortedMap;
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::{Duration, Instant};
@@ -90,54 +91,119 @@ impl DeadlineParams {
     }
 }
 
+/// A queued request with its FIFO deadline.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    r: Request,
+    deadline: Instant,
+    /// False once taken: the slot waits for reuse, and FIFO entries that
+    /// still name it are stale.
+    live: bool,
+}
+
+/// One FIFO entry: (deadline, id) order, and the slot of the request.
+type FifoEntry = (Instant, u64, u32);
+
 /// One direction's requests: sorted by (sector, id) and by (deadline, id).
+///
+/// The FIFO is a deque in (deadline, id) order, not a tree: deadlines are
+/// arrival plus one constant per direction, so arrivals append. Taking a
+/// request out of its middle only marks its slot; stale entries are dropped
+/// when they reach the front, or all at once when they outnumber the live.
 #[derive(Debug, Default)]
 struct DirQueue {
-    sorted: BTreeMap<(u64, u64), (Request, Instant)>,
-    fifo: BTreeSet<(Instant, u64, u64)>,
+    /// (sector, id) -> slot in `slab`.
+    sorted: SortedMap<u32>,
+    fifo: VecDeque<FifoEntry>,
+    slab: Vec<Pending>,
+    free: Vec<u32>,
 }
 
 impl DirQueue {
     fn insert(&mut self, r: Request, deadline: Instant) {
-        self.sorted.insert((r.sector, r.id.0), (r, deadline));
-        self.fifo.insert((deadline, r.id.0, r.sector));
+        let p = Pending {
+            r,
+            deadline,
+            live: true,
+        };
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slab[s as usize] = p;
+                s
+            }
+            None => {
+                self.slab.push(p);
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.sorted.insert((r.sector, r.id.0), slot);
+        // In order from the back: an append unless the clock or the ids
+        // ran backwards.
+        let e = (deadline, r.id.0, slot);
+        if self.fifo.back().is_none_or(|x| (x.0, x.1) < (e.0, e.1)) {
+            self.fifo.push_back(e);
+            return;
+        }
+        let at = self.fifo.len()
+            - self
+                .fifo
+                .iter()
+                .rev()
+                .take_while(|x| (x.0, x.1) > (e.0, e.1))
+                .count();
+        self.fifo.insert(at, e);
     }
 
-    fn remove(&mut self, key: (u64, u64)) -> Option<Request> {
-        let (r, deadline) = self.sorted.remove(&key)?;
-        self.fifo.remove(&(deadline, r.id.0, r.sector));
-        Some(r)
+    /// Whether FIFO entry `e` still names a queued request.
+    fn is_live(&self, e: &FifoEntry) -> bool {
+        let p = &self.slab[e.2 as usize];
+        p.live && p.r.id.0 == e.1
+    }
+
+    /// Take `key` out; its request and the key after it in sector order
+    /// (`deadline_latter_request`).
+    fn remove_with_next(&mut self, key: (u64, u64)) -> Option<(Request, Option<(u64, u64)>)> {
+        let (slot, next) = self.sorted.remove_with_next(key)?;
+        self.slab[slot as usize].live = false;
+        self.free.push(slot);
+        if self.fifo.len() > 4 * self.sorted.len() + 64 {
+            let slab = &self.slab;
+            self.fifo.retain(|e| {
+                let p = &slab[e.2 as usize];
+                p.live && p.r.id.0 == e.1
+            });
+        }
+        Some((self.slab[slot as usize].r, next))
     }
 
     /// `old` grew into `merged`: re-key it, keeping its deadline.
     fn merge(&mut self, old: &Request, merged: &Request) -> bool {
-        let Some((_, deadline)) = self.sorted.get(&(old.sector, old.id.0)).copied() else {
+        let Some(slot) = self.sorted.remove((old.sector, old.id.0)) else {
             return false;
         };
-        self.remove((old.sector, old.id.0));
-        self.insert(*merged, deadline);
+        self.slab[slot as usize].r = *merged;
+        self.sorted.insert((merged.sector, merged.id.0), slot);
         true
     }
 
     /// The oldest request's key and whether its deadline has passed.
-    fn fifo_head(&self, now: Instant) -> Option<((u64, u64), bool)> {
-        self.fifo
-            .iter()
-            .next()
-            .map(|&(d, id, sector)| ((sector, id), now > d))
-    }
-
-    /// The request after `key` in sector order (`deadline_latter_request`).
-    fn latter(&self, key: (u64, u64)) -> Option<(u64, u64)> {
-        use std::ops::Bound::{Excluded, Unbounded};
-        self.sorted
-            .range((Excluded(key), Unbounded))
-            .next()
-            .map(|(k, _)| *k)
+    fn fifo_head(&mut self, now: Instant) -> Option<((u64, u64), bool)> {
+        while let Some(e) = self.fifo.front() {
+            if self.is_live(e) {
+                let p = &self.slab[e.2 as usize];
+                return Some(((p.r.sector, e.1), now > p.deadline));
+            }
+            self.fifo.pop_front();
+        }
+        None
     }
 
     fn is_empty(&self) -> bool {
         self.sorted.is_empty()
+    }
+
+    fn len(&self) -> usize {
+        self.sorted.len()
     }
 }
 
@@ -171,8 +237,7 @@ impl Deadline {
     /// Take the request `key` of direction `dir` and set up the sweep after
     /// it (`deadline_move_request`).
     fn take(&mut self, dir: usize, key: (u64, u64)) -> Request {
-        let after = self.q[dir].latter(key);
-        let r = self.q[dir].remove(key).expect("pending request");
+        let (r, after) = self.q[dir].remove_with_next(key).expect("pending request");
         self.next = [None, None];
         self.next[dir] = after;
         self.batching += 1;
@@ -242,7 +307,7 @@ impl Scheduler for Deadline {
     }
 
     fn queued(&self) -> usize {
-        self.q[0].sorted.len() + self.q[1].sorted.len()
+        self.q[0].len() + self.q[1].len()
     }
 }
 

@@ -6,12 +6,15 @@ mod cfq;
 mod clook;
 mod deadline;
 mod dor;
+#[cfg(test)]
+mod equivalence;
 mod fq_rr;
 mod hierarchy;
 mod mclock;
 mod noop;
 mod params;
 mod seastar_fq;
+mod sorted;
 mod sstf;
 mod vios;
 mod yfq;

@@ -3,8 +3,7 @@
 //! time grows with distance, only the nearest request on each side of the
 //! head can win, so a choice costs O(log n).
 
-use std::collections::BTreeMap;
-
+use super::sorted::SectorQueue;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
@@ -12,7 +11,7 @@ use crate::types::Request;
 /// Requests sorted by (sector, id).
 #[derive(Debug, Default)]
 pub struct Sstf {
-    sorted: BTreeMap<(u64, u64), Request>,
+    sorted: SectorQueue,
 }
 
 impl Scheduler for Sstf {
@@ -21,31 +20,26 @@ impl Scheduler for Sstf {
     }
 
     fn add(&mut self, _now: Instant, request: Request) {
-        self.sorted.insert((request.sector, request.id.0), request);
+        self.sorted.insert(request);
     }
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
-        super::merge_sorted(&mut self.sorted, old, merged, |r| r);
+        self.sorted.merge(old, merged);
     }
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         let head = device.head();
-        let above = self.sorted.range((head, 0)..).next().map(|(k, _)| *k);
-        let below = self.sorted.range(..(head, 0)).next_back().map(|(k, _)| *k);
-        let key = match (below, above) {
-            (None, None) => return Decision::Nothing,
-            (Some(k), None) | (None, Some(k)) => k,
-            (Some(b), Some(a)) => {
+        self.sorted
+            .pop_neighbour((head, 0), |below, above| match (below, above) {
+                (None, None) => None,
+                (Some(_), None) => Some(true),
+                (None, Some(_)) => Some(false),
                 // Ties go upward, like C-LOOK, so the choice is deterministic.
-                if device.seek_time(head, b.0) < device.seek_time(head, a.0) {
-                    b
-                } else {
-                    a
+                (Some(b), Some(a)) => {
+                    Some(device.seek_time(head, b.0) < device.seek_time(head, a.0))
                 }
-            }
-        };
-        let r = self.sorted.remove(&key).expect("key taken from the map");
-        Decision::Dispatch(r)
+            })
+            .into()
     }
 
     fn queued(&self) -> usize {

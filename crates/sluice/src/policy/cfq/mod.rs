@@ -92,11 +92,11 @@ mod queue;
 mod service_tree;
 mod slice;
 
-use std::collections::{BTreeMap, HashMap};
-
 pub use self::params::CfqParams;
 pub(crate) use self::params::PARAMS;
 use self::queue::{FlowState, Queue};
+use self::service_tree::ServiceTree;
+use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
@@ -150,17 +150,18 @@ const SYNC: usize = 2;
 pub struct Cfq {
     p: CfqParams,
     queues: Vec<Queue>,
-    flows: BTreeMap<FlowId, FlowState>,
+    /// Hashed, not ordered: looked up on every request, never walked.
+    flows: IdMap<FlowId, FlowState>,
     async_q: [Option<usize>; PRIO_LEVELS],
     /// Service trees by workload: (key, insertion seq) -> queue.
-    trees: [BTreeMap<(Key, u64), usize>; 3],
+    trees: [ServiceTree; 3],
     seq: u64,
     busy_queues: usize,
     busy_queues_avg: u64,
     rq_queued: usize,
     /// Requests in flight, [async, sync] by queue kind.
     rq_in_flight: [usize; 2],
-    in_flight: HashMap<u64, usize>,
+    in_flight: IdMap<u64, usize>,
     active: Option<usize>,
     /// The flow of the first request the active queue dispatched.
     active_cic: Option<FlowId>,
@@ -199,7 +200,7 @@ impl Cfq {
         Cfq {
             p,
             queues: Vec::new(),
-            flows: BTreeMap::new(),
+            flows: IdMap::default(),
             async_q: [None; PRIO_LEVELS],
             trees: Default::default(),
             seq: 0,
@@ -207,7 +208,7 @@ impl Cfq {
             busy_queues_avg: 0,
             rq_queued: 0,
             rq_in_flight: [0; 2],
-            in_flight: HashMap::new(),
+            in_flight: IdMap::default(),
             active: None,
             active_cic: None,
             serving_type: ASYNC,
@@ -290,10 +291,7 @@ impl Cfq {
             return None;
         }
         self.choose_cfqg(now);
-        let next = self.trees[self.serving_type]
-            .iter()
-            .next()
-            .map(|(_, &qi)| qi);
+        let next = self.trees[self.serving_type].first().map(|(_, qi)| qi);
         self.set_active(next);
         next
     }
@@ -336,11 +334,10 @@ impl Cfq {
     fn next_request(&self, qi: usize, last: u64) -> (u64, u64) {
         let sorted = &self.queues[qi].sorted;
         let back_max = self.p.back_seek_max_kib * 2;
-        let ahead = sorted.range((last, 0)..).next().map(|(k, _)| *k);
+        let ahead = sorted.ceil((last, 0)).map(|(k, _)| k);
         let behind = sorted
-            .range(..(last, 0))
-            .next_back()
-            .map(|(k, _)| *k)
+            .below((last, 0))
+            .map(|(k, _)| k)
             .filter(|k| k.0 + back_max >= last);
         match (ahead, behind) {
             (Some(a), Some(b)) => {
@@ -355,7 +352,7 @@ impl Cfq {
             (Some(a), None) => a,
             (None, Some(b)) => b,
             // Everything is far behind: start from the lowest.
-            (None, None) => *sorted.keys().next().expect("queue is not empty"),
+            (None, None) => sorted.first().expect("queue is not empty").0,
         }
     }
 
@@ -366,7 +363,7 @@ impl Cfq {
             return None;
         }
         q.fifo_checked = true;
-        let (&(deadline, id), &sector) = q.fifo.iter().next()?;
+        let ((_, id), &(sector, deadline)) = q.fifo.first()?;
         (now >= deadline).then_some((sector, id))
     }
 
@@ -380,8 +377,8 @@ impl Cfq {
             None => self.next_request(qi, head),
         };
         let q = &mut self.queues[qi];
-        let (rq, deadline) = q.sorted.remove(&key).expect("chosen request is pending");
-        q.fifo.remove(&(deadline, rq.id.0));
+        let (rq, deadline) = q.sorted.remove(key).expect("chosen request is pending");
+        q.fifo.remove((deadline.as_nanos(), rq.id.0));
         q.dispatched += 1;
         self.rq_queued -= 1;
         self.rq_in_flight[usize::from(q.sync)] += 1;
@@ -480,7 +477,8 @@ impl Scheduler for Cfq {
         let deadline = now + expire;
         let q = &mut self.queues[qi];
         q.sorted.insert((rq.sector, rq.id.0), (rq, deadline));
-        q.fifo.insert((deadline, rq.id.0), rq.sector);
+        q.fifo
+            .insert((deadline.as_nanos(), rq.id.0), (rq.sector, deadline));
         self.rq_queued += 1;
         if !self.queues[qi].on_rr {
             self.add_rr(qi, now);
@@ -512,11 +510,11 @@ impl Scheduler for Cfq {
         let key = (old.sector, old.id.0);
         let qi = self.queue_for(now, old);
         let q = &mut self.queues[qi];
-        let Some(&(_, deadline)) = q.sorted.get(&key) else {
+        let Some(&(_, deadline)) = q.sorted.get(key) else {
             return;
         };
-        super::merge_sorted(&mut q.sorted, old, merged, |(r, _)| r);
-        if let Some(sector) = q.fifo.get_mut(&(deadline, old.id.0)) {
+        q.sorted.merge(old, merged, |(r, _)| r);
+        if let Some((sector, _)) = q.fifo.get_mut((deadline.as_nanos(), old.id.0)) {
             *sector = merged.sector;
         }
     }

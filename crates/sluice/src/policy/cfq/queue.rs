@@ -1,8 +1,7 @@
 //! The state CFQ keeps per flow (`cfq_io_context`) and per queue
 //! (`cfq_queue`), apart from the scheduler that links them.
 
-use std::collections::BTreeMap;
-
+use super::super::sorted::SortedMap;
 use super::{Key, ASYNC, NORM_PRIO, SAMPLES_VALID, SYNC, SYNC_NOIDLE};
 use crate::time::Instant;
 use crate::types::Request;
@@ -44,9 +43,9 @@ pub(super) struct Queue {
     pub(super) sync: bool,
     pub(super) prio: u8,
     /// Pending requests by (sector, id), with their FIFO deadline.
-    pub(super) sorted: BTreeMap<(u64, u64), (Request, Instant)>,
-    /// Pending requests by (FIFO deadline, id) -> sector.
-    pub(super) fifo: BTreeMap<(Instant, u64), u64>,
+    pub(super) sorted: SortedMap<(Request, Instant)>,
+    /// Pending requests by (FIFO deadline in ns, id) -> (sector, deadline).
+    pub(super) fifo: SortedMap<(u64, Instant)>,
     /// Requests in flight.
     pub(super) dispatched: usize,
     /// On a service tree (busy): `on_rr`.
@@ -75,8 +74,8 @@ impl Queue {
         Queue {
             sync,
             prio,
-            sorted: BTreeMap::new(),
-            fifo: BTreeMap::new(),
+            sorted: SortedMap::default(),
+            fifo: SortedMap::default(),
             dispatched: 0,
             on_rr: false,
             tree: None,

@@ -1,14 +1,50 @@
 //! The three service trees (ASYNC, SYNC_NOIDLE, SYNC) and the choice of
 //! the workload to serve and of its share of the target latency.
 
-use std::collections::BTreeMap;
-
+use super::super::sorted::SortedMap;
 use super::{key, span, Cfq, Key, ASYNC, JIFFY, MIN_TT, SYNC, SYNC_NOIDLE};
 use crate::time::{Instant, NS_PER_S};
 
+/// One service tree: (key, insertion seq) -> queue, in the sorted
+/// blocks the elevators use (a tree per workload holds every busy queue).
+#[derive(Debug, Default)]
+pub(super) struct ServiceTree {
+    map: SortedMap<usize>,
+}
+
+/// The signed key as an unsigned one of the same order.
+fn unsigned((k, seq): (Key, u64)) -> (u64, u64) {
+    ((k as u64) ^ (1 << 63), seq)
+}
+
+impl ServiceTree {
+    pub(super) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub(super) fn insert(&mut self, k: (Key, u64), qi: usize) {
+        self.map.insert(unsigned(k), qi);
+    }
+
+    pub(super) fn remove(&mut self, k: &(Key, u64)) {
+        self.map.remove(unsigned(*k));
+    }
+
+    /// The lowest key and its queue.
+    pub(super) fn first(&self) -> Option<(Key, usize)> {
+        self.map
+            .first()
+            .map(|((k, _), &qi)| ((k ^ (1 << 63)) as Key, qi))
+    }
+}
+
 impl Cfq {
     pub(super) fn nr_cfqq(&self) -> usize {
-        self.trees.iter().map(BTreeMap::len).sum()
+        self.trees.iter().map(ServiceTree::len).sum()
     }
 
     /// `cfq_service_tree_add`.
@@ -25,7 +61,7 @@ impl Cfq {
             self.queues[qi].slice_resid = 0;
             key
         } else {
-            let first = self.trees[wl].iter().next().map(|(k, _)| k.0);
+            let first = self.trees[wl].first().map(|(k, _)| k);
             first.unwrap_or(key(now)) - NS_PER_S as Key
         };
         if let Some((old_wl, old_key)) = self.queues[qi].tree {
@@ -68,9 +104,9 @@ impl Cfq {
         let mut best = SYNC_NOIDLE;
         let mut lowest: Option<Key> = None;
         for wl in [ASYNC, SYNC_NOIDLE, SYNC] {
-            if let Some((k, _)) = self.trees[wl].iter().next() {
-                if lowest.is_none_or(|l| k.0 < l) {
-                    lowest = Some(k.0);
+            if let Some((k, _)) = self.trees[wl].first() {
+                if lowest.is_none_or(|l| k < l) {
+                    lowest = Some(k);
                     best = wl;
                 }
             }
@@ -116,5 +152,35 @@ impl Cfq {
             self.workload_expires = None;
         }
         self.choose_service_tree(now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys before the origin (the front-of-tree rule) sort first, as in
+    /// the signed `BTreeMap` the tree replaced.
+    #[test]
+    fn negative_keys_come_first() {
+        let mut t = ServiceTree::default();
+        let keys = [
+            (5, 1),
+            (-1_000_000_000, 2),
+            (Key::MAX, 3),
+            (Key::MIN, 4),
+            (0, 5),
+            (-1, 6),
+        ];
+        for (i, k) in keys.into_iter().enumerate() {
+            t.insert(k, i);
+        }
+        let mut order = Vec::new();
+        while let Some((k, qi)) = t.first() {
+            order.push(k);
+            t.remove(&keys[qi]);
+        }
+        assert_eq!(order, [Key::MIN, -1_000_000_000, -1, 0, 5, Key::MAX]);
+        assert!(t.is_empty());
     }
 }

@@ -137,6 +137,7 @@ use self::search::{Fill, Gap};
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
+use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
@@ -258,7 +259,7 @@ impl DorParams {
 }
 
 #[derive(Debug)]
-struct DFlow {
+pub(super) struct DFlow {
     weight: u32,
     tags: FlowTags,
     /// DQE's additional finish tag `f_k`.
@@ -280,6 +281,44 @@ impl DFlow {
     }
 }
 
+/// The two lowest and two highest `f` of the non-empty queues (with their
+/// counts), the spread and `M_qos`: all Property 2 needs, so that a search
+/// tests each request it meets in O(1) rather than walking `fset` for it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FsetEnds {
+    low: [Option<(Tag, usize)>; 2],
+    high: [Option<(Tag, usize)>; 2],
+    spread: Tag,
+    m_qos: Tag,
+}
+
+impl FsetEnds {
+    /// [`Dor::spread_if`] from the ends alone: one queue's `f` leaving
+    /// drops at most one entry at each end.
+    fn spread_if(&self, old: Tag, new: Tag) -> Tag {
+        let keep = |e: &&(Tag, usize)| e.0 != old || e.1 > 1;
+        let lo = self
+            .low
+            .iter()
+            .flatten()
+            .find(keep)
+            .map_or(new, |e| new.min(e.0));
+        let hi = self
+            .high
+            .iter()
+            .flatten()
+            .find(keep)
+            .map_or(new, |e| new.max(e.0));
+        Tag(hi.0 - lo.0)
+    }
+
+    /// [`Dor::property2`].
+    pub(super) fn property2(&self, fl: &DFlow, r: &Request) -> bool {
+        let after = self.spread_if(fl.f, fl.f + fl.len(r));
+        after <= self.m_qos || after < self.spread
+    }
+}
+
 /// Nam–Park's BQS + DOR.
 #[derive(Debug)]
 pub struct Dor {
@@ -287,7 +326,10 @@ pub struct Dor {
     params: DorParams,
     /// False: BQS alone (no DOR module at all).
     dor: bool,
-    flows: BTreeMap<FlowId, DFlow>,
+    /// Hashed: the search looks a flow up for every request it meets.
+    flows: IdMap<FlowId, DFlow>,
+    /// The flows' ids in ascending order (`oldest_first`'s scan order).
+    flow_order: BTreeSet<FlowId>,
     /// Every queued request by sector, for DOR's search.
     index: SectorIndex,
     /// `F_k` of the non-empty queues.
@@ -321,7 +363,8 @@ impl Dor {
                 ..params
             },
             dor: params.m_qos > 0.0 && params.m_dmo > 0.0,
-            flows: BTreeMap::new(),
+            flows: IdMap::default(),
+            flow_order: BTreeSet::new(),
             index: SectorIndex::default(),
             keys: BTreeSet::new(),
             fset: BTreeMap::new(),
@@ -415,7 +458,9 @@ impl Dor {
     }
 
     /// The spread of the `f` of the non-empty queues if one of them moves
-    /// from `old` to `new`.
+    /// from `old` to `new`, by walking `fset`: the reference
+    /// [`FsetEnds::spread_if`] is tested against.
+    #[cfg(test)]
     fn spread_if(&self, old: Tag, new: Tag) -> Tag {
         let keep = |(&t, &c): (&Tag, &usize)| t != old || c > 1;
         let lo = self
@@ -443,9 +488,21 @@ impl Dor {
     /// Property 2: inserting `r` of flow `k` keeps the spread within
     /// `M_qos`, or narrows a spread already beyond it (see the module docs,
     /// "An insertion that narrows the spread").
+    #[cfg(test)]
     fn property2(&self, fl: &DFlow, r: &Request) -> bool {
-        let after = self.spread_if(fl.f, fl.f + fl.len(r));
-        after <= Tag::from_f64(self.params.m_qos) || after < self.spread()
+        self.fset_ends().property2(fl, r)
+    }
+
+    /// What Property 2 reads of `fset`, read once for a whole search.
+    fn fset_ends(&self) -> FsetEnds {
+        let mut low = self.fset.iter().map(|(&t, &c)| (t, c));
+        let mut high = self.fset.iter().rev().map(|(&t, &c)| (t, c));
+        FsetEnds {
+            low: [low.next(), low.next()],
+            high: [high.next(), high.next()],
+            spread: self.spread(),
+            m_qos: Tag::from_f64(self.params.m_qos),
+        }
     }
 
     /// Algorithm 1 plus the C-SCAN reorder.
@@ -528,6 +585,14 @@ impl Dor {
         out
     }
 
+    /// Flow `k`, made with the default weight if new.
+    fn flow_entry(&mut self, k: FlowId) -> &mut DFlow {
+        self.flows.entry(k).or_insert_with(|| {
+            self.flow_order.insert(k);
+            DFlow::new(100)
+        })
+    }
+
     /// Every `f_k` (and DQE's virtual time) back to 0.
     fn restart_dqe(&mut self) {
         let backlogged = self.flows.values().filter(|f| !f.queue.is_empty()).count();
@@ -598,22 +663,17 @@ impl Scheduler for Dor {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.flows
-            .entry(flow)
-            .or_insert_with(|| DFlow::new(100))
-            .weight = config.weight.max(1);
+        self.flow_entry(flow).weight = config.weight.max(1);
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
-        self.flows
-            .entry(flow)
-            .or_insert_with(|| DFlow::new(100))
-            .weight = weight.max(1);
+        self.flow_entry(flow).weight = weight.max(1);
     }
 
     fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
         if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
             self.flows.remove(&flow);
+            self.flow_order.remove(&flow);
         }
     }
 
@@ -623,7 +683,11 @@ impl Scheduler for Dor {
         // when none is backlogged.
         let floor = self.fset.keys().next().copied().unwrap_or(self.vf);
         let k = request.flow;
-        let fl = self.flows.entry(k).or_insert_with(|| DFlow::new(100));
+        let flow_order = &mut self.flow_order;
+        let fl = self.flows.entry(k).or_insert_with(|| {
+            flow_order.insert(k);
+            DFlow::new(100)
+        });
         let mut new_f = None;
         if fl.queue.is_empty() {
             let len = fl.len(&request);

@@ -80,6 +80,7 @@ impl Dor {
         } else {
             ([above, down_to_mid], [below, up_to_mid], hi - mid)
         };
+        let ends = self.fset_ends();
         let mut best: Option<(u64, Entry)> = None;
         let mut admitted = false;
         let mut look = |walks: [Walk<'_>; 2], best: &mut Option<(u64, Entry)>| {
@@ -91,7 +92,7 @@ impl Dor {
                         break;
                     }
                     admitted = true;
-                    if self.property2(fl, r) {
+                    if ends.property2(fl, r) {
                         let key = (from.abs_diff(sector), (sector, k, seq));
                         if best.is_none_or(|b| key < b) {
                             *best = Some(key);
@@ -115,12 +116,14 @@ impl Dor {
     /// `oldest_first`: the first passing request in queue order, queues in
     /// ascending flow id, by looking at every queued request.
     pub(super) fn oldest_candidate(&self, gap: &Gap<'_>) -> Fill {
+        let ends = self.fset_ends();
         let mut admitted = false;
-        for (&k, fl) in &self.flows {
+        for &k in &self.flow_order {
+            let fl = &self.flows[&k];
             for (seq, r) in fl.queue.by_arrival() {
                 if gap.admits(r) {
                     admitted = true;
-                    if self.property2(fl, r) {
+                    if ends.property2(fl, r) {
                         return Fill::Request(k, seq);
                     }
                 }

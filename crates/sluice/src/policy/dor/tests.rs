@@ -480,3 +480,27 @@ proptest::proptest! {
         proptest::prop_assert_eq!(got, want);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, failure_persistence: None, ..Default::default() })]
+
+    /// The spread Property 2 reads from the ends of `fset` equals the one
+    /// found by walking it, for any multiset, any leaving `f` (present or
+    /// not, repeated or alone) and any new `f`.
+    #[test]
+    fn fset_ends_spread_as_the_walk(
+        tags in proptest::collection::vec((0u128..8, 1usize..3), 0..6),
+        old in 0u128..9,
+        new in 0u128..12,
+        m_qos in 0.0f64..3.0,
+    ) {
+        let mut s = Dor::new(DorParams { m_qos, ..DorParams::default() });
+        for (t, c) in tags {
+            *s.fset.entry(Tag(t << 40)).or_insert(0) += c;
+        }
+        let ends = s.fset_ends();
+        let (old, new) = (Tag(old << 40), Tag(new << 40));
+        proptest::prop_assert_eq!(ends.spread_if(old, new), s.spread_if(old, new));
+        proptest::prop_assert_eq!(ends.spread, s.spread());
+    }
+}
