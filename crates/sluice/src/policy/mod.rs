@@ -6,6 +6,7 @@ mod cfq;
 mod clook;
 mod deadline;
 mod dor;
+mod fair_tree;
 mod fq_rr;
 mod hierarchy;
 mod mclock;
