@@ -6,6 +6,8 @@ mod cfq;
 mod clook;
 mod deadline;
 mod dor;
+mod fair_ids;
+mod fair_sorted;
 mod fair_tree;
 mod fq_rr;
 mod hierarchy;

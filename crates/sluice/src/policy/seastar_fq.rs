@@ -49,10 +49,10 @@
 
 use std::collections::VecDeque;
 
+use super::fair_ids::SlotIds;
 use super::fair_tree::{i64_of_key, key_of_i64, FairTree};
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::error::Error;
-use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
@@ -207,7 +207,7 @@ pub struct SeastarFq {
     forgiving_factor: i64,
     /// The classes by dense slot, and each flow's slot.
     classes: Vec<Class>,
-    slots: IdMap<FlowId, u32>,
+    slots: SlotIds,
     /// The group's heap: queued classes by (accumulated, flow), by slot; the
     /// flow id breaks ties deterministically where Seastar's heap is
     /// arbitrary.
@@ -237,7 +237,7 @@ impl SeastarFq {
             forgiving_factor: ((1u64 << 24) as f64 * params.tau.as_nanos() as f64 * 1e-6) as i64,
             params,
             classes: Vec::new(),
-            slots: IdMap::default(),
+            slots: SlotIds::default(),
             heap: FairTree::default(),
             last_accumulated: 0,
             tokens: bucket_limit,
@@ -258,7 +258,7 @@ impl SeastarFq {
     /// Class `id`'s accumulated normalized cost (Seastar's
     /// `fair_queue::accumulated`).
     pub fn accumulated(&self, id: FlowId) -> Option<i64> {
-        let &s = self.slots.get(&id)?;
+        let s = self.slots.get(id)?;
         Some(self.classes[s as usize].accumulated)
     }
 
@@ -269,16 +269,17 @@ impl SeastarFq {
 
     /// The slot of class `id`, made (100 shares) if it is new.
     fn slot(&mut self, id: FlowId) -> usize {
-        let n = self.classes.len();
-        let s = *self.slots.entry(id).or_insert(n as u32) as usize;
-        if s == n {
-            self.classes.push(Class {
-                shares: 100,
-                accumulated: 0,
-                queued: false,
-                queue: VecDeque::new(),
-            });
+        if let Some(s) = self.slots.get(id) {
+            return s as usize;
         }
+        let s = self.classes.len();
+        self.slots.insert(id, s as u32);
+        self.classes.push(Class {
+            shares: 100,
+            accumulated: 0,
+            queued: false,
+            queue: VecDeque::new(),
+        });
         s
     }
 
@@ -330,7 +331,7 @@ impl Scheduler for SeastarFq {
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
         let cap = self.params.capacity(merged);
-        if let Some(&s) = self.slots.get(&old.flow) {
+        if let Some(s) = self.slots.get(old.flow) {
             let c = &mut self.classes[s as usize];
             if let Some(e) = c.queue.iter_mut().rev().find(|e| e.0.id == old.id) {
                 *e = (*merged, cap);
@@ -446,8 +447,8 @@ mod tests {
             for &f in backlog {
                 let queued = s
                     .slots
-                    .get(&FlowId(f))
-                    .map_or(0, |&i| s.classes[i as usize].queue.len());
+                    .get(FlowId(f))
+                    .map_or(0, |i| s.classes[i as usize].queue.len());
                 for _ in queued..4 {
                     *next_id += 1;
                     s.add(at_us(*t), req(*next_id, f, *next_id * 8));

@@ -65,11 +65,11 @@ pub(crate) mod tags;
 
 use std::collections::VecDeque;
 
+use super::fair_ids::SlotIds;
 use super::fair_tree::FairTree;
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
-use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
@@ -350,7 +350,7 @@ pub struct Yfq {
     /// The flows, by dense slot (`slots` maps ids to them; `free` lists
     /// slots of removed flows for reuse).
     flows: Vec<Flow>,
-    slots: IdMap<FlowId, u32>,
+    slots: SlotIds,
     free: Vec<u32>,
     vwork: VirtualWork,
     /// Flows with a selectable request, by (finish tag, flow id), by slot.
@@ -383,7 +383,7 @@ impl Yfq {
                 ..params
             },
             flows: Vec::new(),
-            slots: IdMap::default(),
+            slots: SlotIds::default(),
             free: Vec::new(),
             vwork: VirtualWork::default(),
             ready: FairTree::default(),
@@ -422,7 +422,7 @@ impl Yfq {
     /// of the head of its queue (of its last request once idle) and the
     /// finish tag of its last request.
     pub fn tags(&self, flow: FlowId) -> Option<(f64, f64)> {
-        let f = &self.flows[*self.slots.get(&flow)? as usize];
+        let f = &self.flows[self.slots.get(flow)? as usize];
         let s = f.head_start().unwrap_or(f.last_finish);
         Some((s.as_f64(), f.last_finish.as_f64()))
     }
@@ -443,7 +443,7 @@ impl Yfq {
 
     /// The slot of `flow`, which gets one (weight 100) if it has none.
     fn slot_of(&mut self, flow: FlowId) -> u32 {
-        if let Some(&s) = self.slots.get(&flow) {
+        if let Some(s) = self.slots.get(flow) {
             return s;
         }
         let fresh = Flow::new(flow, 100);
@@ -549,9 +549,9 @@ impl Scheduler for Yfq {
     }
 
     fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
-        if let Some(&s) = self.slots.get(&flow) {
+        if let Some(s) = self.slots.get(flow) {
             if self.flows[s as usize].queue.is_empty() {
-                self.slots.remove(&flow);
+                self.slots.remove(flow);
                 self.free.push(s);
             }
         }
@@ -647,7 +647,7 @@ impl Scheduler for Yfq {
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
         // Selected into the batch but not yet dispatched: the copy there too.
         super::merge_queued(&mut self.sort_queue, merged);
-        let Some(&slot) = self.slots.get(&old.flow) else {
+        let Some(slot) = self.slots.get(old.flow) else {
             return;
         };
         let lat = 2 * self.params.l_lat_kb;
@@ -724,7 +724,7 @@ impl Scheduler for Yfq {
     }
 
     fn complete(&mut self, now: Instant, request: &Request, _service: &Service) {
-        let Some(&slot) = self.slots.get(&request.flow) else {
+        let Some(slot) = self.slots.get(request.flow) else {
             return;
         };
         let Some((i, k)) = self.flows[slot as usize].find(request.id) else {
