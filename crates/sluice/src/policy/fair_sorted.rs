@@ -60,6 +60,22 @@ impl SortedReqs {
         Some(self.small.remove(i).1)
     }
 
+    /// Drop the request under `key` (as [`SortedReqs::remove`], without
+    /// moving it out); whether it was there.
+    pub(crate) fn discard(&mut self, key: &Key) -> bool {
+        if !self.big.is_empty() {
+            return self.big.remove(key).is_some();
+        }
+        match self.small.binary_search_by(|e| e.0.cmp(key)) {
+            Ok(i) => {
+                self.small.copy_within(i + 1.., i);
+                self.small.pop();
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The request under `key`.
     pub(crate) fn get(&self, key: &Key) -> Option<&Request> {
         if !self.big.is_empty() {
@@ -126,7 +142,8 @@ mod tests {
                         s.insert(key, r);
                         m.insert(key, r);
                     }
-                    2 => prop_assert_eq!(s.remove(&key), m.remove(&key)),
+                    2 if sector % 2 == 0 => prop_assert_eq!(s.remove(&key), m.remove(&key)),
+                    2 => prop_assert_eq!(s.discard(&key), m.remove(&key).is_some()),
                     3 => {
                         let grown = Request { sector: sector / 2, sectors: 16, ..r };
                         let had = m.remove(&key).is_some();

@@ -195,8 +195,8 @@ impl BfqQueue {
     }
 
     /// Remove a request returned by [`BfqQueue::peek`].
-    pub(crate) fn take(&mut self, r: &Request) -> Option<Request> {
-        let taken = self.reqs.remove(&(r.sector, r.id.0));
+    pub(crate) fn take(&mut self, r: &Request) -> bool {
+        let taken = self.reqs.discard(&(r.sector, r.id.0));
         while self
             .fifo
             .front()
