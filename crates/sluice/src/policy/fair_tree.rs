@@ -156,15 +156,25 @@ impl FairTree {
             return;
         }
         self.len = self.len + usize::from(old == EMPTY) - usize::from(n == EMPTY);
-        self.put(j, n);
-        while j > 0 {
-            let parent = (j - 1) / D;
-            let m = self.lines[parent + 1].min();
-            if self.node(parent) == m {
+        // Each level's minimum is taken from the line as read before the
+        // new child is stored, with the child from a register: reading back
+        // a node just stored would stall on store forwarding.
+        let mut cur = n;
+        loop {
+            let p = j + D - 1;
+            let (li, k) = (p / D, p % D);
+            let line = self.lines[li];
+            if line.0[k] == cur {
+                // Unchanged here, so above too.
                 break;
             }
-            self.put(parent, m);
-            j = parent;
+            self.lines[li].0[k] = cur;
+            if j == 0 {
+                break;
+            }
+            let pick = |i: usize| if i == k { cur } else { line.0[i] };
+            cur = pick(0).min(pick(1)).min(pick(2).min(pick(3)));
+            j = (j - 1) / D;
         }
     }
 

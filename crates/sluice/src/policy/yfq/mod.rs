@@ -198,7 +198,6 @@ struct Frag {
 /// One application request (all its fragments) in a reservation's queue.
 #[derive(Debug)]
 struct Entry {
-    seq: u64,
     origin: RequestId,
     start: Tag,
     finish: Tag,
@@ -362,7 +361,6 @@ pub struct Yfq {
     /// Outstanding batches: (batch number, requests not yet completed).
     batches: VecDeque<(u64, usize)>,
     next_batch: u64,
-    next_seq: u64,
     queued: usize,
     selected: u64,
     /// Until when the host is still turning around after the completion
@@ -391,7 +389,6 @@ impl Yfq {
             sort_queue: VecDeque::new(),
             batches: VecDeque::new(),
             next_batch: 0,
-            next_seq: 0,
             queued: 0,
             selected: 0,
             resume_at: None,
@@ -494,14 +491,14 @@ impl Yfq {
     ) -> Option<Request> {
         let (fmin, _, first) = self.ready.first()?;
         let fmin = Tag(fmin);
-        let (slot, seq, k) = if self.params.tie_break {
+        let (slot, i, k) = if self.params.tie_break {
             // The tied flows in the order of their ids, as the ordered set
             // of (tag, flow) this replaced listed them.
             let mut ties = std::mem::take(&mut self.ties);
             ties.clear();
             self.ready.equal_to(fmin.0, &mut ties);
             ties.sort_unstable();
-            let mut best: Option<(Duration, u32, u64, usize)> = None;
+            let mut best: Option<(Duration, u32, usize, usize)> = None;
             for &(_, slot) in &ties {
                 let fl = &self.flows[slot];
                 let i = fl.next_entry().expect("ready flows have a next entry");
@@ -510,22 +507,22 @@ impl Yfq {
                     if fr.state == FragState::Ready && fr.finish == fmin {
                         let cost = device.positioning_time(now, from, fr.req.sector);
                         if best.is_none_or(|b| cost < b.0) {
-                            best = Some((cost, slot as u32, e.seq, k));
+                            best = Some((cost, slot as u32, i, k));
                         }
                     }
                 }
             }
             self.ties = ties;
-            let (_, slot, seq, k) = best?;
-            (slot, seq, k)
+            let (_, slot, i, k) = best?;
+            (slot, i, k)
         } else {
             let fl = &self.flows[first];
-            let e = &fl.queue[fl.next_entry()?];
+            let i = fl.next_entry()?;
+            let e = &fl.queue[i];
             let k = e.frags.iter().position(|f| f.state == FragState::Ready)?;
-            (first as u32, e.seq, k)
+            (first as u32, i, k)
         };
         let fl = &mut self.flows[slot as usize];
-        let i = fl.queue.binary_search_by_key(&seq, |e| e.seq).ok()?;
         let fr = fl.queue[i].frags.get_mut(k);
         fr.state = FragState::Selected;
         fr.batch = batch;
@@ -569,7 +566,6 @@ impl Scheduler for Yfq {
         let shared = self.params.shared_fragment_tags;
         let lat = 2 * self.params.l_lat_kb;
         let flow_id = request.flow;
-        let seq = self.next_seq;
         let charge = self.charger.charge(&request);
         let slot = self.slot_of(flow_id);
         let f = &mut self.flows[slot as usize];
@@ -590,7 +586,6 @@ impl Scheduler for Yfq {
             // The first fragment is always released (a group holds at
             // least one).
             f.queue.push_back(Entry {
-                seq,
                 origin: request.origin,
                 start,
                 finish: start,
@@ -631,9 +626,6 @@ impl Scheduler for Yfq {
         e.retag(shared, lat, w);
         let (start, finish) = (e.start, e.finish);
         f.last_finish = finish;
-        if !merge {
-            self.next_seq += 1;
-        }
         self.vwork.note_finish(finish);
         if was_idle {
             self.vwork.set_start(slot as usize, Some(start));
