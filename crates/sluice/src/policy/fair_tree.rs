@@ -178,6 +178,59 @@ impl FairTree {
         }
     }
 
+    /// Put `slot` in under `key` (or take it out) at its leaf only: the
+    /// inner nodes stay stale until [`FairTree::fix`] is called for it, and
+    /// [`FairTree::first`] is wrong until then ([`FairTree::scan_first`] is
+    /// not). For a minimum that is read far less often than keys change.
+    pub(crate) fn set_leaf(&mut self, slot: usize, id: u32, key: Option<u128>) {
+        if slot >= self.cap {
+            if key.is_none() {
+                return;
+            }
+            self.grow(slot + 1);
+        }
+        let n = match key {
+            Some(k) => Node {
+                key: k,
+                who: (u64::from(id) << 32) | slot as u64,
+            },
+            None => EMPTY,
+        };
+        let j = self.inner + slot;
+        let old = self.node(j);
+        self.len = self.len + usize::from(old == EMPTY) - usize::from(n == EMPTY);
+        self.put(j, n);
+    }
+
+    /// Bring the inner nodes above `slot`'s leaf up to date after
+    /// [`FairTree::set_leaf`]. Once every slot set so is fixed (in any
+    /// order), the tree is exact again: a walk stops where a node comes out
+    /// unchanged, whose ancestors the other walks keep.
+    pub(crate) fn fix(&mut self, slot: usize) {
+        if slot >= self.cap {
+            return;
+        }
+        let mut j = self.inner + slot;
+        while j > 0 {
+            let parent = (j - 1) / D;
+            let m = self.lines[parent + 1].min();
+            if self.node(parent) == m {
+                break;
+            }
+            self.put(parent, m);
+            j = parent;
+        }
+    }
+
+    /// The smallest element by a scan of the leaves, O(n): exact even with
+    /// slots not yet fixed.
+    pub(crate) fn scan_first(&self) -> Option<(u128, u32, usize)> {
+        let n = (0..self.cap)
+            .map(|s| self.node(self.inner + s))
+            .fold(EMPTY, Node::min);
+        (n != EMPTY).then(|| (n.key, n.id(), n.slot()))
+    }
+
     /// Every (id, slot) whose key equals `key`, in no particular order.
     pub(crate) fn equal_to(&self, key: u128, out: &mut Vec<(u32, usize)>) {
         if self.cap == 0 || key == u128::MAX {
@@ -272,6 +325,35 @@ mod tests {
                     ties.sort_unstable();
                     let want: Vec<u32> = set.iter().take_while(|e| e.0 == min).map(|e| e.1).collect();
                     prop_assert_eq!(ties.iter().map(|t| t.0).collect::<Vec<_>>(), want);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        /// Leaves set lazily and fixed in batches (in another order than
+        /// they were set) give the eager tree's minimum; the scan gives it
+        /// at any time.
+        #[test]
+        fn lazy_leaves_once_fixed_match_the_eager_tree(
+            ops in prop::collection::vec((0usize..200, 0u8..4, 0u128..8, any::<bool>()), 1..500)
+        ) {
+            let mut eager = FairTree::default();
+            let mut lazy = FairTree::default();
+            let mut dirty: Vec<usize> = Vec::new();
+            for (slot, op, k, flush) in ops {
+                let key = (op != 0).then_some(k);
+                eager.set(slot, slot as u32 % 7, key);
+                lazy.set_leaf(slot, slot as u32 % 7, key);
+                dirty.push(slot);
+                prop_assert_eq!(lazy.scan_first(), eager.first());
+                prop_assert_eq!(lazy.len(), eager.len());
+                if flush {
+                    dirty.reverse();
+                    for s in dirty.drain(..) {
+                        lazy.fix(s);
+                    }
+                    prop_assert_eq!(lazy.first(), eager.first());
                 }
             }
         }

@@ -412,7 +412,7 @@ impl Yfq {
 
     /// The virtual work function `v(t)` now, in sectors per weight unit.
     pub fn virtual_work(&self) -> f64 {
-        self.vwork.value().as_f64()
+        self.vwork.peek().as_f64()
     }
 
     /// A reservation's `(S_i, F_i)` in sectors per weight unit: the start tag
@@ -561,7 +561,6 @@ impl Scheduler for Yfq {
     }
 
     fn add(&mut self, _now: Instant, request: Request) {
-        let v = self.vwork.value();
         let group = self.params.group;
         let shared = self.params.shared_fragment_tags;
         let lat = 2 * self.params.l_lat_kb;
@@ -579,7 +578,7 @@ impl Scheduler for Yfq {
             // A new entry of q_i: S = max(v, F_i) at an empty queue, else the
             // chain S = F_i (the previous request's finish tag).
             let start = if was_idle {
-                v.max(f.last_finish)
+                self.vwork.value().max(f.last_finish)
             } else {
                 f.last_finish
             };

@@ -89,10 +89,16 @@ impl FlowTags {
 /// The owner reports each busy reservation's start tag (the start tag of the
 /// request at the head of its queue, in service or waiting), by its dense
 /// slot, and every finish tag it assigns. Only the minimum start is read,
-/// so a tournament tree over slots holds them (no allocation per change).
+/// and only when a reservation becomes busy, so a tournament tree over slots
+/// holds them with its inner nodes brought up to date lazily, when read:
+/// while every reservation stays backlogged a change costs one store.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct VirtualWork {
     busy: FairTree,
+    /// Slots whose leaf changed since the tree was last brought up to date,
+    /// each once (`stale` flags them).
+    dirty: Vec<u32>,
+    stale: Vec<bool>,
     /// Maximum of all finish tags ever assigned. Each reservation's finish
     /// tag only grows, so this is the maximum over reservations of `F_i`.
     max_finish: Tag,
@@ -100,8 +106,25 @@ pub(crate) struct VirtualWork {
 
 impl VirtualWork {
     /// `v(t)` now.
-    pub(crate) fn value(&self) -> Tag {
+    pub(crate) fn value(&mut self) -> Tag {
+        for s in self.dirty.drain(..) {
+            self.stale[s as usize] = false;
+            self.busy.fix(s as usize);
+        }
         match self.busy.first() {
+            Some((s, _, _)) => Tag(s),
+            None => self.max_finish,
+        }
+    }
+
+    /// `v(t)` now, without bringing the tree up to date (a scan if stale).
+    pub(crate) fn peek(&self) -> Tag {
+        let first = if self.dirty.is_empty() {
+            self.busy.first()
+        } else {
+            self.busy.scan_first()
+        };
+        match first {
             Some((s, _, _)) => Tag(s),
             None => self.max_finish,
         }
@@ -110,7 +133,14 @@ impl VirtualWork {
     /// The busy start tag of the reservation in `slot` changed to `new`
     /// (`None` when it becomes idle).
     pub(crate) fn set_start(&mut self, slot: usize, new: Option<Tag>) {
-        self.busy.set(slot, 0, new.map(|t| t.0));
+        self.busy.set_leaf(slot, 0, new.map(|t| t.0));
+        if slot >= self.stale.len() {
+            self.stale.resize(slot + 1, false);
+        }
+        if !self.stale[slot] {
+            self.stale[slot] = true;
+            self.dirty.push(slot as u32);
+        }
     }
 
     /// A finish tag was assigned.
@@ -172,10 +202,12 @@ mod tests {
         v.note_finish(Tag::service(7, 1));
         assert_eq!(v.value(), Tag::service(3, 1));
         v.set_start(2, Some(Tag::service(6, 1)));
+        assert_eq!(v.peek(), Tag::service(5, 1));
         assert_eq!(v.value(), Tag::service(5, 1));
         v.set_start(2, None);
         assert_eq!(v.value(), Tag::service(5, 1));
         v.set_start(1, None);
+        assert_eq!(v.peek(), Tag::service(9, 1));
         assert_eq!(v.value(), Tag::service(9, 1));
     }
 }
