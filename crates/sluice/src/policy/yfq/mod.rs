@@ -208,6 +208,10 @@ struct Entry {
     /// Released fragments not yet completed.
     open: usize,
     done: usize,
+    /// Fragments held or ready (not yet selected), and of them ready:
+    /// counted, so that finding a flow's next entry reads no fragment.
+    unsel: usize,
+    ready: usize,
 }
 
 /// An entry's fragments, the first held inline: most requests are not
@@ -238,14 +242,17 @@ impl Frags {
 
 impl Entry {
     fn selected_any(&self) -> bool {
-        self.frags
-            .iter()
-            .any(|f| matches!(f.state, FragState::Selected | FragState::Done))
+        self.unsel < self.frags.len()
     }
     fn unselected(&self) -> bool {
-        self.frags
-            .iter()
-            .any(|f| matches!(f.state, FragState::Held | FragState::Ready))
+        self.unsel > 0
+    }
+    /// The counters agree with the fragments' states (checked in debug
+    /// builds, so every test checks them).
+    fn counts_agree(&self) -> bool {
+        let count = |p: fn(FragState) -> bool| self.frags.iter().filter(|f| p(f.state)).count();
+        self.unsel == count(|s| matches!(s, FragState::Held | FragState::Ready))
+            && self.ready == count(|s| s == FragState::Ready)
     }
     /// The start tag the entry shows as the head of `q_i`: the request's,
     /// or with fragments tagged on their own, that of its oldest fragment
@@ -333,11 +340,7 @@ impl Flow {
     /// fragments, if one of them is ready (queues are FIFO).
     fn next_entry(&self) -> Option<usize> {
         let i = self.queue.iter().position(Entry::unselected)?;
-        self.queue[i]
-            .frags
-            .iter()
-            .any(|f| f.state == FragState::Ready)
-            .then_some(i)
+        (self.queue[i].ready > 0).then_some(i)
     }
 }
 
@@ -466,6 +469,7 @@ impl Yfq {
     /// Recompute a flow's key in `ready`.
     fn refresh(&mut self, slot: u32) {
         let f = &mut self.flows[slot as usize];
+        debug_assert!(f.queue.iter().all(Entry::counts_agree));
         let key = f.next_entry().and_then(|i| f.queue[i].ready_finish());
         if key != f.key {
             self.ready.set(slot as usize, f.id.0, key.map(|k| k.0));
@@ -523,7 +527,11 @@ impl Yfq {
             (first as u32, i, k)
         };
         let fl = &mut self.flows[slot as usize];
-        let fr = fl.queue[i].frags.get_mut(k);
+        let e = &mut fl.queue[i];
+        e.unsel -= 1;
+        e.ready -= 1;
+        let fr = e.frags.get_mut(k);
+        debug_assert_eq!(fr.state, FragState::Ready);
         fr.state = FragState::Selected;
         fr.batch = batch;
         let r = fr.req;
@@ -602,14 +610,18 @@ impl Scheduler for Yfq {
                 in_group: 1,
                 open: 1,
                 done: 0,
+                unsel: 1,
+                ready: 1,
             });
         }
         let e = f.queue.back_mut().expect("just pushed or merged");
         if merge {
             e.sectors += charge;
+            e.unsel += 1;
             let state = if group == 0 || e.in_group < group {
                 e.in_group += 1;
                 e.open += 1;
+                e.ready += 1;
                 FragState::Ready
             } else {
                 FragState::Held
@@ -743,6 +755,16 @@ impl Scheduler for Yfq {
         {
             let e = &mut f.queue[i];
             let fr = e.frags.get_mut(k);
+            // Only a selected request completes under the driver's protocol;
+            // the counters follow whatever state it had.
+            match fr.state {
+                FragState::Ready => {
+                    e.unsel -= 1;
+                    e.ready -= 1;
+                }
+                FragState::Held => e.unsel -= 1,
+                FragState::Selected | FragState::Done => {}
+            }
             fr.state = FragState::Done;
             e.done += 1;
             e.open = e.open.saturating_sub(1);
@@ -752,6 +774,7 @@ impl Scheduler for Yfq {
                 for fr in e.frags.iter_mut() {
                     if fr.state == FragState::Held && (group == 0 || e.in_group < group) {
                         fr.state = FragState::Ready;
+                        e.ready += 1;
                         e.in_group += 1;
                         e.open += 1;
                     }
