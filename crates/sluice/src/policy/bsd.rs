@@ -22,9 +22,9 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use super::clook::Clook;
+use super::fair_ids::SeqMap;
 use super::params::{ParamReader, ParamSpec, ParamTable};
 use crate::error::Error;
-use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
 use crate::time::Instant;
 use crate::types::{Request, RequestId};
@@ -65,10 +65,10 @@ pub(crate) struct FragmentGate {
     group: usize,
     /// Every origin with a fragment issued and not completed, or held: a
     /// small entry, since every request makes one.
-    origins: IdMap<RequestId, GateState>,
+    origins: SeqMap<RequestId, GateState>,
     /// The held fragments of the origins that have some, apart (few
     /// origins do), so that the map every request touches stays small.
-    held_of: IdMap<RequestId, VecDeque<Request>>,
+    held_of: SeqMap<RequestId, VecDeque<Request>>,
     /// Fragments held back, over all origins (kept, not summed: O(1)).
     held: usize,
 }
@@ -87,8 +87,8 @@ impl FragmentGate {
     pub(crate) fn new(group: usize) -> Self {
         FragmentGate {
             group,
-            origins: IdMap::default(),
-            held_of: IdMap::default(),
+            origins: SeqMap::default(),
+            held_of: SeqMap::default(),
             held: 0,
         }
     }
