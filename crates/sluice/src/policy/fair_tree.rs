@@ -163,17 +163,20 @@ impl FairTree {
         loop {
             let p = j + D - 1;
             let (li, k) = (p / D, p % D);
-            let line = self.lines[li];
+            let line = &self.lines[li];
             if line.0[k] == cur {
                 // Unchanged here, so above too.
                 break;
             }
+            let up = (j > 0).then(|| {
+                let pick = |i: usize| if i == k { cur } else { line.0[i] };
+                pick(0).min(pick(1)).min(pick(2).min(pick(3)))
+            });
             self.lines[li].0[k] = cur;
-            if j == 0 {
-                break;
+            match up {
+                Some(m) => cur = m,
+                None => break,
             }
-            let pick = |i: usize| if i == k { cur } else { line.0[i] };
-            cur = pick(0).min(pick(1)).min(pick(2).min(pick(3)));
             j = (j - 1) / D;
         }
     }
