@@ -1,9 +1,10 @@
 //! A tournament (winner) tree over dense slots keyed by (u128 key, u32 id),
 //! for the fair-queueing policies that kept a `BTreeSet<(key, FlowId)>` of
 //! their flows: the minimum is the same element, but a slot's key changes
-//! in place along its leaf-to-root path (4-ary, O(log n), no allocation
-//! once grown), and the nodes visited depend on the slot alone, so the
-//! processor can fetch them ahead of the comparisons.
+//! in place along its leaf-to-root path (binary: one comparison with the
+//! sibling per level, O(log n), no allocation once grown), and the nodes
+//! visited depend on the slot alone, so the processor can fetch them ahead
+//! of the comparisons.
 
 /// One node: the key and (id << 32 | slot). An empty leaf is all ones,
 /// above every real key.
@@ -43,23 +44,12 @@ impl Node {
     }
 }
 
-/// Children per inner node.
-const D: usize = 4;
-
-/// The children of one inner node, laid out together.
+/// Two siblings, in one cache line.
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct Line([Node; D]);
+struct Pair([Node; 2]);
 
-const EMPTY_LINE: Line = Line([EMPTY; D]);
-
-impl Line {
-    #[inline]
-    fn min(&self) -> Node {
-        let [a, b, c, d] = self.0;
-        a.min(b).min(c.min(d))
-    }
-}
+const EMPTY_PAIR: Pair = Pair([EMPTY; 2]);
 
 /// `i64` keys as `u128` in the same order.
 #[inline]
@@ -76,13 +66,11 @@ pub(crate) fn i64_of_key(key: u128) -> i64 {
 /// See the module documentation.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FairTree {
-    /// A 4-ary tree in breadth-first order, node `j` at place `j + 3` of
-    /// the lines end to end: node 0 is the root, the children of node `i`
-    /// are line `i + 1`, slot `s` is leaf `inner + s`.
-    lines: Vec<Line>,
-    /// Inner nodes (`(cap - 1) / 3`).
-    inner: usize,
-    /// Leaves (a power of four).
+    /// A binary tree in breadth-first order from node 1 (the root; node 0
+    /// is unused): the children of node `j` are `2j` and `2j + 1`, which
+    /// share pair `j`; slot `s` is leaf `cap + s`.
+    pairs: Vec<Pair>,
+    /// Leaves (a power of two).
     cap: usize,
     /// Slots in the tree.
     len: usize,
@@ -91,14 +79,12 @@ pub(crate) struct FairTree {
 impl FairTree {
     #[inline]
     fn node(&self, j: usize) -> Node {
-        let p = j + D - 1;
-        self.lines[p / D].0[p % D]
+        self.pairs[j / 2].0[j % 2]
     }
 
     #[inline]
     fn put(&mut self, j: usize, n: Node) {
-        let p = j + D - 1;
-        self.lines[p / D].0[p % D] = n;
+        self.pairs[j / 2].0[j % 2] = n;
     }
 
     /// The smallest element by (key, id): (key, id, slot).
@@ -107,7 +93,7 @@ impl FairTree {
         if self.cap == 0 {
             return None;
         }
-        let n = self.node(0);
+        let n = self.node(1);
         (n != EMPTY).then(|| (n.key, n.id(), n.slot()))
     }
 
@@ -117,7 +103,7 @@ impl FairTree {
         if slot >= self.cap {
             return None;
         }
-        let n = self.node(self.inner + slot);
+        let n = self.node(self.cap + slot);
         (n != EMPTY).then_some(n.key)
     }
 
@@ -132,52 +118,52 @@ impl FairTree {
         self.len == 0
     }
 
-    /// Put `slot` (with tie-breaking `id`) in under `key`, or take it out
-    /// (`None`), moving it if it is already in.
+    /// The leaf `slot` becomes: grows the tree if needed; `None` when the
+    /// slot is out of the tree and stays out.
     #[inline]
-    pub(crate) fn set(&mut self, slot: usize, id: u32, key: Option<u128>) {
+    fn leaf(&mut self, slot: usize, id: u32, key: Option<u128>) -> Option<Node> {
         debug_assert!(slot < u32::MAX as usize);
         if slot >= self.cap {
-            if key.is_none() {
-                return;
-            }
+            key?;
             self.grow(slot + 1);
         }
-        let n = match key {
+        Some(match key {
             Some(k) => Node {
                 key: k,
                 who: (u64::from(id) << 32) | slot as u64,
             },
             None => EMPTY,
+        })
+    }
+
+    /// Put `slot` (with tie-breaking `id`) in under `key`, or take it out
+    /// (`None`), moving it if it is already in.
+    #[inline]
+    pub(crate) fn set(&mut self, slot: usize, id: u32, key: Option<u128>) {
+        let Some(n) = self.leaf(slot, id, key) else {
+            return;
         };
-        let mut j = self.inner + slot;
+        let mut j = self.cap + slot;
         let old = self.node(j);
         if old == n {
             return;
         }
         self.len = self.len + usize::from(old == EMPTY) - usize::from(n == EMPTY);
-        // Each level's minimum is taken from the line as read before the
-        // new child is stored, with the child from a register: reading back
-        // a node just stored would stall on store forwarding.
+        // Each parent from the new child (in a register) and its sibling:
+        // nothing just stored is read back.
         let mut cur = n;
         loop {
-            let p = j + D - 1;
-            let (li, k) = (p / D, p % D);
-            let line = &self.lines[li];
-            if line.0[k] == cur {
+            self.put(j, cur);
+            if j == 1 {
+                break;
+            }
+            let m = cur.min(self.node(j ^ 1));
+            j /= 2;
+            if self.node(j) == m {
                 // Unchanged here, so above too.
                 break;
             }
-            let up = (j > 0).then(|| {
-                let pick = |i: usize| if i == k { cur } else { line.0[i] };
-                pick(0).min(pick(1)).min(pick(2).min(pick(3)))
-            });
-            self.lines[li].0[k] = cur;
-            match up {
-                Some(m) => cur = m,
-                None => break,
-            }
-            j = (j - 1) / D;
+            cur = m;
         }
     }
 
@@ -186,20 +172,10 @@ impl FairTree {
     /// [`FairTree::first`] is wrong until then ([`FairTree::scan_first`] is
     /// not). For a minimum that is read far less often than keys change.
     pub(crate) fn set_leaf(&mut self, slot: usize, id: u32, key: Option<u128>) {
-        if slot >= self.cap {
-            if key.is_none() {
-                return;
-            }
-            self.grow(slot + 1);
-        }
-        let n = match key {
-            Some(k) => Node {
-                key: k,
-                who: (u64::from(id) << 32) | slot as u64,
-            },
-            None => EMPTY,
+        let Some(n) = self.leaf(slot, id, key) else {
+            return;
         };
-        let j = self.inner + slot;
+        let j = self.cap + slot;
         let old = self.node(j);
         self.len = self.len + usize::from(old == EMPTY) - usize::from(n == EMPTY);
         self.put(j, n);
@@ -213,15 +189,14 @@ impl FairTree {
         if slot >= self.cap {
             return;
         }
-        let mut j = self.inner + slot;
-        while j > 0 {
-            let parent = (j - 1) / D;
-            let m = self.lines[parent + 1].min();
-            if self.node(parent) == m {
+        let mut j = self.cap + slot;
+        while j > 1 {
+            let m = self.node(j).min(self.node(j ^ 1));
+            j /= 2;
+            if self.node(j) == m {
                 break;
             }
-            self.put(parent, m);
-            j = parent;
+            self.put(j, m);
         }
     }
 
@@ -229,7 +204,7 @@ impl FairTree {
     /// slots not yet fixed.
     pub(crate) fn scan_first(&self) -> Option<(u128, u32, usize)> {
         let n = (0..self.cap)
-            .map(|s| self.node(self.inner + s))
+            .map(|s| self.node(self.cap + s))
             .fold(EMPTY, Node::min);
         (n != EMPTY).then(|| (n.key, n.id(), n.slot()))
     }
@@ -239,44 +214,42 @@ impl FairTree {
         if self.cap == 0 || key == u128::MAX {
             return;
         }
-        let mut stack = vec![0usize];
+        let mut stack = vec![1usize];
         while let Some(j) = stack.pop() {
             let n = self.node(j);
             if n == EMPTY || n.key > key {
                 continue;
             }
-            if j >= self.inner {
+            if j >= self.cap {
                 if n.key == key {
                     out.push((n.id(), n.slot()));
                 }
             } else {
-                stack.extend((1..=D).map(|c| D * j + c));
+                stack.extend([2 * j, 2 * j + 1]);
             }
         }
     }
 
-    /// Room for slots below `slots`: the leaves quadruple until they fit
-    /// and the inner nodes are rebuilt, O(n).
+    /// Room for slots below `slots`: the leaves double until they fit and
+    /// the inner nodes are rebuilt, O(n).
     #[cold]
     fn grow(&mut self, slots: usize) {
         let mut cap = 16;
         while cap < slots {
-            cap *= D;
+            cap *= 2;
         }
-        let inner = (cap - 1) / (D - 1);
         let old = std::mem::take(self);
         *self = FairTree {
-            lines: vec![EMPTY_LINE; (inner + cap + D - 1).div_ceil(D)],
-            inner,
+            pairs: vec![EMPTY_PAIR; cap],
             cap,
             len: old.len,
         };
         for s in 0..old.cap {
-            self.put(inner + s, old.node(old.inner + s));
+            self.put(cap + s, old.node(old.cap + s));
         }
-        for i in (0..inner).rev() {
-            let m = self.lines[i + 1].min();
-            self.put(i, m);
+        for j in (1..cap).rev() {
+            let m = self.node(2 * j).min(self.node(2 * j + 1));
+            self.put(j, m);
         }
     }
 }
