@@ -109,11 +109,10 @@ mod config;
 pub use self::config::{mb_s_to_sectors_per_ns, ViosConfig, ViosMode};
 pub(crate) use self::config::{QUANTUM_MS, VIOS_PARAMS, VIOS_P_PARAMS};
 
-use super::fair_ids::SlotIds;
+use super::fair_ids::{SeqMap, SlotIds};
 use super::params::ParamReader;
 use super::{build, Params};
 use crate::error::Error;
-use crate::idhash::IdMap;
 use crate::scheduler::{
     ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
@@ -242,7 +241,7 @@ pub struct Vios {
     /// Index of the implicit default class, once created.
     default_class: Option<usize>,
     flows: SlotIds,
-    requests: IdMap<RequestId, usize>,
+    requests: SeqMap<RequestId, usize>,
     /// Class whose turn it is.
     current: Option<usize>,
     /// The active list: classes waiting for a turn, in round-robin order.
@@ -292,7 +291,7 @@ impl Vios {
             classes: Vec::new(),
             default_class: None,
             flows: SlotIds::default(),
-            requests: IdMap::default(),
+            requests: SeqMap::default(),
             current: None,
             active: VecDeque::new(),
             listed: Vec::new(),
