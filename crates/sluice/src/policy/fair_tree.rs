@@ -1,4 +1,5 @@
-//! A tournament (winner) tree over dense slots keyed by (u128 key, u32 id),
+//! A tournament (winner) tree over dense slots keyed by (key, u32 id), the
+//! key a `u64` or a `u128` ([`TreeKey`]),
 //! for the fair-queueing policies that kept a `BTreeSet<(key, FlowId)>` of
 //! their flows: the minimum is the same element, but a slot's key changes
 //! in place along its leaf-to-root path (binary: one comparison with the
@@ -6,31 +7,59 @@
 //! visited depend on the slot alone, so the processor can fetch them ahead
 //! of the comparisons.
 
-/// One node: the key and (id << 32 | slot). An empty leaf is all ones,
-/// above every real key.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Node {
-    key: u128,
-    who: u64,
+/// A key type of the tree: its largest value (the empty leaf's) and the
+/// branchless minimum of two nodes.
+pub(crate) trait TreeKey: Copy + Eq + Ord + std::fmt::Debug + Default {
+    const MAX: Self;
+    /// The smaller of two nodes by (key, who), without a branch (ties are
+    /// common, and would be mispredicted).
+    fn min(a: Node<Self>, b: Node<Self>) -> Node<Self>;
 }
 
-const EMPTY: Node = Node {
-    key: u128::MAX,
-    who: u64::MAX,
-};
-
-impl Node {
-    /// The smaller of the two by (key, id, slot), without a branch (ties
-    /// are common, and would be mispredicted).
+impl TreeKey for u64 {
+    const MAX: u64 = u64::MAX;
     #[inline]
-    fn min(self, other: Node) -> Node {
-        let take = (other.key < self.key) | ((other.key == self.key) & (other.who < self.who));
+    fn min(a: Node<u64>, b: Node<u64>) -> Node<u64> {
+        let rank = |n: Node<u64>| (u128::from(n.key) << 64) | u128::from(n.who);
+        let m = u64::from(rank(b) < rank(a)).wrapping_neg();
+        Node {
+            key: (b.key & m) | (a.key & !m),
+            who: (b.who & m) | (a.who & !m),
+        }
+    }
+}
+
+impl TreeKey for u128 {
+    const MAX: u128 = u128::MAX;
+    #[inline]
+    fn min(a: Node<u128>, b: Node<u128>) -> Node<u128> {
+        let take = (b.key < a.key) | ((b.key == a.key) & (b.who < a.who));
         let m64 = u64::from(take).wrapping_neg();
         let m128 = u128::from(m64) | (u128::from(m64) << 64);
         Node {
-            key: (other.key & m128) | (self.key & !m128),
-            who: (other.who & m64) | (self.who & !m64),
+            key: (b.key & m128) | (a.key & !m128),
+            who: (b.who & m64) | (a.who & !m64),
         }
+    }
+}
+
+/// One node: the key and (id << 32 | slot). An empty leaf is all ones,
+/// above every real key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Node<K> {
+    key: K,
+    who: u64,
+}
+
+impl<K: TreeKey> Node<K> {
+    const EMPTY: Node<K> = Node {
+        key: K::MAX,
+        who: u64::MAX,
+    };
+
+    #[inline]
+    fn min(self, other: Node<K>) -> Node<K> {
+        <K as TreeKey>::min(self, other)
     }
 
     #[inline]
@@ -44,67 +73,66 @@ impl Node {
     }
 }
 
-/// Two siblings, in one cache line.
+/// Two siblings, in one cache line (for `u128` keys; half of one for
+/// `u64` keys).
 #[derive(Clone, Copy, Debug)]
 #[repr(C, align(64))]
-struct Pair([Node; 2]);
+struct Pair<K>([Node<K>; 2]);
 
-const EMPTY_PAIR: Pair = Pair([EMPTY; 2]);
-
-/// `i64` keys as `u128` in the same order.
+/// `i64` keys as `u64` in the same order.
 #[inline]
-pub(crate) fn key_of_i64(k: i64) -> u128 {
-    u128::from((k as u64) ^ (1 << 63))
+pub(crate) fn key_of_i64(k: i64) -> u64 {
+    (k as u64) ^ (1 << 63)
 }
 
 /// The `i64` that [`key_of_i64`] mapped to `key`.
 #[inline]
-pub(crate) fn i64_of_key(key: u128) -> i64 {
-    ((key as u64) ^ (1 << 63)) as i64
+pub(crate) fn i64_of_key(key: u64) -> i64 {
+    (key ^ (1 << 63)) as i64
 }
 
 /// See the module documentation.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct FairTree {
+pub(crate) struct FairTree<K> {
     /// A binary tree in breadth-first order from node 1 (the root; node 0
     /// is unused): the children of node `j` are `2j` and `2j + 1`, which
     /// share pair `j`; slot `s` is leaf `cap + s`.
-    pairs: Vec<Pair>,
+    pairs: Vec<Pair<K>>,
     /// Leaves (a power of two).
     cap: usize,
     /// Slots in the tree.
     len: usize,
 }
 
-impl FairTree {
+impl<K: TreeKey> FairTree<K> {
     #[inline]
-    fn node(&self, j: usize) -> Node {
+    fn node(&self, j: usize) -> Node<K> {
         self.pairs[j / 2].0[j % 2]
     }
 
     #[inline]
-    fn put(&mut self, j: usize, n: Node) {
+    fn put(&mut self, j: usize, n: Node<K>) {
         self.pairs[j / 2].0[j % 2] = n;
     }
 
     /// The smallest element by (key, id): (key, id, slot).
     #[inline]
-    pub(crate) fn first(&self) -> Option<(u128, u32, usize)> {
+    pub(crate) fn first(&self) -> Option<(K, u32, usize)> {
         if self.cap == 0 {
             return None;
         }
         let n = self.node(1);
-        (n != EMPTY).then(|| (n.key, n.id(), n.slot()))
+        (n != Node::EMPTY).then(|| (n.key, n.id(), n.slot()))
     }
 
     /// The key of `slot`, if it is in the tree.
     #[cfg(test)]
-    pub(crate) fn key(&self, slot: usize) -> Option<u128> {
+    pub(crate) fn key(&self, slot: usize) -> Option<K> {
         if slot >= self.cap {
             return None;
         }
         let n = self.node(self.cap + slot);
-        (n != EMPTY).then_some(n.key)
+        (n != Node::EMPTY).then_some(n.key)
     }
 
     /// Slots in the tree.
@@ -121,7 +149,7 @@ impl FairTree {
     /// The leaf `slot` becomes: grows the tree if needed; `None` when the
     /// slot is out of the tree and stays out.
     #[inline]
-    fn leaf(&mut self, slot: usize, id: u32, key: Option<u128>) -> Option<Node> {
+    fn leaf(&mut self, slot: usize, id: u32, key: Option<K>) -> Option<Node<K>> {
         debug_assert!(slot < u32::MAX as usize);
         if slot >= self.cap {
             key?;
@@ -132,14 +160,14 @@ impl FairTree {
                 key: k,
                 who: (u64::from(id) << 32) | slot as u64,
             },
-            None => EMPTY,
+            None => Node::EMPTY,
         })
     }
 
     /// Put `slot` (with tie-breaking `id`) in under `key`, or take it out
     /// (`None`), moving it if it is already in.
     #[inline]
-    pub(crate) fn set(&mut self, slot: usize, id: u32, key: Option<u128>) {
+    pub(crate) fn set(&mut self, slot: usize, id: u32, key: Option<K>) {
         let Some(n) = self.leaf(slot, id, key) else {
             return;
         };
@@ -148,7 +176,7 @@ impl FairTree {
         if old == n {
             return;
         }
-        self.len = self.len + usize::from(old == EMPTY) - usize::from(n == EMPTY);
+        self.len = self.len + usize::from(old == Node::EMPTY) - usize::from(n == Node::EMPTY);
         // Each parent from the new child (in a register) and its sibling:
         // nothing just stored is read back.
         let mut cur = n;
@@ -171,13 +199,13 @@ impl FairTree {
     /// inner nodes stay stale until [`FairTree::fix`] is called for it, and
     /// [`FairTree::first`] is wrong until then ([`FairTree::scan_first`] is
     /// not). For a minimum that is read far less often than keys change.
-    pub(crate) fn set_leaf(&mut self, slot: usize, id: u32, key: Option<u128>) {
+    pub(crate) fn set_leaf(&mut self, slot: usize, id: u32, key: Option<K>) {
         let Some(n) = self.leaf(slot, id, key) else {
             return;
         };
         let j = self.cap + slot;
         let old = self.node(j);
-        self.len = self.len + usize::from(old == EMPTY) - usize::from(n == EMPTY);
+        self.len = self.len + usize::from(old == Node::EMPTY) - usize::from(n == Node::EMPTY);
         self.put(j, n);
     }
 
@@ -202,22 +230,22 @@ impl FairTree {
 
     /// The smallest element by a scan of the leaves, O(n): exact even with
     /// slots not yet fixed.
-    pub(crate) fn scan_first(&self) -> Option<(u128, u32, usize)> {
+    pub(crate) fn scan_first(&self) -> Option<(K, u32, usize)> {
         let n = (0..self.cap)
             .map(|s| self.node(self.cap + s))
-            .fold(EMPTY, Node::min);
-        (n != EMPTY).then(|| (n.key, n.id(), n.slot()))
+            .fold(Node::EMPTY, Node::min);
+        (n != Node::EMPTY).then(|| (n.key, n.id(), n.slot()))
     }
 
     /// Every (id, slot) whose key equals `key`, in no particular order.
-    pub(crate) fn equal_to(&self, key: u128, out: &mut Vec<(u32, usize)>) {
-        if self.cap == 0 || key == u128::MAX {
+    pub(crate) fn equal_to(&self, key: K, out: &mut Vec<(u32, usize)>) {
+        if self.cap == 0 || key == K::MAX {
             return;
         }
         let mut stack = vec![1usize];
         while let Some(j) = stack.pop() {
             let n = self.node(j);
-            if n == EMPTY || n.key > key {
+            if n == Node::EMPTY || n.key > key {
                 continue;
             }
             if j >= self.cap {
@@ -240,7 +268,7 @@ impl FairTree {
         }
         let old = std::mem::take(self);
         *self = FairTree {
-            pairs: vec![EMPTY_PAIR; cap],
+            pairs: vec![Pair([Node::EMPTY; 2]); cap],
             cap,
             len: old.len,
         };
@@ -263,22 +291,27 @@ mod tests {
     proptest! {
         /// The tree against a `BTreeSet<(key, id)>` under random inserts,
         /// moves and removals (keys from a small range, so ties are
-        /// common), growing as slots appear.
+        /// common), growing as slots appear; a `u64`-keyed tree given the
+        /// same keys in the same order agrees.
         #[test]
         fn minimum_and_ties_match_an_ordered_set(
             ops in prop::collection::vec((0usize..300, 0u8..6, 0u128..12), 1..600)
         ) {
-            let mut tree = FairTree::default();
+            let mut tree: FairTree<u128> = FairTree::default();
+            let mut narrow: FairTree<u64> = FairTree::default();
             let mut set: BTreeSet<(u128, u32)> = BTreeSet::new();
             let mut keys: Vec<Option<u128>> = vec![None; 300];
             for (slot, op, k) in ops {
                 // Ids in the reverse order of slots: the id decides ties.
                 let id = 1000 - slot as u32;
-                let key = match op {
-                    0 => None,
-                    1 => Some(u128::MAX - 1 - k),
-                    2 => Some(key_of_i64(k as i64 - 6)),
-                    _ => Some(k),
+                let (key, key64) = match op {
+                    0 => (None, None),
+                    1 => (Some(u128::MAX - 1 - k), Some(u64::MAX - 1 - k as u64)),
+                    2 => {
+                        let x = key_of_i64(k as i64 - 6);
+                        (Some(u128::from(x)), Some(x))
+                    }
+                    _ => (Some(k), Some(k as u64)),
                 };
                 if let Some(old) = keys[slot] {
                     set.remove(&(old, id));
@@ -288,6 +321,12 @@ mod tests {
                 }
                 keys[slot] = key;
                 tree.set(slot, id, key);
+                narrow.set(slot, id, key64);
+                prop_assert_eq!(
+                    narrow.first().map(|(_, id, s)| (id, s)),
+                    tree.first().map(|(_, id, s)| (id, s))
+                );
+                prop_assert_eq!(narrow.len(), set.len());
                 prop_assert_eq!(tree.len(), set.len());
                 prop_assert_eq!(tree.is_empty(), set.is_empty());
                 prop_assert_eq!(tree.first().map(|(k, id, _)| (k, id)), set.first().copied());
@@ -314,8 +353,8 @@ mod tests {
         fn lazy_leaves_once_fixed_match_the_eager_tree(
             ops in prop::collection::vec((0usize..200, 0u8..4, 0u128..8, any::<bool>()), 1..500)
         ) {
-            let mut eager = FairTree::default();
-            let mut lazy = FairTree::default();
+            let mut eager: FairTree<u128> = FairTree::default();
+            let mut lazy: FairTree<u128> = FairTree::default();
             let mut dirty: Vec<usize> = Vec::new();
             for (slot, op, k, flush) in ops {
                 let key = (op != 0).then_some(k);

@@ -211,7 +211,7 @@ pub struct SeastarFq {
     /// The group's heap: queued classes by (accumulated, flow), by slot; the
     /// flow id breaks ties deterministically where Seastar's heap is
     /// arbitrary.
-    heap: FairTree,
+    heap: FairTree<u64>,
     last_accumulated: i64,
     /// Tokens in the capacity bucket, capacity units.
     tokens: f64,

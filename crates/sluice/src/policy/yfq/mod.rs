@@ -356,7 +356,7 @@ pub struct Yfq {
     free: Vec<u32>,
     vwork: VirtualWork,
     /// Flows with a selectable request, by (finish tag, flow id), by slot.
-    ready: FairTree,
+    ready: FairTree<u128>,
     /// Scratch for the flows tied at the smallest finish tag.
     ties: Vec<(u32, usize)>,
     /// The batch handed to the device, not yet dispatched.

@@ -94,7 +94,7 @@ impl FlowTags {
 /// while every reservation stays backlogged a change costs one store.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct VirtualWork {
-    busy: FairTree,
+    busy: FairTree<u128>,
     /// Slots whose leaf changed since the tree was last brought up to date,
     /// each once (`stale` flags them).
     dirty: Vec<u32>,
