@@ -8,6 +8,9 @@ mod deadline;
 mod dor;
 #[cfg(test)]
 mod equivalence;
+mod fair_ids;
+mod fair_sorted;
+mod fair_tree;
 mod fq_rr;
 mod hierarchy;
 mod mclock;

@@ -47,11 +47,12 @@
 //! completions lag dispatches, per-class bandwidth limits and class
 //! groups.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::VecDeque;
 
+use super::fair_ids::SlotIds;
+use super::fair_tree::{i64_of_key, key_of_i64, FairTree};
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::error::Error;
-use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
@@ -204,10 +205,13 @@ struct Class {
 pub struct SeastarFq {
     params: SeastarFqParams,
     forgiving_factor: i64,
-    classes: IdMap<FlowId, Class>,
-    /// The group's heap: queued classes by (accumulated, flow); the flow id
-    /// breaks ties deterministically where Seastar's heap is arbitrary.
-    heap: BTreeSet<(i64, FlowId)>,
+    /// The classes by dense slot, and each flow's slot.
+    classes: Vec<Class>,
+    slots: SlotIds,
+    /// The group's heap: queued classes by (accumulated, flow), by slot; the
+    /// flow id breaks ties deterministically where Seastar's heap is
+    /// arbitrary.
+    heap: FairTree<u64>,
     last_accumulated: i64,
     /// Tokens in the capacity bucket, capacity units.
     tokens: f64,
@@ -232,8 +236,9 @@ impl SeastarFq {
         SeastarFq {
             forgiving_factor: ((1u64 << 24) as f64 * params.tau.as_nanos() as f64 * 1e-6) as i64,
             params,
-            classes: IdMap::default(),
-            heap: BTreeSet::new(),
+            classes: Vec::new(),
+            slots: SlotIds::default(),
+            heap: FairTree::default(),
             last_accumulated: 0,
             tokens: bucket_limit,
             bucket_limit,
@@ -253,27 +258,40 @@ impl SeastarFq {
     /// Class `id`'s accumulated normalized cost (Seastar's
     /// `fair_queue::accumulated`).
     pub fn accumulated(&self, id: FlowId) -> Option<i64> {
-        self.classes.get(&id).map(|c| c.accumulated)
+        let s = self.slots.get(id)?;
+        Some(self.classes[s as usize].accumulated)
     }
 
     fn class(&mut self, id: FlowId) -> &mut Class {
-        self.classes.entry(id).or_insert_with(|| Class {
+        let s = self.slot(id);
+        &mut self.classes[s]
+    }
+
+    /// The slot of class `id`, made (100 shares) if it is new.
+    fn slot(&mut self, id: FlowId) -> usize {
+        if let Some(s) = self.slots.get(id) {
+            return s as usize;
+        }
+        let s = self.classes.len();
+        self.slots.insert(id, s as u32);
+        self.classes.push(Class {
             shares: 100,
             accumulated: 0,
             queued: false,
             queue: VecDeque::new(),
-        })
+        });
+        s
     }
 
     /// `push_from_idle`: a class enters the heap no more than tau behind.
-    fn push_from_idle(&mut self, id: FlowId) {
+    fn push_from_idle(&mut self, slot: usize, id: FlowId) {
         let (last, ff) = (self.last_accumulated, self.forgiving_factor);
-        let c = self.class(id);
+        let c = &mut self.classes[slot];
         let shares = c.shares as i64;
         c.accumulated = (last - ff / shares).max(c.accumulated);
         c.queued = true;
-        let key = (c.accumulated, id);
-        self.heap.insert(key);
+        let key = key_of_i64(c.accumulated);
+        self.heap.set(slot, id.0, Some(key));
         self.activations += 1;
     }
 
@@ -303,16 +321,18 @@ impl Scheduler for SeastarFq {
     fn add(&mut self, _now: Instant, request: Request) {
         let cap = self.params.capacity(&request);
         let id = request.flow;
-        if !self.class(id).queued {
-            self.push_from_idle(id);
+        let slot = self.slot(id);
+        if !self.classes[slot].queued {
+            self.push_from_idle(slot, id);
         }
-        self.class(id).queue.push_back((request, cap));
+        self.classes[slot].queue.push_back((request, cap));
         self.queued += 1;
     }
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
         let cap = self.params.capacity(merged);
-        if let Some(c) = self.classes.get_mut(&old.flow) {
+        if let Some(s) = self.slots.get(old.flow) {
+            let c = &mut self.classes[s as usize];
             if let Some(e) = c.queue.iter_mut().rev().find(|e| e.0.id == old.id) {
                 *e = (*merged, cap);
             }
@@ -323,10 +343,11 @@ impl Scheduler for SeastarFq {
         self.wake = None;
         // top(): the class with the least accumulated cost that has a
         // request (a queued class always has one here).
-        let Some(&(acc, id)) = self.heap.first() else {
+        let Some((key, id, slot)) = self.heap.first() else {
             return Decision::Nothing;
         };
-        let cap = self.classes[&id].queue.front().map_or(0, |e| e.1);
+        let acc = i64_of_key(key);
+        let cap = self.classes[slot].queue.front().map_or(0, |e| e.1);
         if self.params.throttles() {
             self.replenish(now);
             let need = (cap as f64).min(self.bucket_limit);
@@ -339,17 +360,18 @@ impl Scheduler for SeastarFq {
             self.tokens -= cap as f64;
         }
         // pop_front()
-        self.heap.remove(&(acc, id));
         self.last_accumulated = self.last_accumulated.max(acc);
-        let c = self.classes.get_mut(&id).expect("a queued class exists");
+        let c = &mut self.classes[slot];
         let (request, _) = c.queue.pop_front().expect("a queued class has a request");
         let cost = ((cap / c.shares) as i64).max(1);
         c.accumulated += cost;
-        if c.queue.is_empty() {
+        let next = if c.queue.is_empty() {
             c.queued = false;
+            None
         } else {
-            self.heap.insert((c.accumulated, id));
-        }
+            Some(key_of_i64(c.accumulated))
+        };
+        self.heap.set(slot, id, next);
         self.queued -= 1;
         Decision::Dispatch(request)
     }
@@ -423,7 +445,10 @@ mod tests {
         let mut out = vec![];
         while out.len() < n {
             for &f in backlog {
-                let queued = s.classes.get(&FlowId(f)).map_or(0, |c| c.queue.len());
+                let queued = s
+                    .slots
+                    .get(FlowId(f))
+                    .map_or(0, |i| s.classes[i as usize].queue.len());
                 for _ in queued..4 {
                     *next_id += 1;
                     s.add(at_us(*t), req(*next_id, f, *next_id * 8));

@@ -148,10 +148,10 @@ use self::peak_rate::PeakRate;
 use self::queue::BfqQueue;
 use self::slot::Slot;
 use self::wf2q::Wf2q;
+use super::fair_ids::SlotIds;
 use super::params::ParamReader;
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
-use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{earliest, Duration, Instant, NS_PER_S};
 use crate::types::{FlowId, Request};
@@ -167,7 +167,7 @@ pub struct Bfq {
     charger: Charger,
     queues: Vec<BfqQueue>,
     free: Vec<u32>,
-    flows: IdMap<FlowId, u32>,
+    flows: SlotIds,
     wf2q: Wf2q,
     peak: PeakRate,
     max_budget: u64,
@@ -191,7 +191,7 @@ impl Bfq {
         Bfq {
             queues: vec![BfqQueue::new(None, false, 100)],
             free: Vec::new(),
-            flows: IdMap::default(),
+            flows: SlotIds::default(),
             wf2q: Wf2q::default(),
             peak,
             max_budget,
@@ -242,7 +242,7 @@ impl Bfq {
     }
 
     fn flow_queue(&self, flow: FlowId) -> Option<&BfqQueue> {
-        self.flows.get(&flow).map(|&q| &self.queues[q as usize])
+        self.flows.get(flow).map(|q| &self.queues[q as usize])
     }
 
     /// The budget assigned to a flow's queue for its next slot (0 before its
@@ -290,7 +290,7 @@ impl Bfq {
     }
 
     fn queue_for(&mut self, flow: FlowId, weight: u32) -> u32 {
-        if let Some(&q) = self.flows.get(&flow) {
+        if let Some(q) = self.flows.get(flow) {
             return q;
         }
         let fresh = BfqQueue::new(Some(flow), true, weight);
@@ -329,7 +329,7 @@ impl Bfq {
         let q = &self.queues[qi as usize];
         if qi != ASYNC && q.removed && q.is_quiet() && self.in_service != Some(qi) {
             if let Some(flow) = q.flow {
-                self.flows.remove(&flow);
+                self.flows.remove(flow);
             }
             self.free.push(qi);
         }
@@ -376,13 +376,13 @@ impl Scheduler for Bfq {
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
         // Takes effect when B-WF2Q+ next (re)queues the queue.
-        if let Some(&q) = self.flows.get(&flow) {
+        if let Some(q) = self.flows.get(flow) {
             self.queues[q as usize].weight = weight.clamp(1, 1000);
         }
     }
 
     fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
-        if let Some(&q) = self.flows.get(&flow) {
+        if let Some(q) = self.flows.get(flow) {
             self.queues[q as usize].removed = true;
             self.maybe_free(q);
         }
@@ -540,8 +540,8 @@ impl Scheduler for Bfq {
 
     fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
         let qi = if request.sync {
-            match self.flows.get(&request.flow) {
-                Some(&q) => q,
+            match self.flows.get(request.flow) {
+                Some(q) => q,
                 None => return,
             }
         } else {

@@ -2,8 +2,9 @@
 //! served in C-LOOK order, with its budget, its B-WF2Q+ entity and the
 //! per-slot statistics the expiration rules need.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
+use super::super::fair_sorted::SortedReqs;
 use super::weight_raising::Raising;
 use super::wf2q::Entity;
 use crate::time::{Duration, Instant};
@@ -106,7 +107,7 @@ pub(crate) struct BfqQueue {
     /// Synchronous (per-flow) queue: the only kind BFQ idles for.
     pub sync: bool,
     /// Pending requests by `(sector, id)`: local C-LOOK order.
-    reqs: BTreeMap<(u64, u64), Request>,
+    reqs: SortedReqs,
     /// `(sector, id)` of the requests in arrival order: the FIFO whose head
     /// may have expired. Entries of requests already served are dropped
     /// when they reach the front.
@@ -142,7 +143,7 @@ impl BfqQueue {
         BfqQueue {
             flow,
             sync,
-            reqs: BTreeMap::new(),
+            reqs: SortedReqs::default(),
             fifo: VecDeque::new(),
             weight: weight.clamp(1, 1000),
             budget: 0,
@@ -167,7 +168,7 @@ impl BfqQueue {
     /// Queued request `old` grew into `merged` (the block layer joined an
     /// arrival to it): re-key it in both orders. False if not queued here.
     pub(crate) fn merge(&mut self, old: &Request, merged: &Request) -> bool {
-        if !crate::policy::merge_sorted(&mut self.reqs, old, merged, |r| r) {
+        if !self.reqs.merge(old, merged) {
             return false;
         }
         let key = (old.sector, old.id.0);
@@ -190,16 +191,12 @@ impl BfqQueue {
     /// The request C-LOOK serves next from `head`: the first at or after
     /// the head by `(sector, id)`, else the lowest.
     pub(crate) fn peek(&self, head: u64) -> Option<&Request> {
-        self.reqs
-            .range((head, 0)..)
-            .next()
-            .or_else(|| self.reqs.iter().next())
-            .map(|(_, r)| r)
+        self.reqs.first_from((head, 0))
     }
 
     /// Remove a request returned by [`BfqQueue::peek`].
-    pub(crate) fn take(&mut self, r: &Request) -> Option<Request> {
-        let taken = self.reqs.remove(&(r.sector, r.id.0));
+    pub(crate) fn take(&mut self, r: &Request) -> bool {
+        let taken = self.reqs.discard(&(r.sector, r.id.0));
         while self
             .fifo
             .front()

@@ -102,13 +102,14 @@
 //! VIOS waits too if the device holds requests, and otherwise ends the
 //! class's turn as if it had emptied.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 
 mod config;
 
 pub use self::config::{mb_s_to_sectors_per_ns, ViosConfig, ViosMode};
 pub(crate) use self::config::{QUANTUM_MS, VIOS_PARAMS, VIOS_P_PARAMS};
 
+use super::fair_ids::{SeqMap, SlotIds};
 use super::params::ParamReader;
 use super::{build, Params};
 use crate::error::Error;
@@ -239,8 +240,8 @@ pub struct Vios {
     classes: Vec<Class>,
     /// Index of the implicit default class, once created.
     default_class: Option<usize>,
-    flows: HashMap<FlowId, usize>,
-    requests: HashMap<RequestId, usize>,
+    flows: SlotIds,
+    requests: SeqMap<RequestId, usize>,
     /// Class whose turn it is.
     current: Option<usize>,
     /// The active list: classes waiting for a turn, in round-robin order.
@@ -289,8 +290,8 @@ impl Vios {
             cfg,
             classes: Vec::new(),
             default_class: None,
-            flows: HashMap::new(),
-            requests: HashMap::new(),
+            flows: SlotIds::default(),
+            requests: SeqMap::default(),
             current: None,
             active: VecDeque::new(),
             listed: Vec::new(),
@@ -444,13 +445,13 @@ impl Vios {
     }
 
     fn class_of_flow(&mut self, now: Instant, flow: FlowId) -> usize {
-        if let Some(&c) = self.flows.get(&flow) {
-            return c;
+        if let Some(c) = self.flows.get(flow) {
+            return c as usize;
         }
         let cfg = FlowConfig::default();
         let c = self.resolve_class(cfg.class);
         self.classes[c].inner.add_flow(now, flow, &cfg);
-        self.flows.insert(flow, c);
+        self.flows.insert(flow, c as u32);
         c
     }
 
@@ -603,18 +604,19 @@ impl Scheduler for Vios {
     fn add_flow(&mut self, now: Instant, flow: FlowId, config: &FlowConfig) {
         let c = self.resolve_class(config.class);
         self.classes[c].inner.add_flow(now, flow, config);
-        self.flows.insert(flow, c);
+        self.flows.insert(flow, c as u32);
     }
 
     fn set_weight(&mut self, now: Instant, flow: FlowId, weight: u32) {
-        if let Some(&c) = self.flows.get(&flow) {
-            self.classes[c].inner.set_weight(now, flow, weight);
+        if let Some(c) = self.flows.get(flow) {
+            self.classes[c as usize].inner.set_weight(now, flow, weight);
         }
     }
 
     fn remove_flow(&mut self, now: Instant, flow: FlowId) {
-        if let Some(c) = self.flows.remove(&flow) {
-            self.classes[c].inner.remove_flow(now, flow);
+        if let Some(c) = self.flows.get(flow) {
+            self.flows.remove(flow);
+            self.classes[c as usize].inner.remove_flow(now, flow);
         }
     }
 

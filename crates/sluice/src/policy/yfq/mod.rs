@@ -63,8 +63,10 @@
 
 pub(crate) mod tags;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::VecDeque;
 
+use super::fair_ids::SlotIds;
+use super::fair_tree::FairTree;
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
@@ -181,7 +183,7 @@ enum FragState {
     Done,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Frag {
     req: Request,
     state: FragState,
@@ -189,34 +191,68 @@ struct Frag {
     /// request's (`shared_fragment_tags = false`); otherwise the entry's.
     start: Tag,
     finish: Tag,
+    /// The batch it was selected into (once selected).
+    batch: u64,
 }
 
 /// One application request (all its fragments) in a reservation's queue.
 #[derive(Debug)]
 struct Entry {
-    seq: u64,
     origin: RequestId,
     start: Tag,
     finish: Tag,
     sectors: u64,
-    frags: Vec<Frag>,
+    frags: Frags,
     /// Fragments released in the current group.
     in_group: usize,
     /// Released fragments not yet completed.
     open: usize,
     done: usize,
+    /// Fragments held or ready (not yet selected), and of them ready:
+    /// counted, so that finding a flow's next entry reads no fragment.
+    unsel: usize,
+    ready: usize,
+}
+
+/// An entry's fragments, the first held inline: most requests are not
+/// fragmented, and the entry then needs no allocation of its own.
+#[derive(Debug)]
+struct Frags {
+    first: Frag,
+    rest: Vec<Frag>,
+}
+
+impl Frags {
+    fn iter(&self) -> impl Iterator<Item = &Frag> {
+        std::iter::once(&self.first).chain(self.rest.iter())
+    }
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Frag> {
+        std::iter::once(&mut self.first).chain(self.rest.iter_mut())
+    }
+    fn len(&self) -> usize {
+        1 + self.rest.len()
+    }
+    fn get_mut(&mut self, k: usize) -> &mut Frag {
+        match k {
+            0 => &mut self.first,
+            _ => &mut self.rest[k - 1],
+        }
+    }
 }
 
 impl Entry {
     fn selected_any(&self) -> bool {
-        self.frags
-            .iter()
-            .any(|f| matches!(f.state, FragState::Selected | FragState::Done))
+        self.unsel < self.frags.len()
     }
     fn unselected(&self) -> bool {
-        self.frags
-            .iter()
-            .any(|f| matches!(f.state, FragState::Held | FragState::Ready))
+        self.unsel > 0
+    }
+    /// The counters agree with the fragments' states (checked in debug
+    /// builds, so every test checks them).
+    fn counts_agree(&self) -> bool {
+        let count = |p: fn(FragState) -> bool| self.frags.iter().filter(|f| p(f.state)).count();
+        self.unsel == count(|s| matches!(s, FragState::Held | FragState::Ready))
+            && self.ready == count(|s| s == FragState::Ready)
     }
     /// The start tag the entry shows as the head of `q_i`: the request's,
     /// or with fragments tagged on their own, that of its oldest fragment
@@ -260,6 +296,7 @@ impl Entry {
 
 #[derive(Debug)]
 struct Flow {
+    id: FlowId,
     weight: u32,
     /// `F_i` as the paper keeps it: the finish tag of the last request that
     /// joined the queue.
@@ -271,13 +308,27 @@ struct Flow {
 }
 
 impl Flow {
-    fn new(weight: u32) -> Self {
+    fn new(id: FlowId, weight: u32) -> Self {
         Flow {
+            id,
             weight: weight.max(1),
             last_finish: Tag::ZERO,
             queue: VecDeque::new(),
             key: None,
         }
+    }
+
+    /// Where request `id` is, added and not completed: (entry, fragment).
+    /// Found by a scan, from the front: the flow's selected requests (the
+    /// ones that complete) are its first ones.
+    fn find(&self, id: RequestId) -> Option<(usize, usize)> {
+        self.queue.iter().enumerate().find_map(|(i, e)| {
+            let k = e
+                .frags
+                .iter()
+                .position(|f| f.req.id == id && f.state != FragState::Done)?;
+            Some((i, k))
+        })
     }
 
     /// `S_i` while busy: the start tag of the head of `q_i`.
@@ -289,11 +340,7 @@ impl Flow {
     /// fragments, if one of them is ready (queues are FIFO).
     fn next_entry(&self) -> Option<usize> {
         let i = self.queue.iter().position(Entry::unselected)?;
-        self.queue[i]
-            .frags
-            .iter()
-            .any(|f| f.state == FragState::Ready)
-            .then_some(i)
+        (self.queue[i].ready > 0).then_some(i)
     }
 }
 
@@ -302,18 +349,21 @@ impl Flow {
 #[derive(Debug)]
 pub struct Yfq {
     params: YfqParams,
-    flows: BTreeMap<FlowId, Flow>,
+    /// The flows, by dense slot (`slots` maps ids to them; `free` lists
+    /// slots of removed flows for reuse).
+    flows: Vec<Flow>,
+    slots: SlotIds,
+    free: Vec<u32>,
     vwork: VirtualWork,
-    /// Flows with a selectable request, by (finish tag, flow).
-    ready: BTreeSet<(Tag, FlowId)>,
-    /// Where each added, not yet completed request is: (flow, entry seq).
-    index: HashMap<RequestId, (FlowId, u64, u64)>,
+    /// Flows with a selectable request, by (finish tag, flow id), by slot.
+    ready: FairTree<u128>,
+    /// Scratch for the flows tied at the smallest finish tag.
+    ties: Vec<(u32, usize)>,
     /// The batch handed to the device, not yet dispatched.
     sort_queue: VecDeque<Request>,
     /// Outstanding batches: (batch number, requests not yet completed).
     batches: VecDeque<(u64, usize)>,
     next_batch: u64,
-    next_seq: u64,
     queued: usize,
     selected: u64,
     /// Until when the host is still turning around after the completion
@@ -333,14 +383,15 @@ impl Yfq {
                 batch: params.batch.max(1),
                 ..params
             },
-            flows: BTreeMap::new(),
+            flows: Vec::new(),
+            slots: SlotIds::default(),
+            free: Vec::new(),
             vwork: VirtualWork::default(),
-            ready: BTreeSet::new(),
-            index: HashMap::new(),
+            ready: FairTree::default(),
+            ties: Vec::new(),
             sort_queue: VecDeque::new(),
             batches: VecDeque::new(),
             next_batch: 0,
-            next_seq: 0,
             queued: 0,
             selected: 0,
             resume_at: None,
@@ -364,14 +415,14 @@ impl Yfq {
 
     /// The virtual work function `v(t)` now, in sectors per weight unit.
     pub fn virtual_work(&self) -> f64 {
-        self.vwork.value().as_f64()
+        self.vwork.peek().as_f64()
     }
 
     /// A reservation's `(S_i, F_i)` in sectors per weight unit: the start tag
     /// of the head of its queue (of its last request once idle) and the
     /// finish tag of its last request.
     pub fn tags(&self, flow: FlowId) -> Option<(f64, f64)> {
-        let f = self.flows.get(&flow)?;
+        let f = &self.flows[self.slots.get(flow)? as usize];
         let s = f.head_start().unwrap_or(f.last_finish);
         Some((s.as_f64(), f.last_finish.as_f64()))
     }
@@ -379,10 +430,10 @@ impl Yfq {
     /// The finish tag a queued (or in-service) request carries, in sectors
     /// per weight unit: for fragments, that of the whole request.
     pub fn finish_tag(&self, id: RequestId) -> Option<f64> {
-        let &(flow, seq, _) = self.index.get(&id)?;
-        let e = self.entry(flow, seq)?;
-        let f = e.frags.iter().find(|f| f.req.id == id)?;
-        Some(f.finish.as_f64())
+        self.flows.iter().find_map(|fl| {
+            let (i, k) = fl.find(id)?;
+            Some(fl.queue[i].frags.iter().nth(k)?.finish.as_f64())
+        })
     }
 
     /// Requests selected into batches and not yet completed.
@@ -390,29 +441,38 @@ impl Yfq {
         self.batches.iter().map(|b| b.1).sum()
     }
 
-    fn entry(&self, flow: FlowId, seq: u64) -> Option<&Entry> {
-        let q = &self.flows.get(&flow)?.queue;
-        let i = q.binary_search_by_key(&seq, |e| e.seq).ok()?;
-        q.get(i)
+    /// The slot of `flow`, which gets one (weight 100) if it has none.
+    fn slot_of(&mut self, flow: FlowId) -> u32 {
+        if let Some(s) = self.slots.get(flow) {
+            return s;
+        }
+        let fresh = Flow::new(flow, 100);
+        let s = match self.free.pop() {
+            Some(s) => {
+                self.flows[s as usize] = fresh;
+                s
+            }
+            None => {
+                self.flows.push(fresh);
+                (self.flows.len() - 1) as u32
+            }
+        };
+        self.slots.insert(flow, s);
+        s
     }
 
     fn flow_mut(&mut self, flow: FlowId) -> &mut Flow {
-        self.flows.entry(flow).or_insert_with(|| Flow::new(100))
+        let s = self.slot_of(flow);
+        &mut self.flows[s as usize]
     }
 
     /// Recompute a flow's key in `ready`.
-    fn refresh(&mut self, flow: FlowId) {
-        let Some(f) = self.flows.get_mut(&flow) else {
-            return;
-        };
+    fn refresh(&mut self, slot: u32) {
+        let f = &mut self.flows[slot as usize];
+        debug_assert!(f.queue.iter().all(Entry::counts_agree));
         let key = f.next_entry().and_then(|i| f.queue[i].ready_finish());
         if key != f.key {
-            if let Some(k) = f.key {
-                self.ready.remove(&(k, flow));
-            }
-            if let Some(k) = key {
-                self.ready.insert((k, flow));
-            }
+            self.ready.set(slot as usize, f.id.0, key.map(|k| k.0));
             f.key = key;
         }
     }
@@ -426,40 +486,56 @@ impl Yfq {
     }
 
     /// Choose the next request by tags; `from` is where the head will be.
-    fn pick(&mut self, now: Instant, device: &dyn DeviceView, from: u64) -> Option<Request> {
-        let &(fmin, first) = self.ready.first()?;
-        let (flow, seq, k) = if self.params.tie_break {
-            let mut best: Option<(Duration, FlowId, u64, usize)> = None;
-            for &(f, flow) in self.ready.iter() {
-                if f != fmin {
-                    break;
-                }
-                let fl = &self.flows[&flow];
+    fn pick(
+        &mut self,
+        now: Instant,
+        device: &dyn DeviceView,
+        from: u64,
+        batch: u64,
+    ) -> Option<Request> {
+        let (fmin, _, first) = self.ready.first()?;
+        let fmin = Tag(fmin);
+        let (slot, i, k) = if self.params.tie_break {
+            // The tied flows in the order of their ids, as the ordered set
+            // of (tag, flow) this replaced listed them.
+            let mut ties = std::mem::take(&mut self.ties);
+            ties.clear();
+            self.ready.equal_to(fmin.0, &mut ties);
+            ties.sort_unstable();
+            let mut best: Option<(Duration, u32, usize, usize)> = None;
+            for &(_, slot) in &ties {
+                let fl = &self.flows[slot];
                 let i = fl.next_entry().expect("ready flows have a next entry");
                 let e = &fl.queue[i];
                 for (k, fr) in e.frags.iter().enumerate() {
                     if fr.state == FragState::Ready && fr.finish == fmin {
                         let cost = device.positioning_time(now, from, fr.req.sector);
                         if best.is_none_or(|b| cost < b.0) {
-                            best = Some((cost, flow, e.seq, k));
+                            best = Some((cost, slot as u32, i, k));
                         }
                     }
                 }
             }
-            let (_, flow, seq, k) = best?;
-            (flow, seq, k)
+            self.ties = ties;
+            let (_, slot, i, k) = best?;
+            (slot, i, k)
         } else {
-            let fl = &self.flows[&first];
-            let e = &fl.queue[fl.next_entry()?];
+            let fl = &self.flows[first];
+            let i = fl.next_entry()?;
+            let e = &fl.queue[i];
             let k = e.frags.iter().position(|f| f.state == FragState::Ready)?;
-            (first, e.seq, k)
+            (first as u32, i, k)
         };
-        let fl = self.flows.get_mut(&flow)?;
-        let i = fl.queue.binary_search_by_key(&seq, |e| e.seq).ok()?;
-        let fr = &mut fl.queue[i].frags[k];
+        let fl = &mut self.flows[slot as usize];
+        let e = &mut fl.queue[i];
+        e.unsel -= 1;
+        e.ready -= 1;
+        let fr = e.frags.get_mut(k);
+        debug_assert_eq!(fr.state, FragState::Ready);
         fr.state = FragState::Selected;
+        fr.batch = batch;
         let r = fr.req;
-        self.refresh(flow);
+        self.refresh(slot);
         Some(r)
     }
 }
@@ -478,8 +554,11 @@ impl Scheduler for Yfq {
     }
 
     fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
-        if self.flows.get(&flow).is_some_and(|f| f.queue.is_empty()) {
-            self.flows.remove(&flow);
+        if let Some(s) = self.slots.get(flow) {
+            if self.flows[s as usize].queue.is_empty() {
+                self.slots.remove(flow);
+                self.free.push(s);
+            }
         }
     }
 
@@ -490,14 +569,13 @@ impl Scheduler for Yfq {
     }
 
     fn add(&mut self, _now: Instant, request: Request) {
-        let v = self.vwork.value();
         let group = self.params.group;
         let shared = self.params.shared_fragment_tags;
         let lat = 2 * self.params.l_lat_kb;
         let flow_id = request.flow;
-        let seq = self.next_seq;
         let charge = self.charger.charge(&request);
-        let f = self.flow_mut(flow_id);
+        let slot = self.slot_of(flow_id);
+        let f = &mut self.flows[slot as usize];
         let w = f.weight;
         let merge = f
             .queue
@@ -508,50 +586,63 @@ impl Scheduler for Yfq {
             // A new entry of q_i: S = max(v, F_i) at an empty queue, else the
             // chain S = F_i (the previous request's finish tag).
             let start = if was_idle {
-                v.max(f.last_finish)
+                self.vwork.value().max(f.last_finish)
             } else {
                 f.last_finish
             };
+            // The first fragment is always released (a group holds at
+            // least one).
             f.queue.push_back(Entry {
-                seq,
                 origin: request.origin,
                 start,
                 finish: start,
-                sectors: 0,
-                frags: Vec::new(),
-                in_group: 0,
-                open: 0,
+                sectors: charge,
+                frags: Frags {
+                    first: Frag {
+                        req: request,
+                        state: FragState::Ready,
+                        start,
+                        finish: start,
+                        batch: 0,
+                    },
+                    rest: Vec::new(),
+                },
+                in_group: 1,
+                open: 1,
                 done: 0,
+                unsel: 1,
+                ready: 1,
             });
         }
         let e = f.queue.back_mut().expect("just pushed or merged");
-        e.sectors += charge;
-        let state = if group == 0 || e.in_group < group {
-            e.in_group += 1;
-            e.open += 1;
-            FragState::Ready
-        } else {
-            FragState::Held
-        };
-        e.frags.push(Frag {
-            req: request,
-            state,
-            start: e.start,
-            finish: e.start,
-        });
-        e.retag(shared, lat, w);
-        let (eseq, start, finish) = (e.seq, e.start, e.finish);
-        f.last_finish = finish;
-        if !merge {
-            self.next_seq += 1;
+        if merge {
+            e.sectors += charge;
+            e.unsel += 1;
+            let state = if group == 0 || e.in_group < group {
+                e.in_group += 1;
+                e.open += 1;
+                e.ready += 1;
+                FragState::Ready
+            } else {
+                FragState::Held
+            };
+            e.frags.rest.push(Frag {
+                req: request,
+                state,
+                start: e.start,
+                finish: e.start,
+                batch: 0,
+            });
         }
-        self.index.insert(request.id, (flow_id, eseq, 0));
+        e.retag(shared, lat, w);
+        let (start, finish) = (e.start, e.finish);
+        f.last_finish = finish;
         self.vwork.note_finish(finish);
         if was_idle {
-            self.vwork.set_start(flow_id, None, Some(start));
+            self.vwork.set_start(slot as usize, Some(start));
         }
         self.queued += 1;
-        self.refresh(flow_id);
+        self.refresh(slot);
     }
 
     /// The grown request's entry is charged its new size: its finish tag
@@ -559,37 +650,40 @@ impl Scheduler for Yfq {
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
         // Selected into the batch but not yet dispatched: the copy there too.
         super::merge_queued(&mut self.sort_queue, merged);
-        let Some(&(flow_id, eseq, _)) = self.index.get(&old.id) else {
+        let Some(slot) = self.slots.get(old.flow) else {
             return;
         };
         let lat = 2 * self.params.l_lat_kb;
         let shared = self.params.shared_fragment_tags;
-        let Some(f) = self.flows.get_mut(&flow_id) else {
+        let f = &mut self.flows[slot as usize];
+        let Some(i) = f.queue.iter().rposition(|e| {
+            e.frags
+                .iter()
+                .any(|fr| fr.req.id == old.id && fr.state != FragState::Done)
+        }) else {
             return;
         };
         let w = f.weight;
         let old_start = f.head_start();
-        let last = f.queue.back().map(|e| e.seq);
-        let Some(e) = f.queue.iter_mut().find(|e| e.seq == eseq) else {
-            return;
-        };
+        let last = f.queue.len() - 1;
+        let e = &mut f.queue[i];
         if let Some(fr) = e.frags.iter_mut().find(|fr| fr.req.id == old.id) {
             fr.req = *merged;
         }
         e.sectors += u64::from(merged.sectors - old.sectors);
         e.retag(shared, lat, w);
         let finish = e.finish;
-        if last == Some(eseq) {
+        if i == last {
             f.last_finish = finish;
         }
         // Fragments on their own tags: a grown fragment moves the tags of
         // the siblings after it, perhaps the head's.
         let new_start = f.head_start();
         if new_start != old_start {
-            self.vwork.set_start(flow_id, old_start, new_start);
+            self.vwork.set_start(slot as usize, new_start);
         }
         self.vwork.note_finish(finish);
-        self.refresh(flow_id);
+        self.refresh(slot);
     }
 
     fn dispatch(&mut self, now: Instant, device: &dyn DeviceView) -> Decision {
@@ -610,13 +704,10 @@ impl Scheduler for Yfq {
             let mut from = device.head();
             let mut n = 0;
             while n < self.params.batch {
-                let Some(r) = self.pick(now, device, from) else {
+                let Some(r) = self.pick(now, device, from, batch) else {
                     break;
                 };
                 from = r.end();
-                if let Some(x) = self.index.get_mut(&r.id) {
-                    x.2 = batch;
-                }
                 self.sort_queue.push_back(r);
                 n += 1;
             }
@@ -636,14 +727,21 @@ impl Scheduler for Yfq {
     }
 
     fn complete(&mut self, now: Instant, request: &Request, _service: &Service) {
-        let Some((flow, seq, batch)) = self.index.remove(&request.id) else {
+        let Some(slot) = self.slots.get(request.flow) else {
             return;
         };
+        let Some((i, k)) = self.flows[slot as usize].find(request.id) else {
+            return;
+        };
+        let batch = self.flows[slot as usize].queue[i].frags.get_mut(k).batch;
         let blocked = !self.can_form_batch();
-        if let Some(b) = self.batches.iter_mut().find(|b| b.0 == batch) {
-            b.1 = b.1.saturating_sub(1);
+        // Only this batch's count moves, so only it can leave.
+        if let Some(j) = self.batches.iter().position(|b| b.0 == batch) {
+            self.batches[j].1 = self.batches[j].1.saturating_sub(1);
+            if self.batches[j].1 == 0 {
+                self.batches.remove(j);
+            }
         }
-        self.batches.retain(|b| b.1 > 0);
         let turnaround = self.params.batch_turnaround_us;
         if turnaround > 0 && blocked && self.can_form_batch() {
             // This completion lets the next batch go: the host needs its
@@ -652,23 +750,31 @@ impl Scheduler for Yfq {
             self.turnarounds += 1;
         }
         let group = self.params.group;
-        let Some(f) = self.flows.get_mut(&flow) else {
-            return;
-        };
+        let f = &mut self.flows[slot as usize];
         let old_start = f.head_start();
-        if let Ok(i) = f.queue.binary_search_by_key(&seq, |e| e.seq) {
+        {
             let e = &mut f.queue[i];
-            if let Some(fr) = e.frags.iter_mut().find(|fr| fr.req.id == request.id) {
-                fr.state = FragState::Done;
-                e.done += 1;
-                e.open = e.open.saturating_sub(1);
+            let fr = e.frags.get_mut(k);
+            // Only a selected request completes under the driver's protocol;
+            // the counters follow whatever state it had.
+            match fr.state {
+                FragState::Ready => {
+                    e.unsel -= 1;
+                    e.ready -= 1;
+                }
+                FragState::Held => e.unsel -= 1,
+                FragState::Selected | FragState::Done => {}
             }
+            fr.state = FragState::Done;
+            e.done += 1;
+            e.open = e.open.saturating_sub(1);
             if e.open == 0 {
                 // The group is complete: release the next one.
                 e.in_group = 0;
                 for fr in e.frags.iter_mut() {
                     if fr.state == FragState::Held && (group == 0 || e.in_group < group) {
                         fr.state = FragState::Ready;
+                        e.ready += 1;
                         e.in_group += 1;
                         e.open += 1;
                     }
@@ -681,9 +787,9 @@ impl Scheduler for Yfq {
         }
         let new_start = f.head_start();
         if new_start != old_start {
-            self.vwork.set_start(flow, old_start, new_start);
+            self.vwork.set_start(slot as usize, new_start);
         }
-        self.refresh(flow);
+        self.refresh(slot);
     }
 
     fn queued(&self) -> usize {

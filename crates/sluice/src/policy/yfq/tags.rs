@@ -7,10 +7,9 @@
 //! equal-sized requests of equally weighted reservations, tie for real, which
 //! YFQ's tie-breaking rule (§3.3) depends on.
 
-use std::collections::BTreeSet;
 use std::ops::{Add, AddAssign};
 
-use crate::types::FlowId;
+use super::super::fair_tree::FairTree;
 
 /// Fractional bits of a [`Tag`].
 const FRAC_BITS: u32 = 40;
@@ -26,7 +25,13 @@ impl Tag {
 
     /// The tag length `l / w` of `sectors` of service at weight `weight`.
     pub(crate) fn service(sectors: u64, weight: u32) -> Tag {
-        Tag((u128::from(sectors) << FRAC_BITS) / u128::from(weight.max(1)))
+        let w = u64::from(weight.max(1));
+        // The same quotient in 64 bits whenever the dividend fits (a
+        // 128-bit division costs several times more).
+        match sectors.checked_mul(1 << FRAC_BITS) {
+            Some(n) => Tag(u128::from(n / w)),
+            None => Tag((u128::from(sectors) << FRAC_BITS) / u128::from(w)),
+        }
     }
 
     /// From sectors per weight unit (e.g. Nam–Park's `M_qos`).
@@ -82,11 +87,18 @@ impl FlowTags {
 /// moves while nothing is busy, until a reservation becomes busy again.
 ///
 /// The owner reports each busy reservation's start tag (the start tag of the
-/// request at the head of its queue, in service or waiting) and every finish
-/// tag it assigns.
+/// request at the head of its queue, in service or waiting), by its dense
+/// slot, and every finish tag it assigns. Only the minimum start is read,
+/// and only when a reservation becomes busy, so a tournament tree over slots
+/// holds them with its inner nodes brought up to date lazily, when read:
+/// while every reservation stays backlogged a change costs one store.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct VirtualWork {
-    busy: BTreeSet<(Tag, FlowId)>,
+    busy: FairTree<u128>,
+    /// Slots whose leaf changed since the tree was last brought up to date,
+    /// each once (`stale` flags them).
+    dirty: Vec<u32>,
+    stale: Vec<bool>,
     /// Maximum of all finish tags ever assigned. Each reservation's finish
     /// tag only grows, so this is the maximum over reservations of `F_i`.
     max_finish: Tag,
@@ -94,21 +106,40 @@ pub(crate) struct VirtualWork {
 
 impl VirtualWork {
     /// `v(t)` now.
-    pub(crate) fn value(&self) -> Tag {
+    pub(crate) fn value(&mut self) -> Tag {
+        for s in self.dirty.drain(..) {
+            self.stale[s as usize] = false;
+            self.busy.fix(s as usize);
+        }
         match self.busy.first() {
-            Some(&(s, _)) => s,
+            Some((s, _, _)) => Tag(s),
             None => self.max_finish,
         }
     }
 
-    /// A reservation's busy start tag changed: `old` and `new` are `None`
-    /// when the reservation is (was, becomes) idle.
-    pub(crate) fn set_start(&mut self, flow: FlowId, old: Option<Tag>, new: Option<Tag>) {
-        if let Some(s) = old {
-            self.busy.remove(&(s, flow));
+    /// `v(t)` now, without bringing the tree up to date (a scan if stale).
+    pub(crate) fn peek(&self) -> Tag {
+        let first = if self.dirty.is_empty() {
+            self.busy.first()
+        } else {
+            self.busy.scan_first()
+        };
+        match first {
+            Some((s, _, _)) => Tag(s),
+            None => self.max_finish,
         }
-        if let Some(s) = new {
-            self.busy.insert((s, flow));
+    }
+
+    /// The busy start tag of the reservation in `slot` changed to `new`
+    /// (`None` when it becomes idle).
+    pub(crate) fn set_start(&mut self, slot: usize, new: Option<Tag>) {
+        self.busy.set_leaf(slot, 0, new.map(|t| t.0));
+        if slot >= self.stale.len() {
+            self.stale.resize(slot + 1, false);
+        }
+        if !self.stale[slot] {
+            self.stale[slot] = true;
+            self.dirty.push(slot as u32);
         }
     }
 
@@ -121,6 +152,16 @@ impl VirtualWork {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn service_takes_the_same_quotient_in_64_and_128_bits() {
+        for sectors in [0, 1, 7, 1 << 23, (1 << 24) - 1, 1 << 24, 1 << 40, u64::MAX] {
+            for w in [1, 3, 100, 999, 1000] {
+                let wide = (u128::from(sectors) << FRAC_BITS) / u128::from(w);
+                assert_eq!(Tag::service(sectors, w).0, wide, "{sectors} / {w}");
+            }
+        }
+    }
 
     #[test]
     fn service_is_length_over_weight_exactly() {
@@ -155,14 +196,18 @@ mod tests {
     fn virtual_work_is_min_start_when_busy_and_max_finish_when_idle() {
         let mut v = VirtualWork::default();
         assert_eq!(v.value(), Tag::ZERO);
-        v.set_start(FlowId(1), None, Some(Tag::service(5, 1)));
-        v.set_start(FlowId(2), None, Some(Tag::service(3, 1)));
+        v.set_start(1, Some(Tag::service(5, 1)));
+        v.set_start(2, Some(Tag::service(3, 1)));
         v.note_finish(Tag::service(9, 1));
         v.note_finish(Tag::service(7, 1));
         assert_eq!(v.value(), Tag::service(3, 1));
-        v.set_start(FlowId(2), Some(Tag::service(3, 1)), None);
+        v.set_start(2, Some(Tag::service(6, 1)));
+        assert_eq!(v.peek(), Tag::service(5, 1));
         assert_eq!(v.value(), Tag::service(5, 1));
-        v.set_start(FlowId(1), Some(Tag::service(5, 1)), None);
+        v.set_start(2, None);
+        assert_eq!(v.value(), Tag::service(5, 1));
+        v.set_start(1, None);
+        assert_eq!(v.peek(), Tag::service(9, 1));
         assert_eq!(v.value(), Tag::service(9, 1));
     }
 }

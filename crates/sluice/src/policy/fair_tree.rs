@@ -1,0 +1,385 @@
+//! A tournament (winner) tree over dense slots keyed by (key, u32 id), the
+//! key a `u64` or a `u128` ([`TreeKey`]),
+//! for the fair-queueing policies that kept a `BTreeSet<(key, FlowId)>` of
+//! their flows: the minimum is the same element, but a slot's key changes
+//! in place along its leaf-to-root path (binary: one comparison with the
+//! sibling per level, O(log n), no allocation once grown), and the nodes
+//! visited depend on the slot alone, so the processor can fetch them ahead
+//! of the comparisons.
+
+/// A key type of the tree: its largest value (the empty leaf's) and the
+/// branchless minimum of two nodes.
+pub(crate) trait TreeKey: Copy + Eq + Ord + std::fmt::Debug + Default {
+    const MAX: Self;
+    /// The smaller of two nodes by (key, who), without a branch (ties are
+    /// common, and would be mispredicted).
+    fn min(a: Node<Self>, b: Node<Self>) -> Node<Self>;
+}
+
+impl TreeKey for u64 {
+    const MAX: u64 = u64::MAX;
+    #[inline]
+    fn min(a: Node<u64>, b: Node<u64>) -> Node<u64> {
+        let rank = |n: Node<u64>| (u128::from(n.key) << 64) | u128::from(n.who);
+        let m = u64::from(rank(b) < rank(a)).wrapping_neg();
+        Node {
+            key: (b.key & m) | (a.key & !m),
+            who: (b.who & m) | (a.who & !m),
+        }
+    }
+}
+
+impl TreeKey for u128 {
+    const MAX: u128 = u128::MAX;
+    #[inline]
+    fn min(a: Node<u128>, b: Node<u128>) -> Node<u128> {
+        let take = (b.key < a.key) | ((b.key == a.key) & (b.who < a.who));
+        let m64 = u64::from(take).wrapping_neg();
+        let m128 = u128::from(m64) | (u128::from(m64) << 64);
+        Node {
+            key: (b.key & m128) | (a.key & !m128),
+            who: (b.who & m64) | (a.who & !m64),
+        }
+    }
+}
+
+/// One node: the key and (id << 32 | slot). An empty leaf is all ones,
+/// above every real key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Node<K> {
+    key: K,
+    who: u64,
+}
+
+impl<K: TreeKey> Node<K> {
+    const EMPTY: Node<K> = Node {
+        key: K::MAX,
+        who: u64::MAX,
+    };
+
+    #[inline]
+    fn min(self, other: Node<K>) -> Node<K> {
+        <K as TreeKey>::min(self, other)
+    }
+
+    #[inline]
+    fn slot(self) -> usize {
+        (self.who & 0xFFFF_FFFF) as usize
+    }
+
+    #[inline]
+    fn id(self) -> u32 {
+        (self.who >> 32) as u32
+    }
+}
+
+/// Two siblings, in one cache line (for `u128` keys; half of one for
+/// `u64` keys).
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(64))]
+struct Pair<K>([Node<K>; 2]);
+
+/// `i64` keys as `u64` in the same order.
+#[inline]
+pub(crate) fn key_of_i64(k: i64) -> u64 {
+    (k as u64) ^ (1 << 63)
+}
+
+/// The `i64` that [`key_of_i64`] mapped to `key`.
+#[inline]
+pub(crate) fn i64_of_key(key: u64) -> i64 {
+    (key ^ (1 << 63)) as i64
+}
+
+/// See the module documentation.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FairTree<K> {
+    /// A binary tree in breadth-first order from node 1 (the root; node 0
+    /// is unused): the children of node `j` are `2j` and `2j + 1`, which
+    /// share pair `j`; slot `s` is leaf `cap + s`.
+    pairs: Vec<Pair<K>>,
+    /// Leaves (a power of two).
+    cap: usize,
+    /// Slots in the tree.
+    len: usize,
+}
+
+impl<K: TreeKey> FairTree<K> {
+    #[inline]
+    fn node(&self, j: usize) -> Node<K> {
+        self.pairs[j / 2].0[j % 2]
+    }
+
+    #[inline]
+    fn put(&mut self, j: usize, n: Node<K>) {
+        self.pairs[j / 2].0[j % 2] = n;
+    }
+
+    /// The smallest element by (key, id): (key, id, slot).
+    #[inline]
+    pub(crate) fn first(&self) -> Option<(K, u32, usize)> {
+        if self.cap == 0 {
+            return None;
+        }
+        let n = self.node(1);
+        (n != Node::EMPTY).then(|| (n.key, n.id(), n.slot()))
+    }
+
+    /// The key of `slot`, if it is in the tree.
+    #[cfg(test)]
+    pub(crate) fn key(&self, slot: usize) -> Option<K> {
+        if slot >= self.cap {
+            return None;
+        }
+        let n = self.node(self.cap + slot);
+        (n != Node::EMPTY).then_some(n.key)
+    }
+
+    /// Slots in the tree.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no slot is in the tree.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The leaf `slot` becomes: grows the tree if needed; `None` when the
+    /// slot is out of the tree and stays out.
+    #[inline]
+    fn leaf(&mut self, slot: usize, id: u32, key: Option<K>) -> Option<Node<K>> {
+        debug_assert!(slot < u32::MAX as usize);
+        if slot >= self.cap {
+            key?;
+            self.grow(slot + 1);
+        }
+        Some(match key {
+            Some(k) => Node {
+                key: k,
+                who: (u64::from(id) << 32) | slot as u64,
+            },
+            None => Node::EMPTY,
+        })
+    }
+
+    /// Put `slot` (with tie-breaking `id`) in under `key`, or take it out
+    /// (`None`), moving it if it is already in.
+    #[inline]
+    pub(crate) fn set(&mut self, slot: usize, id: u32, key: Option<K>) {
+        let Some(n) = self.leaf(slot, id, key) else {
+            return;
+        };
+        let mut j = self.cap + slot;
+        let old = self.node(j);
+        if old == n {
+            return;
+        }
+        self.len = self.len + usize::from(old == Node::EMPTY) - usize::from(n == Node::EMPTY);
+        // Each parent from the new child (in a register) and its sibling:
+        // nothing just stored is read back.
+        let mut cur = n;
+        loop {
+            self.put(j, cur);
+            if j == 1 {
+                break;
+            }
+            let m = cur.min(self.node(j ^ 1));
+            j /= 2;
+            if self.node(j) == m {
+                // Unchanged here, so above too.
+                break;
+            }
+            cur = m;
+        }
+    }
+
+    /// Put `slot` in under `key` (or take it out) at its leaf only: the
+    /// inner nodes stay stale until [`FairTree::fix`] is called for it, and
+    /// [`FairTree::first`] is wrong until then ([`FairTree::scan_first`] is
+    /// not). For a minimum that is read far less often than keys change.
+    pub(crate) fn set_leaf(&mut self, slot: usize, id: u32, key: Option<K>) {
+        let Some(n) = self.leaf(slot, id, key) else {
+            return;
+        };
+        let j = self.cap + slot;
+        let old = self.node(j);
+        self.len = self.len + usize::from(old == Node::EMPTY) - usize::from(n == Node::EMPTY);
+        self.put(j, n);
+    }
+
+    /// Bring the inner nodes above `slot`'s leaf up to date after
+    /// [`FairTree::set_leaf`]. Once every slot set so is fixed (in any
+    /// order), the tree is exact again: a walk stops where a node comes out
+    /// unchanged, whose ancestors the other walks keep.
+    pub(crate) fn fix(&mut self, slot: usize) {
+        if slot >= self.cap {
+            return;
+        }
+        let mut j = self.cap + slot;
+        while j > 1 {
+            let m = self.node(j).min(self.node(j ^ 1));
+            j /= 2;
+            if self.node(j) == m {
+                break;
+            }
+            self.put(j, m);
+        }
+    }
+
+    /// The smallest element by a scan of the leaves, O(n): exact even with
+    /// slots not yet fixed.
+    pub(crate) fn scan_first(&self) -> Option<(K, u32, usize)> {
+        let n = (0..self.cap)
+            .map(|s| self.node(self.cap + s))
+            .fold(Node::EMPTY, Node::min);
+        (n != Node::EMPTY).then(|| (n.key, n.id(), n.slot()))
+    }
+
+    /// Every (id, slot) whose key equals `key`, in no particular order.
+    pub(crate) fn equal_to(&self, key: K, out: &mut Vec<(u32, usize)>) {
+        if self.cap == 0 || key == K::MAX {
+            return;
+        }
+        let mut stack = vec![1usize];
+        while let Some(j) = stack.pop() {
+            let n = self.node(j);
+            if n == Node::EMPTY || n.key > key {
+                continue;
+            }
+            if j >= self.cap {
+                if n.key == key {
+                    out.push((n.id(), n.slot()));
+                }
+            } else {
+                stack.extend([2 * j, 2 * j + 1]);
+            }
+        }
+    }
+
+    /// Room for slots below `slots`: the leaves double until they fit and
+    /// the inner nodes are rebuilt, O(n).
+    #[cold]
+    fn grow(&mut self, slots: usize) {
+        let mut cap = 16;
+        while cap < slots {
+            cap *= 2;
+        }
+        let old = std::mem::take(self);
+        *self = FairTree {
+            pairs: vec![Pair([Node::EMPTY; 2]); cap],
+            cap,
+            len: old.len,
+        };
+        for s in 0..old.cap {
+            self.put(cap + s, old.node(old.cap + s));
+        }
+        for j in (1..cap).rev() {
+            let m = self.node(2 * j).min(self.node(2 * j + 1));
+            self.put(j, m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeSet;
+
+    proptest! {
+        /// The tree against a `BTreeSet<(key, id)>` under random inserts,
+        /// moves and removals (keys from a small range, so ties are
+        /// common), growing as slots appear; a `u64`-keyed tree given the
+        /// same keys in the same order agrees.
+        #[test]
+        fn minimum_and_ties_match_an_ordered_set(
+            ops in prop::collection::vec((0usize..300, 0u8..6, 0u128..12), 1..600)
+        ) {
+            let mut tree: FairTree<u128> = FairTree::default();
+            let mut narrow: FairTree<u64> = FairTree::default();
+            let mut set: BTreeSet<(u128, u32)> = BTreeSet::new();
+            let mut keys: Vec<Option<u128>> = vec![None; 300];
+            for (slot, op, k) in ops {
+                // Ids in the reverse order of slots: the id decides ties.
+                let id = 1000 - slot as u32;
+                let (key, key64) = match op {
+                    0 => (None, None),
+                    1 => (Some(u128::MAX - 1 - k), Some(u64::MAX - 1 - k as u64)),
+                    2 => {
+                        let x = key_of_i64(k as i64 - 6);
+                        (Some(u128::from(x)), Some(x))
+                    }
+                    _ => (Some(k), Some(k as u64)),
+                };
+                if let Some(old) = keys[slot] {
+                    set.remove(&(old, id));
+                }
+                if let Some(new) = key {
+                    set.insert((new, id));
+                }
+                keys[slot] = key;
+                tree.set(slot, id, key);
+                narrow.set(slot, id, key64);
+                prop_assert_eq!(
+                    narrow.first().map(|(_, id, s)| (id, s)),
+                    tree.first().map(|(_, id, s)| (id, s))
+                );
+                prop_assert_eq!(narrow.len(), set.len());
+                prop_assert_eq!(tree.len(), set.len());
+                prop_assert_eq!(tree.is_empty(), set.is_empty());
+                prop_assert_eq!(tree.first().map(|(k, id, _)| (k, id)), set.first().copied());
+                if let Some((_, _, s)) = tree.first() {
+                    prop_assert_eq!(1000 - s as u32, tree.first().unwrap().1);
+                }
+                prop_assert_eq!(tree.key(slot), key);
+                if let Some(&(min, _)) = set.first() {
+                    let mut ties = Vec::new();
+                    tree.equal_to(min, &mut ties);
+                    ties.sort_unstable();
+                    let want: Vec<u32> = set.iter().take_while(|e| e.0 == min).map(|e| e.1).collect();
+                    prop_assert_eq!(ties.iter().map(|t| t.0).collect::<Vec<_>>(), want);
+                }
+            }
+        }
+    }
+
+    proptest! {
+        /// Leaves set lazily and fixed in batches (in another order than
+        /// they were set) give the eager tree's minimum; the scan gives it
+        /// at any time.
+        #[test]
+        fn lazy_leaves_once_fixed_match_the_eager_tree(
+            ops in prop::collection::vec((0usize..200, 0u8..4, 0u128..8, any::<bool>()), 1..500)
+        ) {
+            let mut eager: FairTree<u128> = FairTree::default();
+            let mut lazy: FairTree<u128> = FairTree::default();
+            let mut dirty: Vec<usize> = Vec::new();
+            for (slot, op, k, flush) in ops {
+                let key = (op != 0).then_some(k);
+                eager.set(slot, slot as u32 % 7, key);
+                lazy.set_leaf(slot, slot as u32 % 7, key);
+                dirty.push(slot);
+                prop_assert_eq!(lazy.scan_first(), eager.first());
+                prop_assert_eq!(lazy.len(), eager.len());
+                if flush {
+                    dirty.reverse();
+                    for s in dirty.drain(..) {
+                        lazy.fix(s);
+                    }
+                    prop_assert_eq!(lazy.first(), eager.first());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn i64_keys_keep_their_order() {
+        let ks = [i64::MIN, -5, -1, 0, 1, 7, i64::MAX];
+        for w in ks.windows(2) {
+            assert!(key_of_i64(w[0]) < key_of_i64(w[1]));
+            assert_eq!(i64_of_key(key_of_i64(w[0])), w[0]);
+        }
+    }
+}
