@@ -51,55 +51,10 @@ use self::merge::{Arrival, Merger};
 struct InFlight {
     request: Request,
     dispatched: Instant,
+    /// Device time attributed so far.
+    disk_time: Duration,
     /// The original requests merged into it (empty: it is one).
     parts: Vec<Request>,
-}
-
-/// The requests in the device, as parallel columns in one order: finding a
-/// completion's request and sharing out device time (both on every event,
-/// over up to the queue depth) then scan only small contiguous numbers.
-#[derive(Clone, Debug, Default)]
-struct InFlightSet {
-    ids: Vec<RequestId>,
-    /// Device time attributed so far, ns.
-    disk_ns: Vec<u64>,
-    rest: Vec<InFlight>,
-}
-
-impl InFlightSet {
-    #[inline]
-    fn with_capacity(n: usize) -> Self {
-        InFlightSet {
-            ids: Vec::with_capacity(n),
-            disk_ns: Vec::with_capacity(n),
-            rest: Vec::with_capacity(n),
-        }
-    }
-
-    #[inline]
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-
-    #[inline]
-    fn push(&mut self, x: InFlight) {
-        self.ids.push(x.request.id);
-        self.disk_ns.push(0);
-        self.rest.push(x);
-    }
-
-    #[inline]
-    fn position(&self, id: RequestId) -> Option<usize> {
-        self.ids.iter().position(|&x| x == id)
-    }
-
-    /// Remove entry `i`, the last taking its place; with its device time.
-    #[inline]
-    fn swap_remove(&mut self, i: usize) -> (InFlight, Duration) {
-        self.ids.swap_remove(i);
-        let ns = self.disk_ns.swap_remove(i);
-        (self.rest.swap_remove(i), Duration::from_nanos(ns))
-    }
 }
 
 /// A finished request, as the driver hands it back to its host.
@@ -158,7 +113,7 @@ pub enum LastAnswer {
 pub struct Driver<P> {
     policy: P,
     depth: usize,
-    in_flight: InFlightSet,
+    in_flight: Vec<InFlight>,
     /// The sector past the last completed request.
     head: u64,
     /// When the set of requests in flight last changed (device time since
@@ -181,7 +136,7 @@ impl<P: Scheduler> Driver<P> {
         Driver {
             policy,
             depth,
-            in_flight: InFlightSet::with_capacity(depth),
+            in_flight: Vec::with_capacity(depth),
             head: 0,
             last_change: Instant::ZERO,
             last_answer: LastAnswer::Full,
@@ -231,10 +186,7 @@ impl<P: Scheduler> Driver<P> {
 
     /// The requests in the device, with when each was dispatched.
     pub fn in_flight_requests(&self) -> impl Iterator<Item = (&Request, Instant)> {
-        self.in_flight
-            .rest
-            .iter()
-            .map(|x| (&x.request, x.dispatched))
+        self.in_flight.iter().map(|x| (&x.request, x.dispatched))
     }
 
     /// The sector past the last completed request (0 before the first
@@ -298,11 +250,10 @@ impl<P: Scheduler> Driver<P> {
     /// in one vectored operation.
     pub fn parts_of(&self, id: RequestId) -> &[Request] {
         // Hosts ask right after dispatching it: the newest entry.
-        let f = &self.in_flight;
-        f.ids
+        self.in_flight
             .iter()
-            .rposition(|&x| x == id)
-            .map_or(&[], |i| f.rest[i].parts.as_slice())
+            .rfind(|x| x.request.id == id)
+            .map_or(&[], |x| x.parts.as_slice())
     }
 
     /// The device has room: the next request to send it, if the policy
@@ -331,6 +282,7 @@ impl<P: Scheduler> Driver<P> {
                 self.in_flight.push(InFlight {
                     request,
                     dispatched: now,
+                    disk_time: Duration::ZERO,
                     parts,
                 });
                 self.last_answer = LastAnswer::Full;
@@ -357,13 +309,17 @@ impl<P: Scheduler> Driver<P> {
     /// was served. Call `poll_dispatch` afterwards.
     pub fn complete(&mut self, now: Instant, id: RequestId) -> Result<Completion, Error> {
         self.attribute(now);
-        let i = self.in_flight.position(id).ok_or(Error::NotInFlight(id))?;
-        let (x, disk_time) = self.in_flight.swap_remove(i);
+        let i = self
+            .in_flight
+            .iter()
+            .position(|x| x.request.id == id)
+            .ok_or(Error::NotInFlight(id))?;
+        let x = self.in_flight.swap_remove(i);
         self.head = x.request.end();
         let service = Service {
             dispatched: x.dispatched,
             completed: now,
-            disk_time,
+            disk_time: x.disk_time,
         };
         self.policy.complete(now, &x.request, &service);
         Ok(Completion {
@@ -401,15 +357,15 @@ impl<P: Scheduler> Driver<P> {
     fn attribute(&mut self, now: Instant) {
         let elapsed = now.saturating_duration_since(self.last_change);
         self.last_change = now;
-        match self.in_flight.disk_ns.as_mut_slice() {
+        match self.in_flight.as_mut_slice() {
             [] => {}
-            [only] => *only += elapsed.as_nanos(),
+            [only] => only.disk_time += elapsed,
             all => {
                 let k = all.len() as u64;
                 let share = elapsed.as_nanos() / k;
                 let rem = elapsed.as_nanos() - share * k;
-                for (i, ns) in all.iter_mut().enumerate() {
-                    *ns += share + u64::from((i as u64) < rem);
+                for (i, x) in all.iter_mut().enumerate() {
+                    x.disk_time += Duration::from_nanos(share + u64::from((i as u64) < rem));
                 }
             }
         }
