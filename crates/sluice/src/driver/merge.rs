@@ -15,8 +15,6 @@
 //! [`SCAN`] queued requests, newest first, as the kernel tries its last
 //! merge first: a flow with one request at a time costs no search at all.
 
-use smallvec::SmallVec;
-
 use crate::idhash::IdMap;
 use crate::types::{FlowId, Request};
 
@@ -31,11 +29,6 @@ const SCAN: usize = 32;
 /// Flows numbered below this have their list in a vector indexed by the
 /// number (hosts number flows from 0); others in a hash map.
 const DENSE_FLOWS: u32 = 1 << 16;
-
-/// A flow's queued requests, the first few inline: with thousands of flows
-/// each holding one or two, a separate allocation per flow cost a cache
-/// miss on every arrival and dispatch.
-type FlowQueue = SmallVec<[Queued; 2]>;
 
 /// A queued request that later arrivals may join.
 #[derive(Debug)]
@@ -59,8 +52,8 @@ pub(super) enum Arrival {
 #[derive(Debug)]
 pub(super) struct Merger {
     max_sectors: u32,
-    dense: Vec<FlowQueue>,
-    sparse: IdMap<FlowId, FlowQueue>,
+    dense: Vec<Vec<Queued>>,
+    sparse: IdMap<FlowId, Vec<Queued>>,
     merges: u64,
 }
 
@@ -85,11 +78,11 @@ impl Merger {
     }
 
     /// Flow `flow`'s list, made on first use.
-    fn list(&mut self, flow: FlowId) -> &mut FlowQueue {
+    fn list(&mut self, flow: FlowId) -> &mut Vec<Queued> {
         if flow.0 < DENSE_FLOWS {
             let i = flow.0 as usize;
             if i >= self.dense.len() {
-                self.dense.resize_with(i + 1, FlowQueue::new);
+                self.dense.resize_with(i + 1, Vec::new);
             }
             &mut self.dense[i]
         } else {
@@ -163,7 +156,7 @@ impl Merger {
     /// A flow is gone: a hash-map list with nothing queued is dropped (a
     /// dense one stays, empty, for the number's next user).
     pub(super) fn flow_removed(&mut self, flow: FlowId) {
-        if self.sparse.get(&flow).is_some_and(|q| q.is_empty()) {
+        if self.sparse.get(&flow).is_some_and(Vec::is_empty) {
             self.sparse.remove(&flow);
         }
     }
