@@ -26,7 +26,9 @@
 //! slip on an earlier track or cylinder of the zone also pushes the layout
 //! one sector further.
 
-use strength_reduce::StrengthReducedU64;
+mod divisors;
+
+use self::divisors::{Divisor, ZoneDivisors};
 
 /// How a zone reserves spare sectors and what a slipped sector does to the
 /// logical sectors after it: DiskSim's "Sparing scheme used".
@@ -186,60 +188,6 @@ pub struct Zone {
     div: ZoneDivisors,
 }
 
-/// A divisor prepared for division by multiplication (exact).
-#[derive(Clone, Copy, Debug)]
-struct Divisor(StrengthReducedU64);
-
-impl Divisor {
-    fn new(d: u64) -> Self {
-        Divisor(StrengthReducedU64::new(d.max(1)))
-    }
-
-    #[inline]
-    fn div_rem(self, n: u64) -> (u64, u64) {
-        StrengthReducedU64::div_rem(n, self.0)
-    }
-
-    #[inline]
-    fn rem(self, n: u64) -> u64 {
-        n % self.0
-    }
-}
-
-impl PartialEq for Divisor {
-    fn eq(&self, other: &Self) -> bool {
-        self.0.get() == other.0.get()
-    }
-}
-
-/// What a zone's lookups divide by, and its sparing units.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct ZoneDivisors {
-    /// Sectors per track.
-    spt: Divisor,
-    /// Logical slots per full sparing unit.
-    logical: Divisor,
-    /// The sparing units.
-    units: Units,
-    /// The track and cylinder skews, reduced modulo the track.
-    track_skew: u64,
-    cyl_skew: u64,
-}
-
-impl ZoneDivisors {
-    fn new(z: &Zone, heads: u32, sparing: Sparing) -> Self {
-        let units = units(z, heads, sparing);
-        let spt = u64::from(z.spt.max(1));
-        ZoneDivisors {
-            spt: Divisor::new(spt),
-            logical: Divisor::new(units.logical),
-            units,
-            track_skew: u64::from(z.track_skew) % spt,
-            cyl_skew: u64::from(z.cyl_skew) % spt,
-        }
-    }
-}
-
 impl Zone {
     /// A zone with no offset, empty space, spares, slips or defects;
     /// `first_lbn` is filled in by [`Layout::new`].
@@ -258,7 +206,7 @@ impl Zone {
             first_lbn: 0,
             lbns: 0,
             keys: Vec::new(),
-            div: Zone::bare().div,
+            div: ZoneDivisors::placeholder(),
         }
     }
 
@@ -290,37 +238,6 @@ impl Zone {
     pub fn with_defects(mut self, defects: Vec<(u64, u64)>) -> Self {
         self.defects = defects;
         self
-    }
-
-    /// One track of one sector: the placeholder divisors are built from.
-    fn bare() -> Self {
-        Zone {
-            first_cyl: 0,
-            last_cyl: 0,
-            spt: 1,
-            track_skew: 0,
-            cyl_skew: 0,
-            offset: 0,
-            empty_front: 0,
-            spares: 0,
-            slips: Vec::new(),
-            defects: Vec::new(),
-            first_lbn: 0,
-            lbns: 0,
-            keys: Vec::new(),
-            div: ZoneDivisors {
-                spt: Divisor::new(1),
-                logical: Divisor::new(1),
-                units: Units {
-                    size: 1,
-                    logical: 1,
-                    full: 1,
-                    partial: 0,
-                },
-                track_skew: 0,
-                cyl_skew: 0,
-            },
-        }
     }
 
     fn cylinders(&self) -> u64 {
