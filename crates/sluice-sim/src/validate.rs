@@ -33,8 +33,10 @@ pub struct ValidationReport {
     pub mean_measured_ms: f64,
     /// Mean response time the model gave, ms.
     pub mean_sim_ms: f64,
-    /// Replay speed (wall clock); `events` counts arrivals and completions,
-    /// the drive's write-back steps included.
+    /// Replay speed: `wall_s` runs from the first request checked to the
+    /// score (with [`validate_file`], reading the trace overlaps it);
+    /// `events` counts arrivals and completions, the drive's write-back
+    /// steps included.
     pub perf: Perf,
 }
 

@@ -361,10 +361,10 @@ impl<P: Scheduler> Engine<P> {
 
     /// Remove a flow that has nothing pending.
     pub fn remove_flow(&mut self, flow: FlowId) -> Result<()> {
-        if self.flows.slot(flow).is_none() {
+        let Some(slot) = self.flows.slot(flow) else {
             return Err(Error::UnknownFlow(flow));
-        }
-        let pending = self.flows.pending_of(flow);
+        };
+        let pending = self.flows.pending(slot);
         if pending > 0 {
             return Err(Error::FlowBusy { flow, pending });
         }

@@ -45,7 +45,12 @@ impl FlowSlots {
 
     /// Requests pending for `flow` (0 for an unknown flow).
     pub(crate) fn pending_of(&self, flow: FlowId) -> usize {
-        self.slot(flow).map_or(0, |s| self.pending[s as usize])
+        self.slot(flow).map_or(0, |s| self.pending(s))
+    }
+
+    /// Requests pending in `slot`.
+    pub(crate) fn pending(&self, slot: u32) -> usize {
+        self.pending[slot as usize]
     }
 
     /// One more request pending in `slot`.
@@ -56,6 +61,7 @@ impl FlowSlots {
     /// One request fewer pending in `slot`.
     pub(crate) fn down(&mut self, slot: u32) {
         let n = &mut self.pending[slot as usize];
+        debug_assert!(*n > 0, "a completion for a flow with nothing pending");
         *n = n.saturating_sub(1);
     }
 }
