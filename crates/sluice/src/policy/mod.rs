@@ -13,6 +13,7 @@ mod fair_sorted;
 mod fair_tree;
 mod fq_rr;
 mod hierarchy;
+mod in_flight;
 mod mclock;
 mod noop;
 mod params;

@@ -109,7 +109,8 @@ mod config;
 pub use self::config::{mb_s_to_sectors_per_ns, ViosConfig, ViosMode};
 pub(crate) use self::config::{QUANTUM_MS, VIOS_PARAMS, VIOS_P_PARAMS};
 
-use super::fair_ids::{SeqMap, SlotIds};
+use super::fair_ids::SlotIds;
+use super::in_flight::InFlightNotes;
 use super::params::ParamReader;
 use super::{build, Params};
 use crate::error::Error;
@@ -117,7 +118,7 @@ use crate::scheduler::{
     ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
 use crate::time::{Duration, Instant};
-use crate::types::{FlowId, Request, RequestId};
+use crate::types::{FlowId, Request};
 
 /// A span in the signed nanoseconds of the compensation accounts.
 fn signed_ns(d: Duration) -> i64 {
@@ -241,7 +242,8 @@ pub struct Vios {
     /// Index of the implicit default class, once created.
     default_class: Option<usize>,
     flows: SlotIds,
-    requests: SeqMap<RequestId, usize>,
+    /// The class of each request in the device.
+    requests: InFlightNotes<usize>,
     /// Class whose turn it is.
     current: Option<usize>,
     /// The active list: classes waiting for a turn, in round-robin order.
@@ -291,7 +293,7 @@ impl Vios {
             classes: Vec::new(),
             default_class: None,
             flows: SlotIds::default(),
-            requests: SeqMap::default(),
+            requests: InFlightNotes::default(),
             current: None,
             active: VecDeque::new(),
             listed: Vec::new(),
@@ -713,7 +715,7 @@ impl Scheduler for Vios {
     }
 
     fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
-        let Some(c) = self.requests.remove(&request.id) else {
+        let Some(c) = self.requests.remove(request.id) else {
             return;
         };
         let charge = service.disk_time;
