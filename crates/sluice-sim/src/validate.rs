@@ -136,9 +136,8 @@ pub fn demerit(a: &[f64], b: &[f64]) -> f64 {
 
 /// [`demerit`], sorting `a` and `b` in place rather than copies of them.
 fn demerit_in_place(a: &mut [f64], b: &mut [f64]) -> f64 {
-    // Values equal by `total_cmp` are the same bits: unstable is exact.
-    a.sort_unstable_by(f64::total_cmp);
-    b.sort_unstable_by(f64::total_cmp);
+    sort_total(a);
+    sort_total(b);
     let (a, b) = (&*a, &*b);
     if a.is_empty() || b.is_empty() {
         return f64::NAN;
@@ -156,6 +155,25 @@ fn demerit_in_place(a: &mut [f64], b: &mut [f64]) -> f64 {
         })
         .sum();
     (sum / steps as f64).sqrt()
+}
+
+/// Sort `v` as `f64::total_cmp` orders it, by sorting integer keys: the
+/// same order (`total_cmp` compares exactly these keys) at a fraction of
+/// the cost for the 50,000 responses of a validation. Values equal by
+/// `total_cmp` are the same bits, so the unstable sort is exact.
+fn sort_total(v: &mut [f64]) {
+    // Flip every bit but the sign of a negative value: the bits then
+    // order as signed integers.
+    let key = |x: f64| {
+        let b = x.to_bits() as i64;
+        b ^ (((b >> 63) as u64) >> 1) as i64
+    };
+    let mut keys: Vec<i64> = v.iter().map(|&x| key(x)).collect();
+    keys.sort_unstable();
+    for (x, k) in v.iter_mut().zip(keys) {
+        // The map is its own inverse.
+        *x = f64::from_bits(key(f64::from_bits(k as u64)) as u64);
+    }
 }
 
 /// Check that `trace` fits `model`: no request larger than the drive, and
@@ -341,6 +359,32 @@ pub fn validate_file(disk: &str, model: &Model, trace: &Path) -> Result<Validati
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sorting_by_keys_orders_as_total_cmp() {
+        let mut v = vec![
+            3.5,
+            -0.0,
+            0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -2.25,
+            1e-310,
+            -1e-310,
+            2.0,
+            2.0,
+        ];
+        for i in 0..500 {
+            v.push((i as f64 * 7.31).sin() * 1e3);
+        }
+        let mut want = v.clone();
+        want.sort_by(f64::total_cmp);
+        sort_total(&mut v);
+        let bits = |s: &[f64]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&v), bits(&want));
+    }
 
     #[test]
     fn demerit_is_zero_for_equal_distributions_and_the_shift_otherwise() {

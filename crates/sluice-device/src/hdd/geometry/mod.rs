@@ -27,8 +27,10 @@
 //! one sector further.
 
 mod divisors;
+mod zone_index;
 
 use self::divisors::{Divisor, ZoneDivisors};
+use self::zone_index::ZoneIndex;
 
 /// How a zone reserves spare sectors and what a slipped sector does to the
 /// logical sectors after it: DiskSim's "Sparing scheme used".
@@ -268,9 +270,8 @@ pub struct Layout {
     heads: u32,
     /// `heads`, prepared for division.
     div_heads: Divisor,
-    /// Each zone's first logical sector, packed for the search that finds
-    /// a sector's zone (the zones themselves are large).
-    starts: Vec<u64>,
+    /// Which zone holds a logical sector (the zones themselves are large).
+    zone_index: ZoneIndex,
     zones: Vec<Zone>,
     sparing: Sparing,
     order: SurfaceOrder,
@@ -406,7 +407,7 @@ impl Layout {
         Ok(Layout {
             heads,
             div_heads: Divisor::new(u64::from(heads)),
-            starts: zones.iter().map(|z| z.first_lbn).collect(),
+            zone_index: ZoneIndex::new(zones.iter().map(|z| z.first_lbn).collect(), lbn),
             zones,
             sparing,
             order,
@@ -463,7 +464,7 @@ impl Layout {
     /// Where logical sector `lbn` is. Sectors past the end map to the last one.
     pub fn locate(&self, lbn: u64) -> Location {
         let lbn = lbn.min(self.capacity - 1);
-        let zi = self.starts.partition_point(|&first| first <= lbn) - 1;
+        let zi = self.zone_index.zone_of(lbn);
         let z = &self.zones[zi];
         let rel = lbn - z.first_lbn;
         let (mut p, mut run) = self.physical(z, rel + z.empty_front);
