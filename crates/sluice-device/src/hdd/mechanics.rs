@@ -230,15 +230,18 @@ impl Mechanics {
     }
 }
 
-/// Most distances the seek memo covers (8 bytes each): drives with more
+/// Most distances the seek memo covers (4 bytes each): drives with more
 /// cylinders compute seeks beyond this every time.
 const MEMO_DISTANCES: u32 = 1 << 20;
 
 /// [`SeekCurve::time`] by distance, filled in as distances are asked.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SeekMemo {
-    /// Nanoseconds + 1 by distance; 0 when not yet computed.
-    ns: std::cell::OnceCell<Box<[Cell<u64>]>>,
+    /// Nanoseconds + 1 by distance; 0 when not yet computed. Four bytes
+    /// (seeks up to 4.29 s; a longer one is computed every time): random
+    /// requests look up distances all over the table, and half the bytes
+    /// miss the cache half as often.
+    ns: std::cell::OnceCell<Box<[Cell<u32>]>>,
 }
 
 impl SeekMemo {
@@ -254,10 +257,12 @@ impl SeekMemo {
         match table[d as usize].get() {
             0 => {
                 let t = curve.time(d);
-                table[d as usize].set(t.as_nanos().saturating_add(1));
+                if let Ok(n) = u32::try_from(t.as_nanos().saturating_add(1)) {
+                    table[d as usize].set(n);
+                }
                 t
             }
-            n => Duration::from_nanos(n - 1),
+            n => Duration::from_nanos(u64::from(n - 1)),
         }
     }
 }
@@ -421,6 +426,15 @@ mod tests {
             m.seek_memo.time(&m.seek, 1 << 21, 1 << 20),
             m.seek.time(1 << 20)
         );
+        // Seeks past what the memo's four bytes hold are computed each time.
+        let slow = test_mechanics(100, 9_000.0, 0);
+        for _ in 0..2 {
+            for d in 1..100 {
+                let t = slow.seek_memo.time(&slow.seek, 100, d);
+                assert_eq!(t, slow.seek.time(d), "d={d}");
+            }
+        }
+        assert!(slow.seek.time(99).as_nanos() > u64::from(u32::MAX));
     }
 
     #[test]
