@@ -381,10 +381,9 @@ impl<P: Scheduler> Engine<P> {
     /// buffer is dropped.
     pub fn submit(&mut self, s: Submission) -> Result<RequestId> {
         let now = self.now();
-        let t = self
-            .targets
-            .get(s.target.0 as usize)
-            .ok_or(Error::UnknownTarget(s.target))?;
+        let Some(t) = self.targets.get(s.target.0 as usize) else {
+            return Err(Error::UnknownTarget(s.target));
+        };
         let Some(slot) = self.flows.slot(s.flow) else {
             return Err(Error::UnknownFlow(s.flow));
         };

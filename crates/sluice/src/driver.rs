@@ -309,11 +309,10 @@ impl<P: Scheduler> Driver<P> {
     /// was served. Call `poll_dispatch` afterwards.
     pub fn complete(&mut self, now: Instant, id: RequestId) -> Result<Completion, Error> {
         self.attribute(now);
-        let i = self
-            .in_flight
-            .iter()
-            .position(|x| x.request.id == id)
-            .ok_or(Error::NotInFlight(id))?;
+        // Not `ok_or`: it would build (and drop) the error on every call.
+        let Some(i) = self.in_flight.iter().position(|x| x.request.id == id) else {
+            return Err(Error::NotInFlight(id));
+        };
         let x = self.in_flight.swap_remove(i);
         self.head = x.request.end();
         let service = Service {
