@@ -96,6 +96,7 @@ pub use self::params::CfqParams;
 pub(crate) use self::params::PARAMS;
 use self::queue::{FlowState, Queue};
 use self::service_tree::ServiceTree;
+use super::in_flight::InFlightNotes;
 use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
@@ -161,7 +162,8 @@ pub struct Cfq {
     rq_queued: usize,
     /// Requests in flight, [async, sync] by queue kind.
     rq_in_flight: [usize; 2],
-    in_flight: IdMap<u64, usize>,
+    /// The queue of each request in the device.
+    in_flight: InFlightNotes<usize>,
     active: Option<usize>,
     /// The flow of the first request the active queue dispatched.
     active_cic: Option<FlowId>,
@@ -208,7 +210,7 @@ impl Cfq {
             busy_queues_avg: 0,
             rq_queued: 0,
             rq_in_flight: [0; 2],
-            in_flight: IdMap::default(),
+            in_flight: InFlightNotes::default(),
             active: None,
             active_cic: None,
             serving_type: ASYNC,
@@ -382,7 +384,7 @@ impl Cfq {
         q.dispatched += 1;
         self.rq_queued -= 1;
         self.rq_in_flight[usize::from(q.sync)] += 1;
-        self.in_flight.insert(rq.id.0, qi);
+        self.in_flight.insert(rq.id, qi);
         self.last_position = rq.end();
         if self.active_cic.is_none() {
             self.active_cic = Some(rq.flow);
@@ -547,7 +549,7 @@ impl Scheduler for Cfq {
 
     /// `cfq_completed_request`.
     fn complete(&mut self, now: Instant, rq: &Request, _service: &Service) {
-        let Some(qi) = self.in_flight.remove(&rq.id.0) else {
+        let Some(qi) = self.in_flight.remove(rq.id) else {
             return;
         };
         let q = &mut self.queues[qi];
