@@ -45,7 +45,7 @@ impl Leaf {
         self.least_f.set(u64::try_from(t.0).unwrap_or(u64::MAX));
     }
 
-    fn key(&self) -> (u64, FlowId, Seq) {
+    fn key(&self) -> Key {
         (self.sector, self.flow, self.seq)
     }
 }
@@ -58,7 +58,13 @@ pub(super) struct Pos(usize, usize);
 #[derive(Debug, Default)]
 pub(super) struct SectorIndex {
     blocks: Vec<Vec<Leaf>>,
+    /// The last key of each block: binary searches read this array, not
+    /// one block per step.
+    lasts: Vec<Key>,
 }
+
+/// The index's order: sector, queue, place in the queue.
+type Key = (u64, FlowId, Seq);
 
 impl SectorIndex {
     /// Index request `r`, at place `seq` of its queue, whose `f_k + l/phi_k`
@@ -75,34 +81,39 @@ impl SectorIndex {
         let key = leaf.key();
         if self.blocks.is_empty() {
             self.blocks.push(Vec::with_capacity(2 * BLOCK + 1));
+            self.lasts.push(key);
         }
         let last = self.blocks.len() - 1;
-        let b = self
-            .blocks
-            .partition_point(|bl| bl.last().is_some_and(|l| l.key() < key))
-            .min(last);
+        let b = self.lasts.partition_point(|&k| k < key).min(last);
         let block = &mut self.blocks[b];
         let i = block.partition_point(|l| l.key() < key);
         block.insert(i, leaf);
         if block.len() > 2 * BLOCK {
             let mut upper = Vec::with_capacity(2 * BLOCK + 1);
             upper.extend(block.drain(BLOCK..));
+            let upper_last = self.lasts[b].max(key);
+            self.lasts[b] = block[BLOCK - 1].key();
             self.blocks.insert(b + 1, upper);
+            self.lasts.insert(b + 1, upper_last);
+        } else {
+            self.lasts[b] = self.lasts[b].max(key);
         }
     }
 
     pub(super) fn remove(&mut self, sector: u64, flow: FlowId, seq: Seq) {
         let key = (sector, flow, seq);
-        let b = self
-            .blocks
-            .partition_point(|bl| bl.last().is_some_and(|l| l.key() < key));
+        let b = self.lasts.partition_point(|&k| k < key);
         let Some(block) = self.blocks.get_mut(b) else {
             return;
         };
         if let Ok(i) = block.binary_search_by(|l| l.key().cmp(&key)) {
             block.remove(i);
-            if block.is_empty() {
-                self.blocks.remove(b);
+            match block.last() {
+                Some(l) => self.lasts[b] = l.key(),
+                None => {
+                    self.blocks.remove(b);
+                    self.lasts.remove(b);
+                }
             }
         }
     }
@@ -124,9 +135,7 @@ impl SectorIndex {
 
     /// The place of the first entry at `sector` or above.
     pub(super) fn first_at(&self, sector: u64) -> Pos {
-        let b = self
-            .blocks
-            .partition_point(|bl| bl.last().is_some_and(|l| l.sector < sector));
+        let b = self.lasts.partition_point(|k| k.0 < sector);
         match self.blocks.get(b) {
             Some(block) => Pos(b, block.partition_point(|l| l.sector < sector)),
             None => self.end(),
@@ -191,6 +200,8 @@ mod tests {
         }
         want.sort_unstable();
         assert!(idx.blocks.len() > 2);
+        let lasts: Vec<_> = idx.blocks.iter().map(|b| b.last().unwrap().key()).collect();
+        assert_eq!(idx.lasts, lasts);
         assert_eq!(idx.len(), want.len());
         let all: Vec<_> = idx.up(idx.start(), idx.end()).map(Leaf::key).collect();
         assert_eq!(all, want);
