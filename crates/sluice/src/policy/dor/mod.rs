@@ -90,7 +90,7 @@
 //!   `RQ_k`" and the first that passes, without saying in which order. We
 //!   take the passing request nearest `R^cur`, whichever queue holds it, so
 //!   the walk sweeps on from where it stands. One sector index spans every
-//!   queued request ([`queue::SectorIndex`]). With `T` concave in the seek
+//!   queued request ([`index::SectorIndex`]). With `T` concave in the seek
 //!   distance, the detour `T(R^cur, r) + T(r, R^next) - T(R^cur, R^next)`
 //!   grows the further `r` lies below the gap's lower end, from either end
 //!   toward the middle, or above the upper end: the requests passing
@@ -98,7 +98,8 @@
 //!   walks over the index from the gap's ends, each stopping at its first
 //!   request that passes both properties or fails Property 1, find the
 //!   nearest passing request on each side of each end: a gap costs
-//!   O(log n) and the requests Property 2 turns away, not a scan of every
+//!   O(log n) and the requests Property 2 turns away (most judged from
+//!   a bound kept in the index, without a lookup), not a scan of every
 //!   queued request, which made a sequence O(L n). The walks order requests
 //!   by their first sector; where sizes differ, a larger request just past
 //!   the bound can hide a passing one behind it, a few sectors at the
@@ -126,13 +127,15 @@
 //! (for the head itself, exactly as BQS serving it), so BQS corrects any
 //! imbalance DOR leaves and the whole, not the base, keeps the ratio.
 
+mod index;
 mod queue;
 mod search;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use self::queue::{ReservationQueue, SectorIndex, Seq};
-use self::search::{Fill, Gap};
+use self::index::SectorIndex;
+use self::queue::{ReservationQueue, Seq};
+use self::search::{Fill, FsetEnds, Gap};
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
@@ -278,44 +281,6 @@ impl DFlow {
     }
     fn len(&self, r: &Request) -> Tag {
         Tag::service(u64::from(r.sectors), self.weight)
-    }
-}
-
-/// The two lowest and two highest `f` of the non-empty queues (with their
-/// counts), the spread and `M_qos`: all Property 2 needs, so that a search
-/// tests each request it meets in O(1) rather than walking `fset` for it.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct FsetEnds {
-    low: [Option<(Tag, usize)>; 2],
-    high: [Option<(Tag, usize)>; 2],
-    spread: Tag,
-    m_qos: Tag,
-}
-
-impl FsetEnds {
-    /// [`Dor::spread_if`] from the ends alone: one queue's `f` leaving
-    /// drops at most one entry at each end.
-    fn spread_if(&self, old: Tag, new: Tag) -> Tag {
-        let keep = |e: &&(Tag, usize)| e.0 != old || e.1 > 1;
-        let lo = self
-            .low
-            .iter()
-            .flatten()
-            .find(keep)
-            .map_or(new, |e| new.min(e.0));
-        let hi = self
-            .high
-            .iter()
-            .flatten()
-            .find(keep)
-            .map_or(new, |e| new.max(e.0));
-        Tag(hi.0 - lo.0)
-    }
-
-    /// [`Dor::property2`].
-    pub(super) fn property2(&self, fl: &DFlow, r: &Request) -> bool {
-        let after = self.spread_if(fl.f, fl.f + fl.len(r));
-        after <= self.m_qos || after < self.spread
     }
 }
 
@@ -593,8 +558,21 @@ impl Dor {
         })
     }
 
-    /// Every `f_k` (and DQE's virtual time) back to 0.
+    /// Flow `k`'s weight. A rise shortens its requests' `l/phi_k`, below
+    /// the index's bounds: they start over.
+    fn reweigh(&mut self, k: FlowId, weight: u32) {
+        let fl = self.flow_entry(k);
+        let rose = weight.max(1) > fl.weight && !fl.queue.is_empty();
+        fl.weight = weight.max(1);
+        if rose {
+            self.index.reset_bounds();
+        }
+    }
+
+    /// Every `f_k` (and DQE's virtual time) back to 0, and so the index's
+    /// bounds.
     fn restart_dqe(&mut self) {
+        self.index.reset_bounds();
         let backlogged = self.flows.values().filter(|f| !f.queue.is_empty()).count();
         for fl in self.flows.values_mut() {
             fl.f = Tag::ZERO;
@@ -663,11 +641,11 @@ impl Scheduler for Dor {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.flow_entry(flow).weight = config.weight.max(1);
+        self.reweigh(flow, config.weight);
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
-        self.flow_entry(flow).weight = weight.max(1);
+        self.reweigh(flow, weight);
     }
 
     fn remove_flow(&mut self, _now: Instant, flow: FlowId) {
@@ -698,8 +676,9 @@ impl Scheduler for Dor {
             fl.f = fl.f.max(floor);
             new_f = Some(fl.f);
         }
+        let least_f = fl.f + fl.len(&request);
         let seq = fl.queue.push_back(request);
-        self.index.insert(request.sector, k, seq);
+        self.index.insert(&request, seq, least_f);
         if let Some(f) = new_f {
             self.fset_insert(f);
         }
@@ -710,13 +689,13 @@ impl Scheduler for Dor {
     /// the tags it was given on arrival (the paper's DiskSim runs merged
     /// nothing; `repro dor` turns merging off).
     fn merge(&mut self, _now: Instant, _old: &Request, merged: &Request) {
-        let moved = self
-            .flows
-            .get_mut(&merged.flow)
-            .and_then(|f| f.queue.merge(merged));
-        if let Some((seq, sector)) = moved {
+        let moved = self.flows.get_mut(&merged.flow).and_then(|f| {
+            let (seq, sector) = f.queue.merge(merged)?;
+            Some((seq, sector, f.f + f.len(merged)))
+        });
+        if let Some((seq, sector, least_f)) = moved {
             self.index.remove(sector, merged.flow, seq);
-            self.index.insert(merged.sector, merged.flow, seq);
+            self.index.insert(merged, seq, least_f);
         } else {
             super::merge_queued(&mut self.sequence, merged);
         }

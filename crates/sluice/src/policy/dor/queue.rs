@@ -1,13 +1,13 @@
 //! The reservation queues' two orders. Each `RQ_k` is first in, first
 //! out for BQS, which only ever takes the head; DOR may take any request
 //! near a gap of the sequence, of any queue, so one sector index spans
-//! every queued request. Both are ordered maps: taking a request from the
-//! middle costs O(log n), not a shift.
+//! every queued request ([`super::index`]). A queue is a ring of slots by
+//! place: a request taken from the middle leaves its slot empty until the
+//! head passes it, so taking any request costs O(1), not a shift.
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::ops::{Bound, RangeBounds};
+use std::collections::VecDeque;
 
-use crate::types::{FlowId, Request};
+use crate::types::Request;
 
 /// Where a request sits in its queue: its arrival number in the flow.
 pub(super) type Seq = u64;
@@ -15,125 +15,107 @@ pub(super) type Seq = u64;
 /// One reservation queue, in arrival order.
 #[derive(Debug, Default)]
 pub(super) struct ReservationQueue {
-    by_arrival: BTreeMap<Seq, Request>,
+    /// The slots of places `first..next`; the front one is never empty.
+    slots: VecDeque<Option<Request>>,
+    first: Seq,
     next: Seq,
+    len: usize,
 }
 
 impl ReservationQueue {
     pub(super) fn is_empty(&self) -> bool {
-        self.by_arrival.is_empty()
+        self.len == 0
     }
 
     /// Append `r`; its place.
     pub(super) fn push_back(&mut self, r: Request) -> Seq {
         let seq = self.next;
         self.next += 1;
-        self.by_arrival.insert(seq, r);
+        self.slots.push_back(Some(r));
+        self.len += 1;
         seq
     }
 
     /// The head (oldest) request and its place.
     pub(super) fn front(&self) -> Option<(Seq, &Request)> {
-        self.by_arrival.first_key_value().map(|(&s, r)| (s, r))
+        let r = self.slots.front()?.as_ref()?;
+        Some((self.first, r))
     }
 
     pub(super) fn pop_front(&mut self) -> Option<(Seq, Request)> {
-        self.by_arrival.pop_first()
+        let seq = self.first;
+        self.remove(seq).map(|r| (seq, r))
     }
 
     /// Take the request at `seq` out, wherever it is.
     pub(super) fn remove(&mut self, seq: Seq) -> Option<Request> {
-        self.by_arrival.remove(&seq)
+        let i = usize::try_from(seq.checked_sub(self.first)?).ok()?;
+        let r = self.slots.get_mut(i)?.take()?;
+        self.len -= 1;
+        // Keep the front slot full: drop the empty ones the head reaches.
+        while self.slots.front().is_some_and(Option::is_none) {
+            self.slots.pop_front();
+            self.first += 1;
+        }
+        Some(r)
     }
 
     pub(super) fn get(&self, seq: Seq) -> &Request {
-        &self.by_arrival[&seq]
+        self.slots[(seq - self.first) as usize]
+            .as_ref()
+            .expect("a queued request")
     }
 
     /// The requests, oldest first, with their places.
     pub(super) fn by_arrival(&self) -> impl Iterator<Item = (Seq, &Request)> {
-        self.by_arrival.iter().map(|(&s, r)| (s, r))
+        let first = self.first;
+        (first..)
+            .zip(&self.slots)
+            .filter_map(|(s, r)| Some((s, r.as_ref()?)))
     }
 
     /// Replace the stored copy of `merged` (same id) with it, newest
     /// first: a merge grows a recent arrival. Its place and its sector
     /// before, or `None` if it is not here.
     pub(super) fn merge(&mut self, merged: &Request) -> Option<(Seq, u64)> {
-        let (&seq, r) = self
-            .by_arrival
+        let (i, r) = self
+            .slots
             .iter_mut()
+            .enumerate()
             .rev()
-            .find(|(_, r)| r.id == merged.id)?;
+            .find_map(|(i, r)| Some((i, r.as_mut().filter(|r| r.id == merged.id)?)))?;
         let sector = r.sector;
         *r = *merged;
-        Some((seq, sector))
+        Some((self.first + i as Seq, sector))
     }
 }
 
-/// Every queued request of every reservation queue by sector.
-#[derive(Debug, Default)]
-pub(super) struct SectorIndex {
-    set: BTreeSet<(u64, FlowId, Seq)>,
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::testkit::req;
 
-/// One entry of the index: sector, queue, place in the queue.
-pub(super) type Entry = (u64, FlowId, Seq);
-
-impl SectorIndex {
-    pub(super) fn insert(&mut self, sector: u64, flow: FlowId, seq: Seq) {
-        self.set.insert((sector, flow, seq));
-    }
-
-    pub(super) fn remove(&mut self, sector: u64, flow: FlowId, seq: Seq) {
-        self.set.remove(&(sector, flow, seq));
-    }
-
-    /// The entries with sectors in `range`, in ascending sector order
-    /// (`rev`: descending).
-    pub(super) fn walk(&self, range: impl RangeBounds<u64>, rev: bool) -> Walk<'_> {
-        use Bound::*;
-        const FIRST: (FlowId, Seq) = (FlowId(0), 0);
-        const LAST: (FlowId, Seq) = (FlowId(u32::MAX), Seq::MAX);
-        let lo = match range.start_bound() {
-            Included(&s) => Included((s, FIRST.0, FIRST.1)),
-            Excluded(&s) => Excluded((s, LAST.0, LAST.1)),
-            Unbounded => Unbounded,
-        };
-        let hi = match range.end_bound() {
-            Included(&s) => Included((s, LAST.0, LAST.1)),
-            Excluded(&s) => Excluded((s, FIRST.0, FIRST.1)),
-            Unbounded => Unbounded,
-        };
-        // `BTreeSet::range` panics on an inverted range.
-        if let (Included(a) | Excluded(a), Included(b) | Excluded(b)) = (lo, hi) {
-            if a > b || (a == b && !matches!((lo, hi), (Included(_), Included(_)))) {
-                return Walk::Empty;
-            }
+    /// Taking from the middle leaves a hole the head skips; places keep
+    /// counting, and a queue that empties starts after its last place.
+    #[test]
+    fn holes_are_skipped_and_places_never_repeat() {
+        let mut q = ReservationQueue::default();
+        for i in 0..4 {
+            assert_eq!(q.push_back(req(i, 1, 100 * i)), i);
         }
-        let range = self.set.range((lo, hi));
-        if rev {
-            Walk::Down(range)
-        } else {
-            Walk::Up(range)
-        }
-    }
-}
-
-/// A walk over part of the index, up or down (no allocation per walk).
-pub(super) enum Walk<'a> {
-    Up(std::collections::btree_set::Range<'a, Entry>),
-    Down(std::collections::btree_set::Range<'a, Entry>),
-    Empty,
-}
-
-impl Iterator for Walk<'_> {
-    type Item = Entry;
-
-    fn next(&mut self) -> Option<Entry> {
-        match self {
-            Walk::Up(r) => r.next().copied(),
-            Walk::Down(r) => r.next_back().copied(),
-            Walk::Empty => None,
-        }
+        assert_eq!(q.remove(1).map(|r| r.id.0), Some(1));
+        assert_eq!(q.remove(1), None);
+        assert_eq!(q.pop_front().map(|(s, r)| (s, r.id.0)), Some((0, 0)));
+        // The hole at 1 is gone: the head is place 2.
+        assert_eq!(q.front().map(|(s, _)| s), Some(2));
+        assert_eq!(q.slots.len(), 2);
+        let ids: Vec<_> = q.by_arrival().map(|(s, r)| (s, r.id.0)).collect();
+        assert_eq!(ids, vec![(2, 2), (3, 3)]);
+        assert_eq!(q.get(3).id.0, 3);
+        assert_eq!(q.remove(3).map(|r| r.id.0), Some(3));
+        assert_eq!(q.pop_front().map(|(s, _)| s), Some(2));
+        assert!(q.is_empty() && q.front().is_none() && q.pop_front().is_none());
+        assert_eq!(q.push_back(req(9, 1, 0)), 4);
+        assert_eq!(q.front().map(|(s, _)| s), Some(4));
     }
 }

@@ -1,8 +1,10 @@
 //! DOR's search for the request that fills a gap of the sequence (see the
 //! module docs of [`super`], "Finding a request for a gap").
 
-use super::queue::{Entry, Seq, Walk};
-use super::Dor;
+use super::index::Leaf;
+use super::queue::Seq;
+use super::{DFlow, Dor};
+use crate::policy::yfq::tags::Tag;
 use crate::scheduler::DeviceView;
 use crate::time::Duration;
 use crate::types::{FlowId, Request};
@@ -15,6 +17,9 @@ pub(super) struct Gap<'a> {
     pub(super) bound: Duration,
     pub(super) device: &'a dyn DeviceView,
 }
+
+/// A request the search found: sector, queue, place in the queue.
+type Entry = (u64, FlowId, Seq);
 
 /// What the search found for a gap.
 #[derive(Debug, PartialEq, Eq)]
@@ -55,6 +60,69 @@ impl<'a> Gap<'a> {
     }
 }
 
+/// The two lowest and two highest `f` of the non-empty queues (with their
+/// counts), the spread and `M_qos`: all Property 2 needs, so that a search
+/// tests each request it meets in O(1) rather than walking `fset` for it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct FsetEnds {
+    pub(super) low: [Option<(Tag, usize)>; 2],
+    pub(super) high: [Option<(Tag, usize)>; 2],
+    pub(super) spread: Tag,
+    pub(super) m_qos: Tag,
+}
+
+impl FsetEnds {
+    /// [`Dor::spread_if`] from the ends alone: one queue's `f` leaving
+    /// drops at most one entry at each end.
+    pub(super) fn spread_if(&self, old: Tag, new: Tag) -> Tag {
+        let keep = |e: &&(Tag, usize)| e.0 != old || e.1 > 1;
+        let lo = self
+            .low
+            .iter()
+            .flatten()
+            .find(keep)
+            .map_or(new, |e| new.min(e.0));
+        let hi = self
+            .high
+            .iter()
+            .flatten()
+            .find(keep)
+            .map_or(new, |e| new.max(e.0));
+        Tag(hi.0 - lo.0)
+    }
+
+    /// [`Dor::property2`].
+    pub(super) fn property2(&self, fl: &DFlow, r: &Request) -> bool {
+        let after = self.spread_if(fl.f, fl.f + fl.len(r));
+        after <= self.m_qos || after < self.spread
+    }
+
+    /// A raised `f_k` above this fails Property 2. Unless `f_k` is the
+    /// lowest `f` alone, the lowest stays and no insertion narrows the
+    /// spread (it raises no lowest and lowers no highest), so passing needs
+    /// the raised `f_k` within `M_qos` of the lowest. The lowest alone may
+    /// rise, to at most the second lowest, and narrow the spread: then the
+    /// spread after is at least the raised `f_k`'s distance from the
+    /// second lowest, and passing needs it within `M_qos` or the spread
+    /// now. No limit with a single backlogged queue (every request passes).
+    pub(super) fn limit(&self) -> Tag {
+        match self.low {
+            [Some((t, c)), _] if c > 1 => t + self.m_qos,
+            [_, Some((t, _))] => t + self.m_qos.max(self.spread),
+            _ => Tag(u128::MAX),
+        }
+    }
+}
+
+/// Which of the four walks (see [`Dor::candidate`]).
+#[derive(Clone, Copy)]
+enum Side {
+    Below,
+    UpToMid,
+    DownToMid,
+    Above,
+}
+
 impl Dor {
     /// DOR's pick for `gap`: the passing request nearest `R^cur` (then
     /// lowest sector), whichever queue holds it. Four walks over the sector
@@ -64,53 +132,91 @@ impl Dor {
     /// at its first request that passes both properties or fails Property
     /// 1; the two beyond the middle run only when the two beside `R^cur`
     /// find nothing nearer. A gap costs O(log n) plus the requests Property
-    /// 2 turns away (see the module docs, "Finding a request for a gap").
+    /// 2 turns away (see the module docs, "Finding a request for a gap"),
+    /// most of them judged from their index entry alone.
     pub(super) fn candidate(&self, gap: &Gap<'_>) -> Fill {
+        self.candidate_with(gap, true)
+    }
+
+    /// [`Self::candidate`]; `skip = false` looks every request it meets up
+    /// (the reference the bounds are tested against).
+    pub(super) fn candidate_with(&self, gap: &Gap<'_>, skip: bool) -> Fill {
         let (from, to) = (gap.a.end(), gap.b.sector);
         let (lo, hi) = (from.min(to), from.max(to));
         let mid = lo + (hi - lo) / 2;
-        let below = self.index.walk(..lo, true);
-        let up_to_mid = self.index.walk(lo..=mid, false);
-        let down_to_mid = self.index.walk(mid + 1..hi, true);
-        let above = self.index.walk(hi.., false);
+        let idx = &self.index;
+        let (p_lo, p_mid, p_hi) = (idx.first_at(lo), idx.first_at(mid + 1), idx.first_at(hi));
         // Every sector the walks beyond the middle reach lies at least
         // `far` from `R^cur`.
         let (near, other, far) = if from <= to {
-            ([below, up_to_mid], [down_to_mid, above], mid + 1 - lo)
+            (
+                [Side::Below, Side::UpToMid],
+                [Side::DownToMid, Side::Above],
+                mid + 1 - lo,
+            )
         } else {
-            ([above, down_to_mid], [below, up_to_mid], hi - mid)
+            (
+                [Side::Above, Side::DownToMid],
+                [Side::Below, Side::UpToMid],
+                hi - mid,
+            )
         };
         let ends = self.fset_ends();
-        let mut best: Option<(u64, Entry)> = None;
+        let limit = if skip { ends.limit() } else { Tag(u128::MAX) };
         let mut admitted = false;
-        let mut look = |walks: [Walk<'_>; 2], best: &mut Option<(u64, Entry)>| {
-            for walk in walks {
-                for (sector, k, seq) in walk {
-                    let fl = &self.flows[&k];
-                    let r = fl.queue.get(seq);
-                    if !gap.admits(r) {
-                        break;
-                    }
-                    admitted = true;
-                    if ends.property2(fl, r) {
-                        let key = (from.abs_diff(sector), (sector, k, seq));
-                        if best.is_none_or(|b| key < b) {
-                            *best = Some(key);
-                        }
-                        break;
-                    }
-                }
-            }
+        let mut first = |side: Side| {
+            let mut stop = |leaf: &Leaf| self.judge(gap, &ends, limit, leaf, &mut admitted);
+            let hit = match side {
+                Side::Below => idx.down(idx.start(), p_lo).find_map(&mut stop),
+                Side::UpToMid => idx.up(p_lo, p_mid).find_map(&mut stop),
+                Side::DownToMid => idx.down(p_mid, p_hi).find_map(&mut stop),
+                Side::Above => idx.up(p_hi, idx.end()).find_map(&mut stop),
+            };
+            hit.flatten().map(|e: Entry| (from.abs_diff(e.0), e))
         };
-        look(near, &mut best);
+        let mut best: Option<(u64, Entry)> = None;
+        for side in near {
+            best = best.into_iter().chain(first(side)).min();
+        }
         if best.is_none_or(|(d, _)| d >= far) {
-            look(other, &mut best);
+            for side in other {
+                best = best.into_iter().chain(first(side)).min();
+            }
         }
         match best {
             Some((_, (_, k, seq))) => Fill::Request(k, seq),
             None if admitted => Fill::Refused,
             None => Fill::Nothing,
         }
+    }
+
+    /// One request of a walk: `None` to walk on (it passes Property 1 and
+    /// fails Property 2), `Some(None)` to stop empty-handed (it fails
+    /// Property 1), `Some(Some(entry))` to stop with it (it passes both).
+    /// The flow and queue are looked up only if the entry's bound leaves
+    /// Property 2 open.
+    pub(super) fn judge(
+        &self,
+        gap: &Gap<'_>,
+        ends: &FsetEnds,
+        limit: Tag,
+        leaf: &Leaf,
+        admitted: &mut bool,
+    ) -> Option<Option<Entry>> {
+        let detour = gap.device.seek_time(gap.a.end(), leaf.sector)
+            + gap.device.seek_time(leaf.end(), gap.b.sector);
+        if detour > gap.bound {
+            return Some(None);
+        }
+        *admitted = true;
+        if leaf.least_f() > limit {
+            return None;
+        }
+        let fl = &self.flows[&leaf.flow];
+        let r = fl.queue.get(leaf.seq);
+        leaf.set_least_f(fl.f + fl.len(r));
+        ends.property2(fl, r)
+            .then_some(Some((leaf.sector, leaf.flow, leaf.seq)))
     }
 
     /// `oldest_first`: the first passing request in queue order, queues in

@@ -504,3 +504,115 @@ proptest::proptest! {
         proptest::prop_assert_eq!(ends.spread, s.spread());
     }
 }
+
+/// A gap `a -> b` on the flat test device with `margin` of slack.
+fn flat_gap<'a>(a: &'a Request, b: &'a Request, margin: u64, dev: &'a dyn DeviceView) -> Gap<'a> {
+    let bound = dev.seek_time(a.end(), b.sector) + Duration::from_nanos(margin);
+    Gap {
+        a,
+        b,
+        bound,
+        device: dev,
+    }
+}
+
+proptest::proptest! {
+    /// The index's bounds skip only requests whose lookup Property 2 would
+    /// refuse: through takes (which leave bounds low) and weight changes,
+    /// the search picks what it picks looking every request up.
+    #[test]
+    fn the_bounds_skip_only_what_the_lookups_refuse(
+        reqs in proptest::collection::vec((1u32..5, 0u64..2_000_000, 1u32..64), 1..80),
+        weights in proptest::collection::vec(1u32..200, 4),
+        gaps in proptest::collection::vec(
+            (0u64..2_000_000, 0u64..2_000_000, 0u64..400_000, 0u32..400), 1..16),
+        m_qos in 0.01f64..0.5,
+    ) {
+        let mut s = dor(1.0, m_qos, 4);
+        for (i, &(flow, sector, sectors)) in reqs.iter().enumerate() {
+            s.set_weight(Instant::ZERO, FlowId(flow), weights[flow as usize - 1]);
+            let mut r = req(100 + i as u64, flow, sector);
+            r.sectors = sectors;
+            s.add(Instant::ZERO, r);
+        }
+        let dev = crate::testkit::FlatDevice::at(0);
+        let dev: &dyn DeviceView = &dev;
+        for (a, b, margin, w) in gaps {
+            if w < 200 {
+                s.set_weight(Instant::ZERO, FlowId(1 + (a % 4) as u32), w + 1);
+            }
+            let (a, b) = (req(0, 9, a), req(1, 9, b));
+            let gap = flat_gap(&a, &b, margin, dev);
+            let got = s.candidate_with(&gap, true);
+            proptest::prop_assert_eq!(&got, &s.candidate_with(&gap, false));
+            if let Fill::Request(k, seq) = got {
+                s.take(k, seq);
+            }
+        }
+    }
+}
+
+#[test]
+fn an_entry_whose_bound_is_past_the_limit_is_not_looked_up() {
+    let mut s = dor(1.0, 0.5, 4);
+    s.add(Instant::ZERO, req(1, 1, 1000));
+    s.add(Instant::ZERO, req(2, 2, 5000));
+    // An entry of a flow that does not exist: looking it up would panic.
+    let ghost = req(3, 7, 2000);
+    s.index.insert(&ghost, 0, Tag::from_f64(10.0));
+    let dev = crate::testkit::FlatDevice::at(0);
+    let (a, b) = (req(0, 9, 0), req(1, 9, 4000));
+    let gap = flat_gap(&a, &b, 1_000_000, &dev);
+    let ends = s.fset_ends();
+    let leaf = s
+        .index
+        .up(s.index.first_at(2000), s.index.end())
+        .next()
+        .unwrap();
+    assert_eq!(leaf.flow, FlowId(7));
+    let mut admitted = false;
+    assert_eq!(
+        s.judge(&gap, &ends, ends.limit(), leaf, &mut admitted),
+        None
+    );
+    assert!(admitted);
+}
+
+/// Flow 1's request at 2000 alone lies on the gap 0 -> 4000; flows 2 and
+/// 3 wait far off. Its index bound is `f_1 + l/phi_1` from its arrival.
+fn one_near_request(weight: u32, f1: f64) -> Dor {
+    let mut s = Dor::new(DorParams {
+        dqe_per_sequence: true,
+        ..dor(1.0, 1.0, 4).params
+    });
+    s.set_weight(Instant::ZERO, FlowId(1), weight);
+    s.add(Instant::ZERO, req(2, 2, 9_000_000));
+    s.add(Instant::ZERO, req(3, 3, 9_000_000));
+    s.flows.get_mut(&FlowId(1)).unwrap().f = Tag::from_f64(f1);
+    s.add(Instant::ZERO, req(1, 1, 2000));
+    s
+}
+
+fn near_pick(s: &Dor) -> Fill {
+    let dev = crate::testkit::FlatDevice::at(0);
+    let (a, b) = (req(0, 9, 0), req(1, 9, 4000));
+    s.candidate(&flat_gap(&a, &b, 10_000, &dev))
+}
+
+#[test]
+fn a_weight_rise_resets_the_bounds() {
+    // At weight 1 the request's bound is 8; at 1000 it adds 0.008 to f_1.
+    let mut s = one_near_request(1, 0.0);
+    assert_eq!(near_pick(&s), Fill::Refused);
+    s.set_weight(Instant::ZERO, FlowId(1), 1000);
+    assert_eq!(near_pick(&s), Fill::Request(FlowId(1), 0));
+}
+
+#[test]
+fn restarting_dqe_resets_the_bounds() {
+    // f_1 = 5 on arrival: bound 5.08; every f back to 0, it passes.
+    let mut s = one_near_request(100, 5.0);
+    assert_eq!(near_pick(&s), Fill::Refused);
+    s.restart_dqe();
+    assert_eq!(near_pick(&s), Fill::Request(FlowId(1), 0));
+}

@@ -106,20 +106,20 @@ struct Frag {
 /// One application request (all its fragments) in a reservation's queue.
 #[derive(Debug)]
 struct Entry {
-    origin: RequestId,
     start: Tag,
     finish: Tag,
     sectors: u64,
     frags: Frags,
-    /// Fragments released in the current group.
-    in_group: usize,
+    /// Fragment counts, in 32 bits (an entry is small: every byte of it
+    /// is read per request). Fragments released in the current group.
+    in_group: u32,
     /// Released fragments not yet completed.
-    open: usize,
-    done: usize,
+    open: u32,
+    done: u32,
     /// Fragments held or ready (not yet selected), and of them ready:
     /// counted, so that finding a flow's next entry reads no fragment.
-    unsel: usize,
-    ready: usize,
+    unsel: u32,
+    ready: u32,
 }
 
 /// An entry's fragments, the first held inline: most requests are not
@@ -137,8 +137,8 @@ impl Frags {
     fn iter_mut(&mut self) -> impl Iterator<Item = &mut Frag> {
         std::iter::once(&mut self.first).chain(self.rest.iter_mut())
     }
-    fn len(&self) -> usize {
-        1 + self.rest.len()
+    fn len(&self) -> u32 {
+        1 + self.rest.len() as u32
     }
     fn get_mut(&mut self, k: usize) -> &mut Frag {
         match k {
@@ -149,6 +149,10 @@ impl Frags {
 }
 
 impl Entry {
+    /// The application request the fragments are of.
+    fn origin(&self) -> RequestId {
+        self.frags.first.req.origin
+    }
     fn selected_any(&self) -> bool {
         self.unsel < self.frags.len()
     }
@@ -158,7 +162,8 @@ impl Entry {
     /// The counters agree with the fragments' states (checked in debug
     /// builds, so every test checks them).
     fn counts_agree(&self) -> bool {
-        let count = |p: fn(FragState) -> bool| self.frags.iter().filter(|f| p(f.state)).count();
+        let count =
+            |p: fn(FragState) -> bool| self.frags.iter().filter(|f| p(f.state)).count() as u32;
         self.unsel == count(|s| matches!(s, FragState::Held | FragState::Ready))
             && self.ready == count(|s| s == FragState::Ready)
     }
@@ -488,7 +493,7 @@ impl Scheduler for Yfq {
         let merge = f
             .queue
             .back()
-            .is_some_and(|e| e.origin == request.origin && !e.selected_any());
+            .is_some_and(|e| e.origin() == request.origin && !e.selected_any());
         let was_idle = f.queue.is_empty();
         if !merge {
             // A new entry of q_i: S = max(v, F_i) at an empty queue, else the
@@ -501,7 +506,6 @@ impl Scheduler for Yfq {
             // The first fragment is always released (a group holds at
             // least one).
             f.queue.push_back(Entry {
-                origin: request.origin,
                 start,
                 finish: start,
                 sectors: charge,
@@ -526,7 +530,7 @@ impl Scheduler for Yfq {
         if merge {
             e.sectors += charge;
             e.unsel += 1;
-            let state = if group == 0 || e.in_group < group {
+            let state = if group == 0 || (e.in_group as usize) < group {
                 e.in_group += 1;
                 e.open += 1;
                 e.ready += 1;
@@ -680,7 +684,8 @@ impl Scheduler for Yfq {
                 // The group is complete: release the next one.
                 e.in_group = 0;
                 for fr in e.frags.iter_mut() {
-                    if fr.state == FragState::Held && (group == 0 || e.in_group < group) {
+                    if fr.state == FragState::Held && (group == 0 || (e.in_group as usize) < group)
+                    {
                         fr.state = FragState::Ready;
                         e.ready += 1;
                         e.in_group += 1;
