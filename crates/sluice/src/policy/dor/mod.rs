@@ -24,7 +24,7 @@
 //!     (seek-curve estimate, no rotation, as §2.2.2.1 chooses) and `M_dmo =
 //!     m_dmo`% of the full-stroke seek time. §2.2.2.1 says "the full seek
 //!     time of the underlying disk", so by default the percentage is of the
-//!     modelled drive's own ([`DeviceView::full_stroke_seek`]). For the
+//!     modelled drive's own ([`CostModel::full_stroke_seek`](crate::scheduler::CostModel::full_stroke_seek)). For the
 //!     paper's drive that is 12.742 ms, the figure DiskSim's description of
 //!     the IBM DNES-309170W states, the description whose seek curve the
 //!     paper cites; §3.1.1 prints 17.742 ms, one digit off, which no curve

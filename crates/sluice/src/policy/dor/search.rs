@@ -72,7 +72,7 @@ pub(super) struct FsetEnds {
 }
 
 impl FsetEnds {
-    /// [`Dor::spread_if`] from the ends alone: one queue's `f` leaving
+    /// `Dor::spread_if` (the walk over `fset` the tests compare with) from the ends alone: one queue's `f` leaving
     /// drops at most one entry at each end.
     pub(super) fn spread_if(&self, old: Tag, new: Tag) -> Tag {
         let keep = |e: &&(Tag, usize)| e.0 != old || e.1 > 1;
@@ -91,7 +91,7 @@ impl FsetEnds {
         Tag(hi.0 - lo.0)
     }
 
-    /// [`Dor::property2`].
+    /// Property 2 (see `Dor::property2`, the test-only entry point).
     pub(super) fn property2(&self, fl: &DFlow, r: &Request) -> bool {
         let after = self.spread_if(fl.f, fl.f + fl.len(r));
         after <= self.m_qos || after < self.spread
