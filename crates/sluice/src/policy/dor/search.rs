@@ -72,8 +72,9 @@ pub(super) struct FsetEnds {
 }
 
 impl FsetEnds {
-    /// `Dor::spread_if` (the walk over `fset` the tests compare with) from the ends alone: one queue's `f` leaving
-    /// drops at most one entry at each end.
+    /// `Dor::spread_if` (the walk over `fset` the tests compare with)
+    /// from the ends alone: one queue's `f` leaving drops at most one
+    /// entry at each end.
     pub(super) fn spread_if(&self, old: Tag, new: Tag) -> Tag {
         let keep = |e: &&(Tag, usize)| e.0 != old || e.1 > 1;
         let lo = self
