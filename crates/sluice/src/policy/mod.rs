@@ -20,6 +20,7 @@ mod params;
 mod seastar_fq;
 mod sorted;
 mod sstf;
+mod think_filter;
 mod vios;
 mod yfq;
 

@@ -5,6 +5,7 @@
 use std::collections::VecDeque;
 
 use super::super::fair_sorted::SortedReqs;
+use super::super::think_filter::filtered_mean;
 use super::weight_raising::Raising;
 use super::wf2q::Entity;
 use crate::time::{Duration, Instant};
@@ -84,23 +85,12 @@ pub(crate) struct ThinkTime {
 }
 
 impl ThinkTime {
-    /// Where the sample weight `(7 w + 256) / 8` settles (the fixed point of
-    /// the filter in integers).
-    const SETTLED_SAMPLES: u64 = 249;
-
     /// A request arrived `elapsed` after the flow's last completion.
     pub(crate) fn update(&mut self, elapsed: Duration, slice_idle: Duration) {
         let t = elapsed.min(slice_idle.saturating_mul(2)).as_nanos();
         self.samples = (7 * self.samples + 256) / 8;
         self.total = (7 * u128::from(self.total) / 8 + 32 * u128::from(t)) as u64;
-        // The weight settles after some forty samples; dividing by the
-        // settled value as a constant lets the compiler multiply instead
-        // (the same quotient, without a division on every arrival).
-        self.mean = if self.samples == Self::SETTLED_SAMPLES {
-            (self.total + 128) / Self::SETTLED_SAMPLES
-        } else {
-            (self.total + 128) / self.samples
-        };
+        self.mean = filtered_mean(self.total, self.samples);
     }
 
     /// The mean, once enough samples make it trustworthy (the code's
@@ -221,28 +211,5 @@ impl BfqQueue {
     /// Idle in every respect: nothing queued, nothing in flight, not busy.
     pub(crate) fn is_quiet(&self) -> bool {
         self.reqs.is_empty() && self.in_flight == 0 && !self.entity.busy
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_sample_weight_settles_where_the_constant_divisor_says() {
-        let mut t = ThinkTime::default();
-        let mut seen = Vec::new();
-        for i in 0..200u64 {
-            t.update(
-                Duration::from_micros(37 * i % 900),
-                Duration::from_millis(8),
-            );
-            seen.push(t.samples);
-            // The mean is the plain quotient whichever branch computed it.
-            assert_eq!(t.mean, (t.total + 128) / t.samples);
-        }
-        assert_eq!(seen.last(), Some(&ThinkTime::SETTLED_SAMPLES));
-        let first = seen.iter().position(|&s| s == ThinkTime::SETTLED_SAMPLES);
-        assert!(first.is_some_and(|i| i < 60), "settles at sample {first:?}");
     }
 }

@@ -2,6 +2,7 @@
 //! request, the idle timer, and the think-time and seek statistics that
 //! decide a queue's idle window.
 
+use super::super::think_filter::filtered_mean;
 use super::{Cfq, DEEP_QUEUED, JIFFY, SECT_THR_NONROT, SEEK_THR};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
@@ -93,7 +94,7 @@ impl Cfq {
             .as_nanos();
         f.ttime_samples = (7 * f.ttime_samples + 256) / 8;
         f.ttime_total = (7 * f.ttime_total + 256 * ttime) / 8;
-        f.ttime_mean = (f.ttime_total + 128) / f.ttime_samples;
+        f.ttime_mean = filtered_mean(f.ttime_total, f.ttime_samples);
     }
 
     /// `cfq_update_io_seektime`.
