@@ -77,6 +77,14 @@ pub(crate) struct SortedMap<V> {
     /// empty and refill with every request or two.
     spare: Block<V>,
     len: usize,
+    /// Where the last removal left off (its successor): the elevators'
+    /// next search is nearly always for that spot (C-LOOK's and SSTF's
+    /// head, deadline's next request), so it is checked before searching.
+    /// Only a hint: [`SortedMap::lower_bound`] verifies it.
+    finger: Pos,
+    /// Full searches done, for the test that the finger saves them.
+    #[cfg(test)]
+    searches: std::cell::Cell<usize>,
 }
 
 impl<V> Default for SortedMap<V> {
@@ -86,6 +94,9 @@ impl<V> Default for SortedMap<V> {
             maxes: Vec::new(),
             spare: Vec::new(),
             len: 0,
+            finger: (0, 0),
+            #[cfg(test)]
+            searches: std::cell::Cell::new(0),
         }
     }
 }
@@ -102,9 +113,46 @@ impl<V: Copy> SortedMap<V> {
         self.len == 0
     }
 
-    /// The position of the first key >= `key` (`blocks.len()` if none).
+    /// The key at a valid position.
+    #[inline]
+    fn key_at(&self, (b, i): Pos) -> Packed {
+        self.blocks[b][i].key()
+    }
+
+    /// Whether `pos` is the lower bound of `key`: an entry at or above
+    /// `key` whose predecessor (if any) is below it.
+    #[inline]
+    fn is_lower_bound(&self, (b, i): Pos, key: Packed) -> bool {
+        let Some(block) = self.blocks.get(b) else {
+            return false;
+        };
+        if i >= block.len() || block[i].key() < key {
+            return false;
+        }
+        if i > 0 {
+            block[i - 1].key() < key
+        } else {
+            b == 0 || self.maxes[b - 1] < key
+        }
+    }
+
+    /// The position of the first key >= `key` (`blocks.len()` if none):
+    /// the finger, the first or the end if one of them is it, else a search.
     #[inline]
     fn lower_bound(&self, key: Packed) -> Pos {
+        if self.is_lower_bound(self.finger, key) {
+            return self.finger;
+        }
+        match self.maxes.last() {
+            None => return (0, 0),
+            Some(&last) if last < key => return (self.blocks.len(), 0),
+            _ => {}
+        }
+        if key <= self.key_at((0, 0)) {
+            return (0, 0);
+        }
+        #[cfg(test)]
+        self.searches.set(self.searches.get() + 1);
         let b = rank(&self.maxes, key, |m| *m);
         if b == self.blocks.len() {
             return (b, 0);
@@ -144,9 +192,15 @@ impl<V: Copy> SortedMap<V> {
             self.maxes.push(key);
             return;
         }
-        let b = rank(&self.maxes, key, |m| *m).min(self.blocks.len() - 1);
+        let (b, i) = match self.lower_bound(key) {
+            (b, _) if b == self.blocks.len() => (b - 1, self.blocks[b - 1].len()),
+            pos => pos,
+        };
+        // Keep the finger on its entry when this one goes in before it.
+        if self.finger.0 == b && self.finger.1 >= i {
+            self.finger.1 += 1;
+        }
         let block = &mut self.blocks[b];
-        let i = rank(block, key, Entry::key);
         debug_assert!(i == block.len() || block[i].key() != key, "duplicate key");
         block.insert(i, entry);
         if i + 1 == block.len() {
@@ -160,12 +214,23 @@ impl<V: Copy> SortedMap<V> {
             let high_max = high[high.len() - 1].key();
             self.blocks.insert(b + 1, high);
             self.maxes.insert(b + 1, high_max);
+            if self.finger.0 > b {
+                self.finger.0 += 1;
+            } else if self.finger.0 == b && self.finger.1 >= half {
+                self.finger = (b + 1, self.finger.1 - half);
+            }
         }
     }
 
     /// Take the entry at `pos` out; the position now holds its successor
-    /// (`blocks.len()` if there is none).
-    fn remove_at(&mut self, (b, i): Pos) -> (Key, V, Pos) {
+    /// (`blocks.len()` if there is none), where the finger goes.
+    fn remove_at(&mut self, pos: Pos) -> (Key, V, Pos) {
+        let (key, val, next) = self.remove_entry(pos);
+        self.finger = next;
+        (key, val, next)
+    }
+
+    fn remove_entry(&mut self, (b, i): Pos) -> (Key, V, Pos) {
         self.len -= 1;
         let block = &mut self.blocks[b];
         let e = block.remove(i);
@@ -495,6 +560,37 @@ mod tests {
             let want: Vec<(Key, u64)> = r.into_iter().collect();
             assert_eq!(all, want);
         }
+    }
+
+    /// A C-LOOK sweep and a deadline batch search only for their first
+    /// request: each next one is where the finger was left.
+    #[test]
+    fn the_finger_saves_the_search_for_the_successor() {
+        let mut m = SortedMap::default();
+        for i in 0..1000u64 {
+            m.insert(((i * 7919) % 1000 * 10, i), i);
+        }
+        let start = m.searches.get();
+        assert_eq!(m.pop_ceil_or_first((5001, 0)).map(|e| e.0 .0), Some(5010));
+        assert_eq!(m.searches.get(), start + 1);
+        for sector in (5020..9000).step_by(20) {
+            // The head is the end of the request served, past its sector.
+            assert_eq!(
+                m.pop_ceil_or_first((sector - 2, 0)).map(|e| e.0 .0),
+                Some(sector)
+            );
+            let next = m.ceil((sector + 1, 0)).map(|e| e.0);
+            assert_eq!(
+                m.remove_with_next(next.unwrap()).map(|e| e.1.is_some()),
+                Some(true)
+            );
+        }
+        assert_eq!(
+            m.searches.get(),
+            start + 1,
+            "every later pop found its spot"
+        );
+        assert!(m.blocks.iter().all(|b| b.len() <= MAX));
     }
 
     #[test]
