@@ -153,6 +153,12 @@ impl<V: Copy> SortedMap<V> {
         }
         #[cfg(test)]
         self.searches.set(self.searches.get() + 1);
+        self.search(key)
+    }
+
+    /// [`Self::lower_bound`] by two binary searches, without shortcuts.
+    #[inline]
+    fn search(&self, key: Packed) -> Pos {
         let b = rank(&self.maxes, key, |m| *m);
         if b == self.blocks.len() {
             return (b, 0);
@@ -472,6 +478,9 @@ mod tests {
         PopNeighbour(Key, bool),
         Probe(Key),
         Bump(Key),
+        /// Pop from just past the last key popped, as C-LOOK's head moves:
+        /// the finger's case.
+        PopNext(u64),
     }
 
     /// Small sectors and ids so that probes hit present keys and ties.
@@ -488,11 +497,14 @@ mod tests {
             1 => (key(), any::<bool>()).prop_map(|(k, b)| Op::PopNeighbour(k, b)),
             2 => key().prop_map(Op::Probe),
             1 => key().prop_map(Op::Bump),
+            3 => (0u64..3).prop_map(Op::PopNext),
         ]
     }
 
     /// Check every query of `m` at `k` against the reference `r`.
     fn probe(m: &SortedMap<u64>, r: &BTreeMap<Key, u64>, k: Key) {
+        // The finger and the shortcuts land exactly where a search does.
+        assert_eq!(m.lower_bound(pack(k)), m.search(pack(k)));
         let own = |e: Option<(Key, &u64)>| e.map(|(k, v)| (k, *v));
         let refr = |e: Option<(&Key, &u64)>| e.map(|(k, v)| (*k, *v));
         assert_eq!(m.get(k), r.get(&k));
@@ -510,9 +522,19 @@ mod tests {
         fn matches_a_btreemap(ops in proptest::collection::vec(op(), 1..1500)) {
             let mut m = SortedMap::default();
             let mut r = BTreeMap::new();
+            let mut head: Key = (0, 0);
             for (n, op) in ops.into_iter().enumerate() {
                 let n = n as u64;
                 match op {
+                    Op::PopNext(skip) => {
+                        let k = (head.0 + skip, 0);
+                        probe(&m, &r, k);
+                        let key = r.range(k..).next().or_else(|| r.iter().next()).map(|(k, _)| *k);
+                        let want = key.map(|k| (k, r.remove(&k).unwrap()));
+                        let got = m.pop_ceil_or_first(k);
+                        assert_eq!(got, want);
+                        head = got.map_or((0, 0), |(k, _)| k);
+                    }
                     Op::Insert(k) => {
                         if let std::collections::btree_map::Entry::Vacant(e) = r.entry(k) {
                             e.insert(n);
