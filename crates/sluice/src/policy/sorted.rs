@@ -7,6 +7,10 @@
 //! searches over contiguous memory, an insert or removal a short shift
 //! inside one block. Still O(log n) search; the shift is bounded by the
 //! block size, and a block split or drop shifts the small top array.
+//!
+//! The successor of the last removal is remembered (a finger) and checked
+//! before searching: an elevator's next request is nearly always there,
+//! so a request costs one search (its insert) instead of two.
 
 use crate::types::Request;
 
@@ -21,23 +25,30 @@ fn pack((sector, id): Key) -> Packed {
     (u128::from(sector) << 64) | u128::from(id)
 }
 
-/// The number of items of `v` (ascending by `key_of`) below `key`: a
-/// binary search that moves by arithmetic, not by a branch the random
-/// keys of the elevators would mispredict half the time.
+/// The number of items of `v` (ascending by `key_of`) below `key`:
+/// halving steps down to a run of at most [`LINEAR`] items, then a count
+/// of the run. The halving steps are dependent loads and branches the
+/// random keys of the elevators mispredict half the time; the count's
+/// comparisons are independent and branch-free (measured: a tenth less
+/// per request for C-LOOK, SSTF and deadline at 4096 flows).
 #[inline]
 fn rank<T>(v: &[T], key: Packed, key_of: impl Fn(&T) -> Packed) -> usize {
-    if v.is_empty() {
-        return 0;
-    }
     let mut base = 0;
     let mut size = v.len();
-    while size > 1 {
+    while size > LINEAR {
         let half = size / 2;
         base += half * usize::from(key_of(&v[base + half]) < key);
         size -= half;
     }
-    base + usize::from(key_of(&v[base]) < key)
+    base + v[base..base + size]
+        .iter()
+        .map(|x| usize::from(key_of(x) < key))
+        .sum::<usize>()
 }
+
+/// The longest run [`rank`] counts instead of halving (12 to 32 measured
+/// alike).
+const LINEAR: usize = 24;
 
 /// Most entries in one block; a full block splits in two halves.
 const MAX: usize = 32;
@@ -77,6 +88,14 @@ pub(crate) struct SortedMap<V> {
     /// empty and refill with every request or two.
     spare: Block<V>,
     len: usize,
+    /// Where the last removal left off (its successor): the elevators'
+    /// next search is nearly always for that spot (C-LOOK's and SSTF's
+    /// head, deadline's next request), so it is checked before searching.
+    /// Only a hint: [`SortedMap::lower_bound`] verifies it.
+    finger: Pos,
+    /// Full searches done, for the test that the finger saves them.
+    #[cfg(test)]
+    searches: std::cell::Cell<usize>,
 }
 
 impl<V> Default for SortedMap<V> {
@@ -86,6 +105,9 @@ impl<V> Default for SortedMap<V> {
             maxes: Vec::new(),
             spare: Vec::new(),
             len: 0,
+            finger: (0, 0),
+            #[cfg(test)]
+            searches: std::cell::Cell::new(0),
         }
     }
 }
@@ -102,9 +124,52 @@ impl<V: Copy> SortedMap<V> {
         self.len == 0
     }
 
-    /// The position of the first key >= `key` (`blocks.len()` if none).
+    /// The key at a valid position.
+    #[inline]
+    fn key_at(&self, (b, i): Pos) -> Packed {
+        self.blocks[b][i].key()
+    }
+
+    /// Whether `pos` is the lower bound of `key`: an entry at or above
+    /// `key` whose predecessor (if any) is below it.
+    #[inline]
+    fn is_lower_bound(&self, (b, i): Pos, key: Packed) -> bool {
+        let Some(block) = self.blocks.get(b) else {
+            return false;
+        };
+        if i >= block.len() || block[i].key() < key {
+            return false;
+        }
+        if i > 0 {
+            block[i - 1].key() < key
+        } else {
+            b == 0 || self.maxes[b - 1] < key
+        }
+    }
+
+    /// The position of the first key >= `key` (`blocks.len()` if none):
+    /// the finger, the first or the end if one of them is it, else a search.
     #[inline]
     fn lower_bound(&self, key: Packed) -> Pos {
+        if self.is_lower_bound(self.finger, key) {
+            return self.finger;
+        }
+        match self.maxes.last() {
+            None => return (0, 0),
+            Some(&last) if last < key => return (self.blocks.len(), 0),
+            _ => {}
+        }
+        if key <= self.key_at((0, 0)) {
+            return (0, 0);
+        }
+        #[cfg(test)]
+        self.searches.set(self.searches.get() + 1);
+        self.search(key)
+    }
+
+    /// [`Self::lower_bound`] by two binary searches, without shortcuts.
+    #[inline]
+    fn search(&self, key: Packed) -> Pos {
         let b = rank(&self.maxes, key, |m| *m);
         if b == self.blocks.len() {
             return (b, 0);
@@ -144,9 +209,15 @@ impl<V: Copy> SortedMap<V> {
             self.maxes.push(key);
             return;
         }
-        let b = rank(&self.maxes, key, |m| *m).min(self.blocks.len() - 1);
+        let (b, i) = match self.lower_bound(key) {
+            (b, _) if b == self.blocks.len() => (b - 1, self.blocks[b - 1].len()),
+            pos => pos,
+        };
+        // Keep the finger on its entry when this one goes in before it.
+        if self.finger.0 == b && self.finger.1 >= i {
+            self.finger.1 += 1;
+        }
         let block = &mut self.blocks[b];
-        let i = rank(block, key, Entry::key);
         debug_assert!(i == block.len() || block[i].key() != key, "duplicate key");
         block.insert(i, entry);
         if i + 1 == block.len() {
@@ -160,12 +231,23 @@ impl<V: Copy> SortedMap<V> {
             let high_max = high[high.len() - 1].key();
             self.blocks.insert(b + 1, high);
             self.maxes.insert(b + 1, high_max);
+            if self.finger.0 > b {
+                self.finger.0 += 1;
+            } else if self.finger.0 == b && self.finger.1 >= half {
+                self.finger = (b + 1, self.finger.1 - half);
+            }
         }
     }
 
     /// Take the entry at `pos` out; the position now holds its successor
-    /// (`blocks.len()` if there is none).
-    fn remove_at(&mut self, (b, i): Pos) -> (Key, V, Pos) {
+    /// (`blocks.len()` if there is none), where the finger goes.
+    fn remove_at(&mut self, pos: Pos) -> (Key, V, Pos) {
+        let (key, val, next) = self.remove_entry(pos);
+        self.finger = next;
+        (key, val, next)
+    }
+
+    fn remove_entry(&mut self, (b, i): Pos) -> (Key, V, Pos) {
         self.len -= 1;
         let block = &mut self.blocks[b];
         let e = block.remove(i);
@@ -407,6 +489,9 @@ mod tests {
         PopNeighbour(Key, bool),
         Probe(Key),
         Bump(Key),
+        /// Pop from just past the last key popped, as C-LOOK's head moves:
+        /// the finger's case.
+        PopNext(u64),
     }
 
     /// Small sectors and ids so that probes hit present keys and ties.
@@ -423,11 +508,14 @@ mod tests {
             1 => (key(), any::<bool>()).prop_map(|(k, b)| Op::PopNeighbour(k, b)),
             2 => key().prop_map(Op::Probe),
             1 => key().prop_map(Op::Bump),
+            3 => (0u64..3).prop_map(Op::PopNext),
         ]
     }
 
     /// Check every query of `m` at `k` against the reference `r`.
     fn probe(m: &SortedMap<u64>, r: &BTreeMap<Key, u64>, k: Key) {
+        // The finger and the shortcuts land exactly where a search does.
+        assert_eq!(m.lower_bound(pack(k)), m.search(pack(k)));
         let own = |e: Option<(Key, &u64)>| e.map(|(k, v)| (k, *v));
         let refr = |e: Option<(&Key, &u64)>| e.map(|(k, v)| (*k, *v));
         assert_eq!(m.get(k), r.get(&k));
@@ -439,15 +527,37 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig { cases: 64, failure_persistence: None, ..ProptestConfig::default() })]
 
+        /// `rank` counts the keys below, for runs shorter and longer than
+        /// the linear count's, with ties.
+        #[test]
+        fn rank_counts_the_keys_below(
+            mut keys in proptest::collection::vec(0u128..200, 0..300),
+            probe in 0u128..210,
+        ) {
+            keys.sort_unstable();
+            let want = keys.partition_point(|&k| k < probe);
+            prop_assert_eq!(rank(&keys, probe, |k| *k), want);
+        }
+
         /// The map answers every query as a `BTreeMap` does, through block
         /// splits and drops.
         #[test]
         fn matches_a_btreemap(ops in proptest::collection::vec(op(), 1..1500)) {
             let mut m = SortedMap::default();
             let mut r = BTreeMap::new();
+            let mut head: Key = (0, 0);
             for (n, op) in ops.into_iter().enumerate() {
                 let n = n as u64;
                 match op {
+                    Op::PopNext(skip) => {
+                        let k = (head.0 + skip, 0);
+                        probe(&m, &r, k);
+                        let key = r.range(k..).next().or_else(|| r.iter().next()).map(|(k, _)| *k);
+                        let want = key.map(|k| (k, r.remove(&k).unwrap()));
+                        let got = m.pop_ceil_or_first(k);
+                        assert_eq!(got, want);
+                        head = got.map_or((0, 0), |(k, _)| k);
+                    }
                     Op::Insert(k) => {
                         if let std::collections::btree_map::Entry::Vacant(e) = r.entry(k) {
                             e.insert(n);
@@ -495,6 +605,59 @@ mod tests {
             let want: Vec<(Key, u64)> = r.into_iter().collect();
             assert_eq!(all, want);
         }
+    }
+
+    /// A run of up to `LINEAR` keys is counted whole (every key compared,
+    /// no branch on the comparisons); a longer one is halved down to such
+    /// a run first.
+    #[test]
+    fn rank_counts_short_runs_whole() {
+        let keys: Vec<u128> = (0..1000).map(|k| 2 * k).collect();
+        for (len, probe) in [(LINEAR, 7), (LINEAR, 0), (1000, 1001)] {
+            let seen = std::cell::Cell::new(0);
+            let r = rank(&keys[..len], probe, |k| {
+                seen.set(seen.get() + 1);
+                *k
+            });
+            assert_eq!(r, keys[..len].partition_point(|&k| k < probe));
+            let halvings = if len > LINEAR { 6 } else { 0 };
+            assert!(seen.get() >= halvings + LINEAR.min(len) / 2);
+            assert!(seen.get() <= halvings + LINEAR);
+            if len <= LINEAR {
+                assert_eq!(seen.get(), len);
+            }
+        }
+    }
+
+    /// A C-LOOK sweep and a deadline batch search only for their first
+    /// request: each next one is where the finger was left.
+    #[test]
+    fn the_finger_saves_the_search_for_the_successor() {
+        let mut m = SortedMap::default();
+        for i in 0..1000u64 {
+            m.insert(((i * 7919) % 1000 * 10, i), i);
+        }
+        let start = m.searches.get();
+        assert_eq!(m.pop_ceil_or_first((5001, 0)).map(|e| e.0 .0), Some(5010));
+        assert_eq!(m.searches.get(), start + 1);
+        for sector in (5020..9000).step_by(20) {
+            // The head is the end of the request served, past its sector.
+            assert_eq!(
+                m.pop_ceil_or_first((sector - 2, 0)).map(|e| e.0 .0),
+                Some(sector)
+            );
+            let next = m.ceil((sector + 1, 0)).map(|e| e.0);
+            assert_eq!(
+                m.remove_with_next(next.unwrap()).map(|e| e.1.is_some()),
+                Some(true)
+            );
+        }
+        assert_eq!(
+            m.searches.get(),
+            start + 1,
+            "every later pop found its spot"
+        );
+        assert!(m.blocks.iter().all(|b| b.len() <= MAX));
     }
 
     #[test]
