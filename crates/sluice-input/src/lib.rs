@@ -242,11 +242,110 @@ fn open(path: &Path) -> std::io::Result<File> {
 /// `kind.cap()` bytes, in UTF-8. Anything else is an [`InputError`]
 /// saying what the path is, without reading it.
 pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
-    let fail = |problem| InputError {
+    let fail = failure(path, kind);
+    let (file, len) = open_checked(path, kind)?;
+    let cap = kind.cap();
+    // One byte past the cap tells a file that grew since the check.
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(Problem::Io(e)))?;
+    if bytes.len() as u64 > cap {
+        return Err(fail(Problem::TooLarge(bytes.len() as u64)));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let before = &e.as_bytes()[..offset];
+        // Valid up to `offset`, so its lines are countable.
+        let counted = std::str::from_utf8(before).map_or(0, |s| lines(s).count());
+        let ends_line = before.ends_with(b"\n") || before.ends_with(b"\r");
+        fail(not_utf8(counted, ends_line, offset))
+    })
+}
+
+/// Bytes [`read_text_in_pieces`] reads at a time.
+const PIECE_BYTES: usize = 64 << 10;
+
+/// [`read_text`] handed over in pieces as the file is read, so that a
+/// reader can start on the first lines while the rest is still on its
+/// way. Every piece but the last ends with `\n` (so no line, and no
+/// `\r\n`, is cut in two); together they are the text `read_text` returns.
+/// The checks and errors are `read_text`'s, over the whole file: `each`
+/// may have seen the start of a file that then turns out too large or not
+/// UTF-8, and the error returned is then the file's.
+pub fn read_text_in_pieces(
+    path: &Path,
+    kind: Kind,
+    mut each: impl FnMut(&str),
+) -> Result<(), InputError> {
+    let fail = failure(path, kind);
+    let (file, _) = open_checked(path, kind)?;
+    let cap = kind.cap();
+    let mut file = file.take(cap + 1);
+    let mut buf: Vec<u8> = Vec::with_capacity(2 * PIECE_BYTES);
+    // Bytes handed over so far, the lines in them, and whether they end a
+    // line (for the line of a UTF-8 error, counted as `read_text` does).
+    let (mut passed, mut passed_lines) = (0usize, 0usize);
+    loop {
+        let old = buf.len();
+        buf.resize(old + PIECE_BYTES, 0);
+        let n = loop {
+            match file.read(&mut buf[old..]) {
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                r => break r.map_err(|e| fail(Problem::Io(e)))?,
+            }
+        };
+        buf.truncate(old + n);
+        let total = (passed + buf.len()) as u64;
+        if total > cap {
+            return Err(fail(Problem::TooLarge(total)));
+        }
+        let end = if n == 0 {
+            buf.len()
+        } else {
+            match memchr::memrchr(b'\n', &buf) {
+                Some(i) => i + 1,
+                None => continue,
+            }
+        };
+        if end > 0 {
+            let text = std::str::from_utf8(&buf[..end]).map_err(|e| {
+                let offset = e.valid_up_to();
+                let before = std::str::from_utf8(&buf[..offset]).unwrap_or_default();
+                let ends_line = match before.as_bytes().last() {
+                    Some(&b) => b == b'\n' || b == b'\r',
+                    None => passed > 0,
+                };
+                fail(not_utf8(
+                    passed_lines + lines(before).count(),
+                    ends_line,
+                    passed + offset,
+                ))
+            })?;
+            each(text);
+            passed_lines += lines(text).count();
+            passed += end;
+            buf.drain(..end);
+        }
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// The error maker for `path`, read as a `kind` file.
+fn failure(path: &Path, kind: Kind) -> impl Fn(Problem) -> InputError + '_ {
+    move |problem| InputError {
         path: path.display().to_string(),
         kind,
         problem,
-    };
+    }
+}
+
+/// `path` opened for reading, if it is a regular file within `kind`'s cap,
+/// with its size.
+fn open_checked(path: &Path, kind: Kind) -> Result<(File, u64), InputError> {
+    let fail = failure(path, kind);
     let file = match open(path) {
         Ok(f) => f,
         Err(e) => {
@@ -262,30 +361,19 @@ pub fn read_text(path: &Path, kind: Kind) -> Result<String, InputError> {
     if !meta.is_file() {
         return Err(fail(Problem::NotRegular(describe(meta.file_type()))));
     }
-    let cap = kind.cap();
-    if meta.len() > cap {
+    if meta.len() > kind.cap() {
         return Err(fail(Problem::TooLarge(meta.len())));
     }
-    // One byte past the cap tells a file that grew since the check.
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(cap + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(Problem::Io(e)))?;
-    if bytes.len() as u64 > cap {
-        return Err(fail(Problem::TooLarge(bytes.len() as u64)));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        let before = &e.as_bytes()[..offset];
-        // Valid up to `offset`, so its lines are countable.
-        let line = std::str::from_utf8(before).map_or(1, |s| lines(s).count().max(1));
-        let line = if before.ends_with(b"\n") || before.ends_with(b"\r") {
-            line + 1
-        } else {
-            line
-        };
-        fail(Problem::NotUtf8 { line, offset })
-    })
+    Ok((file, meta.len()))
+}
+
+/// Not UTF-8 at byte `offset`, after `counted` whole or partial lines of
+/// valid text that `ends_line` if they end with a line end: the bad byte's
+/// line is the next one then.
+fn not_utf8(counted: usize, ends_line: bool, offset: usize) -> Problem {
+    let line = counted.max(1);
+    let line = if ends_line { line + 1 } else { line };
+    Problem::NotUtf8 { line, offset }
 }
 
 /// The lines of `text`, each without its line end. A line ends at `\n`,
@@ -501,5 +589,77 @@ mod tests {
         std::fs::write(&p, b"ok\rok\n\xff\xfe").unwrap();
         let e = read_text(&p, Kind::Trace).unwrap_err().to_string();
         assert!(e.contains("not UTF-8 text (line 3, byte offset 6)"), "{e}");
+    }
+
+    /// `read_text_in_pieces`'s pieces, joined; or its error.
+    fn in_pieces(p: &Path) -> Result<(String, Vec<usize>), String> {
+        let mut whole = String::new();
+        let mut sizes = Vec::new();
+        read_text_in_pieces(p, Kind::Trace, |piece| {
+            sizes.push(piece.len());
+            whole.push_str(piece);
+        })
+        .map_err(|e| e.to_string())?;
+        Ok((whole, sizes))
+    }
+
+    #[test]
+    fn pieces_join_into_the_whole_text_and_end_at_line_ends() {
+        let d = dir();
+        // Lines of every ending, a `\r\n` and a multi-byte character on
+        // each side of the first piece boundary, no final line end.
+        let mut text = String::new();
+        let mut i = 0;
+        while text.len() < 3 * PIECE_BYTES {
+            text.push_str(["R Hit 1 8 1 1\n", "é\r\n", "x\r", "\n"][i % 4]);
+            i += 1;
+        }
+        text.push_str("last line");
+        for cut in [0, 1, 2, PIECE_BYTES - 1, PIECE_BYTES, text.len()] {
+            let t = &text[..text.floor_char_boundary(cut)];
+            let p = d.join(format!("pieces{cut}.trace"));
+            std::fs::write(&p, t).unwrap();
+            let (whole, sizes) = in_pieces(&p).unwrap();
+            assert_eq!(whole, read_text(&p, Kind::Trace).unwrap(), "cut {cut}");
+            let mut at = 0;
+            for (k, n) in sizes.iter().enumerate() {
+                at += n;
+                let last = k + 1 == sizes.len();
+                assert!(
+                    last || whole.as_bytes()[at - 1] == b'\n',
+                    "piece {k} of cut {cut}"
+                );
+            }
+            assert!(
+                t.len() <= PIECE_BYTES || sizes.len() > 1,
+                "cut {cut}: {sizes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn pieces_fail_as_the_whole_read_fails() {
+        let d = dir();
+        let body = "R Hit 1 8 1 1\r\n".repeat(PIECE_BYTES / 8);
+        // A bad byte at the start, inside and at the edge of later pieces.
+        for at in [
+            0,
+            5,
+            body.len() / 3,
+            PIECE_BYTES,
+            PIECE_BYTES + 1,
+            body.len(),
+        ] {
+            let mut bytes = body.as_bytes()[..at].to_vec();
+            bytes.push(0xff);
+            bytes.extend_from_slice(&body.as_bytes()[at..]);
+            let p = d.join(format!("bad{at}.trace"));
+            std::fs::write(&p, &bytes).unwrap();
+            let whole = read_text(&p, Kind::Trace).unwrap_err().to_string();
+            assert_eq!(in_pieces(&p).unwrap_err(), whole, "bad byte at {at}");
+        }
+        assert!(in_pieces(&d.join("none.trace"))
+            .unwrap_err()
+            .contains("cannot read trace"));
     }
 }

@@ -45,36 +45,87 @@ pub fn parse_trace_in_chunks(
     file: &str,
     text: &str,
     chunk: usize,
-    mut each: impl FnMut(&[TraceRecord]),
+    each: impl FnMut(&[TraceRecord]),
 ) -> Result<(), Error> {
-    let chunk = chunk.max(1);
-    let mut buf = Vec::with_capacity(chunk.min(text.len() / 40 + 1));
-    let mut any = false;
-    // Lines end at `\n`, `\r\n` or a lone `\r`, as every reader's do.
-    for (i, l) in sluice_input::lines(text).enumerate() {
-        let r = match fast_line(l.as_bytes()) {
-            Some(r) => r,
-            None => match parse_line(l) {
-                Ok(Some(r)) => r,
-                Ok(None) => continue,
-                Err(message) => return Err(Error::new(file, message).at_line(i + 1)),
-            },
-        };
-        buf.push(r);
-        if buf.len() == chunk {
-            each(&buf);
-            buf.clear();
-            any = true;
+    let mut parser = ChunkParser::new(file, chunk, text.len(), each);
+    parser.feed(text);
+    parser.finish()
+}
+
+/// Trace text in, records out in chunks: the text may come in pieces that
+/// each end at a line end (see [`sluice_input::read_text_in_pieces`]).
+struct ChunkParser<'f, F> {
+    file: &'f str,
+    chunk: usize,
+    buf: Vec<TraceRecord>,
+    each: F,
+    /// Lines read so far (blank ones too: errors name a line).
+    lines: usize,
+    /// Some records were handed over.
+    any: bool,
+    /// The first bad line: nothing after it is read.
+    failed: Option<Error>,
+}
+
+impl<'f, F: FnMut(&[TraceRecord])> ChunkParser<'f, F> {
+    /// `bytes`: about how much text will come (a trace line is some 40
+    /// bytes), to size the chunk buffer.
+    fn new(file: &'f str, chunk: usize, bytes: usize, each: F) -> Self {
+        let chunk = chunk.max(1);
+        ChunkParser {
+            file,
+            chunk,
+            buf: Vec::with_capacity(chunk.min(bytes / 40 + 1)),
+            each,
+            lines: 0,
+            any: false,
+            failed: None,
         }
     }
-    if !buf.is_empty() {
-        each(&buf);
-        any = true;
+
+    /// Read the lines of `text`, which ends at a line end (or the file's).
+    fn feed(&mut self, text: &str) {
+        if self.failed.is_some() {
+            return;
+        }
+        // Lines end at `\n`, `\r\n` or a lone `\r`, as every reader's do.
+        for l in sluice_input::lines(text) {
+            self.lines += 1;
+            let r = match fast_line(l.as_bytes()) {
+                Some(r) => r,
+                None => match parse_line(l) {
+                    Ok(Some(r)) => r,
+                    Ok(None) => continue,
+                    Err(message) => {
+                        self.failed = Some(Error::new(self.file, message).at_line(self.lines));
+                        return;
+                    }
+                },
+            };
+            self.buf.push(r);
+            if self.buf.len() == self.chunk {
+                (self.each)(&self.buf);
+                self.buf.clear();
+                self.any = true;
+            }
+        }
     }
-    if !any {
-        return Err(Error::new(file, "the trace holds no requests"));
+
+    /// The rest of the records out; the first bad line's error, or an
+    /// error if there was no record at all.
+    fn finish(mut self) -> Result<(), Error> {
+        if let Some(e) = self.failed {
+            return Err(e);
+        }
+        if !self.buf.is_empty() {
+            (self.each)(&self.buf);
+            self.any = true;
+        }
+        if !self.any {
+            return Err(Error::new(self.file, "the trace holds no requests"));
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// One trace line: a record, `None` for a blank line, or what is wrong.
@@ -250,14 +301,20 @@ pub fn load_trace(path: &Path) -> Result<Vec<TraceRecord>, Error> {
 
 /// [`load_trace`], handing the records to `each` in chunks as they are
 /// read (see [`parse_trace_in_chunks`]).
+///
+/// The file is parsed as it is read, so the first chunk comes before the
+/// whole file is in. Errors keep their order all the same: the file's own
+/// (too large, not UTF-8, unreadable) before a bad line, a bad line before
+/// "no requests".
 pub fn load_trace_in_chunks(
     path: &Path,
     chunk: usize,
     each: impl FnMut(&[TraceRecord]),
 ) -> Result<(), Error> {
     let file = path.display().to_string();
-    let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
-    parse_trace_in_chunks(&file, &text, chunk, each)
+    let mut parser = ChunkParser::new(&file, chunk, usize::MAX, each);
+    sluice_input::read_text_in_pieces(path, sluice_input::Kind::Trace, |piece| parser.feed(piece))?;
+    parser.finish()
 }
 
 /// The longest gap between two traced arrivals, and the longest measured
@@ -416,5 +473,63 @@ R Hit\t12\x0c8 0e0\t 1\r
                 (new, old) => proptest::prop_assert!(false, "{:?} vs {:?}", new, old),
             }
         }
+    }
+
+    /// A trace file of `text` in a fresh folder.
+    fn file(name: &str, text: &[u8]) -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!("sluice-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// `load_trace_in_chunks`, collected; or its error's text.
+    fn streamed(p: &Path) -> Result<Vec<TraceRecord>, String> {
+        let mut out = Vec::new();
+        load_trace_in_chunks(p, 100, |c| out.extend_from_slice(c)).map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    #[test]
+    fn a_streamed_file_reads_as_a_whole_one() {
+        // Some 200 KiB: several pieces; a blank line and a `\r` line end
+        // among them; no final line end.
+        let mut text = String::new();
+        for i in 0..6000u64 {
+            let end = if i % 97 == 0 { "\r" } else { "\n" };
+            text.push_str(&format!("R Hit {} 8 {}.5 1.25{end}", i * 8, i % 50));
+            if i == 3000 {
+                text.push('\n');
+            }
+        }
+        text.pop();
+        let p = file("whole.trace", text.as_bytes());
+        assert_eq!(streamed(&p).unwrap(), load_trace(&p).unwrap());
+        // A bad line far into the file is named by its line.
+        let bad = format!("{text}\nR Hit x 8 1 1\n");
+        let p = file("badline.trace", bad.as_bytes());
+        let whole = load_trace(&p).unwrap_err().to_string();
+        assert!(whole.contains("line 6002"), "{whole}");
+        assert_eq!(streamed(&p).unwrap_err(), whole);
+    }
+
+    #[test]
+    fn a_file_error_after_a_bad_line_still_comes_first() {
+        // A bad line at the start and a non-UTF-8 byte past the first
+        // piece: reading the whole file first reported the byte.
+        let mut bytes = b"R Hit x 8 1 1\n".to_vec();
+        bytes.extend_from_slice("R Hit 0 8 1 1\n".repeat(10_000).as_bytes());
+        bytes.push(0xff);
+        let p = file("late-utf8.trace", &bytes);
+        let whole = load_trace(&p).unwrap_err().to_string();
+        assert!(whole.contains("not UTF-8"), "{whole}");
+        assert_eq!(streamed(&p).unwrap_err(), whole);
+        // Nothing at all, or blank lines only: no requests.
+        let p = file("blank.trace", b"\n\n");
+        assert_eq!(
+            streamed(&p).unwrap_err(),
+            load_trace(&p).unwrap_err().to_string()
+        );
     }
 }
