@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
-use super::sorted::SortedMap;
+use super::sorted::{Slab, SortedMap};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::{Duration, Instant};
@@ -115,8 +115,7 @@ struct DirQueue {
     /// (sector, id) -> slot in `slab`.
     sorted: SortedMap<u32>,
     fifo: VecDeque<FifoEntry>,
-    slab: Vec<Pending>,
-    free: Vec<u32>,
+    slab: Slab<Pending>,
 }
 
 impl DirQueue {
@@ -126,16 +125,7 @@ impl DirQueue {
             deadline,
             live: true,
         };
-        let slot = match self.free.pop() {
-            Some(s) => {
-                self.slab[s as usize] = p;
-                s
-            }
-            None => {
-                self.slab.push(p);
-                (self.slab.len() - 1) as u32
-            }
-        };
+        let slot = self.slab.insert(p);
         self.sorted.insert((r.sector, r.id.0), slot);
         // In order from the back: an append unless the clock or the ids
         // ran backwards.
@@ -156,7 +146,7 @@ impl DirQueue {
 
     /// Whether FIFO entry `e` still names a queued request.
     fn is_live(&self, e: &FifoEntry) -> bool {
-        let p = &self.slab[e.2 as usize];
+        let p = self.slab.get(e.2);
         p.live && p.r.id.0 == e.1
     }
 
@@ -164,16 +154,16 @@ impl DirQueue {
     /// (`deadline_latter_request`).
     fn remove_with_next(&mut self, key: (u64, u64)) -> Option<(Request, Option<(u64, u64)>)> {
         let (slot, next) = self.sorted.remove_with_next(key)?;
-        self.slab[slot as usize].live = false;
-        self.free.push(slot);
+        self.slab.get_mut(slot).live = false;
+        self.slab.release(slot);
         if self.fifo.len() > 4 * self.sorted.len() + 64 {
             let slab = &self.slab;
             self.fifo.retain(|e| {
-                let p = &slab[e.2 as usize];
+                let p = slab.get(e.2);
                 p.live && p.r.id.0 == e.1
             });
         }
-        Some((self.slab[slot as usize].r, next))
+        Some((self.slab.get(slot).r, next))
     }
 
     /// `old` grew into `merged`: re-key it, keeping its deadline.
@@ -181,7 +171,7 @@ impl DirQueue {
         let Some(slot) = self.sorted.remove((old.sector, old.id.0)) else {
             return false;
         };
-        self.slab[slot as usize].r = *merged;
+        self.slab.get_mut(slot).r = *merged;
         self.sorted.insert((merged.sector, merged.id.0), slot);
         true
     }
@@ -190,7 +180,7 @@ impl DirQueue {
     fn fifo_head(&mut self, now: Instant) -> Option<((u64, u64), bool)> {
         while let Some(e) = self.fifo.front() {
             if self.is_live(e) {
-                let p = &self.slab[e.2 as usize];
+                let p = self.slab.get(e.2);
                 return Some(((p.r.sector, e.1), now > p.deadline));
             }
             self.fifo.pop_front();
