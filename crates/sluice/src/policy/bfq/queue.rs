@@ -5,10 +5,10 @@
 use std::collections::VecDeque;
 
 use super::super::fair_sorted::SortedReqs;
-use super::super::think_filter::filtered_mean;
+use super::super::think_filter::ThinkTime;
 use super::weight_raising::Raising;
 use super::wf2q::Entity;
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 use crate::types::{FlowId, Request};
 
 /// Seek-distance statistics: "detected as random" (technical report §3.5).
@@ -67,36 +67,6 @@ impl SeekStats {
     /// Whether the queue is detected as random with this threshold.
     pub(crate) fn is_random(&self, threshold: u64) -> bool {
         self.samples >= Self::MIN_SAMPLES && self.mean > threshold
-    }
-}
-
-/// Think time: how long the flow takes to issue a request after its
-/// previous one completed, as BFQ's code of the time kept it (a 7/8 filter
-/// in fixed point, each sample capped at twice `slice_idle`, trusted after
-/// a few samples). Not in the papers: their code disables the idle window
-/// of a queue whose mean think time exceeds `slice_idle`.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct ThinkTime {
-    /// Fixed-point weight of the samples (256 = one full sample).
-    samples: u64,
-    total: u64,
-    /// Mean think time, in nanoseconds.
-    mean: u64,
-}
-
-impl ThinkTime {
-    /// A request arrived `elapsed` after the flow's last completion.
-    pub(crate) fn update(&mut self, elapsed: Duration, slice_idle: Duration) {
-        let t = elapsed.min(slice_idle.saturating_mul(2)).as_nanos();
-        self.samples = (7 * self.samples + 256) / 8;
-        self.total = (7 * u128::from(self.total) / 8 + 32 * u128::from(t)) as u64;
-        self.mean = filtered_mean(self.total, self.samples);
-    }
-
-    /// The mean, once enough samples make it trustworthy (the code's
-    /// `sample_valid`: a filtered weight above 80, from the third sample).
-    pub(crate) fn mean(&self) -> Option<Duration> {
-        (self.samples > 80).then_some(Duration::from_nanos(self.mean))
     }
 }
 

@@ -507,7 +507,7 @@ fn a_queue_that_thinks_longer_than_slice_idle_loses_its_idle_window() {
 
 #[test]
 fn think_time_is_a_filtered_mean_trusted_from_the_third_sample() {
-    let mut t = super::queue::ThinkTime::default();
+    let mut t = crate::policy::think_filter::ThinkTime::default();
     let idle = ms(8);
     t.update(ms(30), idle);
     t.update(ms(30), idle);

@@ -2,9 +2,8 @@
 //! request, the idle timer, and the think-time and seek statistics that
 //! decide a queue's idle window.
 
-use super::super::think_filter::filtered_mean;
 use super::{Cfq, DEEP_QUEUED, JIFFY, SECT_THR_NONROT, SEEK_THR};
-use crate::time::{Duration, Instant};
+use crate::time::Instant;
 use crate::types::{FlowId, Request};
 
 impl Cfq {
@@ -38,7 +37,7 @@ impl Cfq {
             return;
         }
         // `slice_end - now < ttime_mean`, without the subtraction.
-        if f.ttime_valid() && slice_end < now + Duration::from_nanos(f.ttime_mean) {
+        if f.think.mean().is_some_and(|m| slice_end < now + m) {
             return;
         }
         self.queues[qi].wait_request = true;
@@ -76,7 +75,7 @@ impl Cfq {
         }
         let left = slice_end - now;
         if let Some(f) = self.active_cic.and_then(|f| self.flows.get(&f)) {
-            if f.ttime_valid() && left < Duration::from_nanos(f.ttime_mean) {
+            if f.think.mean().is_some_and(|m| left < m) {
                 return true;
             }
         }
@@ -86,15 +85,10 @@ impl Cfq {
 
     /// `cfq_update_io_thinktime`.
     pub(super) fn update_thinktime(&mut self, now: Instant, flow: FlowId) {
-        let cap = self.p.slice_idle * 2;
+        let slice_idle = self.p.slice_idle;
         let f = self.flow_mut(now, flow);
-        let ttime = now
-            .saturating_duration_since(f.last_end_request)
-            .min(cap)
-            .as_nanos();
-        f.ttime_samples = (7 * f.ttime_samples + 256) / 8;
-        f.ttime_total = (7 * f.ttime_total + 256 * ttime) / 8;
-        f.ttime_mean = filtered_mean(f.ttime_total, f.ttime_samples);
+        let since = now.saturating_duration_since(f.last_end_request);
+        f.think.update(since, slice_idle);
     }
 
     /// `cfq_update_io_seektime`.
@@ -120,17 +114,18 @@ impl Cfq {
             return;
         }
         let slice_idle = self.p.slice_idle.as_nanos();
-        let (alive, valid, mean) = self.flows.get(&flow).map_or((false, false, 0), |f| {
-            (f.alive, f.ttime_valid(), f.ttime_mean)
-        });
+        let (alive, mean) = self
+            .flows
+            .get(&flow)
+            .map_or((false, None), |f| (f.alive, f.think.mean()));
         let q = &mut self.queues[qi];
         if q.sorted.len() >= DEEP_QUEUED {
             q.deep = true;
         }
         if !alive || slice_idle == 0 || (!q.deep && q.seeky()) {
             q.idle_window = false;
-        } else if valid {
-            q.idle_window = mean <= slice_idle;
+        } else if let Some(mean) = mean {
+            q.idle_window = mean.as_nanos() <= slice_idle;
         }
     }
 }

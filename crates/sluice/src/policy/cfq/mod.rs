@@ -136,8 +136,6 @@ const SECT_THR_NONROT: u32 = 2 * 32;
 const CLOSE_THR: u64 = 8 * 1024;
 /// `cfq_hist_divisor`.
 const HIST_DIVISOR: u64 = 4;
-/// `sample_valid`: think-time samples needed before they count.
-const SAMPLES_VALID: u64 = 80;
 /// Queued requests that mark a queue "deep" (`cfq_update_idle_window`).
 const DEEP_QUEUED: usize = 4;
 

@@ -2,7 +2,8 @@
 //! (`cfq_queue`), apart from the scheduler that links them.
 
 use super::super::sorted::SortedMap;
-use super::{Key, ASYNC, NORM_PRIO, SAMPLES_VALID, SYNC, SYNC_NOIDLE};
+use super::super::think_filter::ThinkTime;
+use super::{Key, ASYNC, NORM_PRIO, SYNC, SYNC_NOIDLE};
 use crate::time::Instant;
 use crate::types::Request;
 
@@ -14,9 +15,7 @@ pub(super) struct FlowState {
     pub(super) alive: bool,
     pub(super) sync_q: Option<usize>,
     pub(super) last_end_request: Instant,
-    pub(super) ttime_samples: u64,
-    pub(super) ttime_total: u64,
-    pub(super) ttime_mean: u64,
+    pub(super) think: ThinkTime,
 }
 
 impl FlowState {
@@ -26,14 +25,8 @@ impl FlowState {
             alive: true,
             sync_q: None,
             last_end_request: now,
-            ttime_samples: 0,
-            ttime_total: 0,
-            ttime_mean: 0,
+            think: ThinkTime::default(),
         }
-    }
-
-    pub(super) fn ttime_valid(&self) -> bool {
-        self.ttime_samples > SAMPLES_VALID
     }
 }
 
