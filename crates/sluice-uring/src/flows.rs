@@ -1,13 +1,22 @@
 //! The engine's flows: each known flow gets a dense slot when it is added,
 //! so that a request carries its slot and counting it out on completion is
 //! an array access, not a hash lookup (with thousands of flows, that lookup
-//! missed the cache on every completion).
+//! missed the cache on every completion). Finding a flow's slot at
+//! submission is an array access too for the ids hosts give out (small
+//! numbers counted from 0); other ids go through a hash map.
 
 use sluice::{FlowId, IdMap};
+
+/// Flow ids below this find their slot in a table indexed by the id (at
+/// most 256 KiB of it); larger ids in the hash map.
+const DIRECT_IDS: u32 = 1 << 16;
 
 /// Known flows and the requests each has pending.
 #[derive(Debug, Default)]
 pub(crate) struct FlowSlots {
+    /// Slot + 1 by flow id, for ids below [`DIRECT_IDS`] (0: unknown).
+    direct: Vec<u32>,
+    /// The slots of larger ids.
     slot_of: IdMap<FlowId, u32>,
     /// Requests pending, by slot.
     pending: Vec<usize>,
@@ -18,7 +27,7 @@ pub(crate) struct FlowSlots {
 impl FlowSlots {
     /// Add `flow`; false if it is known already.
     pub(crate) fn add(&mut self, flow: FlowId) -> bool {
-        if self.slot_of.contains_key(&flow) {
+        if self.slot(flow).is_some() {
             return false;
         }
         let slot = self.free.pop().unwrap_or_else(|| {
@@ -26,13 +35,28 @@ impl FlowSlots {
             (self.pending.len() - 1) as u32
         });
         self.pending[slot as usize] = 0;
-        self.slot_of.insert(flow, slot);
+        if flow.0 < DIRECT_IDS {
+            let i = flow.0 as usize;
+            if self.direct.len() <= i {
+                self.direct.resize(i + 1, 0);
+            }
+            self.direct[i] = slot + 1;
+        } else {
+            self.slot_of.insert(flow, slot);
+        }
         true
     }
 
     /// Remove `flow` and free its slot; its pending count must be zero.
     pub(crate) fn remove(&mut self, flow: FlowId) {
-        if let Some(slot) = self.slot_of.remove(&flow) {
+        let slot = if flow.0 < DIRECT_IDS {
+            self.direct
+                .get_mut(flow.0 as usize)
+                .and_then(|s| std::mem::take(s).checked_sub(1))
+        } else {
+            self.slot_of.remove(&flow)
+        };
+        if let Some(slot) = slot {
             debug_assert_eq!(self.pending[slot as usize], 0);
             self.free.push(slot);
         }
@@ -40,7 +64,11 @@ impl FlowSlots {
 
     /// The slot of a known flow.
     pub(crate) fn slot(&self, flow: FlowId) -> Option<u32> {
-        self.slot_of.get(&flow).copied()
+        if flow.0 < DIRECT_IDS {
+            self.direct.get(flow.0 as usize)?.checked_sub(1)
+        } else {
+            self.slot_of.get(&flow).copied()
+        }
     }
 
     /// Requests pending for `flow` (0 for an unknown flow).
@@ -90,5 +118,33 @@ mod tests {
         assert_eq!(f.slot(FlowId(11)), Some(a));
         assert_eq!(f.pending_of(FlowId(11)), 0);
         assert_eq!(f.pending_of(FlowId(9)), 1);
+    }
+
+    #[test]
+    fn small_and_large_ids_alike() {
+        // Ids on both sides of the direct table's bound, and its edges.
+        let ids = [0, 1, DIRECT_IDS - 1, DIRECT_IDS, DIRECT_IDS + 1, u32::MAX];
+        let mut f = FlowSlots::default();
+        for &id in &ids {
+            assert_eq!(f.slot(FlowId(id)), None);
+            assert!(f.add(FlowId(id)));
+            assert!(!f.add(FlowId(id)), "{id} added twice");
+        }
+        let slots: std::collections::HashSet<u32> =
+            ids.iter().map(|&id| f.slot(FlowId(id)).unwrap()).collect();
+        assert_eq!(slots.len(), ids.len(), "every flow its own slot");
+        for &id in &ids {
+            f.up(f.slot(FlowId(id)).unwrap());
+        }
+        for &id in &ids {
+            assert_eq!(f.pending_of(FlowId(id)), 1);
+            f.down(f.slot(FlowId(id)).unwrap());
+            f.remove(FlowId(id));
+            assert_eq!(f.slot(FlowId(id)), None, "{id} removed");
+        }
+        // A removed small id can come back; an id never added is unknown.
+        assert!(f.add(FlowId(1)));
+        assert_eq!(f.slot(FlowId(2)), None);
+        assert_eq!(f.slot(FlowId(70_000)), None);
     }
 }
