@@ -17,6 +17,7 @@ mod in_flight;
 mod mclock;
 mod noop;
 mod params;
+mod quad_heap;
 mod seastar_fq;
 mod sorted;
 mod sstf;

@@ -15,7 +15,8 @@
 //! eligible queues by `(S, index)` (with `F` alongside); `eligible` holds
 //! the eligible ones by `(F, index)`. Only the smallest of each is ever
 //! looked at and nothing leaves a set but its smallest, so heaps serve (a
-//! binary heap in one vector: fewer cache misses than a tree). `V` never
+//! four-ary heap in one vector, `quad_heap`: fewer cache misses than a
+//! tree or a binary heap). `V` never
 //! decreases, so a queue moves from `pending` to `eligible` at most once per
 //! (re)queueing: selection costs amortised O(log n) (each move is one pop
 //! and one push). The index breaks ties, so the order is total and the
@@ -27,8 +28,7 @@
 //! Virtual times are fixed point (`VT_SHIFT` fractional bits) in `u128`, so
 //! they cannot overflow over any realistic run.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use crate::policy::quad_heap::QuadHeap;
 
 /// Fractional bits of virtual times.
 pub(crate) const VT_SHIFT: u32 = 20;
@@ -72,9 +72,9 @@ pub(crate) struct Wf2q {
     /// Sum of the weights of the busy entities.
     wsum: u64,
     /// Busy, not eligible: `(start, index, finish)`, smallest first.
-    pending: BinaryHeap<Reverse<(Vt, u32, Vt)>>,
+    pending: QuadHeap<(Vt, u32, Vt)>,
     /// Busy, eligible: `(finish, index)`, smallest first.
-    eligible: BinaryHeap<Reverse<(Vt, u32)>>,
+    eligible: QuadHeap<(Vt, u32)>,
 }
 
 impl Wf2q {
@@ -122,9 +122,9 @@ impl Wf2q {
         e.budget = budget;
         e.finish = e.start + delta(budget, e.weight);
         if e.start <= self.vtime {
-            self.eligible.push(Reverse((e.finish, idx)));
+            self.eligible.push((e.finish, idx));
         } else {
-            self.pending.push(Reverse((e.start, idx, e.finish)));
+            self.pending.push((e.start, idx, e.finish));
         }
     }
 
@@ -155,16 +155,16 @@ impl Wf2q {
     /// smallest `S`.
     pub(crate) fn select(&mut self) -> Option<u32> {
         if self.eligible.is_empty() {
-            let &Reverse((s, _, _)) = self.pending.peek()?;
+            let &(s, _, _) = self.pending.peek()?;
             self.vtime = self.vtime.max(s);
         }
-        while let Some(&Reverse((s, idx, f))) = self.pending.peek() {
+        while let Some(&(s, idx, f)) = self.pending.peek() {
             if s > self.vtime {
                 break;
             }
             self.pending.pop();
-            self.eligible.push(Reverse((f, idx)));
+            self.eligible.push((f, idx));
         }
-        self.eligible.pop().map(|Reverse((_, idx))| idx)
+        self.eligible.pop().map(|(_, idx)| idx)
     }
 }
