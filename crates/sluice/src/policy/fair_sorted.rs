@@ -2,7 +2,10 @@
 //! short: a sorted vector while it is (binary search, no allocation once
 //! its capacity is reached: a `BTreeMap` allocates and frees a node as a
 //! queue fills and drains), a `BTreeMap` once it outgrows [`SMALL`], so a
-//! long queue still costs O(log n) per operation.
+//! long queue still costs O(log n) per operation. BFQ keeps its requests
+//! here; CFQ keeps each request with its deadline, and its FIFO by
+//! `(deadline, id)`, in the same shape (one allocation per map: with
+//! thousands of queues, each further indirection is a cache miss).
 
 use std::collections::BTreeMap;
 
@@ -14,18 +17,26 @@ const SMALL: usize = 32;
 /// The key: (sector, request id).
 pub(crate) type Key = (u64, u64);
 
-/// See the module documentation.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct SortedReqs {
+/// See the module documentation. `V`: what is kept under each key.
+#[derive(Clone, Debug)]
+pub(crate) struct SortedReqs<V = Request> {
     /// In key order, while the queue is small (`big` empty).
-    small: Vec<(Key, Request)>,
-    /// Every request, once the queue has outgrown `small` (until it empties).
-    big: BTreeMap<Key, Request>,
+    small: Vec<(Key, V)>,
+    /// Every entry, once the queue has outgrown `small` (until it empties).
+    big: BTreeMap<Key, V>,
 }
 
-impl SortedReqs {
-    /// Requests held.
-    #[cfg(test)]
+impl<V> Default for SortedReqs<V> {
+    fn default() -> Self {
+        SortedReqs {
+            small: Vec::new(),
+            big: BTreeMap::new(),
+        }
+    }
+}
+
+impl<V: Copy> SortedReqs<V> {
+    /// Entries held.
     pub(crate) fn len(&self) -> usize {
         self.small.len() + self.big.len()
     }
@@ -36,7 +47,7 @@ impl SortedReqs {
     }
 
     /// Insert `r` under `key` (a key already there is replaced).
-    pub(crate) fn insert(&mut self, key: Key, r: Request) {
+    pub(crate) fn insert(&mut self, key: Key, r: V) {
         if !self.big.is_empty() {
             self.big.insert(key, r);
             return;
@@ -51,8 +62,8 @@ impl SortedReqs {
         }
     }
 
-    /// Take the request under `key` out.
-    pub(crate) fn remove(&mut self, key: &Key) -> Option<Request> {
+    /// Take the entry under `key` out.
+    pub(crate) fn remove(&mut self, key: &Key) -> Option<V> {
         if !self.big.is_empty() {
             return self.big.remove(key);
         }
@@ -76,8 +87,8 @@ impl SortedReqs {
         }
     }
 
-    /// The request under `key`.
-    pub(crate) fn get(&self, key: &Key) -> Option<&Request> {
+    /// The entry under `key`.
+    pub(crate) fn get(&self, key: &Key) -> Option<&V> {
         if !self.big.is_empty() {
             return self.big.get(key);
         }
@@ -85,14 +96,52 @@ impl SortedReqs {
         Some(&self.small[i].1)
     }
 
+    /// The entry under `key`, to change it in place.
+    pub(crate) fn get_mut(&mut self, key: &Key) -> Option<&mut V> {
+        if !self.big.is_empty() {
+            return self.big.get_mut(key);
+        }
+        let i = self.small.binary_search_by(|e| e.0.cmp(key)).ok()?;
+        Some(&mut self.small[i].1)
+    }
+
+    /// The first entry (lowest key).
+    pub(crate) fn first(&self) -> Option<(Key, &V)> {
+        if !self.big.is_empty() {
+            return self.big.iter().next().map(|(k, v)| (*k, v));
+        }
+        self.small.first().map(|(k, v)| (*k, v))
+    }
+
+    /// The first entry with a key at or after `key`.
+    pub(crate) fn ceil(&self, key: Key) -> Option<(Key, &V)> {
+        if !self.big.is_empty() {
+            return self.big.range(key..).next().map(|(k, v)| (*k, v));
+        }
+        let i = self.small.partition_point(|e| e.0 < key);
+        self.small.get(i).map(|(k, v)| (*k, v))
+    }
+
+    /// The last entry with a key before `key`.
+    pub(crate) fn below(&self, key: Key) -> Option<(Key, &V)> {
+        if !self.big.is_empty() {
+            return self.big.range(..key).next_back().map(|(k, v)| (*k, v));
+        }
+        let i = self.small.partition_point(|e| e.0 < key);
+        i.checked_sub(1).map(|i| {
+            let (k, v) = &self.small[i];
+            (*k, v)
+        })
+    }
+
     /// Whether a request is held under `key`.
     pub(crate) fn contains_key(&self, key: &Key) -> bool {
         self.get(key).is_some()
     }
 
-    /// The first request at or after `key`, else the first of all (C-LOOK
+    /// The first entry at or after `key`, else the first of all (C-LOOK
     /// from a head position).
-    pub(crate) fn first_from(&self, key: Key) -> Option<&Request> {
+    pub(crate) fn first_from(&self, key: Key) -> Option<&V> {
         if !self.big.is_empty() {
             return self
                 .big
@@ -108,14 +157,29 @@ impl SortedReqs {
             .map(|e| &e.1)
     }
 
+    /// The request under `(old.sector, old.id)` became `merged`: re-key
+    /// it, keeping the entry's other fields (`request_of` finds the request
+    /// in an entry). False if it is not held.
+    pub(crate) fn merge_with(
+        &mut self,
+        old: &Request,
+        merged: &Request,
+        request_of: impl FnOnce(&mut V) -> &mut Request,
+    ) -> bool {
+        let Some(mut v) = self.remove(&(old.sector, old.id.0)) else {
+            return false;
+        };
+        *request_of(&mut v) = *merged;
+        self.insert((merged.sector, merged.id.0), v);
+        true
+    }
+}
+
+impl SortedReqs {
     /// The request under `(old.sector, old.id)` became `merged`: re-key it.
     /// False if it is not held.
     pub(crate) fn merge(&mut self, old: &Request, merged: &Request) -> bool {
-        if self.remove(&(old.sector, old.id.0)).is_none() {
-            return false;
-        }
-        self.insert((merged.sector, merged.id.0), *merged);
-        true
+        self.merge_with(old, merged, |r| r)
     }
 }
 
@@ -163,6 +227,17 @@ mod tests {
                 }
                 prop_assert_eq!(s.len(), m.len());
                 prop_assert_eq!(s.is_empty(), m.is_empty());
+                let pair = |e: Option<(&Key, &Request)>| e.map(|(k, r)| (*k, *r));
+                prop_assert_eq!(s.first().map(|(k, r)| (k, *r)), pair(m.iter().next()));
+                prop_assert_eq!(s.ceil(key).map(|(k, r)| (k, *r)), pair(m.range(key..).next()));
+                prop_assert_eq!(
+                    s.below(key).map(|(k, r)| (k, *r)),
+                    pair(m.range(..key).next_back())
+                );
+                if let (Some(a), Some(b)) = (s.get_mut(&key), m.get_mut(&key)) {
+                    a.sectors += 1;
+                    b.sectors += 1;
+                }
                 prop_assert_eq!(s.get(&key).copied(), m.get(&key).copied());
                 prop_assert_eq!(s.contains_key(&key), m.contains_key(&key));
             }

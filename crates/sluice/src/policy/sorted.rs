@@ -84,8 +84,8 @@ pub(crate) struct SortedMap<V> {
     blocks: Vec<Block<V>>,
     /// The last key of each block.
     maxes: Vec<Packed>,
-    /// An emptied block kept for the next insert: CFQ's per-flow maps
-    /// empty and refill with every request or two.
+    /// An emptied block kept for the next insert: a map that drains and
+    /// refills (an elevator's queue at low load) allocates no new one.
     spare: Block<V>,
     len: usize,
     /// Where the last removal left off (its successor): the elevators'
@@ -201,8 +201,7 @@ impl<V: Copy> SortedMap<V> {
         };
         let key = pack(key);
         if self.blocks.is_empty() {
-            // Grown on demand: most of CFQ's per-flow maps hold a request
-            // or two.
+            // Grown on demand: the first block is the emptied one, if any.
             let mut block = std::mem::take(&mut self.spare);
             block.push(entry);
             self.blocks.push(block);
@@ -285,10 +284,12 @@ impl<V: Copy> SortedMap<V> {
         Some((val, next))
     }
 
+    #[cfg(test)]
     pub(crate) fn get(&self, key: Key) -> Option<&V> {
         self.find(key).map(|p| self.at(p).1)
     }
 
+    #[cfg(test)]
     pub(crate) fn get_mut(&mut self, key: Key) -> Option<&mut V> {
         let (b, i) = self.find(key)?;
         Some(&mut self.blocks[b][i].val)
@@ -300,12 +301,14 @@ impl<V: Copy> SortedMap<V> {
     }
 
     /// The first entry with a key >= `key`.
+    #[cfg(test)]
     pub(crate) fn ceil(&self, key: Key) -> Option<(Key, &V)> {
         let pos = self.lower_bound(pack(key));
         (pos.0 < self.blocks.len()).then(|| self.at(pos))
     }
 
     /// The last entry with a key < `key`.
+    #[cfg(test)]
     pub(crate) fn below(&self, key: Key) -> Option<(Key, &V)> {
         let (b, i) = self.lower_bound(pack(key));
         if i > 0 {
@@ -353,23 +356,6 @@ impl<V: Copy> SortedMap<V> {
         }
         let (k, v, _) = self.remove_at(pos);
         Some((k, v))
-    }
-
-    /// The block layer merged an arrival into `old`: put `merged` in its
-    /// place, keeping the value's other fields (as [`super::merge_sorted`]).
-    /// Returns false if `old` is not there.
-    pub(crate) fn merge(
-        &mut self,
-        old: &Request,
-        merged: &Request,
-        request_of: impl FnOnce(&mut V) -> &mut Request,
-    ) -> bool {
-        let Some(mut v) = self.remove((old.sector, old.id.0)) else {
-            return false;
-        };
-        *request_of(&mut v) = *merged;
-        self.insert((merged.sector, merged.id.0), v);
-        true
     }
 
     /// Every entry in key order.

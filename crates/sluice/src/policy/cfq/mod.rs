@@ -377,8 +377,8 @@ impl Cfq {
             None => self.next_request(qi, head),
         };
         let q = &mut self.queues[qi];
-        let (rq, deadline) = q.sorted.remove(key).expect("chosen request is pending");
-        q.fifo.remove((deadline.as_nanos(), rq.id.0));
+        let (rq, deadline) = q.sorted.remove(&key).expect("chosen request is pending");
+        q.fifo.remove(&(deadline.as_nanos(), rq.id.0));
         q.dispatched += 1;
         self.rq_queued -= 1;
         self.rq_in_flight[usize::from(q.sync)] += 1;
@@ -510,11 +510,11 @@ impl Scheduler for Cfq {
         let key = (old.sector, old.id.0);
         let qi = self.queue_for(now, old);
         let q = &mut self.queues[qi];
-        let Some(&(_, deadline)) = q.sorted.get(key) else {
+        let Some(&(_, deadline)) = q.sorted.get(&key) else {
             return;
         };
-        q.sorted.merge(old, merged, |(r, _)| r);
-        if let Some((sector, _)) = q.fifo.get_mut((deadline.as_nanos(), old.id.0)) {
+        q.sorted.merge_with(old, merged, |(r, _)| r);
+        if let Some((sector, _)) = q.fifo.get_mut(&(deadline.as_nanos(), old.id.0)) {
             *sector = merged.sector;
         }
     }

@@ -1,7 +1,7 @@
 //! The state CFQ keeps per flow (`cfq_io_context`) and per queue
 //! (`cfq_queue`), apart from the scheduler that links them.
 
-use super::super::sorted::SortedMap;
+use super::super::fair_sorted::SortedReqs;
 use super::super::think_filter::ThinkTime;
 use super::{Key, ASYNC, NORM_PRIO, SYNC, SYNC_NOIDLE};
 use crate::time::Instant;
@@ -36,9 +36,9 @@ pub(super) struct Queue {
     pub(super) sync: bool,
     pub(super) prio: u8,
     /// Pending requests by (sector, id), with their FIFO deadline.
-    pub(super) sorted: SortedMap<(Request, Instant)>,
+    pub(super) sorted: SortedReqs<(Request, Instant)>,
     /// Pending requests by (FIFO deadline in ns, id) -> (sector, deadline).
-    pub(super) fifo: SortedMap<(u64, Instant)>,
+    pub(super) fifo: SortedReqs<(u64, Instant)>,
     /// Requests in flight.
     pub(super) dispatched: usize,
     /// On a service tree (busy): `on_rr`.
@@ -67,8 +67,8 @@ impl Queue {
         Queue {
             sync,
             prio,
-            sorted: SortedMap::default(),
-            fifo: SortedMap::default(),
+            sorted: SortedReqs::default(),
+            fifo: SortedReqs::default(),
             dispatched: 0,
             on_rr: false,
             tree: None,
