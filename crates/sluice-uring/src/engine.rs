@@ -663,6 +663,10 @@ impl<P: Scheduler> Engine<P> {
         let mut cqes = std::mem::take(&mut self.cqes);
         cqes.clear();
         cqes.extend(self.ring.completion().map(|c| (c.user_data(), c.result())));
+        // Each completion reads its pending entry: fetch them together.
+        for &(user_data, _) in &cqes {
+            self.pending.prefetch(RequestId(user_data & !GROUP_BIT));
+        }
         let n = cqes.len();
         let now = self.now();
         let mut result = Ok(());
