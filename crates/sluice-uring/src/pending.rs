@@ -12,24 +12,6 @@ use sluice::RequestId;
 /// once at most.
 pub(crate) const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
-/// Bytes per cache line on the machines the engine runs on (x86-64 and
-/// most ARM cores).
-const CACHE_LINE: usize = 64;
-
-/// Ask the CPU to bring the cache line holding `p` in (x86-64's PREFETCHT0;
-/// nothing elsewhere). Never faults, whatever `p` is.
-#[inline(always)]
-fn prefetch_line(p: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch is a hint; it does not fault on any address.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 /// Pending requests of type `T`, by id.
 pub(crate) struct PendingTable<T> {
     slots: Vec<Option<(RequestId, T)>>,
@@ -81,16 +63,7 @@ impl<T> PendingTable<T> {
 
     fn prefetch_slot(&self, slot: usize) {
         if let Some(entry) = self.slots.get(slot) {
-            let start = (entry as *const Option<(RequestId, T)>).cast::<u8>();
-            let len = std::mem::size_of_val(entry);
-            // Every cache line the entry touches: one per 64 bytes from
-            // its start, and the one holding its last byte.
-            let mut off = 0;
-            while off < len {
-                prefetch_line(start.wrapping_add(off));
-                off += CACHE_LINE;
-            }
-            prefetch_line(start.wrapping_add(len.saturating_sub(1)));
+            sluice::hint::prefetch(entry);
         }
     }
 

@@ -14,6 +14,7 @@
 pub mod charge;
 pub mod driver;
 mod error;
+pub mod hint;
 pub mod idhash;
 mod located;
 #[cfg(feature = "metrics")]

@@ -428,6 +428,12 @@ impl Scheduler for Bfq {
                     Some(qi) => {
                         self.in_service = Some(qi);
                         self.slot = Slot::default();
+                        // With thousands of queues, the next one's state is
+                        // out of the cache: start loading it while this one
+                        // is served.
+                        if let Some(next) = self.wf2q.likely_next() {
+                            crate::hint::prefetch(&self.queues[next as usize]);
+                        }
                         continue;
                     }
                     None => return Decision::Nothing,

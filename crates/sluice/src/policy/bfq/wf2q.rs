@@ -150,6 +150,16 @@ impl Wf2q {
         }
     }
 
+    /// The entity [`Wf2q::select`] would most likely take next if nothing
+    /// changed (the eligible one with the smallest `F`, else the next to
+    /// become eligible): only a hint for the cache.
+    pub(crate) fn likely_next(&self) -> Option<u32> {
+        match self.eligible.peek() {
+            Some(&(_, idx)) => Some(idx),
+            None => self.pending.peek().map(|&(_, idx, _)| idx),
+        }
+    }
+
     /// Take the next entity to serve: among those with `S <= V`, the one
     /// with the smallest `F`; if none is eligible, `V` first jumps to the
     /// smallest `S`.
