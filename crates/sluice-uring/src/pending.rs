@@ -12,6 +12,7 @@ use sluice::RequestId;
 /// once at most.
 pub(crate) const SLOT_BITS: u32 = 24;
 const SLOT_MASK: u64 = (1 << SLOT_BITS) - 1;
+
 /// Pending requests of type `T`, by id.
 pub(crate) struct PendingTable<T> {
     slots: Vec<Option<(RequestId, T)>>,
