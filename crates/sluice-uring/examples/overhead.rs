@@ -133,13 +133,11 @@ fn main() -> Result<(), Error> {
         }
         for (name, d) in POLICIES.iter().zip(&mut over) {
             d.sort_by(f64::total_cmp);
-            let q = |f: usize| d[(d.len() - 1) * f / 4];
-            println!(
-                "{per_flow} per flow, {name:>5}: {:5.0} ({:.0} .. {:.0})",
-                q(2),
-                q(1),
-                q(3)
-            );
+            // Lower quartile rounded down, upper rounded up, so that the
+            // three differ whenever the rounds do.
+            let last = d.len() - 1;
+            let (low, mid, high) = (d[last / 4], d[last / 2], d[(3 * last).div_ceil(4)]);
+            println!("{per_flow} per flow, {name:>5}: {mid:5.0} ({low:.0} .. {high:.0})");
         }
     }
     Ok(())
