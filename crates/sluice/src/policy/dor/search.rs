@@ -76,19 +76,15 @@ impl FsetEnds {
     /// from the ends alone: one queue's `f` leaving drops at most one
     /// entry at each end.
     pub(super) fn spread_if(&self, old: Tag, new: Tag) -> Tag {
-        let keep = |e: &&(Tag, usize)| e.0 != old || e.1 > 1;
-        let lo = self
-            .low
-            .iter()
-            .flatten()
-            .find(keep)
-            .map_or(new, |e| new.min(e.0));
-        let hi = self
-            .high
-            .iter()
-            .flatten()
-            .find(keep)
-            .map_or(new, |e| new.max(e.0));
+        // The end's first entry that stays once `old` leaves.
+        let stays = |end: &[Option<(Tag, usize)>; 2]| {
+            end.iter()
+                .flatten()
+                .find(|e| e.0 != old || e.1 > 1)
+                .map(|e| e.0)
+        };
+        let lo = stays(&self.low).map_or(new, |t| new.min(t));
+        let hi = stays(&self.high).map_or(new, |t| new.max(t));
         Tag(hi.0 - lo.0)
     }
 
