@@ -12,85 +12,22 @@
 //! Run: `cargo run --release -p sluice-uring --example overhead [ROUNDS]`
 //! (default 30).
 
-use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use io_uring::{opcode, types, IoUring};
-use sluice::{policy, FlowConfig, FlowId};
-use sluice_uring::{AlignedBuf, Engine, EngineConfig, Submission, TargetId, TargetOptions};
+use io_uring::{types, IoUring};
+use sluice_uring::AlignedBuf;
+
+// The engine bench's reads, so that both time the same thing.
+#[path = "../benches/common/mod.rs"]
+mod common;
+use common::{bare_reads, engine, engine_reads, page_cached_file, REQ};
 
 const FLOWS: usize = 4096;
 const DEPTH: usize = 32;
-const REQ: usize = 4096;
-const FILE: usize = 4 << 20;
 const POLICIES: [&str; 2] = ["bfq+", "noop"];
 
 type Error = Box<dyn std::error::Error>;
-
-fn offset(i: usize) -> u64 {
-    ((i * 7919) % (FILE / REQ) * REQ) as u64
-}
-
-/// The floor: the same reads through a bare ring, `DEPTH` in flight.
-fn bare(ring: &mut IoUring, fd: types::Fd, bufs: &mut [AlignedBuf]) -> Result<(), Error> {
-    let n = bufs.len();
-    let (mut sent, mut done) = (0, 0);
-    while done < n {
-        while sent < n && sent - done < DEPTH {
-            let e = opcode::Read::new(fd, bufs[sent].as_mut_ptr(), REQ as u32)
-                .offset(offset(sent))
-                .build()
-                .user_data(sent as u64);
-            // SAFETY: the buffers outlive the wait below, which reaps every
-            // read before returning.
-            unsafe { ring.submission().push(&e)? };
-            sent += 1;
-        }
-        ring.submit_and_wait(1)?;
-        for c in ring.completion() {
-            if c.result() != REQ as i32 {
-                return Err(format!("bare read returned {}", c.result()).into());
-            }
-            done += 1;
-        }
-    }
-    Ok(())
-}
-
-/// One batch through the engine: every buffer submitted, run to idle.
-fn batch(
-    e: &mut Engine,
-    t: TargetId,
-    bufs: &mut Vec<AlignedBuf>,
-) -> Result<(), sluice_uring::Error> {
-    for (i, buf) in bufs.drain(..).enumerate() {
-        let flow = FlowId((i % FLOWS) as u32);
-        e.submit(Submission::read(flow, t, offset(i), buf))?;
-    }
-    for c in e.run_until_idle()? {
-        bufs.push(c.buf);
-    }
-    Ok(())
-}
-
-/// An engine running `name` over `path` with `FLOWS` flows. BFQ's idling
-/// is off: every batch ends with its queues empty (as in the bench).
-fn engine(name: &str, path: &std::path::Path) -> Result<(Engine, TargetId), Error> {
-    let mut params = policy::Params::default();
-    if name.starts_with("bfq") {
-        params.insert("slice_idle_ms", policy::ParamValue::Int(0));
-    }
-    let mut e = Engine::new(
-        policy::build(name, &params)?,
-        EngineConfig::with_queue_depth(DEPTH),
-    )?;
-    let t = e.open_target(path, &TargetOptions::read_only().direct(false))?;
-    for f in 0..FLOWS {
-        e.add_flow(FlowId(f as u32), &FlowConfig::default())?;
-    }
-    Ok((e, t))
-}
 
 fn main() -> Result<(), Error> {
     let rounds: usize = match std::env::args().nth(1) {
@@ -101,9 +38,7 @@ fn main() -> Result<(), Error> {
             .ok_or("ROUNDS: expected a whole number from 1 to 10000")?,
         None => 30,
     };
-    let mut file = tempfile::NamedTempFile::new()?;
-    file.write_all(&vec![1u8; FILE])?;
-    file.flush()?;
+    let file = page_cached_file()?;
     let fd = types::Fd(file.as_file().as_raw_fd());
     let mut ring = IoUring::new(DEPTH as u32)?;
     println!("ns per request over the bare ring, median of {rounds} rounds (quartiles)");
@@ -112,18 +47,18 @@ fn main() -> Result<(), Error> {
         let mut bufs: Vec<AlignedBuf> = (0..n).map(|_| AlignedBuf::zeroed(REQ)).collect();
         let mut engines = Vec::new();
         for name in POLICIES {
-            engines.push(engine(name, file.path())?);
+            engines.push(engine(name, DEPTH, file.path(), FLOWS as u32)?);
         }
         let mut over = vec![Vec::with_capacity(rounds); POLICIES.len()];
         // Two rounds to warm the caches and the page cache, not counted.
         for round in 0..rounds + 2 {
             for (k, (e, t)) in engines.iter_mut().enumerate() {
                 let t0 = Instant::now();
-                bare(&mut ring, fd, &mut bufs)?;
+                bare_reads(&mut ring, fd, &mut bufs, DEPTH)?;
                 let t1 = Instant::now();
-                batch(e, *t, &mut bufs)?;
+                engine_reads(e, *t, &mut bufs, FLOWS)?;
                 let t2 = Instant::now();
-                bare(&mut ring, fd, &mut bufs)?;
+                bare_reads(&mut ring, fd, &mut bufs, DEPTH)?;
                 let t3 = Instant::now();
                 let floor = ((t1 - t0) + (t3 - t2)).as_secs_f64() / 2.0;
                 if round >= 2 {
