@@ -41,7 +41,7 @@ fn main() -> Result<(), Error> {
     let file = page_cached_file()?;
     let fd = types::Fd(file.as_file().as_raw_fd());
     let mut ring = IoUring::new(DEPTH as u32)?;
-    println!("ns per request over the bare ring, median of {rounds} rounds (quartiles)");
+    println!("ns per request, median of {rounds} rounds (quartiles): the bare ring, then each engine over it");
     for per_flow in [1, 4] {
         let n = FLOWS * per_flow;
         let mut bufs: Vec<AlignedBuf> = (0..n).map(|_| AlignedBuf::zeroed(REQ)).collect();
@@ -50,6 +50,7 @@ fn main() -> Result<(), Error> {
             engines.push(engine(name, DEPTH, file.path(), FLOWS as u32)?);
         }
         let mut over = vec![Vec::with_capacity(rounds); POLICIES.len()];
+        let mut floors = Vec::with_capacity(rounds * POLICIES.len());
         // Two rounds to warm the caches and the page cache, not counted.
         for round in 0..rounds + 2 {
             for (k, (e, t)) in engines.iter_mut().enumerate() {
@@ -63,17 +64,24 @@ fn main() -> Result<(), Error> {
                 let floor = ((t1 - t0) + (t3 - t2)).as_secs_f64() / 2.0;
                 if round >= 2 {
                     over[k].push(((t2 - t1).as_secs_f64() - floor) / n as f64 * 1e9);
+                    floors.push(floor / n as f64 * 1e9);
                 }
             }
         }
+        let (low, mid, high) = quartiles(&mut floors);
+        println!("{per_flow} per flow, bare ring itself: {mid:5.0} ({low:.0} .. {high:.0})");
         for (name, d) in POLICIES.iter().zip(&mut over) {
-            d.sort_by(f64::total_cmp);
-            // Lower quartile rounded down, upper rounded up, so that the
-            // three differ whenever the rounds do.
-            let last = d.len() - 1;
-            let (low, mid, high) = (d[last / 4], d[last / 2], d[(3 * last).div_ceil(4)]);
+            let (low, mid, high) = quartiles(d);
             println!("{per_flow} per flow, {name:>5}: {mid:5.0} ({low:.0} .. {high:.0})");
         }
     }
     Ok(())
+}
+
+/// Lower quartile, median and upper quartile of `d`, the lower rounded down
+/// and the upper up, so that the three differ whenever the rounds do.
+fn quartiles(d: &mut [f64]) -> (f64, f64, f64) {
+    d.sort_by(f64::total_cmp);
+    let last = d.len() - 1;
+    (d[last / 4], d[last / 2], d[(3 * last).div_ceil(4)])
 }
