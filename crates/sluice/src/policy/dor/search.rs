@@ -142,7 +142,13 @@ impl Dor {
         let (lo, hi) = (from.min(to), from.max(to));
         let mid = lo + (hi - lo) / 2;
         let idx = &self.index;
-        let (p_lo, p_mid, p_hi) = (idx.first_at(lo), idx.first_at(mid + 1), idx.first_at(hi));
+        // The index positions of the gap's ends, each searched for only
+        // when a walk from it runs (the near walks of an upward gap need
+        // only the lower one); the middle bounds the walks by sector.
+        let p_lo = std::cell::OnceCell::new();
+        let p_hi = std::cell::OnceCell::new();
+        let p_lo = || *p_lo.get_or_init(|| idx.first_at(lo));
+        let p_hi = || *p_hi.get_or_init(|| idx.first_at(hi));
         // Every sector the walks beyond the middle reach lies at least
         // `far` from `R^cur`.
         let (near, other, far) = if from <= to {
@@ -164,10 +170,16 @@ impl Dor {
         let mut first = |side: Side| {
             let mut stop = |leaf: &Leaf| self.judge(gap, &ends, limit, leaf, &mut admitted);
             let hit = match side {
-                Side::Below => idx.down(idx.start(), p_lo).find_map(&mut stop),
-                Side::UpToMid => idx.up(p_lo, p_mid).find_map(&mut stop),
-                Side::DownToMid => idx.down(p_mid, p_hi).find_map(&mut stop),
-                Side::Above => idx.up(p_hi, idx.end()).find_map(&mut stop),
+                Side::Below => idx.down(idx.start(), p_lo()).find_map(&mut stop),
+                Side::UpToMid => idx
+                    .up(p_lo(), idx.end())
+                    .take_while(|l| l.sector <= mid)
+                    .find_map(&mut stop),
+                Side::DownToMid => idx
+                    .down(idx.start(), p_hi())
+                    .take_while(|l| l.sector > mid)
+                    .find_map(&mut stop),
+                Side::Above => idx.up(p_hi(), idx.end()).find_map(&mut stop),
             };
             hit.flatten().map(|e: Entry| (from.abs_diff(e.0), e))
         };
