@@ -442,7 +442,9 @@ impl Dor {
         Tag(hi.0 - lo.0)
     }
 
-    /// The spread of the `f` of the non-empty queues.
+    /// The spread of the `f` of the non-empty queues (by its two ends, as
+    /// [`Dor::fset_ends`] finds it by one iterator).
+    #[cfg(test)]
     fn spread(&self) -> Tag {
         match (self.fset.keys().next(), self.fset.keys().next_back()) {
             (Some(lo), Some(hi)) => Tag(hi.0 - lo.0),
@@ -460,12 +462,23 @@ impl Dor {
 
     /// What Property 2 reads of `fset`, read once for a whole search.
     fn fset_ends(&self) -> FsetEnds {
-        let mut low = self.fset.iter().map(|(&t, &c)| (t, c));
-        let mut high = self.fset.iter().rev().map(|(&t, &c)| (t, c));
+        // One iterator from both ends (each end of a B-tree is a descent):
+        // the two lowest from its front, the two highest from what is left
+        // at its back, or from the lowest when fewer than four are in.
+        let mut all = self.fset.iter().map(|(&t, &c)| (t, c));
+        let low = [all.next(), all.next()];
+        let high = match (all.next_back(), all.next_back()) {
+            (Some(h0), Some(h1)) => [Some(h0), Some(h1)],
+            (Some(h0), None) => [Some(h0), low[1]],
+            (None, _) => [low[1].or(low[0]), low[1].and(low[0])],
+        };
         FsetEnds {
-            low: [low.next(), low.next()],
-            high: [high.next(), high.next()],
-            spread: self.spread(),
+            low,
+            high,
+            spread: match (low[0], high[0]) {
+                (Some(lo), Some(hi)) => Tag(hi.0 .0 - lo.0 .0),
+                _ => Tag::ZERO,
+            },
             m_qos: Tag::from_f64(self.params.m_qos),
         }
     }

@@ -502,6 +502,13 @@ proptest::proptest! {
         let (old, new) = (Tag(old << 40), Tag(new << 40));
         proptest::prop_assert_eq!(ends.spread_if(old, new), s.spread_if(old, new));
         proptest::prop_assert_eq!(ends.spread, s.spread());
+        // Each end as its own walk reads it, however few entries there are.
+        let walk = |it: &mut dyn Iterator<Item = (&Tag, &usize)>| {
+            let mut two = it.map(|(&t, &c)| (t, c));
+            [two.next(), two.next()]
+        };
+        proptest::prop_assert_eq!(ends.low, walk(&mut s.fset.iter()));
+        proptest::prop_assert_eq!(ends.high, walk(&mut s.fset.iter().rev()));
     }
 }
 
