@@ -37,6 +37,11 @@ impl Leaf {
         self.sector + u64::from(self.sectors)
     }
 
+    /// The request's size, as its queue holds it.
+    pub(super) fn sectors(&self) -> u32 {
+        self.sectors
+    }
+
     pub(super) fn least_f(&self) -> Tag {
         Tag(u128::from(self.least_f.get()))
     }

@@ -280,7 +280,11 @@ impl DFlow {
         }
     }
     fn len(&self, r: &Request) -> Tag {
-        Tag::service(u64::from(r.sectors), self.weight)
+        self.len_of(r.sectors)
+    }
+    /// `l / phi_k` of a request of `sectors`.
+    fn len_of(&self, sectors: u32) -> Tag {
+        Tag::service(u64::from(sectors), self.weight)
     }
 }
 
@@ -457,7 +461,7 @@ impl Dor {
     /// "An insertion that narrows the spread").
     #[cfg(test)]
     fn property2(&self, fl: &DFlow, r: &Request) -> bool {
-        self.fset_ends().property2(fl, r)
+        self.fset_ends().property2(fl, r.sectors)
     }
 
     /// What Property 2 reads of `fset`, read once for a whole search.

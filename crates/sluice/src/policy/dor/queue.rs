@@ -60,6 +60,8 @@ impl ReservationQueue {
         Some(r)
     }
 
+    /// The request at `seq` (tests read through it).
+    #[cfg(test)]
     pub(super) fn get(&self, seq: Seq) -> &Request {
         self.slots[(seq - self.first) as usize]
             .as_ref()

@@ -88,9 +88,10 @@ impl FsetEnds {
         Tag(hi.0 - lo.0)
     }
 
-    /// Property 2 (see `Dor::property2`, the test-only entry point).
-    pub(super) fn property2(&self, fl: &DFlow, r: &Request) -> bool {
-        let after = self.spread_if(fl.f, fl.f + fl.len(r));
+    /// Property 2 (see `Dor::property2`, the test-only entry point) for a
+    /// request of `sectors` of `fl`'s queue.
+    pub(super) fn property2(&self, fl: &DFlow, sectors: u32) -> bool {
+        let after = self.spread_if(fl.f, fl.f + fl.len_of(sectors));
         after <= self.m_qos || after < self.spread
     }
 
@@ -221,10 +222,11 @@ impl Dor {
         if leaf.least_f() > limit {
             return None;
         }
+        // The leaf's size is its request's (a merge re-files the leaf), so
+        // the flow's tags alone decide: its queue is not read.
         let fl = &self.flows[&leaf.flow];
-        let r = fl.queue.get(leaf.seq);
-        leaf.set_least_f(fl.f + fl.len(r));
-        ends.property2(fl, r)
+        leaf.set_least_f(fl.f + fl.len_of(leaf.sectors()));
+        ends.property2(fl, leaf.sectors())
             .then_some(Some((leaf.sector, leaf.flow, leaf.seq)))
     }
 
@@ -238,7 +240,7 @@ impl Dor {
             for (seq, r) in fl.queue.by_arrival() {
                 if gap.admits(r) {
                     admitted = true;
-                    if ends.property2(fl, r) {
+                    if ends.property2(fl, r.sectors) {
                         return Fill::Request(k, seq);
                     }
                 }
