@@ -127,20 +127,23 @@
 //! (for the head itself, exactly as BQS serving it), so BQS corrects any
 //! imbalance DOR leaves and the whole, not the base, keeps the ratio.
 
+mod flows;
 mod index;
 mod queue;
 mod search;
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use self::flows::FlowTable;
+
 use self::index::SectorIndex;
 use self::queue::{ReservationQueue, Seq};
 use self::search::{Fill, FsetEnds, Gap};
 
+use super::fair_tree::FairTree;
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
-use crate::idhash::IdMap;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
@@ -261,7 +264,10 @@ impl DorParams {
     }
 }
 
+/// One reservation queue; aligned to whole cache lines, so that a lookup
+/// costs the fewest misses (see [`flows`]).
 #[derive(Debug)]
+#[repr(align(64))]
 pub(super) struct DFlow {
     weight: u32,
     tags: FlowTags,
@@ -295,14 +301,14 @@ pub struct Dor {
     params: DorParams,
     /// False: BQS alone (no DOR module at all).
     dor: bool,
-    /// Hashed: the search looks a flow up for every request it meets.
-    flows: IdMap<FlowId, DFlow>,
+    /// By dense slot: the search looks a flow up for every request it meets.
+    flows: FlowTable,
     /// The flows' ids in ascending order (`oldest_first`'s scan order).
     flow_order: BTreeSet<FlowId>,
     /// Every queued request by sector, for DOR's search.
     index: SectorIndex,
-    /// `F_k` of the non-empty queues.
-    keys: BTreeSet<(Tag, FlowId)>,
+    /// `F_k` of the non-empty queues, by slot, least (`F_k`, id) first.
+    keys: FairTree<u128>,
     /// Multiset of `f_k` of the non-empty queues.
     fset: BTreeMap<Tag, usize>,
     /// DQE's virtual time: the least `f_k` of the non-empty queues, kept
@@ -332,10 +338,10 @@ impl Dor {
                 ..params
             },
             dor: params.m_qos > 0.0 && params.m_dmo > 0.0,
-            flows: IdMap::default(),
+            flows: FlowTable::default(),
             flow_order: BTreeSet::new(),
             index: SectorIndex::default(),
-            keys: BTreeSet::new(),
+            keys: FairTree::default(),
             fset: BTreeMap::new(),
             vf: Tag::ZERO,
             v: Tag::ZERO,
@@ -491,9 +497,11 @@ impl Dor {
     fn base_sequence(&mut self, head: u64) -> Vec<Request> {
         let mut base = Vec::with_capacity(self.params.base);
         while base.len() < self.params.base {
-            let Some((_, k)) = self.keys.pop_first() else {
+            let Some((_, id, slot)) = self.keys.first() else {
                 break;
             };
+            self.keys.set(slot, id, None);
+            let k = FlowId(id);
             let fl = self.flows.get_mut(&k).expect("keyed flows exist");
             let (seq, r) = fl.queue.pop_front().expect("keyed flows are backlogged");
             self.index.remove(r.sector, k, seq);
@@ -502,7 +510,7 @@ impl Dor {
                 Some((_, next)) => {
                     let len = fl.len(next);
                     fl.tags.advance(len);
-                    self.keys.insert((fl.tags.finish, k));
+                    self.keys.set(slot, id, Some(fl.tags.finish.0));
                 }
                 None => {
                     let f = fl.f;
@@ -569,10 +577,13 @@ impl Dor {
 
     /// Flow `k`, made with the default weight if new.
     fn flow_entry(&mut self, k: FlowId) -> &mut DFlow {
-        self.flows.entry(k).or_insert_with(|| {
-            self.flow_order.insert(k);
-            DFlow::new(100)
-        })
+        let flow_order = &mut self.flow_order;
+        self.flows
+            .get_or_insert_with(k, || {
+                flow_order.insert(k);
+                DFlow::new(100)
+            })
+            .1
     }
 
     /// Flow `k`'s weight. A rise shortens its requests' `l/phi_k`, below
@@ -603,11 +614,14 @@ impl Dor {
 
     /// Remove request `seq` of flow `k` for DOR, charging `f_k`.
     fn take(&mut self, k: FlowId, seq: Seq) -> Request {
+        let slot = self.flows.slot(k).expect("scanned flows exist");
         let fl = self.flows.get_mut(&k).expect("scanned flows exist");
         let head = fl.queue.front().is_some_and(|(s, _)| s == seq);
         let r = fl.queue.remove(seq).expect("a queued request");
         self.index.remove(r.sector, k, seq);
-        let (old_f, old_finish) = (fl.f, fl.tags.finish);
+        let old_f = fl.f;
+        #[cfg(debug_assertions)]
+        let old_finish = fl.tags.finish;
         fl.f += fl.len(&r);
         let new_f = fl.f;
         let taken = fl.len(&r);
@@ -640,10 +654,10 @@ impl Dor {
         }
         let new_key = (!fl.queue.is_empty()).then_some(fl.tags.finish);
         let backlogged = !fl.queue.is_empty();
-        self.keys.remove(&(old_finish, k));
-        if let Some(f) = new_key {
-            self.keys.insert((f, k));
-        }
+        // A backlogged flow is keyed by its F_k.
+        #[cfg(debug_assertions)]
+        assert_eq!(self.keys.key(slot), Some(old_finish.0));
+        self.keys.set(slot, k.0, new_key.map(|f| f.0));
         self.fset_remove(old_f);
         if backlogged {
             self.fset_insert(new_f);
@@ -679,7 +693,7 @@ impl Scheduler for Dor {
         let floor = self.fset.keys().next().copied().unwrap_or(self.vf);
         let k = request.flow;
         let flow_order = &mut self.flow_order;
-        let fl = self.flows.entry(k).or_insert_with(|| {
+        let (slot, fl) = self.flows.get_or_insert_with(k, || {
             flow_order.insert(k);
             DFlow::new(100)
         });
@@ -687,7 +701,7 @@ impl Scheduler for Dor {
         if fl.queue.is_empty() {
             let len = fl.len(&request);
             fl.tags.arrive_at_empty(v, len);
-            self.keys.insert((fl.tags.finish, k));
+            self.keys.set(slot, k.0, Some(fl.tags.finish.0));
             // f_k = max(f_k, min over the other non-empty queues of f_j),
             // or max(f_k, vf) when no other queue is backlogged.
             fl.f = fl.f.max(floor);
