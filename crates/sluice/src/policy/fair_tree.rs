@@ -309,6 +309,77 @@ impl<K: TreeKey> FairTree<K> {
     }
 }
 
+/// A [`FairTree`] whose inner nodes are brought up to date only when its
+/// minimum is read: a change stores the leaf and notes the slot, and
+/// [`LazyFairTree::first`] walks up from each noted slot once. For a
+/// minimum read far less often than keys change (YFQ's `v(t)` when a
+/// reservation becomes busy, BQS's keys once per sequence), a change then
+/// costs one store instead of a leaf-to-root walk whose nodes are cold.
+#[derive(Clone, Debug)]
+pub(crate) struct LazyFairTree<K> {
+    tree: FairTree<K>,
+    /// Slots whose leaf changed since the tree was last brought up to
+    /// date, each once (`stale` flags them).
+    dirty: Vec<u32>,
+    stale: Vec<bool>,
+}
+
+impl<K: TreeKey> Default for LazyFairTree<K> {
+    fn default() -> Self {
+        LazyFairTree {
+            tree: FairTree::default(),
+            dirty: Vec::new(),
+            stale: Vec::new(),
+        }
+    }
+}
+
+impl<K: TreeKey> LazyFairTree<K> {
+    /// As [`FairTree::set`], the inner nodes left for the next read.
+    #[inline]
+    pub(crate) fn set(&mut self, slot: usize, id: u32, key: Option<K>) {
+        self.tree.set_leaf(slot, id, key);
+        if slot >= self.stale.len() {
+            self.stale.resize(slot + 1, false);
+        }
+        if !self.stale[slot] {
+            self.stale[slot] = true;
+            self.dirty.push(slot as u32);
+        }
+    }
+
+    /// The smallest element by (key, id), after bringing the tree up to
+    /// date.
+    pub(crate) fn first(&mut self) -> Option<(K, u32, usize)> {
+        for s in self.dirty.drain(..) {
+            self.stale[s as usize] = false;
+            self.tree.fix(s as usize);
+        }
+        self.tree.first()
+    }
+
+    /// The smallest element without bringing the tree up to date (a scan
+    /// of the leaves if it is stale).
+    pub(crate) fn peek_first(&self) -> Option<(K, u32, usize)> {
+        if self.dirty.is_empty() {
+            self.tree.first()
+        } else {
+            self.tree.scan_first()
+        }
+    }
+
+    /// Whether no slot is in the tree.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.tree.is_empty()
+    }
+
+    /// The key of `slot`, if it is in the tree.
+    #[cfg(any(test, debug_assertions))]
+    pub(crate) fn key(&self, slot: usize) -> Option<K> {
+        self.tree.key(slot)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -396,6 +467,29 @@ mod tests {
                         lazy.fix(s);
                     }
                     prop_assert_eq!(lazy.first(), eager.first());
+                }
+            }
+        }
+
+        /// The wrapper that notes its stale slots reads as the eager tree:
+        /// its peek at any time, its minimum whenever read, its emptiness
+        /// and keys throughout.
+        #[test]
+        fn the_lazy_tree_reads_as_the_eager_one(
+            ops in prop::collection::vec((0usize..200, 0u8..4, 0u128..8, any::<bool>()), 1..500)
+        ) {
+            let mut eager: FairTree<u128> = FairTree::default();
+            let mut lazy: LazyFairTree<u128> = LazyFairTree::default();
+            for (slot, op, k, read) in ops {
+                let key = (op != 0).then_some(k);
+                eager.set(slot, slot as u32 % 7, key);
+                lazy.set(slot, slot as u32 % 7, key);
+                prop_assert_eq!(lazy.peek_first(), eager.first());
+                prop_assert_eq!(lazy.is_empty(), eager.is_empty());
+                prop_assert_eq!(lazy.key(slot), eager.key(slot));
+                if read {
+                    prop_assert_eq!(lazy.first(), eager.first());
+                    prop_assert!(lazy.dirty.is_empty());
                 }
             }
         }

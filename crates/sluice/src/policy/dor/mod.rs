@@ -140,7 +140,7 @@ use self::index::SectorIndex;
 use self::queue::{ReservationQueue, Seq};
 use self::search::{Fill, FsetEnds, Gap};
 
-use super::fair_tree::FairTree;
+use super::fair_tree::LazyFairTree;
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
@@ -307,8 +307,9 @@ pub struct Dor {
     flow_order: BTreeSet<FlowId>,
     /// Every queued request by sector, for DOR's search.
     index: SectorIndex,
-    /// `F_k` of the non-empty queues, by slot, least (`F_k`, id) first.
-    keys: FairTree<u128>,
+    /// `F_k` of the non-empty queues, by slot, least (`F_k`, id) first;
+    /// read once per sequence, so brought up to date only then.
+    keys: LazyFairTree<u128>,
     /// Multiset of `f_k` of the non-empty queues.
     fset: BTreeMap<Tag, usize>,
     /// DQE's virtual time: the least `f_k` of the non-empty queues, kept
@@ -341,7 +342,7 @@ impl Dor {
             flows: FlowTable::default(),
             flow_order: BTreeSet::new(),
             index: SectorIndex::default(),
-            keys: FairTree::default(),
+            keys: LazyFairTree::default(),
             fset: BTreeMap::new(),
             vf: Tag::ZERO,
             v: Tag::ZERO,

@@ -9,7 +9,7 @@
 
 use std::ops::{Add, AddAssign};
 
-use super::super::fair_tree::FairTree;
+use super::super::fair_tree::LazyFairTree;
 
 /// Fractional bits of a [`Tag`].
 const FRAC_BITS: u32 = 40;
@@ -89,16 +89,12 @@ impl FlowTags {
 /// The owner reports each busy reservation's start tag (the start tag of the
 /// request at the head of its queue, in service or waiting), by its dense
 /// slot, and every finish tag it assigns. Only the minimum start is read,
-/// and only when a reservation becomes busy, so a tournament tree over slots
-/// holds them with its inner nodes brought up to date lazily, when read:
-/// while every reservation stays backlogged a change costs one store.
+/// and only when a reservation becomes busy, so a lazy tournament tree over
+/// slots holds them: while every reservation stays backlogged a change
+/// costs one store.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct VirtualWork {
-    busy: FairTree<u128>,
-    /// Slots whose leaf changed since the tree was last brought up to date,
-    /// each once (`stale` flags them).
-    dirty: Vec<u32>,
-    stale: Vec<bool>,
+    busy: LazyFairTree<u128>,
     /// Maximum of all finish tags ever assigned. Each reservation's finish
     /// tag only grows, so this is the maximum over reservations of `F_i`.
     max_finish: Tag,
@@ -107,10 +103,6 @@ pub(crate) struct VirtualWork {
 impl VirtualWork {
     /// `v(t)` now.
     pub(crate) fn value(&mut self) -> Tag {
-        for s in self.dirty.drain(..) {
-            self.stale[s as usize] = false;
-            self.busy.fix(s as usize);
-        }
         match self.busy.first() {
             Some((s, _, _)) => Tag(s),
             None => self.max_finish,
@@ -119,12 +111,7 @@ impl VirtualWork {
 
     /// `v(t)` now, without bringing the tree up to date (a scan if stale).
     pub(crate) fn peek(&self) -> Tag {
-        let first = if self.dirty.is_empty() {
-            self.busy.first()
-        } else {
-            self.busy.scan_first()
-        };
-        match first {
+        match self.busy.peek_first() {
             Some((s, _, _)) => Tag(s),
             None => self.max_finish,
         }
@@ -133,14 +120,7 @@ impl VirtualWork {
     /// The busy start tag of the reservation in `slot` changed to `new`
     /// (`None` when it becomes idle).
     pub(crate) fn set_start(&mut self, slot: usize, new: Option<Tag>) {
-        self.busy.set_leaf(slot, 0, new.map(|t| t.0));
-        if slot >= self.stale.len() {
-            self.stale.resize(slot + 1, false);
-        }
-        if !self.stale[slot] {
-            self.stale[slot] = true;
-            self.dirty.push(slot as u32);
-        }
+        self.busy.set(slot, 0, new.map(|t| t.0));
     }
 
     /// A finish tag was assigned.
