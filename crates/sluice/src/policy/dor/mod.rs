@@ -135,7 +135,6 @@ mod search;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use self::flows::FlowTable;
-
 use self::index::SectorIndex;
 use self::queue::{ReservationQueue, Seq};
 use self::search::{Fill, FsetEnds, Gap};
