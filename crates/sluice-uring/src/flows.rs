@@ -3,21 +3,15 @@
 //! an array access, not a hash lookup (with thousands of flows, that lookup
 //! missed the cache on every completion). Finding a flow's slot at
 //! submission is an array access too for the ids hosts give out (small
-//! numbers counted from 0); other ids go through a hash map.
+//! numbers counted from 0): [`SlotIds`], as the policies find theirs.
 
-use sluice::{FlowId, IdMap};
-
-/// Flow ids below this find their slot in a table indexed by the id (at
-/// most 256 KiB of it); larger ids in the hash map.
-const DIRECT_IDS: u32 = 1 << 16;
+use sluice::{FlowId, SlotIds};
 
 /// Known flows and the requests each has pending.
 #[derive(Debug, Default)]
 pub(crate) struct FlowSlots {
-    /// Slot + 1 by flow id, for ids below [`DIRECT_IDS`] (0: unknown).
-    direct: Vec<u32>,
-    /// The slots of larger ids.
-    slot_of: IdMap<FlowId, u32>,
+    /// The slot of each known flow.
+    slot_of: SlotIds,
     /// Requests pending, by slot.
     pending: Vec<usize>,
     /// Slots of removed flows, for reuse.
@@ -35,28 +29,14 @@ impl FlowSlots {
             (self.pending.len() - 1) as u32
         });
         self.pending[slot as usize] = 0;
-        if flow.0 < DIRECT_IDS {
-            let i = flow.0 as usize;
-            if self.direct.len() <= i {
-                self.direct.resize(i + 1, 0);
-            }
-            self.direct[i] = slot + 1;
-        } else {
-            self.slot_of.insert(flow, slot);
-        }
+        self.slot_of.insert(flow, slot);
         true
     }
 
     /// Remove `flow` and free its slot; its pending count must be zero.
     pub(crate) fn remove(&mut self, flow: FlowId) {
-        let slot = if flow.0 < DIRECT_IDS {
-            self.direct
-                .get_mut(flow.0 as usize)
-                .and_then(|s| std::mem::take(s).checked_sub(1))
-        } else {
-            self.slot_of.remove(&flow)
-        };
-        if let Some(slot) = slot {
+        if let Some(slot) = self.slot_of.get(flow) {
+            self.slot_of.remove(flow);
             debug_assert_eq!(self.pending[slot as usize], 0);
             self.free.push(slot);
         }
@@ -64,11 +44,7 @@ impl FlowSlots {
 
     /// The slot of a known flow.
     pub(crate) fn slot(&self, flow: FlowId) -> Option<u32> {
-        if flow.0 < DIRECT_IDS {
-            self.direct.get(flow.0 as usize)?.checked_sub(1)
-        } else {
-            self.slot_of.get(&flow).copied()
-        }
+        self.slot_of.get(flow)
     }
 
     /// Requests pending for `flow` (0 for an unknown flow).
@@ -123,6 +99,8 @@ mod tests {
     #[test]
     fn small_and_large_ids_alike() {
         // Ids on both sides of the direct table's bound, and its edges.
+        // `SlotIds` indexes a table for ids below 2^16.
+        const DIRECT_IDS: u32 = 1 << 16;
         let ids = [0, 1, DIRECT_IDS - 1, DIRECT_IDS, DIRECT_IDS + 1, u32::MAX];
         let mut f = FlowSlots::default();
         for &id in &ids {

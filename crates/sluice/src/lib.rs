@@ -30,7 +30,7 @@ mod types;
 pub use charge::{Charge, Charger, LinearCost};
 pub use driver::{Completion, Driver, LastAnswer, DEFAULT_MAX_REQUEST_SECTORS};
 pub use error::Error;
-pub use idhash::IdMap;
+pub use idhash::{IdMap, SlotIds};
 pub use located::LocatedError;
 pub use scheduler::{
     ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
