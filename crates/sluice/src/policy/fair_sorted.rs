@@ -142,19 +142,7 @@ impl<V: Copy> SortedReqs<V> {
     /// The first entry at or after `key`, else the first of all (C-LOOK
     /// from a head position).
     pub(crate) fn first_from(&self, key: Key) -> Option<&V> {
-        if !self.big.is_empty() {
-            return self
-                .big
-                .range(key..)
-                .next()
-                .or_else(|| self.big.iter().next())
-                .map(|(_, r)| r);
-        }
-        let i = self.small.partition_point(|e| e.0 < key);
-        self.small
-            .get(i)
-            .or_else(|| self.small.first())
-            .map(|e| &e.1)
+        self.ceil(key).or_else(|| self.first()).map(|(_, v)| v)
     }
 
     /// The request under `(old.sector, old.id)` became `merged`: re-key
