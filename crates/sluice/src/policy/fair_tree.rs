@@ -216,17 +216,23 @@ impl<K: TreeKey> FairTree<K> {
     /// (`None`), moving it if it is already in.
     #[inline]
     pub(crate) fn set(&mut self, slot: usize, id: u32, key: Option<K>) {
-        let Some(n) = self.leaf(slot, id, key) else {
-            return;
-        };
+        if let Some(j) = self.store_leaf(slot, id, key) {
+            self.rise(j);
+        }
+    }
+
+    /// Store `slot`'s leaf; its node if the leaf changed.
+    #[inline]
+    fn store_leaf(&mut self, slot: usize, id: u32, key: Option<K>) -> Option<usize> {
+        let n = self.leaf(slot, id, key)?;
         let j = self.leaf_node(slot);
         let old = self.node(j);
         if old == n {
-            return;
+            return None;
         }
         self.len = self.len + usize::from(old == Node::EMPTY) - usize::from(n == Node::EMPTY);
         self.put(j, n);
-        self.rise(j);
+        Some(j)
     }
 
     /// Put `slot` in under `key` (or take it out) at its leaf only: the
@@ -234,13 +240,7 @@ impl<K: TreeKey> FairTree<K> {
     /// [`FairTree::first`] is wrong until then ([`FairTree::scan_first`] is
     /// not). For a minimum that is read far less often than keys change.
     pub(crate) fn set_leaf(&mut self, slot: usize, id: u32, key: Option<K>) {
-        let Some(n) = self.leaf(slot, id, key) else {
-            return;
-        };
-        let j = self.leaf_node(slot);
-        let old = self.node(j);
-        self.len = self.len + usize::from(old == Node::EMPTY) - usize::from(n == Node::EMPTY);
-        self.put(j, n);
+        self.store_leaf(slot, id, key);
     }
 
     /// Bring the inner nodes above `slot`'s leaf up to date after
