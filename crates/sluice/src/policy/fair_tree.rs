@@ -172,9 +172,7 @@ impl<K: TreeKey> FairTree<K> {
         (n != Node::EMPTY).then(|| (n.key, n.id(), n.slot()))
     }
 
-    /// The key of `slot`, if it is in the tree (for tests and debug
-    /// assertions).
-    #[cfg(any(test, debug_assertions))]
+    /// The key of `slot`, if it is in the tree.
     pub(crate) fn key(&self, slot: usize) -> Option<K> {
         if slot >= self.cap {
             return None;
