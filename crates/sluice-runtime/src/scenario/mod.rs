@@ -214,6 +214,24 @@ impl Scenario {
         Self::parse_for(file, text, true)
     }
 
+    /// Read a scenario from JSON with a scenario file's keys (what the
+    /// Python package makes of a dict): as [`Scenario::parse`], with no TOML
+    /// in between; `real` as [`Scenario::parse_real`]. `file` names it in
+    /// errors, and relative paths resolve against its folder.
+    pub fn from_json(file: &str, json: &str, real: bool) -> Result<Self> {
+        let raw: ScenarioBuilder = serde_json::from_str(json).map_err(|e| {
+            // A dict has no lines: drop serde_json's position.
+            let msg = e.to_string();
+            let at = format!(" at line {} column {}", e.line(), e.column());
+            Error::new(file, msg.strip_suffix(&at).unwrap_or(&msg))
+        })?;
+        let base = Path::new(file).parent().unwrap_or(Path::new("."));
+        Self::from_raw(&raw, base, real).map_err(|e| Error {
+            file: file.into(),
+            ..e
+        })
+    }
+
     fn parse_for(file: &str, text: &str, real: bool) -> Result<Self> {
         let err = |message: String| Error::new(file, message);
         let raw: ScenarioBuilder = toml::from_str(text).map_err(|e| {

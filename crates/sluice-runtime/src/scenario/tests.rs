@@ -902,3 +902,27 @@ fn files_and_file_service_reach_the_flow_spec_or_say_why_not() {
         assert!(e.contains(&format!("line {line}:")), "{to}: {e}");
     }
 }
+
+#[test]
+fn json_with_a_files_keys_is_the_same_scenario() {
+    let json = r#"{"name": "t", "seed": 3, "duration_s": 10, "warmup_s": 1,
+        "device": {"preset": "maxtor-stm332061"}, "scheduler": {"name": "clook"},
+        "flow": [{"name": "r", "count": 3, "pattern": "rand-read", "file_gib": 2}]}"#;
+    assert_eq!(
+        Scenario::from_json("d/<dict>", json, false).unwrap(),
+        parse(GOOD).unwrap()
+    );
+    let e = Scenario::from_json("<dict>", &json.replace("\"count\"", "\"cuont\""), false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("<dict>: unknown field `cuont`"), "{e}");
+    assert!(!e.contains("column"), "{e}");
+    let e = Scenario::from_json(
+        "<dict>",
+        &json.replace("\"file_gib\": 2", "\"file_gib\": -2"),
+        false,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("<dict>: ") && e.contains("file_gib"), "{e}");
+}
