@@ -1,67 +1,111 @@
-"""sluice from Python: simulate disk schedulers, reproduce the papers, and
-sweep scenarios x seeds on Ray.
+"""sluice from Python: simulate disk schedulers, run them on real I/O,
+reproduce the papers, read other tools' configurations, and sweep
+scenarios x seeds on Ray.
 
-    import sluice
-    r = sluice.sim("scenarios/10r-rand.toml")          # the CLI's sim --json, as a dict
-    runs = sluice.sweep(["a.toml", "b.toml"], seeds=[1, 2, 3])   # Ray tasks
-    df = sluice.frame(runs)                             # one row per flow per run
+A *scenario* is a path to a scenario file (TOML) or a dict with the same
+keys, everywhere. Every result is the dict the ``sluice`` command prints
+with ``--json``; ``frame`` and ``request_log`` give pandas DataFrames.
 
-Every result is the dict the `sluice` command prints with --json.
+>>> import sluice
+>>> r = sluice.sim({"name": "x", "duration_s": 2, "device": {"preset": "maxtor-stm332061"},
+...                 "scheduler": {"name": "bfq"}, "flow": [{"name": "r", "pattern": "rand-read"}]})
+>>> r["schema"], [f["name"] for f in r["flows"]]
+('sluice.sim/1', ['r'])
 """
 
+from __future__ import annotations
+
+import io
 import json
 import os
 import warnings
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
 
 from . import _native
 from ._native import SluiceError
 
-__all__ = ["sim", "run", "repro", "sweep", "frame", "SluiceError"]
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = [
+    "sim", "run", "repro", "sweep", "frame", "compare", "policies", "fio", "import_config",
+    "report", "validate", "request_log", "SluiceError", "Scenario", "Result",
+]
+
+#: A scenario: a scenario file's path, or a dict with a scenario file's keys
+#: (``{"name": ..., "duration_s": ..., "device": {...}, "scheduler": {...},
+#: "flow": [{...}]}``; relative paths in a dict resolve against the current
+#: directory).
+Scenario = Union[str, "os.PathLike[str]", Mapping[str, Any]]
+
+#: A result: the JSON object the ``sluice`` command prints, as a dict
+#: (``sluice.sim/1``, ``sluice.run/1``, ``sluice.repro/1``, ...).
+Result = dict[str, Any]
 
 
-def _drop_none(v):
-    """A dict without None values (TOML has no null)."""
-    if isinstance(v, dict):
+def _drop_none(v: Any) -> Any:
+    """A dict without None values (a scenario file has no null)."""
+    if isinstance(v, Mapping):
         return {k: _drop_none(x) for k, x in v.items() if x is not None}
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple)):
         return [_drop_none(x) for x in v]
     return v
 
 
-def _dict_toml(scenario):
-    """A scenario dict as TOML text (SluiceError if it cannot be one)."""
-    return _native.toml_of_json(json.dumps(_drop_none(scenario)))
+def _source(scenario: Scenario) -> dict[str, str]:
+    """The native functions' arguments for a scenario: its path, or its
+    dict as JSON (read straight into the scenario builder)."""
+    if isinstance(scenario, Mapping):
+        try:
+            return {"json_text": json.dumps(_drop_none(scenario))}
+        except (TypeError, ValueError) as e:
+            raise SluiceError("<dict>: not a scenario: %s" % e) from None
+    try:
+        return {"path": os.fspath(scenario)}
+    except TypeError:
+        raise SluiceError("a scenario is a path or a dict, not %s" % type(scenario).__name__) from None
 
 
-def sim(scenario, seed=None, scheduler=None, timeline_ms=None):
-    """Simulate a scenario: a path to a scenario file (TOML) or a dict with
-    the same keys (``{"name": ..., "device": {...}, "flow": [{...}]}``;
-    relative paths in it resolve against the current directory).
+def _path(p: Union[str, "os.PathLike[str]", None]) -> Optional[str]:
+    return None if p is None else os.fspath(p)
+
+
+def sim(scenario: Scenario, seed: Optional[int] = None, scheduler: Optional[str] = None,
+        timeline_ms: Optional[int] = None) -> Result:
+    """Simulate a scenario; returns the ``sluice.sim/1`` dict (what
+    ``sluice sim FILE --json`` prints).
+
     ``seed`` and ``scheduler`` override the scenario's, as the CLI's
-    ``--seed`` and ``--scheduler`` do; ``timeline_ms`` adds the timeline
-    ``--timeline`` does. Returns the ``sluice.sim/1`` dict; raises
-    SluiceError on bad input."""
-    if isinstance(scenario, dict):
-        job = {"toml_text": _dict_toml(scenario)}
-    else:
-        job = {"path": os.fspath(scenario)}
-    return _run(job, seed, scheduler, timeline_ms)
+    ``--seed`` and ``--scheduler`` do (a new policy starts from its default
+    parameters); ``timeline_ms`` adds each flow's throughput over time in
+    bins of that many milliseconds, as ``--timeline`` does. Raises
+    SluiceError with a one-line message on bad input.
+
+    >>> import sluice
+    >>> s = {"name": "two", "duration_s": 2, "device": {"preset": "maxtor-stm332061"},
+    ...      "scheduler": {"name": "bfq"}, "flow": [{"name": "r", "count": 2, "pattern": "rand-read"}]}
+    >>> r = sluice.sim(s, seed=2, timeline_ms=500)
+    >>> r["seed"], len(r["flows"]), len(r["timeline"]["flows"]["r0"])
+    (2, 2, 4)
+    """
+    return _simulate(_source(scenario), seed, scheduler, timeline_ms)
 
 
-def _run(job, seed, scheduler, timeline_ms):
+def _simulate(job: dict[str, str], seed: Optional[int], scheduler: Optional[str],
+              timeline_ms: Optional[int]) -> Result:
     """One simulation of a job (see ``_job``); the task a sweep sends."""
     out = _native.sim_json(seed=seed, scheduler=scheduler, timeline_ms=timeline_ms, **job)
     return json.loads(out)
 
 
-def _job(scenario):
-    """A scenario as a sweep sends it: its TOML text, named by an absolute
-    path whose folder relative paths in it resolve against, so a task gives
-    the same result in any directory and, when the files it names are
-    there too, on any machine of a cluster."""
-    if isinstance(scenario, dict):
-        return {"toml_text": _dict_toml(scenario), "name": os.path.join(os.getcwd(), "<dict>")}
-    path = os.path.abspath(os.fspath(scenario))
+def _job(scenario: Scenario) -> dict[str, str]:
+    """A scenario as a sweep sends it: its text, named by an absolute path
+    whose folder relative paths in it resolve against, so a task gives the
+    same result in any directory and, when the files it names are there
+    too, on any machine of a cluster."""
+    if isinstance(scenario, Mapping):
+        return dict(_source(scenario), name=os.path.join(os.getcwd(), "<dict>"))
+    path = os.path.abspath(_source(scenario)["path"])
     try:
         with open(path, encoding="utf-8") as f:
             return {"toml_text": f.read(), "name": path}
@@ -69,43 +113,160 @@ def _job(scenario):
         return {"path": path}  # the task reports it as the CLI would
 
 
-def run(scenario, dir=None, device=None, allow_writes=False, queue_depth=None,
-        duration_s=None, verify=False, keep=False, timeline_ms=None):
+def run(scenario: Scenario, dir: Union[str, "os.PathLike[str]", None] = None,
+        device: Union[str, "os.PathLike[str]", None] = None, allow_writes: bool = False,
+        queue_depth: Optional[int] = None, duration_s: Optional[float] = None, verify: bool = False,
+        keep: bool = False, timeline_ms: Optional[int] = None) -> Result:
     """Run a scenario for real, as ``sluice run`` does: its flows on real
     files through io_uring (a fresh folder in the current directory, or in
     ``dir``; removed afterwards unless ``keep``), or on the block device
     ``device`` (writers only with ``allow_writes``), under the same policy
-    code as ``sim``. ``scenario`` is a path or a dict (as for ``sim``).
-    ``queue_depth``, ``duration_s``, ``verify`` and ``timeline_ms`` are the
-    CLI's ``--queue-depth``, ``--duration``, ``--verify`` and
-    ``--timeline``. Blocks for the run's duration; returns the
-    ``sluice.run/1`` dict; raises SluiceError on bad input or a failed
-    run."""
-    if isinstance(scenario, dict):
-        job = {"toml_text": _dict_toml(scenario)}
-    else:
-        job = {"path": os.fspath(scenario)}
-    fs = lambda p: None if p is None else os.fspath(p)
-    out = _native.run_json(dir=fs(dir), device=fs(device), allow_writes=allow_writes,
+    code as ``sim``. ``queue_depth``, ``duration_s``, ``verify`` and
+    ``timeline_ms`` are the CLI's ``--queue-depth``, ``--duration``,
+    ``--verify`` and ``--timeline``. Blocks for the run's duration; returns
+    the ``sluice.run/1`` dict; raises SluiceError on bad input or a failed
+    run.
+
+    >>> import sluice, tempfile
+    >>> s = {"name": "real", "duration_s": 0.5, "scheduler": {"name": "bfq"},
+    ...      "flow": [{"name": "r", "pattern": "seq-read", "file_gib": 0.01}]}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     r = sluice.run(s, dir=d)
+    >>> r["schema"], r["flows"][0]["name"]
+    ('sluice.run/1', 'r')
+    """
+    out = _native.run_json(dir=_path(dir), device=_path(device), allow_writes=allow_writes,
                            queue_depth=queue_depth, duration_s=duration_s, verify=verify,
-                           keep=keep, timeline_ms=timeline_ms, **job)
+                           keep=keep, timeline_ms=timeline_ms, **_source(scenario))
     return json.loads(out)
 
 
-def repro(paper, quick=False):
-    """Run a paper's experiments (``bfq``, ``yfq``, ``vios``, ``dor`` or
-    ``all``); returns the ``sluice.repro/1`` dict, the paper's numbers
-    beside ours."""
+def repro(paper: str, quick: bool = False) -> Result:
+    """Run a paper's experiments (``"bfq"``, ``"yfq"``, ``"vios"``,
+    ``"dor"`` or ``"all"``); returns the ``sluice.repro/1`` dict, the
+    paper's numbers beside ours (``quick``: shorter runs, as ``--quick``).
+
+    >>> import sluice
+    >>> r = sluice.repro("vios", quick=True)
+    >>> row = r["experiments"][0]["rows"][0]
+    >>> sorted(row)
+    ['metric', 'ours', 'paper', 'scheduler', 'unit', 'workload']
+    """
     return json.loads(_native.repro_json(paper, quick))
 
 
-def sweep(scenarios, seeds=None, scheduler=None, address=None, timeline_ms=None):
+def compare(scenario: Scenario, seed: Optional[int] = None) -> list[Result]:
+    """The scenario under every policy, as ``sluice compare --json`` runs
+    it: one ``sluice.sim/1`` dict per policy, in ``policies()`` order. The
+    scenario's own policy keeps its ``[scheduler]`` parameters; the others
+    start from their defaults. ``seed`` overrides the scenario's.
+
+    >>> import sluice
+    >>> s = {"name": "c", "duration_s": 1, "device": {"preset": "maxtor-stm332061"},
+    ...      "scheduler": {"name": "bfq"}, "flow": [{"name": "r", "pattern": "rand-read"}]}
+    >>> runs = sluice.compare(s)
+    >>> [r["scheduler"] for r in runs][:3]
+    ['noop', 'clook', 'sstf']
+    """
+    return json.loads(_native.compare_json(seed=seed, **_source(scenario)))
+
+
+def policies() -> list[dict[str, Any]]:
+    """Every policy a scenario may name, with its parameters, as ``sluice
+    list`` prints them: ``{"name", "summary", "params": [{"name", "type",
+    "default", "doc", "note", ...}]}``; ``type`` is ``"bool"``, ``"int"``,
+    ``"float"`` (both with ``min`` and ``max``) or ``"choice"`` (with
+    ``options``).
+
+    >>> import sluice
+    >>> bfq = next(p for p in sluice.policies() if p["name"] == "bfq+")
+    >>> raising = next(q for q in bfq["params"] if q["name"] == "raising_mb")
+    >>> raising["default"] == 24, raising["doc"] != ""
+    (True, True)
+    """
+    return json.loads(_native.policies_json())
+
+
+def validate(disk: str, trace: Union[str, "os.PathLike[str]"]) -> Result:
+    """Replay a DiskSim validation trace (``R|W Hit block count
+    measured_us interarrival_us`` lines) against a drive model, a preset
+    name or a ``.diskspecs`` file, and score it with DiskSim's demerit
+    (RMS distance between the response-time distributions of model and
+    drive, ms); returns the ``sluice.validate/1`` dict, as ``sluice
+    validate --json``.
+
+    >>> import sluice
+    >>> v = sluice.validate("ibm-dnes-309170w", "data/traces/ibm18es-validate-head.trace")
+    >>> v["schema"], v["requests"], v["demerit_ms"] >= 0
+    ('sluice.validate/1', 200, True)
+    """
+    return json.loads(_native.validate_json(disk, os.fspath(trace)))
+
+
+def import_config(kind: str, path: Union[str, "os.PathLike[str]"],
+                  io_properties: Union[str, "os.PathLike[str]", None] = None, shards: int = 1,
+                  duration_s: float = 10.0) -> dict[str, Any]:
+    """Another scheduler's own test configuration as a scenario dict, as
+    ``sluice import`` reads it (the dict ``sim``, ``run`` and ``compare``
+    take): ``kind="dmclock"`` reads dmClock's simulator configuration
+    (``path``: its ``.conf``); ``kind="seastar"`` reads Seastar's io_tester
+    job file (``path``) with its ``io_properties`` file, io_tester's
+    ``--smp`` as ``shards`` and ``--duration`` as ``duration_s``. What was
+    approximated comes as one UserWarning.
+
+    >>> import sluice, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     s = sluice.import_config("dmclock", "data/import/dmc_sim_example.conf")
+    >>> s["scheduler"]["name"], len(sluice.sim(s)["flows"]) > 0
+    ('mclock', True)
+    """
+    out = json.loads(_native.import_json(kind, os.fspath(path), _path(io_properties), shards,
+                                         duration_s))
+    if out["notes"]:
+        warnings.warn("sluice.import_config(%r, %r) approximates: %s" % (
+            kind, os.fspath(path), "; ".join(out["notes"])), UserWarning, stacklevel=2)
+    return out["scenario"]
+
+
+def request_log(scenario: Scenario, seed: Optional[int] = None,
+                scheduler: Optional[str] = None) -> "pandas.DataFrame":
+    """Simulate a scenario and return every completed request, one row
+    each in completion order, with the columns of the CSV ``sluice sim
+    --log-requests`` writes: ``flow`` (its name; ``(writeback)`` for the
+    page cache's), ``thread``, ``dir`` (``R``/``W``), ``sync`` (0/1),
+    ``sector``, ``sectors``, ``arrival_ms``, ``dispatched_ms`` and
+    ``completed_ms``. ``seed`` and ``scheduler`` as for ``sim``.
+
+    >>> import sluice
+    >>> s = {"name": "log", "duration_s": 1, "device": {"preset": "maxtor-stm332061"},
+    ...      "scheduler": {"name": "bfq"}, "flow": [{"name": "r", "count": 2, "pattern": "rand-read"}]}
+    >>> df = sluice.request_log(s)
+    >>> sorted(set(df["flow"])), bool((df["completed_ms"] >= df["dispatched_ms"]).all())
+    (['r0', 'r1'], True)
+    """
+    pd = _pandas("request_log")
+    csv = _native.request_log_csv(seed=seed, scheduler=scheduler, **_source(scenario))
+    # Flow names are text, whatever they look like ("1", "NA").
+    return pd.read_csv(io.StringIO(csv), dtype={"flow": str, "dir": str}, keep_default_na=False)
+
+
+def sweep(scenarios: Iterable[Scenario], seeds: Optional[Sequence[int]] = None,
+          scheduler: Optional[str] = None, address: Optional[str] = None,
+          timeline_ms: Optional[int] = None) -> list[Result]:
     """Simulate every (scenario, seed) pair, each as a Ray task: a local Ray
     by default, or the cluster at ``address`` (``"auto"``, ``"ray://..."``;
     its workers need this package installed). ``seeds=None`` runs each
-    scenario with its own seed. Returns the results in input order
-    (scenario-major, then seed). Without Ray installed it runs them here,
-    one after another, with a warning."""
+    scenario with its own seed. Returns the ``sluice.sim/1`` dicts in input
+    order (scenario-major, then seed). Without Ray installed it runs them
+    here, one after another, with a RuntimeWarning.
+
+    >>> import sluice
+    >>> s = {"name": "s", "duration_s": 1, "device": {"preset": "maxtor-stm332061"},
+    ...      "scheduler": {"name": "bfq"}, "flow": [{"name": "r", "pattern": "rand-read"}]}
+    >>> [r["seed"] for r in sluice.sweep([s], seeds=[1, 2])]
+    [1, 2]
+    """
     jobs = [_job(s) for s in scenarios]
     pairs = [(j, seed) for j in jobs for seed in (seeds if seeds is not None else [None])]
     try:
@@ -115,9 +276,9 @@ def sweep(scenarios, seeds=None, scheduler=None, address=None, timeline_ms=None)
     except (ImportError, AttributeError):
         warnings.warn("sluice.sweep: Ray is not installed (pip install ray); running the "
                       "%d runs here, one after another" % len(pairs), RuntimeWarning, stacklevel=2)
-        return [_run(j, seed, scheduler, timeline_ms) for j, seed in pairs]
+        return [_simulate(j, seed, scheduler, timeline_ms) for j, seed in pairs]
     if not ray.is_initialized():
-        kwargs = {"ignore_reinit_error": True, "log_to_driver": False}
+        kwargs: dict[str, Any] = {"ignore_reinit_error": True, "log_to_driver": False}
         if address is None:
             kwargs["include_dashboard"] = False
         ray.init(address=address, **kwargs)
@@ -132,84 +293,144 @@ def sweep(scenarios, seeds=None, scheduler=None, address=None, timeline_ms=None)
 _FAILED = "sluice_error"
 
 
-def _task(job, seed, scheduler, timeline_ms):
-    """``_run`` on a Ray worker. Bad input comes back as a value, so the
-    caller gets a plain SluiceError with the one-line message, not Ray's
-    wrapped traceback (which ``except SluiceError`` would not catch)."""
+def _task(job: dict[str, str], seed: Optional[int], scheduler: Optional[str],
+          timeline_ms: Optional[int]) -> Result:
+    """``_simulate`` on a Ray worker. Bad input comes back as a value, so
+    the caller gets a plain SluiceError with the one-line message, not
+    Ray's wrapped traceback (which ``except SluiceError`` would not
+    catch)."""
     try:
-        return _run(job, seed, scheduler, timeline_ms)
+        return _simulate(job, seed, scheduler, timeline_ms)
     except SluiceError as e:
         return {_FAILED: str(e)}
 
 
-def _flow_rows(r, extra=None):
-    """One dict per flow of a sluice.sim/1 or sluice.run/1 result."""
+def _pandas(caller: str) -> Any:
+    try:
+        import pandas
+    except ImportError as e:
+        raise ImportError("sluice.%s needs pandas (pip install pandas)" % caller) from e
+    return pandas
+
+
+def _flatten(key: str, value: Any, out: dict[str, Any]) -> None:
+    """``value`` under column ``key``; a dict's entries each under a column
+    of their own, joined with ``_`` and keeping a ``_ms``/``_s`` unit last
+    (``lat_ms: {"p99": ...}`` is ``lat_p99_ms``). Lists stay one cell."""
+    if not isinstance(value, Mapping):
+        out[key] = value
+        return
+    for unit in ("_ms", "_s"):
+        if key.endswith(unit):
+            stem = key[: -len(unit)]
+            for k, v in value.items():
+                _flatten("%s_%s%s" % (stem, k, unit), v, out)
+            return
+    for k, v in value.items():
+        _flatten("%s_%s" % (key, k) if key else k, v, out)
+
+
+# Run-level keys that lead each row, in this order.
+_LEAD = ("scenario", "scheduler", "device", "seed")
+
+
+def _flow_rows(r: Mapping[str, Any], extra: Optional[Mapping[str, Any]] = None) -> list[dict[str, Any]]:
+    """One dict per flow of a sluice.sim/1 or sluice.run/1 result: the
+    run's identity, then every key of the flow (``name`` as ``flow``), its
+    throughput timeline when the run has one (``timeline_mb_s``, a list),
+    then every other key of the run (``aggregate_mb_s``, ...; the run's
+    total timeline as ``aggregate_timeline_mb_s``)."""
+    lead = {k: r.get(k) for k in _LEAD}
+    rest: dict[str, Any] = {}
+    timeline = r.get("timeline") or {}
+    for k, v in r.items():
+        if k in _LEAD or k in ("schema", "flows", "timeline"):
+            continue
+        _flatten("aggregate_timeline_mb_s" if k == "timeline_mb_s" else k, v, rest)
+    if timeline:
+        rest["timeline_interval_s"] = timeline.get("interval_s")
     rows = []
     for f in r.get("flows", []):
-        lat = f.get("lat_ms") or {}
-        row = {
-            "scenario": r.get("scenario"),
-            "scheduler": r.get("scheduler"),
-            "device": r.get("device"),
-            "seed": r.get("seed"),
-            "flow": f.get("name"),
-            "weight": f.get("weight"),
-            "requests": f.get("requests"),
-            "bytes": f.get("bytes"),
-            "mb_s": f.get("mb_s"),
-            "disk_time_s": f.get("disk_time_s"),
-            "lat_mean_ms": lat.get("mean"),
-            "lat_p50_ms": lat.get("p50"),
-            "lat_p95_ms": lat.get("p95"),
-            "lat_p99_ms": lat.get("p99"),
-            "lat_max_ms": lat.get("max"),
-            "done_s": f.get("done_s"),
-            "startup_s": f.get("startup_s"),
-            "frames_dropped": f.get("frames_dropped"),
-        }
+        row = dict(lead)
         if extra:
             row.update(extra)
+        row["flow"] = f.get("name")
+        for k, v in f.items():
+            if k != "name":
+                _flatten(k, v, row)
+        if timeline:
+            row["timeline_mb_s"] = (timeline.get("flows") or {}).get(f.get("name"))
+        for k, v in rest.items():
+            row.setdefault(k, v)
         rows.append(row)
     return rows
 
 
-def frame(results):
-    """Flatten results into a pandas DataFrame.
+def _repro_rows(r: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One dict per experiment row of a sluice.repro/1 result: the
+    experiment's keys (``id`` as ``experiment``), then the row's (the
+    paper's number as ``paper_value``)."""
+    rows = []
+    for e in r.get("experiments", []):
+        head: dict[str, Any] = {}
+        for k, v in e.items():
+            if k != "rows":
+                _flatten("experiment" if k == "id" else k, v, head)
+        for row in e.get("rows", []):
+            out = dict(head)
+            for k, v in row.items():
+                _flatten("paper_value" if k == "paper" else k, v, out)
+            rows.append(out)
+    return rows
+
+
+def frame(results: Union[Result, Sequence[Result]]) -> "pandas.DataFrame":
+    """Flatten results into a pandas DataFrame with every column they have.
 
     - sim and run results (``sluice.sim/1``, ``sluice.run/1``, a dict or a
-      list of them, as ``sim``, ``sweep`` and ``compare`` give): one row per
-      flow per run, with the run's scenario, scheduler, device and seed;
+      list of them, as ``sim``, ``run``, ``sweep`` and ``compare`` give):
+      one row per flow per run. Columns: the run's ``scenario``,
+      ``scheduler``, ``device`` and ``seed``; ``flow`` (its name) and every
+      key the flow has (``requests``, ``mb_s``, ``over_1s``, ``done_s``,
+      ``startup_s``, ``startups``, ``frames``, ``frames_dropped``, ...;
+      nested objects flattened: ``lat_ms`` gives ``lat_mean_ms``,
+      ``lat_p99_ms``, ``lat_cdf_ms``, ...); with a timeline, the flow's
+      ``timeline_mb_s`` (a list per cell) and ``timeline_interval_s``; then
+      the run's other keys (``aggregate_mb_s``, ``sim_time_s``, ...). A
+      column a flow does not have is None (start-up columns of a reader);
     - ``sluice.repro/1`` (``repro``): one row per experiment row, ours
-      beside the paper's;
-    - ``sluice.versus/1``: one row per flow per run, with its engine and run.
+      beside the paper's (``ours``, ``paper_value``);
+    - ``sluice.versus/1``: one row per flow per run, with its ``engine``
+      and ``run``.
 
-    Anything else raises ValueError saying what it got."""
-    try:
-        import pandas as pd
-    except ImportError as e:
-        raise ImportError("sluice.frame needs pandas (pip install pandas)") from e
-    if isinstance(results, dict):
+    Anything else raises ValueError saying what it got.
+
+    >>> import sluice
+    >>> s = {"name": "f", "duration_s": 3, "device": {"preset": "maxtor-stm332061"},
+    ...      "scheduler": {"name": "bfq"}, "flow": [{"name": "r", "pattern": "seq-read"},
+    ...      {"name": "app", "pattern": "startup", "trace": "xterm", "start_s": 1}]}
+    >>> df = sluice.frame(sluice.sim(s))
+    >>> list(df["flow"]), df["startup_s"].notna().tolist(), "lat_p99_ms" in df
+    (['r', 'app'], [False, True], True)
+    """
+    pd = _pandas("frame")
+    if isinstance(results, Mapping):
         results = [results]
     if not isinstance(results, (list, tuple)):
         raise ValueError("sluice.frame takes a result dict or a list of them, not %s" % type(results).__name__)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for r in results:
-        if not isinstance(r, dict):
+        if not isinstance(r, Mapping):
             raise ValueError("sluice.frame: a result is a dict, not %s" % type(r).__name__)
         schema = r.get("schema")
         if schema in ("sluice.sim/1", "sluice.run/1") or (schema is None and "flows" in r):
             rows.extend(_flow_rows(r))
         elif schema == "sluice.repro/1":
-            for e in r.get("experiments", []):
-                for row in e.get("rows", []):
-                    rows.append({"paper": e.get("paper"), "experiment": e.get("id"), "title": e.get("title"),
-                                 "scheduler": row.get("scheduler"), "workload": row.get("workload"),
-                                 "metric": row.get("metric"), "unit": row.get("unit"),
-                                 "ours": row.get("ours"), "paper_value": row.get("paper")})
+            rows.extend(_repro_rows(r))
         elif schema == "sluice.versus/1":
-            for run in r.get("runs", []):
-                rows.extend(_flow_rows(run.get("result") or {},
-                                       {"engine": run.get("engine"), "run": run.get("run")}))
+            for one in r.get("runs", []):
+                rows.extend(_flow_rows(one.get("result") or {},
+                                       {"engine": one.get("engine"), "run": one.get("run")}))
         else:
             raise ValueError("sluice.frame: no table for a result with schema %r (it reads sluice.sim/1, "
                              "sluice.run/1, sluice.repro/1 and sluice.versus/1)" % (schema,))

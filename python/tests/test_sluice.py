@@ -185,3 +185,151 @@ def test_frame_reads_every_result_kind_or_says_why_not():
         sluice.frame({"schema": "nonsense"})
     with pytest.raises(ValueError, match="not int"):
         sluice.frame(3)
+
+
+# A dict of one reader and a start-up (the xterm trace built in).
+STARTUP = {
+    "name": "startup", "seed": 1, "duration_s": 3, "device": {"preset": "maxtor-stm332061"},
+    "scheduler": {"name": "bfq"},
+    "flow": [{"name": "r", "pattern": "seq-read"},
+             {"name": "app", "pattern": "startup", "trace": "xterm", "start_s": 1},
+             {"name": "v", "pattern": "video", "clip_s": 1}],
+}
+
+
+def test_a_dict_is_read_as_the_same_scenario_file(tmp_path):
+    toml = tmp_path / "small.toml"
+    toml.write_text('name = "small"\nseed = 3\nduration_s = 2\nwarmup_s = 0\n'
+                    '[device]\npreset = "maxtor-stm332061"\n[scheduler]\nname = "bfq"\ntimeout_ms = 5\n'
+                    '[[flow]]\nname = "r"\ncount = 2\npattern = "rand-read"\nrequest_kib = 4\n')
+    as_dict = dict(SMALL, scheduler={"name": "bfq", "timeout_ms": 5})
+    a, b = sluice.sim(as_dict), sluice.sim(toml)
+    a.pop("perf"), b.pop("perf")
+    assert a == b
+    assert a["flows"] != sluice.sim(SMALL)["flows"]  # the parameter reached the policy
+
+
+def test_a_dicts_unknown_key_is_named_in_the_error():
+    with pytest.raises(sluice.SluiceError, match="<dict>: unknown field `wieght`"):
+        sluice.sim(dict(SMALL, flow=[{"name": "r", "pattern": "rand-read", "wieght": 3}]))
+    with pytest.raises(sluice.SluiceError, match="a path or a dict, not int"):
+        sluice.sim(3)
+
+
+def test_compare_runs_every_policy_and_keeps_its_own_parameters():
+    tuned = dict(SMALL, scheduler={"name": "bfq", "timeout_ms": 5})
+    runs = sluice.compare(tuned, seed=2)
+    names = [p["name"] for p in sluice.policies()]
+    assert [r["scheduler"] for r in runs] == names and len(runs) >= 10
+    assert all(r["seed"] == 2 for r in runs)
+    own = runs[names.index("bfq")]["flows"]
+    assert own == sluice.sim(tuned, seed=2)["flows"] != sluice.sim(SMALL, seed=2)["flows"]
+    assert runs[names.index("noop")]["flows"] == sluice.sim(SMALL, seed=2, scheduler="noop")["flows"]
+
+
+def test_policies_list_every_parameter_with_its_default_and_doc():
+    ps = sluice.policies()
+    assert len(ps) >= 15 and len({p["name"] for p in ps}) == len(ps)
+    bfq = next(p for p in ps if p["name"] == "bfq+")
+    assert bfq["summary"] and len(bfq["params"]) >= 20
+    assert all(q["doc"] and "default" in q and q["type"] in ("bool", "int", "float", "choice") for q in bfq["params"])
+    for q in bfq["params"]:
+        if q["type"] in ("int", "float"):
+            assert q["min"] <= q["default"] <= q["max"], q
+        if q["type"] == "choice":
+            assert q["default"] in q["options"], q
+    # Every default is accepted back as the scenario's parameter.
+    defaults = {q["name"]: q["default"] for q in bfq["params"]}
+    assert sluice.sim(dict(SMALL, scheduler=dict(defaults, name="bfq+")))["scheduler"] == "bfq+"
+
+
+def test_validate_scores_a_preset_and_names_a_bad_disk():
+    v = sluice.validate("ibm-dnes-309170w", os.path.join(ROOT, "data", "traces", "ibm18es-validate-head.trace"))
+    assert v["schema"] == "sluice.validate/1" and v["requests"] > 0 and v["demerit_ms"] >= 0
+    with pytest.raises(sluice.SluiceError, match="neither a preset"):
+        sluice.validate("no-such-disk", os.path.join(ROOT, "data", "traces", "ibm18es-validate-head.trace"))
+    with pytest.raises(sluice.SluiceError, match="missing.trace"):
+        sluice.validate("ibm-dnes-309170w", "missing.trace")
+
+
+def test_import_config_gives_a_dict_sim_takes(tmp_path):
+    with pytest.warns(UserWarning, match="approximates"):
+        s = sluice.import_config("dmclock", os.path.join(ROOT, "data", "import", "dmc_sim_example.conf"))
+    assert s["scheduler"]["name"] == "mclock" and s["flow"]
+    r = sluice.sim(s)
+    assert [f["name"] for f in r["flows"]][:1] == ["client0"] and r["aggregate"]["requests"] > 0
+    with pytest.warns(UserWarning):
+        t = sluice.import_config("seastar", os.path.join(ROOT, "data", "import", "tau_nemesis.yaml"),
+                                 io_properties=os.path.join(ROOT, "data", "import", "i4i.2xlarge.yaml"),
+                                 duration_s=0.5)
+    assert t["duration_s"] == 0.5 and sluice.sim(t)["flows"]
+    with pytest.raises(sluice.SluiceError, match="needs io_properties"):
+        sluice.import_config("seastar", os.path.join(ROOT, "data", "import", "tau_nemesis.yaml"))
+    with pytest.raises(sluice.SluiceError, match="\"dmclock\" or \"seastar\""):
+        sluice.import_config("fio", "x")
+    with pytest.raises(sluice.SluiceError, match="nothing.conf"):
+        sluice.import_config("dmclock", tmp_path / "nothing.conf")
+
+
+def test_request_log_is_the_csvs_rows():
+    pytest.importorskip("pandas")
+    df = sluice.request_log(STARTUP, seed=2)
+    assert list(df.columns) == ["flow", "thread", "dir", "sync", "sector", "sectors",
+                                "arrival_ms", "dispatched_ms", "completed_ms"]
+    r = sluice.sim(STARTUP, seed=2)
+    assert len(df) == r["aggregate"]["requests"] > 100
+    assert df.groupby("flow").size().to_dict() == {f["name"]: f["requests"] for f in r["flows"]}
+    assert (df["arrival_ms"] <= df["dispatched_ms"]).all() and (df["dispatched_ms"] <= df["completed_ms"]).all()
+
+
+def test_request_log_keeps_a_flow_name_that_looks_like_a_number():
+    pytest.importorskip("pandas")
+    df = sluice.request_log(dict(SMALL, flow=[{"name": "NA", "pattern": "rand-read"},
+                                              {"name": "1,5", "pattern": "rand-read"}]))
+    assert set(df["flow"]) == {"NA", "1,5"}
+
+
+def test_frame_has_every_column_of_a_flow_and_the_timeline():
+    pytest.importorskip("pandas")
+    r = sluice.sim(STARTUP, timeline_ms=500)
+    df = sluice.frame(r)
+    flow_keys = {k for f in r["flows"] for k in f} - {"name", "lat_ms"}
+    assert flow_keys <= set(df.columns), flow_keys - set(df.columns)
+    for col in ("lat_mean_ms", "lat_p99_ms", "lat_cdf_ms", "over_1s", "startups", "startup_s", "frames",
+                "frames_dropped", "timeline_mb_s", "timeline_interval_s", "aggregate_mb_s",
+                "aggregate_timeline_mb_s", "sim_time_s"):
+        assert col in df.columns, col
+    app = df[df["flow"] == "app"].iloc[0]
+    assert app["startups"] == 1 and app["startup_s"] > 0
+    assert app["timeline_mb_s"] == r["timeline"]["flows"]["app"]
+    assert df[df["flow"] == "v"].iloc[0]["frames"] > 0
+
+
+def test_the_package_is_typed():
+    import inspect
+    pkg = os.path.dirname(sluice.__file__)
+    assert os.path.exists(os.path.join(pkg, "py.typed")) and os.path.exists(os.path.join(pkg, "_native.pyi"))
+    for name in ("sim", "run", "repro", "sweep", "frame", "compare", "policies", "import_config",
+                 "validate", "request_log"):
+        sig = inspect.signature(getattr(sluice, name))
+        assert sig.return_annotation is not inspect.Signature.empty, name
+        assert all(p.annotation is not inspect.Parameter.empty for p in sig.parameters.values()), name
+
+
+def test_the_pyi_names_every_native_function():
+    import ast
+    import sluice._native as native
+    pkg = os.path.dirname(sluice.__file__)
+    with open(os.path.join(pkg, "_native.pyi"), encoding="utf-8") as f:
+        stub = {n.name for n in ast.parse(f.read()).body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    public = {n for n in dir(native) if not n.startswith("_")}
+    assert stub == public
+
+
+def test_every_docstring_example_runs(monkeypatch):
+    import doctest
+    monkeypatch.chdir(ROOT)  # the examples name files from the repository's root
+    monkeypatch.setitem(sys.modules, "ray", None)  # sweep's example runs here, not on a Ray
+    with pytest.warns(RuntimeWarning):
+        result = doctest.testmod(sluice, optionflags=doctest.ELLIPSIS, raise_on_error=False)
+    assert result.attempted >= 12 and result.failed == 0, result
