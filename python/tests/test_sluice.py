@@ -333,3 +333,12 @@ def test_every_docstring_example_runs(monkeypatch):
     with pytest.warns(RuntimeWarning):
         result = doctest.testmod(sluice, optionflags=doctest.ELLIPSIS, raise_on_error=False)
     assert result.attempted >= 12 and result.failed == 0, result
+
+
+def test_docs_python_md_names_every_function():
+    with open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8") as f:
+        doc = f.read()
+    functions = [n for n in sluice.__all__ if callable(getattr(sluice, n)) and not isinstance(getattr(sluice, n), type)]
+    assert len(functions) >= 12
+    missing = [n for n in functions if "`%s(" % n not in doc and "sluice.%s(" % n not in doc]
+    assert not missing, missing
