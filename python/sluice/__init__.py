@@ -19,7 +19,7 @@ import io
 import json
 import os
 import warnings
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Union, cast
 
 from . import _native
 from ._native import SluiceError
@@ -52,22 +52,42 @@ def _drop_none(v: Any) -> Any:
     return v
 
 
+def _one(text: str) -> Result:
+    """A result from the native module's JSON."""
+    return cast(Result, json.loads(text))
+
+
+def _many(text: str) -> list[Result]:
+    """A list of results from the native module's JSON."""
+    return cast("list[Result]", json.loads(text))
+
+
+def _plain(v: Any) -> Any:
+    """A value JSON has no type for, as the scenario means it: a path as
+    text, a NumPy number as a Python one."""
+    if isinstance(v, os.PathLike):
+        return os.fsdecode(v)
+    if hasattr(v, "item") and callable(v.item):
+        return v.item()
+    raise TypeError("%r (a %s) is no scenario value" % (v, type(v).__name__))
+
+
 def _source(scenario: Scenario) -> dict[str, str]:
     """The native functions' arguments for a scenario: its path, or its
     dict as JSON (read straight into the scenario builder)."""
     if isinstance(scenario, Mapping):
         try:
-            return {"json_text": json.dumps(_drop_none(scenario))}
+            return {"json_text": json.dumps(_drop_none(scenario), default=_plain, allow_nan=False)}
         except (TypeError, ValueError) as e:
-            raise SluiceError("<dict>: not a scenario: %s" % e) from None
+            raise SluiceError("<dict>: %s" % e) from None
     try:
-        return {"path": os.fspath(scenario)}
+        return {"path": os.fsdecode(scenario)}
     except TypeError:
         raise SluiceError("a scenario is a path or a dict, not %s" % type(scenario).__name__) from None
 
 
 def _path(p: Union[str, "os.PathLike[str]", None]) -> Optional[str]:
-    return None if p is None else os.fspath(p)
+    return None if p is None else os.fsdecode(p)
 
 
 def sim(scenario: Scenario, seed: Optional[int] = None, scheduler: Optional[str] = None,
@@ -95,7 +115,7 @@ def _simulate(job: dict[str, str], seed: Optional[int], scheduler: Optional[str]
               timeline_ms: Optional[int]) -> Result:
     """One simulation of a job (see ``_job``); the task a sweep sends."""
     out = _native.sim_json(seed=seed, scheduler=scheduler, timeline_ms=timeline_ms, **job)
-    return json.loads(out)
+    return _one(out)
 
 
 def _job(scenario: Scenario) -> dict[str, str]:
@@ -138,7 +158,7 @@ def run(scenario: Scenario, dir: Union[str, "os.PathLike[str]", None] = None,
     out = _native.run_json(dir=_path(dir), device=_path(device), allow_writes=allow_writes,
                            queue_depth=queue_depth, duration_s=duration_s, verify=verify,
                            keep=keep, timeline_ms=timeline_ms, **_source(scenario))
-    return json.loads(out)
+    return _one(out)
 
 
 def repro(paper: str, quick: bool = False) -> Result:
@@ -152,7 +172,7 @@ def repro(paper: str, quick: bool = False) -> Result:
     >>> sorted(row)
     ['metric', 'ours', 'paper', 'scheduler', 'unit', 'workload']
     """
-    return json.loads(_native.repro_json(paper, quick))
+    return _one(_native.repro_json(paper, quick))
 
 
 def compare(scenario: Scenario, seed: Optional[int] = None) -> list[Result]:
@@ -168,7 +188,7 @@ def compare(scenario: Scenario, seed: Optional[int] = None) -> list[Result]:
     >>> [r["scheduler"] for r in runs][:3]
     ['noop', 'clook', 'sstf']
     """
-    return json.loads(_native.compare_json(seed=seed, **_source(scenario)))
+    return _many(_native.compare_json(seed=seed, **_source(scenario)))
 
 
 def policies() -> list[dict[str, Any]]:
@@ -184,7 +204,7 @@ def policies() -> list[dict[str, Any]]:
     >>> raising["default"] == 24, raising["doc"] != ""
     (True, True)
     """
-    return json.loads(_native.policies_json())
+    return _many(_native.policies_json())
 
 
 def validate(disk: str, trace: Union[str, "os.PathLike[str]"]) -> Result:
@@ -200,7 +220,7 @@ def validate(disk: str, trace: Union[str, "os.PathLike[str]"]) -> Result:
     >>> v["schema"], v["requests"], v["demerit_ms"] >= 0
     ('sluice.validate/1', 200, True)
     """
-    return json.loads(_native.validate_json(disk, os.fspath(trace)))
+    return _one(_native.validate_json(disk, os.fsdecode(trace)))
 
 
 def import_config(kind: str, path: Union[str, "os.PathLike[str]"],
@@ -221,12 +241,12 @@ def import_config(kind: str, path: Union[str, "os.PathLike[str]"],
     >>> s["scheduler"]["name"], len(sluice.sim(s)["flows"]) > 0
     ('mclock', True)
     """
-    out = json.loads(_native.import_json(kind, os.fspath(path), _path(io_properties), shards,
-                                         duration_s))
+    out = _one(_native.import_json(kind, os.fsdecode(path), _path(io_properties), shards,
+                                    duration_s))
     if out["notes"]:
         warnings.warn("sluice.import_config(%r, %r) approximates: %s" % (
-            kind, os.fspath(path), "; ".join(out["notes"])), UserWarning, stacklevel=2)
-    return out["scenario"]
+            kind, os.fsdecode(path), "; ".join(out["notes"])), UserWarning, stacklevel=2)
+    return cast("dict[str, Any]", out["scenario"])
 
 
 def request_log(scenario: Scenario, seed: Optional[int] = None,

@@ -216,6 +216,17 @@ def test_a_dicts_unknown_key_is_named_in_the_error():
         sluice.sim(3)
 
 
+def test_a_dict_may_hold_paths_and_numpy_numbers():
+    import pathlib
+    np = pytest.importorskip("numpy")
+    trace = dict(TRACE, flow=[dict(TRACE["flow"][0], trace=pathlib.Path(ROOT) / "data" / "traces" / "app.blkparse",
+                                   outstanding=np.int64(4))])
+    r = sluice.sim(dict(trace, seed=np.int64(2)))
+    assert r["seed"] == 2 and r["flows"][0]["requests"] > 0
+    with pytest.raises(sluice.SluiceError, match="<dict>: .*set.* is no scenario value"):
+        sluice.sim(dict(SMALL, seed={1}))
+
+
 def test_compare_runs_every_policy_and_keeps_its_own_parameters():
     tuned = dict(SMALL, scheduler={"name": "bfq", "timeout_ms": 5})
     runs = sluice.compare(tuned, seed=2)
@@ -342,3 +353,10 @@ def test_docs_python_md_names_every_function():
     assert len(functions) >= 12
     missing = [n for n in functions if "`%s(" % n not in doc and "sluice.%s(" % n not in doc]
     assert not missing, missing
+
+
+def test_the_package_type_checks_under_mypy_strict():
+    api = pytest.importorskip("mypy.api")
+    # -p: the installed package, as a user's mypy finds it (through py.typed).
+    out, err, status = api.run(["--strict", "--ignore-missing-imports", "--no-incremental", "-p", "sluice"])
+    assert status == 0, out + err
