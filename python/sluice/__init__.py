@@ -249,6 +249,29 @@ def import_config(kind: str, path: Union[str, "os.PathLike[str]"],
     return cast("dict[str, Any]", out["scenario"])
 
 
+def fio(jobfile: Union[str, "os.PathLike[str]"], scheduler: Optional[str] = None,
+        device: Optional[str] = None, max_duration_s: Optional[float] = None) -> Result:
+    """Simulate a fio job file and return fio's own JSON layout (``"fio
+    version"``, ``"jobs"``: one per job with its ``"read"`` and ``"write"``
+    statistics, ...), as ``sluice fio FILE --output-format json`` prints it,
+    so tools written for fio read it. ``scheduler`` is the policy between
+    the jobs and the drive (default ``"noop"``); ``device`` a preset's name
+    or a ``.diskspecs`` file (default the BFQ paper's disk,
+    ``maxtor-stm332061``); ``max_duration_s`` cuts each group of jobs short
+    (a quick look at long jobs).
+
+    >>> import sluice, tempfile, os
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     job = os.path.join(d, "rand.fio")
+    ...     with open(job, "w") as f:
+    ...         _ = f.write("[rand]\\nrw=randread\\nbs=4k\\nsize=64m\\nruntime=2\\n")
+    ...     out = sluice.fio(job, scheduler="bfq")
+    >>> [j["jobname"] for j in out["jobs"]], out["jobs"][0]["read"]["iops"] > 0
+    (['rand'], True)
+    """
+    return _one(_native.fio_json(os.fsdecode(jobfile), scheduler, device, max_duration_s))
+
+
 def request_log(scenario: Scenario, seed: Optional[int] = None,
                 scheduler: Optional[str] = None) -> "pandas.DataFrame":
     """Simulate a scenario and return every completed request, one row

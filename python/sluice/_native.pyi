@@ -74,3 +74,11 @@ def import_json(
 ) -> str:
     """A scenario from dmClock's or Seastar's configuration:
     ``{"scenario": {...}, "notes": [...]}`` as JSON."""
+
+def fio_json(
+    path: str,
+    scheduler: Optional[str] = None,
+    device: Optional[str] = None,
+    max_duration_s: Optional[float] = None,
+) -> str:
+    """Simulate a fio job file; fio's JSON layout."""

@@ -1,11 +1,48 @@
 //! Other tools' formats: dmClock's and Seastar's test configurations as
-//! scenarios.
+//! scenarios, fio job files simulated into fio's own JSON.
 
 use pyo3::prelude::*;
 use serde_json::json;
-use sluice_runtime::import;
+use sluice_runtime::import::{self, fio};
 
 use crate::fail;
+
+/// Simulate a fio job file as `sluice fio FILE --output-format json` does:
+/// under `scheduler` (default noop), on `device` (a preset's name or a
+/// `.diskspecs` file; default the BFQ paper's disk), each group cut to
+/// `max_duration_s`. Returns fio's JSON layout, keys in fio's order.
+#[pyfunction]
+#[pyo3(signature = (path, scheduler=None, device=None, max_duration_s=None))]
+pub(crate) fn fio_json(
+    py: Python<'_>,
+    path: &str,
+    scheduler: Option<&str>,
+    device: Option<&str>,
+    max_duration_s: Option<f64>,
+) -> PyResult<String> {
+    let target = match device {
+        None => fio::Target::default(),
+        Some(d) if d.ends_with(".diskspecs") || std::path::Path::new(d).exists() => {
+            fio::Target::Diskspecs(d.into())
+        }
+        Some(d) => fio::Target::Preset(d.into()),
+    };
+    let options = fio::FioOptions {
+        scheduler: scheduler.map(Into::into),
+        target,
+        max_duration_s,
+    };
+    py.detach(|| {
+        fio::simulate_json(path.as_ref(), &options, |s, bin| {
+            let sim = sluice_sim::Simulation::new(s)?;
+            Ok::<_, sluice_runtime::Error>(match bin {
+                Some(b) => sim.with_timeline(b).run(),
+                None => sim.run(),
+            })
+        })
+    })
+    .map_err(fail)
+}
 
 /// A scenario from another scheduler's configuration, as `sluice import`
 /// reads it: `kind` "dmclock" (`path`: the simulator's .conf) or "seastar"

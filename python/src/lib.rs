@@ -43,5 +43,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(real::run_json, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::policies_json, m)?)?;
     m.add_function(wrap_pyfunction!(formats::import_json, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::fio_json, m)?)?;
     Ok(())
 }

@@ -360,3 +360,17 @@ def test_the_package_type_checks_under_mypy_strict():
     # -p: the installed package, as a user's mypy finds it (through py.typed).
     out, err, status = api.run(["--strict", "--ignore-missing-imports", "--no-incremental", "-p", "sluice"])
     assert status == 0, out + err
+
+
+def test_fio_gives_fios_json_layout_and_names_a_bad_file(tmp_path):
+    job = tmp_path / "two.fio"
+    job.write_text("[global]\nbs=4k\nsize=64m\nruntime=2\n[reader]\nrw=randread\n[writer]\nrw=randwrite\n")
+    out = sluice.fio(job, scheduler="bfq")
+    assert list(out)[:3] == ["fio version", "global options", "jobs"]
+    assert [j["jobname"] for j in out["jobs"]] == ["reader", "writer"]
+    assert out["jobs"][0]["read"]["io_bytes"] > 0 and out["jobs"][1]["write"]["io_bytes"] > 0
+    assert [j["read"]["io_bytes"] for j in sluice.fio(job, scheduler="bfq")["jobs"]] == \
+        [j["read"]["io_bytes"] for j in out["jobs"]]
+    assert sluice.fio(job, max_duration_s=0.5)["jobs"][0]["read"]["io_bytes"] < out["jobs"][0]["read"]["io_bytes"]
+    with pytest.raises(sluice.SluiceError, match="missing.fio"):
+        sluice.fio(tmp_path / "missing.fio")
