@@ -28,23 +28,25 @@ mod yfq;
 #[cfg(test)]
 pub(crate) use crate::testkit;
 
-pub use bfq::{Bfq, BfqConfig, BfqVariant, Expiration, ExpirationRecord, RaisingParams};
-pub use bsd::{Bsd, BsdVariant};
-pub use cfq::{Cfq, CfqParams};
+pub use bfq::{
+    Bfq, BfqConfig, BfqTunables, BfqVariant, Expiration, ExpirationRecord, RaisingParams,
+};
+pub use bsd::{Bsd, BsdTunables, BsdVariant};
+pub use cfq::{Cfq, CfqParams, CfqTunables};
 pub use clook::Clook;
-pub use deadline::{Deadline, DeadlineParams};
+pub use deadline::{Deadline, DeadlineParams, DeadlineTunables};
 pub use dor::{Dor, DorParams};
 pub use fq_rr::fq_rr;
 pub use hierarchy::{
     Bucket, GroupConfig, Hierarchy, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
 };
-pub use mclock::{AtLimit, Mclock, MclockParams};
+pub use mclock::{AtLimit, Mclock, MclockParams, MclockTunables};
 pub use noop::Noop;
 pub use params::{ParamKind, ParamSpec, ParamTable, ParamValue, Params};
-pub use seastar_fq::{SeastarFq, SeastarFqParams};
+pub use seastar_fq::{SeastarFq, SeastarFqParams, SeastarFqTunables};
 pub use sstf::Sstf;
-pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
-pub use yfq::{Yfq, YfqParams};
+pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode, ViosTunables};
+pub use yfq::{Yfq, YfqParams, YfqTunables};
 
 use std::collections::{BTreeMap, VecDeque};
 
