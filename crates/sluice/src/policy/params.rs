@@ -198,6 +198,33 @@ impl fmt::Display for ParamTable {
     }
 }
 
+/// The "Policy parameters" section of docs/formats.md: each policy's
+/// table as [`ParamTable::markdown`] renders it (a test keeps the docs
+/// equal to it).
+pub fn parameters_markdown(policies: &[super::PolicyInfo]) -> String {
+    let mut out = String::from(PARAMETERS_HEADING);
+    let none: Vec<String> = policies
+        .iter()
+        .filter(|i| i.params.is_empty())
+        .map(|i| format!("`{}`", i.name))
+        .collect();
+    out.push_str(&format!("{} take no parameter.\n", none.join(", ")));
+    for info in policies.iter().filter(|i| !i.params.is_empty()) {
+        out.push_str(&format!(
+            "\n### `{}`\n\n{}",
+            info.name,
+            info.params.markdown()
+        ));
+    }
+    out
+}
+
+/// The start of the section [`parameters_markdown`] writes.
+const PARAMETERS_HEADING: &str = "## Policy parameters\n\n\
+Under `[scheduler]`, by name; `sluice list` prints the same tables. \
+Generated from each policy's declaration (`declare_params!` in \
+`crates/sluice/src/policy/`): edit it there, not here.\n\n";
+
 /// Named parameters for a policy.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
@@ -517,7 +544,7 @@ macro_rules! declare_params {
             }
 
             /// The declared defaults.
-            pub fn defaults($v: $vty) -> Self {
+            $vis fn defaults($v: $vty) -> Self {
                 $name {
                     $($field: $crate::policy::params::param_default!($kind $($arg),*),)*
                 }
@@ -542,3 +569,97 @@ macro_rules! declare_params {
     };
 }
 pub(crate) use declare_params;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::POLICIES;
+
+    declare_params! {
+        /// A declaration whose field is narrower than its row's range.
+        #[derive(Clone, Debug, PartialEq)]
+        struct Probe {
+            /// a count
+            count: u32 = int(5, 0, 1 << 40),
+            /// a switch
+            on: bool = bool(true),
+            /// a number
+            x: f64 = float(1.5, 0.0, 2.0),
+            /// a word
+            word: &'static str = choice("a", &["a", "b"]),
+        }
+    }
+
+    fn read_probe(name: &str, value: ParamValue) -> Result<Probe, String> {
+        let mut params = Params::default();
+        params.insert(name, value);
+        let mut p = params.reader("probe");
+        Probe::read(&mut p).map_err(|e| e.to_string())
+    }
+
+    /// Wrong types and values the field cannot hold are errors naming the
+    /// parameter and what it accepts, never panics or wrapped numbers.
+    #[test]
+    fn mismatches_are_errors_not_panics() {
+        let cases = [
+            (
+                "count",
+                ParamValue::Int(1 << 35),
+                "an integer in 0..=1099511627776",
+            ),
+            (
+                "count",
+                ParamValue::Str("x".into()),
+                "an integer in 0..=1099511627776",
+            ),
+            ("on", ParamValue::Int(1), "true or false"),
+            ("x", ParamValue::Bool(true), "a number"),
+            ("x", ParamValue::Float(f64::NAN), "a number in 0..=2"),
+            ("x", ParamValue::Int(3), "a number in 0..=2"),
+            ("word", ParamValue::Str("c".into()), "one of \"a\", \"b\""),
+            ("word", ParamValue::Float(1.0), "one of \"a\", \"b\""),
+        ];
+        for (name, value, expected) in cases {
+            let err = read_probe(name, value).unwrap_err();
+            assert!(err.contains(name) && err.contains(expected), "{err}");
+        }
+        let ok = read_probe("count", ParamValue::Int(7)).unwrap();
+        assert_eq!((ok.count, ok.on, ok.x, ok.word), (7, true, 1.5, "a"));
+        assert_eq!(read_probe("x", ParamValue::Int(2)).unwrap().x, 2.0);
+    }
+
+    /// The struct's defaults and its table's are the same numbers.
+    #[test]
+    fn declared_defaults_are_the_tables() {
+        let none = Params::default();
+        let read = Probe::defaults(()).read_over(&mut none.reader("probe"), &Probe::TABLE);
+        assert_eq!(read.unwrap(), Probe::default());
+        assert_eq!(
+            Probe::TABLE.to_string(),
+            "count = 5, on = true, x = 1.5, word = \"a\""
+        );
+    }
+
+    /// The rows carry the field's first doc line, without its leading space.
+    #[test]
+    fn rows_take_the_first_doc_line() {
+        let docs: Vec<&str> = Probe::specs(()).iter().map(|s| s.doc).collect();
+        assert_eq!(docs, ["a count", "a switch", "a number", "a word"]);
+    }
+
+    /// docs/formats.md's parameter tables are the declarations' rendering.
+    #[test]
+    fn docs_tables_are_the_declarations() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/formats.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        let rendered = parameters_markdown(POLICIES);
+        let start = docs.find(PARAMETERS_HEADING).unwrap_or(docs.len());
+        let section = &docs[start..];
+        let next = section.get(1..).and_then(|rest| rest.find("\n## "));
+        let end = next.map_or(section.len(), |i| i + 1);
+        assert!(
+            section[..end] == rendered,
+            "docs/formats.md's \"Policy parameters\" differ from the declarations; replace the section with:\n{rendered}"
+        );
+    }
+}
