@@ -312,13 +312,7 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
         for info in POLICIES {
             for spec in info.params.specs {
                 let mut params = Params::default();
-                let value = match spec.kind {
-                    ParamKind::Bool(b) => ParamValue::Bool(b),
-                    ParamKind::Int { default, .. } => ParamValue::Int(default),
-                    ParamKind::Float { default, .. } => ParamValue::Float(default),
-                    ParamKind::Choice { default, .. } => ParamValue::Str(default.to_string()),
-                };
-                params.insert(spec.name, value);
+                params.insert(spec.name, spec.default_value());
                 let built = build(info.name, &params);
                 assert!(
                     built.is_ok(),
@@ -349,13 +343,7 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
     fn table_defaults(table: &ParamTable) -> Params {
         let mut params = Params::default();
         for spec in table.specs {
-            let value = match spec.kind {
-                ParamKind::Bool(b) => ParamValue::Bool(b),
-                ParamKind::Int { default, .. } => ParamValue::Int(default),
-                ParamKind::Float { default, .. } => ParamValue::Float(default),
-                ParamKind::Choice { default, .. } => ParamValue::Str(default.to_string()),
-            };
-            params.insert(spec.name, value);
+            params.insert(spec.name, spec.default_value());
         }
         params
     }

@@ -98,13 +98,13 @@ impl ParamSpec {
         self
     }
 
-    /// Its default as `sluice list` prints it.
-    fn default_text(&self) -> String {
+    /// Its default as a value (displayed as `sluice list` prints it).
+    pub fn default_value(&self) -> ParamValue {
         match self.kind {
-            ParamKind::Bool(b) => b.to_string(),
-            ParamKind::Int { default, .. } => default.to_string(),
-            ParamKind::Float { default, .. } => default.to_string(),
-            ParamKind::Choice { default, .. } => format!("\"{default}\""),
+            ParamKind::Bool(b) => ParamValue::Bool(b),
+            ParamKind::Int { default, .. } => ParamValue::Int(default),
+            ParamKind::Float { default, .. } => ParamValue::Float(default),
+            ParamKind::Choice { default, .. } => ParamValue::Str(default.to_string()),
         }
     }
 
@@ -172,7 +172,7 @@ impl ParamTable {
             };
             let cells = [
                 format!("`{}`", s.name),
-                format!("`{}`{note}", s.default_text()),
+                format!("`{}`{note}", s.default_value()),
                 s.accepts(),
                 s.doc.to_string(),
             ];
@@ -189,7 +189,7 @@ impl fmt::Display for ParamTable {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            write!(f, "{}{}{}", s.name, self.sep, s.default_text())?;
+            write!(f, "{}{}{}", s.name, self.sep, s.default_value())?;
             if !s.note.is_empty() {
                 write!(f, " ({})", s.note)?;
             }
@@ -282,7 +282,7 @@ impl<'a> ParamReader<'a> {
     /// against the row's kind and range, or the row's default.
     pub(crate) fn value<T: ParamField>(&mut self, spec: &ParamSpec) -> Result<T, Error> {
         let Some(given) = self.given(spec) else {
-            let default = kind_default(spec.kind);
+            let default = spec.default_value();
             return T::from_value(spec, default).ok_or_else(|| {
                 let expected = format!("a field that holds {}", spec.accepts());
                 self.bad(spec, expected, "its default".to_string())
@@ -330,16 +330,6 @@ impl<'a> ParamReader<'a> {
             }
         }
         Ok(())
-    }
-}
-
-/// A row's default as a value.
-fn kind_default(kind: ParamKind) -> ParamValue {
-    match kind {
-        ParamKind::Bool(b) => ParamValue::Bool(b),
-        ParamKind::Int { default, .. } => ParamValue::Int(default),
-        ParamKind::Float { default, .. } => ParamValue::Float(default),
-        ParamKind::Choice { default, .. } => ParamValue::Str(default.to_string()),
     }
 }
 
