@@ -446,18 +446,24 @@ pub(crate) use param_default;
 /// declare_params! {
 ///     /// The struct's doc.
 ///     #[derive(Clone, Debug, PartialEq)]
-///     pub struct CfqParams {
+///     pub struct CfqTunables {
 ///         /// cfq_quantum: requests one queue may have in flight
+///         ///
+///         /// Further doc lines document the field only.
 ///         quantum: u32 = int(8, 1, 1024),
+///         /// sectors per budget, or the cost model's
+///         charge: &'static str = choice("sectors", &["sectors", "cost"]) note "unit",
 ///     }
 /// }
 /// ```
 ///
 /// It yields the struct; `specs(variant)`, the table's rows (a policy with
-/// variants names a variant argument, `struct BfqParams(plus: bool)`, that
-/// defaults may use); `defaults(variant)`; and `read_over`, which reads
-/// the rows a table lists. Without a variant it also yields `TABLE`,
-/// `Default` and `read`.
+/// variants names a variant argument, `struct BfqTunables(plus: bool)`, that
+/// defaults may use); `defaults(variant)` (`()` without variants); and
+/// `read_over`, which reads the rows a table lists. Without a variant it
+/// also yields `TABLE`, `Default` and `read`. A default of the wrong type
+/// for its field does not compile; a range wider than the field's type is
+/// a bad-value error when a value outside the type is given.
 macro_rules! declare_params {
     (
         $(#[$meta:meta])*
