@@ -442,7 +442,7 @@ pub(crate) use param_default;
 /// first doc line is the table's doc, with its kind, default and range
 /// (see [`param_kind!`]) and an optional listing note:
 ///
-/// ```ignore
+/// ```text
 /// declare_params! {
 ///     /// The struct's doc.
 ///     #[derive(Clone, Debug, PartialEq)]
