@@ -4,27 +4,11 @@
 //! engine; the results print as fio prints them (`--output-format json`
 //! follows fio's JSON layout, so tools written for fio read it).
 
-mod jobfile;
-mod options;
-mod output;
-mod plan;
-
-use options::*;
-use plan::*;
-
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use sluice_runtime::{FlowBuilder, Scenario, ScenarioBuilder};
-use sluice_workload::Pattern;
-
-/// The drive a job file is simulated on unless told otherwise: the BFQ
-/// paper's disk.
-pub(crate) const DEFAULT_PRESET: &str = "maxtor-stm332061";
-
-/// Longest simulated run of a job file without `runtime` (its jobs end
-/// when their `size` is done, or by then).
-pub(crate) const UNBOUNDED_RUN_S: f64 = 3600.0;
+use sluice_runtime::import::fio::{self as lib, FioOptions, JobFile, Target, DEFAULT_PRESET};
+use sluice_runtime::{Scenario, SimReport};
 
 /// `sluice fio --help`'s epilogue: what a job file may hold.
 const HELP: &str = "Job files as fio reads them: [global] and job sections, option=value lines,
@@ -191,23 +175,17 @@ fn own_flags(opts: &Options) -> Result<(Options, Vec<String>)> {
 pub(crate) fn fio(given: &Options) -> Result<String> {
     let (opts, args) = own_flags(given)?;
     let opts = &opts;
-    let (file, path, jobs) = match args.split_first() {
+    let (job_file, path) = match args.split_first() {
         Some((first, rest)) if !first.starts_with("--") => {
             let path = PathBuf::from(first);
-            let file = path.display().to_string();
-            let text = sluice_input::read_text(&path, sluice_input::Kind::FioJob)?;
-            let mut jobs = jobfile::parse(&file, &text)?;
+            let mut file = JobFile::read(&path)?;
             if !rest.is_empty() {
                 // fio: options after the file start jobs of their own.
-                jobs.extend(jobfile::parse_args(rest)?);
+                file.add_args(rest)?;
             }
-            (file, path, jobs)
+            (file, path)
         }
-        Some(_) => (
-            "command line".to_string(),
-            PathBuf::from("fio"),
-            jobfile::parse_args(&args)?,
-        ),
+        Some(_) => (JobFile::from_args(&args)?, PathBuf::from("fio")),
         None => bail!("give a job file or a job on the command line (--name=x --rw=read ...)"),
     };
     if let Some(d) = opts.max_duration {
@@ -215,139 +193,99 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
             bail!("--max-duration {d}: expected a positive number of seconds");
         }
     }
-    let scheduler = opts.scheduler.clone().unwrap_or_else(|| "noop".to_string());
-    let (groups, notes, dir) = plan_groups(&file, &path, &jobs, &scheduler, opts.run)?;
-    let mut file_info = output::FileInfo {
-        global_options: jobs
-            .last()
-            .map(|j| j.split_options()[0].clone())
-            .unwrap_or_default(),
-        started_unix_ms: None,
-        notes,
+    let target = match (&opts.preset, &opts.diskspecs) {
+        _ if opts.run => Target::Real,
+        (Some(_), Some(_)) => bail!("give --preset or --diskspecs, not both"),
+        (_, Some(d)) => Target::Diskspecs(d.clone()),
+        (p, None) => Target::Preset(p.clone().unwrap_or_else(|| DEFAULT_PRESET.to_string())),
     };
-    // --run: one block device every job names is run on (read-only
-    // without --allow-writes); files are sluice's own, made in a folder.
-    let mut device = None;
-    if opts.run {
-        let names: Vec<(&str, usize)> = jobs.iter().filter_map(|j| j.get("filename")).collect();
-        if let Some(&(v, l)) = names.first() {
-            let one_device = v.starts_with("/dev/")
-                && names.len() == jobs.len()
-                && names.iter().all(|(n, _)| *n == v);
-            if !one_device {
-                bail!("{file}: line {l}: filename={v}: sluice fio --run takes one /dev/ device for every job, else makes its own files (directory= or --dir)");
-            }
-            device = Some(PathBuf::from(v));
-        }
-    }
-    let mut results = Vec::new();
+    let options = FioOptions {
+        scheduler: opts.scheduler.clone(),
+        target,
+        max_duration_s: opts.max_duration,
+    };
+    let scheduler = options.scheduler().to_string();
+    let plan = lib::plan(&job_file, &options)?;
+    let device = if opts.run {
+        device(&job_file)?
+    } else {
+        None
+    };
+    let dir = opts.dir.clone().or(plan.directory.clone());
+    let mut started = None;
     let mut how = String::new();
-    for group in groups {
-        let builder = match opts.max_duration {
-            Some(d) => group.builder.clone().cap_duration_s(d),
-            None => group.builder.clone(),
-        };
-        let report = if opts.run {
-            let mut s = builder.build_real().with_context(|| file.clone())?;
-            // Every job's iodepth reaches the target at once, as under fio.
-            s.device.queue_depth = s
-                .flows
-                .iter()
-                .map(|f| f.outstanding as usize)
-                .sum::<usize>()
-                .clamp(1, 4096);
-            file_info.started_unix_ms.get_or_insert_with(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as u64)
-            });
-            let sample = samples_fit(&s);
-            let r = crate::run::run_scenario(
-                s,
-                &crate::run::Options {
-                    scenario: path.clone(),
-                    dir: opts.dir.clone().or(dir.clone()),
-                    device: device.clone(),
-                    allow_writes: opts.allow_writes,
-                    queue_depth: None,
-                    duration_s: None,
-                    verify: false,
-                    keep: false,
-                    timeline_ms: sample.then_some(output::SAMPLE_MS),
-                    log_requests: false,
-                    progress: Some(crate::progress::RunBar::shared()),
-                },
-            )?;
-            how = format!(
-                "sluice fio --run, {scheduler} over io_uring on {}",
-                r.engine.target
-            );
-            r.report
-        } else {
-            let b = match (&opts.preset, &opts.diskspecs) {
-                (Some(_), Some(_)) => bail!("give --preset or --diskspecs, not both"),
-                (_, Some(d)) => builder.diskspecs(d.display().to_string()),
-                (p, None) => {
-                    builder.preset(p.clone().unwrap_or_else(|| DEFAULT_PRESET.to_string()))
-                }
-            };
-            let s: Scenario = b.build().with_context(|| file.clone())?;
+    let mut results = plan.run(&options, |s, bin| {
+        if !opts.run {
             how = format!(
                 "sluice fio (simulated), {scheduler} on {}",
                 s.device.model.name()
             );
-            simulate(&s)?
-        };
-        for note in output::stopped_early(&report, &group.infos) {
-            eprintln!("sluice fio: warning: {note}");
+            return simulate(s, bin);
         }
-        results.push((report, group.infos));
+        started.get_or_insert_with(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64)
+        });
+        let r = crate::run::run_scenario(
+            s.clone(),
+            &crate::run::Options {
+                scenario: path.clone(),
+                dir: dir.clone(),
+                device: device.clone(),
+                allow_writes: opts.allow_writes,
+                queue_depth: None,
+                duration_s: None,
+                verify: false,
+                keep: false,
+                timeline_ms: bin.map(|_| lib::SAMPLE_MS),
+                log_requests: false,
+                progress: Some(crate::progress::RunBar::shared()),
+            },
+        )?;
+        how = format!(
+            "sluice fio --run, {scheduler} over io_uring on {}",
+            r.engine.target
+        );
+        Ok(r.report)
+    })?;
+    results.started_unix_ms = started;
+    for note in results.stopped_early() {
+        eprintln!("sluice fio: warning: {note}");
     }
     Ok(match opts.output_format {
-        OutputFormat::Json => output::json(&results, &file_info)?,
-        OutputFormat::Normal => output::normal(&results, &file_info, &how),
+        OutputFormat::Json => results.json()?,
+        OutputFormat::Normal => results.text(&how),
     })
 }
 
-/// Whether fio's 500 ms samples of every flow fit the timeline's memory
-/// bound (a long run of many jobs goes without them).
-fn samples_fit(s: &Scenario) -> bool {
-    let bins = s.duration.as_secs_f64() * 1000.0 / output::SAMPLE_MS as f64 + 1.0;
-    bins * s.flows.len() as f64 <= sluice_runtime::timeline::MAX_BINS as f64
+/// --run: the one block device every job names (read-only without
+/// --allow-writes), or none: sluice makes its own files in a folder.
+fn device(job_file: &JobFile) -> Result<Option<PathBuf>> {
+    let jobs = &job_file.jobs;
+    let names: Vec<(&str, usize)> = jobs.iter().filter_map(|j| j.get("filename")).collect();
+    let Some(&(v, l)) = names.first() else {
+        return Ok(None);
+    };
+    let one_device = v.starts_with("/dev/")
+        && names.len() == jobs.len()
+        && names.iter().all(|(n, _)| *n == v);
+    if !one_device {
+        let file = &job_file.name;
+        bail!("{file}: line {l}: filename={v}: sluice fio --run takes one /dev/ device for every job, else makes its own files (directory= or --dir)");
+    }
+    Ok(Some(PathBuf::from(v)))
 }
 
-/// Simulate, with fio's 500 ms bandwidth samples when they fit; a run
+/// Simulate, with fio's bandwidth samples every `bin` when given; a run
 /// that will take long says so on stderr ([`crate::progress::LongRun`]).
-fn simulate(s: &Scenario) -> Result<sluice_runtime::SimReport> {
+fn simulate(s: &Scenario, bin: Option<sluice::Duration>) -> Result<SimReport> {
     let mut long = crate::progress::LongRun::new("sluice fio");
     let sim = sluice_sim::Simulation::new(s)?
         .with_progress(move |now, total| long.update(now.as_secs_f64(), total.as_secs_f64()));
-    Ok(if samples_fit(s) {
-        sim.with_timeline(sluice::Duration::from_millis(output::SAMPLE_MS))
-    } else {
-        sim
+    Ok(match bin {
+        Some(b) => sim.with_timeline(b),
+        None => sim,
     }
     .run())
 }
-
-/// [`plan_groups`] for a simulation.
-#[cfg(test)]
-fn scenario(
-    file: &str,
-    path: &Path,
-    jobs: &[jobfile::Job],
-    scheduler: &str,
-) -> Result<(Vec<Group>, Notes, Option<PathBuf>)> {
-    plan_groups(file, path, jobs, scheduler, false)
-}
-
-/// The simulated report of a job file's text, for tests.
-#[cfg(test)]
-fn simulate_text(text: &str) -> Result<sluice_runtime::SimReport> {
-    let jobs = jobfile::parse("t.fio", text)?;
-    let (groups, _, _) = scenario("t.fio", Path::new("t.fio"), &jobs, "noop")?;
-    simulate(&groups[0].builder.clone().preset(DEFAULT_PRESET).build()?)
-}
-
-#[cfg(test)]
-mod tests;

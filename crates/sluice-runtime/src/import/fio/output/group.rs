@@ -12,8 +12,7 @@
 //! and writers splits the entry by the share of bytes read.
 
 use sluice::metrics::FIO_PERCENTILES;
-use sluice_runtime::report::{FlowReport, Latency};
-use sluice_runtime::SimReport;
+use crate::report::{FlowReport, Latency, SimReport};
 
 use super::{share_within, JobInfo};
 
