@@ -206,11 +206,7 @@ pub(crate) fn fio(given: &Options) -> Result<String> {
     };
     let scheduler = options.scheduler().to_string();
     let plan = lib::plan(&job_file, &options)?;
-    let device = if opts.run {
-        device(&job_file)?
-    } else {
-        None
-    };
+    let device = if opts.run { device(&job_file)? } else { None };
     let dir = opts.dir.clone().or(plan.directory.clone());
     let mut started = None;
     let mut how = String::new();
@@ -267,9 +263,8 @@ fn device(job_file: &JobFile) -> Result<Option<PathBuf>> {
     let Some(&(v, l)) = names.first() else {
         return Ok(None);
     };
-    let one_device = v.starts_with("/dev/")
-        && names.len() == jobs.len()
-        && names.iter().all(|(n, _)| *n == v);
+    let one_device =
+        v.starts_with("/dev/") && names.len() == jobs.len() && names.iter().all(|(n, _)| *n == v);
     if !one_device {
         let file = &job_file.name;
         bail!("{file}: line {l}: filename={v}: sluice fio --run takes one /dev/ device for every job, else makes its own files (directory= or --dir)");

@@ -192,10 +192,7 @@ fn flatten(
         let n = i + 1;
         // Every name and value below may reach the terminal (in output or
         // an error): no control (but tab) or bidi-override characters.
-        if raw
-            .chars()
-            .any(|c| c != '\t' && names::unsafe_char(c))
-        {
+        if raw.chars().any(|c| c != '\t' && names::unsafe_char(c)) {
             bail!(
                 "{file}: line {n}: the line holds a control or bidi-override character: \"{}\"",
                 names::excerpt(raw.trim(), 100)

@@ -132,7 +132,10 @@ impl Plan {
     pub fn run<E: From<Error>>(
         self,
         options: &FioOptions,
-        mut run_group: impl FnMut(&Scenario, Option<sluice::Duration>) -> std::result::Result<SimReport, E>,
+        mut run_group: impl FnMut(
+            &Scenario,
+            Option<sluice::Duration>,
+        ) -> std::result::Result<SimReport, E>,
     ) -> std::result::Result<FioResults, E> {
         let mut groups = Vec::new();
         for group in self.groups {

@@ -11,12 +11,12 @@ mod group;
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use sluice::metrics::FIO_PERCENTILES;
 use super::UNBOUNDED_RUN_S;
 use crate::error::Result;
 use crate::names::printable;
 use crate::report::{FlowReport, SimReport};
 use crate::timeline::OrderedMap;
+use sluice::metrics::FIO_PERCENTILES;
 
 /// fio's sampling interval for `bw_*` and `iops_*` (its default
 /// `bw_avg_time` and `iops_avg_time`).

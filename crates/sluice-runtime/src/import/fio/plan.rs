@@ -50,7 +50,10 @@ pub(super) fn workload(
     // `read:8k` skips 8k after each request: fio's holes, not modelled.
     let (kind, _) = rw.split_once(':').unwrap_or((rw, ""));
     if kind != rw {
-        push_once(notes, format!("rw={rw}: without the gaps after each request"));
+        push_once(
+            notes,
+            format!("rw={rw}: without the gaps after each request"),
+        );
     }
     let mix = || -> Result<f64> {
         if let Some((v, l)) = job.get("rwmixread") {
@@ -95,15 +98,17 @@ pub(super) fn random_distribution(
     // One per data direction (read,write,trim): the reads' is used.
     let first = v.split(',').next().unwrap_or(v);
     if v.split(',').any(|d| !d.is_empty() && d != first) {
-        push_once(notes, format!(
-            "random_distribution={v}: the reads' ({first}) for every request"
-        ));
+        push_once(
+            notes,
+            format!("random_distribution={v}: the reads' ({first}) for every request"),
+        );
     }
     let (kind, rest) = first.split_once(':').unwrap_or((first, ""));
     if kind == "sequence" {
-        push_once(notes, format!(
-            "random_distribution={first}: uniform random offsets"
-        ));
+        push_once(
+            notes,
+            format!("random_distribution={first}: uniform random offsets"),
+        );
         return Ok(f);
     }
     // zoned_abs: each zone's size as a share of the job's size.
@@ -115,9 +120,12 @@ pub(super) fn random_distribution(
             let bytes = jobfile::size_in(file, "random_distribution", b, l, si)?;
             let pct = (bytes as f64 * 100.0 / size.max(1) as f64).min(left);
             if pct < bytes as f64 * 100.0 / size.max(1) as f64 {
-                push_once(notes, format!(
-                    "random_distribution={first}: zones past the job's size end at its end"
-                ));
+                push_once(
+                    notes,
+                    format!(
+                        "random_distribution={first}: zones past the job's size end at its end"
+                    ),
+                );
             }
             left -= pct;
             zones.push(format!("{a}/{pct}"));
@@ -126,8 +134,9 @@ pub(super) fn random_distribution(
     } else {
         first.to_string()
     };
-    let d = sluice_workload::Distribution::parse(&spec)
-        .map_err(|e| crate::import::fail(format!("{file}: line {l}: random_distribution={v}: {e}")))?;
+    let d = sluice_workload::Distribution::parse(&spec).map_err(|e| {
+        crate::import::fail(format!("{file}: line {l}: random_distribution={v}: {e}"))
+    })?;
     if sequential || d == sluice_workload::Distribution::Uniform {
         return Ok(f);
     }
@@ -135,10 +144,7 @@ pub(super) fn random_distribution(
 }
 
 /// `fsync=N` or `fdatasync=N` (N > 0): (N, the key, its value).
-pub(super) fn sync_every(
-    file: &str,
-    job: &Job,
-) -> Result<Option<(u64, &'static str, String)>> {
+pub(super) fn sync_every(file: &str, job: &Job) -> Result<Option<(u64, &'static str, String)>> {
     for key in ["fsync", "fdatasync"] {
         if let Some((v, l)) = job.get(key) {
             let n = v.parse::<u64>().ok().with_context(|| {
@@ -210,9 +216,10 @@ pub(super) fn request_size(
     }
     if bs % 1024 != 0 {
         let up = bs.div_ceil(1024) * 1024;
-        push_once(notes, format!(
-            "request size {bs} bytes: {up} (sluice sizes requests in whole KiB)"
-        ));
+        push_once(
+            notes,
+            format!("request size {bs} bytes: {up} (sluice sizes requests in whole KiB)"),
+        );
         bs = up;
     }
     Ok(bs)
@@ -261,7 +268,8 @@ pub fn plan(job_file: &JobFile, options: &FioOptions) -> Result<Plan> {
         if let Some((v, l)) = at("zonemode") {
             match v {
                 "none" => {}
-                "strided" => push_once(notes, 
+                "strided" => push_once(
+                    notes,
                     "zonemode=strided: the whole of the job's size, without skipping between zones"
                         .into(),
                 ),
@@ -315,7 +323,8 @@ pub fn plan(job_file: &JobFile, options: &FioOptions) -> Result<Plan> {
                 sz("filesize", one, l)?.saturating_mul(nrfiles)
             }
             (None, None) => {
-                push_once(notes, 
+                push_once(
+                    notes,
                     "size: not given; 1g assumed (fio takes the file's or device's size)".into(),
                 );
                 1 << 30
@@ -430,20 +439,26 @@ pub fn plan(job_file: &JobFile, options: &FioOptions) -> Result<Plan> {
         if let Some((n, key, v)) = sync_every(file, job)? {
             if write && mix.is_none() {
                 f = f.fsync_every(n);
-                push_once(notes, if buffered {
-                    format!("{key}={v}: the flush after every {n} writes is counted in the last write's latency (fio reports it apart)")
-                } else {
-                    format!("{key}={v} with direct I/O: the job waits for its writes in flight every {n} writes; no cache flush reaches the drive")
-                });
+                push_once(
+                    notes,
+                    if buffered {
+                        format!("{key}={v}: the flush after every {n} writes is counted in the last write's latency (fio reports it apart)")
+                    } else {
+                        format!("{key}={v} with direct I/O: the job waits for its writes in flight every {n} writes; no cache flush reaches the drive")
+                    },
+                );
             } else if mix.is_some() {
                 push_once(notes, format!("{key}={v} with a read/write mix: no flush"));
             }
         }
         if nrfiles > 1 {
             if mix.is_some() {
-                push_once(notes, format!(
+                push_once(
+                    notes,
+                    format!(
                     "nrfiles={nrfiles} with a read/write mix: one file of the files' total size"
-                ));
+                ),
+                );
             } else if size / nrfiles < bs {
                 bail!("{file}: job '{}': nrfiles={nrfiles}: each file would be smaller than a request ({bs})", job.name);
             } else {
@@ -494,7 +509,10 @@ pub fn plan(job_file: &JobFile, options: &FioOptions) -> Result<Plan> {
             if sync_like {
                 f = f.think_ms(secs * 1e3 / blocks);
             } else {
-                push_once(notes, format!("thinktime={v} with a read/write mix: no pause"));
+                push_once(
+                    notes,
+                    format!("thinktime={v} with a read/write mix: no pause"),
+                );
             }
         }
         let mut rate_iops = None;
@@ -608,11 +626,17 @@ pub fn plan(job_file: &JobFile, options: &FioOptions) -> Result<Plan> {
             .copied()
             .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
         if runtimes.windows(2).any(|w| (w[0] - w[1]).abs() > 1e-9) {
-            push_once(notes, "runtime: one per group, the longest of its jobs'".into());
+            push_once(
+                notes,
+                "runtime: one per group, the longest of its jobs'".into(),
+            );
         }
         let ramp = planned.iter().map(|p| p.ramp).fold(0.0, f64::max);
         if planned.iter().any(|p| (p.ramp - ramp).abs() > 1e-9) {
-            push_once(notes, "ramp_time: one per group, the longest of its jobs'".into());
+            push_once(
+                notes,
+                "ramp_time: one per group, the longest of its jobs'".into(),
+            );
         }
         let any_time_based = planned.iter().any(|p| p.time_based);
         let start = planned.iter().map(|p| p.start).fold(0.0, f64::max);

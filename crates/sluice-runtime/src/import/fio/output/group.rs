@@ -11,8 +11,8 @@
 //! an approximation of fio's merged histograms); a group mixing readers
 //! and writers splits the entry by the share of bytes read.
 
-use sluice::metrics::FIO_PERCENTILES;
 use crate::report::{FlowReport, Latency, SimReport};
+use sluice::metrics::FIO_PERCENTILES;
 
 use super::{share_within, JobInfo};
 
