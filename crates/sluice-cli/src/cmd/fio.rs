@@ -305,7 +305,11 @@ fn one_line(e: anyhow::Error) -> anyhow::Error {
     if e.is::<crate::run::Interrupted>() || e.downcast_ref::<sluice_real::Refused>().is_some() {
         return e;
     }
-    anyhow::anyhow!(shorten(&format!("{e:#}")))
+    let mut text = format!("{e:#}");
+    if text.ends_with(lib::UNKNOWN_OPTION) {
+        text.push_str(" (sluice fio --help)");
+    }
+    anyhow::anyhow!(shorten(&text))
 }
 
 /// `text` on one line of at most [`MAX_ERROR`] characters.
@@ -337,5 +341,18 @@ mod tests {
             "{s}"
         );
         assert_eq!(shorten("short\n error"), "short error");
+    }
+
+    /// The library's refusal of an unknown option names no flag; the CLI
+    /// adds where its users find the list.
+    #[test]
+    fn an_unknown_option_points_to_the_help() {
+        let file = JobFile::parse("j.fio".as_ref(), "[a]\nsize=1m\nfrobnicate=1\n").unwrap();
+        let e = lib::plan(&file, &FioOptions::default()).unwrap_err();
+        assert!(!e.to_string().contains("--"), "{e}");
+        assert_eq!(
+            one_line(e.into()).to_string(),
+            "j.fio: line 3: option 'frobnicate' is not one sluice fio knows (sluice fio --help)"
+        );
     }
 }

@@ -50,6 +50,10 @@ pub const DEFAULT_PRESET: &str = "maxtor-stm332061";
 /// when their `size` is done, or by then).
 pub const UNBOUNDED_RUN_S: f64 = 3600.0;
 
+/// How a refusal of an option sluice does not know ends (a front end may
+/// add where its users find the list).
+pub const UNKNOWN_OPTION: &str = "is not one sluice fio knows";
+
 /// Where the jobs run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Target {

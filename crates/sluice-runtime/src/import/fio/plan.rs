@@ -7,7 +7,7 @@ use sluice_workload::Pattern;
 
 use super::jobfile::{self, Job, JobFile};
 use super::options::*;
-use super::{push_once, Context, FioOptions, JobInfo, Target, UNBOUNDED_RUN_S};
+use super::{push_once, Context, FioOptions, JobInfo, Target, UNBOUNDED_RUN_S, UNKNOWN_OPTION};
 use crate::error::Result;
 use crate::scenario::{FlowBuilder, ScenarioBuilder};
 
@@ -287,7 +287,7 @@ pub fn plan(job_file: &JobFile, options: &FioOptions) -> Result<Plan> {
             {
                 push_once(&mut ignored, k.clone());
             } else {
-                bail!("{file}: line {l}: option '{k}' is not one sluice fio knows (sluice fio --help)");
+                bail!("{file}: line {l}: option '{k}' {UNKNOWN_OPTION}");
             }
         }
         // A job's name reaches the terminal: no control or bidi characters.
