@@ -1,5 +1,5 @@
-//! Scenarios from other schedulers' own test configurations:
-//! [`dmclock`] reads dmClock's simulator configuration
+//! Scenarios from other tools' own configurations: [`fio`] reads fio's
+//! job files (and prints results as fio does); [`dmclock`] reads dmClock's simulator configuration
 //! (`sim/dmc_sim_example.conf` of ceph/dmclock), [`seastar`] an io_tester
 //! job file with its `io_properties.yaml` (scylladb/seastar). Each gives a
 //! [`ScenarioBuilder`] on a rate device ([`sluice_device::rate`]) with
@@ -10,6 +10,7 @@
 //! one line.
 
 pub mod dmclock;
+pub mod fio;
 pub mod seastar;
 
 use std::io::Read;

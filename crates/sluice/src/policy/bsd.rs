@@ -23,32 +23,29 @@ use std::collections::{BTreeMap, VecDeque};
 
 use super::clook::Clook;
 use super::fair_ids::SeqMap;
-use super::params::{ParamReader, ParamSpec, ParamTable};
+use super::params::{declare_params, ParamReader, ParamTable};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler, Service};
 use crate::time::Instant;
 use crate::types::{Request, RequestId};
 
-/// Requests in the drive at once.
-const PIPELINE: ParamSpec =
-    ParamSpec::int("pipeline", 4, (1, 1 << 16), "requests in the drive at once");
-/// C-SCAN instead of FIFO.
-const CSCAN: ParamSpec = ParamSpec::bool("cscan", false, "sector order (C-SCAN) instead of FIFO");
+declare_params! {
+    /// The FreeBSD queue's parameters by name (`group`: `bsd-grouped` only).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct BsdTunables {
+        /// requests in the drive at once
+        pipeline: usize = int(4, 1, 1 << 16),
+        /// sector order (C-SCAN) instead of FIFO
+        cscan: bool = bool(false),
+        /// fragments of one request issued together
+        group: usize = int(0, 0, 1 << 20) note "all fragments",
+    }
+}
 
-/// The parameter table of `bsd`.
-pub(crate) const BSD_PARAMS: ParamTable = ParamTable::new(&[PIPELINE, CSCAN]);
+/// The parameter table of `bsd`: all rows but `group`.
+pub(crate) const BSD_PARAMS: ParamTable = ParamTable::new(BSD_GROUPED_PARAMS.specs.split_at(2).0);
 /// The parameter table of `bsd-grouped`.
-pub(crate) const BSD_GROUPED_PARAMS: ParamTable = ParamTable::new(&[
-    PIPELINE,
-    CSCAN,
-    ParamSpec::int(
-        "group",
-        0,
-        (0, 1 << 20),
-        "fragments of one request issued together",
-    )
-    .note("all fragments"),
-]);
+pub(crate) const BSD_GROUPED_PARAMS: ParamTable = BsdTunables::TABLE;
 
 /// Which FreeBSD queue: fragments one at a time, or grouped (YFQ paper §3.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,14 +193,10 @@ impl Bsd {
             BsdVariant::Plain => &BSD_PARAMS,
             BsdVariant::Grouped => &BSD_GROUPED_PARAMS,
         };
-        let pipeline = p.int(t, "pipeline")? as usize;
-        let cscan = p.bool(t, "cscan")?;
+        let b = BsdTunables::default().read_over(p, t)?;
         Ok(match variant {
-            BsdVariant::Grouped => {
-                let group = p.int(t, "group")? as usize;
-                Self::grouped(pipeline, cscan, group)
-            }
-            BsdVariant::Plain => Self::new(pipeline, cscan),
+            BsdVariant::Grouped => Self::grouped(b.pipeline, b.cscan, b.group),
+            BsdVariant::Plain => Self::new(b.pipeline, b.cscan),
         })
     }
 

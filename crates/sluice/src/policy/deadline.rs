@@ -21,73 +21,69 @@
 
 use std::collections::VecDeque;
 
-use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use super::params::{declare_params, ParamReader, ParamTable};
 use super::sorted::{Slab, SortedMap};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::{Duration, Instant};
 use crate::types::Request;
 
-/// The parameter table of `deadline`: the kernel's defaults.
-pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
-    ParamSpec::int(
-        "read_expire_ms",
-        500,
-        (0, 1_000_000),
-        "a read's FIFO deadline",
-    ),
-    ParamSpec::int(
-        "write_expire_ms",
-        5000,
-        (0, 1_000_000),
-        "a write's FIFO deadline",
-    ),
-    ParamSpec::int(
-        "writes_starved",
-        2,
-        (0, 1_000_000),
-        "read batches before writes must be served",
-    ),
-    ParamSpec::int(
-        "fifo_batch",
-        16,
-        (1, 1_000_000),
-        "requests per sector-sorted batch",
-    ),
-]);
+declare_params! {
+    /// The tunables by their parameter names, with the kernel's defaults.
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct DeadlineTunables {
+        /// a read's FIFO deadline
+        read_expire_ms: u64 = int(500, 0, 1_000_000),
+        /// a write's FIFO deadline
+        write_expire_ms: u64 = int(5000, 0, 1_000_000),
+        /// read batches before writes must be served
+        ///
+        /// How many times in a row reads may be preferred over pending
+        /// writes before a batch must serve writes.
+        writes_starved: u32 = int(2, 0, 1_000_000),
+        /// requests per sector-sorted batch
+        fifo_batch: u32 = int(16, 1, 1_000_000),
+    }
+}
 
-/// The tunables, with the kernel's defaults.
+/// The parameter table of `deadline`.
+pub(crate) const PARAMS: ParamTable = DeadlineTunables::TABLE;
+
+/// The configuration: [`DeadlineTunables`] with times as durations.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeadlineParams {
-    /// `read_expire_ms`: a read's FIFO deadline after its arrival (500 ms).
+    /// `read_expire_ms`: a read's FIFO deadline after its arrival.
     pub read_expire: Duration,
-    /// `write_expire_ms`: a write's FIFO deadline after its arrival (5000 ms).
+    /// `write_expire_ms`: a write's FIFO deadline after its arrival.
     pub write_expire: Duration,
-    /// `writes_starved`: how many times in a row reads may be preferred over
-    /// pending writes before a batch must serve writes (2).
+    /// `writes_starved`.
     pub writes_starved: u32,
-    /// `fifo_batch`: most requests per sector-sorted batch (16).
+    /// `fifo_batch`: most requests per sector-sorted batch.
     pub fifo_batch: u32,
 }
 
 impl Default for DeadlineParams {
-    /// The table's defaults.
+    /// The declared defaults.
     fn default() -> Self {
-        table_defaults("deadline", Self::read)
+        Self::from(DeadlineTunables::default())
+    }
+}
+
+impl From<DeadlineTunables> for DeadlineParams {
+    fn from(t: DeadlineTunables) -> Self {
+        DeadlineParams {
+            read_expire: Duration::from_millis(t.read_expire_ms),
+            write_expire: Duration::from_millis(t.write_expire_ms),
+            writes_starved: t.writes_starved,
+            fifo_batch: t.fifo_batch,
+        }
     }
 }
 
 impl DeadlineParams {
     /// Read the parameters by name; absent ones keep the kernel defaults.
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let t = &PARAMS;
-        let ms = |x: i64| Duration::from_millis(x as u64);
-        Ok(DeadlineParams {
-            read_expire: ms(p.int(t, "read_expire_ms")?),
-            write_expire: ms(p.int(t, "write_expire_ms")?),
-            writes_starved: p.int(t, "writes_starved")? as u32,
-            fifo_batch: p.int(t, "fifo_batch")? as u32,
-        })
+        DeadlineTunables::read(p).map(Self::from)
     }
 }
 

@@ -11,12 +11,12 @@
 //! [`Vios`], see [`super::vios`].
 
 use super::params::{ParamReader, ParamTable};
-use super::vios::{Vios, ViosConfig, ViosMode, QUANTUM_MS};
+use super::vios::{Vios, ViosConfig, ViosMode, VIOS_PARAMS};
 use crate::error::Error;
 use crate::time::Duration;
 
 /// The parameter table of `fq-rr`: VIOS's quantum.
-pub(crate) const FQ_RR_PARAMS: ParamTable = ParamTable::new(&[QUANTUM_MS]);
+pub(crate) const FQ_RR_PARAMS: ParamTable = VIOS_PARAMS;
 
 /// An FQ-RR scheduler with the given default quantum.
 pub fn fq_rr(quantum: Duration) -> Vios {

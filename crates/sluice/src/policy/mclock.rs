@@ -44,7 +44,7 @@ use std::collections::VecDeque;
 
 use tree::FlowTree;
 
-use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use super::params::{declare_params, ParamReader, ParamTable};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::idhash::IdMap;
@@ -62,31 +62,22 @@ pub enum AtLimit {
     Allow,
 }
 
-const AT_LIMIT: ParamSpec = ParamSpec::choice(
-    "at_limit",
-    "wait",
-    &["wait", "allow"],
-    "a flow over its limit in the weight phase: wait (not served) or allow (served last)",
-)
-.note("wait: a flow over its limit waits; allow: limits only order");
-
-const IDLE_MS: ParamSpec = ParamSpec::float(
-    "idle_ms",
-    100.0,
-    (0.0, 1e7),
-    "a flow with nothing queued or in flight for this long is idle: its next request gets the idle-flow P-tag adjustment",
-)
-.note("ms");
-
-const CHARGE: ParamSpec = ParamSpec::choice(
-    "charge",
-    "ios",
-    &["ios", "cost"],
-    "what a request costs its tags: ios (one I/O each, the paper's) or cost (the [cost] model's, relative to a random 4 KiB read)",
-);
+declare_params! {
+    /// `mclock`'s parameters by name.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct MclockTunables {
+        /// a flow over its limit in the weight phase: wait (not served) or allow (served last)
+        at_limit: &'static str = choice("wait", &["wait", "allow"])
+            note "wait: a flow over its limit waits; allow: limits only order",
+        /// a flow with nothing queued or in flight for this long is idle: its next request gets the idle-flow P-tag adjustment
+        idle_ms: f64 = float(100.0, 0.0, 1e7) note "ms",
+        /// what a request costs its tags: ios (one I/O each, the paper's) or cost (the [cost] model's, relative to a random 4 KiB read)
+        charge: &'static str = choice("ios", &["ios", "cost"]),
+    }
+}
 
 /// The parameter table of `mclock`.
-pub(crate) const PARAMS: ParamTable = ParamTable::new(&[AT_LIMIT, IDLE_MS, CHARGE]);
+pub(crate) const PARAMS: ParamTable = MclockTunables::TABLE;
 
 /// `mclock`'s parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -106,23 +97,27 @@ pub struct MclockParams {
 
 impl MclockParams {
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let at_limit = match p.choice(&PARAMS, "at_limit")? {
-            "allow" => AtLimit::Allow,
-            _ => AtLimit::Wait,
-        };
-        let idle_after = Duration::from_millis_f64(p.float(&PARAMS, "idle_ms")?);
-        let charge_cost = p.choice(&PARAMS, "charge")? == "cost";
-        Ok(MclockParams {
-            at_limit,
-            idle_after,
-            charge_cost,
-        })
+        MclockTunables::read(p).map(Self::from)
+    }
+}
+
+impl From<MclockTunables> for MclockParams {
+    fn from(t: MclockTunables) -> Self {
+        MclockParams {
+            at_limit: match t.at_limit {
+                "allow" => AtLimit::Allow,
+                _ => AtLimit::Wait,
+            },
+            idle_after: Duration::from_millis_f64(t.idle_ms),
+            charge_cost: t.charge == "cost",
+        }
     }
 }
 
 impl Default for MclockParams {
+    /// The declared defaults.
     fn default() -> Self {
-        table_defaults("mclock", Self::read)
+        Self::from(MclockTunables::default())
     }
 }
 

@@ -28,23 +28,25 @@ mod yfq;
 #[cfg(test)]
 pub(crate) use crate::testkit;
 
-pub use bfq::{Bfq, BfqConfig, BfqVariant, Expiration, ExpirationRecord, RaisingParams};
-pub use bsd::{Bsd, BsdVariant};
-pub use cfq::{Cfq, CfqParams};
+pub use bfq::{
+    Bfq, BfqConfig, BfqTunables, BfqVariant, Expiration, ExpirationRecord, RaisingParams,
+};
+pub use bsd::{Bsd, BsdTunables, BsdVariant};
+pub use cfq::{Cfq, CfqParams, CfqTunables};
 pub use clook::Clook;
-pub use deadline::{Deadline, DeadlineParams};
+pub use deadline::{Deadline, DeadlineParams, DeadlineTunables};
 pub use dor::{Dor, DorParams};
 pub use fq_rr::fq_rr;
 pub use hierarchy::{
     Bucket, GroupConfig, Hierarchy, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
 };
-pub use mclock::{AtLimit, Mclock, MclockParams};
+pub use mclock::{AtLimit, Mclock, MclockParams, MclockTunables};
 pub use noop::Noop;
-pub use params::{ParamKind, ParamSpec, ParamTable, ParamValue, Params};
-pub use seastar_fq::{SeastarFq, SeastarFqParams};
+pub use params::{parameters_markdown, ParamKind, ParamSpec, ParamTable, ParamValue, Params};
+pub use seastar_fq::{SeastarFq, SeastarFqParams, SeastarFqTunables};
 pub use sstf::Sstf;
-pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
-pub use yfq::{Yfq, YfqParams};
+pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode, ViosTunables};
+pub use yfq::{Yfq, YfqParams, YfqTunables};
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -310,13 +312,7 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
         for info in POLICIES {
             for spec in info.params.specs {
                 let mut params = Params::default();
-                let value = match spec.kind {
-                    ParamKind::Bool(b) => ParamValue::Bool(b),
-                    ParamKind::Int { default, .. } => ParamValue::Int(default),
-                    ParamKind::Float { default, .. } => ParamValue::Float(default),
-                    ParamKind::Choice { default, .. } => ParamValue::Str(default.to_string()),
-                };
-                params.insert(spec.name, value);
+                params.insert(spec.name, spec.default_value());
                 let built = build(info.name, &params);
                 assert!(
                     built.is_ok(),
@@ -343,27 +339,61 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
         assert!(err.contains("an integer in 1..=1024"), "{err}");
     }
 
-    /// The defaults the configurations start from are the tables'.
+    /// Every row of `table` set to its default.
+    fn table_defaults(table: &ParamTable) -> Params {
+        let mut params = Params::default();
+        for spec in table.specs {
+            params.insert(spec.name, spec.default_value());
+        }
+        params
+    }
+
+    /// The configurations' defaults are the tables': every row given its
+    /// listed default builds the default configuration.
     #[test]
     fn configurations_default_to_their_tables() {
+        for (variant, default) in [
+            (BfqVariant::Original, BfqConfig::original()),
+            (BfqVariant::Plus, BfqConfig::plus()),
+        ] {
+            let given = table_defaults(variant.params());
+            let read = BfqConfig::from_params(variant, &mut given.reader(variant.name()));
+            assert_eq!(read.unwrap(), default);
+        }
+        let given = table_defaults(&cfq::PARAMS);
         assert_eq!(
-            BfqConfig::original().raising.budget,
-            24_000_000 / crate::SECTOR_BYTES
+            CfqParams::read(&mut given.reader("cfq")).unwrap(),
+            CfqParams::default()
         );
-        assert_eq!(BfqConfig::plus().raised_idle_factor, 1);
-        assert_eq!(BfqConfig::original().raised_idle_factor, 1);
-        assert_eq!(CfqParams::default().back_seek_max_kib, 16 * 1024);
+        let given = table_defaults(&deadline::PARAMS);
+        let read = DeadlineParams::read(&mut given.reader("deadline"));
+        assert_eq!(read.unwrap(), DeadlineParams::default());
+        let given = table_defaults(&yfq::PARAMS);
         assert_eq!(
-            DeadlineParams::default().write_expire,
-            crate::Duration::from_millis(5000)
+            YfqParams::read(&mut given.reader("yfq")).unwrap(),
+            YfqParams::default()
         );
-        assert_eq!(YfqParams::default().group, 1);
-        assert_eq!(DorParams::default().m_dmo, 20.0);
-        let v = ViosConfig::new(ViosMode::Parallel);
+        let given = table_defaults(&dor::PARAMS);
         assert_eq!(
-            (v.quantum, v.resume_at),
-            (crate::Duration::from_millis(20), 2)
+            DorParams::read(&mut given.reader("dor")).unwrap(),
+            DorParams::default()
         );
-        assert_eq!(v.initial_bw, mb_s_to_sectors_per_ns(50.0));
+        let given = table_defaults(&mclock::PARAMS);
+        let read = MclockParams::read(&mut given.reader("mclock"));
+        assert_eq!(read.unwrap(), MclockParams::default());
+        let given = table_defaults(&seastar_fq::PARAMS);
+        let read = SeastarFqParams::read(&mut given.reader("seastar-fq"));
+        assert_eq!(read.unwrap(), SeastarFqParams::default());
+        let given = table_defaults(&vios::VIOS_P_PARAMS);
+        let read = ViosConfig::read(ViosMode::Parallel, &mut given.reader("vios-p"));
+        assert_eq!(read.unwrap(), ViosConfig::new(ViosMode::Parallel));
+        // B_rais in sectors is the table's MB, whatever the number.
+        let ParamKind::Float { default: mb, .. } = bfq::BFQ_PARAMS.get("raising_mb").unwrap().kind
+        else {
+            panic!("raising_mb is a number");
+        };
+        let sectors = (mb * 1e6 / crate::SECTOR_BYTES as f64).round() as u64;
+        assert_eq!(BfqConfig::original().raising.budget, sectors);
+        assert_eq!(RaisingParams::default(), BfqConfig::plus().raising);
     }
 }

@@ -82,44 +82,8 @@ pub struct ParamSpec {
 }
 
 impl ParamSpec {
-    /// A switch.
-    pub const fn bool(name: &'static str, default: bool, doc: &'static str) -> Self {
-        Self::of(name, ParamKind::Bool(default), doc)
-    }
-
-    /// An integer in `min..=max`.
-    pub const fn int(
-        name: &'static str,
-        default: i64,
-        range: (i64, i64),
-        doc: &'static str,
-    ) -> Self {
-        let (min, max) = range;
-        Self::of(name, ParamKind::Int { default, min, max }, doc)
-    }
-
-    /// A number in `min..=max`.
-    pub const fn float(
-        name: &'static str,
-        default: f64,
-        range: (f64, f64),
-        doc: &'static str,
-    ) -> Self {
-        let (min, max) = range;
-        Self::of(name, ParamKind::Float { default, min, max }, doc)
-    }
-
-    /// One of `options`, `default` when not given.
-    pub const fn choice(
-        name: &'static str,
-        default: &'static str,
-        options: &'static [&'static str],
-        doc: &'static str,
-    ) -> Self {
-        Self::of(name, ParamKind::Choice { default, options }, doc)
-    }
-
-    const fn of(name: &'static str, kind: ParamKind, doc: &'static str) -> Self {
+    /// A row: what [`declare_params!`] writes for each declared field.
+    pub const fn new(name: &'static str, kind: ParamKind, doc: &'static str) -> Self {
         ParamSpec {
             name,
             kind,
@@ -128,26 +92,33 @@ impl ParamSpec {
         }
     }
 
-    /// The default of an integer row.
-    pub fn default_int(&self) -> i64 {
-        match self.kind {
-            ParamKind::Int { default, .. } => default,
-            _ => panic!("parameter '{}' is not an integer", self.name),
-        }
-    }
-
-    /// The default of a number row.
-    pub fn default_float(&self) -> f64 {
-        match self.kind {
-            ParamKind::Float { default, .. } => default,
-            _ => panic!("parameter '{}' is not a number", self.name),
-        }
-    }
-
     /// The same row with a note for the listing.
     pub const fn note(mut self, note: &'static str) -> Self {
         self.note = note;
         self
+    }
+
+    /// Its default as a value (displayed as `sluice list` prints it).
+    pub fn default_value(&self) -> ParamValue {
+        match self.kind {
+            ParamKind::Bool(b) => ParamValue::Bool(b),
+            ParamKind::Int { default, .. } => ParamValue::Int(default),
+            ParamKind::Float { default, .. } => ParamValue::Float(default),
+            ParamKind::Choice { default, .. } => ParamValue::Str(default.to_string()),
+        }
+    }
+
+    /// What it accepts, in words (the error messages' wording).
+    fn accepts(&self) -> String {
+        match self.kind {
+            ParamKind::Bool(_) => "true or false".to_string(),
+            ParamKind::Int { min, max, .. } => format!("an integer in {min}..={max}"),
+            ParamKind::Float { min, max, .. } => format!("a number in {min}..={max}"),
+            ParamKind::Choice { options, .. } => {
+                let words: Vec<String> = options.iter().map(|o| format!("\"{o}\"")).collect();
+                format!("one of {}", words.join(", "))
+            }
+        }
     }
 }
 
@@ -186,6 +157,30 @@ impl ParamTable {
     pub fn get(&self, name: &str) -> Option<&ParamSpec> {
         self.specs.iter().find(|s| s.name == name)
     }
+
+    /// The table as the docs print it (docs/formats.md, "Policy
+    /// parameters"): one markdown row per parameter.
+    pub fn markdown(&self) -> String {
+        let mut out = String::from(
+            "| parameter | default | accepts | meaning |\n| --- | --- | --- | --- |\n",
+        );
+        for s in self.specs {
+            let note = if s.note.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", s.note)
+            };
+            let cells = [
+                format!("`{}`", s.name),
+                format!("`{}`{note}", s.default_value()),
+                s.accepts(),
+                s.doc.to_string(),
+            ];
+            let cells: Vec<String> = cells.iter().map(|c| c.replace('|', "\\|")).collect();
+            out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        }
+        out
+    }
 }
 
 impl fmt::Display for ParamTable {
@@ -194,13 +189,7 @@ impl fmt::Display for ParamTable {
             if i > 0 {
                 f.write_str(", ")?;
             }
-            write!(f, "{}{}", s.name, self.sep)?;
-            match s.kind {
-                ParamKind::Bool(b) => write!(f, "{b}")?,
-                ParamKind::Int { default, .. } => write!(f, "{default}")?,
-                ParamKind::Float { default, .. } => write!(f, "{default}")?,
-                ParamKind::Choice { default, .. } => write!(f, "\"{default}\"")?,
-            }
+            write!(f, "{}{}{}", s.name, self.sep, s.default_value())?;
             if !s.note.is_empty() {
                 write!(f, " ({})", s.note)?;
             }
@@ -208,6 +197,33 @@ impl fmt::Display for ParamTable {
         Ok(())
     }
 }
+
+/// The "Policy parameters" section of docs/formats.md: each policy's
+/// table as [`ParamTable::markdown`] renders it (a test keeps the docs
+/// equal to it).
+pub fn parameters_markdown(policies: &[super::PolicyInfo]) -> String {
+    let mut out = String::from(PARAMETERS_HEADING);
+    let none: Vec<String> = policies
+        .iter()
+        .filter(|i| i.params.is_empty())
+        .map(|i| format!("`{}`", i.name))
+        .collect();
+    out.push_str(&format!("{} take no parameter.\n", none.join(", ")));
+    for info in policies.iter().filter(|i| !i.params.is_empty()) {
+        out.push_str(&format!(
+            "\n### `{}`\n\n{}",
+            info.name,
+            info.params.markdown()
+        ));
+    }
+    out
+}
+
+/// The start of the section [`parameters_markdown`] writes.
+const PARAMETERS_HEADING: &str = "## Policy parameters\n\n\
+Under `[scheduler]`, by name; `sluice list` prints the same tables. \
+Generated from each policy's declaration (`declare_params!` in \
+`crates/sluice/src/policy/`): edit it there, not here.\n\n";
 
 /// Named parameters for a policy.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -236,17 +252,6 @@ impl Params {
     }
 }
 
-/// What `read` gives when no parameter is set: how a policy's `Default`
-/// comes from its table rather than from a second copy of the numbers.
-pub(crate) fn table_defaults<T>(
-    policy: &str,
-    read: impl FnOnce(&mut ParamReader<'_>) -> Result<T, Error>,
-) -> T {
-    let none = Params::default();
-    let mut p = none.reader(policy);
-    read(&mut p).expect("a table's defaults lie in its ranges")
-}
-
 /// Reads typed parameters and, at the end, rejects any the policy did not use.
 pub(crate) struct ParamReader<'a> {
     policy: &'a str,
@@ -255,94 +260,56 @@ pub(crate) struct ParamReader<'a> {
 }
 
 impl<'a> ParamReader<'a> {
-    fn bad(&self, param: &str, expected: &str, got: &ParamValue) -> Error {
+    fn bad(&self, spec: &ParamSpec, expected: String, got: String) -> Error {
         Error::BadParam {
             policy: self.policy.to_string(),
-            param: param.to_string(),
-            expected: expected.to_string(),
-            got: got.to_string(),
+            param: spec.name.to_string(),
+            expected,
+            got,
         }
     }
 
-    fn get(&mut self, name: &'a str) -> Option<&'a ParamValue> {
-        let v = self.params.values.get(name);
+    /// The value given for `spec`, if any, marked as used.
+    fn given(&mut self, spec: &ParamSpec) -> Option<&'a ParamValue> {
+        let v = self.params.values.get(spec.name);
         if v.is_some() {
-            self.used.push(name);
+            self.used.push(spec.name);
         }
         v
     }
 
-    /// The row `name` of `table`: a policy reads only what its table lists.
-    fn spec(table: &ParamTable, name: &str) -> ParamSpec {
-        match table.get(name) {
-            Some(spec) => *spec,
-            None => panic!("parameter '{name}' is not in its policy's table"),
-        }
-    }
-
-    /// A boolean switch of `table`, its default when absent.
-    pub(crate) fn bool(&mut self, table: &ParamTable, name: &'a str) -> Result<bool, Error> {
-        let ParamKind::Bool(default) = Self::spec(table, name).kind else {
-            panic!("parameter '{name}' is not a switch");
+    /// The value of `spec` as a field of type `T`: the given one, checked
+    /// against the row's kind and range, or the row's default.
+    pub(crate) fn value<T: ParamField>(&mut self, spec: &ParamSpec) -> Result<T, Error> {
+        let Some(given) = self.given(spec) else {
+            let default = spec.default_value();
+            return T::from_value(spec, default).ok_or_else(|| {
+                let expected = format!("a field that holds {}", spec.accepts());
+                self.bad(spec, expected, "its default".to_string())
+            });
         };
-        match self.get(name) {
-            None => Ok(default),
-            Some(ParamValue::Bool(b)) => Ok(*b),
-            Some(v) => Err(self.bad(name, "true or false", v)),
-        }
-    }
-
-    /// A number of `table` within its range (integers are accepted for
-    /// floats), its default when absent.
-    pub(crate) fn float(&mut self, table: &ParamTable, name: &'a str) -> Result<f64, Error> {
-        let ParamKind::Float { default, min, max } = Self::spec(table, name).kind else {
-            panic!("parameter '{name}' is not a number");
-        };
-        let x = match self.get(name) {
-            None => return Ok(default),
-            Some(ParamValue::Float(x)) => *x,
-            Some(ParamValue::Int(i)) => *i as f64,
-            Some(v) => return Err(self.bad(name, "a number", v)),
-        };
-        if x.is_finite() && (min..=max).contains(&x) {
-            Ok(x)
-        } else {
-            let v = ParamValue::Float(x);
-            Err(self.bad(name, &format!("a number in {min}..={max}"), &v))
-        }
-    }
-
-    /// One of the words of `table`'s row `name`, its default when absent.
-    pub(crate) fn choice(
-        &mut self,
-        table: &ParamTable,
-        name: &'a str,
-    ) -> Result<&'static str, Error> {
-        let ParamKind::Choice { default, options } = Self::spec(table, name).kind else {
-            panic!("parameter '{name}' is not a choice");
-        };
-        match self.get(name) {
-            None => Ok(default),
-            Some(ParamValue::Str(w)) if options.contains(&w.as_str()) => {
-                Ok(options.iter().copied().find(|o| o == w).unwrap_or(default))
+        let checked = match (spec.kind, given) {
+            (ParamKind::Bool(_), ParamValue::Bool(b)) => Some(ParamValue::Bool(*b)),
+            (ParamKind::Int { min, max, .. }, ParamValue::Int(i)) if (min..=max).contains(i) => {
+                Some(ParamValue::Int(*i))
             }
-            Some(v) => {
-                let words: Vec<String> = options.iter().map(|o| format!("\"{o}\"")).collect();
-                Err(self.bad(name, &format!("one of {}", words.join(", ")), v))
+            (ParamKind::Float { min, max, .. }, ParamValue::Float(x)) => in_range(*x, min, max),
+            (ParamKind::Float { min, max, .. }, ParamValue::Int(i)) => {
+                in_range(*i as f64, min, max)
             }
-        }
-    }
-
-    /// An integer of `table` within its range, its default when absent.
-    pub(crate) fn int(&mut self, table: &ParamTable, name: &'a str) -> Result<i64, Error> {
-        let ParamKind::Int { default, min, max } = Self::spec(table, name).kind else {
-            panic!("parameter '{name}' is not an integer");
+            (ParamKind::Float { .. }, v) => {
+                return Err(self.bad(spec, "a number".to_string(), v.to_string()));
+            }
+            (ParamKind::Choice { options, .. }, ParamValue::Str(w))
+                if options.contains(&w.as_str()) =>
+            {
+                Some(ParamValue::Str(w.clone()))
+            }
+            _ => None,
         };
-        match self.get(name) {
-            None => Ok(default),
-            Some(ParamValue::Int(i)) if (min..=max).contains(i) => Ok(*i),
-            Some(v) => Err(self.bad(name, &format!("an integer in {min}..={max}"), v)),
-        }
+        checked
+            .and_then(|v| T::from_value(spec, v))
+            .ok_or_else(|| self.bad(spec, spec.accepts(), out_of_range_text(spec, given)))
     }
 
     /// Fail on any parameter the policy did not read; `accepted` lists the
@@ -363,5 +330,332 @@ impl<'a> ParamReader<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// `x` if it is finite and in `min..=max`.
+fn in_range(x: f64, min: f64, max: f64) -> Option<ParamValue> {
+    (x.is_finite() && (min..=max).contains(&x)).then_some(ParamValue::Float(x))
+}
+
+/// A rejected value as the error quotes it: a number row quotes an integer
+/// as the number it was read as.
+fn out_of_range_text(spec: &ParamSpec, given: &ParamValue) -> String {
+    match (spec.kind, given) {
+        (ParamKind::Float { .. }, ParamValue::Int(i)) => ParamValue::Float(*i as f64).to_string(),
+        _ => given.to_string(),
+    }
+}
+
+/// A type a declared parameter can have: what a checked value of its row
+/// becomes (None: the row's kind does not fit the field's type, which the
+/// reader reports as a bad value instead of panicking).
+pub(crate) trait ParamField: Sized {
+    /// The field's value for `v`, already checked against `spec`.
+    fn from_value(spec: &ParamSpec, v: ParamValue) -> Option<Self>;
+}
+
+impl ParamField for bool {
+    fn from_value(_: &ParamSpec, v: ParamValue) -> Option<Self> {
+        match v {
+            ParamValue::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+impl ParamField for f64 {
+    fn from_value(_: &ParamSpec, v: ParamValue) -> Option<Self> {
+        match v {
+            ParamValue::Float(x) => Some(x),
+            _ => None,
+        }
+    }
+}
+
+impl ParamField for &'static str {
+    /// The row's own word, so the field borrows nothing from the input.
+    fn from_value(spec: &ParamSpec, v: ParamValue) -> Option<Self> {
+        match (spec.kind, v) {
+            (ParamKind::Choice { options, .. }, ParamValue::Str(w)) => {
+                options.iter().copied().find(|o| *o == w)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Integer fields: the row's range is checked first, the field's type
+/// too (a range wider than the type is an error, not a wrap).
+macro_rules! int_fields {
+    ($($t:ty),*) => {$(
+        impl ParamField for $t {
+            fn from_value(_: &ParamSpec, v: ParamValue) -> Option<Self> {
+                match v {
+                    ParamValue::Int(i) => <$t>::try_from(i).ok(),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+int_fields!(u32, u64, usize, i64);
+
+/// The kind of a declared row: `bool(default)`, `int(default, min, max)`,
+/// `float(default, min, max)`, `choice(default, &[words])`.
+macro_rules! param_kind {
+    (bool $d:expr) => {
+        $crate::policy::params::ParamKind::Bool($d)
+    };
+    (int $d:expr, $min:expr, $max:expr) => {
+        $crate::policy::params::ParamKind::Int {
+            default: $d,
+            min: $min,
+            max: $max,
+        }
+    };
+    (float $d:expr, $min:expr, $max:expr) => {
+        $crate::policy::params::ParamKind::Float {
+            default: $d,
+            min: $min,
+            max: $max,
+        }
+    };
+    (choice $d:expr, $options:expr) => {
+        $crate::policy::params::ParamKind::Choice {
+            default: $d,
+            options: $options,
+        }
+    };
+}
+pub(crate) use param_kind;
+
+/// The default of a declared row, typed as its field.
+macro_rules! param_default {
+    ($kind:ident $d:expr $(, $rest:expr)*) => {
+        $d
+    };
+}
+pub(crate) use param_default;
+
+/// One declaration per policy: each row is a field, named as the key, whose
+/// first doc line is the table's doc, with its kind, default and range
+/// (see [`param_kind!`]) and an optional listing note:
+///
+/// ```text
+/// declare_params! {
+///     /// The struct's doc.
+///     #[derive(Clone, Debug, PartialEq)]
+///     pub struct CfqTunables {
+///         /// cfq_quantum: requests one queue may have in flight
+///         ///
+///         /// Further doc lines document the field only.
+///         quantum: u32 = int(8, 1, 1024),
+///         /// sectors per budget, or the cost model's
+///         charge: &'static str = choice("sectors", &["sectors", "cost"]) note "unit",
+///     }
+/// }
+/// ```
+///
+/// It yields the struct; `specs(variant)`, the table's rows (a policy with
+/// variants names a variant argument, `struct BfqTunables(plus: bool)`, that
+/// defaults may use); `defaults(variant)` (`()` without variants); and
+/// `read_over`, which reads the rows a table lists. Without a variant it
+/// also yields `TABLE`, `Default` and `read`. A default of the wrong type
+/// for its field does not compile; a range wider than the field's type is
+/// a bad-value error when a value outside the type is given.
+macro_rules! declare_params {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident { $($rows:tt)* }
+    ) => {
+        $crate::policy::params::declare_params! {
+            @rows $(#[$meta])* $vis struct $name (_variant: ()) { $($rows)* }
+        }
+
+        impl $name {
+            /// Its table, listed as `name = default`.
+            pub(crate) const TABLE: $crate::policy::params::ParamTable =
+                $crate::policy::params::ParamTable::new(&$name::specs(()));
+
+            /// Read its parameters over the declared defaults (unused where
+            /// variants read a part of the table with `read_over`).
+            #[allow(dead_code)]
+            pub(crate) fn read(
+                p: &mut $crate::policy::params::ParamReader<'_>,
+            ) -> Result<Self, $crate::error::Error> {
+                Self::defaults(()).read_over(p, &Self::TABLE)
+            }
+        }
+
+        impl Default for $name {
+            /// The declared defaults.
+            fn default() -> Self {
+                Self::defaults(())
+            }
+        }
+    };
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident ($v:ident : $vty:ty) { $($rows:tt)* }
+    ) => {
+        $crate::policy::params::declare_params! {
+            @rows $(#[$meta])* $vis struct $name ($v: $vty) { $($rows)* }
+        }
+    };
+    (
+        @rows
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident ($v:ident : $vty:ty) {
+            $(
+                #[doc = $doc:literal]
+                $(#[$fmeta:meta])*
+                $field:ident : $fty:ty = $kind:ident ( $($arg:expr),* $(,)? ) $(note $note:literal)?
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis struct $name {
+            $(
+                #[doc = $doc]
+                $(#[$fmeta])*
+                pub $field: $fty,
+            )*
+        }
+
+        impl $name {
+            /// How many parameters it declares.
+            pub(crate) const COUNT: usize = [$(stringify!($field)),*].len();
+
+            /// Its table's rows, in declaration order.
+            pub(crate) const fn specs($v: $vty) -> [$crate::policy::params::ParamSpec; $name::COUNT] {
+                [$(
+                    $crate::policy::params::ParamSpec::new(
+                        stringify!($field),
+                        $crate::policy::params::param_kind!($kind $($arg),*),
+                        $doc.trim_ascii(),
+                    )
+                    $(.note($note))?
+                ),*]
+            }
+
+            /// The declared defaults.
+            $vis fn defaults($v: $vty) -> Self {
+                $name {
+                    $($field: $crate::policy::params::param_default!($kind $($arg),*),)*
+                }
+            }
+
+            /// Read the parameters `table` lists (each given one checked
+            /// against its row, each absent one its row's default); fields
+            /// the table does not list keep their value here.
+            pub(crate) fn read_over(
+                mut self,
+                p: &mut $crate::policy::params::ParamReader<'_>,
+                table: &$crate::policy::params::ParamTable,
+            ) -> Result<Self, $crate::error::Error> {
+                $(
+                    if let Some(spec) = table.get(stringify!($field)) {
+                        self.$field = p.value(spec)?;
+                    }
+                )*
+                Ok(self)
+            }
+        }
+    };
+}
+pub(crate) use declare_params;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::POLICIES;
+
+    declare_params! {
+        /// A declaration whose field is narrower than its row's range.
+        #[derive(Clone, Debug, PartialEq)]
+        struct Probe {
+            /// a count
+            count: u32 = int(5, 0, 1 << 40),
+            /// a switch
+            on: bool = bool(true),
+            /// a number
+            x: f64 = float(1.5, 0.0, 2.0),
+            /// a word
+            word: &'static str = choice("a", &["a", "b"]),
+        }
+    }
+
+    fn read_probe(name: &str, value: ParamValue) -> Result<Probe, String> {
+        let mut params = Params::default();
+        params.insert(name, value);
+        let mut p = params.reader("probe");
+        Probe::read(&mut p).map_err(|e| e.to_string())
+    }
+
+    /// Wrong types and values the field cannot hold are errors naming the
+    /// parameter and what it accepts, never panics or wrapped numbers.
+    #[test]
+    fn mismatches_are_errors_not_panics() {
+        let cases = [
+            (
+                "count",
+                ParamValue::Int(1 << 35),
+                "an integer in 0..=1099511627776",
+            ),
+            (
+                "count",
+                ParamValue::Str("x".into()),
+                "an integer in 0..=1099511627776",
+            ),
+            ("on", ParamValue::Int(1), "true or false"),
+            ("x", ParamValue::Bool(true), "a number"),
+            ("x", ParamValue::Float(f64::NAN), "a number in 0..=2"),
+            ("x", ParamValue::Int(3), "a number in 0..=2"),
+            ("word", ParamValue::Str("c".into()), "one of \"a\", \"b\""),
+            ("word", ParamValue::Float(1.0), "one of \"a\", \"b\""),
+        ];
+        for (name, value, expected) in cases {
+            let err = read_probe(name, value).unwrap_err();
+            assert!(err.contains(name) && err.contains(expected), "{err}");
+        }
+        let ok = read_probe("count", ParamValue::Int(7)).unwrap();
+        assert_eq!((ok.count, ok.on, ok.x, ok.word), (7, true, 1.5, "a"));
+        assert_eq!(read_probe("x", ParamValue::Int(2)).unwrap().x, 2.0);
+    }
+
+    /// The struct's defaults and its table's are the same numbers.
+    #[test]
+    fn declared_defaults_are_the_tables() {
+        let none = Params::default();
+        let read = Probe::defaults(()).read_over(&mut none.reader("probe"), &Probe::TABLE);
+        assert_eq!(read.unwrap(), Probe::default());
+        assert_eq!(
+            Probe::TABLE.to_string(),
+            "count = 5, on = true, x = 1.5, word = \"a\""
+        );
+    }
+
+    /// The rows carry the field's first doc line, without its leading space.
+    #[test]
+    fn rows_take_the_first_doc_line() {
+        let docs: Vec<&str> = Probe::specs(()).iter().map(|s| s.doc).collect();
+        assert_eq!(docs, ["a count", "a switch", "a number", "a word"]);
+    }
+
+    /// docs/formats.md's parameter tables are the declarations' rendering.
+    #[test]
+    fn docs_tables_are_the_declarations() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/formats.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        let rendered = parameters_markdown(POLICIES);
+        let start = docs.find(PARAMETERS_HEADING).unwrap_or(docs.len());
+        let section = &docs[start..];
+        let next = section.get(1..).and_then(|rest| rest.find("\n## "));
+        let end = next.map_or(section.len(), |i| i + 1);
+        assert!(
+            section[..end] == rendered,
+            "docs/formats.md's \"Policy parameters\" differ from the declarations; replace the section with:\n{rendered}"
+        );
     }
 }

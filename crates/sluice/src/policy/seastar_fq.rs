@@ -30,7 +30,7 @@
 //!   accumulated)` (`push_from_idle`), where `forgiving_factor = 2^24 x
 //!   tau in ms` (`io_queue::make_fair_queue_config`): a class that wakes
 //!   up is credited at most tau's worth of the device behind the others.
-//!   Parameter `tau_ms`, default 5 (`io_queue::config::tau`).
+//!   Parameter `tau_ms` (Seastar's `io_queue::config::tau` by default).
 //! - **The capacity token bucket.** Requests leave the queue only with
 //!   tokens for their capacity: the bucket refills at one token per second
 //!   of time (so the device is driven at the rate the properties give) and
@@ -51,69 +51,33 @@ use std::collections::VecDeque;
 
 use super::fair_ids::SlotIds;
 use super::fair_tree::{i64_of_key, key_of_i64, FairTree};
-use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use super::params::{declare_params, ParamReader, ParamTable};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
-const TAU_MS: ParamSpec = ParamSpec::float(
-    "tau_ms",
-    5.0,
-    (0.0, 1e6),
-    "activation window: a class that wakes up is placed at most this much device time (over its shares) behind the others",
-)
-.note("ms; Seastar's io_queue::config::tau");
-
-const LATENCY_GOAL_MS: ParamSpec = ParamSpec::float(
-    "latency_goal_ms",
-    0.75,
-    (0.001, 1e6),
-    "token bucket size: the device time the capacity bucket may hold",
-)
-.note("ms; Seastar's io-latency-goal-ms default");
-
-const READ_IOPS: ParamSpec = ParamSpec::float(
-    "read_iops",
-    0.0,
-    (0.0, 1e9),
-    "the disk's read IOPS (io_properties.yaml read_iops)",
-)
-.note("0 = not given");
-
-const READ_MB_S: ParamSpec = ParamSpec::float(
-    "read_mb_s",
-    0.0,
-    (0.0, 1e7),
-    "the disk's read bandwidth, MB/s of 10^6 bytes (read_bandwidth / 10^6)",
-)
-.note("0 = not given");
-
-const WRITE_IOPS: ParamSpec = ParamSpec::float(
-    "write_iops",
-    0.0,
-    (0.0, 1e9),
-    "the disk's write IOPS (write_iops)",
-)
-.note("0 = not given");
-
-const WRITE_MB_S: ParamSpec = ParamSpec::float(
-    "write_mb_s",
-    0.0,
-    (0.0, 1e7),
-    "the disk's write bandwidth, MB/s (write_bandwidth / 10^6)",
-)
-.note("0 = not given");
+declare_params! {
+    /// `seastar-fq`'s parameters by name.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct SeastarFqTunables {
+        /// activation window: a class that wakes up is placed at most this much device time (over its shares) behind the others
+        tau_ms: f64 = float(5.0, 0.0, 1e6) note "ms; Seastar's io_queue::config::tau",
+        /// token bucket size: the device time the capacity bucket may hold
+        latency_goal_ms: f64 = float(0.75, 0.001, 1e6) note "ms; Seastar's io-latency-goal-ms default",
+        /// the disk's read IOPS (io_properties.yaml read_iops)
+        read_iops: f64 = float(0.0, 0.0, 1e9) note "0 = not given",
+        /// the disk's read bandwidth, MB/s of 10^6 bytes (read_bandwidth / 10^6)
+        read_mb_s: f64 = float(0.0, 0.0, 1e7) note "0 = not given",
+        /// the disk's write IOPS (write_iops)
+        write_iops: f64 = float(0.0, 0.0, 1e9) note "0 = not given",
+        /// the disk's write bandwidth, MB/s (write_bandwidth / 10^6)
+        write_mb_s: f64 = float(0.0, 0.0, 1e7) note "0 = not given",
+    }
+}
 
 /// The parameter table of `seastar-fq`.
-pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
-    TAU_MS,
-    LATENCY_GOAL_MS,
-    READ_IOPS,
-    READ_MB_S,
-    WRITE_IOPS,
-    WRITE_MB_S,
-]);
+pub(crate) const PARAMS: ParamTable = SeastarFqTunables::TABLE;
 
 /// Capacity units per second of device time: Seastar's token bucket
 /// counts in milliseconds (`rate_resolution = std::milli`) times
@@ -143,14 +107,7 @@ pub struct SeastarFqParams {
 
 impl SeastarFqParams {
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        Ok(SeastarFqParams {
-            tau: Duration::from_millis_f64(p.float(&PARAMS, "tau_ms")?),
-            latency_goal: Duration::from_millis_f64(p.float(&PARAMS, "latency_goal_ms")?),
-            read_iops: p.float(&PARAMS, "read_iops")?,
-            read_bytes_s: p.float(&PARAMS, "read_mb_s")? * 1e6,
-            write_iops: p.float(&PARAMS, "write_iops")?,
-            write_bytes_s: p.float(&PARAMS, "write_mb_s")? * 1e6,
-        })
+        SeastarFqTunables::read(p).map(Self::from)
     }
 
     /// A request's capacity: `(1/iops + bytes/bandwidth) x UNITS_PER_S`
@@ -184,9 +141,23 @@ impl SeastarFqParams {
     }
 }
 
+impl From<SeastarFqTunables> for SeastarFqParams {
+    fn from(t: SeastarFqTunables) -> Self {
+        SeastarFqParams {
+            tau: Duration::from_millis_f64(t.tau_ms),
+            latency_goal: Duration::from_millis_f64(t.latency_goal_ms),
+            read_iops: t.read_iops,
+            read_bytes_s: t.read_mb_s * 1e6,
+            write_iops: t.write_iops,
+            write_bytes_s: t.write_mb_s * 1e6,
+        }
+    }
+}
+
 impl Default for SeastarFqParams {
+    /// The declared defaults.
     fn default() -> Self {
-        table_defaults("seastar-fq", Self::read)
+        Self::from(SeastarFqTunables::default())
     }
 }
 

@@ -623,6 +623,12 @@ fn prepare_spare_tracks(i: usize, z: &mut Zone, heads: u32) -> Result<(), Layout
         .map(|(rank, &s)| s - rank as u64)
         .collect();
     let slots = (tracks - spares) * spt;
+    set_lbns(i, z, slots)
+}
+
+/// Zone `i`'s logical blocks: its `slots` after the empty space at its
+/// front, which must fit in them.
+fn set_lbns(i: usize, z: &mut Zone, slots: u64) -> Result<(), LayoutError> {
     if z.empty_front > slots {
         return Err(LayoutError::BadEmptySpace {
             zone: i,
@@ -727,15 +733,7 @@ fn prepare_zone(i: usize, z: &mut Zone, heads: u32, sparing: Sparing) -> Result<
             u.full * u.logical + u.partial
         }
     };
-    if z.empty_front > slots {
-        return Err(LayoutError::BadEmptySpace {
-            zone: i,
-            empty: z.empty_front,
-            slots,
-        });
-    }
-    z.lbns = slots - z.empty_front;
-    Ok(())
+    set_lbns(i, z, slots)
 }
 
 #[cfg(test)]

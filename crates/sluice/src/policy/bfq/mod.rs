@@ -139,7 +139,7 @@ mod wf2q;
 mod tests;
 
 pub use budget::Expiration;
-pub use config::{BfqConfig, BfqVariant};
+pub use config::{BfqConfig, BfqTunables, BfqVariant};
 pub(crate) use config::{BFQ_PARAMS, BFQ_PLUS_PARAMS};
 pub use expiration::ExpirationRecord;
 pub use weight_raising::RaisingParams;

@@ -19,16 +19,17 @@
 
 use crate::time::{Duration, Instant};
 
-/// Weight-raising parameters.
+/// Weight-raising parameters (`raising_*` of `BfqTunables`, which hold
+/// their defaults).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RaisingParams {
-    /// C_rais: weight multiplier (default 10).
+    /// C_rais: weight multiplier.
     pub coeff: u32,
-    /// B_rais: raising budget in sectors (default 24 MB = 46875 sectors).
+    /// B_rais: raising budget in sectors.
     pub budget: u64,
-    /// T_rais: maximum raising time (default 6 s).
+    /// T_rais: maximum raising time.
     pub max_time: Duration,
-    /// T_idle: minimum idle time before a queue is raised again (default 2 s).
+    /// T_idle: minimum idle time before a queue is raised again.
     pub min_idle: Duration,
 }
 

@@ -92,8 +92,8 @@ mod queue;
 mod service_tree;
 mod slice;
 
-pub use self::params::CfqParams;
 pub(crate) use self::params::PARAMS;
+pub use self::params::{CfqParams, CfqTunables};
 use self::queue::{FlowState, Queue};
 use self::service_tree::ServiceTree;
 use super::in_flight::InFlightNotes;

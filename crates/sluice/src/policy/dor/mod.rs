@@ -140,51 +140,12 @@ use self::queue::{ReservationQueue, Seq};
 use self::search::{Fill, FsetEnds, Gap};
 
 use super::fair_tree::LazyFairTree;
-use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use super::params::{declare_params, ParamReader, ParamTable};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
-
-/// The parameter table of `dor` (paper sections on [`DorParams`]).
-pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
-    ParamSpec::int("base", 4, (1, 1024), "requests BQS selects per sequence"),
-    ParamSpec::float("m_dmo", 20.0, (0.0, 1000.0), "M_dmo, DOR's seek margin")
-        .note("% of the full stroke; 0 = no DOR"),
-    ParamSpec::float("m_qos", 1.0, (0.0, 1e12), "M_qos, the fairness slack")
-        .note("sectors/weight; 0 = BQS alone"),
-    ParamSpec::bool(
-        "drive_stroke",
-        true,
-        "M_dmo of the modelled drive's full stroke",
-    )
-    .note("M_dmo of the drive's own full stroke; false: of the paper's 17.742 ms"),
-    ParamSpec::bool(
-        "bounded_walk",
-        false,
-        "Algorithm 2's walk ends at the base's N-th position",
-    )
-    .note("true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions"),
-    ParamSpec::bool(
-        "charge_bqs",
-        false,
-        "DOR's requests move their queue's BQS tags",
-    )
-    .note("BQS_IO keeps the ratio alone; true: DOR's requests move their queue's BQS tags"),
-    ParamSpec::bool(
-        "dqe_per_sequence",
-        false,
-        "DQE's tags start from 0 at each expansion",
-    )
-    .note("f_k persist across sequences; true: every f_k starts at 0 in each walk"),
-    ParamSpec::bool(
-        "oldest_first",
-        false,
-        "a gap takes the oldest passing request, found by a full scan",
-    )
-    .note("nearest R^cur, by sector index; true: the oldest, by a scan of the queue"),
-]);
 
 /// The full-stroke seek time §3.1.1 gives for the IBM DNES-309170W, of
 /// which `M_dmo` is a percentage with `drive_stroke = false`. DiskSim's
@@ -192,66 +153,71 @@ pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
 /// 12.742 ms: very likely a misprint (see the module docs).
 pub(crate) const PAPER_FULL_STROKE: Duration = Duration::from_nanos(17_742_000);
 
-/// BQS+DOR parameters (paper sections in brackets).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct DorParams {
-    /// Requests BQS selects per sequence (§2.2.1, §3.1.2: 4).
-    pub base: usize,
-    /// `M_dmo`, percent of the full-stroke seek time (§2.2.2.1, §3.2.1: 20);
-    /// 0 lets no request through DOR (§3.2.1).
-    pub m_dmo: f64,
-    /// `M_qos`, sectors per weight unit (§2.2.2.2, §3.2.2: 0.5..=1).
-    pub m_qos: f64,
-    /// True (default): `M_dmo` is a percentage of the modelled drive's own
-    /// full stroke (`DeviceView::full_stroke_seek`: 12.742 ms for the
-    /// paper's drive); false: of the 17.742 ms the paper's text gives.
-    pub drive_stroke: bool,
-    /// False (default): Algorithm 2's walk runs to the base sequence's last
-    /// request; true: it ends at the base's N-th position of the growing
-    /// sequence, so at most N - 1 requests are inserted (see the module
-    /// docs, "Where the walk ends").
-    pub bounded_walk: bool,
-    /// False (default): a request DOR inserts leaves its queue's BQS tags
-    /// where they were, so the base sequence alone keeps the reserved ratio
-    /// (Fig. 7); true: it moves them as if BQS had served it (see the
-    /// module docs, "Charging DOR's requests").
-    pub charge_bqs: bool,
-    /// False (default): DQE's `f_k` persist from one sequence to the next
-    /// (the paper's rule for a queue that returns from empty presumes
-    /// it); true: every `f_k` starts at 0 in each Algorithm 2 walk, a
-    /// reading of "Initially, `f_k = 0`" that bounds the deviation per
-    /// sequence instead of over the run.
-    pub dqe_per_sequence: bool,
-    /// False (default): a gap takes the passing request nearest `R^cur`,
-    /// found through each queue's sector index in O(log n); true: the
-    /// oldest passing request, found by looking at every queued one, as
-    /// Algorithm 2's loop lists them (see the module docs, "Finding a
-    /// request for a gap").
-    pub oldest_first: bool,
-}
-
-impl Default for DorParams {
-    /// The table's defaults.
-    fn default() -> Self {
-        table_defaults("dor", Self::read)
+declare_params! {
+    /// BQS+DOR parameters (paper sections in brackets).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct DorParams {
+        /// requests BQS selects per sequence
+        ///
+        /// §2.2.1, §3.1.2.
+        base: usize = int(4, 1, 1024),
+        /// M_dmo, DOR's seek margin
+        ///
+        /// Percent of the full-stroke seek time (§2.2.2.1, §3.2.1); 0 lets
+        /// no request through DOR (§3.2.1).
+        m_dmo: f64 = float(20.0, 0.0, 1000.0) note "% of the full stroke; 0 = no DOR",
+        /// M_qos, the fairness slack
+        ///
+        /// Sectors per weight unit (§2.2.2.2, §3.2.2: 0.5..=1).
+        m_qos: f64 = float(1.0, 0.0, 1e12) note "sectors/weight; 0 = BQS alone",
+        /// M_dmo of the modelled drive's full stroke
+        ///
+        /// True: `M_dmo` is a percentage of the modelled drive's own full
+        /// stroke (`DeviceView::full_stroke_seek`: 12.742 ms for the
+        /// paper's drive); false: of the 17.742 ms the paper's text gives.
+        drive_stroke: bool = bool(true)
+            note "M_dmo of the drive's own full stroke; false: of the paper's 17.742 ms",
+        /// Algorithm 2's walk ends at the base's N-th position
+        ///
+        /// False: Algorithm 2's walk runs to the base sequence's last
+        /// request; true: it ends at the base's N-th position of the growing
+        /// sequence, so at most N - 1 requests are inserted (see the module
+        /// docs, "Where the walk ends").
+        bounded_walk: bool = bool(false)
+            note "true: Algorithm 2's walk ends at the base's N-th position, at most N-1 insertions",
+        /// DOR's requests move their queue's BQS tags
+        ///
+        /// False: a request DOR inserts leaves its queue's BQS tags where
+        /// they were, so the base sequence alone keeps the reserved ratio
+        /// (Fig. 7); true: it moves them as if BQS had served it (see the
+        /// module docs, "Charging DOR's requests").
+        charge_bqs: bool = bool(false)
+            note "BQS_IO keeps the ratio alone; true: DOR's requests move their queue's BQS tags",
+        /// DQE's tags start from 0 at each expansion
+        ///
+        /// False: DQE's `f_k` persist from one sequence to the next (the
+        /// paper's rule for a queue that returns from empty presumes it);
+        /// true: every `f_k` starts at 0 in each Algorithm 2 walk, a reading
+        /// of "Initially, `f_k = 0`" that bounds the deviation per sequence
+        /// instead of over the run.
+        dqe_per_sequence: bool = bool(false)
+            note "f_k persist across sequences; true: every f_k starts at 0 in each walk",
+        /// a gap takes the oldest passing request, found by a full scan
+        ///
+        /// False: a gap takes the passing request nearest `R^cur`, found
+        /// through each queue's sector index in O(log n); true: the oldest
+        /// passing request, found by looking at every queued one, as
+        /// Algorithm 2's loop lists them (see the module docs, "Finding a
+        /// request for a gap").
+        oldest_first: bool = bool(false)
+            note "nearest R^cur, by sector index; true: the oldest, by a scan of the queue",
     }
 }
+
+/// The parameter table of `dor`.
+pub(crate) const PARAMS: ParamTable = DorParams::TABLE;
 
 impl DorParams {
-    pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let t = &PARAMS;
-        Ok(DorParams {
-            base: p.int(t, "base")? as usize,
-            m_dmo: p.float(t, "m_dmo")?,
-            m_qos: p.float(t, "m_qos")?,
-            drive_stroke: p.bool(t, "drive_stroke")?,
-            bounded_walk: p.bool(t, "bounded_walk")?,
-            charge_bqs: p.bool(t, "charge_bqs")?,
-            dqe_per_sequence: p.bool(t, "dqe_per_sequence")?,
-            oldest_first: p.bool(t, "oldest_first")?,
-        })
-    }
-
     /// DME's margin: `m_dmo` percent of the chosen full stroke.
     pub fn margin(&self, device: &dyn DeviceView) -> Duration {
         let stroke = if self.drive_stroke {

@@ -2,36 +2,33 @@
 //! VIOS(P)'s pipeline settings, with their parameter tables.
 
 use crate::error::Error;
-use crate::policy::params::{ParamReader, ParamSpec, ParamTable};
+use crate::policy::params::{declare_params, ParamReader, ParamTable};
 use crate::time::{Duration, NS_PER_S};
 use crate::types::SECTOR_BYTES;
 
-/// The quantum of classes without their own (§4, Comment after Theorem 1).
-pub(crate) const QUANTUM_MS: ParamSpec = ParamSpec::float(
-    "quantum_ms",
-    20.0,
-    (0.001, 1e6),
-    "a class's quantum of disk time",
-);
-/// VIOS(P)'s resume point (§6.2).
-const RESUME_AT: ParamSpec = ParamSpec::int(
-    "resume_at",
-    2,
-    (0, 1 << 20),
-    "resume dispatching at this many requests in the device",
-);
-/// VIOS(P)'s bandwidth before the first measurement.
-const BW_MB_S: ParamSpec = ParamSpec::float(
-    "bw_mb_s",
-    50.0,
-    (0.001, 1e7),
-    "initial bandwidth estimate, MB/s",
-);
+declare_params! {
+    /// VIOS's parameters by name (`resume_at`, `bw_mb_s`: `vios-p` only).
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct ViosTunables {
+        /// a class's quantum of disk time
+        ///
+        /// Of classes without their own (§4, Comment after Theorem 1).
+        quantum_ms: f64 = float(20.0, 0.001, 1e6),
+        /// resume dispatching at this many requests in the device
+        ///
+        /// VIOS(P)'s resume point (§6.2).
+        resume_at: usize = int(2, 0, 1 << 20),
+        /// initial bandwidth estimate, MB/s
+        ///
+        /// VIOS(P)'s bandwidth before the first measurement.
+        bw_mb_s: f64 = float(50.0, 0.001, 1e7),
+    }
+}
 
-/// The parameter table of `vios`.
-pub(crate) const VIOS_PARAMS: ParamTable = ParamTable::new(&[QUANTUM_MS]);
+/// The parameter table of `vios` (and `fq-rr`): the quantum alone.
+pub(crate) const VIOS_PARAMS: ParamTable = ParamTable::new(VIOS_P_PARAMS.specs.split_at(1).0);
 /// The parameter table of `vios-p`.
-pub(crate) const VIOS_P_PARAMS: ParamTable = ParamTable::new(&[QUANTUM_MS, RESUME_AT, BW_MB_S]);
+pub(crate) const VIOS_P_PARAMS: ParamTable = ViosTunables::TABLE;
 
 /// Which of the paper's outer schedulers runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,29 +61,27 @@ impl ViosConfig {
     /// Defaults of the given mode, from the parameter tables: the quantum,
     /// and VIOS(P)'s resume point and initial bandwidth.
     pub fn new(mode: ViosMode) -> Self {
+        Self::of(mode, ViosTunables::default())
+    }
+
+    /// The configuration of `mode` with parameters `t`.
+    fn of(mode: ViosMode, t: ViosTunables) -> Self {
         ViosConfig {
             mode,
-            quantum: Duration::from_millis_f64(QUANTUM_MS.default_float()),
-            resume_at: RESUME_AT.default_int() as usize,
-            initial_bw: mb_s_to_sectors_per_ns(BW_MB_S.default_float()),
+            quantum: Duration::from_millis_f64(t.quantum_ms),
+            resume_at: t.resume_at,
+            initial_bw: mb_s_to_sectors_per_ns(t.bw_mb_s),
         }
     }
 
     /// Read the parameters by name (`quantum_ms`; `resume_at` and `bw_mb_s`
     /// for VIOS(P)).
     pub(crate) fn read(mode: ViosMode, p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let mut c = ViosConfig::new(mode);
         let t = match mode {
             ViosMode::Parallel => &VIOS_P_PARAMS,
             _ => &VIOS_PARAMS,
         };
-        let q = p.float(t, "quantum_ms")?;
-        c.quantum = Duration::from_millis_f64(q);
-        if mode == ViosMode::Parallel {
-            c.resume_at = p.int(t, "resume_at")? as usize;
-            c.initial_bw = mb_s_to_sectors_per_ns(p.float(t, "bw_mb_s")?);
-        }
-        Ok(c)
+        Ok(Self::of(mode, ViosTunables::default().read_over(p, t)?))
     }
 }
 

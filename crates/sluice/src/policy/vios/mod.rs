@@ -106,8 +106,8 @@ use std::collections::VecDeque;
 
 mod config;
 
-pub use self::config::{mb_s_to_sectors_per_ns, ViosConfig, ViosMode};
-pub(crate) use self::config::{QUANTUM_MS, VIOS_PARAMS, VIOS_P_PARAMS};
+pub use self::config::{mb_s_to_sectors_per_ns, ViosConfig, ViosMode, ViosTunables};
+pub(crate) use self::config::{VIOS_PARAMS, VIOS_P_PARAMS};
 
 use super::fair_ids::SlotIds;
 use super::in_flight::InFlightNotes;

@@ -64,8 +64,8 @@
 mod params;
 pub(crate) mod tags;
 
-pub use params::YfqParams;
 pub(crate) use params::PARAMS;
+pub use params::{YfqParams, YfqTunables};
 
 use std::collections::VecDeque;
 

@@ -2,53 +2,34 @@
 //! use, and the typed form the policy runs with.
 
 use crate::error::Error;
-use crate::policy::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use crate::policy::params::{declare_params, ParamReader, ParamTable};
 
-/// The parameter table of `yfq` (paper sections on [`YfqParams`]).
-pub(crate) const PARAMS: ParamTable = ParamTable::new(&[
-    ParamSpec::int("batch", 1, (1, 1024), "batch size b"),
-    ParamSpec::bool(
-        "overlap",
-        false,
-        "send the next batch when all but one request completed",
-    ),
-    ParamSpec::bool(
-        "tie_break",
-        false,
-        "equal finish tags: least positioning cost first",
-    ),
-    ParamSpec::int(
-        "group",
-        1,
-        (0, 1 << 20),
-        "fragments of one origin issued n at a time; 0 = all",
-    ),
-    ParamSpec::int(
-        "l_lat_kb",
-        0,
-        (0, 1 << 30),
-        "l_lat in KiB, added to every request's length",
-    ),
-    ParamSpec::bool(
-        "shared_fragment_tags",
-        true,
-        "fragments carry their request's finish tag",
-    )
-    .note("false: each fragment tagged as a request of its own, unmodified YFQ"),
-    ParamSpec::int(
-        "batch_turnaround_us",
-        0,
-        (0, 1_000_000),
-        "host time from the completion that frees a batch to sending the next",
-    )
-    .note("us; 0 = none"),
-    ParamSpec::choice(
-        "charge",
-        "sectors",
-        &["sectors", "cost"],
-        "sectors: a request's tags grow by its sectors (the paper's); cost: by the [cost] model's sector-equivalents, so a seek costs more than a sequential step",
-    ),
-]);
+declare_params! {
+    /// YFQ's parameters by name (paper sections on [`YfqParams`]).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct YfqTunables {
+        /// batch size b
+        batch: usize = int(1, 1, 1024),
+        /// send the next batch when all but one request completed
+        overlap: bool = bool(false),
+        /// equal finish tags: least positioning cost first
+        tie_break: bool = bool(false),
+        /// fragments of one origin issued n at a time; 0 = all
+        group: usize = int(1, 0, 1 << 20),
+        /// l_lat in KiB, added to every request's length
+        l_lat_kb: u64 = int(0, 0, 1 << 30),
+        /// fragments carry their request's finish tag
+        shared_fragment_tags: bool = bool(true)
+            note "false: each fragment tagged as a request of its own, unmodified YFQ",
+        /// host time from the completion that frees a batch to sending the next
+        batch_turnaround_us: u64 = int(0, 0, 1_000_000) note "us; 0 = none",
+        /// sectors: a request's tags grow by its sectors (the paper's); cost: by the [cost] model's sector-equivalents, so a seek costs more than a sequential step
+        charge: &'static str = choice("sectors", &["sectors", "cost"]),
+    }
+}
+
+/// The parameter table of `yfq`.
+pub(crate) const PARAMS: ParamTable = YfqTunables::TABLE;
 
 /// YFQ's parameters (paper sections in brackets).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,24 +59,29 @@ pub struct YfqParams {
 }
 
 impl Default for YfqParams {
-    /// The table's defaults.
+    /// The declared defaults.
     fn default() -> Self {
-        table_defaults("yfq", Self::read)
+        Self::from(YfqTunables::default())
+    }
+}
+
+impl From<YfqTunables> for YfqParams {
+    fn from(t: YfqTunables) -> Self {
+        YfqParams {
+            batch: t.batch,
+            overlap: t.overlap,
+            tie_break: t.tie_break,
+            group: t.group,
+            l_lat_kb: t.l_lat_kb,
+            shared_fragment_tags: t.shared_fragment_tags,
+            batch_turnaround_us: t.batch_turnaround_us,
+            charge_cost: t.charge == "cost",
+        }
     }
 }
 
 impl YfqParams {
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        let t = &PARAMS;
-        Ok(YfqParams {
-            batch: p.int(t, "batch")? as usize,
-            overlap: p.bool(t, "overlap")?,
-            tie_break: p.bool(t, "tie_break")?,
-            group: p.int(t, "group")? as usize,
-            l_lat_kb: p.int(t, "l_lat_kb")? as u64,
-            shared_fragment_tags: p.bool(t, "shared_fragment_tags")?,
-            batch_turnaround_us: p.int(t, "batch_turnaround_us")? as u64,
-            charge_cost: p.choice(t, "charge")? == "cost",
-        })
+        YfqTunables::read(p).map(Self::from)
     }
 }

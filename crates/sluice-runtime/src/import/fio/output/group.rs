@@ -11,9 +11,8 @@
 //! an approximation of fio's merged histograms); a group mixing readers
 //! and writers splits the entry by the share of bytes read.
 
+use crate::report::{FlowReport, Latency, SimReport};
 use sluice::metrics::FIO_PERCENTILES;
-use sluice_runtime::report::{FlowReport, Latency};
-use sluice_runtime::SimReport;
 
 use super::{share_within, JobInfo};
 

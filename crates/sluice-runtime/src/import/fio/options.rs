@@ -69,7 +69,7 @@ pub(super) const NO_PAGE_CACHE: &[&str] = &[
     "libblkio",
 ];
 
-/// Options the simulation honours (`super::scenario` reads them).
+/// Options the simulation honours ([`super::plan`] reads them).
 pub(super) const USED: &[&str] = &[
     "rw",
     "rwmixread",
@@ -289,26 +289,4 @@ pub(super) fn approximation(key: &str, value: &str) -> Option<String> {
         "rate_min" => format!("rate_min={value}: not enforced"),
         _ => return None,
     })
-}
-
-/// What a file's options did not do exactly, for the output.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Notes {
-    /// Options with no effect in simulation (data, reporting, plumbing).
-    pub ignored: Vec<String>,
-    /// Options whose effect is approximated, each with how.
-    pub approximated: Vec<String>,
-}
-
-impl Notes {
-    pub(super) fn ignore(&mut self, key: &str) {
-        if !self.ignored.iter().any(|k| k == key) {
-            self.ignored.push(key.to_string());
-        }
-    }
-    pub(super) fn approx(&mut self, note: String) {
-        if !self.approximated.contains(&note) {
-            self.approximated.push(note);
-        }
-    }
 }

@@ -1,26 +1,59 @@
 //! From jobs to flows: each job's workload (pattern, sizes, distribution,
 //! syncs) and the groups that stonewall, wait_for and new_group make.
 
-use super::*;
+use std::path::PathBuf;
+
+use sluice_workload::Pattern;
+
+use super::jobfile::{self, Job, JobFile};
+use super::options::*;
+use super::{push_once, Context, FioOptions, JobInfo, Target, UNBOUNDED_RUN_S, UNKNOWN_OPTION};
+use crate::error::Result;
+use crate::scenario::{FlowBuilder, ScenarioBuilder};
 
 /// One stonewalled group of jobs: run after the groups before it.
-pub(super) struct Group {
-    pub(super) builder: ScenarioBuilder,
-    pub(super) infos: Vec<output::JobInfo>,
+#[derive(Clone, Debug)]
+pub struct Group {
+    /// The group's scenario, without a drive ([`Group::scenario`] adds
+    /// the target's).
+    pub builder: ScenarioBuilder,
+    /// Flow `i`'s job, for the output.
+    pub jobs: Vec<JobInfo>,
+    /// The job file's name, for messages.
+    pub(super) file: String,
+}
+
+/// A job file as scenarios, with what its options did not do exactly.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The groups, in the order they run.
+    pub groups: Vec<Group>,
+    /// One line each: an option whose effect is approximated, and how
+    /// (as [`crate::import::Imported::notes`]).
+    pub notes: Vec<String>,
+    /// Options with no effect (data, reporting, plumbing).
+    pub ignored: Vec<String>,
+    /// The jobs' `directory` option, when given.
+    pub directory: Option<PathBuf>,
+    /// fio's `global options`, for the output.
+    pub global_options: Vec<(String, String)>,
 }
 
 /// A job's `rw`: the pattern, whether it writes, and the read share of a
 /// mixed job.
 pub(super) fn workload(
     file: &str,
-    job: &jobfile::Job,
-    notes: &mut Notes,
+    job: &Job,
+    notes: &mut Vec<String>,
 ) -> Result<(Pattern, bool, Option<f64>)> {
     let (rw, line) = job.get("rw").unwrap_or(("read", job.line));
     // `read:8k` skips 8k after each request: fio's holes, not modelled.
     let (kind, _) = rw.split_once(':').unwrap_or((rw, ""));
     if kind != rw {
-        notes.approx(format!("rw={rw}: without the gaps after each request"));
+        push_once(
+            notes,
+            format!("rw={rw}: without the gaps after each request"),
+        );
     }
     let mix = || -> Result<f64> {
         if let Some((v, l)) = job.get("rwmixread") {
@@ -37,11 +70,11 @@ pub(super) fn workload(
         "randread" => (Pattern::RandRead, false, None),
         "randwrite" => (Pattern::RandWrite, true, None),
         "randrw" => {
-            notes.approx("rw=randrw: one flow, its totals split into reads and writes by the mix".into());
+            push_once(notes, "rw=randrw: one flow, its totals split into reads and writes by the mix".into());
             (Pattern::Pool, false, Some(mix()?))
         }
         "rw" | "readwrite" => {
-            notes.approx(format!("rw={kind}: mixed reads and writes at random offsets"));
+            push_once(notes, format!("rw={kind}: mixed reads and writes at random offsets"));
             (Pattern::Pool, false, Some(mix()?))
         }
         "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
@@ -60,20 +93,22 @@ pub(super) fn random_distribution(
     sequential: bool,
     (size, si): (u64, bool),
     f: FlowBuilder,
-    notes: &mut Notes,
+    notes: &mut Vec<String>,
 ) -> Result<FlowBuilder> {
     // One per data direction (read,write,trim): the reads' is used.
     let first = v.split(',').next().unwrap_or(v);
     if v.split(',').any(|d| !d.is_empty() && d != first) {
-        notes.approx(format!(
-            "random_distribution={v}: the reads' ({first}) for every request"
-        ));
+        push_once(
+            notes,
+            format!("random_distribution={v}: the reads' ({first}) for every request"),
+        );
     }
     let (kind, rest) = first.split_once(':').unwrap_or((first, ""));
     if kind == "sequence" {
-        notes.approx(format!(
-            "random_distribution={first}: uniform random offsets"
-        ));
+        push_once(
+            notes,
+            format!("random_distribution={first}: uniform random offsets"),
+        );
         return Ok(f);
     }
     // zoned_abs: each zone's size as a share of the job's size.
@@ -85,9 +120,12 @@ pub(super) fn random_distribution(
             let bytes = jobfile::size_in(file, "random_distribution", b, l, si)?;
             let pct = (bytes as f64 * 100.0 / size.max(1) as f64).min(left);
             if pct < bytes as f64 * 100.0 / size.max(1) as f64 {
-                notes.approx(format!(
-                    "random_distribution={first}: zones past the job's size end at its end"
-                ));
+                push_once(
+                    notes,
+                    format!(
+                        "random_distribution={first}: zones past the job's size end at its end"
+                    ),
+                );
             }
             left -= pct;
             zones.push(format!("{a}/{pct}"));
@@ -96,8 +134,9 @@ pub(super) fn random_distribution(
     } else {
         first.to_string()
     };
-    let d = sluice_workload::Distribution::parse(&spec)
-        .map_err(|e| anyhow::anyhow!("{file}: line {l}: random_distribution={v}: {e}"))?;
+    let d = sluice_workload::Distribution::parse(&spec).map_err(|e| {
+        crate::import::fail(format!("{file}: line {l}: random_distribution={v}: {e}"))
+    })?;
     if sequential || d == sluice_workload::Distribution::Uniform {
         return Ok(f);
     }
@@ -105,10 +144,7 @@ pub(super) fn random_distribution(
 }
 
 /// `fsync=N` or `fdatasync=N` (N > 0): (N, the key, its value).
-pub(super) fn sync_every(
-    file: &str,
-    job: &jobfile::Job,
-) -> Result<Option<(u64, &'static str, String)>> {
+pub(super) fn sync_every(file: &str, job: &Job) -> Result<Option<(u64, &'static str, String)>> {
     for key in ["fsync", "fdatasync"] {
         if let Some((v, l)) = job.get(key) {
             let n = v.parse::<u64>().ok().with_context(|| {
@@ -135,9 +171,9 @@ pub(super) fn percent(file: &str, key: &str, v: &str, l: usize) -> Result<f64> {
 /// where sizes vary), rounded up to whole KiB.
 pub(super) fn request_size(
     file: &str,
-    job: &jobfile::Job,
+    job: &Job,
     si: bool,
-    notes: &mut Notes,
+    notes: &mut Vec<String>,
 ) -> Result<u64> {
     let sz = |k: &str, v: &str, l: usize| jobfile::size_in(file, k, v, l, si);
     let mut bs = if let Some((v, l)) = job.get("bssplit") {
@@ -166,7 +202,7 @@ pub(super) fn request_size(
     } else if let Some((v, l)) = job.get("bs") {
         let parts: Vec<&str> = v.split(',').collect();
         if parts.len() > 1 && parts.iter().any(|p| !p.is_empty() && *p != parts[0]) {
-            notes.approx(format!("bs={v}: the reads' size for every request"));
+            push_once(notes, format!("bs={v}: the reads' size for every request"));
         }
         sz("bs", parts[0], l)?
     } else {
@@ -180,28 +216,24 @@ pub(super) fn request_size(
     }
     if bs % 1024 != 0 {
         let up = bs.div_ceil(1024) * 1024;
-        notes.approx(format!(
-            "request size {bs} bytes: {up} (sluice sizes requests in whole KiB)"
-        ));
+        push_once(
+            notes,
+            format!("request size {bs} bytes: {up} (sluice sizes requests in whole KiB)"),
+        );
         bs = up;
     }
     Ok(bs)
 }
 
-/// The job file as scenarios, one per stonewalled group (no device yet),
-/// each flow's job, what was ignored or approximated, and the `directory`
-/// option, if given; `run`: for the real engine (direct I/O only).
-pub(super) fn plan_groups(
-    file: &str,
-    path: &Path,
-    jobs: &[jobfile::Job],
-    scheduler: &str,
-    run: bool,
-) -> Result<(Vec<Group>, Notes, Option<PathBuf>)> {
-    let stem = path
-        .file_stem()
-        .map_or("fio".to_string(), |s| s.to_string_lossy().into_owned());
-    let mut notes = Notes::default();
+/// The job file as scenarios, one per stonewalled group (no drive yet:
+/// [`Group::scenario`] adds `options`' target), with what was ignored or
+/// approximated; a [`Target::Real`] plan does direct I/O only.
+pub fn plan(job_file: &JobFile, options: &FioOptions) -> Result<Plan> {
+    let (file, stem, jobs) = (job_file.name.as_str(), &job_file.stem, &job_file.jobs);
+    let scheduler = options.scheduler();
+    let run = options.target == Target::Real;
+    let notes = &mut Vec::new();
+    let mut ignored = Vec::new();
     let mut dir = None;
     // Engines first: a file for the network says so, not its first odd option.
     for job in jobs {
@@ -220,7 +252,7 @@ pub(super) fn plan_groups(
     }
     struct Planned {
         flow: FlowBuilder,
-        info: output::JobInfo,
+        info: JobInfo,
         count: u32,
         runtime: Option<f64>,
         time_based: bool,
@@ -236,7 +268,8 @@ pub(super) fn plan_groups(
         if let Some((v, l)) = at("zonemode") {
             match v {
                 "none" => {}
-                "strided" => notes.approx(
+                "strided" => push_once(
+                    notes,
                     "zonemode=strided: the whole of the job's size, without skipping between zones"
                         .into(),
                 ),
@@ -245,28 +278,28 @@ pub(super) fn plan_groups(
         }
         for (k, v, l) in &job.options {
             if let Some(note) = approximation(k, v) {
-                notes.approx(note);
+                push_once(notes, note);
             } else if USED.contains(&k.as_str()) {
                 continue;
             } else if IGNORED.contains(&k.as_str())
                 || k.starts_with("http_")
                 || k.starts_with("zone")
             {
-                notes.ignore(k);
+                push_once(&mut ignored, k.clone());
             } else {
-                bail!("{file}: line {l}: option '{k}' is not one sluice fio knows (sluice fio --help)");
+                bail!("{file}: line {l}: option '{k}' {UNKNOWN_OPTION}");
             }
         }
         // A job's name reaches the terminal: no control or bidi characters.
         // fio names a job after its section unless the section itself
         // says name= (a [global] name= renames no job).
         let (job_name, name_line) = job.own("name").unwrap_or((job.name.as_str(), job.line));
-        if let Err(e) = sluice_runtime::names::check(&format!("job {index}"), job_name) {
+        if let Err(e) = crate::names::check(&format!("job {index}"), job_name) {
             bail!("{file}: line {name_line}: {e}");
         }
         let si = at("kb_base").is_some_and(|(v, _)| v == "1000");
-        let (pattern, write, mix) = workload(file, job, &mut notes)?;
-        let bs = request_size(file, job, si, &mut notes)?;
+        let (pattern, write, mix) = workload(file, job, notes)?;
+        let bs = request_size(file, job, si, notes)?;
         let sz = |k: &str, v: &str, l: usize| jobfile::size_in(file, k, v, l, si);
         let nrfiles = match at("nrfiles") {
             Some((v, l)) => v
@@ -281,7 +314,7 @@ pub(super) fn plan_groups(
         let size = match (at("size"), at("filesize")) {
             (Some((v, l)), _) if v.ends_with('%') => {
                 let p = percent(file, "size", v, l)?;
-                notes.approx(format!("size={v}: of a 1g stand-in for the device"));
+                push_once(notes, format!("size={v}: of a 1g stand-in for the device"));
                 ((p / 100.0 * (1u64 << 30) as f64) as u64).max(bs)
             }
             (Some((v, l)), _) => sz("size", v, l)?,
@@ -290,7 +323,8 @@ pub(super) fn plan_groups(
                 sz("filesize", one, l)?.saturating_mul(nrfiles)
             }
             (None, None) => {
-                notes.approx(
+                push_once(
+                    notes,
                     "size: not given; 1g assumed (fio takes the file's or device's size)".into(),
                 );
                 1 << 30
@@ -332,14 +366,14 @@ pub(super) fn plan_groups(
         // Engines that reach the device around the kernel's page cache.
         if asked_buffered && NO_PAGE_CACHE.contains(&engine.as_str()) {
             if at("direct").or(at("buffered")).is_some() {
-                notes.approx(format!(
+                push_once(notes, format!(
                     "direct=0/buffered=1 with ioengine={engine}: direct (the engine does its I/O around the page cache)"
                 ));
             }
             asked_buffered = false;
         }
         if asked_buffered && run {
-            notes.approx(match at("direct").or(at("buffered")) {
+            push_once(notes, match at("direct").or(at("buffered")) {
                 Some(_) => "direct=0/buffered=1: sluice fio --run does direct I/O (O_DIRECT) only".into(),
                 None => "direct: not given (fio's default: buffered); sluice fio --run does direct I/O (O_DIRECT) only".into(),
             });
@@ -364,7 +398,7 @@ pub(super) fn plan_groups(
                     .filter(|n| (1..=4096).contains(n))
                     .with_context(|| format!("{file}: line {l}: iodepth={v}: expected 1..=4096"))?;
                 if SYNC_ENGINES.contains(&engine.as_str()) && d > 1 {
-                    notes.approx(format!(
+                    push_once(notes, format!(
                         "iodepth={v}: ioengine={engine} keeps one request in flight (as fio's does; psync is fio's default)"
                     ));
                     1
@@ -400,31 +434,37 @@ pub(super) fn plan_groups(
         }
         if let Some((v, l)) = at("random_distribution") {
             let random = job.get("rw").is_some_and(|(rw, _)| rw.starts_with("rand"));
-            f = random_distribution(file, (v, l), !random, (size, si), f, &mut notes)?;
+            f = random_distribution(file, (v, l), !random, (size, si), f, notes)?;
         }
         if let Some((n, key, v)) = sync_every(file, job)? {
             if write && mix.is_none() {
                 f = f.fsync_every(n);
-                notes.approx(if buffered {
-                    format!("{key}={v}: the flush after every {n} writes is counted in the last write's latency (fio reports it apart)")
-                } else {
-                    format!("{key}={v} with direct I/O: the job waits for its writes in flight every {n} writes; no cache flush reaches the drive")
-                });
+                push_once(
+                    notes,
+                    if buffered {
+                        format!("{key}={v}: the flush after every {n} writes is counted in the last write's latency (fio reports it apart)")
+                    } else {
+                        format!("{key}={v} with direct I/O: the job waits for its writes in flight every {n} writes; no cache flush reaches the drive")
+                    },
+                );
             } else if mix.is_some() {
-                notes.approx(format!("{key}={v} with a read/write mix: no flush"));
+                push_once(notes, format!("{key}={v} with a read/write mix: no flush"));
             }
         }
         if nrfiles > 1 {
             if mix.is_some() {
-                notes.approx(format!(
+                push_once(
+                    notes,
+                    format!(
                     "nrfiles={nrfiles} with a read/write mix: one file of the files' total size"
-                ));
+                ),
+                );
             } else if size / nrfiles < bs {
                 bail!("{file}: job '{}': nrfiles={nrfiles}: each file would be smaller than a request ({bs})", job.name);
             } else {
                 f = f.files(nrfiles as u32);
                 if run {
-                    notes.approx(format!(
+                    push_once(notes, format!(
                         "nrfiles={nrfiles} with --run: {nrfiles} regions, one after another, of the one file sluice makes for the job"
                     ));
                 }
@@ -435,7 +475,7 @@ pub(super) fn plan_groups(
             let service = match kind {
                 "roundrobin" | "sequential" | "random" => v.to_string(),
                 "zipf" | "pareto" | "normal" | "gauss" => {
-                    notes.approx(format!("file_service_type={v}: a file at random, uniformly"));
+                    push_once(notes, format!("file_service_type={v}: a file at random, uniformly"));
                     "random".to_string()
                 }
                 _ => bail!("{file}: line {l}: file_service_type={v}: expected roundrobin[:N], sequential, random, zipf, pareto or normal"),
@@ -450,7 +490,7 @@ pub(super) fn plan_groups(
         if let Some((v, l)) = at("offset") {
             if v.ends_with('%') {
                 let p = percent(file, "offset", v, l)?;
-                notes.approx(format!("offset={v}: of the job's size"));
+                push_once(notes, format!("offset={v}: of the job's size"));
                 f = f.offset_gib(p / 100.0 * size as f64 / (1u64 << 30) as f64);
             } else {
                 f = f.offset_gib(sz("offset", v, l)? as f64 / (1u64 << 30) as f64);
@@ -469,7 +509,10 @@ pub(super) fn plan_groups(
             if sync_like {
                 f = f.think_ms(secs * 1e3 / blocks);
             } else {
-                notes.approx(format!("thinktime={v} with a read/write mix: no pause"));
+                push_once(
+                    notes,
+                    format!("thinktime={v} with a read/write mix: no pause"),
+                );
             }
         }
         let mut rate_iops = None;
@@ -497,7 +540,7 @@ pub(super) fn plan_groups(
             if sync_like {
                 f = f.rate_iops(r);
             } else {
-                notes.approx("rate with a read/write mix: not capped".into());
+                push_once(notes, "rate with a read/write mix: not capped".into());
             }
         }
         let mut start = 0.0;
@@ -537,7 +580,7 @@ pub(super) fn plan_groups(
         if !time_based {
             f = f.requests(requests);
         }
-        let info = output::JobInfo {
+        let info = JobInfo {
             name: name.to_string(),
             write,
             read_fraction: mix,
@@ -562,7 +605,7 @@ pub(super) fn plan_groups(
         let mut info = info;
         info.group = groupid;
         if at("wait_for").is_some() {
-            notes.approx("wait_for: after every job before it".into());
+            push_once(notes, "wait_for: after every job before it".into());
         }
         groups.last_mut().expect("a group").push(Planned {
             flow: f,
@@ -583,11 +626,17 @@ pub(super) fn plan_groups(
             .copied()
             .fold(None, |m: Option<f64>, r| Some(m.map_or(r, |m| m.max(r))));
         if runtimes.windows(2).any(|w| (w[0] - w[1]).abs() > 1e-9) {
-            notes.approx("runtime: one per group, the longest of its jobs'".into());
+            push_once(
+                notes,
+                "runtime: one per group, the longest of its jobs'".into(),
+            );
         }
         let ramp = planned.iter().map(|p| p.ramp).fold(0.0, f64::max);
         if planned.iter().any(|p| (p.ramp - ramp).abs() > 1e-9) {
-            notes.approx("ramp_time: one per group, the longest of its jobs'".into());
+            push_once(
+                notes,
+                "ramp_time: one per group, the longest of its jobs'".into(),
+            );
         }
         let any_time_based = planned.iter().any(|p| p.time_based);
         let start = planned.iter().map(|p| p.start).fold(0.0, f64::max);
@@ -613,7 +662,17 @@ pub(super) fn plan_groups(
             infos.extend(std::iter::repeat_n(info, p.count as usize));
             b = b.flow(p.flow);
         }
-        out.push(Group { builder: b, infos });
+        out.push(Group {
+            builder: b,
+            jobs: infos,
+            file: file.to_string(),
+        });
     }
-    Ok((out, notes, dir))
+    Ok(Plan {
+        groups: out,
+        notes: std::mem::take(notes),
+        ignored,
+        directory: dir,
+        global_options: job_file.global_options(),
+    })
 }

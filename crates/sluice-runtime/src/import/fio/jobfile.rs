@@ -8,7 +8,8 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use crate::error::Result;
+use crate::names;
 
 /// The longest line a job file may hold (a path is at most 4096 bytes).
 const MAX_LINE: usize = 4200;
@@ -18,7 +19,8 @@ const MAX_INCLUDE_DEPTH: usize = 8;
 
 /// One job, after `[global]` inheritance.
 #[derive(Clone, Debug, PartialEq)]
-pub(super) struct Job {
+pub struct Job {
+    /// The section's name (`[name]`).
     pub name: String,
     /// The section's first line, for messages.
     pub line: usize,
@@ -32,7 +34,7 @@ impl Job {
     /// The options of the `[global]` sections before the job, then its
     /// own, as (option, value) with the later of a repeated option kept:
     /// fio's `global options` and `job options`.
-    pub(super) fn split_options(&self) -> [Vec<(String, String)>; 2] {
+    pub fn split_options(&self) -> [Vec<(String, String)>; 2] {
         let (globals, own) = self.options.split_at(self.inherited);
         [globals, own].map(|opts| {
             let mut out: Vec<(String, String)> = Vec::new();
@@ -46,7 +48,7 @@ impl Job {
 
     /// The last value the job's own section gives `key` (not `[global]`'s),
     /// with its line.
-    pub(super) fn own(&self, key: &str) -> Option<(&str, usize)> {
+    pub fn own(&self, key: &str) -> Option<(&str, usize)> {
         self.options[self.inherited.min(self.options.len())..]
             .iter()
             .rev()
@@ -55,7 +57,7 @@ impl Job {
     }
 
     /// The last value given for `key` (jobs override globals), with its line.
-    pub(super) fn get(&self, key: &str) -> Option<(&str, usize)> {
+    pub fn get(&self, key: &str) -> Option<(&str, usize)> {
         self.options
             .iter()
             .rev()
@@ -65,7 +67,7 @@ impl Job {
 }
 
 /// The canonical name of an option alias.
-pub(super) fn canonical(key: &str) -> &str {
+fn canonical(key: &str) -> &str {
     match key {
         "readwrite" => "rw",
         "blocksize" => "bs",
@@ -82,6 +84,63 @@ pub(super) fn canonical(key: &str) -> &str {
         "ss_dur" => "steadystate_duration",
         "ss_ramp" => "steadystate_ramp_time",
         other => other,
+    }
+}
+
+/// A job file's jobs, with the names its scenarios and messages use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobFile {
+    /// The file's name in messages (`command line` for jobs given as
+    /// options).
+    pub name: String,
+    /// The scenarios' name: the file's stem (`fio` for command-line jobs).
+    pub stem: String,
+    /// The jobs, in file order.
+    pub jobs: Vec<Job>,
+}
+
+impl JobFile {
+    /// Read and parse the job file at `path` (bounded, UTF-8).
+    pub fn read(path: &Path) -> Result<JobFile> {
+        let text = sluice_input::read_text(path, sluice_input::Kind::FioJob)?;
+        JobFile::parse(path, &text)
+    }
+
+    /// Parse `text`, the job file at `path` (`include`s are read from its
+    /// folder).
+    pub fn parse(path: &Path, text: &str) -> Result<JobFile> {
+        let name = path.display().to_string();
+        Ok(JobFile {
+            jobs: parse(&name, text)?,
+            stem: path
+                .file_stem()
+                .map_or("fio".to_string(), |s| s.to_string_lossy().into_owned()),
+            name,
+        })
+    }
+
+    /// Jobs from fio's command-line options (`--name=x --rw=read ...`).
+    pub fn from_args(args: &[String]) -> Result<JobFile> {
+        Ok(JobFile {
+            name: "command line".to_string(),
+            stem: "fio".to_string(),
+            jobs: parse_args(args)?,
+        })
+    }
+
+    /// Options after the file's name: as under fio, jobs of their own.
+    pub fn add_args(&mut self, args: &[String]) -> Result<()> {
+        self.jobs.extend(parse_args(args)?);
+        Ok(())
+    }
+
+    /// The `[global]` options the last job inherits (fio's `global
+    /// options`).
+    pub fn global_options(&self) -> Vec<(String, String)> {
+        self.jobs
+            .last()
+            .map(|j| j.split_options()[0].clone())
+            .unwrap_or_default()
     }
 }
 
@@ -133,13 +192,10 @@ fn flatten(
         let n = i + 1;
         // Every name and value below may reach the terminal (in output or
         // an error): no control (but tab) or bidi-override characters.
-        if raw
-            .chars()
-            .any(|c| c != '\t' && sluice_runtime::names::unsafe_char(c))
-        {
+        if raw.chars().any(|c| c != '\t' && names::unsafe_char(c)) {
             bail!(
                 "{file}: line {n}: the line holds a control or bidi-override character: \"{}\"",
-                sluice_runtime::names::excerpt(raw.trim(), 100)
+                names::excerpt(raw.trim(), 100)
             );
         }
         // fio ends a line at `#` or `;`, at its start or after a value.
@@ -262,7 +318,7 @@ fn sections(file: &str, lines: &[(String, usize)]) -> Result<Vec<Job>> {
             else {
                 bail!(
                     "{file}: line {n}: a section header is `[name]`, got '{}'",
-                    sluice_runtime::names::excerpt(line, 100)
+                    names::excerpt(line, 100)
                 );
             };
             if let Some(j) = current.take() {
@@ -329,7 +385,9 @@ pub(super) fn size_in(file: &str, key: &str, value: &str, line: usize, si: bool)
         _ => bail!("{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g"),
     };
     let bad = || {
-        anyhow::anyhow!("{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g")
+        crate::import::fail(format!(
+            "{file}: line {line}: {key}={value}: expected a size such as 4k, 128k, 1g"
+        ))
     };
     if !num.contains('.') {
         let mult = (base as u64).checked_pow(power).ok_or_else(bad)?;

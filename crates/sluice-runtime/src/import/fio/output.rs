@@ -11,20 +11,23 @@ mod group;
 use std::borrow::Cow;
 use std::fmt::Write;
 
+use super::UNBOUNDED_RUN_S;
+use crate::error::Result;
+use crate::names::printable;
+use crate::report::{FlowReport, SimReport};
+use crate::timeline::OrderedMap;
 use sluice::metrics::FIO_PERCENTILES;
-use sluice_runtime::names::printable;
-use sluice_runtime::report::FlowReport;
-use sluice_runtime::timeline::OrderedMap;
-use sluice_runtime::SimReport;
 
 /// fio's sampling interval for `bw_*` and `iops_*` (its default
 /// `bw_avg_time` and `iops_avg_time`).
-pub(super) const SAMPLE_MS: u64 = 500;
+pub const SAMPLE_MS: u64 = 500;
 
 /// What the output needs to know about one flow's job.
-#[derive(Clone, Debug)]
-pub(super) struct JobInfo {
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobInfo {
+    /// The job's name, as fio names it (copies share it).
     pub name: String,
+    /// Whether the job writes (a mixed job: see `read_fraction`).
     pub write: bool,
     /// A mixed job's share of reads (its numbers split by it).
     pub read_fraction: Option<f64>,
@@ -35,7 +38,7 @@ pub(super) struct JobInfo {
     /// The job's own options (fio's `job options`).
     pub options: Vec<(String, String)>,
     /// Bytes the job must transfer when only sluice's time limit
-    /// ([`super::UNBOUNDED_RUN_S`]) can stop it before its size is done (no
+    /// ([`UNBOUNDED_RUN_S`]) can stop it before its size is done (no
     /// time_based, no runtime): a job short of it stopped at that limit.
     pub size_done_at: Option<u64>,
     /// `group_reporting`: the job joins the report of the job before it
@@ -49,16 +52,16 @@ pub(super) struct JobInfo {
 /// One line per job stopped by sluice's time limit (or `--max-duration`,
 /// when the run ended before that limit) before its size was done: fio
 /// would have run on, so the shortfall must be said.
-pub(super) fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
+fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
     let gib = |b: u64| b as f64 / (1u64 << 30) as f64;
-    let (limit, remedy) = if r.sim_time_s < super::UNBOUNDED_RUN_S - 1e-6 {
+    let (limit, remedy) = if r.sim_time_s < UNBOUNDED_RUN_S - 1e-6 {
         (
             format!("--max-duration ({} s simulated)", r.sim_time_s),
             "raise --max-duration",
         )
     } else {
         (
-            format!("sluice's {} s simulated limit", super::UNBOUNDED_RUN_S),
+            format!("sluice's {} s simulated limit", UNBOUNDED_RUN_S),
             "set runtime=",
         )
     };
@@ -81,16 +84,43 @@ pub(super) fn stopped_early(r: &SimReport, jobs: &[JobInfo]) -> Vec<String> {
         .collect()
 }
 
-/// What the output needs to know about the whole file.
-#[derive(Clone, Debug, Default)]
-pub(super) struct FileInfo {
+/// A job file's results, printed as fio prints them.
+#[derive(Clone, Debug)]
+pub struct FioResults {
+    /// Each group's report with its flows' jobs (`jobs[i]` is flow `i`'s).
+    pub groups: Vec<(SimReport, Vec<JobInfo>)>,
     /// The `[global]` options (fio's `global options`).
     pub global_options: Vec<(String, String)>,
-    /// Milliseconds since the Unix epoch the run started: real runs only, so a
-    /// simulation prints the same bytes every time.
+    /// Milliseconds since the Unix epoch the run started: real runs only,
+    /// so a simulation prints the same bytes every time.
     pub started_unix_ms: Option<u64>,
-    /// Options ignored or approximated.
-    pub notes: super::Notes,
+    /// Options approximated, each with how ([`super::Plan::notes`]).
+    pub notes: Vec<String>,
+    /// Options with no effect ([`super::Plan::ignored`]).
+    pub ignored: Vec<String>,
+}
+
+impl FioResults {
+    /// fio's JSON layout (`--output-format json`), pretty, with a final
+    /// line break.
+    pub fn json(&self) -> Result<String> {
+        json(self).map_err(|e| crate::import::fail(format!("fio's JSON: {e}")))
+    }
+
+    /// fio's text summary (`--output-format normal`) under a first line
+    /// `header` (how the jobs ran).
+    pub fn text(&self, header: &str) -> String {
+        normal(self, header)
+    }
+
+    /// One line per job stopped before its size was done ([`stopped_early`]),
+    /// for a host to warn about.
+    pub fn stopped_early(&self) -> Vec<String> {
+        self.groups
+            .iter()
+            .flat_map(|(r, j)| stopped_early(r, j))
+            .collect()
+    }
 }
 
 /// Options as fio prints them: valued ones only (flags such as
@@ -490,10 +520,8 @@ fn group_bw(r: &SimReport, jobs: &[JobInfo], group: u32) -> (f64, f64) {
 
 /// The JSON document: each group's report with its flows' jobs
 /// (`jobs[i]` is flow `i`'s job).
-pub(super) fn json(
-    results: &[(SimReport, Vec<JobInfo>)],
-    file: &FileInfo,
-) -> serde_json::Result<String> {
+fn json(file: &FioResults) -> serde_json::Result<String> {
+    let results = &file.groups;
     let mut out: Vec<Job> = Vec::new();
     for (r, jobs) in results {
         let (r, jobs) = reported(r, jobs);
@@ -536,12 +564,9 @@ pub(super) fn json(
             scheduler: first.map(|r| r.scheduler.clone()).unwrap_or_default(),
             device: first.map(|r| r.device.clone()).unwrap_or_default(),
             schema: first.map_or("", |r| r.schema),
-            ignored: file.notes.ignored.clone(),
-            approximated: file.notes.approximated.clone(),
-            stopped_early: results
-                .iter()
-                .flat_map(|(r, j)| stopped_early(r, j))
-                .collect(),
+            ignored: file.ignored.clone(),
+            approximated: file.notes.clone(),
+            stopped_early: file.stopped_early(),
         },
     };
     Ok(serde_json::to_string_pretty(&doc)? + "\n")
@@ -574,10 +599,10 @@ fn bw(bytes_s: f64) -> String {
 /// A text summary in fio's style: per job its IOPS and bandwidth, latency,
 /// percentiles and samples, then each group's totals, then what was
 /// ignored or approximated.
-pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how: &str) -> String {
+fn normal(file: &FioResults, how: &str) -> String {
     let mut o = String::new();
     let _ = writeln!(o, "{how}");
-    for (r, jobs) in results {
+    for (r, jobs) in &file.groups {
         let (r, jobs) = reported(r, jobs);
         // A run holds one stonewalled group, maybe several reporting
         // groups (new_group).
@@ -587,15 +612,15 @@ pub(super) fn normal(results: &[(SimReport, Vec<JobInfo>)], file: &FileInfo, how
             group_text(&mut o, &r, &jobs, gid);
         }
     }
-    if !file.notes.ignored.is_empty() {
+    if !file.ignored.is_empty() {
         let _ = writeln!(
             o,
             "\nignored (no effect in simulation): {}",
-            file.notes.ignored.join(", ")
+            file.ignored.join(", ")
         );
     }
-    if !file.notes.approximated.is_empty() {
-        let _ = writeln!(o, "approximated: {}", file.notes.approximated.join("; "));
+    if !file.notes.is_empty() {
+        let _ = writeln!(o, "approximated: {}", file.notes.join("; "));
     }
     o
 }
