@@ -18,6 +18,7 @@
 //! ```
 
 pub mod calibrate;
+mod host;
 pub mod journal;
 pub mod kernel;
 pub mod run;
