@@ -289,14 +289,22 @@ fn sigint_stops_the_run_and_removes_its_files() {
     let cwd = tempfile::tempdir().unwrap();
     let long = two_readers().replace("duration_s = 1.5", "duration_s = 60");
     let s = scenario(scen.path(), &long);
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
         .current_dir(cwd.path())
         .args(["run", s.to_str().unwrap(), "--json"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Interrupted once it has filled its files and started, not after a
+    // guess at how long that takes.
+    let started = common::run_started(
+        &mut child,
+        cwd.path(),
+        2,
+        common::file_bytes(0.01),
+        std::time::Duration::from_secs(60),
+    );
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -304,6 +312,7 @@ fn sigint_stops_the_run_and_removes_its_files() {
     if no_uring(&err) {
         return;
     }
+    assert!(started, "the run never started: {err}");
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted"), "{err}");
     let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().collect();
