@@ -62,7 +62,7 @@ fn clean(state: &Path) -> (bool, String) {
 fn loop_device(dir: &Path, bytes: u64) -> Option<common::Loop> {
     let img = dir.join("disk.img");
     std::fs::File::create(&img).unwrap().set_len(bytes).unwrap();
-    common::Loop::over(&img, false)
+    common::loop_over(&img, false)
 }
 
 /// `child` (a run in real time with its files in `work`) ends by itself

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{json, no_uring, sluice_in, write_in, Loop};
+use common::{json, loop_over, no_uring, sluice_in, write_in};
 
 /// The scenario `body` as `dir`/s.toml.
 fn scenario(dir: &Path, body: &str) -> PathBuf {
@@ -231,7 +231,7 @@ fn a_device_is_read_but_not_written_without_allow_writes() {
     let img = scen.path().join("dev.img");
     let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 253) as u8).collect();
     std::fs::write(&img, &data).unwrap();
-    let Some(lo) = Loop::over(&img, false) else {
+    let Some(lo) = loop_over(&img, false) else {
         return;
     };
     let w = scenario(scen.path(), WRITERS);
@@ -263,7 +263,7 @@ fn writes_to_a_device_with_allow_writes_verify() {
     let scen = tempfile::tempdir().unwrap();
     let img = scen.path().join("dev.img");
     std::fs::write(&img, vec![0u8; 16 << 20]).unwrap();
-    let Some(lo) = Loop::over(&img, false) else {
+    let Some(lo) = loop_over(&img, false) else {
         return;
     };
     let w = scenario(scen.path(), WRITERS);

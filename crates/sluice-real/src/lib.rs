@@ -23,5 +23,7 @@ pub mod journal;
 pub mod kernel;
 pub mod run;
 pub mod status;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 
 pub use status::{DataError, Refused};

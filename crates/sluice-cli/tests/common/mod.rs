@@ -131,56 +131,15 @@ pub(crate) fn root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// A loop device over a file, detached on drop.
-pub(crate) struct Loop {
-    /// The device, e.g. /dev/loop0.
-    pub dev: String,
-}
+pub(crate) use sluice_real::testkit::Loop;
 
-impl Loop {
-    /// A loop device over `file` (`--direct-io=on` with `direct`, as the
-    /// README sets one up); None, after saying why, where loop devices
-    /// cannot be made (not root, no loop module).
-    pub(crate) fn over(file: &Path, direct: bool) -> Option<Loop> {
-        let mut cmd = Command::new("losetup");
-        cmd.args(["--find", "--show"]);
-        if direct {
-            cmd.arg("--direct-io=on");
-        }
-        match cmd.arg(file).output() {
-            Ok(o) if o.status.success() => Some(Loop {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
-            }),
-            Ok(o) => {
-                eprintln!(
-                    "skipped: losetup: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("skipped: losetup: {e}");
-                None
-            }
-        }
-    }
-
-    /// The device's sysfs `scheduler` file.
-    pub(crate) fn scheduler_file(&self) -> String {
-        let name = Path::new(&self.dev)
-            .file_name()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .to_string();
-        format!("/sys/block/{name}/queue/scheduler")
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
+/// A loop device over `file` (`--direct-io=on` with `direct`); None, after
+/// saying why, where loop devices cannot be made (not root, no loop
+/// module).
+pub(crate) fn loop_over(file: &Path, direct: bool) -> Option<Loop> {
+    Loop::over(file, direct)
+        .map_err(|why| eprintln!("skipped: {why}"))
+        .ok()
 }
 
 /// A scenario of two sequential readers, `light` and `heavy`, weighted
