@@ -283,6 +283,47 @@ fn writes_to_a_device_with_allow_writes_verify() {
     assert_eq!(j["engine"]["verify_errors"], 0);
 }
 
+/// Issue 42: the library printed its warnings itself. Now they are the
+/// report's `warnings` (in the library's words) and the CLI prints each on
+/// stderr with its own flag names.
+#[test]
+fn warnings_are_in_the_report_and_printed_by_the_cli() {
+    let scen = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let s = scenario(
+        scen.path(),
+        &common::two_readers("two", 0.3, 0.1, 64, 0.001),
+    );
+    let (code, out, err) = sluice_in(
+        cwd.path(),
+        &["run", s.to_str().unwrap(), "--verify", "--json"],
+    );
+    if no_uring(&err) {
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: --verify: no flow writes, there is nothing to verify"),
+        "{err}"
+    );
+    let j = json(&out);
+    let warnings: Vec<&str> = j["warnings"]
+        .as_array()
+        .expect("a warnings array")
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.contains(&"`verify`: no flow writes, there is nothing to verify"),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("warning: ")).count(),
+        warnings.len(),
+        "each warning printed once: {err}"
+    );
+}
+
 #[test]
 fn sigint_stops_the_run_and_removes_its_files() {
     let scen = tempfile::tempdir().unwrap();
