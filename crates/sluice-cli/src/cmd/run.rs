@@ -84,7 +84,7 @@ pub(crate) fn run(args: Args) -> Result<()> {
     crate::output::refuse_fio_job(&args.scenario)?;
     // Opened first: a bad path fails before the run.
     let log = crate::output::RequestLogFile::create(args.log_requests.as_deref())?;
-    let r = run::run(&run::Options::from(&args)).map_err(|e| with_flags(e, FLAGS))?;
+    let r = run::run(&run::Options::from(&args)).map_err(|e| failed(e, FLAGS))?;
     print_warnings(&r.warnings, FLAGS);
     log.write(r.request_log.as_ref())?;
     emit(args.json, &r, table::run)?;
@@ -119,6 +119,15 @@ pub(crate) fn flag_names(text: &str, flags: &[(&str, &str)]) -> String {
         out = out.replace(&format!("`{name}`"), flag);
     }
     out
+}
+
+/// A failed run's error for the CLI: the warnings of an interrupted run
+/// printed first, then [`with_flags`].
+pub(crate) fn failed(e: anyhow::Error, flags: &[(&str, &str)]) -> anyhow::Error {
+    if let Some(i) = e.downcast_ref::<run::Interrupted>() {
+        print_warnings(&i.warnings, flags);
+    }
+    with_flags(e, flags)
 }
 
 /// A library error that names options, naming flags instead; a refusal
@@ -160,7 +169,7 @@ mod tests {
         );
         let e = with_flags(anyhow::anyhow!("`duration_s` must be positive"), FLAGS);
         assert_eq!(format!("{e:#}"), "--duration must be positive");
-        let plain = with_flags(run::Interrupted.into(), FLAGS);
+        let plain = with_flags(run::Interrupted::default().into(), FLAGS);
         assert!(
             plain.is::<run::Interrupted>(),
             "an error naming no option keeps its type"

@@ -22,7 +22,7 @@ use sluice_runtime::request_log::{RequestLog, RequestRecord};
 use sluice_runtime::Scenario;
 
 use crate::cmd::kernel::KernelScheduler;
-use crate::cmd::run::{print_warnings, with_flags, FLAGS};
+use crate::cmd::run::{failed, print_warnings, FLAGS};
 use crate::kernel;
 use crate::run;
 pub(crate) use metrics::Metric;
@@ -281,7 +281,7 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
                         progress: Some(crate::progress::RunBar::shared()),
                         ..run::Options::default()
                     })
-                    .map_err(|e| with_flags(e, FLAGS))?
+                    .map_err(|e| failed(e, FLAGS))?
                 }
                 Engine::Kernel(k) => kernel::kernel(&kernel::Options {
                     scenario: opts.scenario.clone(),
@@ -293,7 +293,7 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
                     tunables: tunables_for(*k, &opts.tunable),
                     log_requests: logs.enabled(),
                 })
-                .map_err(|e| with_flags(e, FLAGS))?,
+                .map_err(|e| failed(e, FLAGS))?,
             };
             print_warnings(&r.warnings, FLAGS);
             drop(stack);

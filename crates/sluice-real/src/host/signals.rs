@@ -7,8 +7,11 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 
 /// The run stopped on Ctrl-C or SIGTERM (its files are gone already).
-#[derive(Debug)]
-pub struct Interrupted;
+#[derive(Debug, Default)]
+pub struct Interrupted {
+    /// The run's warnings until it stopped (see `RunReport::warnings`).
+    pub warnings: Vec<String>,
+}
 
 impl std::fmt::Display for Interrupted {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -212,10 +212,10 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         st.tally.completed,
         wall_s,
     );
-    if stop.load(Ordering::Relaxed) {
-        return Err(Interrupted.into());
-    }
     warnings.extend(journal.take_warnings());
+    if stop.load(Ordering::Relaxed) {
+        return Err(Interrupted { warnings }.into());
+    }
     let nr_requests = std::fs::read_to_string(queue.join("nr_requests"))
         .ok()
         .and_then(|t| t.trim().parse().ok())

@@ -192,7 +192,8 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
                 if let Err(e) = filled {
                     if stop.load(Ordering::Relaxed) {
                         drop(files);
-                        return Err(Interrupted.into());
+                        warnings.extend(journal.take_warnings());
+                        return Err(Interrupted { warnings }.into());
                     }
                     return Err(e);
                 }
@@ -316,7 +317,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     drop(files);
     warnings.extend(journal.take_warnings());
     if interrupted {
-        return Err(Interrupted.into());
+        return Err(Interrupted { warnings }.into());
     }
     let engine_report = EngineReport {
         target: place.display().to_string(),
