@@ -172,9 +172,13 @@ impl Journal {
     /// locked; journals of runs that died are cleaned up first (what was
     /// done is the journal's first warnings).
     pub fn begin(command: &str) -> Result<Journal> {
-        let dir = state_dir()?;
-        let cleaned = clean(&dir)?;
-        let j = Self::begin_in(&dir, command)?;
+        Self::begin_cleaning(&state_dir()?, command)
+    }
+
+    /// [`Journal::begin`] in `dir`.
+    fn begin_cleaning(dir: &Path, command: &str) -> Result<Journal> {
+        let cleaned = clean(dir)?;
+        let j = Self::begin_in(dir, command)?;
         for c in cleaned.into_iter().filter(|c| !c.alive) {
             j.warn(c.to_string());
         }
