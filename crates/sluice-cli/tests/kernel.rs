@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{json, sluice_in, write_in, Loop};
+use common::{json, loop_over, sluice_in, write_in, Loop};
 
 /// Two readers weighted 100:300 under bfq, long enough for the kernel's
 /// bfq to settle.
@@ -45,7 +45,7 @@ fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
     let img = d.path().join("dev.img");
     let f = std::fs::File::create(&img).unwrap();
     f.set_len(1 << 30).unwrap();
-    let Some(lo) = Loop::over(&img, true) else {
+    let Some(lo) = loop_over(&img, true) else {
         return;
     };
     let before = std::fs::read_to_string(lo.scheduler_file()).unwrap();
@@ -112,7 +112,7 @@ fn a_tunable_is_set_for_the_run_and_restored_and_the_log_has_the_kernels_times()
     let img = d.path().join("dev.img");
     let f = std::fs::File::create(&img).unwrap();
     f.set_len(1 << 30).unwrap();
-    let Some(lo) = Loop::over(&img, true) else {
+    let Some(lo) = loop_over(&img, true) else {
         return;
     };
     let sched = lo.scheduler_file();

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{json, no_uring, sluice_in, write_in, Loop};
+use common::{json, loop_over, no_uring, sluice_in, write_in};
 
 /// The scenario `body` as `dir`/s.toml.
 fn scenario(dir: &Path, body: &str) -> PathBuf {
@@ -231,7 +231,7 @@ fn a_device_is_read_but_not_written_without_allow_writes() {
     let img = scen.path().join("dev.img");
     let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 253) as u8).collect();
     std::fs::write(&img, &data).unwrap();
-    let Some(lo) = Loop::over(&img, false) else {
+    let Some(lo) = loop_over(&img, false) else {
         return;
     };
     let w = scenario(scen.path(), WRITERS);
@@ -263,7 +263,7 @@ fn writes_to_a_device_with_allow_writes_verify() {
     let scen = tempfile::tempdir().unwrap();
     let img = scen.path().join("dev.img");
     std::fs::write(&img, vec![0u8; 16 << 20]).unwrap();
-    let Some(lo) = Loop::over(&img, false) else {
+    let Some(lo) = loop_over(&img, false) else {
         return;
     };
     let w = scenario(scen.path(), WRITERS);
@@ -283,20 +283,69 @@ fn writes_to_a_device_with_allow_writes_verify() {
     assert_eq!(j["engine"]["verify_errors"], 0);
 }
 
+/// Issue 42: the library printed its warnings itself. Now they are the
+/// report's `warnings` (in the library's words) and the CLI prints each on
+/// stderr with its own flag names.
+#[test]
+fn warnings_are_in_the_report_and_printed_by_the_cli() {
+    let scen = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let s = scenario(
+        scen.path(),
+        &common::two_readers("two", 0.3, 0.1, 64, 0.001),
+    );
+    let (code, out, err) = sluice_in(
+        cwd.path(),
+        &["run", s.to_str().unwrap(), "--verify", "--json"],
+    );
+    if no_uring(&err) {
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("warning: --verify: no flow writes, there is nothing to verify"),
+        "{err}"
+    );
+    let j = json(&out);
+    let warnings: Vec<&str> = j["warnings"]
+        .as_array()
+        .expect("a warnings array")
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        warnings.contains(&"`verify`: no flow writes, there is nothing to verify"),
+        "{warnings:?}"
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("warning: ")).count(),
+        warnings.len(),
+        "each warning printed once: {err}"
+    );
+}
+
 #[test]
 fn sigint_stops_the_run_and_removes_its_files() {
     let scen = tempfile::tempdir().unwrap();
     let cwd = tempfile::tempdir().unwrap();
     let long = two_readers().replace("duration_s = 1.5", "duration_s = 60");
     let s = scenario(scen.path(), &long);
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_sluice"))
         .current_dir(cwd.path())
         .args(["run", s.to_str().unwrap(), "--json"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Interrupted once it has filled its files and started, not after a
+    // guess at how long that takes.
+    let started = common::run_started(
+        &mut child,
+        cwd.path(),
+        2,
+        common::file_bytes(0.01),
+        std::time::Duration::from_secs(60),
+    );
     // SAFETY: signalling our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     let out = child.wait_with_output().unwrap();
@@ -304,6 +353,7 @@ fn sigint_stops_the_run_and_removes_its_files() {
     if no_uring(&err) {
         return;
     }
+    assert!(started, "the run never started: {err}");
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted"), "{err}");
     let left: Vec<_> = std::fs::read_dir(cwd.path()).unwrap().collect();

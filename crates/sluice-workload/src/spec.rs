@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use sluice::{Duration, Instant};
 
-use crate::replay::Replay;
 use crate::startup::StartupTrace;
 
 /// How a flow generates requests.
@@ -88,7 +87,7 @@ impl FlowSpec {
             FlowKind::Trace(t) => t.requests.iter().any(|r| r.write),
             // A recorded replay issues the trace's writes as writes.
             FlowKind::Startup(st) => {
-                st.replay == crate::Replay::Recorded && st.trace.records.iter().any(|r| r.write)
+                st.replay == Replay::Recorded && st.trace.records.iter().any(|r| r.write)
             }
             FlowKind::Video(_) => false,
         }
@@ -365,4 +364,30 @@ pub struct TraceSpec {
     pub requests: Arc<Vec<crate::trace::Request>>,
     /// Recorded arrivals or as fast as `outstanding` allows.
     pub timing: crate::trace::Timing,
+}
+
+/// How a start-up trace becomes I/O.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replay {
+    /// As the S suite's replay tool issues it (the paper's measurements).
+    #[default]
+    SSuite,
+    /// As recorded: gaps slept, recorded sectors, independent threads.
+    Recorded,
+}
+
+impl Replay {
+    /// Every mode with its scenario name.
+    pub const ALL: [(&'static str, Replay); 2] =
+        [("s-suite", Replay::SSuite), ("recorded", Replay::Recorded)];
+
+    /// The mode a scenario file names (`s-suite`, `recorded`).
+    pub fn parse(s: &str) -> Option<Replay> {
+        Self::ALL.iter().find(|m| m.0 == s).map(|m| m.1)
+    }
+
+    /// The name a scenario file gives the mode.
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|m| m.1 == self).map_or("", |m| m.0)
+    }
 }
