@@ -33,7 +33,8 @@ pub use error::Error;
 pub use idhash::{IdMap, SlotIds};
 pub use located::LocatedError;
 pub use scheduler::{
-    ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
+    Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
+    Service,
 };
 pub use time::{Duration, Instant, NS_PER_MS, NS_PER_S, NS_PER_US};
 pub use types::{Direction, FlowId, Request, RequestId, SECTOR_BYTES};

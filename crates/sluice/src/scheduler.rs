@@ -282,28 +282,30 @@ pub trait Scheduler {
         Vec::new()
     }
 
-    /// Whether the policy may keep the device idle while it holds requests
-    /// (BFQ, CFQ idle; FIFO, C-LOOK, SSTF never do). Drivers and tests use
-    /// it to check work conservation.
-    fn may_idle(&self) -> bool {
-        false
+    /// What the policy does beyond the call protocol: a value, so wrappers
+    /// pass it on whole instead of forwarding one probe per property.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
     }
+}
 
-    /// Whether the policy enforces [`FlowConfig::limit_iops`] itself
-    /// (`mclock`'s limit tags). [`crate::policy::Hierarchy`] then leaves
-    /// IOPS limits to it and only throttles MB/s limits.
-    fn enforces_iops_limits(&self) -> bool {
-        false
-    }
-
-    /// The host's cost model (a scenario's `[cost]`), for policies set to
-    /// charge by it (`charge = "cost"`); others ignore it.
-    fn set_cost_model(&mut self, _model: &crate::charge::LinearCost) {}
+/// What a policy does beyond the call protocol (all `false` by default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The policy may keep the device idle while it holds requests (BFQ,
+    /// CFQ idle; FIFO, C-LOOK, SSTF never do). Drivers and tests use it to
+    /// check work conservation.
+    pub may_idle: bool,
+    /// The policy enforces [`FlowConfig::limit_iops`] itself (`mclock`'s
+    /// limit tags): [`crate::policy::Hierarchy`] then leaves IOPS limits to
+    /// it and only throttles MB/s limits.
+    pub enforces_iops_limits: bool,
 }
 
 /// A boxed or borrowed policy is a policy: `Driver<Box<dyn Scheduler>>`
 /// drives one chosen by name at run time, `Driver<&mut dyn Scheduler>` one
-/// the caller keeps.
+/// the caller keeps. A method left out here would silently fall back to the
+/// trait's default: `tests::every_method_is_forwarded` fails when one is.
 macro_rules! forward_scheduler {
     ($($ty:ty),*) => {$(
 impl<S: Scheduler + ?Sized> Scheduler for $ty {
@@ -351,17 +353,50 @@ impl<S: Scheduler + ?Sized> Scheduler for $ty {
     fn stats(&self) -> Vec<(&'static str, f64)> {
         (**self).stats()
     }
-    fn may_idle(&self) -> bool {
-        (**self).may_idle()
-    }
-    fn enforces_iops_limits(&self) -> bool {
-        (**self).enforces_iops_limits()
-    }
-    fn set_cost_model(&mut self, model: &crate::charge::LinearCost) {
-        (**self).set_cost_model(model)
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
     }
 }
     )*};
 }
 
 forward_scheduler!(Box<S>, &mut S);
+
+#[cfg(test)]
+mod tests {
+    /// The `fn` names in the first block of `source` that starts with
+    /// `opening` (up to the first line that is a lone `}` at its depth).
+    fn methods(source: &str, opening: &str) -> Vec<String> {
+        let start = source.find(opening).expect("the block is in the source");
+        let block = &source[start..];
+        let end = block.find("\n}").expect("the block ends");
+        let mut names: Vec<String> = block[..end]
+            .split("fn ")
+            .skip(1)
+            .map(|rest| {
+                rest.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Every trait method has a forwarding body for `Box<S>` and `&mut S`:
+    /// one left out would answer with the trait's default for a boxed policy.
+    #[test]
+    fn every_method_is_forwarded() {
+        let source = include_str!("scheduler.rs");
+        let declared = methods(source, "pub trait Scheduler {");
+        let forwarded = methods(source, "macro_rules! forward_scheduler {");
+        assert!(declared.len() >= 14, "{declared:?}");
+        assert_eq!(declared, forwarded);
+        let limited = include_str!("policy/hierarchy/limited.rs");
+        let passed_on = methods(
+            limited,
+            "impl<S: Scheduler + 'static> Scheduler for Limited<S> {",
+        );
+        assert_eq!(declared, passed_on, "Limited");
+    }
+}

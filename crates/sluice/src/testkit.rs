@@ -656,7 +656,7 @@ impl<P: Scheduler> Testbed<P> {
         match self.driver.last_answer() {
             LastAnswer::Idle => {
                 assert!(
-                    self.driver.policy().may_idle(),
+                    self.driver.policy().capabilities().may_idle,
                     "{name}: idles but says it never does"
                 );
                 let until = self.driver.poll_timeout();

@@ -253,8 +253,12 @@ impl Scenario {
             };
             params.insert(k, pv);
         }
-        sluice::policy::build(&raw.scheduler.name, &params)
-            .map_err(|e| fail(format!("[scheduler] {e}")))?;
+        sluice::policy::build(
+            &raw.scheduler.name,
+            &params,
+            &sluice::policy::BuildContext::default(),
+        )
+        .map_err(|e| fail(format!("[scheduler] {e}")))?;
         let mut classes: Vec<ClassConfig> = Vec::new();
         for c in &raw.classes {
             if classes.iter().any(|k| k.name == c.name) {
@@ -268,8 +272,12 @@ impl Scenario {
                 )));
             }
             let inner = c.inner.clone().unwrap_or_else(|| "noop".into());
-            sluice::policy::build(&inner, &Params::default())
-                .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
+            sluice::policy::build(
+                &inner,
+                &Params::default(),
+                &sluice::policy::BuildContext::default(),
+            )
+            .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
             classes.push(ClassConfig {
                 name: c.name.clone(),
                 quantum: Duration::from_millis_f64(q),

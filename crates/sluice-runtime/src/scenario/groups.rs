@@ -150,8 +150,12 @@ pub(super) fn groups(raw: &[GroupBuilder], root: &str) -> Result<Vec<GroupConfig
             None => None,
             Some(name) if name == root => None,
             Some(name) => {
-                sluice::policy::build(name, &Params::default())
-                    .map_err(|e| ctx(fail(format!("scheduler: {e}"))))?;
+                sluice::policy::build(
+                    name,
+                    &Params::default(),
+                    &sluice::policy::BuildContext::default(),
+                )
+                .map_err(|e| ctx(fail(format!("scheduler: {e}"))))?;
                 Some((name.clone(), Params::default()))
             }
         };

@@ -48,7 +48,7 @@ use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::idhash::IdMap;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
@@ -625,18 +625,22 @@ impl Scheduler for Mclock {
         ]
     }
 
-    fn may_idle(&self) -> bool {
-        self.params.at_limit == AtLimit::Wait
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.params.at_limit == AtLimit::Wait,
+            enforces_iops_limits: true,
+        }
     }
+}
 
-    fn enforces_iops_limits(&self) -> bool {
-        true
-    }
-
-    fn set_cost_model(&mut self, model: &LinearCost) {
+impl Mclock {
+    /// The cost model charged when set to `charge = "cost"` (the build
+    /// context's `charge`); otherwise the policy is unchanged.
+    pub fn with_charge(mut self, model: &LinearCost) -> Self {
         if self.charger.by_cost() {
             self.charger.set_cost(*model);
         }
+        self
     }
 }
 

@@ -22,24 +22,28 @@
 //! and between a group and its parent: a flow over its limit has its
 //! requests held back until the bucket allows them, a group over its limit
 //! offers its parent nothing. A policy that enforces IOPS limits itself
-//! (`mclock`, [`Scheduler::enforces_iops_limits`]) is given them instead.
+//! (`mclock`, [`Capabilities::enforces_iops_limits`]) is given them instead.
 //!
 //! Left out: a request the block layer merges after a group's policy
 //! dispatched it reaches that policy's completion with its merged size.
 
 mod bucket;
+mod limited;
 #[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeSet, VecDeque};
 
 pub use bucket::{Bucket, DEFAULT_BURST};
+pub use limited::Limited;
 
 use super::params::Params;
+use super::BuildContext;
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::scheduler::{
-    ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
+    Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
+    Service,
 };
 use crate::time::{earliest, Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
@@ -211,19 +215,21 @@ impl Hierarchy {
         }
     }
 
-    /// The root's policy `name` with `params`, and `groups` under it, each
-    /// group's policy built by [`super::build`]. Fails on a group that
-    /// names no group as parent, a cycle, more than [`MAX_GROUPS`] groups
-    /// or [`MAX_DEPTH`] levels, a weight outside 1..=1000, or a policy
-    /// that cannot be built.
-    pub fn new(name: &str, params: &Params, groups: &[GroupConfig]) -> Result<Self, Error> {
+    /// The root's policy `name` with `params`, and the context's groups
+    /// under it, every policy charging by the context's `charge`. Fails on a
+    /// group that names no group as parent, a cycle, more than
+    /// [`MAX_GROUPS`] groups or [`MAX_DEPTH`] levels, a weight outside
+    /// 1..=1000, or a policy that cannot be built.
+    pub fn new(name: &str, params: &Params, context: &BuildContext) -> Result<Self, Error> {
+        let groups = &context.groups[..];
+        let build = |name: &str, params: &Params| super::build_bare(name, params, &context.charge);
         if groups.len() > MAX_GROUPS {
             return Err(group_error(
                 &groups[MAX_GROUPS].name,
                 format!("more than {MAX_GROUPS} groups"),
             ));
         }
-        let mut h = Self::around(super::build(name, params)?);
+        let mut h = Self::around(build(name, params)?);
         let depths = depths(groups)?;
         for (g, cfg) in groups.iter().enumerate() {
             if !(1..=1000).contains(&cfg.weight) {
@@ -233,8 +239,8 @@ impl Hierarchy {
                 ));
             }
             let policy = match &cfg.scheduler {
-                Some((inner, inner_params)) => super::build(inner, inner_params)?,
-                None => super::build(name, params)?,
+                Some((inner, inner_params)) => build(inner, inner_params)?,
+                None => build(name, params)?,
             };
             h.nodes.push(Node {
                 policy,
@@ -251,7 +257,7 @@ impl Hierarchy {
         for (g, cfg) in groups.iter().enumerate() {
             let n = g + 1;
             let parent = h.nodes[n].parent;
-            let parent_limits = h.nodes[parent].policy.enforces_iops_limits();
+            let parent_limits = h.nodes[parent].policy.capabilities().enforces_iops_limits;
             let seen = FlowConfig {
                 weight: cfg.weight,
                 reservation_iops: cfg.reservation_iops,
@@ -439,7 +445,7 @@ impl Scheduler for Hierarchy {
             .map(|g| g as usize + 1)
             .filter(|&n| n < self.nodes.len())
             .unwrap_or(0);
-        let own = self.nodes[node].policy.enforces_iops_limits();
+        let own = self.nodes[node].policy.capabilities().enforces_iops_limits;
         let iops = config.limit_iops.filter(|_| !own);
         let bucket = Bucket::new(iops, config.limit_mb_s, config.burst, now);
         self.limited |= bucket.is_some();
@@ -623,17 +629,12 @@ impl Scheduler for Hierarchy {
         self.nodes[0].policy.stats()
     }
 
-    fn may_idle(&self) -> bool {
-        self.limited || self.nodes.len() > 1 || self.nodes[0].policy.may_idle()
-    }
-
-    fn enforces_iops_limits(&self) -> bool {
-        true
-    }
-
-    fn set_cost_model(&mut self, model: &crate::charge::LinearCost) {
-        for node in &mut self.nodes {
-            node.policy.set_cost_model(model);
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.limited
+                || self.nodes.len() > 1
+                || self.nodes[0].policy.capabilities().may_idle,
+            enforces_iops_limits: true,
         }
     }
 }

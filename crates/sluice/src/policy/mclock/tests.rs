@@ -1,6 +1,6 @@
 use super::*;
 use crate::policy::testkit::{at_ms, ClosedFlow, Op, Pattern, Testbed};
-use crate::policy::{build, ParamValue, Params};
+use crate::policy::{build, BuildContext, ParamValue, Params};
 use crate::time::Duration;
 use proptest::prelude::*;
 
@@ -48,17 +48,25 @@ fn greedy(flow: u32, outstanding: usize) -> ClosedFlow {
 
 #[test]
 fn builds_by_name_and_reads_at_limit() {
-    let s = build("mclock", &Params::default()).unwrap();
+    let s = build("mclock", &Params::default(), &BuildContext::default()).unwrap();
     assert_eq!(s.name(), "mclock");
-    assert!(s.may_idle());
+    assert!(s.capabilities().may_idle);
     let mut p = Params::default();
     p.insert("at_limit", ParamValue::Str("allow".into()));
-    assert!(!build("mclock", &p).unwrap().may_idle());
+    assert!(
+        !build("mclock", &p, &BuildContext::default())
+            .unwrap()
+            .capabilities()
+            .may_idle
+    );
     p.insert("at_limit", ParamValue::Str("sometimes".into()));
-    let err = build("mclock", &p).err().unwrap().to_string();
+    let err = build("mclock", &p, &BuildContext::default())
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("\"wait\", \"allow\""), "{err}");
     p.insert("at_limit", ParamValue::Int(1));
-    assert!(build("mclock", &p).is_err());
+    assert!(build("mclock", &p, &BuildContext::default()).is_err());
 }
 
 #[test]

@@ -290,7 +290,7 @@ fn inner_idling_is_passed_through_and_charged() {
         .unwrap();
     v.add_class(Instant::ZERO, 1, &class("plain", 20, "noop"))
         .unwrap();
-    assert!(v.may_idle());
+    assert!(v.capabilities().may_idle);
     let mut tb = Testbed::new(v, 1);
     tb.flow_in(0, 100, Some(0));
     tb.flow_in(1, 100, Some(1));

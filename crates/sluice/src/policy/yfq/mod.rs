@@ -74,7 +74,7 @@ use super::fair_tree::FairTree;
 use super::params::ParamReader;
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 use tags::{Tag, VirtualWork};
@@ -456,6 +456,17 @@ impl Yfq {
     }
 }
 
+impl Yfq {
+    /// The cost model charged when set to `charge = "cost"` (the build
+    /// context's `charge`); otherwise the policy is unchanged.
+    pub fn with_charge(mut self, model: &LinearCost) -> Self {
+        if self.charger.by_cost() {
+            self.charger.set_cost(*model);
+        }
+        self
+    }
+}
+
 impl Scheduler for Yfq {
     fn name(&self) -> &str {
         "yfq"
@@ -475,12 +486,6 @@ impl Scheduler for Yfq {
                 self.slots.remove(flow);
                 self.free.push(s);
             }
-        }
-    }
-
-    fn set_cost_model(&mut self, model: &LinearCost) {
-        if self.charger.by_cost() {
-            self.charger.set_cost(*model);
         }
     }
 
@@ -724,8 +729,11 @@ impl Scheduler for Yfq {
     }
 
     /// With a turnaround, the device waits for the host between batches.
-    fn may_idle(&self) -> bool {
-        self.params.batch_turnaround_us > 0
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.params.batch_turnaround_us > 0,
+            ..Capabilities::default()
+        }
     }
 
     /// `batches` formed and their `mean_batch_len` (and, with a host

@@ -400,7 +400,7 @@ fn the_next_batch_waits_out_the_host_turnaround() {
     done(&mut tb, 0);
     done(&mut tb, 1);
     assert_eq!(fill_ids(&mut tb), vec![2, 3]);
-    assert!(!tb.policy().may_idle());
+    assert!(!tb.policy().capabilities().may_idle);
 }
 
 #[test]
