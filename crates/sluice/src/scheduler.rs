@@ -1,6 +1,7 @@
 //! The scheduler interface: the contract between a policy and its driver.
 
 use crate::error::Error;
+use crate::policy::PolicyStats;
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
@@ -276,10 +277,10 @@ pub trait Scheduler {
     /// Requests held by the policy (added, not yet dispatched).
     fn queued(&self) -> usize;
 
-    /// Counters the policy wants reported (e.g. DOR's sequence lengths),
-    /// as (name, value) pairs; drivers print them with the results.
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
+    /// Counters the policy wants reported (e.g. DOR's sequence lengths);
+    /// hosts put their [`PolicyStats::entries`] in their results.
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::None
     }
 
     /// What the policy does beyond the call protocol: a value, so wrappers
@@ -350,7 +351,7 @@ impl<S: Scheduler + ?Sized> Scheduler for $ty {
     fn queued(&self) -> usize {
         (**self).queued()
     }
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         (**self).stats()
     }
     fn capabilities(&self) -> Capabilities {

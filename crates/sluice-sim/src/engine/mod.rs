@@ -186,7 +186,7 @@ impl Simulation {
             scheduler: self.host.driver.policy().name(),
             device: self.device.name(),
             seed: self.seed,
-            policy_stats: self.host.driver.policy().stats(),
+            policy_stats: self.host.driver.policy().stats().entries(),
             events: self.events,
         };
         let oldest = self.host.oldest_pending(self.pop.flows.len());

@@ -45,6 +45,7 @@ use std::collections::VecDeque;
 use tree::FlowTree;
 
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use super::stats::{MclockStats, PolicyStats};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::idhash::IdMap;
@@ -617,12 +618,12 @@ impl Scheduler for Mclock {
         self.queued
     }
 
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("reservation_dispatches", self.served_reservation as f64),
-            ("weight_dispatches", self.served_weight as f64),
-            ("over_limit_dispatches", self.served_over_limit as f64),
-        ]
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::Mclock(MclockStats {
+            reservation_dispatches: self.served_reservation,
+            weight_dispatches: self.served_weight,
+            over_limit_dispatches: self.served_over_limit,
+        })
     }
 
     fn capabilities(&self) -> Capabilities {

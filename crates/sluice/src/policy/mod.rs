@@ -21,6 +21,7 @@ mod quad_heap;
 mod seastar_fq;
 mod sorted;
 mod sstf;
+mod stats;
 mod think_filter;
 mod vios;
 mod yfq;
@@ -43,6 +44,7 @@ pub use noop::Noop;
 pub use params::{ParamKind, ParamSpec, ParamTable, ParamValue, Params};
 pub use seastar_fq::{SeastarFq, SeastarFqParams};
 pub use sstf::Sstf;
+pub use stats::{DorStats, MclockStats, PolicyStats, SeastarFqStats, ViosStats, YfqStats};
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode};
 pub use yfq::{Yfq, YfqParams};
 

@@ -52,6 +52,7 @@ use std::collections::VecDeque;
 use super::fair_ids::SlotIds;
 use super::fair_tree::{i64_of_key, key_of_i64, FairTree};
 use super::params::{table_defaults, ParamReader, ParamSpec, ParamTable};
+use super::stats::{PolicyStats, SeastarFqStats};
 use crate::error::Error;
 use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler};
 use crate::time::{Duration, Instant};
@@ -395,11 +396,11 @@ impl Scheduler for SeastarFq {
         }
     }
 
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("throttled_waits", self.throttled as f64),
-            ("activations", self.activations as f64),
-        ]
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::SeastarFq(SeastarFqStats {
+            throttled_waits: self.throttled,
+            activations: self.activations,
+        })
     }
 }
 

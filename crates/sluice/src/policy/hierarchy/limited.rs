@@ -8,7 +8,7 @@
 
 use super::Hierarchy;
 use crate::error::Error;
-use crate::policy::Noop;
+use crate::policy::{Noop, PolicyStats};
 use crate::scheduler::{
     Capabilities, ClassConfig, Decision, DeviceView, FlowConfig, Scheduler, Service,
 };
@@ -108,7 +108,7 @@ impl<S: Scheduler + 'static> Scheduler for Limited<S> {
     fn queued(&self) -> usize {
         each!(&self.state, p => p.queued())
     }
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         each!(&self.state, p => p.stats())
     }
     fn capabilities(&self) -> Capabilities {

@@ -38,7 +38,7 @@ pub use bucket::{Bucket, DEFAULT_BURST};
 pub use limited::Limited;
 
 use super::params::Params;
-use super::BuildContext;
+use super::{BuildContext, PolicyStats};
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::scheduler::{
@@ -625,7 +625,7 @@ impl Scheduler for Hierarchy {
         self.nodes.iter().map(|n| n.policy.queued()).sum::<usize>() + self.held
     }
 
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         self.nodes[0].policy.stats()
     }
 

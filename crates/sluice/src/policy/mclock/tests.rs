@@ -83,7 +83,7 @@ fn reservation_phase_is_served_first_when_its_tag_is_due() {
     // Its next R tag (10 ms) is not due at 1 ms: the weight phase serves 0.
     tb.add(1, 808, 8);
     assert_eq!(tb.serve(ms(1)).flow.0, 0);
-    let stats = tb.policy().stats();
+    let stats = tb.policy().stats().entries();
     assert_eq!(stats[0], ("reservation_dispatches", 1.0));
     assert_eq!(stats[1], ("weight_dispatches", 1.0));
 }
@@ -121,7 +121,10 @@ fn allow_ignores_limits_for_eligibility() {
     for _ in 0..5 {
         assert_eq!(tb.serve(ms(1)).flow.0, 0);
     }
-    assert_eq!(tb.policy().stats()[2], ("over_limit_dispatches", 4.0));
+    assert_eq!(
+        tb.policy().stats().entries()[2],
+        ("over_limit_dispatches", 4.0)
+    );
     // A flow under its limit still goes before one over it.
     let mut tb = bed(AtLimit::Allow);
     tb.flow_config(0, &cfg(1000, None, Some(100.0)));
@@ -176,7 +179,7 @@ fn weight_phase_service_reduces_the_r_tags() {
     // At 1 ms nothing is due: the weight phase serves the second, and the
     // third's R tag moves from 20 ms to 10 ms.
     tb.serve(ms(1));
-    assert_eq!(tb.policy().stats()[1], ("weight_dispatches", 1.0));
+    assert_eq!(tb.policy().stats().entries()[1], ("weight_dispatches", 1.0));
     assert_eq!(head_r(&tb), Some(10e6));
     // A new arrival is tagged after the reduced tag.
     tb.add(0, 800, 8);
@@ -375,7 +378,7 @@ fn fingerprint(tb: &Testbed<Mclock>) -> (usize, u64) {
         eat(r.id.0);
         eat(u64::from(r.flow.0));
     }
-    for (_, v) in tb.policy().stats() {
+    for (_, v) in tb.policy().stats().entries() {
         eat(v.to_bits());
     }
     (tb.log.len(), h)

@@ -112,6 +112,7 @@ pub(crate) use self::config::{QUANTUM_MS, VIOS_PARAMS, VIOS_P_PARAMS};
 use super::fair_ids::SlotIds;
 use super::in_flight::InFlightNotes;
 use super::params::ParamReader;
+use super::stats::{PolicyStats, ViosStats};
 use super::{build_bare, Params};
 use crate::charge::LinearCost;
 use crate::error::Error;
@@ -773,19 +774,13 @@ impl Scheduler for Vios {
     /// that ended because the class's charged time reached its allotment,
     /// because it had nothing more to send, or (VIOS(P)) because its sector
     /// budget was used up.
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("rounds", self.rounds as f64),
-            (
-                "turns_quantum",
-                self.ended[TurnEnd::Quantum as usize] as f64,
-            ),
-            (
-                "turns_emptied",
-                self.ended[TurnEnd::Emptied as usize] as f64,
-            ),
-            ("turns_budget", self.ended[TurnEnd::Budget as usize] as f64),
-        ]
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::Vios(ViosStats {
+            rounds: self.rounds,
+            turns_quantum: self.ended[TurnEnd::Quantum as usize],
+            turns_emptied: self.ended[TurnEnd::Emptied as usize],
+            turns_budget: self.ended[TurnEnd::Budget as usize],
+        })
     }
 }
 

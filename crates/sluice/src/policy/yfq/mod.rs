@@ -72,6 +72,7 @@ use std::collections::VecDeque;
 use super::fair_ids::SlotIds;
 use super::fair_tree::FairTree;
 use super::params::ParamReader;
+use super::stats::{PolicyStats, YfqStats};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
@@ -738,20 +739,17 @@ impl Scheduler for Yfq {
 
     /// `batches` formed and their `mean_batch_len` (and, with a host
     /// turnaround, the `turnarounds` waited).
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         let mean = if self.next_batch > 0 {
             self.selected as f64 / self.next_batch as f64
         } else {
             0.0
         };
-        let mut v = vec![
-            ("batches", self.next_batch as f64),
-            ("mean_batch_len", mean),
-        ];
-        if self.params.batch_turnaround_us > 0 {
-            v.push(("turnarounds", self.turnarounds as f64));
-        }
-        v
+        PolicyStats::Yfq(YfqStats {
+            batches: self.next_batch,
+            mean_batch_len: mean,
+            turnarounds: (self.params.batch_turnaround_us > 0).then_some(self.turnarounds),
+        })
     }
 }
 

@@ -393,7 +393,11 @@ fn the_next_batch_waits_out_the_host_turnaround() {
     tb.advance(Duration::from_micros(1));
     assert_eq!(tb.in_flight(), 2);
     assert_eq!(ids(&tb.order()[2..]), vec![2, 3]);
-    assert!(tb.policy().stats().contains(&("turnarounds", 1.0)));
+    assert!(tb
+        .policy()
+        .stats()
+        .entries()
+        .contains(&("turnarounds", 1.0)));
     // Without a turnaround the next batch goes at the completion.
     let mut tb = four(0);
     assert_eq!(fill_ids(&mut tb), vec![0, 1]);
