@@ -24,10 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let weights = [100, 300];
     for (i, &weight) in weights.iter().enumerate() {
-        let config = FlowConfig {
-            weight,
-            ..FlowConfig::default()
-        };
+        let config = FlowConfig::weighted(weight);
         engine.add_flow(FlowId(i as u32), &config)?;
     }
 

@@ -31,9 +31,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("c", 400, None, None),
     ];
     let configs = tenants.map(|(_, weight, reservation_iops, limit_iops)| FlowConfig {
-        weight,
-        reservation_iops,
-        limit_iops,
+        qos: sluice::Qos {
+            weight,
+            reservation_iops,
+            limit_iops,
+            ..sluice::Qos::default()
+        },
         ..FlowConfig::default()
     });
     for (i, config) in configs.iter().enumerate() {

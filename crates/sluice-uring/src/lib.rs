@@ -10,7 +10,7 @@
 //! let bfq = policy::build("bfq", &policy::Params::default(), &policy::BuildContext::default())?;
 //! let mut engine = Engine::new(bfq, EngineConfig::with_queue_depth(4))?;
 //! let file = engine.open_target("data.img", &TargetOptions::read_only())?;
-//! engine.add_flow(FlowId(0), &FlowConfig { weight: 300, ..FlowConfig::default() })?;
+//! engine.add_flow(FlowId(0), &FlowConfig::weighted(300))?;
 //! engine.submit(Submission::read(FlowId(0), file, 0, AlignedBuf::zeroed(65536)))?;
 //! engine.poll(Wait::Any)?;
 //! while let Some(done) = engine.next_completion() {

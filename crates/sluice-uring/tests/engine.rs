@@ -57,13 +57,7 @@ fn data_file(len: u64) -> NamedTempFile {
 
 fn flow(engine: &mut Engine<impl Scheduler>, id: u32, weight: u32) -> FlowId {
     engine
-        .add_flow(
-            FlowId(id),
-            &FlowConfig {
-                weight,
-                ..FlowConfig::default()
-            },
-        )
+        .add_flow(FlowId(id), &FlowConfig::weighted(weight))
         .unwrap();
     FlowId(id)
 }
@@ -608,7 +602,10 @@ fn mclock_limit_paces_a_flow_on_the_engine() {
         .unwrap();
     let f = FlowId(0);
     let config = FlowConfig {
-        limit_iops: Some(200.0),
+        qos: sluice::Qos {
+            limit_iops: Some(200.0),
+            ..sluice::Qos::default()
+        },
         ..FlowConfig::default()
     };
     e.add_flow(f, &config).unwrap();

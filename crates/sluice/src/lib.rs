@@ -20,6 +20,7 @@ mod located;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 pub mod policy;
+mod qos;
 pub mod rng;
 mod scheduler;
 #[cfg(any(test, feature = "testkit"))]
@@ -32,6 +33,7 @@ pub use driver::{Completion, Driver, LastAnswer, DEFAULT_MAX_REQUEST_SECTORS};
 pub use error::Error;
 pub use idhash::{IdMap, SlotIds};
 pub use located::LocatedError;
+pub use qos::Qos;
 pub use scheduler::{
     Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
     Service,

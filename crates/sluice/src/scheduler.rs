@@ -2,6 +2,7 @@
 
 use crate::error::Error;
 use crate::policy::PolicyStats;
+use crate::qos::Qos;
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
@@ -51,52 +52,32 @@ impl Service {
 }
 
 /// Per-flow settings a driver gives a policy when the flow appears.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowConfig {
-    /// Proportional-share weight, 1..=1000 (default 100).
-    pub weight: u32,
-    /// Class or group the flow belongs to (VIOS's OS instance, BFQ's cgroup);
-    /// `None` = the default class.
+    /// Its weight, reservation and limits (limits hold under every policy
+    /// [`crate::policy::build`] returns).
+    pub qos: Qos,
+    /// Class the flow belongs to (VIOS's OS instance); `None` = the
+    /// default class.
     pub class: Option<u32>,
-    /// Reserved rate, IOPS (mClock's r_i): the minimum the flow is owed
-    /// whenever it is backlogged. `None` = no reservation. Only `mclock`
-    /// reads it; every other policy ignores it.
-    pub reservation_iops: Option<f64>,
-    /// Rate cap, IOPS (mClock's l_i): the most the flow is served. `None` =
-    /// no limit. `mclock` enforces it with its limit tags; under every
-    /// other policy [`crate::policy::Hierarchy`] holds the flow's requests
-    /// back in a token bucket.
-    pub limit_iops: Option<f64>,
-    /// Rate cap, MB/s (10^6 bytes), enforced by a token bucket in
-    /// [`crate::policy::Hierarchy`] under every policy. `None` = no limit.
-    pub limit_mb_s: Option<f64>,
-    /// How much a limited flow may run ahead of its rate after a pause: the
-    /// token bucket holds this much time's worth of its limits. `None` =
-    /// [`crate::policy::DEFAULT_BURST`].
-    pub burst: Option<Duration>,
-    /// The group the flow belongs to, an index into the groups given to
-    /// [`crate::policy::Hierarchy`]; `None` = directly under the root.
+    /// The group the flow belongs to, an index into the build context's
+    /// groups ([`crate::policy::BuildContext::groups`]); `None` = directly
+    /// under the root.
     pub group: Option<u32>,
 }
 
-impl Default for FlowConfig {
-    fn default() -> Self {
+impl FlowConfig {
+    /// A flow with `weight`, nothing else set.
+    pub fn weighted(weight: u32) -> Self {
         FlowConfig {
-            weight: 100,
-            class: None,
-            reservation_iops: None,
-            limit_iops: None,
-            limit_mb_s: None,
-            burst: None,
-            group: None,
+            qos: Qos::weighted(weight),
+            ..FlowConfig::default()
         }
     }
-}
 
-impl FlowConfig {
     /// Whether the flow has a rate cap of either kind.
     pub fn is_limited(&self) -> bool {
-        self.limit_iops.is_some() || self.limit_mb_s.is_some()
+        self.qos.is_limited()
     }
 }
 

@@ -298,9 +298,8 @@ impl<P: Scheduler> Testbed<P> {
     pub fn flow_in(&mut self, flow: u32, weight: u32, class: Option<u32>) {
         if self.flows.insert(flow) {
             let cfg = FlowConfig {
-                weight,
                 class,
-                ..FlowConfig::default()
+                ..FlowConfig::weighted(weight)
             };
             self.driver.add_flow(self.now, FlowId(flow), &cfg);
         }

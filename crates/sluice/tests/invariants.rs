@@ -338,15 +338,18 @@ fn config() -> ProptestConfig {
 /// root, outer and inner group, flow 4 limited to 200 IOPS.
 fn run_in_tree(name: &str, depth: usize, script: &[Op]) -> Run {
     let mut inner = GroupConfig::new("inner", Some(0), 100);
-    inner.limit_iops = Some(300.0);
+    inner.qos.limit_iops = Some(300.0);
     let groups = [GroupConfig::new("outer", None, 300), inner];
     let tree = Hierarchy::new(name, &Params::default(), &in_groups(&groups))
         .unwrap_or_else(|e| panic!("building {name} in a tree: {e}"));
     let mut tb = Testbed::new(Box::new(tree) as Box<dyn Scheduler>, depth);
     for flow in 0..8u32 {
         let cfg = FlowConfig {
+            qos: sluice::Qos {
+                limit_iops: (flow == 4).then_some(200.0),
+                ..sluice::Qos::default()
+            },
             group: [None, Some(0), Some(1)][flow as usize % 3],
-            limit_iops: (flow == 4).then_some(200.0),
             ..FlowConfig::default()
         };
         tb.flow_config(flow, &cfg);

@@ -553,12 +553,18 @@ impl Scenario {
                     .flow_kind(pattern, f.runs, trace_requests)
                     .map_err(ctx)?;
                 flows.push(FlowSpec {
+                    qos: sluice::Qos {
+                        weight,
+                        reservation_iops,
+                        limit_iops,
+                        limit_mb_s,
+                        burst,
+                    },
                     name,
                     kind,
                     request_sectors,
                     file_start,
                     file_sectors,
-                    weight,
                     start,
                     think: Duration::from_millis_f64(think_ms),
                     outstanding,
@@ -567,10 +573,6 @@ impl Scenario {
                     fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
                     rate_interval,
                     direct: f.direct.unwrap_or(true),
-                    reservation_iops,
-                    limit_iops,
-                    limit_mb_s,
-                    burst,
                     group,
                     distribution: distribution.clone(),
                     fsync_every: f.fsync_every,

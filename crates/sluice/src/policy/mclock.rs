@@ -215,9 +215,9 @@ impl Flow {
     /// Take the rates of `config`. A reservation above the limit is cut to
     /// the limit (the constraint phase does not look at limits).
     fn configure(&mut self, config: &FlowConfig) {
-        self.p_interval = P_UNIT / f64::from(config.weight.max(1));
-        self.l_interval = interval(config.limit_iops);
-        self.r_interval = match (interval(config.reservation_iops), self.l_interval) {
+        self.p_interval = P_UNIT / f64::from(config.qos.weight.max(1));
+        self.l_interval = interval(config.qos.limit_iops);
+        self.r_interval = match (interval(config.qos.reservation_iops), self.l_interval) {
             (Some(r), Some(l)) => Some(r.max(l)),
             (r, _) => r,
         };

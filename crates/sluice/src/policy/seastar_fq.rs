@@ -310,7 +310,7 @@ impl Scheduler for SeastarFq {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.class(flow).shares = u64::from(config.weight.max(1));
+        self.class(flow).shares = u64::from(config.qos.weight.max(1));
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
@@ -425,14 +425,7 @@ mod tests {
     }
 
     fn flow(s: &mut SeastarFq, id: u32, weight: u32) {
-        s.add_flow(
-            Instant::ZERO,
-            FlowId(id),
-            &FlowConfig {
-                weight,
-                ..FlowConfig::default()
-            },
-        );
+        s.add_flow(Instant::ZERO, FlowId(id), &FlowConfig::weighted(weight));
     }
 
     /// Dispatch `n` requests at 1 ms apart (the disk's pace), refilling

@@ -368,9 +368,9 @@ impl Scheduler for Bfq {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        let q = self.queue_for(flow, config.weight);
+        let q = self.queue_for(flow, config.qos.weight);
         let q = &mut self.queues[q as usize];
-        q.weight = config.weight.clamp(1, 1000);
+        q.weight = config.qos.weight.clamp(1, 1000);
         q.removed = false;
     }
 

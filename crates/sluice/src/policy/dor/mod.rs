@@ -673,7 +673,7 @@ impl Scheduler for Dor {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.reweigh(flow, config.weight);
+        self.reweigh(flow, config.qos.weight);
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {

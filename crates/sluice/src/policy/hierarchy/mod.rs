@@ -41,6 +41,7 @@ use super::params::Params;
 use super::{BuildContext, PolicyStats};
 use crate::error::Error;
 use crate::idhash::IdMap;
+use crate::qos::Qos;
 use crate::scheduler::{
     Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
     Service,
@@ -63,16 +64,10 @@ pub struct GroupConfig {
     pub name: String,
     /// The enclosing group, an index into the same list; `None` = the root.
     pub parent: Option<u32>,
-    /// The group's weight among its parent's children, 1..=1000.
-    pub weight: u32,
-    /// Reserved IOPS (read by a parent that runs `mclock`).
-    pub reservation_iops: Option<f64>,
-    /// The most IOPS the whole group is served.
-    pub limit_iops: Option<f64>,
-    /// The most MB/s (10^6 bytes) the whole group is served.
-    pub limit_mb_s: Option<f64>,
-    /// The limits' burst (`None` = [`DEFAULT_BURST`]).
-    pub burst: Option<Duration>,
+    /// The group's weight among its parent's children, its reservation
+    /// (read by a parent that runs `mclock`) and the limits of the whole
+    /// group.
+    pub qos: Qos,
     /// The policy among the group's children, by contract name, with its
     /// parameters; `None` = the root's policy with the root's parameters.
     pub scheduler: Option<(String, Params)>,
@@ -84,11 +79,7 @@ impl GroupConfig {
         GroupConfig {
             name: name.into(),
             parent,
-            weight,
-            reservation_iops: None,
-            limit_iops: None,
-            limit_mb_s: None,
-            burst: None,
+            qos: Qos::weighted(weight),
             scheduler: None,
         }
     }
@@ -232,10 +223,10 @@ impl Hierarchy {
         let mut h = Self::around(build(name, params)?);
         let depths = depths(groups)?;
         for (g, cfg) in groups.iter().enumerate() {
-            if !(1..=1000).contains(&cfg.weight) {
+            if !(1..=1000).contains(&cfg.qos.weight) {
                 return Err(group_error(
                     &cfg.name,
-                    format!("weight must be 1..=1000 (got {})", cfg.weight),
+                    format!("weight must be 1..=1000 (got {})", cfg.qos.weight),
                 ));
             }
             let policy = match &cfg.scheduler {
@@ -259,15 +250,17 @@ impl Hierarchy {
             let parent = h.nodes[n].parent;
             let parent_limits = h.nodes[parent].policy.capabilities().enforces_iops_limits;
             let seen = FlowConfig {
-                weight: cfg.weight,
-                reservation_iops: cfg.reservation_iops,
-                limit_iops: cfg.limit_iops.filter(|_| parent_limits),
+                qos: Qos {
+                    reservation_iops: cfg.qos.reservation_iops,
+                    limit_iops: cfg.qos.limit_iops.filter(|_| parent_limits),
+                    ..Qos::weighted(cfg.qos.weight)
+                },
                 ..FlowConfig::default()
             };
             let flow = h.nodes[n].flow;
             h.nodes[parent].policy.add_flow(Instant::ZERO, flow, &seen);
-            let iops = cfg.limit_iops.filter(|_| !parent_limits);
-            h.nodes[n].bucket = Bucket::new(iops, cfg.limit_mb_s, cfg.burst, Instant::ZERO);
+            let iops = cfg.qos.limit_iops.filter(|_| !parent_limits);
+            h.nodes[n].bucket = Bucket::new(iops, cfg.qos.limit_mb_s, cfg.qos.burst, Instant::ZERO);
             h.limited |= h.nodes[n].bucket.is_some();
         }
         let mut order: Vec<usize> = (1..h.nodes.len()).collect();
@@ -446,8 +439,8 @@ impl Scheduler for Hierarchy {
             .filter(|&n| n < self.nodes.len())
             .unwrap_or(0);
         let own = self.nodes[node].policy.capabilities().enforces_iops_limits;
-        let iops = config.limit_iops.filter(|_| !own);
-        let bucket = Bucket::new(iops, config.limit_mb_s, config.burst, now);
+        let iops = config.qos.limit_iops.filter(|_| !own);
+        let bucket = Bucket::new(iops, config.qos.limit_mb_s, config.qos.burst, now);
         self.limited |= bucket.is_some();
         let slot = self.flows.entry(flow).or_insert(FlowSlot {
             node,

@@ -26,7 +26,10 @@ fn greedy(flow: u32, outstanding: usize) -> ClosedFlow {
 
 fn in_group(weight: u32, group: Option<u32>) -> FlowConfig {
     FlowConfig {
-        weight,
+        qos: crate::Qos {
+            weight,
+            ..crate::Qos::default()
+        },
         group,
         ..FlowConfig::default()
     }
@@ -201,8 +204,11 @@ fn rate_of_flow_0(policy: Box<dyn Scheduler>, limit: FlowConfig, secs: u64) -> f
 #[test]
 fn iops_limits_hold_under_any_policy() {
     let limit = FlowConfig {
-        weight: 1000,
-        limit_iops: Some(100.0),
+        qos: crate::Qos {
+            weight: 1000,
+            limit_iops: Some(100.0),
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     };
     // (C-LOOK is left out: it starves the lowest of three sequential
@@ -218,8 +224,11 @@ fn iops_limits_hold_under_any_policy() {
 #[test]
 fn built_policies_enforce_limits() {
     let limit = FlowConfig {
-        weight: 1000,
-        limit_iops: Some(100.0),
+        qos: crate::Qos {
+            weight: 1000,
+            limit_iops: Some(100.0),
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     };
     for policy in ["noop", "bfq", "yfq", "cfq", "vios", "mclock"] {
@@ -242,8 +251,11 @@ fn a_limit_added_late_is_enforced() {
     }
     assert!(!p.is_wrapped());
     let limit = FlowConfig {
-        limit_iops: Some(10.0),
-        burst: Some(Duration::ZERO),
+        qos: crate::Qos {
+            limit_iops: Some(10.0),
+            burst: Some(Duration::ZERO),
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     };
     p.add_flow(t0, FlowId(0), &limit);
@@ -270,7 +282,10 @@ fn a_limit_added_late_is_enforced() {
 #[test]
 fn byte_limits_hold() {
     let limit = FlowConfig {
-        limit_mb_s: Some(0.2048),
+        qos: crate::Qos {
+            limit_mb_s: Some(0.2048),
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     };
     let got = limited_rate("bfq", limit, 12);
@@ -288,7 +303,10 @@ fn mclock_keeps_its_own_iops_limits() {
     tb.flow_config(
         0,
         &FlowConfig {
-            limit_iops: Some(100.0),
+            qos: crate::Qos {
+                limit_iops: Some(100.0),
+                ..crate::Qos::default()
+            },
             ..FlowConfig::default()
         },
     );
@@ -307,7 +325,7 @@ fn mclock_keeps_its_own_iops_limits() {
 fn group_limits_hold_for_the_whole_group() {
     for policy in ["yfq", "bfq"] {
         let mut a = GroupConfig::new("A", None, 900);
-        a.limit_iops = Some(200.0);
+        a.qos.limit_iops = Some(200.0);
         let h = Hierarchy::new(policy, &Params::default(), &in_groups(&[a])).unwrap();
         let mut tb = Testbed::new(h, 1);
         tb.flow_config(0, &in_group(100, Some(0)));
@@ -389,7 +407,7 @@ fn ideal(groups: &[GroupConfig], leaves: &[(u32, Option<u32>)]) -> Vec<f64> {
     let mut sum = vec![0.0; groups.len() + 1];
     for (g, cfg) in groups.iter().enumerate() {
         if live_group(g) {
-            sum[node(cfg.parent)] += f64::from(cfg.weight);
+            sum[node(cfg.parent)] += f64::from(cfg.qos.weight);
         }
     }
     for &(w, g) in leaves {
@@ -402,7 +420,7 @@ fn ideal(groups: &[GroupConfig], leaves: &[(u32, Option<u32>)]) -> Vec<f64> {
             let mut at = g;
             while let Some(x) = at {
                 let cfg = &groups[x as usize];
-                share *= f64::from(cfg.weight) / sum[node(cfg.parent)];
+                share *= f64::from(cfg.qos.weight) / sum[node(cfg.parent)];
                 at = cfg.parent;
             }
             share

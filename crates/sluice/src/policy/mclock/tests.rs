@@ -10,9 +10,12 @@ fn ms(n: u64) -> Duration {
 
 fn cfg(weight: u32, reservation: Option<f64>, limit: Option<f64>) -> FlowConfig {
     FlowConfig {
-        weight,
-        reservation_iops: reservation,
-        limit_iops: limit,
+        qos: crate::Qos {
+            weight,
+            reservation_iops: reservation,
+            limit_iops: limit,
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     }
 }

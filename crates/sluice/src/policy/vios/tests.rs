@@ -205,7 +205,10 @@ fn unannounced_classes_go_to_the_implicit_default_class() {
     v.add_class(t0, 3, &class("three", 10, "clook")).unwrap();
     v.add_flow(t0, FlowId(1), &FlowConfig::default());
     let cfg = FlowConfig {
-        weight: 100,
+        qos: crate::Qos {
+            weight: 100,
+            ..crate::Qos::default()
+        },
         class: Some(9),
         ..FlowConfig::default()
     };

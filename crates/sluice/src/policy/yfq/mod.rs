@@ -474,7 +474,7 @@ impl Scheduler for Yfq {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.flow_mut(flow).weight = config.weight.max(1);
+        self.flow_mut(flow).weight = config.qos.weight.max(1);
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {

@@ -283,10 +283,7 @@ fn unknown_flows_weigh_100_and_weights_scale_tags() {
     let mut s = yfq(YfqParams::default());
     s.add(Instant::ZERO, r(0, 7, 0, 100));
     assert_eq!(s.tags(FlowId(7)), Some((0.0, 1.0)));
-    let cfg = FlowConfig {
-        weight: 400,
-        ..FlowConfig::default()
-    };
+    let cfg = FlowConfig::weighted(400);
     s.add_flow(Instant::ZERO, FlowId(8), &cfg);
     s.add(Instant::ZERO, r(1, 8, 0, 100));
     assert_eq!(s.tags(FlowId(8)), Some((0.0, 0.25)));
