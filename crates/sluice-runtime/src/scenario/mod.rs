@@ -167,12 +167,13 @@ pub struct Scenario {
 
 impl Scenario {
     /// The scenario's policy, ready for a driver: the `[scheduler]` with the
-    /// groups and the `[cost]` charge model ([`sluice::policy::build`]
+    /// classes, the groups and the `[cost]` charge model ([`sluice::policy::build`]
     /// enforces the flows' limits under every policy).
     pub fn policy(&self) -> std::result::Result<Box<dyn sluice::Scheduler>, sluice::Error> {
         let context = sluice::policy::BuildContext {
             charge: self.cost,
             groups: self.groups.clone(),
+            classes: self.classes.clone(),
         };
         sluice::policy::build(&self.scheduler, &self.params, &context)
     }

@@ -52,7 +52,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 use crate::charge::LinearCost;
 use crate::error::Error;
-use crate::scheduler::Scheduler;
+use crate::scheduler::{ClassConfig, Scheduler};
+use crate::time::Instant;
 use crate::types::Request;
 
 /// The block layer merged an arrival into `old`: put `merged` in its place
@@ -191,6 +192,10 @@ pub struct BuildContext {
     /// [`FlowConfig::group`](crate::FlowConfig::group) indexes this list.
     /// Empty = no groups.
     pub groups: Vec<GroupConfig>,
+    /// Classes of flows (VIOS's OS instances), added in order as classes
+    /// 0, 1, ...; a flow's [`FlowConfig::class`](crate::FlowConfig::class)
+    /// indexes this list. Policies without classes ignore them.
+    pub classes: Vec<ClassConfig>,
 }
 
 /// Build a policy by its contract name with the given parameters and
@@ -203,11 +208,15 @@ pub fn build(
     params: &Params,
     context: &BuildContext,
 ) -> Result<Box<dyn Scheduler>, Error> {
-    if context.groups.is_empty() {
-        construct(name, params, &context.charge, Limits::Enforced)
+    let mut policy = if context.groups.is_empty() {
+        construct(name, params, &context.charge, Limits::Enforced)?
     } else {
-        Ok(Box::new(Hierarchy::new(name, params, context)?))
+        Box::new(Hierarchy::new(name, params, context)?)
+    };
+    for (class, config) in (0..).zip(&context.classes) {
+        policy.add_class(Instant::ZERO, class, config)?;
     }
+    Ok(policy)
 }
 
 /// Who enforces the flows' rate limits of a policy [`construct`] builds.
@@ -295,6 +304,28 @@ mod tests {
             let s = build(info.name, &Params::default(), &BuildContext::default()).unwrap();
             assert_eq!(s.name(), info.name);
         }
+    }
+
+    /// Classes come with the context: built in one step, a class naming no
+    /// policy fails the build.
+    #[test]
+    fn classes_are_added_at_build() {
+        let class = |inner: &str| ClassConfig {
+            name: "os".into(),
+            quantum: crate::Duration::ZERO,
+            inner: inner.into(),
+        };
+        let context = BuildContext {
+            classes: vec![class("noop"), class("clook")],
+            ..BuildContext::default()
+        };
+        assert!(build("vios", &Params::default(), &context).is_ok());
+        let bad = BuildContext {
+            classes: vec![class("no-such")],
+            ..BuildContext::default()
+        };
+        let err = build("vios", &Params::default(), &bad).err().unwrap();
+        assert!(err.to_string().contains("no-such"), "{err}");
     }
 
     #[test]
