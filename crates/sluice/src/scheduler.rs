@@ -278,7 +278,7 @@ pub struct Capabilities {
     /// CFQ idle; FIFO, C-LOOK, SSTF never do). Drivers and tests use it to
     /// check work conservation.
     pub may_idle: bool,
-    /// The policy enforces [`FlowConfig::limit_iops`] itself (`mclock`'s
+    /// The policy enforces [`Qos::limit_iops`](crate::Qos::limit_iops) itself (`mclock`'s
     /// limit tags): [`crate::policy::Hierarchy`] then leaves IOPS limits to
     /// it and only throttles MB/s limits.
     pub enforces_iops_limits: bool,

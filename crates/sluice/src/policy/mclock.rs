@@ -228,7 +228,7 @@ impl Flow {
 /// Throughput Variability for Hypervisor IO Scheduling", OSDI 2010, §3):
 /// each request is tagged R = max(R_prev + 1/r, now), L = max(L_prev +
 /// 1/l, now) and P = max(P_prev + 1/w, now) from its flow's
-/// [`FlowConfig::reservation_iops`], [`FlowConfig::limit_iops`] and
+/// [`Qos::reservation_iops`](crate::Qos::reservation_iops), [`Qos::limit_iops`](crate::Qos::limit_iops) and
 /// weight; a due R tag is served first (constraint phase), else the
 /// smallest P tag among flows whose L tag is due (weight phase, after which
 /// the flow's R tags are reduced by 1/r). A flow returning from idle starts
