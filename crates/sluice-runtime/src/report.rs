@@ -228,7 +228,7 @@ pub fn measure(
         let l = m.latency_ms();
         reports.push(FlowReport {
             name: f.spec.name.clone(),
-            weight: f.spec.weight,
+            weight: f.spec.qos.weight,
             requests: m.requests,
             bytes: m.bytes,
             mb_s: mb(m.bytes),

@@ -6,8 +6,8 @@ use std::io::Write;
 
 use sluice::policy::{self, ParamValue, Params};
 use sluice::{
-    Decision, DeviceView, Direction, Duration, FlowConfig, FlowId, Instant, Request, RequestId,
-    Scheduler, Service,
+    Capabilities, Decision, DeviceView, Direction, Duration, FlowConfig, FlowId, Instant, Request,
+    RequestId, Scheduler, Service,
 };
 use sluice_uring::{
     AlignedBuf, Completion, Engine, EngineConfig, Error, Submission, TargetId, TargetOptions, Wait,
@@ -57,13 +57,7 @@ fn data_file(len: u64) -> NamedTempFile {
 
 fn flow(engine: &mut Engine<impl Scheduler>, id: u32, weight: u32) -> FlowId {
     engine
-        .add_flow(
-            FlowId(id),
-            &FlowConfig {
-                weight,
-                ..FlowConfig::default()
-            },
-        )
+        .add_flow(FlowId(id), &FlowConfig::weighted(weight))
         .unwrap();
     FlowId(id)
 }
@@ -131,13 +125,13 @@ impl<P: Scheduler> Scheduler for Recorder<P> {
     fn queued(&self) -> usize {
         self.inner.queued()
     }
-    fn may_idle(&self) -> bool {
-        self.inner.may_idle()
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
     }
 }
 
 fn noop() -> Box<dyn Scheduler> {
-    policy::build("noop", &Params::default()).unwrap()
+    policy::build("noop", &Params::default(), &policy::BuildContext::default()).unwrap()
 }
 
 #[test]
@@ -206,7 +200,7 @@ fn bfq_weights_one_to_three_give_shares_near_one_to_three() {
     const KIB: usize = 64;
     let mut params = Params::default();
     params.insert("max_budget", ParamValue::Int(1024));
-    let bfq = policy::build("bfq", &params).unwrap();
+    let bfq = policy::build("bfq", &params, &policy::BuildContext::default()).unwrap();
     let mut e = engine_or_skip!(Recorder::new(bfq), 1);
     let size = (REQS * KIB * 1024) as u64;
     let files = [data_file(size), data_file(size)];
@@ -284,8 +278,11 @@ impl Scheduler for Holder {
     fn queued(&self) -> usize {
         self.queue.len()
     }
-    fn may_idle(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: true,
+            ..Capabilities::default()
+        }
     }
 }
 
@@ -565,7 +562,12 @@ fn dropping_the_engine_with_requests_in_the_kernel_is_safe() {
 fn every_policy_runs_on_the_engine() {
     let file = data_file(1 << 20);
     for info in policy::POLICIES {
-        let p = policy::build(info.name, &Params::default()).unwrap();
+        let p = policy::build(
+            info.name,
+            &Params::default(),
+            &policy::BuildContext::default(),
+        )
+        .unwrap();
         let mut e = engine_or_skip!(p, 4);
         let t = e
             .open_target(file.path(), &TargetOptions::read_only())
@@ -588,14 +590,22 @@ fn every_policy_runs_on_the_engine() {
 #[test]
 fn mclock_limit_paces_a_flow_on_the_engine() {
     let file = data_file(1 << 20);
-    let p = policy::build("mclock", &Params::default()).unwrap();
+    let p = policy::build(
+        "mclock",
+        &Params::default(),
+        &policy::BuildContext::default(),
+    )
+    .unwrap();
     let mut e = engine_or_skip!(p, 4);
     let t = e
         .open_target(file.path(), &TargetOptions::read_only())
         .unwrap();
     let f = FlowId(0);
     let config = FlowConfig {
-        limit_iops: Some(200.0),
+        qos: sluice::Qos {
+            limit_iops: Some(200.0),
+            ..sluice::Qos::default()
+        },
         ..FlowConfig::default()
     };
     e.add_flow(f, &config).unwrap();

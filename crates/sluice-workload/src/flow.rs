@@ -184,19 +184,18 @@ impl Flow {
             .pool_weights()
             .get(thread as usize)
             .copied()
-            .unwrap_or(self.spec.weight)
+            .unwrap_or(self.spec.qos.weight)
     }
 
     /// How one of the flow's threads registers with a scheduler: its
     /// weight and the flow's class.
     pub fn thread_config(&self, thread: u32) -> sluice::FlowConfig {
         sluice::FlowConfig {
-            weight: self.thread_weight(thread),
+            qos: sluice::Qos {
+                weight: self.thread_weight(thread),
+                ..self.spec.qos
+            },
             class: self.spec.class,
-            reservation_iops: self.spec.reservation_iops,
-            limit_iops: self.spec.limit_iops,
-            limit_mb_s: self.spec.limit_mb_s,
-            burst: self.spec.burst,
             group: self.spec.group,
         }
     }

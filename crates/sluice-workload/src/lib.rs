@@ -19,7 +19,7 @@
 //!     kind: FlowKind::Greedy(GreedyPattern::RandRead),
 //!     request_sectors: 8,
 //!     file_sectors: 1 << 20,
-//!     weight: 100,
+//!     qos: sluice::Qos::weighted(100),
 //!     outstanding: 2,
 //!     requests: Some(10),
 //!     ..FlowSpec::default()

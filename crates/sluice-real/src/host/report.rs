@@ -106,6 +106,7 @@ impl Origin {
             policy_stats: engine
                 .policy()
                 .stats()
+                .entries()
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect(),

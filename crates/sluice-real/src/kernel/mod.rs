@@ -77,11 +77,11 @@ fn sluice_only_keys(s: &Scenario) -> Option<String> {
     }
     if s.flows
         .iter()
-        .any(|f| f.limit_iops.is_some() || f.limit_mb_s.is_some())
+        .any(|f| f.qos.limit_iops.is_some() || f.qos.limit_mb_s.is_some())
     {
         keys.push("limits");
     }
-    if s.flows.iter().any(|f| f.reservation_iops.is_some()) {
+    if s.flows.iter().any(|f| f.qos.reservation_iops.is_some()) {
         keys.push("reservations");
     }
     (!keys.is_empty()).then(|| keys.join(", "))

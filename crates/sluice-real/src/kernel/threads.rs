@@ -353,7 +353,7 @@ impl Io for ThreadIo {
         let group = match &self.blkio {
             Some(b) => {
                 let name = format!("sluice-{}-{}", std::process::id(), id.0);
-                Some(b.group(&name, config.weight)?)
+                Some(b.group(&name, config.qos.weight)?)
             }
             None => None,
         };

@@ -209,9 +209,6 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             (Some(files), targets, vec![0; sizes.len()], dir)
         }
     };
-    for (i, c) in s.classes.iter().enumerate() {
-        engine.add_class(i as u32, c)?;
-    }
     let mut book = Book::new(targets, bases, opts.verify.then(Verifier::default));
     book.log = opts.log_requests.then(Vec::new);
     book.timeline = opts.timeline_ms.map(|ms| {

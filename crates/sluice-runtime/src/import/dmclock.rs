@@ -464,12 +464,12 @@ server_threads = 1
         assert_eq!(names, ["client0", "client1", "client2", "client3"]);
         let f = &s.flows;
         assert_eq!(
-            f.iter().map(|f| f.limit_iops).collect::<Vec<_>>(),
+            f.iter().map(|f| f.qos.limit_iops).collect::<Vec<_>>(),
             [None, Some(40.0), Some(50.0), Some(50.0 / 3.0)]
         );
-        assert!(f.iter().all(|f| f.reservation_iops.is_none()));
+        assert!(f.iter().all(|f| f.qos.reservation_iops.is_none()));
         assert_eq!(
-            f.iter().map(|f| f.weight).collect::<Vec<_>>(),
+            f.iter().map(|f| f.qos.weight).collect::<Vec<_>>(),
             [100, 100, 200, 67]
         );
         assert!(f
@@ -496,8 +496,8 @@ server_threads = 1
         // dmClock's defaults: reservation 20, limit 60, 1000 ops.
         assert_eq!(s.flows.len(), 3);
         assert_eq!(s.flows[2].name, "client0_2");
-        assert_eq!(s.flows[0].reservation_iops, Some(20.0));
-        assert_eq!(s.flows[0].weight, 1000);
+        assert_eq!(s.flows[0].qos.reservation_iops, Some(20.0));
+        assert_eq!(s.flows[0].qos.weight, 1000);
         assert!(
             imp.notes.iter().any(|n| n.contains("2 servers")),
             "{:?}",

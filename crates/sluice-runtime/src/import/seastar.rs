@@ -536,7 +536,7 @@ disks:
         let names: Vec<_> = f.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["filler", "bursty_lowprio", "highprio"]);
         assert_eq!(
-            f.iter().map(|f| f.weight).collect::<Vec<_>>(),
+            f.iter().map(|f| f.qos.weight).collect::<Vec<_>>(),
             [10, 100, 1000]
         );
         assert_eq!(

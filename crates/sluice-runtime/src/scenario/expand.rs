@@ -253,8 +253,12 @@ impl Scenario {
             };
             params.insert(k, pv);
         }
-        sluice::policy::build(&raw.scheduler.name, &params)
-            .map_err(|e| fail(format!("[scheduler] {e}")))?;
+        sluice::policy::build(
+            &raw.scheduler.name,
+            &params,
+            &sluice::policy::BuildContext::default(),
+        )
+        .map_err(|e| fail(format!("[scheduler] {e}")))?;
         let mut classes: Vec<ClassConfig> = Vec::new();
         for c in &raw.classes {
             if classes.iter().any(|k| k.name == c.name) {
@@ -268,8 +272,12 @@ impl Scenario {
                 )));
             }
             let inner = c.inner.clone().unwrap_or_else(|| "noop".into());
-            sluice::policy::build(&inner, &Params::default())
-                .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
+            sluice::policy::build(
+                &inner,
+                &Params::default(),
+                &sluice::policy::BuildContext::default(),
+            )
+            .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
             classes.push(ClassConfig {
                 name: c.name.clone(),
                 quantum: Duration::from_millis_f64(q),
@@ -545,12 +553,18 @@ impl Scenario {
                     .flow_kind(pattern, f.runs, trace_requests)
                     .map_err(ctx)?;
                 flows.push(FlowSpec {
+                    qos: sluice::Qos {
+                        weight,
+                        reservation_iops,
+                        limit_iops,
+                        limit_mb_s,
+                        burst,
+                    },
                     name,
                     kind,
                     request_sectors,
                     file_start,
                     file_sectors,
-                    weight,
                     start,
                     think: Duration::from_millis_f64(think_ms),
                     outstanding,
@@ -559,10 +573,6 @@ impl Scenario {
                     fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
                     rate_interval,
                     direct: f.direct.unwrap_or(true),
-                    reservation_iops,
-                    limit_iops,
-                    limit_mb_s,
-                    burst,
                     group,
                     distribution: distribution.clone(),
                     fsync_every: f.fsync_every,

@@ -150,20 +150,26 @@ pub(super) fn groups(raw: &[GroupBuilder], root: &str) -> Result<Vec<GroupConfig
             None => None,
             Some(name) if name == root => None,
             Some(name) => {
-                sluice::policy::build(name, &Params::default())
-                    .map_err(|e| ctx(fail(format!("scheduler: {e}"))))?;
+                sluice::policy::build(
+                    name,
+                    &Params::default(),
+                    &sluice::policy::BuildContext::default(),
+                )
+                .map_err(|e| ctx(fail(format!("scheduler: {e}"))))?;
                 Some((name.clone(), Params::default()))
             }
         };
         out.push(GroupConfig {
+            qos: sluice::Qos {
+                weight,
+                reservation_iops: rate_key("reservation_iops", "IOPS", g.reservation_iops, 1e7)
+                    .map_err(ctx)?,
+                limit_iops: rate_key("limit_iops", "IOPS", g.limit_iops, 1e7).map_err(ctx)?,
+                limit_mb_s: rate_key("limit_mb_s", "MB/s", g.limit_mb_s, 1e6).map_err(ctx)?,
+                burst: burst_key(g.burst_ms).map_err(ctx)?,
+            },
             name: g.name.clone(),
             parent,
-            weight,
-            reservation_iops: rate_key("reservation_iops", "IOPS", g.reservation_iops, 1e7)
-                .map_err(ctx)?,
-            limit_iops: rate_key("limit_iops", "IOPS", g.limit_iops, 1e7).map_err(ctx)?,
-            limit_mb_s: rate_key("limit_mb_s", "MB/s", g.limit_mb_s, 1e6).map_err(ctx)?,
-            burst: burst_key(g.burst_ms).map_err(ctx)?,
             scheduler,
         });
     }

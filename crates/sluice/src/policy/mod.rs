@@ -21,6 +21,7 @@ mod quad_heap;
 mod seastar_fq;
 mod sorted;
 mod sstf;
+mod stats;
 mod think_filter;
 mod vios;
 mod yfq;
@@ -38,20 +39,23 @@ pub use deadline::{Deadline, DeadlineParams, DeadlineTunables};
 pub use dor::{Dor, DorParams};
 pub use fq_rr::fq_rr;
 pub use hierarchy::{
-    Bucket, GroupConfig, Hierarchy, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
+    Bucket, GroupConfig, Hierarchy, Limited, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
 };
 pub use mclock::{AtLimit, Mclock, MclockParams, MclockTunables};
 pub use noop::Noop;
 pub use params::{parameters_markdown, ParamKind, ParamSpec, ParamTable, ParamValue, Params};
 pub use seastar_fq::{SeastarFq, SeastarFqParams, SeastarFqTunables};
 pub use sstf::Sstf;
+pub use stats::{DorStats, MclockStats, PolicyStats, SeastarFqStats, ViosStats, YfqStats};
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode, ViosTunables};
 pub use yfq::{Yfq, YfqParams, YfqTunables};
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::charge::LinearCost;
 use crate::error::Error;
-use crate::scheduler::Scheduler;
+use crate::scheduler::{ClassConfig, Scheduler};
+use crate::time::Instant;
 use crate::types::Request;
 
 /// The block layer merged an arrival into `old`: put `merged` in its place
@@ -179,27 +183,100 @@ pub const POLICIES: &[PolicyInfo] = &[
     },
 ];
 
-/// Build a policy by its contract name with the given parameters. Every
-/// parameter must be consumed: an unknown one is an error naming it.
-pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
+/// What a policy is built with besides its parameters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildContext {
+    /// What policies set to `charge = "cost"` charge a request (a
+    /// scenario's `[cost]`; by default the kernel's model of a rotational
+    /// disk). Other policies ignore it.
+    pub charge: LinearCost,
+    /// Groups of flows, in a [`Hierarchy`]; a flow's
+    /// [`FlowConfig::group`](crate::FlowConfig::group) indexes this list.
+    /// Empty = no groups.
+    pub groups: Vec<GroupConfig>,
+    /// Classes of flows (VIOS's OS instances), added in order as classes
+    /// 0, 1, ...; a flow's [`FlowConfig::class`](crate::FlowConfig::class)
+    /// indexes this list. Policies without classes ignore them.
+    pub classes: Vec<ClassConfig>,
+}
+
+/// Build a policy by its contract name with the given parameters and
+/// context. Every parameter must be consumed: an unknown one is an error
+/// naming it. The policy keeps every [`FlowConfig`](crate::FlowConfig)
+/// promise: with groups it is a [`Hierarchy`]; without, a [`Limited`],
+/// which becomes one when a flow with a rate limit is added.
+pub fn build(
+    name: &str,
+    params: &Params,
+    context: &BuildContext,
+) -> Result<Box<dyn Scheduler>, Error> {
+    let mut policy = if context.groups.is_empty() {
+        construct(name, params, &context.charge, Limits::Enforced)?
+    } else {
+        Box::new(Hierarchy::new(name, params, context)?)
+    };
+    for (class, config) in (0..).zip(&context.classes) {
+        policy.add_class(Instant::ZERO, class, config)?;
+    }
+    Ok(policy)
+}
+
+/// Who enforces the flows' rate limits of a policy [`construct`] builds.
+#[derive(Clone, Copy)]
+enum Limits {
+    /// The policy itself, in a [`Limited`].
+    Enforced,
+    /// The [`Hierarchy`] the policy is a node of.
+    ByHierarchy,
+}
+
+/// A node of a [`Hierarchy`]: the bare policy, limits left to the hierarchy.
+fn build_bare(
+    name: &str,
+    params: &Params,
+    charge: &LinearCost,
+) -> Result<Box<dyn Scheduler>, Error> {
+    construct(name, params, charge, Limits::ByHierarchy)
+}
+
+fn construct(
+    name: &str,
+    params: &Params,
+    charge: &LinearCost,
+    limits: Limits,
+) -> Result<Box<dyn Scheduler>, Error> {
+    /// Boxed with its concrete type known, so a [`Limited`] calls it
+    /// statically.
+    fn boxed<S: Scheduler + 'static>(policy: S, limits: Limits) -> Box<dyn Scheduler> {
+        match limits {
+            Limits::Enforced => Box::new(Limited::new(policy)),
+            Limits::ByHierarchy => Box::new(policy),
+        }
+    }
     let mut p = params.reader(name);
     let policy: Box<dyn Scheduler> = match name {
-        "noop" => Box::new(Noop::default()),
-        "clook" => Box::new(Clook::default()),
-        "sstf" => Box::new(Sstf::default()),
-        "cfq" => Box::new(Cfq::with_params(CfqParams::read(&mut p)?)),
-        "bfq" => Box::new(Bfq::from_params(BfqVariant::Original, &mut p)?),
-        "bfq+" => Box::new(Bfq::from_params(BfqVariant::Plus, &mut p)?),
-        "vios" => Box::new(Vios::from_params(ViosMode::Crr, &mut p)?),
-        "vios-p" => Box::new(Vios::from_params(ViosMode::Parallel, &mut p)?),
-        "fq-rr" => Box::new(fq_rr::from_params(&mut p)?),
-        "deadline" => Box::new(Deadline::with_params(DeadlineParams::read(&mut p)?)),
-        "yfq" => Box::new(Yfq::from_params(&mut p)?),
-        "bsd" => Box::new(Bsd::from_params(BsdVariant::Plain, &mut p)?),
-        "bsd-grouped" => Box::new(Bsd::from_params(BsdVariant::Grouped, &mut p)?),
-        "dor" => Box::new(Dor::from_params(&mut p)?),
-        "mclock" => Box::new(Mclock::from_params(&mut p)?),
-        "seastar-fq" => Box::new(SeastarFq::from_params(&mut p)?),
+        "noop" => boxed(Noop::default(), limits),
+        "clook" => boxed(Clook::default(), limits),
+        "sstf" => boxed(Sstf::default(), limits),
+        "cfq" => boxed(Cfq::with_params(CfqParams::read(&mut p)?), limits),
+        "bfq" => boxed(
+            Bfq::from_params(BfqVariant::Original, &mut p)?.with_charge(charge),
+            limits,
+        ),
+        "bfq+" => boxed(
+            Bfq::from_params(BfqVariant::Plus, &mut p)?.with_charge(charge),
+            limits,
+        ),
+        "vios" => boxed(Vios::from_params(ViosMode::Crr, &mut p)?, limits),
+        "vios-p" => boxed(Vios::from_params(ViosMode::Parallel, &mut p)?, limits),
+        "fq-rr" => boxed(fq_rr::from_params(&mut p)?, limits),
+        "deadline" => boxed(Deadline::with_params(DeadlineParams::read(&mut p)?), limits),
+        "yfq" => boxed(Yfq::from_params(&mut p)?.with_charge(charge), limits),
+        "bsd" => boxed(Bsd::from_params(BsdVariant::Plain, &mut p)?, limits),
+        "bsd-grouped" => boxed(Bsd::from_params(BsdVariant::Grouped, &mut p)?, limits),
+        "dor" => boxed(Dor::from_params(&mut p)?, limits),
+        "mclock" => boxed(Mclock::from_params(&mut p)?.with_charge(charge), limits),
+        "seastar-fq" => boxed(SeastarFq::from_params(&mut p)?, limits),
         _ => {
             return Err(Error::UnknownPolicy {
                 name: name.to_string(),
@@ -226,14 +303,38 @@ mod tests {
     #[test]
     fn every_listed_policy_builds_with_defaults() {
         for info in POLICIES {
-            let s = build(info.name, &Params::default()).unwrap();
+            let s = build(info.name, &Params::default(), &BuildContext::default()).unwrap();
             assert_eq!(s.name(), info.name);
         }
     }
 
+    /// Classes come with the context: built in one step, a class naming no
+    /// policy fails the build.
+    #[test]
+    fn classes_are_added_at_build() {
+        let class = |inner: &str| ClassConfig {
+            name: "os".into(),
+            quantum: crate::Duration::ZERO,
+            inner: inner.into(),
+        };
+        let context = BuildContext {
+            classes: vec![class("noop"), class("clook")],
+            ..BuildContext::default()
+        };
+        assert!(build("vios", &Params::default(), &context).is_ok());
+        let bad = BuildContext {
+            classes: vec![class("no-such")],
+            ..BuildContext::default()
+        };
+        let err = build("vios", &Params::default(), &bad).err().unwrap();
+        assert!(err.to_string().contains("no-such"), "{err}");
+    }
+
     #[test]
     fn unknown_policy_names_itself_and_the_alternatives() {
-        let err = build("no-such", &Params::default()).err().unwrap();
+        let err = build("no-such", &Params::default(), &BuildContext::default())
+            .err()
+            .unwrap();
         let msg = err.to_string();
         assert!(msg.contains("no-such") && msg.contains("clook"), "{msg}");
     }
@@ -242,7 +343,9 @@ mod tests {
     fn unknown_parameter_is_rejected() {
         let mut params = Params::default();
         params.insert("quantum", ParamValue::Int(4));
-        let err = build("noop", &params).err().unwrap();
+        let err = build("noop", &params, &BuildContext::default())
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("quantum"), "{err}");
     }
 
@@ -313,7 +416,7 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
             for spec in info.params.specs {
                 let mut params = Params::default();
                 params.insert(spec.name, spec.default_value());
-                let built = build(info.name, &params);
+                let built = build(info.name, &params, &BuildContext::default());
                 assert!(
                     built.is_ok(),
                     "{} {}: {:?}",
@@ -331,11 +434,17 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
     fn out_of_range_values_quote_the_tables_range() {
         let mut params = Params::default();
         params.insert("raising_mb", ParamValue::Float(-1.0));
-        let err = build("bfq+", &params).err().unwrap().to_string();
+        let err = build("bfq+", &params, &BuildContext::default())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("a number in 0..=1000000"), "{err}");
         let mut params = Params::default();
         params.insert("quantum", ParamValue::Int(0));
-        let err = build("cfq", &params).err().unwrap().to_string();
+        let err = build("cfq", &params, &BuildContext::default())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("an integer in 1..=1024"), "{err}");
     }
 
