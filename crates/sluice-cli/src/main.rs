@@ -11,7 +11,6 @@ mod cmd;
 mod fio;
 mod output;
 mod progress;
-mod report;
 mod table;
 mod versus;
 

@@ -2,15 +2,19 @@
 //! (`sluice.sim/1`, `sluice.run/1`, `sluice.repro/1`, `sluice.versus/1`,
 //! or `compare --json`'s array of runs), turned into the runs and
 //! experiments the page shows, and request logs (CSV, read by
-//! [`super::requests`]). Read loosely (as JSON values) so that fields
+//! [`crate::requests`]). Read loosely (as JSON values) so that fields
 //! added later do not break old reports.
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::requests::{self, Log};
+use crate::error::{Error, Result};
+use crate::requests::{self, Log};
+use crate::Source;
+
+/// Why JSON is not a sluice result (the caller names the source).
+type Invalid<T> = std::result::Result<T, String>;
 
 /// One simulated or real run.
 #[derive(Clone, Debug, PartialEq)]
@@ -103,37 +107,60 @@ pub(crate) struct Results {
     pub compares: usize,
 }
 
-/// Read every file into one set of results: a file named `*.csv`, or
-/// starting with a request log's header, is a request log; any other, a
-/// JSON result.
-pub(super) fn read(files: &[impl AsRef<Path>]) -> Result<Results> {
+/// Read every file into one set of results (see [`add_source`]), each
+/// with the bounded reader.
+pub(crate) fn read_files(files: &[impl AsRef<Path>]) -> Result<Results> {
     use sluice_input::Kind;
     let mut out = Results::default();
     for f in files {
         let f = f.as_ref();
-        let name = f.display().to_string();
-        if requests::is_log_name(f) {
-            let text = sluice_input::read_text(f, Kind::RequestLog)?;
-            out.logs.push(requests::parse(&name, &text)?);
-            continue;
-        }
-        let text = sluice_input::read_text(f, Kind::ReportJson)?;
-        if requests::has_header(&text) {
-            out.logs.push(requests::parse(&name, &text)?);
-            continue;
-        }
-        let v: Value =
-            serde_json::from_str(&text).with_context(|| format!("{name}: not a JSON result"))?;
-        add(&mut out, &v).with_context(|| name.clone())?;
+        let kind = if requests::is_log_name(f) {
+            Kind::RequestLog
+        } else {
+            Kind::ReportJson
+        };
+        let text = sluice_input::read_text(f, kind)?;
+        add_source(&mut out, &f.display().to_string(), &text)?;
     }
+    finish(out)
+}
+
+/// Read every source into one set of results.
+pub(crate) fn read_sources(sources: &[Source]) -> Result<Results> {
+    let mut out = Results::default();
+    for s in sources {
+        add_source(&mut out, &s.name, &s.text)?;
+    }
+    finish(out)
+}
+
+/// Add source `name` to `out`: one named `*.csv`, or starting with a
+/// request log's header, is a request log; any other, a JSON result.
+fn add_source(out: &mut Results, name: &str, text: &str) -> Result<()> {
+    if requests::is_log_name(Path::new(name)) || requests::has_header(text) {
+        out.logs.push(requests::parse(name, text)?);
+        return Ok(());
+    }
+    let v: Value = serde_json::from_str(text).map_err(|why| Error::NotJson {
+        name: name.to_string(),
+        why,
+    })?;
+    add(out, &v).map_err(|reason| Error::NotAResult {
+        name: name.to_string(),
+        reason,
+    })
+}
+
+/// `out`, unless it holds nothing to draw.
+fn finish(out: Results) -> Result<Results> {
     if out.runs.is_empty() && out.experiments.is_empty() && out.logs.is_empty() {
-        bail!("no runs, experiments or request logs in the given files");
+        return Err(Error::Empty);
     }
     Ok(out)
 }
 
 /// Add what `v` holds to `out`.
-pub(super) fn add(out: &mut Results, v: &Value) -> Result<()> {
+pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
     if let Some(items) = v.as_array() {
         let first = out.runs.len();
         for item in items {
@@ -161,17 +188,17 @@ pub(super) fn add(out: &mut Results, v: &Value) -> Result<()> {
         }
         "sluice.versus/1" => {
             for r in v.get("runs").and_then(Value::as_array).into_iter().flatten() {
-                let result = r.get("result").context("a versus run without its result")?;
+                let result = r.get("result").ok_or("a versus run without its result")?;
                 let schema = result.get("schema").and_then(Value::as_str).unwrap_or("");
                 let mut one = run(result, schema)?;
                 one.kind = format!("{} ({})", text(r, "engine"), text(r, "scheduler"));
                 out.runs.push(one);
             }
         }
-        "" => bail!("no \"schema\" field: not a sluice result"),
-        other => bail!(
+        "" => return Err("no \"schema\" field: not a sluice result".to_string()),
+        other => return Err(format!(
             "unknown schema '{other}' (expected sluice.sim/1, sluice.run/1, sluice.repro/1 or sluice.versus/1)"
-        ),
+        )),
     }
     Ok(())
 }
@@ -188,11 +215,11 @@ fn num(v: &Value, key: &str) -> f64 {
     v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
 }
 
-fn run(v: &Value, schema: &str) -> Result<Run> {
+fn run(v: &Value, schema: &str) -> Invalid<Run> {
     let flows: Vec<Flow> = v
         .get("flows")
         .and_then(Value::as_array)
-        .context("a run without \"flows\"")?
+        .ok_or("a run without \"flows\"")?
         .iter()
         .map(flow)
         .collect();
@@ -285,11 +312,11 @@ fn flow(f: &Value) -> Flow {
     }
 }
 
-fn experiment(paper: &str, e: &Value) -> Result<Experiment> {
+fn experiment(paper: &str, e: &Value) -> Invalid<Experiment> {
     let rows = e
         .get("rows")
         .and_then(Value::as_array)
-        .context("an experiment without \"rows\"")?
+        .ok_or("an experiment without \"rows\"")?
         .iter()
         .map(|r| Row {
             scheduler: text(r, "scheduler"),

@@ -93,7 +93,7 @@ fn unknown_results_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "not json").unwrap();
-    let e = format!("{:#}", input::read(&[&bad]).unwrap_err());
+    let e = format!("{:#}", input::read_files(&[&bad]).unwrap_err());
     assert!(
         e.contains("bad.json") && e.contains("not a JSON result"),
         "{e}"
@@ -259,13 +259,13 @@ fn a_wrong_header_is_a_one_line_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "time,flow\n1,a\n").unwrap();
-    let e = format!("{:#}", input::read(&[&bad]).unwrap_err());
+    let e = format!("{:#}", input::read_files(&[&bad]).unwrap_err());
     assert!(e.contains("bad.csv") && !e.contains('\n'), "{e}");
     let big = dir.path().join("big.csv");
     std::fs::File::create(&big)
         .and_then(|f| f.set_len(sluice_input::Kind::RequestLog.cap() + 1))
         .unwrap();
-    let e = format!("{:#}", input::read(&[&big]).unwrap_err());
+    let e = format!("{:#}", input::read_files(&[&big]).unwrap_err());
     assert!(e.contains("a request log may be at most 256 MiB"), "{e}");
     // Too many rows: one line, the file named.
     let text = log_text(&[
@@ -293,7 +293,7 @@ fn logs_and_json_results_mix_in_one_report() {
     // Not named .csv, but its first line is the header.
     let sniffed = dir.path().join("b.log");
     std::fs::write(&sniffed, log_text(&["r,0,R,1,8,8,0,0,1"])).unwrap();
-    let r = input::read(&[&json, &csv, &sniffed]).unwrap();
+    let r = input::read_files(&[&json, &csv, &sniffed]).unwrap();
     assert_eq!((r.runs.len(), r.logs.len()), (1, 2));
     let h = page(&r, &[]).unwrap();
     assert!(h.contains("<a href=\"#service-order\">Service order (2 request logs)</a>"));
@@ -732,4 +732,37 @@ fn repeated_start_ups_give_their_mean_and_count() {
         "{h}"
     );
     assert!(h.contains("not finished"));
+}
+
+/// The public API: text in, the same page as from files; errors are one
+/// line, with no source chain that would print the cause twice.
+#[test]
+fn render_draws_sources_given_as_text_like_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    std::fs::write(&json, sim(true).to_string()).unwrap();
+    let out = dir.path().join("r.html");
+    write_report(std::slice::from_ref(&json), &out).unwrap();
+    let source = Source {
+        name: json.display().to_string(),
+        text: sim(true).to_string(),
+    };
+    assert_eq!(
+        render(&[source]).unwrap(),
+        std::fs::read_to_string(&out).unwrap()
+    );
+    let again = write_report(&[json], &out).unwrap_err();
+    assert!(matches!(again, Error::OutputExists(_)), "{again}");
+    assert!(again.to_string().ends_with("(remove it or name another)"));
+    let bad = Source {
+        name: "z.json".into(),
+        text: "zz".into(),
+    };
+    let e = render(&[bad]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "z.json: not a JSON result: expected value at line 1 column 1"
+    );
+    assert!(std::error::Error::source(&e).is_none());
+    assert!(matches!(render(&[]), Err(Error::Empty)));
 }
