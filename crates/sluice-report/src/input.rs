@@ -2,12 +2,16 @@
 //! (`sluice.sim/1`, `sluice.run/1`, `sluice.repro/1`, `sluice.versus/1`,
 //! or `compare --json`'s array of runs), turned into the runs and
 //! experiments the page shows, and request logs (CSV, read by
-//! [`crate::requests`]). Read loosely (as JSON values) so that fields
-//! added later do not break old reports.
+//! [`crate::requests`]). JSON is read as the typed results sluice writes
+//! (`SimReport`, `ReproReport`); fields added later are ignored, so that
+//! newer files still draw.
 
 use std::path::Path;
 
+use serde::Deserialize;
 use serde_json::Value;
+use sluice_repro::{ReproReport, REPRO_SCHEMA};
+use sluice_runtime::report::{FlowReport, SimReport, RUN_SCHEMA, SIM_SCHEMA};
 
 use crate::error::{Error, Result};
 use crate::requests::{self, Log};
@@ -81,20 +85,12 @@ impl Flow {
     }
 }
 
-/// One experiment of a reproduction.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Experiment {
-    pub paper: String,
-    pub id: String,
-    pub title: String,
-    /// What was run and what the paper says (`notes`).
-    pub notes: String,
-    pub rows: Vec<Row>,
-}
+/// One experiment of a reproduction, as `repro` writes it (its `paper`
+/// filled from the result's when empty).
+pub(crate) use sluice_repro::Experiment;
 
-/// One row: our figure and the paper's, if it gives one (the row `repro`
-/// writes).
-pub(super) use sluice_repro::Row;
+/// One row: our figure and the paper's, if it gives one.
+pub(crate) use sluice_repro::Row;
 
 /// What a set of result files holds.
 #[derive(Debug, Default, PartialEq)]
@@ -159,7 +155,8 @@ fn finish(out: Results) -> Result<Results> {
     Ok(out)
 }
 
-/// Add what `v` holds to `out`.
+/// Add what `v` holds to `out`: read as the typed result its schema
+/// names (fields added later are ignored, so newer files still draw).
 pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
     if let Some(items) = v.as_array() {
         let first = out.runs.len();
@@ -179,86 +176,72 @@ pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
     }
     let schema = v.get("schema").and_then(Value::as_str).unwrap_or("");
     match schema {
-        "sluice.sim/1" | "sluice.run/1" => out.runs.push(run(v, schema)?),
-        "sluice.repro/1" => {
-            let paper = text(v, "paper");
-            for e in v.get("experiments").and_then(Value::as_array).into_iter().flatten() {
-                out.experiments.push(experiment(&paper, e)?);
+        SIM_SCHEMA | RUN_SCHEMA => out.runs.push(run(&typed(v, schema)?)),
+        REPRO_SCHEMA => {
+            let repro: ReproReport = typed(v, schema)?;
+            for mut e in repro.experiments {
+                if e.paper.is_empty() {
+                    e.paper.clone_from(&repro.paper);
+                }
+                out.experiments.push(e);
             }
         }
-        "sluice.versus/1" => {
-            for r in v.get("runs").and_then(Value::as_array).into_iter().flatten() {
-                let result = r.get("result").ok_or("a versus run without its result")?;
-                let schema = result.get("schema").and_then(Value::as_str).unwrap_or("");
-                let mut one = run(result, schema)?;
-                one.kind = format!("{} ({})", text(r, "engine"), text(r, "scheduler"));
+        VERSUS_SCHEMA => {
+            let versus: Versus = typed(v, schema)?;
+            for r in versus.runs {
+                let mut one = run(&r.result);
+                one.kind = format!("{} ({})", r.engine, r.scheduler);
                 out.runs.push(one);
             }
         }
         "" => return Err("no \"schema\" field: not a sluice result".to_string()),
         other => return Err(format!(
-            "unknown schema '{other}' (expected sluice.sim/1, sluice.run/1, sluice.repro/1 or sluice.versus/1)"
+            "unknown schema '{other}' (expected {SIM_SCHEMA}, {RUN_SCHEMA}, {REPRO_SCHEMA} or {VERSUS_SCHEMA})"
         )),
     }
     Ok(())
 }
 
-fn text(v: &Value, key: &str) -> String {
-    match v.get(key) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Null) | None => String::new(),
-        Some(other) => other.to_string(),
-    }
+/// Schema tag of `sluice versus --json` (its type lives in the binary).
+const VERSUS_SCHEMA: &str = "sluice.versus/1";
+
+/// What the report reads of a `sluice.versus/1` result: each run's engine,
+/// scheduler and result.
+#[derive(Deserialize)]
+struct Versus {
+    runs: Vec<VersusRun>,
 }
 
-fn num(v: &Value, key: &str) -> f64 {
-    v.get(key).and_then(Value::as_f64).unwrap_or(f64::NAN)
+/// One run of a `sluice.versus/1` result.
+#[derive(Deserialize)]
+struct VersusRun {
+    engine: String,
+    scheduler: String,
+    result: SimReport,
 }
 
-fn run(v: &Value, schema: &str) -> Invalid<Run> {
-    let flows: Vec<Flow> = v
-        .get("flows")
-        .and_then(Value::as_array)
-        .ok_or("a run without \"flows\"")?
-        .iter()
-        .map(flow)
-        .collect();
-    let timeline = v.get("timeline").and_then(|t| {
-        let interval = t.get("interval_s")?.as_f64()?;
-        let series = t
-            .get("flows")?
-            .as_object()?
-            .iter()
-            .map(|(name, s)| {
-                let s = s
-                    .as_array()
-                    .map_or(Vec::new(), |a| a.iter().filter_map(Value::as_f64).collect());
-                (name.clone(), s)
-            })
-            .collect();
-        Some((interval, in_flow_order(series, &flows)))
-    });
-    Ok(Run {
-        title: format!(
-            "{}: {} on {}",
-            text(v, "scenario"),
-            text(v, "scheduler"),
-            text(v, "device")
-        ),
-        kind: if schema == "sluice.run/1" {
-            "run"
-        } else {
-            "sim"
-        }
-        .to_string(),
+/// `v` read as the result type of `schema`.
+fn typed<T: serde::de::DeserializeOwned>(v: &Value, schema: &str) -> Invalid<T> {
+    T::deserialize(v).map_err(|e| format!("not a {schema} result: {e}"))
+}
+
+fn run(r: &SimReport) -> Run {
+    let flows: Vec<Flow> = r.flows.iter().map(flow).collect();
+    let timeline = r
+        .timeline
+        .as_ref()
+        .map(|t| (t.interval_s, in_flow_order(t.flows.0.clone(), &flows)));
+    Run {
+        title: format!("{}: {} on {}", r.scenario, r.scheduler, r.device),
+        kind: if r.schema == RUN_SCHEMA { "run" } else { "sim" }.to_string(),
         flows,
         timeline,
-        warmup_s: num(v, "measured_from_s"),
+        warmup_s: r.measured_from_s,
         compare: None,
-        scenario: text(v, "scenario"),
-        scheduler: text(v, "scheduler"),
-        device: text(v, "device"),
-    })
+        scenario: r.scenario.clone(),
+        scheduler: r.scheduler.clone(),
+        device: r.device.clone(),
+    }
 }
 
 /// `series` in the order of `flows` (a JSON object's keys may come back
@@ -275,67 +258,36 @@ fn in_flow_order(mut series: Vec<Series>, flows: &[Flow]) -> Vec<Series> {
     series
 }
 
-fn flow(f: &Value) -> Flow {
-    let lat = f.get("lat_ms").cloned().unwrap_or(Value::Null);
-    let coarse = lat.get("cdf").and_then(Value::as_array).is_none();
-    let mut cdf: Vec<(f64, f64)> = match lat.get("cdf").and_then(Value::as_array) {
-        Some(points) => points
-            .iter()
-            .filter_map(|p| Some((p.get(0)?.as_f64()?, p.get(1)?.as_f64()?)))
-            .collect(),
-        None => [(50.0, "p50"), (95.0, "p95"), (99.0, "p99"), (100.0, "max")]
-            .iter()
-            .map(|&(p, k)| (p, num(&lat, k)))
-            .collect(),
+fn flow(f: &FlowReport) -> Flow {
+    let lat = &f.lat_ms;
+    // A flow that completed requests but has no CDF comes from a file
+    // written before results had one: only the few percentiles.
+    let coarse = lat.cdf.is_empty() && f.requests > 0;
+    let mut cdf: Vec<(f64, f64)> = if coarse {
+        vec![
+            (50.0, lat.p50),
+            (95.0, lat.p95),
+            (99.0, lat.p99),
+            (100.0, lat.max),
+        ]
+    } else {
+        lat.cdf.iter().map(|&[p, ms]| (p, ms)).collect()
     };
     cdf.retain(|(p, ms)| p.is_finite() && ms.is_finite());
     Flow {
-        name: text(f, "name"),
-        weight: num(f, "weight"),
-        bytes: num(f, "bytes"),
-        mb_s: num(f, "mb_s"),
-        mean_ms: num(&lat, "mean"),
-        p99_ms: num(&lat, "p99"),
+        name: f.name.clone(),
+        weight: f64::from(f.weight),
+        bytes: f.bytes as f64,
+        mb_s: f.mb_s,
+        mean_ms: lat.mean,
+        p99_ms: lat.p99,
         cdf,
         coarse,
-        done_s: f.get("done_s").and_then(Value::as_f64),
-        startup_s: f.get("startup_s").and_then(Value::as_f64),
-        startups: f.get("startups").and_then(Value::as_f64),
-        frames: f.get("frames").and_then(Value::as_f64).map(|n| {
-            (
-                n,
-                f.get("frames_dropped")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(f64::NAN),
-            )
-        }),
+        done_s: f.done_s,
+        startup_s: f.startup_s,
+        startups: f.startups.map(|n| n as f64),
+        frames: f
+            .frames
+            .map(|n| (n as f64, f.frames_dropped.map_or(f64::NAN, |d| d as f64))),
     }
-}
-
-fn experiment(paper: &str, e: &Value) -> Invalid<Experiment> {
-    let rows = e
-        .get("rows")
-        .and_then(Value::as_array)
-        .ok_or("an experiment without \"rows\"")?
-        .iter()
-        .map(|r| Row {
-            scheduler: text(r, "scheduler"),
-            workload: text(r, "workload"),
-            metric: text(r, "metric"),
-            unit: text(r, "unit"),
-            ours: num(r, "ours"),
-            paper: r.get("paper").and_then(Value::as_f64),
-            note: r.get("note").and_then(Value::as_str).map(String::from),
-        })
-        .collect();
-    Ok(Experiment {
-        paper: match text(e, "paper") {
-            p if p.is_empty() => paper.to_string(),
-            p => p,
-        },
-        id: text(e, "id"),
-        title: text(e, "title"),
-        notes: text(e, "notes"),
-        rows,
-    })
 }
