@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::input::Results;
 
 fn sim(timeline: bool) -> serde_json::Value {
     let mut v = json!({
