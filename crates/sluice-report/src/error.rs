@@ -5,6 +5,7 @@ use std::path::PathBuf;
 /// Why a report could not be drawn or written. Each displays as one line
 /// that names the file or source at fault.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A file could not be read (missing, not a regular file, too large,
     /// not UTF-8).
