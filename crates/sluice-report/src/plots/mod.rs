@@ -8,7 +8,7 @@ mod bars;
 pub(super) use bars::bars;
 use bars::{nice_step, value};
 
-use anyhow::{anyhow, Result};
+use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -130,8 +130,8 @@ where
     Ok(())
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
-    anyhow!("drawing a figure: {e:?}")
+fn err<E: std::fmt::Debug>(e: E) -> Error {
+    Error::Draw(format!("{e:?}"))
 }
 
 /// Draw on a white canvas of `height`; returns the SVG text.
