@@ -202,8 +202,9 @@ pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
     Ok(())
 }
 
-/// Schema tag of `sluice versus --json` (its type lives in the binary).
-const VERSUS_SCHEMA: &str = "sluice.versus/1";
+/// Schema tag of `sluice versus --json` (its type lives in the binary,
+/// which writes this tag).
+pub const VERSUS_SCHEMA: &str = "sluice.versus/1";
 
 /// What the report reads of a `sluice.versus/1` result: each run's engine,
 /// scheduler and result.

@@ -20,6 +20,7 @@ mod service;
 use std::path::{Path, PathBuf};
 
 pub use error::Error;
+pub use input::VERSUS_SCHEMA;
 use page::page;
 pub(crate) use page::{esc, fig};
 

@@ -29,8 +29,8 @@ pub(crate) use metrics::Metric;
 use stack::{DriveView, Stack};
 pub(crate) use table::table;
 
-/// Schema tag of [`VersusReport`].
-pub(crate) const VERSUS_SCHEMA: &str = "sluice.versus/1";
+/// Schema tag of [`VersusReport`] (the report library's: it reads it back).
+pub(crate) use sluice_report::VERSUS_SCHEMA;
 
 /// What `sluice versus` was asked: also its command-line arguments
 /// (flattened into `cmd::versus::Args`), so nothing copies them over.

@@ -11,8 +11,8 @@ use sluice_uring::{Completion, Engine};
 
 use super::requests::Book;
 
-/// Schema tag of [`RunReport`].
-pub const RUN_SCHEMA: &str = "sluice.run/1";
+/// Schema tag of [`RunReport`] (the runtime's: the report reads it back).
+pub use sluice_runtime::report::RUN_SCHEMA;
 
 /// The `sluice.run/1` object: `sluice.sim/1`'s fields plus `engine`.
 #[derive(Serialize)]
