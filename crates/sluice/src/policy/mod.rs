@@ -57,6 +57,7 @@ use crate::error::Error;
 use crate::scheduler::{ClassConfig, Scheduler};
 use crate::time::Instant;
 use crate::types::Request;
+use params::ParamReader;
 
 /// The block layer merged an arrival into `old`: put `merged` in its place
 /// in a map sorted by (sector, id), keeping the value's other fields.
@@ -97,7 +98,12 @@ pub struct PolicyInfo {
     /// Parameters it accepts: name, default, range, meaning. Displays as
     /// `sluice list` prints it.
     pub params: &'static ParamTable,
+    /// How [`build`] makes it: the one place its name meets its type.
+    make: Make,
 }
+
+/// A policy from its parameters and charge, boxed as [`Limits`] says.
+type Make = fn(&mut ParamReader<'_>, &LinearCost, Limits) -> Result<Box<dyn Scheduler>, Error>;
 
 /// The policies this build provides.
 pub const POLICIES: &[PolicyInfo] = &[
@@ -105,81 +111,97 @@ pub const POLICIES: &[PolicyInfo] = &[
         name: "noop",
         summary: "FIFO in arrival order (Linux noop without merging)",
         params: &ParamTable::NONE,
+        make: |_, _, l| Ok(boxed(Noop::default(), l)),
     },
     PolicyInfo {
         name: "clook",
         summary: "C-LOOK: ascending sector order from the head, wrapping to the lowest",
         params: &ParamTable::NONE,
+        make: |_, _, l| Ok(boxed(Clook::default(), l)),
     },
     PolicyInfo {
         name: "sstf",
         summary: "shortest seek time first, by the device's seek-time estimate",
         params: &ParamTable::NONE,
+        make: |_, _, l| Ok(boxed(Sstf::default(), l)),
     },
     PolicyInfo {
         name: "cfq",
         summary: "Linux 2.6.34 CFQ: per-process sync queues in time slices, idling, low_latency",
         params: &cfq::PARAMS,
+        make: |p, _, l| Ok(boxed(Cfq::with_params(CfqParams::read(p)?), l)),
     },
     PolicyInfo {
         name: "bfq",
         summary: "BFQ (SYSTOR 2012 §3): per-flow sector budgets under B-WF2Q+, idling",
         params: &bfq::BFQ_PARAMS,
+        make: |p, c, l| Ok(boxed(Bfq::from_params(BfqVariant::Original, p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "bfq+",
         summary: "BFQ+ (SYSTOR 2012 §4): BFQ with the five switchable heuristics",
         params: &bfq::BFQ_PLUS_PARAMS,
+        make: |p, c, l| Ok(boxed(Bfq::from_params(BfqVariant::Plus, p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "vios",
         summary: "VIOS CFQ-CRR (VEE 2007 §3.7): per-class quanta of disk time, compensated overruns, one request at a time, inner scheduler per class",
         params: &vios::VIOS_PARAMS,
+        make: |p, _, l| Ok(boxed(Vios::from_params(ViosMode::Crr, p)?, l)),
     },
     PolicyInfo {
         name: "vios-p",
         summary: "VIOS(P) (VEE 2007 §6.2): per-class sector budgets 2·Q·BW, up to K in the device, resume at 2, compensated",
         params: &vios::VIOS_P_PARAMS,
+        make: |p, _, l| Ok(boxed(Vios::from_params(ViosMode::Parallel, p)?, l)),
     },
     PolicyInfo {
         name: "fq-rr",
         summary: "FQ-RR (VEE 2007 §3.5): per-class quanta of disk time, overruns never compensated",
         params: &fq_rr::FQ_RR_PARAMS,
+        make: |p, _, l| Ok(boxed(fq_rr::from_params(p)?, l)),
     },
     PolicyInfo {
         name: "deadline",
         summary: "Linux 2.6 deadline: sector-sorted batches per direction, FIFO expiry, reads preferred",
         params: &deadline::PARAMS,
+        make: |p, _, l| Ok(boxed(Deadline::with_params(DeadlineParams::read(p)?), l)),
     },
     PolicyInfo {
         name: "yfq",
         summary: "YFQ (ICMCS 1999 §2-3): start/finish tags, batches, overlap, tie-breaking, fragment groups, l_lat",
         params: &yfq::PARAMS,
+        make: |p, c, l| Ok(boxed(Yfq::from_params(p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "bsd",
         summary: "FreeBSD 2.2.7 disk queue (YFQ paper §3.2): FIFO pipelined into the drive, fragments one at a time",
         params: &bsd::BSD_PARAMS,
+        make: |p, _, l| Ok(boxed(Bsd::from_params(BsdVariant::Plain, p)?, l)),
     },
     PolicyInfo {
         name: "bsd-grouped",
         summary: "bsd with the fragments of one request issued together (YFQ paper §3.4)",
         params: &bsd::BSD_GROUPED_PARAMS,
+        make: |p, _, l| Ok(boxed(Bsd::from_params(BsdVariant::Grouped, p)?, l)),
     },
     PolicyInfo {
         name: "dor",
         summary: "Nam-Park BQS+DOR: YFQ base sequence in C-SCAN order, expanded where seek slack and M_qos allow",
         params: &dor::PARAMS,
+        make: |p, _, l| Ok(boxed(Dor::from_params(p)?, l)),
     },
     PolicyInfo {
         name: "mclock",
         summary: "mClock (OSDI 2010 §3): per-flow reservation, weight and limit tags; reservations first, then weights among flows under their limit",
         params: &mclock::PARAMS,
+        make: |p, c, l| Ok(boxed(Mclock::from_params(p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "seastar-fq",
         summary: "Seastar's I/O fair queue: least accumulated cost/shares first, the tau activation window, a capacity token bucket from the disk's IOPS and bandwidth",
         params: &seastar_fq::PARAMS,
+        make: |p, _, l| Ok(boxed(SeastarFq::from_params(p)?, l)),
     },
 ];
 
@@ -245,55 +267,29 @@ fn construct(
     charge: &LinearCost,
     limits: Limits,
 ) -> Result<Box<dyn Scheduler>, Error> {
-    /// Boxed with its concrete type known, so a [`Limited`] calls it
-    /// statically.
-    fn boxed<S: Scheduler + 'static>(policy: S, limits: Limits) -> Box<dyn Scheduler> {
-        match limits {
-            Limits::Enforced => Box::new(Limited::new(policy)),
-            Limits::ByHierarchy => Box::new(policy),
-        }
-    }
-    let mut p = params.reader(name);
-    let policy: Box<dyn Scheduler> = match name {
-        "noop" => boxed(Noop::default(), limits),
-        "clook" => boxed(Clook::default(), limits),
-        "sstf" => boxed(Sstf::default(), limits),
-        "cfq" => boxed(Cfq::with_params(CfqParams::read(&mut p)?), limits),
-        "bfq" => boxed(
-            Bfq::from_params(BfqVariant::Original, &mut p)?.with_charge(charge),
-            limits,
-        ),
-        "bfq+" => boxed(
-            Bfq::from_params(BfqVariant::Plus, &mut p)?.with_charge(charge),
-            limits,
-        ),
-        "vios" => boxed(Vios::from_params(ViosMode::Crr, &mut p)?, limits),
-        "vios-p" => boxed(Vios::from_params(ViosMode::Parallel, &mut p)?, limits),
-        "fq-rr" => boxed(fq_rr::from_params(&mut p)?, limits),
-        "deadline" => boxed(Deadline::with_params(DeadlineParams::read(&mut p)?), limits),
-        "yfq" => boxed(Yfq::from_params(&mut p)?.with_charge(charge), limits),
-        "bsd" => boxed(Bsd::from_params(BsdVariant::Plain, &mut p)?, limits),
-        "bsd-grouped" => boxed(Bsd::from_params(BsdVariant::Grouped, &mut p)?, limits),
-        "dor" => boxed(Dor::from_params(&mut p)?, limits),
-        "mclock" => boxed(Mclock::from_params(&mut p)?.with_charge(charge), limits),
-        "seastar-fq" => boxed(SeastarFq::from_params(&mut p)?, limits),
-        _ => {
-            return Err(Error::UnknownPolicy {
-                name: name.to_string(),
-                available: POLICIES
-                    .iter()
-                    .map(|p| p.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
-        }
+    let Some(info) = POLICIES.iter().find(|i| i.name == name) else {
+        return Err(Error::UnknownPolicy {
+            name: name.to_string(),
+            available: POLICIES
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
     };
-    let accepted = POLICIES
-        .iter()
-        .find(|i| i.name == name)
-        .map_or(&ParamTable::NONE, |i| i.params);
-    p.finish(accepted)?;
+    let mut p = params.reader(name);
+    let policy = (info.make)(&mut p, charge, limits)?;
+    p.finish(info.params)?;
     Ok(policy)
+}
+
+/// Boxed with its concrete type known, so a [`Limited`] calls it
+/// statically.
+fn boxed<S: Scheduler + 'static>(policy: S, limits: Limits) -> Box<dyn Scheduler> {
+    match limits {
+        Limits::Enforced => Box::new(Limited::new(policy)),
+        Limits::ByHierarchy => Box::new(policy),
+    }
 }
 
 #[cfg(test)]
