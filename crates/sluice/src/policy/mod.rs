@@ -296,6 +296,38 @@ fn boxed<S: Scheduler + 'static>(policy: S, limits: Limits) -> Box<dyn Scheduler
 mod tests {
     use super::*;
 
+    /// A key two policies share means the same kind of value in both
+    /// (CFQ's times were integers while BFQ's same keys were numbers).
+    #[test]
+    fn a_shared_key_has_one_kind() {
+        let kind = |k: &ParamKind| std::mem::discriminant(k);
+        for a in POLICIES {
+            for b in POLICIES {
+                for sa in a.params.specs {
+                    if let Some(sb) = b.params.get(sa.name) {
+                        assert_eq!(
+                            kind(&sa.kind),
+                            kind(&sb.kind),
+                            "{} in {} and {}",
+                            sa.name,
+                            a.name,
+                            b.name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn cfq_takes_a_fraction_of_a_millisecond() {
+        let mut params = Params::default();
+        params.insert("slice_idle_ms", ParamValue::Float(2.5));
+        let mut p = params.reader("cfq");
+        let cfq = CfqParams::read(&mut p).unwrap();
+        assert_eq!(cfq.slice_idle, crate::Duration::from_micros(2_500));
+    }
+
     #[test]
     fn every_listed_policy_builds_with_defaults() {
         for info in POLICIES {
