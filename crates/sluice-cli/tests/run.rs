@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{json, loop_over, no_uring, sluice_in, write_in};
+use common::{json, loop_over, no_uring, plain_file, sluice_in, write_in};
 
 /// The scenario `body` as `dir`/s.toml.
 fn scenario(dir: &Path, body: &str) -> PathBuf {
@@ -205,16 +205,10 @@ fn verify_reads_back_every_written_block() {
 fn device_must_be_a_block_device() {
     let scen = tempfile::tempdir().unwrap();
     let s = scenario(scen.path(), &two_readers());
-    let plain = scen.path().join("plain.img");
-    std::fs::write(&plain, vec![0u8; 1 << 20]).unwrap();
+    let plain = plain_file(scen.path());
     let (code, _, err) = sluice_in(
         scen.path(),
-        &[
-            "run",
-            s.to_str().unwrap(),
-            "--device",
-            plain.to_str().unwrap(),
-        ],
+        &["run", s.to_str().unwrap(), "--device", &plain],
     );
     assert!(code != 0 && code != 101, "exit {code}");
     assert!(err.contains("not a block device"), "{err}");

@@ -54,6 +54,14 @@ pub(crate) fn dir_with(name: &str, text: &str) -> tempfile::TempDir {
     dir
 }
 
+/// `dir`/plain.img, a regular file of 1 MiB (not a block device, so
+/// `--device` refuses it), as an argument.
+pub(crate) fn plain_file(dir: &Path) -> String {
+    let p = dir.join("plain.img");
+    std::fs::write(&p, vec![0u8; 1 << 20]).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
 /// `out` as JSON; a panic showing `out` if it is not.
 pub(crate) fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
