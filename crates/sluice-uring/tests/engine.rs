@@ -66,6 +66,11 @@ macro_rules! engine_or_skip {
     };
 }
 
+/// The policy of that name with its default parameters.
+fn named(name: &str) -> Box<dyn Scheduler> {
+    policy::build(name, &Params::default(), &policy::BuildContext::default()).unwrap()
+}
+
 fn byte_at(pos: u64) -> u8 {
     (pos.wrapping_mul(31) ^ (pos >> 9)) as u8
 }
@@ -155,7 +160,7 @@ impl<P: Scheduler> Scheduler for Recorder<P> {
 }
 
 fn noop() -> Box<dyn Scheduler> {
-    policy::build("noop", &Params::default(), &policy::BuildContext::default()).unwrap()
+    named("noop")
 }
 
 #[test]
@@ -574,13 +579,7 @@ fn dropping_the_engine_with_requests_in_the_kernel_is_safe() {
 fn every_policy_runs_on_the_engine() {
     let file = data_file(1 << 20);
     for info in policy::POLICIES {
-        let p = policy::build(
-            info.name,
-            &Params::default(),
-            &policy::BuildContext::default(),
-        )
-        .unwrap();
-        let mut e = engine_or_skip!(p, 4);
+        let mut e = engine_or_skip!(named(info.name), 4);
         let t = e
             .open_target(file.path(), &TargetOptions::read_only())
             .unwrap();
@@ -602,13 +601,7 @@ fn every_policy_runs_on_the_engine() {
 #[test]
 fn mclock_limit_paces_a_flow_on_the_engine() {
     let file = data_file(1 << 20);
-    let p = policy::build(
-        "mclock",
-        &Params::default(),
-        &policy::BuildContext::default(),
-    )
-    .unwrap();
-    let mut e = engine_or_skip!(p, 4);
+    let mut e = engine_or_skip!(named("mclock"), 4);
     let t = e
         .open_target(file.path(), &TargetOptions::read_only())
         .unwrap();
