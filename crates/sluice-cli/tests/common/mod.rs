@@ -54,6 +54,34 @@ pub(crate) fn dir_with(name: &str, text: &str) -> tempfile::TempDir {
     dir
 }
 
+/// `dir`/plain.img, a regular file of 1 MiB (not a block device, so
+/// `--device` refuses it), as an argument.
+pub(crate) fn plain_file(dir: &Path) -> String {
+    let p = dir.join("plain.img");
+    std::fs::write(&p, vec![0u8; 1 << 20]).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// The rows of the request log (`--log-requests`) at `path`, each split
+/// into its fields, after checking the header and that each row's times
+/// are in order (arrival, dispatch, completion).
+pub(crate) fn request_log(path: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms")
+    );
+    let rows: Vec<Vec<String>> = lines
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    for r in &rows {
+        let t: Vec<f64> = r[6..9].iter().map(|x| x.parse().unwrap()).collect();
+        assert!(t[0] <= t[1] && t[1] <= t[2], "times out of order: {r:?}");
+    }
+    rows
+}
+
 /// `out` as JSON; a panic showing `out` if it is not.
 pub(crate) fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))

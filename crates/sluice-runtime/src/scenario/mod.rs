@@ -18,6 +18,17 @@ use sluice_device::{InternalOrder, Model};
 
 use crate::error::{Error, Result};
 
+/// Setters of a builder's optional keys: `key(value)` sets `Some(value)`.
+macro_rules! optional_keys {
+    ($($(#[$doc:meta])* $key:ident: $t:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $key(mut self, value: $t) -> Self {
+            self.$key = Some(value);
+            self
+        }
+    )*};
+}
+
 mod builder;
 mod expand;
 mod groups;
