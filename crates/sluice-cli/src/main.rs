@@ -10,7 +10,6 @@ use clap::{Parser, Subcommand};
 mod cmd;
 mod output;
 mod progress;
-mod report;
 mod table;
 mod versus;
 

@@ -139,16 +139,9 @@ fn sim_writes_a_request_log_on_request() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("aggregate"));
     let text = std::fs::read_to_string(&log).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(
-        lines.next(),
-        Some("flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms")
-    );
-    let rows: Vec<&str> = lines.collect();
+    let rows = common::request_log(&log);
     assert!(rows.len() > 100);
-    assert!(rows
-        .iter()
-        .all(|r| r.starts_with("r0,") || r.starts_with("r1,")));
+    assert!(rows.iter().all(|r| r[0] == "r0" || r[0] == "r1"));
     // A log that cannot be written is a one-line error naming the flag.
     let (code, _, err) = sluice(&[
         "sim",

@@ -9,16 +9,9 @@ fn imported_scenarios_run_and_outputs_are_never_overwritten() {
     let dir = tempfile::tempdir().unwrap();
     let data = workspace().join("data/import");
     let d = |n: &str| data.join(n).to_str().unwrap().to_string();
-    let (code, _, err) = sluice_in(
-        dir.path(),
-        &[
-            "import",
-            "dmclock",
-            &d("dmc_sim_example.conf"),
-            "-o",
-            "dmc.toml",
-        ],
-    );
+    let dmc = d("dmc_sim_example.conf");
+    let import_dmc = || sluice_in(dir.path(), &["import", "dmclock", &dmc, "-o", "dmc.toml"]);
+    let (code, _, err) = import_dmc();
     assert_eq!(code, 0, "{err}");
     let (code, out, err) = sluice_in(dir.path(), &["sim", "dmc.toml", "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -27,16 +20,7 @@ fn imported_scenarios_run_and_outputs_are_never_overwritten() {
     // A second import to the same name is refused (exit 2) and leaves the
     // file as it was.
     let before = std::fs::read_to_string(dir.path().join("dmc.toml")).unwrap();
-    let (code, _, err) = sluice_in(
-        dir.path(),
-        &[
-            "import",
-            "dmclock",
-            &d("dmc_sim_example.conf"),
-            "-o",
-            "dmc.toml",
-        ],
-    );
+    let (code, _, err) = import_dmc();
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("exists") && err.lines().count() == 1, "{err}");
     assert_eq!(

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 mod common;
-use common::{json, sluice_in, write_in, Loop};
+use common::{json, loop_over, plain_file, request_log, sluice_in, write_in, Loop};
 
 /// Two readers weighted 100:300 under bfq, long enough for the kernel's
 /// bfq to settle.
@@ -18,23 +18,43 @@ fn scenario(dir: &Path, body: &str) -> String {
     write_in(dir, "k.toml", body).to_str().unwrap().to_string()
 }
 
+/// `sluice kernel SCENARIO --device DEVICE --kernel-scheduler SCHEDULER
+/// EXTRA...` in `dir`.
+fn kernel(
+    dir: &Path,
+    scenario: &str,
+    device: &str,
+    scheduler: &str,
+    extra: &[&str],
+) -> (i32, String, String) {
+    let mut args = vec![
+        "kernel",
+        scenario,
+        "--device",
+        device,
+        "--kernel-scheduler",
+        scheduler,
+    ];
+    args.extend_from_slice(extra);
+    sluice_in(dir, &args)
+}
+
+/// A loop device (direct I/O) over a sparse 1 GiB file in `dir`; None,
+/// after saying why, where none can be made.
+fn loop_device(dir: &Path) -> Option<Loop> {
+    let img = dir.join("dev.img");
+    std::fs::File::create(&img)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    loop_over(&img, true)
+}
+
 #[test]
 fn a_regular_file_is_refused_with_status_2() {
     let d = tempfile::tempdir().unwrap();
     let s = scenario(d.path(), &two());
-    let img = d.path().join("plain.img");
-    std::fs::write(&img, vec![0u8; 1 << 20]).unwrap();
-    let (code, _, err) = sluice_in(
-        d.path(),
-        &[
-            "kernel",
-            &s,
-            "--device",
-            img.to_str().unwrap(),
-            "--kernel-scheduler",
-            "bfq",
-        ],
-    );
+    let (code, _, err) = kernel(d.path(), &s, &plain_file(d.path()), "bfq", &[]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a block device"), "{err}");
 }
@@ -42,10 +62,7 @@ fn a_regular_file_is_refused_with_status_2() {
 #[test]
 fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
     let d = tempfile::tempdir().unwrap();
-    let img = d.path().join("dev.img");
-    let f = std::fs::File::create(&img).unwrap();
-    f.set_len(1 << 30).unwrap();
-    let Some(lo) = Loop::over(&img, true) else {
+    let Some(lo) = loop_device(d.path()) else {
         return;
     };
     let before = std::fs::read_to_string(lo.scheduler_file()).unwrap();
@@ -54,18 +71,7 @@ fn kernel_bfq_runs_both_flows_and_puts_everything_back() {
         return;
     }
     let s = scenario(d.path(), &two());
-    let (code, out, err) = sluice_in(
-        d.path(),
-        &[
-            "kernel",
-            &s,
-            "--device",
-            &lo.dev,
-            "--kernel-scheduler",
-            "bfq",
-            "--json",
-        ],
-    );
+    let (code, out, err) = kernel(d.path(), &s, &lo.dev, "bfq", &["--json"]);
     if code == 2 {
         eprintln!("skipped: {}", err.trim());
         return;
@@ -109,10 +115,7 @@ fn iosched(lo: &Loop, name: &str) -> std::path::PathBuf {
 #[test]
 fn a_tunable_is_set_for_the_run_and_restored_and_the_log_has_the_kernels_times() {
     let d = tempfile::tempdir().unwrap();
-    let img = d.path().join("dev.img");
-    let f = std::fs::File::create(&img).unwrap();
-    f.set_len(1 << 30).unwrap();
-    let Some(lo) = Loop::over(&img, true) else {
+    let Some(lo) = loop_device(d.path()) else {
         return;
     };
     let sched = lo.scheduler_file();
@@ -126,15 +129,12 @@ fn a_tunable_is_set_for_the_run_and_restored_and_the_log_has_the_kernels_times()
     std::fs::write(iosched(&lo, "low_latency"), "1").unwrap();
     let s = scenario(d.path(), &common::two_readers("k", 2.0, 0.5, 128, 0.25));
     let log = d.path().join("kernel.csv");
-    let (code, out, err) = sluice_in(
+    let (code, out, err) = kernel(
         d.path(),
+        &s,
+        &lo.dev,
+        "bfq",
         &[
-            "kernel",
-            &s,
-            "--device",
-            &lo.dev,
-            "--kernel-scheduler",
-            "bfq",
             "--tunable",
             "low_latency=0",
             "--log-requests",
@@ -156,17 +156,9 @@ fn a_tunable_is_set_for_the_run_and_restored_and_the_log_has_the_kernels_times()
         "1",
         "the tunable is back"
     );
-    let text = std::fs::read_to_string(&log).unwrap();
-    let mut lines = text.lines();
-    assert_eq!(
-        lines.next(),
-        Some("flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms")
-    );
-    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    let rows = request_log(&log);
     assert!(rows.len() > 10, "{} rows", rows.len());
     for r in &rows {
-        let t: Vec<f64> = r[6..9].iter().map(|x| x.parse().unwrap()).collect();
-        assert!(t[0] <= t[1] && t[1] <= t[2], "times out of order: {r:?}");
         assert!(r[0] == "light" || r[0] == "heavy", "{r:?}");
     }
     // The block layer's times, not the syscall's: a request spends some
@@ -179,18 +171,12 @@ fn a_tunable_is_set_for_the_run_and_restored_and_the_log_has_the_kernels_times()
 
     // A tunable bfq does not have is refused, naming the ones it has, and
     // nothing stays changed.
-    let (code, _, err) = sluice_in(
+    let (code, _, err) = kernel(
         d.path(),
-        &[
-            "kernel",
-            &s,
-            "--device",
-            &lo.dev,
-            "--kernel-scheduler",
-            "mq-deadline",
-            "--tunable",
-            "low_latency=0",
-        ],
+        &s,
+        &lo.dev,
+        "mq-deadline",
+        &["--tunable", "low_latency=0"],
     );
     assert_eq!(code, 2, "{err}");
     assert!(
@@ -206,19 +192,7 @@ fn a_malformed_tunable_is_a_usage_error() {
     let d = tempfile::tempdir().unwrap();
     let s = scenario(d.path(), &two());
     for bad in ["low_latency", "../../scheduler=none", "x="] {
-        let (code, _, err) = sluice_in(
-            d.path(),
-            &[
-                "kernel",
-                &s,
-                "--device",
-                "/dev/null",
-                "--kernel-scheduler",
-                "bfq",
-                "--tunable",
-                bad,
-            ],
-        );
+        let (code, _, err) = kernel(d.path(), &s, "/dev/null", "bfq", &["--tunable", bad]);
         assert_eq!(code, 2, "{bad}: {err}");
         assert!(err.contains("--tunable"), "{bad}: {err}");
     }

@@ -62,7 +62,7 @@ fn clean(state: &Path) -> (bool, String) {
 fn loop_device(dir: &Path, bytes: u64) -> Option<common::Loop> {
     let img = dir.join("disk.img");
     std::fs::File::create(&img).unwrap().set_len(bytes).unwrap();
-    common::Loop::over(&img, false)
+    common::loop_over(&img, false)
 }
 
 /// `child` (a run in real time with its files in `work`) ends by itself
@@ -176,38 +176,22 @@ fn verify_finding_bad_blocks_exits_3() {
     );
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
-    let child = start(
+    let mut child = start(
         &work,
         state.path(),
         &["run", s.to_str().unwrap(), "--verify", "--json"],
     );
-    // Once the flow's file is there and the clock runs, zero it.
-    let t = Instant::now();
-    let mut zeroed = false;
-    while t.elapsed() < Duration::from_secs(30) && !zeroed {
-        std::thread::sleep(Duration::from_millis(50));
-        for sub in std::fs::read_dir(&work).unwrap().flatten() {
-            let Ok(files) = std::fs::read_dir(sub.path()) else {
-                continue;
-            };
-            for f in files.flatten() {
-                if f.metadata().map(|m| m.len()).unwrap_or(0) >= 1 << 20 {
-                    std::thread::sleep(Duration::from_millis(1000));
-                    use std::os::unix::fs::FileExt;
-                    let file = std::fs::OpenOptions::new()
-                        .write(true)
-                        .open(f.path())
-                        .unwrap();
-                    file.write_all_at(&vec![0u8; 1 << 20], 0).unwrap();
-                    // Buffered writes under the run's O_DIRECT ones: the
-                    // kernel may flag the collision as EIO at fsync; the
-                    // zeros are in the file either way.
-                    let _ = file.sync_all();
-                    zeroed = true;
-                }
-            }
-        }
-    }
+    // Once the run has stamped blocks of its file (it has started and
+    // written), zero the file under it.
+    // 512 blocks: 64 of the file's 256 4 KiB places written, about a
+    // quarter of the run's writes.
+    let zeroed = common::run_started(
+        &mut child,
+        &work,
+        1,
+        common::file_bytes(0.001),
+        Duration::from_secs(30),
+    ) && zero_once_stamped(&work, 512, Duration::from_secs(30));
     let (code, err) = wait(child, Duration::from_secs(60)).expect("no exit");
     if no_uring(&err) {
         return;
@@ -215,6 +199,44 @@ fn verify_finding_bad_blocks_exits_3() {
     assert!(zeroed, "the flow's file never appeared: {err}");
     assert_eq!(code, 3, "{err}");
     assert!(err.contains("--verify"), "{err}");
+}
+
+/// Wait up to `limit` until the one flow file under `work` holds `blocks`
+/// 512-byte blocks stamped by the run's `--verify` (its magic,
+/// `SLUICEVB`), then zero the file's first MiB; whether it did. Enough
+/// blocks are stamped that some are surely not written again before the
+/// run ends, and read back as zeros.
+fn zero_once_stamped(work: &Path, blocks: usize, limit: Duration) -> bool {
+    use std::os::unix::fs::FileExt;
+    let file = || {
+        std::fs::read_dir(work)
+            .ok()?
+            .flatten()
+            .find_map(|d| std::fs::read_dir(d.path()).ok()?.flatten().next())
+            .map(|f| f.path())
+    };
+    let stamped = |p: &Path| {
+        std::fs::read(p).is_ok_and(|b| {
+            b.chunks(512)
+                .filter(|blk| blk.starts_with(b"SLUICEVB"))
+                .count()
+                >= blocks
+        })
+    };
+    let t = Instant::now();
+    while t.elapsed() < limit {
+        if let Some(p) = file().filter(|p| stamped(p)) {
+            let f = std::fs::OpenOptions::new().write(true).open(&p).unwrap();
+            f.write_all_at(&vec![0u8; 1 << 20], 0).unwrap();
+            // Buffered writes under the run's O_DIRECT ones: the kernel may
+            // flag the collision as EIO at fsync; the zeros are in the file
+            // either way.
+            let _ = f.sync_all();
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
 }
 
 /// Defect 14: a run killed with SIGKILL left its folder, and nothing
@@ -235,11 +257,20 @@ fn clean_removes_what_a_killed_run_left() {
     let work = dir.path().join("work");
     std::fs::create_dir(&work).unwrap();
     let mut child = start(&work, state.path(), &["run", s.to_str().unwrap()]);
-    let t = Instant::now();
-    while std::fs::read_dir(&work).unwrap().count() == 0 && t.elapsed() < Duration::from_secs(20) {
-        std::thread::sleep(Duration::from_millis(20));
+    let started = common::run_started(
+        &mut child,
+        &work,
+        1,
+        common::file_bytes(0.01),
+        Duration::from_secs(20),
+    );
+    if !started {
+        let (_, err) = wait(child, Duration::from_secs(10)).unwrap_or_default();
+        if no_uring(&err) {
+            return;
+        }
+        panic!("the run never started: {err}");
     }
-    std::thread::sleep(Duration::from_millis(500));
     child.kill().unwrap();
     child.wait().unwrap();
     let left: Vec<_> = std::fs::read_dir(&work).unwrap().flatten().collect();
@@ -594,11 +625,11 @@ fn a_startup_trace_that_writes_is_refused_on_a_device_before_any_io() {
             .collect();
         f[0] + f[4]
     };
-    // udev probes a new device: let it finish before counting.
+    // udev probes a new device: counted once its queue of events is
+    // empty (the probe done), not after a guessed pause.
     let _ = Command::new("udevadm")
         .args(["settle", "--timeout=10"])
         .status();
-    std::thread::sleep(Duration::from_millis(300));
     let before = ios();
     let (code, _, err) = common::sluice_in(
         dir.path(),

@@ -62,22 +62,22 @@ pub fn model(preset: Option<&str>, diskspecs: Option<&Path>) -> Result<Model, Er
         (Some(name), None) => presets::preset(name).ok_or_else(|| {
             let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
             Error(format!(
-                "--preset {name}: unknown preset (available: {})",
+                "`preset` {name}: unknown preset (available: {})",
                 names.join(", ")
             ))
         }),
         (None, Some(path)) => diskspecs::load(path)
             .map(Model::Hdd)
-            .map_err(|e| Error(format!("--diskspecs {}: {e}", path.display()))),
-        _ => err("give either --preset NAME or --diskspecs FILE"),
+            .map_err(|e| Error(format!("`diskspecs` {}: {e}", path.display()))),
+        _ => err("give either `preset` or `diskspecs`"),
     }
 }
 
-/// `--size-gib`'s bytes (a positive, finite number of GiB, whole sectors).
+/// The bytes of `gib` GiB (a positive, finite number of GiB, whole sectors).
 pub fn gib_bytes(gib: f64) -> Result<u64, Error> {
     if !gib.is_finite() || gib <= 0.0 || gib > 1e9 {
         return err(format!(
-            "--size-gib {gib}: expected a positive number of GiB"
+            "`size_gib` {gib}: expected a positive number of GiB"
         ));
     }
     let bytes = (gib * (1u64 << 30) as f64) as u64;
@@ -117,13 +117,13 @@ impl Options {
     }
 
     /// The queue depth used, checked against the model.
-    fn depth(&self) -> Result<usize, Error> {
+    pub fn depth(&self) -> Result<usize, Error> {
         let max = self.model.max_queue();
         match self.queue_depth {
             None => Ok(max.max(1)),
             Some(k) if k >= 1 && k <= max => Ok(k),
             Some(k) => err(format!(
-                "--queue-depth {k}: {} accepts 1 to {max} commands",
+                "`queue_depth` {k}: {} accepts 1 to {max} commands",
                 self.model.name()
             )),
         }
@@ -132,11 +132,11 @@ impl Options {
     fn check(&self) -> Result<usize, Error> {
         let cap = self.model.capacity() * sluice::SECTOR_BYTES;
         if self.size_bytes == 0 {
-            return err("--size-gib must be more than 0");
+            return err("`size_bytes` must be more than 0");
         }
         if self.size_bytes > cap {
             return err(format!(
-                "--size-gib: {:.1} GiB is more than {} holds ({:.1} GiB)",
+                "`size_bytes`: {:.1} GiB is more than {} holds ({:.1} GiB)",
                 self.size_bytes as f64 / (1u64 << 30) as f64,
                 self.model.name(),
                 cap as f64 / (1u64 << 30) as f64
@@ -144,7 +144,7 @@ impl Options {
         }
         if !self.mount.is_dir() {
             return err(format!(
-                "--mount {}: not an existing directory",
+                "`mount` {}: not an existing directory",
                 self.mount.display()
             ));
         }
@@ -343,36 +343,33 @@ fn lazy_unmount(dir: &Path) -> bool {
     unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) == 0 }
 }
 
-/// `sluice emulate`: mount, say where the disk is, serve until SIGINT or
-/// SIGTERM (or an unmount from outside), unmount.
-pub fn run_until_signal(opts: &Options) -> Result<(), Error> {
+/// How [`run_until_signal`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Served {
+    /// Requests served.
+    pub requests: u64,
+    /// The signal that stopped it; None when the mount went from outside.
+    pub signal: Option<i32>,
+    /// How the mount went.
+    pub unmount: Unmount,
+}
+
+/// Mount, call `mounted` once the disk is served (to say where it is),
+/// serve until SIGINT or SIGTERM (or an unmount from outside), unmount.
+/// The library prints nothing: the caller says what it wants to.
+pub fn run_until_signal(opts: &Options, mounted: impl FnOnce(&Emulator)) -> Result<Served, Error> {
     // Catch the signals before mounting, so that none ends us mounted.
     let signals = stop_signals()?;
     let emu = Emulator::start(opts)?;
-    eprintln!(
-        "sluice emulate: {} ({} GiB of a {}, queue depth {}, {} order) — stop with Ctrl-C or SIGTERM",
-        emu.disk_path().display(),
-        opts.size_bytes as f64 / (1u64 << 30) as f64,
-        opts.model.name(),
-        opts.depth()?,
-        format!("{:?}", opts.internal).to_lowercase(),
-    );
-    let sig = emu.wait_with(signals);
-    let served = emu.served();
-    let how = emu.stop()?;
-    let dir = opts.mount.display();
-    eprintln!(
-        "sluice emulate: served {served} requests; {}",
-        match (sig, how) {
-            (None, _) => format!("{dir} was unmounted from outside"),
-            (Some(_), Unmount::Clean) => format!("unmounted {dir}"),
-            (Some(_), Unmount::Lazy) => format!(
-                "{dir} was still in use (a loop device still attached?): detached it lazily; \
-                 its users now get I/O errors"
-            ),
-        }
-    );
-    Ok(())
+    mounted(&emu);
+    let signal = emu.wait_with(signals);
+    let requests = emu.served();
+    let unmount = emu.stop()?;
+    Ok(Served {
+        requests,
+        signal,
+        unmount,
+    })
 }
 
 #[cfg(test)]
@@ -390,7 +387,7 @@ mod tests {
         let e = model(None, Some(Path::new("/no/such.diskspecs")))
             .unwrap_err()
             .0;
-        assert!(e.starts_with("--diskspecs /no/such.diskspecs"), "{e}");
+        assert!(e.starts_with("`diskspecs` /no/such.diskspecs"), "{e}");
         for g in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(gib_bytes(g).is_err(), "{g}");
         }

@@ -60,6 +60,8 @@ pub struct Calibration {
     /// False when the write probes were not run (a device without
     /// `allow_writes`): the write bases are the read ones.
     pub writes_measured: bool,
+    /// The probes' warnings, one line each, for the caller to show.
+    pub warnings: Vec<String>,
 }
 
 const PROBES: [(&str, Pattern, u32); 5] = [
@@ -77,22 +79,24 @@ const MIN_BASE_US: f64 = 0.01;
 /// Run the probes and fit the model.
 pub fn calibrate(opts: &CalibrateOptions) -> Result<Calibration> {
     if opts.dir.is_some() == opts.device.is_some() {
-        anyhow::bail!("calibrate needs one of --dir DIR or --device PATH");
+        anyhow::bail!("calibrate needs one of `dir` or `device`");
     }
     if !(0.1..=600.0).contains(&opts.seconds) {
-        anyhow::bail!("--seconds must be 0.1..=600 (got {})", opts.seconds);
+        anyhow::bail!("`seconds` must be 0.1..=600 (got {})", opts.seconds);
     }
     if !(1..=65_536).contains(&opts.file_mib) {
-        anyhow::bail!("--file-mib must be 1..=65536 (got {})", opts.file_mib);
+        anyhow::bail!("`file_mib` must be 1..=65536 (got {})", opts.file_mib);
     }
     let (major, minor) = device_numbers(opts)?;
     let writes = opts.dir.is_some() || opts.allow_writes;
-    let mut probes = Vec::new();
+    let (mut probes, mut warnings) = (Vec::new(), Vec::new());
     for (name, pattern, kib) in PROBES {
         if pattern.is_write() && !writes {
             continue;
         }
-        probes.push(probe(opts, name, pattern, kib)?);
+        let (p, w) = probe(opts, name, pattern, kib)?;
+        probes.push(p);
+        warnings.extend(w);
     }
     let us = |n: &str| probes.iter().find(|p| p.name == n).map(|p| p.service_us);
     let (seq4, seq128, rand4) = (
@@ -113,6 +117,7 @@ pub fn calibrate(opts: &CalibrateOptions) -> Result<Calibration> {
         seq_threshold_kib: sluice::charge::IOCOST_SEQ_THRESHOLD_KIB,
     };
     Ok(Calibration {
+        warnings,
         model,
         probes,
         major,
@@ -125,18 +130,24 @@ pub fn calibrate(opts: &CalibrateOptions) -> Result<Calibration> {
 fn device_numbers(opts: &CalibrateOptions) -> Result<(u32, u32)> {
     let dev = match (&opts.dir, &opts.device) {
         (Some(d), _) => std::fs::metadata(d)
-            .with_context(|| format!("--dir {}", d.display()))?
+            .with_context(|| format!("`dir` {}", d.display()))?
             .dev(),
         (None, Some(d)) => std::fs::metadata(d)
-            .with_context(|| format!("--device {}", d.display()))?
+            .with_context(|| format!("`device` {}", d.display()))?
             .rdev(),
         (None, None) => 0,
     };
     Ok((libc::major(dev), libc::minor(dev)))
 }
 
-/// One probe: a single flow, one request in flight, `seconds` long.
-fn probe(opts: &CalibrateOptions, name: &'static str, pattern: Pattern, kib: u32) -> Result<Probe> {
+/// One probe: a single flow, one request in flight, `seconds` long; with
+/// its run's warnings.
+fn probe(
+    opts: &CalibrateOptions,
+    name: &'static str,
+    pattern: Pattern,
+    kib: u32,
+) -> Result<(Probe, Vec<String>)> {
     let warmup = 0.25;
     let scenario = ScenarioBuilder::new(format!("calibrate-{name}"), opts.seconds + warmup)
         .warmup_s(warmup)
@@ -168,11 +179,12 @@ fn probe(opts: &CalibrateOptions, name: &'static str, pattern: Pattern, kib: u32
     if flow.requests == 0 {
         anyhow::bail!("probe {name}: no request completed in {} s", opts.seconds);
     }
-    Ok(Probe {
+    let probe = Probe {
         name,
         requests: flow.requests,
         service_us: flow.disk_time_s * 1e6 / flow.requests as f64,
-    })
+    };
+    Ok((probe, run.warnings))
 }
 
 #[cfg(test)]
@@ -199,6 +211,6 @@ mod tests {
             ..none
         };
         let e = calibrate(&short).unwrap_err().to_string();
-        assert!(e.contains("--seconds"), "{e}");
+        assert!(e.contains("`seconds`"), "{e}");
     }
 }

@@ -18,9 +18,12 @@
 //! ```
 
 pub mod calibrate;
+mod host;
 pub mod journal;
 pub mod kernel;
 pub mod run;
 pub mod status;
+#[cfg(any(test, feature = "testkit"))]
+pub mod testkit;
 
 pub use status::{DataError, Refused};

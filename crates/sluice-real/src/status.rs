@@ -26,7 +26,7 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// `--verify` found blocks that do not hold what was last written
+/// Verification found blocks that do not hold what was last written
 /// ([`EXIT_DATA_ERROR`]); the report was printed before this error.
 #[derive(Debug)]
 pub struct DataError {
@@ -40,7 +40,7 @@ impl std::fmt::Display for DataError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "--verify: {} of {} blocks read back do not hold the data last written to them \
+            "{} of {} blocks read back do not hold the data last written to them \
              (lost, misplaced or torn writes)",
             self.bad, self.verified
         )

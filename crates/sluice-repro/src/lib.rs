@@ -12,7 +12,7 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use sluice::Duration;
 
 use sluice_runtime::{Error, Result};
@@ -26,7 +26,7 @@ pub const REPRO_SCHEMA: &str = "sluice.repro/1";
 pub const PAPERS: &[&str] = &["bfq", "yfq", "vios", "dor"];
 
 /// One figure: ours next to the paper's.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Row {
     /// The scheduler (or set-up, e.g. `bsd-aged`) the figure is for.
     pub scheduler: String,
@@ -56,7 +56,7 @@ impl Row {
 }
 
 /// One experiment of a paper.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Experiment {
     /// The paper it comes from.
     pub paper: String,
@@ -108,14 +108,20 @@ pub(crate) fn experiment(
 }
 
 /// The `sluice.repro/1` result.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ReproReport {
     /// Schema tag: [`REPRO_SCHEMA`].
-    pub schema: &'static str,
+    #[serde(deserialize_with = "repro_schema")]
+    pub schema: sluice_runtime::report::SchemaTag,
     /// The paper asked for (one of [`PAPERS`], or `all`).
     pub paper: String,
     /// Its experiments, in the order they ran (all papers' with `all`).
     pub experiments: Vec<Experiment>,
+}
+
+/// [`ReproReport::schema`] read back.
+fn repro_schema<'de, D: Deserializer<'de>>(d: D) -> std::result::Result<&'static str, D::Error> {
+    sluice_runtime::report::schema_tag(d, &[REPRO_SCHEMA])
 }
 
 /// How to run a reproduction.

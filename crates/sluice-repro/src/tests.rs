@@ -249,3 +249,23 @@ fn quick_is_explained_and_notes_are_printed() {
     assert_eq!(rows[0]["note"], "what the paper says");
     assert!(rows[2].get("note").is_none(), "{rows}");
 }
+
+/// A reproduction reads back as written (`sluice report` reads it typed):
+/// rows with and without the paper's number and a note.
+#[test]
+fn a_reproduction_reads_back_as_written() {
+    let mut report = sweep(&[1, 2], 2);
+    report.experiments[0].rows[0] = report.experiments[0].rows[0].clone().with_note("n");
+    let json = serde_json::to_string_pretty(&report).unwrap();
+    let back: ReproReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, report);
+    assert_eq!(serde_json::to_string_pretty(&back).unwrap(), json);
+    let other = json.replace("sluice.repro/1", "sluice.sim/1");
+    let e = serde_json::from_str::<ReproReport>(&other)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("schema 'sluice.sim/1' is not sluice.repro/1"),
+        "{e}"
+    );
+}

@@ -15,7 +15,7 @@ pub fn apply(s: &mut Scenario, seed: Option<u64>, scheduler: Option<&str>) -> Re
     if let Some(name) = scheduler {
         s.scheduler = name.to_string();
         s.params = Default::default();
-        sluice::policy::build(name, &s.params)?;
+        sluice::policy::build(name, &s.params, &sluice::policy::BuildContext::default())?;
     }
     Ok(())
 }

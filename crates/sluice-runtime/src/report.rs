@@ -1,18 +1,19 @@
 //! The `sluice.sim/1` JSON results (a contract: fields may be added; renaming
 //! or removing one bumps the schema).
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 
 /// Schema tag of [`SimReport`].
 pub const SIM_SCHEMA: &str = "sluice.sim/1";
 
 /// The results of one run: who ran what, the measured figures over the
 /// window from `measured_from_s` to `sim_time_s`, and the simulator's speed.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct SimReport {
     /// Schema tag: [`SIM_SCHEMA`] from the simulator (`sluice run` writes its
     /// own, `sluice.run/1`).
-    pub schema: &'static str,
+    #[serde(deserialize_with = "sim_or_run_schema")]
+    pub schema: SchemaTag,
     /// The scenario's name.
     pub scenario: String,
     /// The scheduling policy's name.
@@ -37,7 +38,7 @@ pub struct SimReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub device_requests: Option<DeviceRequests>,
     /// Counters the policy reports (see `Scheduler::stats`).
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub policy_stats: std::collections::BTreeMap<String, f64>,
     /// Aggregate MB/s per time bin, when the run was asked for it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -49,10 +50,38 @@ pub struct SimReport {
     pub perf: Perf,
 }
 
+/// Schema tag of `sluice run`'s reports (a [`SimReport`] too; sluice-real
+/// writes it).
+pub const RUN_SCHEMA: &str = "sluice.run/1";
+
+/// [`SimReport::schema`] read back: the simulator's or `sluice run`'s.
+fn sim_or_run_schema<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    schema_tag(d, &[SIM_SCHEMA, RUN_SCHEMA])
+}
+
+/// A result's schema tag: one of the crates' constants. Spelled as an
+/// alias so that serde's derive does not take the `&'static str` for a
+/// string borrowed from the input (which would tie a result to
+/// `Deserialize<'static>`): [`schema_tag`] reads it.
+pub type SchemaTag = &'static str;
+
+/// A result's schema tag read back as the `&'static str` it is written
+/// from (for `#[serde(deserialize_with)]`): one of `known`, else an error
+/// naming what was found and what was expected.
+pub fn schema_tag<'de, D: Deserializer<'de>>(
+    d: D,
+    known: &[&'static str],
+) -> Result<&'static str, D::Error> {
+    let tag = String::deserialize(d)?;
+    known.iter().copied().find(|k| *k == tag).ok_or_else(|| {
+        serde::de::Error::custom(format!("schema '{tag}' is not {}", known.join(" or ")))
+    })
+}
+
 /// The requests the drive served over the measured window: after the block
 /// layer merged contiguous arrivals, so a flow's 128 KiB reads may reach it
 /// as 512 KiB ones.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct DeviceRequests {
     /// Read requests served.
     pub reads: u64,
@@ -84,7 +113,7 @@ impl DeviceRequests {
 }
 
 /// All flows' completions over the measured window together.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Aggregate {
     /// Bytes completed per second of the measured window, MB/s (1e6 bytes/s).
     pub mb_s: f64,
@@ -100,7 +129,7 @@ pub struct Aggregate {
 
 /// One flow's figures over the measured window (completions after the
 /// warm-up).
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct FlowReport {
     /// The flow's name (`name0`, `name1`, ... when `count` expanded it).
     pub name: String,
@@ -143,7 +172,7 @@ pub struct FlowReport {
 }
 
 /// Latency statistics in ms; all zero (and `cdf` empty) without requests.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Latency {
     /// Mean.
     pub mean: f64,
@@ -155,16 +184,19 @@ pub struct Latency {
     pub p99: f64,
     /// Largest.
     pub max: f64,
-    /// Standard deviation.
+    /// Standard deviation (0 when read from a result older than it).
+    #[serde(default)]
     pub stddev: f64,
     /// The CDF as `[percentile, ms]` pairs: `[0, min]`, fio's percentiles
     /// (1, 5, 10, 20, ..., 99.99), `[100, max]`; empty without requests.
+    /// Results older than it have none (read back as empty).
+    #[serde(default)]
     pub cdf: Vec<[f64; 2]>,
 }
 
 /// Simulator speed. Wall-clock figures: the only part of a report that
 /// differs between two runs of the same scenario and seed.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Perf {
     /// Events processed: the simulator's events; for `sluice run`, the
     /// engine's `io_uring_enter` calls (or the kernel run's requests).
@@ -176,7 +208,7 @@ pub struct Perf {
 }
 
 /// One thread (reservation queue) of a pool flow.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ThreadReport {
     /// The queue's scheduler weight.
     pub weight: u32,
@@ -228,7 +260,7 @@ pub fn measure(
         let l = m.latency_ms();
         reports.push(FlowReport {
             name: f.spec.name.clone(),
-            weight: f.spec.weight,
+            weight: f.spec.qos.weight,
             requests: m.requests,
             bytes: m.bytes,
             mb_s: mb(m.bytes),

@@ -3,6 +3,7 @@
 //! (`{ "interval_s": f, "flows": { name: [mb_s, ...] } }`). The simulator
 //! and `sluice run` record into the same [`Bins`].
 
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use sluice::{Duration, Instant};
 
@@ -83,7 +84,7 @@ impl Bins {
 }
 
 /// The `timeline` object.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Timeline {
     /// Bin length, seconds.
     pub interval_s: f64,
@@ -110,6 +111,27 @@ impl<V: Serialize> Serialize for OrderedMap<V> {
     }
 }
 
+/// Read back in the order the object lists its keys.
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for Entries<V> {
+            type Value = OrderedMap<V>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut entries = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(OrderedMap(entries))
+            }
+        }
+        d.deserialize_map(Entries(std::marker::PhantomData))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +154,15 @@ mod tests {
             json.starts_with(r#"{"interval_s":0.1,"flows":{"a":[10.0,30.0,0.0,0.0],"b":"#),
             "{json}"
         );
+    }
+
+    #[test]
+    fn a_timeline_reads_back_in_the_order_written() {
+        let json = r#"{"interval_s":0.5,"flows":{"b":[1.0],"a":[2.0,3.0]}}"#;
+        let t: Timeline = serde_json::from_str(json).unwrap();
+        assert_eq!(t.flows.0[0], ("b".to_string(), vec![1.0]));
+        assert_eq!(t.flows.0[1].0, "a");
+        assert_eq!(serde_json::to_string(&t).unwrap(), json);
+        assert!(serde_json::from_str::<Timeline>(r#"{"interval_s":1.0,"flows":[]}"#).is_err());
     }
 }

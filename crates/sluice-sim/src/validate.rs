@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Instant as WallClock;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use sluice::{Duration, Instant};
 
 use crate::device::{self, Command, InternalOrder, Model, Setup};
@@ -19,10 +19,11 @@ use sluice_workload::trace::disksim::load_trace_in_chunks;
 pub use sluice_workload::trace::disksim::{load_trace, parse_trace, TraceRecord, MAX_TRACE_US};
 
 /// The `sluice.validate/1` result.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ValidationReport {
     /// Schema tag: [`VALIDATE_SCHEMA`].
-    pub schema: &'static str,
+    #[serde(deserialize_with = "validate_schema")]
+    pub schema: sluice_runtime::report::SchemaTag,
     /// The drive's name, as the caller gives it.
     pub disk: String,
     /// Requests in the trace, all replayed.
@@ -38,6 +39,11 @@ pub struct ValidationReport {
     /// `events` counts arrivals and completions, the drive's write-back
     /// steps included.
     pub perf: Perf,
+}
+
+/// [`ValidationReport::schema`] read back.
+fn validate_schema<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    sluice_runtime::report::schema_tag(d, &[VALIDATE_SCHEMA])
 }
 
 /// Response times (ms) the model gives for the trace, replayed as DiskSim's

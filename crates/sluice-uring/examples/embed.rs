@@ -12,7 +12,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut file = tempfile::NamedTempFile::new()?;
     file.write_all(&vec![7u8; FILE as usize])?;
 
-    let bfq = policy::build("bfq", &policy::Params::default())?;
+    let bfq = policy::build(
+        "bfq",
+        &policy::Params::default(),
+        &policy::BuildContext::default(),
+    )?;
     let mut engine = Engine::new(bfq, EngineConfig::with_queue_depth(1))?;
     let target = engine.open_target(file.path(), &TargetOptions::read_only())?;
     if let Some(why) = &engine.target(target).unwrap().direct_fallback {
@@ -20,10 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let weights = [100, 300];
     for (i, &weight) in weights.iter().enumerate() {
-        let config = FlowConfig {
-            weight,
-            ..FlowConfig::default()
-        };
+        let config = FlowConfig::weighted(weight);
         engine.add_flow(FlowId(i as u32), &config)?;
     }
 

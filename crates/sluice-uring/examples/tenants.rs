@@ -16,7 +16,11 @@ const FILE: u64 = 64 << 20;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut file = tempfile::NamedTempFile::new()?;
     file.write_all(&vec![7u8; FILE as usize])?;
-    let mclock = policy::build("mclock", &policy::Params::default())?;
+    let mclock = policy::build(
+        "mclock",
+        &policy::Params::default(),
+        &policy::BuildContext::default(),
+    )?;
     let mut engine = Engine::new(mclock, EngineConfig::with_queue_depth(4))?;
     let target = engine.open_target(file.path(), &TargetOptions::read_only())?;
 
@@ -27,9 +31,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("c", 400, None, None),
     ];
     let configs = tenants.map(|(_, weight, reservation_iops, limit_iops)| FlowConfig {
-        weight,
-        reservation_iops,
-        limit_iops,
+        qos: sluice::Qos {
+            weight,
+            reservation_iops,
+            limit_iops,
+            ..sluice::Qos::default()
+        },
         ..FlowConfig::default()
     });
     for (i, config) in configs.iter().enumerate() {

@@ -14,7 +14,7 @@ use sluice::{CostModel, Duration, Instant};
 /// margins compare these durations). Policies that do not look at
 /// positions (noop, BFQ, CFQ, VIOS) never call it. A host that knows
 /// better (the simulator's model of the drive behind an emulated device,
-/// say) installs its own model with [`crate::Engine::set_cost_model`].
+/// say) installs its own model with [`crate::Engine::set_seek_model`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SeekEstimate {
     /// Cost of the shortest move (track to track on a disk).

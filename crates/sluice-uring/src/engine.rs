@@ -332,7 +332,7 @@ impl<P: Scheduler> Engine<P> {
     /// Replace the seek estimate by the host's own cost model (its
     /// capacity should cover the targets as laid out: see
     /// [`TargetInfo::base_sector`]).
-    pub fn set_cost_model(&mut self, costs: Box<dyn CostModel>) {
+    pub fn set_seek_model(&mut self, costs: Box<dyn CostModel>) {
         self.costs = Costs::Custom(costs);
     }
 

@@ -7,10 +7,10 @@
 //! use sluice_uring::{AlignedBuf, Engine, EngineConfig, Submission, TargetOptions, Wait};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let bfq = policy::build("bfq", &policy::Params::default())?;
+//! let bfq = policy::build("bfq", &policy::Params::default(), &policy::BuildContext::default())?;
 //! let mut engine = Engine::new(bfq, EngineConfig::with_queue_depth(4))?;
 //! let file = engine.open_target("data.img", &TargetOptions::read_only())?;
-//! engine.add_flow(FlowId(0), &FlowConfig { weight: 300, ..FlowConfig::default() })?;
+//! engine.add_flow(FlowId(0), &FlowConfig::weighted(300))?;
 //! engine.submit(Submission::read(FlowId(0), file, 0, AlignedBuf::zeroed(65536)))?;
 //! engine.poll(Wait::Any)?;
 //! while let Some(done) = engine.next_completion() {
@@ -54,7 +54,7 @@
 //!   consult a [`SeekEstimate`]: a cost linear in the distance between two
 //!   sectors, an estimate only (a host cannot see a real drive's head, and
 //!   an SSD or the page cache has no positioning cost). A host that knows
-//!   better installs its own model ([`Engine::set_cost_model`]).
+//!   better installs its own model ([`Engine::set_seek_model`]).
 //! * **Buffers.** The engine owns each request's [`AlignedBuf`] from
 //!   submission to completion and returns it in the [`Completion`]; the
 //!   kernel never sees memory the host could free. Dropping the engine

@@ -6,8 +6,8 @@ use std::io::Write;
 
 use sluice::policy::{self, ParamValue, Params};
 use sluice::{
-    Decision, DeviceView, Direction, Duration, FlowConfig, FlowId, Instant, Request, RequestId,
-    Scheduler, Service,
+    Capabilities, Decision, DeviceView, Direction, Duration, FlowConfig, FlowId, Instant, Request,
+    RequestId, Scheduler, Service,
 };
 use sluice_uring::{
     AlignedBuf, Completion, Engine, EngineConfig, Error, Submission, TargetId, TargetOptions, Wait,
@@ -33,6 +33,30 @@ fn engine_with<P: Scheduler>(policy: P, config: EngineConfig) -> Option<Engine<P
     }
 }
 
+/// A data file of `len` bytes opened by `engine` with `opts`, and flow 0
+/// of weight 100 (`None` where `engine` is: io_uring is missing).
+fn reader<P: Scheduler>(
+    engine: Option<Engine<P>>,
+    len: u64,
+    opts: &TargetOptions,
+) -> Option<(NamedTempFile, Engine<P>, TargetId, FlowId)> {
+    let mut e = engine?;
+    let file = data_file(len);
+    let t = e.open_target(file.path(), opts).unwrap();
+    let f = flow(&mut e, 0, 100);
+    Some((file, e, t, f))
+}
+
+/// [`reader`], or return from the test where io_uring is missing.
+macro_rules! reader_or_skip {
+    ($engine:expr, $len:expr, $opts:expr) => {
+        match reader($engine, $len, $opts) {
+            Some(r) => r,
+            None => return,
+        }
+    };
+}
+
 macro_rules! engine_or_skip {
     ($policy:expr, $depth:expr) => {
         match engine($policy, $depth) {
@@ -40,6 +64,11 @@ macro_rules! engine_or_skip {
             None => return,
         }
     };
+}
+
+/// The policy of that name with its default parameters.
+fn named(name: &str) -> Box<dyn Scheduler> {
+    policy::build(name, &Params::default(), &policy::BuildContext::default()).unwrap()
 }
 
 fn byte_at(pos: u64) -> u8 {
@@ -57,13 +86,7 @@ fn data_file(len: u64) -> NamedTempFile {
 
 fn flow(engine: &mut Engine<impl Scheduler>, id: u32, weight: u32) -> FlowId {
     engine
-        .add_flow(
-            FlowId(id),
-            &FlowConfig {
-                weight,
-                ..FlowConfig::default()
-            },
-        )
+        .add_flow(FlowId(id), &FlowConfig::weighted(weight))
         .unwrap();
     FlowId(id)
 }
@@ -131,13 +154,13 @@ impl<P: Scheduler> Scheduler for Recorder<P> {
     fn queued(&self) -> usize {
         self.inner.queued()
     }
-    fn may_idle(&self) -> bool {
-        self.inner.may_idle()
+    fn capabilities(&self) -> Capabilities {
+        self.inner.capabilities()
     }
 }
 
 fn noop() -> Box<dyn Scheduler> {
-    policy::build("noop", &Params::default()).unwrap()
+    named("noop")
 }
 
 #[test]
@@ -206,7 +229,7 @@ fn bfq_weights_one_to_three_give_shares_near_one_to_three() {
     const KIB: usize = 64;
     let mut params = Params::default();
     params.insert("max_budget", ParamValue::Int(1024));
-    let bfq = policy::build("bfq", &params).unwrap();
+    let bfq = policy::build("bfq", &params, &policy::BuildContext::default()).unwrap();
     let mut e = engine_or_skip!(Recorder::new(bfq), 1);
     let size = (REQS * KIB * 1024) as u64;
     let files = [data_file(size), data_file(size)];
@@ -284,19 +307,21 @@ impl Scheduler for Holder {
     fn queued(&self) -> usize {
         self.queue.len()
     }
-    fn may_idle(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: true,
+            ..Capabilities::default()
+        }
     }
 }
 
 #[test]
 fn an_idling_policy_is_woken_by_its_timeout_and_the_engine_proceeds() {
-    let file = data_file(64 * 1024);
-    let mut e = engine_or_skip!(Holder::default(), 2);
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only())
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
+    let (_file, mut e, t, f) = reader_or_skip!(
+        engine(Holder::default(), 2),
+        64 * 1024,
+        &TargetOptions::read_only()
+    );
     for i in 0..3 {
         e.submit(Submission::read(f, t, i * 4096, AlignedBuf::zeroed(4096)))
             .unwrap();
@@ -324,12 +349,11 @@ fn an_idling_policy_is_woken_by_its_timeout_and_the_engine_proceeds() {
 }
 
 fn short_reads(direct: bool) {
-    let file = data_file(10_000);
-    let mut e = engine_or_skip!(noop(), 4);
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only().direct(direct))
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
+    let (_file, mut e, t, f) = reader_or_skip!(
+        engine(noop(), 4),
+        10_000,
+        &TargetOptions::read_only().direct(direct)
+    );
     let a = e
         .submit(Submission::read(f, t, 8192, AlignedBuf::zeroed(4096)))
         .unwrap();
@@ -366,12 +390,11 @@ fn short_reads_at_end_of_file_direct() {
 
 #[test]
 fn unaligned_buffered_read_at_end_of_file() {
-    let file = data_file(10_000);
-    let mut e = engine_or_skip!(noop(), 1);
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only().direct(false))
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
+    let (_file, mut e, t, f) = reader_or_skip!(
+        engine(noop(), 1),
+        10_000,
+        &TargetOptions::read_only().direct(false)
+    );
     e.submit(Submission::read(f, t, 9000, AlignedBuf::zeroed(2000)))
         .unwrap();
     let done = e.run_until_idle().unwrap();
@@ -464,12 +487,8 @@ fn an_io_error_completes_the_request_and_nothing_panics() {
 
 #[test]
 fn bad_requests_are_refused_at_submission() {
-    let file = data_file(1 << 16);
-    let mut e = engine_or_skip!(noop(), 2);
-    let ro = e
-        .open_target(file.path(), &TargetOptions::read_only())
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
+    let (_file, mut e, ro, f) =
+        reader_or_skip!(engine(noop(), 2), 1 << 16, &TargetOptions::read_only());
     let read = |off, len| Submission::read(f, ro, off, AlignedBuf::zeroed(len));
     assert!(matches!(
         e.submit(Submission::read(FlowId(9), ro, 0, AlignedBuf::zeroed(512))),
@@ -531,12 +550,11 @@ impl Scheduler for BlackHole {
 
 #[test]
 fn a_stalled_policy_is_an_error_not_a_hang() {
-    let file = data_file(4096);
-    let mut e = engine_or_skip!(BlackHole::default(), 1);
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only())
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
+    let (_file, mut e, t, f) = reader_or_skip!(
+        engine(BlackHole::default(), 1),
+        4096,
+        &TargetOptions::read_only()
+    );
     e.submit(Submission::read(f, t, 0, AlignedBuf::zeroed(4096)))
         .unwrap();
     match e.poll(Wait::Any) {
@@ -547,12 +565,8 @@ fn a_stalled_policy_is_an_error_not_a_hang() {
 
 #[test]
 fn dropping_the_engine_with_requests_in_the_kernel_is_safe() {
-    let file = data_file(1 << 20);
-    let mut e = engine_or_skip!(noop(), 16);
-    let t = e
-        .open_target(file.path(), &TargetOptions::read_only())
-        .unwrap();
-    let f = flow(&mut e, 0, 100);
+    let (_file, mut e, t, f) =
+        reader_or_skip!(engine(noop(), 16), 1 << 20, &TargetOptions::read_only());
     for i in 0..64 {
         e.submit(Submission::read(f, t, i * 16384, AlignedBuf::zeroed(16384)))
             .unwrap();
@@ -565,8 +579,7 @@ fn dropping_the_engine_with_requests_in_the_kernel_is_safe() {
 fn every_policy_runs_on_the_engine() {
     let file = data_file(1 << 20);
     for info in policy::POLICIES {
-        let p = policy::build(info.name, &Params::default()).unwrap();
-        let mut e = engine_or_skip!(p, 4);
+        let mut e = engine_or_skip!(named(info.name), 4);
         let t = e
             .open_target(file.path(), &TargetOptions::read_only())
             .unwrap();
@@ -588,14 +601,16 @@ fn every_policy_runs_on_the_engine() {
 #[test]
 fn mclock_limit_paces_a_flow_on_the_engine() {
     let file = data_file(1 << 20);
-    let p = policy::build("mclock", &Params::default()).unwrap();
-    let mut e = engine_or_skip!(p, 4);
+    let mut e = engine_or_skip!(named("mclock"), 4);
     let t = e
         .open_target(file.path(), &TargetOptions::read_only())
         .unwrap();
     let f = FlowId(0);
     let config = FlowConfig {
-        limit_iops: Some(200.0),
+        qos: sluice::Qos {
+            limit_iops: Some(200.0),
+            ..sluice::Qos::default()
+        },
         ..FlowConfig::default()
     };
     e.add_flow(f, &config).unwrap();
@@ -642,23 +657,13 @@ fn merging_engine(max_sectors: u32) -> Option<Engine<Holder>> {
     engine_with(Holder::default(), config)
 }
 
-/// A data file of `len` bytes opened in a merging engine, and one flow.
-fn merging_reader(
-    len: u64,
-    opts: &TargetOptions,
-) -> Option<(NamedTempFile, Engine<Holder>, TargetId, FlowId)> {
-    let file = data_file(len);
-    let mut e = merging_engine(1024)?;
-    let t = e.open_target(file.path(), opts).unwrap();
-    let f = flow(&mut e, 0, 100);
-    Some((file, e, t, f))
-}
-
 #[test]
 fn merged_reads_go_as_one_vectored_read_and_each_original_completes_with_its_data() {
-    let Some((_file, mut e, t, f)) = merging_reader(256 * 1024, &TargetOptions::read_only()) else {
-        return;
-    };
+    let (_file, mut e, t, f) = reader_or_skip!(
+        merging_engine(1024),
+        256 * 1024,
+        &TargetOptions::read_only()
+    );
     // Arrival order 1, 0, 2, 3: a front merge, then back merges, into one
     // 16 KiB read.
     let ids: Vec<RequestId> = [1u64, 0, 2, 3]
@@ -723,10 +728,11 @@ fn merged_writes_land_where_each_original_said() {
 #[test]
 fn a_short_merged_read_gives_each_original_its_part() {
     // The file ends inside the second of three merged 4 KiB reads.
-    let Some((_file, mut e, t, f)) = merging_reader(4096 + 1000, &TargetOptions::read_only())
-    else {
-        return;
-    };
+    let (_file, mut e, t, f) = reader_or_skip!(
+        merging_engine(1024),
+        4096 + 1000,
+        &TargetOptions::read_only()
+    );
     for k in 0..3u64 {
         e.submit(Submission::read(f, t, k * 4096, AlignedBuf::zeroed(4096)))
             .unwrap();
@@ -742,11 +748,11 @@ fn a_short_merged_read_gives_each_original_its_part() {
 fn merged_parts_with_a_gap_between_their_bytes_go_one_sqe_each() {
     // Sectors 0 and 1 are contiguous, but the first read covers only bytes
     // 0..100 of its sector: no vectored read can serve both.
-    let Some((_file, mut e, t, f)) =
-        merging_reader(64 * 1024, &TargetOptions::read_only().direct(false))
-    else {
-        return;
-    };
+    let (_file, mut e, t, f) = reader_or_skip!(
+        merging_engine(1024),
+        64 * 1024,
+        &TargetOptions::read_only().direct(false)
+    );
     e.submit(Submission::read(f, t, 0, AlignedBuf::zeroed(100)))
         .unwrap();
     e.submit(Submission::read(f, t, 512, AlignedBuf::zeroed(512)))

@@ -8,43 +8,11 @@ use rand_pcg::Pcg64Mcg;
 use sluice::metrics::FlowMetrics;
 use sluice::{Duration, Instant};
 
+use crate::action::{Actions, Issue};
 use crate::distribution::{Distribution, Sampler};
 use crate::replay::StartupReplay;
 use crate::rng;
 use crate::spec::{FileService, FlowKind, FlowSpec, PoolSpec, TraceSpec, VideoSpec};
-
-/// A request a flow wants issued.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Issue {
-    /// The flow's thread that issues it (one scheduler flow each).
-    pub thread: u32,
-    /// Continues the previous issue's application request (a fragment).
-    pub continues: bool,
-    /// First sector.
-    pub sector: u64,
-    /// Length in sectors.
-    pub sectors: u32,
-    /// A write (else a read).
-    pub write: bool,
-    /// Synchronous: the application waits for it.
-    pub sync: bool,
-    /// A buffered writer's fsync() after this write (`fsync_every`): it
-    /// completes once its file's dirty data is on the disk.
-    pub flush: bool,
-}
-
-/// What a flow asks of the engine after an event.
-#[derive(Debug, Default)]
-pub struct Actions {
-    /// The flow starts over as new processes: its threads get fresh
-    /// scheduler flows before `issues` go out (an application started again
-    /// is a new process, and a scheduler sees it as a new queue).
-    pub new_process: bool,
-    /// Requests to issue, in order.
-    pub issues: Vec<Issue>,
-    /// Times at which the flow wants to be woken.
-    pub wakes: Vec<Instant>,
-}
 
 /// A flow's running state.
 pub struct Flow {
@@ -216,19 +184,18 @@ impl Flow {
             .pool_weights()
             .get(thread as usize)
             .copied()
-            .unwrap_or(self.spec.weight)
+            .unwrap_or(self.spec.qos.weight)
     }
 
     /// How one of the flow's threads registers with a scheduler: its
     /// weight and the flow's class.
     pub fn thread_config(&self, thread: u32) -> sluice::FlowConfig {
         sluice::FlowConfig {
-            weight: self.thread_weight(thread),
+            qos: sluice::Qos {
+                weight: self.thread_weight(thread),
+                ..self.spec.qos
+            },
             class: self.spec.class,
-            reservation_iops: self.spec.reservation_iops,
-            limit_iops: self.spec.limit_iops,
-            limit_mb_s: self.spec.limit_mb_s,
-            burst: self.spec.burst,
             group: self.spec.group,
         }
     }

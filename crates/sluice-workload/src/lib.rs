@@ -19,7 +19,7 @@
 //!     kind: FlowKind::Greedy(GreedyPattern::RandRead),
 //!     request_sectors: 8,
 //!     file_sectors: 1 << 20,
-//!     weight: 100,
+//!     qos: sluice::Qos::weighted(100),
 //!     outstanding: 2,
 //!     requests: Some(10),
 //!     ..FlowSpec::default()
@@ -30,6 +30,7 @@
 //! assert_eq!(act.issues.len(), 2);
 //! ```
 
+mod action;
 pub mod distribution;
 mod error;
 mod flow;
@@ -39,12 +40,12 @@ mod spec;
 pub mod startup;
 pub mod trace;
 
+pub use action::{Actions, Issue};
 pub use distribution::Distribution;
 pub use error::{Error, Result};
-pub use flow::{Actions, Flow, Issue};
-pub use replay::{Replay, THREAD_FILE_SECTORS};
+pub use flow::Flow;
 pub use spec::{
-    FileService, FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, StartupSpec, TraceSpec,
-    VideoSpec,
+    FileService, FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, Replay, StartupSpec,
+    TraceSpec, VideoSpec,
 };
-pub use startup::{StartupRecord, StartupTrace};
+pub use startup::{StartupRecord, StartupTrace, THREAD_FILE_SECTORS};

@@ -22,39 +22,9 @@ use rand::Rng;
 use rand_pcg::Pcg64Mcg;
 use sluice::{Duration, Instant};
 
-use crate::flow::{Actions, Issue};
-use crate::spec::{FlowSpec, StartupSpec};
-use crate::startup::{StartupRecord, StartupTrace};
-
-/// How a start-up trace becomes I/O.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Replay {
-    /// As the S suite's replay tool issues it (the paper's measurements).
-    #[default]
-    SSuite,
-    /// As recorded: gaps slept, recorded sectors, independent threads.
-    Recorded,
-}
-
-impl Replay {
-    /// Every mode with its scenario name.
-    pub const ALL: [(&'static str, Replay); 2] =
-        [("s-suite", Replay::SSuite), ("recorded", Replay::Recorded)];
-
-    /// The mode a scenario file names (`s-suite`, `recorded`).
-    pub fn parse(s: &str) -> Option<Replay> {
-        Self::ALL.iter().find(|m| m.0 == s).map(|m| m.1)
-    }
-
-    /// The name a scenario file gives the mode.
-    pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|m| m.1 == self).map_or("", |m| m.0)
-    }
-}
-
-/// Sectors of each thread's file in an s-suite replay: the tool's
-/// 20,000,000-byte file, in whole 512-byte sectors.
-pub const THREAD_FILE_SECTORS: u64 = 20_000_000 / 512;
+use crate::action::{Actions, Issue};
+use crate::spec::{FlowSpec, Replay, StartupSpec};
+use crate::startup::{StartupRecord, StartupTrace, THREAD_FILE_SECTORS};
 
 /// One thread of the application in the current run.
 #[derive(Clone, Copy, Debug, Default)]

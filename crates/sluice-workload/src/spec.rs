@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use sluice::{Duration, Instant};
 
-use crate::replay::Replay;
 use crate::startup::StartupTrace;
 
 /// How a flow generates requests.
@@ -88,7 +87,7 @@ impl FlowSpec {
             FlowKind::Trace(t) => t.requests.iter().any(|r| r.write),
             // A recorded replay issues the trace's writes as writes.
             FlowKind::Startup(st) => {
-                st.replay == crate::Replay::Recorded && st.trace.records.iter().any(|r| r.write)
+                st.replay == Replay::Recorded && st.trace.records.iter().any(|r| r.write)
             }
             FlowKind::Video(_) => false,
         }
@@ -138,9 +137,12 @@ pub struct FlowSpec {
     pub file_start: u64,
     /// Length of the flow's file.
     pub file_sectors: u64,
-    /// The scheduler weight of the flow's threads (pool flows weigh each
-    /// queue with their own weights).
-    pub weight: u32,
+    /// What each of the flow's threads is owed and allowed: its weight
+    /// (pool flows weigh each queue with their own weights), reservation
+    /// (`reservation_iops`, `mclock`'s r_i), rate caps (`limit_iops`, a
+    /// token bucket under every policy but `mclock`; `limit_mb_s`) and their
+    /// burst (`burst_ms`; `None` = the policy's default).
+    pub qos: sluice::Qos,
     /// When the flow starts.
     pub start: Instant,
     /// Pause between a completion and the next issue (or, for a paced
@@ -163,16 +165,6 @@ pub struct FlowSpec {
     /// Straight to the disk, as O_DIRECT (the default); false goes through
     /// the host's page cache (`direct = false`).
     pub direct: bool,
-    /// Reserved rate, IOPS (`reservation_iops`; the `mclock` policy's
-    /// r_i), given to each of the flow's threads.
-    pub reservation_iops: Option<f64>,
-    /// Rate cap, IOPS (`limit_iops`), given to each of the flow's threads:
-    /// `mclock`'s l_i, a token bucket under every other policy.
-    pub limit_iops: Option<f64>,
-    /// Rate cap, MB/s (`limit_mb_s`), given to each of the flow's threads.
-    pub limit_mb_s: Option<f64>,
-    /// The limits' burst (`burst_ms`; `None` = the policy's default).
-    pub burst: Option<Duration>,
     /// The index of the flow's group among the scenario's groups.
     pub group: Option<u32>,
     /// Where random offsets fall (`random_distribution`; uniform by
@@ -236,7 +228,7 @@ impl Default for FlowSpec {
             request_sectors: 0,
             file_start: 0,
             file_sectors: 0,
-            weight: 0,
+            qos: sluice::Qos::weighted(0),
             start: Instant::ZERO,
             think: Duration::ZERO,
             outstanding: 0,
@@ -245,10 +237,6 @@ impl Default for FlowSpec {
             fragment_sectors: None,
             rate_interval: None,
             direct: true,
-            reservation_iops: None,
-            limit_iops: None,
-            limit_mb_s: None,
-            burst: None,
             group: None,
             distribution: crate::Distribution::Uniform,
             fsync_every: None,
@@ -365,4 +353,30 @@ pub struct TraceSpec {
     pub requests: Arc<Vec<crate::trace::Request>>,
     /// Recorded arrivals or as fast as `outstanding` allows.
     pub timing: crate::trace::Timing,
+}
+
+/// How a start-up trace becomes I/O.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replay {
+    /// As the S suite's replay tool issues it (the paper's measurements).
+    #[default]
+    SSuite,
+    /// As recorded: gaps slept, recorded sectors, independent threads.
+    Recorded,
+}
+
+impl Replay {
+    /// Every mode with its scenario name.
+    pub const ALL: [(&'static str, Replay); 2] =
+        [("s-suite", Replay::SSuite), ("recorded", Replay::Recorded)];
+
+    /// The mode a scenario file names (`s-suite`, `recorded`).
+    pub fn parse(s: &str) -> Option<Replay> {
+        Self::ALL.iter().find(|m| m.0 == s).map(|m| m.1)
+    }
+
+    /// The name a scenario file gives the mode.
+    pub fn name(self) -> &'static str {
+        Self::ALL.iter().find(|m| m.1 == self).map_or("", |m| m.0)
+    }
 }

@@ -8,7 +8,6 @@ use sluice::Duration;
 use sluice_input::{Kind, Problem};
 
 use crate::error::{Error, Result};
-use crate::replay::THREAD_FILE_SECTORS;
 
 /// The traces shipped with sluice: xterm and gnome-terminal from the S
 /// suite (GPL-2.0, see `data/startup/COPYING`), and bash, which the BFQ
@@ -171,6 +170,10 @@ impl StartupTrace {
         self.records.iter().map(|r| u64::from(r.sectors)).sum()
     }
 }
+
+/// Sectors of each thread's file in an s-suite replay: the tool's
+/// 20,000,000-byte file, in whole 512-byte sectors.
+pub const THREAD_FILE_SECTORS: u64 = 20_000_000 / 512;
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,7 @@ mod located;
 #[cfg(feature = "metrics")]
 pub mod metrics;
 pub mod policy;
+mod qos;
 pub mod rng;
 mod scheduler;
 #[cfg(any(test, feature = "testkit"))]
@@ -32,8 +33,10 @@ pub use driver::{Completion, Driver, LastAnswer, DEFAULT_MAX_REQUEST_SECTORS};
 pub use error::Error;
 pub use idhash::{IdMap, SlotIds};
 pub use located::LocatedError;
+pub use qos::Qos;
 pub use scheduler::{
-    ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
+    Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
+    Service,
 };
 pub use time::{Duration, Instant, NS_PER_MS, NS_PER_S, NS_PER_US};
 pub use types::{Direction, FlowId, Request, RequestId, SECTOR_BYTES};

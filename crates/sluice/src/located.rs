@@ -89,10 +89,14 @@ mod tests {
 
     #[test]
     fn a_policy_error_keeps_its_message() {
-        let p: LocatedError = crate::policy::build("nope", &Default::default())
-            .err()
-            .unwrap()
-            .into();
+        let p: LocatedError = crate::policy::build(
+            "nope",
+            &Default::default(),
+            &crate::policy::BuildContext::default(),
+        )
+        .err()
+        .unwrap()
+        .into();
         assert!(p.to_string().starts_with("unknown policy 'nope'"), "{p}");
     }
 }

@@ -1,6 +1,8 @@
 //! The scheduler interface: the contract between a policy and its driver.
 
 use crate::error::Error;
+use crate::policy::PolicyStats;
+use crate::qos::Qos;
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
@@ -50,52 +52,32 @@ impl Service {
 }
 
 /// Per-flow settings a driver gives a policy when the flow appears.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct FlowConfig {
-    /// Proportional-share weight, 1..=1000 (default 100).
-    pub weight: u32,
-    /// Class or group the flow belongs to (VIOS's OS instance, BFQ's cgroup);
-    /// `None` = the default class.
+    /// Its weight, reservation and limits (limits hold under every policy
+    /// [`crate::policy::build`] returns).
+    pub qos: Qos,
+    /// Class the flow belongs to (VIOS's OS instance); `None` = the
+    /// default class.
     pub class: Option<u32>,
-    /// Reserved rate, IOPS (mClock's r_i): the minimum the flow is owed
-    /// whenever it is backlogged. `None` = no reservation. Only `mclock`
-    /// reads it; every other policy ignores it.
-    pub reservation_iops: Option<f64>,
-    /// Rate cap, IOPS (mClock's l_i): the most the flow is served. `None` =
-    /// no limit. `mclock` enforces it with its limit tags; under every
-    /// other policy [`crate::policy::Hierarchy`] holds the flow's requests
-    /// back in a token bucket.
-    pub limit_iops: Option<f64>,
-    /// Rate cap, MB/s (10^6 bytes), enforced by a token bucket in
-    /// [`crate::policy::Hierarchy`] under every policy. `None` = no limit.
-    pub limit_mb_s: Option<f64>,
-    /// How much a limited flow may run ahead of its rate after a pause: the
-    /// token bucket holds this much time's worth of its limits. `None` =
-    /// [`crate::policy::DEFAULT_BURST`].
-    pub burst: Option<Duration>,
-    /// The group the flow belongs to, an index into the groups given to
-    /// [`crate::policy::Hierarchy`]; `None` = directly under the root.
+    /// The group the flow belongs to, an index into the build context's
+    /// groups ([`crate::policy::BuildContext::groups`]); `None` = directly
+    /// under the root.
     pub group: Option<u32>,
 }
 
-impl Default for FlowConfig {
-    fn default() -> Self {
+impl FlowConfig {
+    /// A flow with `weight`, nothing else set.
+    pub fn weighted(weight: u32) -> Self {
         FlowConfig {
-            weight: 100,
-            class: None,
-            reservation_iops: None,
-            limit_iops: None,
-            limit_mb_s: None,
-            burst: None,
-            group: None,
+            qos: Qos::weighted(weight),
+            ..FlowConfig::default()
         }
     }
-}
 
-impl FlowConfig {
     /// Whether the flow has a rate cap of either kind.
     pub fn is_limited(&self) -> bool {
-        self.limit_iops.is_some() || self.limit_mb_s.is_some()
+        self.qos.is_limited()
     }
 }
 
@@ -276,34 +258,36 @@ pub trait Scheduler {
     /// Requests held by the policy (added, not yet dispatched).
     fn queued(&self) -> usize;
 
-    /// Counters the policy wants reported (e.g. DOR's sequence lengths),
-    /// as (name, value) pairs; drivers print them with the results.
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        Vec::new()
+    /// Counters the policy wants reported (e.g. DOR's sequence lengths);
+    /// hosts put their [`PolicyStats::entries`] in their results.
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::None
     }
 
-    /// Whether the policy may keep the device idle while it holds requests
-    /// (BFQ, CFQ idle; FIFO, C-LOOK, SSTF never do). Drivers and tests use
-    /// it to check work conservation.
-    fn may_idle(&self) -> bool {
-        false
+    /// What the policy does beyond the call protocol: a value, so wrappers
+    /// pass it on whole instead of forwarding one probe per property.
+    fn capabilities(&self) -> Capabilities {
+        Capabilities::default()
     }
+}
 
-    /// Whether the policy enforces [`FlowConfig::limit_iops`] itself
-    /// (`mclock`'s limit tags). [`crate::policy::Hierarchy`] then leaves
-    /// IOPS limits to it and only throttles MB/s limits.
-    fn enforces_iops_limits(&self) -> bool {
-        false
-    }
-
-    /// The host's cost model (a scenario's `[cost]`), for policies set to
-    /// charge by it (`charge = "cost"`); others ignore it.
-    fn set_cost_model(&mut self, _model: &crate::charge::LinearCost) {}
+/// What a policy does beyond the call protocol (all `false` by default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// The policy may keep the device idle while it holds requests (BFQ,
+    /// CFQ idle; FIFO, C-LOOK, SSTF never do). Drivers and tests use it to
+    /// check work conservation.
+    pub may_idle: bool,
+    /// The policy enforces [`Qos::limit_iops`](crate::Qos::limit_iops) itself (`mclock`'s
+    /// limit tags): [`crate::policy::Hierarchy`] then leaves IOPS limits to
+    /// it and only throttles MB/s limits.
+    pub enforces_iops_limits: bool,
 }
 
 /// A boxed or borrowed policy is a policy: `Driver<Box<dyn Scheduler>>`
 /// drives one chosen by name at run time, `Driver<&mut dyn Scheduler>` one
-/// the caller keeps.
+/// the caller keeps. A method left out here would silently fall back to the
+/// trait's default: `tests::every_method_is_forwarded` fails when one is.
 macro_rules! forward_scheduler {
     ($($ty:ty),*) => {$(
 impl<S: Scheduler + ?Sized> Scheduler for $ty {
@@ -348,20 +332,53 @@ impl<S: Scheduler + ?Sized> Scheduler for $ty {
     fn queued(&self) -> usize {
         (**self).queued()
     }
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         (**self).stats()
     }
-    fn may_idle(&self) -> bool {
-        (**self).may_idle()
-    }
-    fn enforces_iops_limits(&self) -> bool {
-        (**self).enforces_iops_limits()
-    }
-    fn set_cost_model(&mut self, model: &crate::charge::LinearCost) {
-        (**self).set_cost_model(model)
+    fn capabilities(&self) -> Capabilities {
+        (**self).capabilities()
     }
 }
     )*};
 }
 
 forward_scheduler!(Box<S>, &mut S);
+
+#[cfg(test)]
+mod tests {
+    /// The `fn` names in the first block of `source` that starts with
+    /// `opening` (up to the first line that is a lone `}` at its depth).
+    fn methods(source: &str, opening: &str) -> Vec<String> {
+        let start = source.find(opening).expect("the block is in the source");
+        let block = &source[start..];
+        let end = block.find("\n}").expect("the block ends");
+        let mut names: Vec<String> = block[..end]
+            .split("fn ")
+            .skip(1)
+            .map(|rest| {
+                rest.chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect()
+            })
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Every trait method has a forwarding body for `Box<S>` and `&mut S`:
+    /// one left out would answer with the trait's default for a boxed policy.
+    #[test]
+    fn every_method_is_forwarded() {
+        let source = include_str!("scheduler.rs");
+        let declared = methods(source, "pub trait Scheduler {");
+        let forwarded = methods(source, "macro_rules! forward_scheduler {");
+        assert!(declared.len() >= 14, "{declared:?}");
+        assert_eq!(declared, forwarded);
+        let limited = include_str!("policy/hierarchy/limited.rs");
+        let passed_on = methods(
+            limited,
+            "impl<S: Scheduler + 'static> Scheduler for Limited<S> {",
+        );
+        assert_eq!(declared, passed_on, "Limited");
+    }
+}

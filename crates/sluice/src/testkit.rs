@@ -298,9 +298,8 @@ impl<P: Scheduler> Testbed<P> {
     pub fn flow_in(&mut self, flow: u32, weight: u32, class: Option<u32>) {
         if self.flows.insert(flow) {
             let cfg = FlowConfig {
-                weight,
                 class,
-                ..FlowConfig::default()
+                ..FlowConfig::weighted(weight)
             };
             self.driver.add_flow(self.now, FlowId(flow), &cfg);
         }
@@ -656,7 +655,7 @@ impl<P: Scheduler> Testbed<P> {
         match self.driver.last_answer() {
             LastAnswer::Idle => {
                 assert!(
-                    self.driver.policy().may_idle(),
+                    self.driver.policy().capabilities().may_idle,
                     "{name}: idles but says it never does"
                 );
                 let until = self.driver.poll_timeout();

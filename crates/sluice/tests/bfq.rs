@@ -12,7 +12,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
-use sluice::policy::{build, ParamValue, Params};
+use sluice::policy::{build, BuildContext, ParamValue, Params};
 use sluice::testkit::{at_ms, Op, Testbed};
 use sluice::{Duration, Instant, Request, Scheduler};
 
@@ -79,7 +79,10 @@ fn params() -> impl Strategy<Value = Params> {
 }
 
 fn run_testbed(name: &str, params: &Params, depth: usize, script: &[Op]) {
-    let mut tb = Testbed::new(build(name, params).unwrap(), depth);
+    let mut tb = Testbed::new(
+        build(name, params, &BuildContext::default()).unwrap(),
+        depth,
+    );
     for op in script {
         tb.step(op);
     }
@@ -247,7 +250,7 @@ proptest! {
     #[test]
     fn backlogged_flows_never_lag_their_fluid_share_beyond_the_bound(sc in scenario()) {
         for name in ["bfq", "bfq+"] {
-            let s = build(name, &fair_params(name)).unwrap();
+            let s = build(name, &fair_params(name), &BuildContext::default()).unwrap();
             if let Err(e) = check_fairness(s, &sc, &sc.weights) {
                 return Err(TestCaseError::fail(format!("{name}: {e}")));
             }
@@ -265,11 +268,11 @@ fn the_fairness_check_rejects_wrong_weights() {
         steps: 3000,
     };
     for name in ["bfq", "bfq+"] {
-        let s = build(name, &fair_params(name)).unwrap();
+        let s = build(name, &fair_params(name), &BuildContext::default()).unwrap();
         let err = check_fairness(s, &sc, &[100, 100]).unwrap_err();
         assert!(err.contains("flow 1"), "{err}");
         // With the right weights the same scenario passes.
-        let s = build(name, &fair_params(name)).unwrap();
+        let s = build(name, &fair_params(name), &BuildContext::default()).unwrap();
         check_fairness(s, &sc, &sc.weights).unwrap();
     }
 }
@@ -283,7 +286,7 @@ fn the_bound_is_within_a_small_factor_of_the_observed_lag() {
         sizes: vec![vec![256], vec![8, 200], vec![100]],
         steps: 5000,
     };
-    let s = build("bfq", &fair_params("bfq")).unwrap();
+    let s = build("bfq", &fair_params("bfq"), &BuildContext::default()).unwrap();
     let worst = check_fairness(s, &sc, &sc.weights).unwrap();
     // Observed: about 1900 of 4352 sectors.
     assert!(worst > lag_bound(256) / 4.0, "worst lag {worst}");
@@ -345,7 +348,10 @@ fn video_among_random_readers(name: &str) -> (f64, f64) {
     // random readers keep for a round the timestamps they got with raised
     // weights: frames issued in the first 20 s are not counted.
     let warmup = at_ms(20_000);
-    let mut tb = Testbed::new(build(name, &Params::default()).unwrap(), 1);
+    let mut tb = Testbed::new(
+        build(name, &Params::default(), &BuildContext::default()).unwrap(),
+        1,
+    );
     for f in 0..=10 {
         tb.flow(f, 100);
     }

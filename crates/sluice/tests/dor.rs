@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
-use sluice::policy::{build, Dor, DorParams, ParamValue, Params};
+use sluice::policy::{build, BuildContext, Dor, DorParams, ParamValue, Params};
 use sluice::testkit::{Op, Testbed};
 use sluice::{Duration, Scheduler};
 
@@ -117,7 +117,7 @@ proptest! {
         p.insert("base", ParamValue::Int(base));
         p.insert("m_dmo", ParamValue::Float(m_dmo));
         p.insert("m_qos", ParamValue::Float(m_qos));
-        run(build("dor", &p).unwrap(), depth, &weights, &script);
+        run(build("dor", &p, &BuildContext::default()).unwrap(), depth, &weights, &script);
     }
 }
 
@@ -145,8 +145,8 @@ fn dor_expands_the_base_sequence_on_a_crowded_queue() {
 fn unknown_dor_parameters_are_rejected() {
     let mut p = Params::default();
     p.insert("m_qoss", ParamValue::Float(1.0));
-    assert!(build("dor", &p).is_err());
+    assert!(build("dor", &p, &BuildContext::default()).is_err());
     let mut p = Params::default();
     p.insert("m_qos", ParamValue::Float(-1.0));
-    assert!(build("dor", &p).is_err());
+    assert!(build("dor", &p, &BuildContext::default()).is_err());
 }

@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
-use sluice::policy::{build, GroupConfig, Hierarchy, Params, POLICIES};
+use sluice::policy::{build, BuildContext, GroupConfig, Hierarchy, Params, POLICIES};
 use sluice::testkit::{FlatDevice, Op, Testbed};
 use sluice::{
     CostModel, Decision, DeviceView, Duration, FlowConfig, Instant, Request, Scheduler, Service,
@@ -61,8 +61,17 @@ struct Run {
     fill: Vec<(usize, usize)>,
 }
 
+/// A build context with `groups` and the default charge model.
+fn in_groups(groups: &[GroupConfig]) -> BuildContext {
+    BuildContext {
+        groups: groups.to_vec(),
+        ..BuildContext::default()
+    }
+}
+
 fn build_policy(name: &str) -> Box<dyn Scheduler> {
-    build(name, &Params::default()).unwrap_or_else(|e| panic!("building {name}: {e}"))
+    build(name, &Params::default(), &BuildContext::default())
+        .unwrap_or_else(|e| panic!("building {name}: {e}"))
 }
 
 /// Run `script` through a testbed at the given device depth, then drain.
@@ -329,15 +338,18 @@ fn config() -> ProptestConfig {
 /// root, outer and inner group, flow 4 limited to 200 IOPS.
 fn run_in_tree(name: &str, depth: usize, script: &[Op]) -> Run {
     let mut inner = GroupConfig::new("inner", Some(0), 100);
-    inner.limit_iops = Some(300.0);
+    inner.qos.limit_iops = Some(300.0);
     let groups = [GroupConfig::new("outer", None, 300), inner];
-    let tree = Hierarchy::new(name, &Params::default(), &groups)
+    let tree = Hierarchy::new(name, &Params::default(), &in_groups(&groups))
         .unwrap_or_else(|e| panic!("building {name} in a tree: {e}"));
     let mut tb = Testbed::new(Box::new(tree) as Box<dyn Scheduler>, depth);
     for flow in 0..8u32 {
         let cfg = FlowConfig {
+            qos: sluice::Qos {
+                limit_iops: (flow == 4).then_some(200.0),
+                ..sluice::Qos::default()
+            },
             group: [None, Some(0), Some(1)][flow as usize % 3],
-            limit_iops: (flow == 4).then_some(200.0),
             ..FlowConfig::default()
         };
         tb.flow_config(flow, &cfg);
@@ -365,7 +377,7 @@ fn run_tree_merging(name: &str, depth: usize, script: &[Op]) -> (Vec<Request>, u
         GroupConfig::new("outer", None, 300),
         GroupConfig::new("inner", Some(0), 100),
     ];
-    let tree = Hierarchy::new(name, &Params::default(), &groups).unwrap();
+    let tree = Hierarchy::new(name, &Params::default(), &in_groups(&groups)).unwrap();
     let mut tb = Testbed::new(Box::new(tree) as Box<dyn Scheduler>, depth).with_merging(32);
     for flow in 0..3u32 {
         let cfg = FlowConfig {

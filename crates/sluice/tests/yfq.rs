@@ -23,7 +23,7 @@
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
 
-use sluice::policy::{build, ParamValue, Params};
+use sluice::policy::{build, BuildContext, ParamValue, Params};
 use sluice::testkit::{Op, Testbed};
 use sluice::{Duration, Request, RequestId, Scheduler};
 
@@ -104,7 +104,7 @@ fn fair_run(
     sizes: [&[u32]; 2],
     third: &[Option<u32>],
 ) -> Vec<(usize, u64)> {
-    let mut tb = Testbed::new(build("yfq", params).unwrap(), 1);
+    let mut tb = Testbed::new(build("yfq", params, &BuildContext::default()).unwrap(), 1);
     for (f, &weight) in w.iter().enumerate() {
         tb.flow(f as u32, weight);
     }
@@ -267,7 +267,7 @@ proptest! {
         p.insert("shared_fragment_tags", ParamValue::Bool(shared_fragment_tags));
         // At most b (b + 1 with overlap) outstanding.
         let limit = batch as usize + usize::from(overlap);
-        run_fragmented(build("yfq", &p).unwrap(), depth, limit, &ops)
+        run_fragmented(build("yfq", &p, &BuildContext::default()).unwrap(), depth, limit, &ops)
             .map_err(TestCaseError::fail)?;
     }
 
@@ -282,7 +282,7 @@ proptest! {
             let mut p = Params::default();
             p.insert("pipeline", ParamValue::Int(pipeline));
             p.insert("cscan", ParamValue::Bool(cscan));
-            run_fragmented(build(name, &p).unwrap(), depth, pipeline as usize, &ops)
+            run_fragmented(build(name, &p, &BuildContext::default()).unwrap(), depth, pipeline as usize, &ops)
                 .map_err(TestCaseError::fail)?;
         }
     }
@@ -296,7 +296,7 @@ fn yfq_with_grouping_and_tie_break_keeps_a_large_request_together() {
     p.insert("batch", ParamValue::Int(4));
     p.insert("tie_break", ParamValue::Bool(true));
     p.insert("group", ParamValue::Int(5));
-    let mut tb = Testbed::new(build("yfq", &p).unwrap(), 8);
+    let mut tb = Testbed::new(build("yfq", &p, &BuildContext::default()).unwrap(), 8);
     for (flow, base) in [(0u32, 0u64), (1, 1 << 30)] {
         assert_eq!(add_split(&mut tb, flow, base, 512).len(), 4);
     }

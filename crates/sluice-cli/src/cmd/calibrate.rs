@@ -6,6 +6,18 @@ use std::path::PathBuf;
 use anyhow::Result;
 use sluice_real::calibrate::{calibrate, CalibrateOptions, Calibration};
 
+use super::run::with_flags;
+
+/// The library's option names with `calibrate`'s flags (a probe is a
+/// run: its errors may name a run's options too).
+const FLAGS: &[(&str, &str)] = &[
+    ("dir", "--dir"),
+    ("device", "--device"),
+    ("allow_writes", "--allow-writes"),
+    ("seconds", "--seconds"),
+    ("file_mib", "--file-mib"),
+];
+
 use crate::output::create_output;
 
 /// Measure the linear cost model (`[cost]`) of the device under a folder
@@ -109,9 +121,10 @@ pub(crate) fn run(args: Args) -> Result<()> {
             for p in [&args.output, &args.io_properties].into_iter().flatten() {
                 let _ = std::fs::remove_file(p);
             }
-            return Err(e);
+            return Err(with_flags(e, FLAGS));
         }
     };
+    super::run::print_warnings(&c.warnings, super::run::FLAGS);
     let target = match (&args.dir, &args.device) {
         (Some(d), _) => format!("--dir {}", d.display()),
         (_, Some(d)) => format!("--device {}", d.display()),

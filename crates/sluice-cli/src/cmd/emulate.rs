@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use sluice_device::InternalOrder;
+use sluice_emulate::Unmount;
 
 /// Serve a modelled drive as a file through FUSE: DIR/disk.img, whose
 /// every read and write completes when sluice's model of the drive
@@ -68,18 +69,60 @@ pub(crate) fn run(args: Args) -> Result<()> {
     // The mount outlives a killed emulator (a dead FUSE mount): written
     // down so that `sluice clean` unmounts it.
     let journal = sluice_real::journal::Journal::begin("emulate")?;
+    super::run::print_warnings(&journal.take_warnings(), &[]);
     let mounted = journal.record(sluice_real::journal::Change::Mount {
         path: std::path::absolute(&args.mount).unwrap_or_else(|_| args.mount.clone()),
     })?;
-    sluice_emulate::run_until_signal(&sluice_emulate::Options {
+    let opts = sluice_emulate::Options {
         queue_depth: args.queue_depth,
         internal: args.internal.into(),
         ..sluice_emulate::Options::new(
-            sluice_emulate::model(args.preset.as_deref(), args.diskspecs.as_deref())?,
-            sluice_emulate::gib_bytes(args.size_gib)?,
+            sluice_emulate::model(args.preset.as_deref(), args.diskspecs.as_deref())
+                .map_err(flags)?,
+            sluice_emulate::gib_bytes(args.size_gib).map_err(flags)?,
             args.mount,
         )
-    })?;
+    };
+    let served = sluice_emulate::run_until_signal(&opts, |emu| {
+        eprintln!(
+            "sluice emulate: {} ({} GiB of a {}, queue depth {}, {} order) — stop with Ctrl-C or SIGTERM",
+            emu.disk_path().display(),
+            opts.size_bytes as f64 / (1u64 << 30) as f64,
+            opts.model.name(),
+            opts.depth().unwrap_or_default(),
+            format!("{:?}", opts.internal).to_lowercase(),
+        );
+    })
+    .map_err(flags)?;
+    let dir = opts.mount.display();
+    eprintln!(
+        "sluice emulate: served {} requests; {}",
+        served.requests,
+        match (served.signal, served.unmount) {
+            (None, _) => format!("{dir} was unmounted from outside"),
+            (Some(_), Unmount::Clean) => format!("unmounted {dir}"),
+            (Some(_), Unmount::Lazy) => format!(
+                "{dir} was still in use (a loop device still attached?): detached it lazily; \
+                 its users now get I/O errors"
+            ),
+        }
+    );
     journal.undone(mounted);
     Ok(())
+}
+
+/// The emulator's option names, which its errors give in backquotes, with
+/// this command's flags.
+const FLAGS: &[(&str, &str)] = &[
+    ("preset", "--preset"),
+    ("diskspecs", "--diskspecs"),
+    ("size_gib", "--size-gib"),
+    ("size_bytes", "--size-gib"),
+    ("mount", "--mount"),
+    ("queue_depth", "--queue-depth"),
+];
+
+/// An emulator error, naming this command's flags.
+fn flags(e: sluice_emulate::Error) -> anyhow::Error {
+    anyhow::anyhow!(super::run::flag_names(&e.0, FLAGS))
 }

@@ -242,7 +242,9 @@ fn fio(given: &Args) -> Result<String> {
                 log_requests: false,
                 progress: Some(crate::progress::RunBar::shared()),
             },
-        )?;
+        )
+        .map_err(|e| crate::cmd::run::failed(e, crate::cmd::run::FLAGS))?;
+        crate::cmd::run::print_warnings(&r.warnings, crate::cmd::run::FLAGS);
         how = format!(
             "sluice fio --run, {scheduler} over io_uring on {}",
             r.engine.target

@@ -93,7 +93,9 @@ impl From<&Args> for kernel::Options {
 pub(crate) fn run(args: Args) -> Result<()> {
     // Opened first: a bad path fails before the run.
     let log = crate::output::RequestLogFile::create(args.log_requests.as_deref())?;
-    let r = kernel::kernel(&kernel::Options::from(&args))?;
+    let r = kernel::kernel(&kernel::Options::from(&args))
+        .map_err(|e| super::run::failed(e, super::run::FLAGS))?;
+    super::run::print_warnings(&r.warnings, super::run::FLAGS);
     log.write(r.request_log.as_ref())?;
     emit(args.json, &r, table::run)
 }

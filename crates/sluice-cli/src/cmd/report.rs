@@ -1,10 +1,9 @@
-//! `sluice report`: results drawn as one HTML page (`crate::report`).
+//! `sluice report`: results drawn as one HTML page (`sluice_report`).
 
 use std::path::PathBuf;
 
 use anyhow::Result;
-
-use crate::report;
+use sluice_report::Error;
 
 /// Draw results as one self-contained HTML page: latency CDFs,
 /// throughput over time, shares against weights, for `repro` results the
@@ -24,5 +23,10 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
-    report::report(&args.results, &args.output)
+    sluice_report::write_report(&args.results, &args.output).map_err(|e| match e {
+        // Refused (exit 2), as every output sluice will not overwrite.
+        Error::OutputExists(_) => sluice_real::Refused(format!("-o {e}")).into(),
+        Error::Output { .. } => anyhow::anyhow!("-o {e}"),
+        e => e.into(),
+    })
 }

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use sluice_real::DataError;
+use sluice_real::{DataError, Refused};
 
 use crate::output::emit;
 use crate::{run, table};
@@ -84,12 +84,95 @@ pub(crate) fn run(args: Args) -> Result<()> {
     crate::output::refuse_fio_job(&args.scenario)?;
     // Opened first: a bad path fails before the run.
     let log = crate::output::RequestLogFile::create(args.log_requests.as_deref())?;
-    let r = run::run(&run::Options::from(&args))?;
+    let r = run::run(&run::Options::from(&args)).map_err(|e| failed(e, FLAGS))?;
+    print_warnings(&r.warnings, FLAGS);
     log.write(r.request_log.as_ref())?;
     emit(args.json, &r, table::run)?;
     // The report is out; bad blocks are still a failed run.
     match (r.engine.verify_errors, r.engine.verified_blocks) {
-        (Some(bad), Some(verified)) if bad > 0 => Err(DataError { bad, verified }.into()),
+        (Some(bad), Some(verified)) if bad > 0 => {
+            Err(anyhow::Error::new(DataError { bad, verified }).context("--verify"))
+        }
         _ => Ok(()),
+    }
+}
+
+/// The library's option names, which its errors and warnings give in
+/// backquotes, with the flags that set them in `run` and `kernel`.
+pub(crate) const FLAGS: &[(&str, &str)] = &[
+    ("dir", "--dir"),
+    ("device", "--device"),
+    ("allow_writes", "--allow-writes"),
+    ("queue_depth", "--queue-depth"),
+    ("duration_s", "--duration"),
+    ("verify", "--verify"),
+    ("keep", "--keep"),
+    ("timeline_ms", "--timeline"),
+    ("log_requests", "--log-requests"),
+    ("tunables", "--tunable"),
+];
+
+/// `text` with each backquoted option name of `flags` as its flag.
+pub(crate) fn flag_names(text: &str, flags: &[(&str, &str)]) -> String {
+    let mut out = text.to_string();
+    for (name, flag) in flags {
+        out = out.replace(&format!("`{name}`"), flag);
+    }
+    out
+}
+
+/// A failed run's error for the CLI: the warnings of an interrupted run
+/// printed first, then [`with_flags`].
+pub(crate) fn failed(e: anyhow::Error, flags: &[(&str, &str)]) -> anyhow::Error {
+    if let Some(i) = e.downcast_ref::<run::Interrupted>() {
+        print_warnings(&i.warnings, flags);
+    }
+    with_flags(e, flags)
+}
+
+/// A library error that names options, naming flags instead; a refusal
+/// stays a refusal (its exit status), any other error keeps its type when
+/// it names no option.
+pub(crate) fn with_flags(e: anyhow::Error, flags: &[(&str, &str)]) -> anyhow::Error {
+    let text = format!("{e:#}");
+    let named = flag_names(&text, flags);
+    if named == text {
+        e
+    } else if e.downcast_ref::<Refused>().is_some() {
+        Refused(named).into()
+    } else {
+        anyhow::anyhow!(named)
+    }
+}
+
+/// A run's warnings on stderr, one line each, options named as flags.
+pub(crate) fn print_warnings(warnings: &[String], flags: &[(&str, &str)]) {
+    for w in warnings {
+        eprintln!("warning: {}", flag_names(w, flags));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn library_option_names_become_flags_and_refusals_stay_refusals() {
+        let e: anyhow::Error =
+            Refused("`device` /x: not a block device (for files in a folder use `dir`)".into())
+                .into();
+        let e = with_flags(e, FLAGS);
+        assert!(e.downcast_ref::<Refused>().is_some());
+        assert_eq!(
+            e.to_string(),
+            "--device /x: not a block device (for files in a folder use --dir)"
+        );
+        let e = with_flags(anyhow::anyhow!("`duration_s` must be positive"), FLAGS);
+        assert_eq!(format!("{e:#}"), "--duration must be positive");
+        let plain = with_flags(run::Interrupted::default().into(), FLAGS);
+        assert!(
+            plain.is::<run::Interrupted>(),
+            "an error naming no option keeps its type"
+        );
     }
 }

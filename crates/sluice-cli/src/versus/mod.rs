@@ -22,14 +22,15 @@ use sluice_runtime::request_log::{RequestLog, RequestRecord};
 use sluice_runtime::Scenario;
 
 use crate::cmd::kernel::KernelScheduler;
+use crate::cmd::run::{failed, print_warnings, FLAGS};
 use crate::kernel;
 use crate::run;
 pub(crate) use metrics::Metric;
 use stack::{DriveView, Stack};
 pub(crate) use table::table;
 
-/// Schema tag of [`VersusReport`].
-pub(crate) const VERSUS_SCHEMA: &str = "sluice.versus/1";
+/// Schema tag of [`VersusReport`] (the report library's: it reads it back).
+pub(crate) use sluice_report::VERSUS_SCHEMA;
 
 /// What `sluice versus` was asked: also its command-line arguments
 /// (flattened into `cmd::versus::Args`), so nothing copies them over.
@@ -265,6 +266,7 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
             );
             // Written down before anything changes; held until undone.
             let journal = Arc::new(Journal::begin("versus")?);
+            print_warnings(&journal.take_warnings(), &[]);
             let stack = Stack::up(&cwd, &opts.preset, size_gib, &view, &journal)?;
             let dev = stack.device().to_path_buf();
             let r = match e {
@@ -278,7 +280,8 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
                         log_requests: logs.enabled(),
                         progress: Some(crate::progress::RunBar::shared()),
                         ..run::Options::default()
-                    })?
+                    })
+                    .map_err(|e| failed(e, FLAGS))?
                 }
                 Engine::Kernel(k) => kernel::kernel(&kernel::Options {
                     scenario: opts.scenario.clone(),
@@ -289,9 +292,12 @@ pub(crate) fn versus(opts: &Options) -> Result<VersusReport> {
                     progress: Some(crate::progress::RunBar::shared()),
                     tunables: tunables_for(*k, &opts.tunable),
                     log_requests: logs.enabled(),
-                })?,
+                })
+                .map_err(|e| failed(e, FLAGS))?,
             };
+            print_warnings(&r.warnings, FLAGS);
             drop(stack);
+            print_warnings(&journal.take_warnings(), FLAGS);
             logs.append(&key(e.name(), &e.scheduler()), r.request_log.as_ref())?;
             runs.push(VersusRun {
                 engine: e.name(),

@@ -54,6 +54,34 @@ pub(crate) fn dir_with(name: &str, text: &str) -> tempfile::TempDir {
     dir
 }
 
+/// `dir`/plain.img, a regular file of 1 MiB (not a block device, so
+/// `--device` refuses it), as an argument.
+pub(crate) fn plain_file(dir: &Path) -> String {
+    let p = dir.join("plain.img");
+    std::fs::write(&p, vec![0u8; 1 << 20]).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// The rows of the request log (`--log-requests`) at `path`, each split
+/// into its fields, after checking the header and that each row's times
+/// are in order (arrival, dispatch, completion).
+pub(crate) fn request_log(path: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("flow,thread,dir,sync,sector,sectors,arrival_ms,dispatched_ms,completed_ms")
+    );
+    let rows: Vec<Vec<String>> = lines
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    for r in &rows {
+        let t: Vec<f64> = r[6..9].iter().map(|x| x.parse().unwrap()).collect();
+        assert!(t[0] <= t[1] && t[1] <= t[2], "times out of order: {r:?}");
+    }
+    rows
+}
+
 /// `out` as JSON; a panic showing `out` if it is not.
 pub(crate) fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
@@ -77,62 +105,69 @@ pub(crate) fn no_uring(err: &str) -> bool {
     missing
 }
 
+/// The bytes of a flow's file of `file_gib` GiB, in whole sectors as a
+/// scenario sizes it.
+pub(crate) fn file_bytes(file_gib: f64) -> u64 {
+    (file_gib * f64::from(1u32 << 21)) as u64 * 512
+}
+
+/// Wait up to `limit` for the run in `cwd` to have started: its folder
+/// holds the file of its last flow (`flows` of them) filled to `bytes`,
+/// which is the last thing done before its clock starts. False at the
+/// deadline (or if `child` ended first): the deadline is a failure, not
+/// the synchronisation.
+pub(crate) fn run_started(
+    child: &mut std::process::Child,
+    cwd: &Path,
+    flows: usize,
+    bytes: u64,
+    limit: std::time::Duration,
+) -> bool {
+    let last = format!("sluice-{:05}-", flows - 1);
+    let filled = || {
+        std::fs::read_dir(cwd)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|d| {
+                std::fs::read_dir(d.path())
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .any(|f| {
+                        f.file_name().to_string_lossy().starts_with(&last)
+                            && f.metadata().is_ok_and(|m| m.len() >= bytes)
+                    })
+            })
+    };
+    let t = std::time::Instant::now();
+    while t.elapsed() < limit {
+        if filled() {
+            return true;
+        }
+        if child.try_wait().ok().flatten().is_some() {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    false
+}
+
 /// Whether the tests run as root.
 pub(crate) fn root() -> bool {
     // SAFETY: geteuid has no preconditions.
     unsafe { libc::geteuid() == 0 }
 }
 
-/// A loop device over a file, detached on drop.
-pub(crate) struct Loop {
-    /// The device, e.g. /dev/loop0.
-    pub dev: String,
-}
+pub(crate) use sluice_real::testkit::Loop;
 
-impl Loop {
-    /// A loop device over `file` (`--direct-io=on` with `direct`, as the
-    /// README sets one up); None, after saying why, where loop devices
-    /// cannot be made (not root, no loop module).
-    pub(crate) fn over(file: &Path, direct: bool) -> Option<Loop> {
-        let mut cmd = Command::new("losetup");
-        cmd.args(["--find", "--show"]);
-        if direct {
-            cmd.arg("--direct-io=on");
-        }
-        match cmd.arg(file).output() {
-            Ok(o) if o.status.success() => Some(Loop {
-                dev: String::from_utf8_lossy(&o.stdout).trim().to_string(),
-            }),
-            Ok(o) => {
-                eprintln!(
-                    "skipped: losetup: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("skipped: losetup: {e}");
-                None
-            }
-        }
-    }
-
-    /// The device's sysfs `scheduler` file.
-    pub(crate) fn scheduler_file(&self) -> String {
-        let name = Path::new(&self.dev)
-            .file_name()
-            .unwrap()
-            .to_str()
-            .unwrap()
-            .to_string();
-        format!("/sys/block/{name}/queue/scheduler")
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = Command::new("losetup").args(["-d", &self.dev]).status();
-    }
+/// A loop device over `file` (`--direct-io=on` with `direct`); None, after
+/// saying why, where loop devices cannot be made (not root, no loop
+/// module).
+pub(crate) fn loop_over(file: &Path, direct: bool) -> Option<Loop> {
+    Loop::over(file, direct)
+        .map_err(|why| eprintln!("skipped: {why}"))
+        .ok()
 }
 
 /// A scenario of two sequential readers, `light` and `heavy`, weighted

@@ -115,6 +115,9 @@ pub struct Entry(u64);
 pub struct Journal {
     path: PathBuf,
     file: Mutex<(File, u64)>,
+    /// Warnings of the run this journal belongs to, for its report: the
+    /// library never prints them.
+    warnings: Mutex<Vec<String>>,
 }
 
 /// The folder of journals and device locks: `$SLUICE_STATE_DIR`, or
@@ -167,13 +170,32 @@ fn try_lock(file: &File) -> std::io::Result<bool> {
 impl Journal {
     /// A new journal for this process's `command` (`run`, `kernel`, ...),
     /// locked; journals of runs that died are cleaned up first (what was
-    /// done is printed on stderr).
+    /// done is the journal's first warnings).
     pub fn begin(command: &str) -> Result<Journal> {
-        let dir = state_dir()?;
-        for c in clean(&dir)?.into_iter().filter(|c| !c.alive) {
-            eprintln!("sluice: {c}");
+        Self::begin_cleaning(&state_dir()?, command)
+    }
+
+    /// [`Journal::begin`] in `dir`.
+    fn begin_cleaning(dir: &Path, command: &str) -> Result<Journal> {
+        let cleaned = clean(dir)?;
+        let j = Self::begin_in(dir, command)?;
+        for c in cleaned.into_iter().filter(|c| !c.alive) {
+            j.warn(c.to_string());
         }
-        Self::begin_in(&dir, command)
+        Ok(j)
+    }
+
+    /// Keep `message` (one line) for the run's report.
+    pub fn warn(&self, message: String) {
+        self.warnings
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(message);
+    }
+
+    /// The warnings kept so far, oldest first; the journal keeps none.
+    pub fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *self.warnings.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
     /// [`Journal::begin`] in `dir`, without cleaning up first.
@@ -192,6 +214,7 @@ impl Journal {
             let j = Journal {
                 path,
                 file: Mutex::new((file, 0)),
+                warnings: Mutex::new(Vec::new()),
             };
             j.write(&Line::Begin {
                 pid,

@@ -9,19 +9,6 @@ use std::path::{Path, PathBuf};
 /// `LOOP_CLR_FD` from linux/loop.h: detach a loop device from its file.
 const LOOP_CLR_FD: libc::c_ulong = 0x4C01;
 
-/// Unmount `path` lazily (as `umount -l`): a FUSE mount whose server died
-/// answers nothing, and a lazy unmount does not wait for it.
-pub(super) fn unmount_lazily(path: &Path) -> std::io::Result<()> {
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    // SAFETY: a valid NUL-terminated path.
-    if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
 /// The loop devices whose backing file is `backing` (as
 /// `/sys/block/loopN/loop/backing_file` names it; a file deleted since is
 /// named with " (deleted)" after it).

@@ -258,3 +258,34 @@ fn clean_removes_a_tracing_instance_a_dead_run_left() {
     );
     assert!(!instance.exists());
 }
+
+/// Issue 42: what a new journal cleaned up after a dead run was printed
+/// by the library; it is the journal's first warning now, for the run's
+/// report, and taking the warnings leaves none.
+#[test]
+fn cleaning_up_is_a_warning_not_a_print() {
+    let state = tempfile::tempdir().unwrap();
+    let gone = state.path().join("gone");
+    fs::create_dir(&gone).unwrap();
+    dead_journal(
+        state.path(),
+        &[
+            Line::Begin {
+                pid: 999_999,
+                command: "run".into(),
+            },
+            Line::Change {
+                id: 1,
+                change: Change::Folder { path: gone.clone() },
+            },
+        ],
+    );
+    let j = Journal::begin_cleaning(state.path(), "test").unwrap();
+    j.warn("later".into());
+    let w = j.take_warnings();
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w[0].starts_with("cleaned up after"), "{w:?}");
+    assert_eq!(w[1], "later");
+    assert!(j.take_warnings().is_empty());
+    assert!(!gone.exists());
+}

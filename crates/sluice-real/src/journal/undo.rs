@@ -139,7 +139,7 @@ fn undo(change: &Change) -> Option<String> {
         }
         Change::Setting { file, before, set } => {
             let now = fs::read_to_string(file).ok()?;
-            if before == set || crate::kernel::current_value(&now) != *set {
+            if before == set || crate::host::current_value(&now) != *set {
                 return None;
             }
             Some(match fs::write(file, before) {
@@ -170,7 +170,7 @@ fn undo(change: &Change) -> Option<String> {
             if !is_mount_point(path) {
                 return None;
             }
-            Some(match super::system::unmount_lazily(path) {
+            Some(match crate::host::unmount_lazily(path) {
                 Ok(()) => format!("unmounted {}", path.display()),
                 Err(e) => format!("could not unmount {}: {e}", path.display()),
             })

@@ -27,6 +27,7 @@ use std::thread::JoinHandle;
 
 use anyhow::{bail, Context, Result};
 
+use crate::host::unmount_lazily;
 use crate::journal::{Change, Entry, Journal};
 use crate::Refused;
 
@@ -173,18 +174,6 @@ fn remove_instance(path: &Path) -> std::io::Result<()> {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
     Err(last.unwrap_or_else(|| std::io::Error::other("rmdir failed")))
-}
-
-/// `umount -l`: a tracefs file still open somewhere does not stop it.
-fn unmount_lazily(path: &Path) -> std::io::Result<()> {
-    let c = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::InvalidInput))?;
-    // SAFETY: a valid NUL-terminated path.
-    if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
 }
 
 /// Mount tracefs at `path`.

@@ -121,7 +121,8 @@ impl Drop for Group {
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        eprintln!("warning: could not remove cgroup {}", self.dir.display());
+        self.journal
+            .warn(format!("could not remove cgroup {}", self.dir.display()));
     }
 }
 

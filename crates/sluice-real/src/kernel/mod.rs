@@ -27,17 +27,18 @@ use sluice::{Duration, Instant};
 use sluice_runtime::Scenario;
 use sluice_uring::{Completion, TargetId};
 
+use sluice_runtime::population::Agenda;
 use sluice_runtime::request_log::RequestLog;
 use sluice_runtime::Population;
 
-use crate::journal::{DeviceLock, Journal};
-use crate::run::{
-    complete, device_regions, interrupt_flag, report, Agenda, Book, EngineReport, Host,
-    Interrupted, Io, Origin, Progress, RunReport, ShowProgress, Tally,
+use crate::host::{
+    complete, device_regions, device_write_refusal, interrupt_flag, recorded_extents, report,
+    set_duration, Book, EngineReport, Host, InterruptFlag, Interrupted, Io, Origin, Progress,
+    RunReport, ShowProgress, Tally,
 };
+use crate::journal::{DeviceLock, Journal};
 use blocktrace::{AppRequest, BlockTrace, Traced};
 use cgroup::Blkio;
-pub(crate) use sysfs::current_value;
 pub use sysfs::{queue_dir, SchedulerGuard, SettingsGuard, Tunable};
 use threads::{Cell, Sink, ThreadIo};
 
@@ -59,10 +60,10 @@ pub struct Options {
     pub duration_s: Option<f64>,
     /// Where to show progress (none: silent).
     pub progress: Option<Arc<dyn ShowProgress>>,
-    /// `--tunable NAME=VALUE`: the scheduler's sysfs tunables for the run
+    /// The scheduler's sysfs tunables for the run
     /// (restored after, before the scheduler is).
     pub tunables: Vec<Tunable>,
-    /// `--log-requests`: keep every request, with the kernel's dispatch and
+    /// Keep every request, with the kernel's dispatch and
     /// completion times from the block layer's tracepoints.
     pub log_requests: bool,
 }
@@ -76,11 +77,11 @@ fn sluice_only_keys(s: &Scenario) -> Option<String> {
     }
     if s.flows
         .iter()
-        .any(|f| f.limit_iops.is_some() || f.limit_mb_s.is_some())
+        .any(|f| f.qos.limit_iops.is_some() || f.qos.limit_mb_s.is_some())
     {
         keys.push("limits");
     }
-    if s.flows.iter().any(|f| f.reservation_iops.is_some()) {
+    if s.flows.iter().any(|f| f.qos.reservation_iops.is_some()) {
         keys.push("reservations");
     }
     (!keys.is_empty()).then(|| keys.join(", "))
@@ -92,18 +93,19 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
     let queue = sysfs::queue_dir(&opts.device)?;
     let mut s = Scenario::load_real(&opts.scenario)?;
     if let Some(d) = opts.duration_s {
-        crate::run::set_duration(&mut s, d)?;
+        set_duration(&mut s, d)?;
     }
     // A recorded start-up reads at its trace's sectors, as `run` does.
-    crate::run::recorded_extents(&mut s);
+    recorded_extents(&mut s);
     if let (Some(w), false) = (s.flows.iter().find(|f| f.may_write()), opts.allow_writes) {
-        return Err(Refused(crate::run::device_write_refusal(&opts.device, &w.name)).into());
+        return Err(Refused(device_write_refusal(&opts.device, &w.name)).into());
     }
     let writes = s.flows.iter().any(|f| f.may_write());
+    let mut warnings = Vec::new();
     if let Some(what) = sluice_only_keys(&s) {
-        eprintln!(
-            "warning: {what}: sluice's own keys; the kernel's scheduler sees only the flows' weights, so this run ignores them"
-        );
+        warnings.push(format!(
+            "{what}: sluice's own keys; the kernel's scheduler sees only the flows' weights, so this run ignores them"
+        ));
     }
     // Written down before anything changes; held until the run is undone.
     let journal = Arc::new(Journal::begin("kernel")?);
@@ -155,6 +157,7 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
             warmup,
             stopped: false,
             error: None,
+            journal: Arc::clone(&journal),
         };
         (Mutex::new(shared), Condvar::new())
     });
@@ -183,13 +186,17 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         let Shared {
             book, io, t0, pop, ..
         } = &mut *st;
-        dispatch_times(book, pop, io, *t0, &traced);
+        if let Some(w) = dispatch_times(book, pop, io, *t0, &traced) {
+            journal.warn(w);
+        }
     }
     if let Some(e) = st.error.take() {
         return Err(e);
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    st.tally.warn();
+    if let Some(w) = st.tally.warning() {
+        journal.warn(w);
+    }
     let origin = Origin {
         scheduler: opts.kernel_scheduler.clone(),
         device: "kernel".to_string(),
@@ -205,8 +212,9 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
         st.tally.completed,
         wall_s,
     );
+    warnings.extend(journal.take_warnings());
     if stop.load(Ordering::Relaxed) {
-        return Err(Interrupted.into());
+        return Err(Interrupted { warnings }.into());
     }
     let nr_requests = std::fs::read_to_string(queue.join("nr_requests"))
         .ok()
@@ -226,18 +234,23 @@ pub fn kernel(opts: &Options) -> Result<RunReport> {
             names: s.flows.iter().map(|f| f.name.clone()).collect(),
             records,
         }),
+        warnings,
     })
 }
 
 /// The kernel's own dispatch and completion times for the logged
 /// requests, from the block layer's trace: each request's first sector is
 /// found among the device requests issued while its syscall ran. Where
-/// none is (the trace lost it), the syscall's times stay, and a warning
-/// says how many.
-fn dispatch_times(book: &mut Book, pop: &Population, io: &ThreadIo, t0: Instant, traced: &Traced) {
-    let Some(log) = book.log.as_mut() else {
-        return;
-    };
+/// none is (the trace lost it), the syscall's times stay, and the warning
+/// returned says how many.
+fn dispatch_times(
+    book: &mut Book,
+    pop: &Population,
+    io: &ThreadIo,
+    t0: Instant,
+    traced: &Traced,
+) -> Option<String> {
+    let log = book.log.as_mut()?;
     // Run time to CLOCK_MONOTONIC (the trace's clock): the two clocks read
     // together once.
     let mono_now = sluice_uring::monotonic_ns();
@@ -271,14 +284,14 @@ fn dispatch_times(book: &mut Book, pop: &Population, io: &ThreadIo, t0: Instant,
             None => missing += 1,
         }
     }
-    if missing > 0 || traced.lost > 0 {
-        eprintln!(
-            "warning: --log-requests: {missing} of {} requests not found in the block layer's trace \
+    (missing > 0 || traced.lost > 0).then(|| {
+        format!(
+            "`log_requests`: {missing} of {} requests not found in the block layer's trace \
              ({} events lost); theirs are the syscall's times",
             log.len(),
             traced.lost
-        );
-    }
+        )
+    })
 }
 
 /// Start the flows and run them to the end (or Ctrl-C, or an error):
@@ -286,7 +299,7 @@ fn dispatch_times(book: &mut Book, pop: &Population, io: &ThreadIo, t0: Instant,
 fn drive(
     s: &Scenario,
     cell: &Arc<Cell<Shared>>,
-    stop: &crate::run::InterruptFlag,
+    stop: &InterruptFlag,
     progress: &mut Progress<'_>,
 ) -> Result<Instant> {
     let (lock, cv) = &**cell;
@@ -348,6 +361,8 @@ struct Shared {
     /// The clock stopped: completions are no longer measured.
     stopped: bool,
     error: Option<anyhow::Error>,
+    /// Where the workers' warnings go, for the report.
+    journal: Arc<Journal>,
 }
 
 impl Sink for Shared {
@@ -382,5 +397,9 @@ impl Sink for Shared {
             _ => false,
         };
         sooner || pop.finite_left() != finite_left
+    }
+
+    fn warn(&mut self, message: String) {
+        self.journal.warn(message);
     }
 }

@@ -39,16 +39,6 @@ pub fn queue_dir(dev: &Path) -> Result<PathBuf, Refused> {
     )))
 }
 
-/// The value a sysfs setting holds: the bracketed choice of a list
-/// (`none [bfq] kyber`), else the whole text trimmed.
-pub(crate) fn current_value(text: &str) -> String {
-    let t = text.trim();
-    match (t.find('['), t.find(']')) {
-        (Some(a), Some(b)) if a < b => t[a + 1..b].to_string(),
-        _ => t.to_string(),
-    }
-}
-
 /// The schedulers offered and the active one, from `queue/scheduler`
 /// (`none [mq-deadline] kyber bfq`).
 pub(super) fn parse_schedulers(text: &str) -> (Vec<String>, Option<String>) {
@@ -116,11 +106,11 @@ impl SchedulerGuard {
 impl Drop for SchedulerGuard {
     fn drop(&mut self) {
         if let Err(e) = fs::write(&self.file, &self.before) {
-            eprintln!(
-                "warning: could not restore scheduler '{}' in {}: {e}",
+            self.journal.warn(format!(
+                "could not restore scheduler '{}' in {}: {e}",
                 self.before,
                 self.file.display()
-            );
+            ));
         } else {
             self.journal.undone(self.entry);
         }
@@ -128,7 +118,7 @@ impl Drop for SchedulerGuard {
 }
 
 /// A kernel scheduler tunable (`NAME=VALUE`, a file under
-/// `queue/iosched/`), as `--tunable` gives it.
+/// `queue/iosched/`), as `NAME=VALUE` text gives it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tunable {
     /// The file's name under `queue/iosched/` (`low_latency`, `slice_idle`).
@@ -189,7 +179,7 @@ impl SettingsGuard {
     ) -> anyhow::Result<Self> {
         Self::set_in(
             &queue.join("iosched"),
-            "--tunable",
+            "`tunables`",
             &format!("the kernel's {scheduler}"),
             tunables,
             journal,
@@ -273,10 +263,10 @@ impl Drop for SettingsGuard {
         while let Some((file, before, entry)) = self.set.pop() {
             match fs::write(&file, &before) {
                 Ok(()) => self.journal.undone(entry),
-                Err(e) => eprintln!(
-                    "warning: could not restore '{before}' in {}: {e}",
+                Err(e) => self.journal.warn(format!(
+                    "could not restore '{before}' in {}: {e}",
                     file.display()
-                ),
+                )),
             }
         }
     }

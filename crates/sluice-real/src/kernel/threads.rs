@@ -27,7 +27,7 @@ use sluice::{Direction, FlowConfig, FlowId, Instant, RequestId};
 use sluice_uring::{AlignedBuf, Completion, Submission, TargetId};
 
 use super::cgroup::{self, Blkio, Group};
-use crate::run::Io;
+use crate::host::Io;
 
 /// What a worker does with a finished request, under the run's lock.
 pub(super) trait Sink: Send + 'static {
@@ -39,6 +39,8 @@ pub(super) trait Sink: Send + 'static {
     /// that wakes at every completion costs the workers CPU and delays
     /// their next requests.
     fn completed(&mut self, c: Completion) -> bool;
+    /// Keep `message` for the run's report.
+    fn warn(&mut self, message: String);
 }
 
 /// The run's shared state and the condition its coordinator sleeps on.
@@ -154,7 +156,10 @@ fn work<S: Sink>(
 ) {
     if let Some(t) = tasks {
         if let Err(e) = cgroup::join(&t) {
-            eprintln!("warning: joining {}: {e}", t.display());
+            if let Some(cell) = cell.upgrade() {
+                let mut sink = cell.0.lock().unwrap_or_else(|p| p.into_inner());
+                sink.warn(format!("joining {}: {e}", t.display()));
+            }
         }
     }
     let mut next: Option<Job> = None;
@@ -348,7 +353,7 @@ impl Io for ThreadIo {
         let group = match &self.blkio {
             Some(b) => {
                 let name = format!("sluice-{}-{}", std::process::id(), id.0);
-                Some(b.group(&name, config.weight)?)
+                Some(b.group(&name, config.qos.weight)?)
             }
             None => None,
         };

@@ -1,6 +1,6 @@
 //! Where the flows' data lives: one file per flow in a folder (sluice's own
-//! fresh folder, removed afterwards, or the user's `--dir`), or regions of
-//! one block device (`--device`), laid end to end as the simulator lays
+//! fresh folder, removed afterwards, or the user's `dir`), or regions of
+//! one block device (`device`), laid end to end as the simulator lays
 //! flows' files out on its disk.
 
 use std::fs::{self, File};
@@ -12,17 +12,15 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 
+use crate::host::pattern_byte;
 use crate::journal::{Change, Entry, Journal};
 use crate::Refused;
-
-/// Region boundary of flows on a device, in bytes (1 MiB).
-const REGION: u64 = 1 << 20;
 
 /// The flows' files: removed when dropped (also on an error or Ctrl-C),
 /// unless kept. Only what this run created is ever removed: every file is
 /// created exclusively, and written down in the run's journal once made.
 pub(super) struct Files {
-    /// The folder sluice created (removed whole), or None with `--dir`.
+    /// The folder sluice created (removed whole), or None with `dir`.
     own_dir: Option<PathBuf>,
     /// The files created, in order.
     pub paths: Vec<PathBuf>,
@@ -33,7 +31,7 @@ pub(super) struct Files {
 }
 
 impl Files {
-    /// No files yet; they go in `dir` (`--dir`), or in a fresh private
+    /// No files yet; they go in `dir`, or in a fresh private
     /// folder in the current directory.
     pub(super) fn new(dir: Option<&Path>, keep: bool, journal: &Arc<Journal>) -> Result<Files> {
         let mut entries = Vec::new();
@@ -163,13 +161,8 @@ pub(super) fn kernel_scheduler(path: &Path) -> Option<String> {
         .or_else(|_| fs::read_to_string(base.join("../queue/scheduler")))
         .ok()?;
     // A list without a bracketed choice names none.
-    let v = crate::kernel::current_value(&text);
+    let v = crate::host::current_value(&text);
     (!v.is_empty() && !v.contains(' ')).then_some(v)
-}
-
-/// The non-zero byte at `pos` of flow `flow`'s file (and of written data).
-pub(super) fn pattern_byte(flow: usize, pos: u64) -> u8 {
-    ((pos.wrapping_mul(31).wrapping_add(flow as u64 * 7)) % 251) as u8 + 1
 }
 
 /// Fill flow `flow`'s new file `f` (at `path`), `bytes` long, with its
@@ -235,44 +228,9 @@ pub(super) fn fill_extents(
     Ok(())
 }
 
-/// Bytes as GiB, for messages.
-pub(super) fn gib(bytes: u64) -> f64 {
-    bytes as f64 / (1u64 << 30) as f64
-}
-
-/// Byte offsets of flows of these sizes laid end to end on a device, each
-/// on a 1 MiB boundary; an error when they do not fit in `device_bytes`.
-pub fn device_regions(sizes: &[u64], device: &Path, device_bytes: u64) -> Result<Vec<u64>> {
-    let mut bases = Vec::with_capacity(sizes.len());
-    let mut at = 0u64;
-    for &s in sizes {
-        bases.push(at);
-        at = at.saturating_add(s.div_ceil(REGION).max(1) * REGION);
-    }
-    let need = sizes.last().map_or(0, |&s| bases[sizes.len() - 1] + s);
-    if need > device_bytes {
-        bail!(
-            "the flows need {:.3} GiB laid end to end, {} holds {:.3} GiB: lower file_gib or count",
-            gib(need),
-            device.display(),
-            gib(device_bytes)
-        );
-    }
-    Ok(bases)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn regions_are_aligned_and_must_fit() {
-        let dev = Path::new("/dev/x");
-        let b = device_regions(&[1000, 3 << 20, 512], dev, 8 << 20).unwrap();
-        assert_eq!(b, vec![0, 1 << 20, 4 << 20]);
-        let e = device_regions(&[8 << 20, 1], dev, 8 << 20).unwrap_err();
-        assert!(e.to_string().contains("/dev/x"), "{e}");
-    }
 
     #[test]
     fn file_names_keep_only_safe_characters() {

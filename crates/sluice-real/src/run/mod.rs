@@ -11,225 +11,70 @@
 //! their last request has completed).
 
 mod files;
-mod requests;
-mod verify;
 
 use std::cmp::Reverse;
 use std::fs::File;
 use std::os::unix::fs::FileTypeExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
 use sluice::{Duration, Instant};
-use sluice_runtime::report::{measure, Perf, SimReport};
+use sluice_runtime::population::Agenda;
 use sluice_runtime::request_log::RequestLog;
 use sluice_runtime::{Population, Scenario};
-use sluice_uring::{Completion, Engine, EngineConfig, TargetOptions, Wait};
-use sluice_workload::{FlowKind, Replay};
+use sluice_uring::{Engine, EngineConfig, TargetOptions, Wait};
 
-pub use self::files::device_regions;
 use self::files::Files;
-use self::files::{file_name, fill, fill_extents, free_bytes, gib, kernel_scheduler};
-use self::requests::settle;
-pub use self::requests::{complete, Book, Host, Io};
-use self::verify::Verifier;
+use self::files::{file_name, fill, fill_extents, free_bytes, kernel_scheduler};
+use crate::host::{
+    complete, device_regions, device_write_refusal, gib, interrupt_flag, recorded_extents, report,
+    set_duration, settle, Book, Host, Origin, Progress, Tally, Verifier,
+};
 use crate::journal::{DeviceLock, Journal};
 use crate::Refused;
-pub use sluice_runtime::population::Agenda;
 
-/// Schema tag of [`RunReport`].
-pub const RUN_SCHEMA: &str = "sluice.run/1";
-
+pub use crate::host::{EngineReport, Interrupted, RunReport, ShowProgress, RUN_SCHEMA};
 pub use crate::status::EXIT_INTERRUPTED;
 
 /// The longest the run loop takes completions before it looks at the
 /// clock and the signals again.
 const MAX_BATCH: std::time::Duration = std::time::Duration::from_millis(1);
 
-/// What `sluice run` was asked.
+/// What a run is asked. Errors and warnings name these fields in
+/// backquotes (`` `queue_depth` ``), so a front end can show its own names.
 #[derive(Default)]
 pub struct Options {
     /// The scenario file.
     pub scenario: PathBuf,
-    /// `--dir`: put the flows' files in this existing folder (default: a fresh
+    /// Put the flows' files in this existing folder (default: a fresh
     /// folder in the current directory).
     pub dir: Option<PathBuf>,
-    /// `--device`: run on this block device instead of files, each flow on its
+    /// Run on this block device instead of files, each flow on its
     /// own region, laid end to end from the start.
     pub device: Option<PathBuf>,
-    /// `--allow-writes`: let writers write to `device` (destroying what those
+    /// Let writers write to `device` (destroying what those
     /// regions hold); without it a scenario with writers is refused.
     pub allow_writes: bool,
-    /// `--queue-depth`: requests in flight at the target (default: the
+    /// Requests in flight at the target (default: the
     /// scenario's `[device] queue_depth`).
     pub queue_depth: Option<usize>,
-    /// `--duration`: run this many seconds (default: the scenario's
+    /// Run this many seconds (default: the scenario's
     /// `duration_s`).
     pub duration_s: Option<f64>,
-    /// `--verify`: stamp every written block and read them all back after the
+    /// Stamp every written block and read them all back after the
     /// run.
     pub verify: bool,
-    /// `--keep`: keep the flows' files afterwards.
+    /// Keep the flows' files afterwards.
     pub keep: bool,
-    /// `--timeline MS`: each flow's throughput in bins of this many ms.
+    /// Each flow's throughput in bins of this many ms.
     pub timeline_ms: Option<u64>,
-    /// `--log-requests`: keep every completed request for the report's
+    /// Keep every completed request for the report's
     /// [`RunReport::request_log`].
     pub log_requests: bool,
     /// Where to show progress (none: silent).
     pub progress: Option<std::sync::Arc<dyn ShowProgress>>,
-}
-
-/// The `sluice.run/1` object: `sluice.sim/1`'s fields plus `engine`.
-#[derive(Serialize)]
-pub struct RunReport {
-    /// The `sluice.sim/1` fields, at the top level of the object.
-    #[serde(flatten)]
-    pub report: SimReport,
-    /// How the I/O was done.
-    pub engine: EngineReport,
-    /// `--log-requests`: every request completed in the run (not part of
-    /// the JSON; written as CSV).
-    #[serde(skip)]
-    pub request_log: Option<RequestLog>,
-}
-
-/// Where and how the run's I/O went.
-#[derive(Serialize)]
-pub struct EngineReport {
-    /// The target: the block device, or the folder of the flows' files.
-    pub target: String,
-    /// Whether all the I/O bypassed the page cache (O_DIRECT).
-    pub direct: bool,
-    /// Requests in flight at the target: the engine's queue depth, or the
-    /// device's `nr_requests` under `sluice kernel`.
-    pub queue_depth: usize,
-    /// The kernel I/O scheduler of the block device the target is or is on, if
-    /// known (the one `sluice kernel` ran under).
-    pub kernel_scheduler: Option<String>,
-    /// `--verify`: blocks read back and checked.
-    pub verified_blocks: Option<u64>,
-    /// `--verify`: blocks whose content was not the last stamp written (lost,
-    /// misplaced or torn writes).
-    pub verify_errors: Option<u64>,
-}
-
-/// The run stopped on Ctrl-C or SIGTERM (its files are gone already).
-#[derive(Debug)]
-pub struct Interrupted;
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("interrupted; the run's files are removed")
-    }
-}
-
-impl std::error::Error for Interrupted {}
-
-/// A flag raised by SIGINT and SIGTERM until it is dropped.
-pub fn interrupt_flag() -> Result<InterruptFlag> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let mut ids = Vec::with_capacity(2);
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        ids.push(
-            signal_hook::flag::register(sig, Arc::clone(&flag))
-                .context("installing a signal handler")?,
-        );
-    }
-    Ok(InterruptFlag { flag, ids })
-}
-
-/// A flag raised by SIGINT and SIGTERM while it lives: dropping it takes
-/// its handlers away again, so a process that runs many scenarios (Python,
-/// an embedder) does not collect one handler per run. signal-hook keeps
-/// calling the handlers that were there before (Python's raises
-/// KeyboardInterrupt once the run returns).
-pub struct InterruptFlag {
-    flag: Arc<AtomicBool>,
-    ids: Vec<signal_hook::SigId>,
-}
-
-impl std::ops::Deref for InterruptFlag {
-    type Target = AtomicBool;
-    fn deref(&self) -> &AtomicBool {
-        &self.flag
-    }
-}
-
-impl Drop for InterruptFlag {
-    fn drop(&mut self) {
-        for id in self.ids.drain(..) {
-            signal_hook::low_level::unregister(id);
-        }
-    }
-}
-
-/// Size each recorded start-up replay's data to its trace: it keeps the
-/// trace's sectors, so its data spans from 0 to the trace's last sector
-/// (the simulator wraps them onto its whole disk instead). Returns, per
-/// flow, the byte extents the trace touches (None for other flows); block
-/// trace flows' too, their files already sized to the trace.
-pub fn recorded_extents(s: &mut Scenario) -> Vec<Option<Vec<(u64, u64)>>> {
-    let mut extents = vec![None; s.flows.len()];
-    for (f, ext) in s.flows.iter_mut().zip(&mut extents) {
-        match &f.kind {
-            FlowKind::Startup(st) if st.replay == Replay::Recorded => {
-                let t = &st.trace;
-                let end = t
-                    .records
-                    .iter()
-                    .map(|r| r.sector + u64::from(r.sectors))
-                    .max()
-                    .unwrap_or(1);
-                f.file_sectors = end.div_ceil(2048) * 2048;
-                *ext = Some(
-                    t.records
-                        .iter()
-                        .map(|r| (r.sector * 512, u64::from(r.sectors) * 512))
-                        .collect(),
-                );
-            }
-            // A block trace: its file spans what it reaches (the scenario
-            // sized it so); only the extents it touches hold data.
-            FlowKind::Trace(tr) => {
-                *ext = Some(
-                    tr.requests
-                        .iter()
-                        .map(|r| ((r.sector - f.file_start) * 512, u64::from(r.sectors) * 512))
-                        .collect(),
-                );
-            }
-            _ => {}
-        }
-    }
-    extents
-}
-
-/// Why a scenario with writer `flow` is refused on block device `dev`.
-pub fn device_write_refusal(dev: &Path, flow: &str) -> String {
-    format!(
-        "{}: flow '{flow}' writes, and writing to a block device destroys what it holds; \
-         nothing was written. Add --allow-writes if that is what you want",
-        dev.display()
-    )
-}
-
-/// `--duration`: run this many seconds instead of the scenario's.
-pub fn set_duration(s: &mut Scenario, d: f64) -> Result<()> {
-    if !d.is_finite() || d <= 0.0 || d > 1e7 {
-        bail!("--duration must be a positive number of seconds (got {d})");
-    }
-    s.duration = Duration::from_secs_f64(d);
-    if s.warmup >= s.duration {
-        bail!(
-            "--duration {d}: must be longer than the scenario's warmup_s ({})",
-            s.warmup.as_secs_f64()
-        );
-    }
-    Ok(())
 }
 
 /// Run `opts.scenario` for real and report. Ctrl-C or SIGTERM stops the
@@ -244,14 +89,14 @@ pub fn run(opts: &Options) -> Result<RunReport> {
 fn check_target(opts: &Options) -> Result<()> {
     if let Some(d) = &opts.dir {
         if !d.is_dir() {
-            bail!("--dir {}: no such directory", d.display());
+            bail!("`dir` {}: no such directory", d.display());
         }
     }
     if let Some(d) = &opts.device {
-        let meta = std::fs::metadata(d).with_context(|| format!("--device {}", d.display()))?;
+        let meta = std::fs::metadata(d).with_context(|| format!("`device` {}", d.display()))?;
         if !meta.file_type().is_block_device() {
             return Err(Refused(format!(
-                "--device {}: not a block device (for files in a folder use --dir)",
+                "`device` {}: not a block device (for files in a folder use `dir`)",
                 d.display()
             ))
             .into());
@@ -269,11 +114,11 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     }
     if let Some(ms) = opts.timeline_ms {
         sluice_runtime::overrides::check_timeline(&s, Duration::from_millis(ms))
-            .with_context(|| format!("--timeline {ms}"))?;
+            .with_context(|| format!("`timeline_ms` {ms}"))?;
     }
     let queue_depth = opts.queue_depth.unwrap_or(s.device.queue_depth);
     if queue_depth == 0 || queue_depth > 4096 {
-        bail!("--queue-depth must be 1..=4096 (got {queue_depth})");
+        bail!("`queue_depth` must be 1..=4096 (got {queue_depth})");
     }
     let extents = recorded_extents(&mut s);
     let writer = s
@@ -284,8 +129,9 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     if let (Some(dev), Some(w), false) = (&opts.device, &writer, opts.allow_writes) {
         return Err(Refused(device_write_refusal(dev, w)).into());
     }
+    let mut warnings = Vec::new();
     if opts.verify && writer.is_none() {
-        eprintln!("warning: --verify: no flow writes, there is nothing to verify");
+        warnings.push("`verify`: no flow writes, there is nothing to verify".to_string());
     }
     // The policy first: a bad [scheduler] fails before any file is made.
     let policy = s.policy()?;
@@ -312,7 +158,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             let info = engine.target(t).expect("just opened");
             direct = info.direct;
             if let Some(why) = &info.direct_fallback {
-                eprintln!("warning: {}: {why}", dev.display());
+                journal.warn(format!("{}: {why}", dev.display()));
             }
             let bases = device_regions(&sizes, dev, info.size)?;
             (None, vec![t; sizes.len()], bases, dev.clone())
@@ -346,7 +192,8 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
                 if let Err(e) = filled {
                     if stop.load(Ordering::Relaxed) {
                         drop(files);
-                        return Err(Interrupted.into());
+                        warnings.extend(journal.take_warnings());
+                        return Err(Interrupted { warnings }.into());
                     }
                     return Err(e);
                 }
@@ -354,7 +201,7 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
                 let info = engine.target(t).expect("just opened");
                 direct &= info.direct;
                 if let (Some(why), false) = (&info.direct_fallback, warned) {
-                    eprintln!("warning: {}: {why}", dir.display());
+                    journal.warn(format!("{}: {why}", dir.display()));
                     warned = true;
                 }
                 targets.push(t);
@@ -362,9 +209,6 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             (Some(files), targets, vec![0; sizes.len()], dir)
         }
     };
-    for (i, c) in s.classes.iter().enumerate() {
-        engine.add_class(i as u32, c)?;
-    }
     let mut book = Book::new(targets, bases, opts.verify.then(Verifier::default));
     book.log = opts.log_requests.then(Vec::new);
     book.timeline = opts.timeline_ms.map(|ms| {
@@ -432,7 +276,9 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
     progress.clear();
     let wall_s = wall.elapsed().as_secs_f64();
     let interrupted = stop.load(Ordering::Relaxed);
-    tally.warn();
+    if let Some(w) = tally.warning() {
+        journal.warn(w);
+    }
     // Before the files (and sluice's folder) go.
     let scheduler_of_target = kernel_scheduler(&place);
     let report = report(
@@ -466,8 +312,9 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
         drop(engine);
     }
     drop(files);
+    warnings.extend(journal.take_warnings());
     if interrupted {
-        return Err(Interrupted.into());
+        return Err(Interrupted { warnings }.into());
     }
     let engine_report = EngineReport {
         target: place.display().to_string(),
@@ -484,166 +331,6 @@ pub fn run_scenario(mut s: Scenario, opts: &Options) -> Result<RunReport> {
             names: s.flows.iter().map(|f| f.name.clone()).collect(),
             records,
         }),
+        warnings,
     })
-}
-
-/// Requests completed and failed over the run.
-#[derive(Default)]
-pub struct Tally {
-    /// Requests completed, failed ones included.
-    pub completed: u64,
-    errors: u64,
-    first_error: Option<String>,
-}
-
-impl Tally {
-    /// Count completion `c` (and its error, if any).
-    pub fn count(&mut self, c: &Completion) {
-        self.completed += 1;
-        if let Err(e) = &c.result {
-            self.errors += 1;
-            self.first_error.get_or_insert_with(|| e.to_string());
-        }
-    }
-
-    /// Warn on stderr if any request failed: how many, and the first error.
-    pub fn warn(&self) {
-        if self.errors > 0 {
-            eprintln!(
-                "warning: {} requests failed ({})",
-                self.errors,
-                self.first_error.as_deref().unwrap_or_default()
-            );
-        }
-    }
-}
-
-/// How a long run shows how far it is (the CLI draws a bar on a terminal;
-/// a library caller may show nothing): told the run's length, then the run
-/// time reached now and then, then that it is over. Milliseconds.
-pub trait ShowProgress: Send + Sync {
-    /// The run will last `total_ms` milliseconds.
-    fn start(&self, total_ms: u64);
-    /// The run has reached `done_ms` milliseconds.
-    fn set(&self, done_ms: u64);
-    /// The run is over.
-    fn finish(&self);
-}
-
-/// A run's progress, shown through the caller's [`ShowProgress`] if any.
-pub struct Progress<'a> {
-    show: Option<&'a dyn ShowProgress>,
-}
-
-impl<'a> Progress<'a> {
-    /// Show the run's start, `total` long, on `show` if any.
-    pub fn new(show: Option<&'a dyn ShowProgress>, total: Duration) -> Self {
-        if let Some(s) = show {
-            s.start(total.as_nanos() / 1_000_000);
-        }
-        Progress { show }
-    }
-
-    /// Run time has reached `now`.
-    pub fn show(&mut self, now: Instant) {
-        if let Some(s) = self.show {
-            s.set(now.as_nanos() / 1_000_000);
-        }
-    }
-
-    /// Show that the run is over.
-    pub fn clear(&self) {
-        if let Some(s) = self.show {
-            s.finish();
-        }
-    }
-}
-
-/// What ran the requests, for the report.
-pub struct Origin {
-    /// The scheduling policy's name (the kernel's scheduler for `sluice kernel`).
-    pub scheduler: String,
-    /// What ran the I/O: `io_uring`, or `kernel`.
-    pub device: String,
-    /// The counters the policy reports (none for `sluice kernel`).
-    pub policy_stats: Vec<(String, f64)>,
-    /// The engine's `io_uring_enter` calls (or the kernel run's requests).
-    pub events: u64,
-}
-
-impl Origin {
-    fn engine(engine: &Engine) -> Self {
-        Origin {
-            scheduler: engine.policy().name().to_string(),
-            device: "io_uring".to_string(),
-            policy_stats: engine
-                .policy()
-                .stats()
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
-            events: engine.stats().enters,
-        }
-    }
-}
-
-/// The `sluice.sim/1` part, as the simulator's recorder builds it.
-pub fn report(
-    s: &Scenario,
-    pop: &Population,
-    book: &Book,
-    origin: Origin,
-    end: Instant,
-    completed_total: u64,
-    wall_s: f64,
-) -> SimReport {
-    let warmup = Instant::ZERO + s.warmup;
-    let oldest = book.oldest_pending(pop.flows.len());
-    let (aggregate, flows) = measure(&pop.flows, &oldest, warmup, end);
-    SimReport {
-        schema: RUN_SCHEMA,
-        scenario: s.name.clone(),
-        scheduler: origin.scheduler,
-        device: origin.device,
-        seed: s.seed,
-        sim_time_s: end.as_secs_f64(),
-        device_requests: None,
-        measured_from_s: warmup.as_secs_f64(),
-        aggregate,
-        flows,
-        policy_stats: origin.policy_stats.into_iter().collect(),
-        timeline_mb_s: None,
-        timeline: book
-            .timeline
-            .as_ref()
-            .map(|b| b.report(pop.flows.iter().map(|f| f.spec.name.as_str()), end)),
-        perf: Perf {
-            events: origin.events,
-            wall_s,
-            requests_per_wall_s: if wall_s > 0.0 {
-                completed_total as f64 / wall_s
-            } else {
-                0.0
-            },
-        },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_dropped_interrupt_flag_no_longer_hears_signals() {
-        let old = interrupt_flag().unwrap();
-        let old_flag = Arc::clone(&old.flag);
-        drop(old);
-        let new = interrupt_flag().unwrap();
-        signal_hook::low_level::raise(signal_hook::consts::SIGINT).unwrap();
-        assert!(new.load(Ordering::SeqCst), "the live flag is raised");
-        assert!(
-            !old_flag.load(Ordering::SeqCst),
-            "a dropped flag's handler is gone"
-        );
-    }
 }

@@ -395,64 +395,8 @@ fn numbered<T: Default>(list: &mut Vec<(u32, T)>, g: u32) -> &mut T {
 mod tests {
     use super::*;
 
-    /// ceph/dmclock's sim/dmc_sim_example.conf.
-    pub(crate) const EXAMPLE: &str = "[global]
-server_groups = 1
-client_groups = 4
-server_random_selection = false
-server_soft_limit = false
-
-[client.0]
-client_count = 1
-client_wait = 0
-client_total_ops = 2000
-client_server_select_range = 1
-client_iops_goal = 200
-client_outstanding_ops = 32
-client_reservation = 0.0
-client_limit = 0.0
-client_weight = 1.0
-
-[client.1]
-client_count = 1
-client_wait = 5
-client_total_ops = 2000
-client_server_select_range = 1
-client_iops_goal = 200
-client_outstanding_ops = 32
-client_reservation = 0.0
-client_limit = 40.0
-client_weight = 1.0
-
-[client.2]
-client_count = 1
-client_wait = 10
-client_total_ops = 2000
-client_server_select_range = 1
-client_iops_goal = 200
-client_outstanding_ops = 32
-client_reservation = 0.0
-client_limit = 50.0
-client_weight = 2.0
-client_req_cost = 1
-
-[client.3]
-client_count = 1
-client_wait = 10
-client_total_ops = 2000
-client_server_select_range = 1
-client_iops_goal = 200
-client_outstanding_ops = 32
-client_reservation = 0.0
-client_limit = 50.0
-client_weight = 2.0
-client_req_cost = 3
-
-[server.0]
-server_count = 1
-server_iops = 160
-server_threads = 1
-";
+    /// ceph/dmclock's sim/dmc_sim_example.conf (the repository's fixture).
+    pub(crate) const EXAMPLE: &str = include_str!("../../../../data/import/dmc_sim_example.conf");
 
     #[test]
     fn the_example_maps_each_client_group_to_a_flow() {
@@ -464,12 +408,12 @@ server_threads = 1
         assert_eq!(names, ["client0", "client1", "client2", "client3"]);
         let f = &s.flows;
         assert_eq!(
-            f.iter().map(|f| f.limit_iops).collect::<Vec<_>>(),
+            f.iter().map(|f| f.qos.limit_iops).collect::<Vec<_>>(),
             [None, Some(40.0), Some(50.0), Some(50.0 / 3.0)]
         );
-        assert!(f.iter().all(|f| f.reservation_iops.is_none()));
+        assert!(f.iter().all(|f| f.qos.reservation_iops.is_none()));
         assert_eq!(
-            f.iter().map(|f| f.weight).collect::<Vec<_>>(),
+            f.iter().map(|f| f.qos.weight).collect::<Vec<_>>(),
             [100, 100, 200, 67]
         );
         assert!(f
@@ -496,8 +440,8 @@ server_threads = 1
         // dmClock's defaults: reservation 20, limit 60, 1000 ops.
         assert_eq!(s.flows.len(), 3);
         assert_eq!(s.flows[2].name, "client0_2");
-        assert_eq!(s.flows[0].reservation_iops, Some(20.0));
-        assert_eq!(s.flows[0].weight, 1000);
+        assert_eq!(s.flows[0].qos.reservation_iops, Some(20.0));
+        assert_eq!(s.flows[0].qos.weight, 1000);
         assert!(
             imp.notes.iter().any(|n| n.contains("2 servers")),
             "{:?}",
@@ -536,37 +480,15 @@ server_threads = 1
     /// imports or fails with one line; nothing panics.
     #[test]
     fn mangled_inputs_fail_in_one_line() {
-        let mut texts: Vec<String> = (0..EXAMPLE.len())
-            .filter(|&i| EXAMPLE.is_char_boundary(i))
-            .map(|i| EXAMPLE[..i].to_string())
-            .collect();
-        let lines: Vec<&str> = EXAMPLE.lines().collect();
-        for i in 0..lines.len() {
-            for junk in [
-                "= =",
-                "[",
-                "client_count = 99999999999",
-                "client_wait = 1e9",
-                "\u{202e}x = 1",
-            ] {
-                let mut l = lines.clone();
-                l[i] = junk;
-                texts.push(l.join("\n"));
-            }
-        }
-        for t in &texts {
-            match import(t) {
-                Err(e) => {
-                    let e = e.to_string();
-                    assert!(!e.contains('\n') && !e.is_empty(), "{e}");
-                }
-                // What imports builds.
-                Ok(imp) => {
-                    if let Err(e) = imp.scenario.build() {
-                        panic!("{t}\n-> {e}");
-                    }
-                }
-            }
+        let junk = [
+            "= =",
+            "[",
+            "client_count = 99999999999",
+            "client_wait = 1e9",
+            "\u{202e}x = 1",
+        ];
+        for t in &crate::import::tests::mangled(EXAMPLE, &junk) {
+            crate::import::tests::fails_in_one_line_or_builds(import(t), t);
         }
     }
 }

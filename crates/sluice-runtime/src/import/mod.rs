@@ -80,8 +80,43 @@ pub fn read_input(path: &Path, what: &str) -> Result<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Every truncation of `text` (at a character boundary), then `text`
+    /// with each line in turn replaced by each of `junk`: inputs an
+    /// importer must refuse in one line or import, never panic on.
+    pub(crate) fn mangled(text: &str, junk: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> = (0..text.len())
+            .filter(|&i| text.is_char_boundary(i))
+            .map(|i| text[..i].to_string())
+            .collect();
+        let lines: Vec<&str> = text.lines().collect();
+        for i in 0..lines.len() {
+            for &j in junk {
+                let mut l = lines.clone();
+                l[i] = j;
+                out.push(l.join("\n"));
+            }
+        }
+        out
+    }
+
+    /// An import of `input`: a non-empty one-line error, or a scenario
+    /// that builds.
+    pub(crate) fn fails_in_one_line_or_builds(result: Result<Imported>, input: &str) {
+        match result {
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!e.contains('\n') && !e.is_empty(), "{e}");
+            }
+            Ok(imp) => {
+                if let Err(e) = imp.scenario.build() {
+                    panic!("{input}\n-> {e}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn oversized_and_missing_inputs_are_one_line_errors() {

@@ -484,47 +484,12 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
 mod tests {
     use super::*;
 
-    /// tests/manual/iosched_reproducers/tau_nemesis.sh's job file.
-    const TAU_NEMESIS: &str = "- name: filler
-  data_size: 1GB
-  shards: all
-  type: seqread
-  shard_info:
-    parallelism: 10
-    reqsize: 128kB
-    shares: 10
-- name: bursty_lowprio
-  data_size: 1GB
-  shards: all
-  type: seqread
-  shard_info:
-    parallelism: 1
-    reqsize: 128kB
-    shares: 100
-    batch: 50
-    rps: 8
-- name: highprio
-  shards: all
-  type: randread
-  data_size: 1GB
-  shard_info:
-    parallelism: 100
-    reqsize: 1536
-    shares: 1000
-    rps: 50
-  options:
-    pause_distribution: poisson
-    sleep_type: steady
-";
+    /// tests/manual/iosched_reproducers/tau_nemesis.sh's job file (the
+    /// repository's fixture).
+    const TAU_NEMESIS: &str = include_str!("../../../../data/import/tau_nemesis.yaml");
 
-    const I4I: &str = "# i4i.2xlarge
-disks:
-- mountpoint: /dev
-  read_bandwidth: 1542559872
-  read_iops: 218786
-  write_bandwidth: 1130867072
-  write_iops: 121499
-";
+    /// The same script's io properties.
+    const I4I: &str = include_str!("../../../../data/import/i4i.2xlarge.yaml");
 
     #[test]
     fn tau_nemesis_maps_each_job_to_a_flow_on_the_properties_disk() {
@@ -536,7 +501,7 @@ disks:
         let names: Vec<_> = f.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["filler", "bursty_lowprio", "highprio"]);
         assert_eq!(
-            f.iter().map(|f| f.weight).collect::<Vec<_>>(),
+            f.iter().map(|f| f.qos.weight).collect::<Vec<_>>(),
             [10, 100, 1000]
         );
         assert_eq!(
@@ -671,49 +636,21 @@ disks:
     /// imports or fails with one line; nothing panics.
     #[test]
     fn mangled_inputs_fail_in_one_line() {
-        let cut = |s: &str| -> Vec<String> {
-            (0..s.len())
-                .filter(|&i| s.is_char_boundary(i))
-                .map(|i| s[..i].to_string())
-                .collect()
-        };
-        let mangle = |s: &str| -> Vec<String> {
-            let lines: Vec<&str> = s.lines().collect();
-            let mut out = Vec::new();
-            for i in 0..lines.len() {
-                for junk in [
-                    "- : :",
-                    "    rps: -1",
-                    "    batch: 99999999999",
-                    "  type: [1]",
-                    "    reqsize: 64GB",
-                ] {
-                    let mut l = lines.clone();
-                    l[i] = junk;
-                    out.push(l.join("\n"));
-                }
-            }
-            out
-        };
-        let check = |conf: &str, io: &str| {
-            match import(conf, io, &Options::default()) {
-                Err(e) => {
-                    let e = e.to_string();
-                    assert!(!e.contains('\n') && !e.is_empty(), "{e}");
-                }
-                // What imports builds.
-                Ok(imp) => {
-                    if let Err(e) = imp.scenario.build() {
-                        panic!("{conf}\n{io}\n-> {e}");
-                    }
-                }
-            }
-        };
-        for c in cut(TAU_NEMESIS).iter().chain(mangle(TAU_NEMESIS).iter()) {
-            check(c, I4I);
+        use crate::import::tests::{fails_in_one_line_or_builds, mangled};
+        let junk = [
+            "- : :",
+            "    rps: -1",
+            "    batch: 99999999999",
+            "  type: [1]",
+            "    reqsize: 64GB",
+        ];
+        for conf in &mangled(TAU_NEMESIS, &junk) {
+            let r = import(conf, I4I, &Options::default());
+            fails_in_one_line_or_builds(r, conf);
         }
-        for io in cut(I4I).iter().chain(mangle(I4I).iter()) {
-            check(TAU_NEMESIS, io);
+        for io in &mangled(I4I, &junk) {
+            let r = import(TAU_NEMESIS, io, &Options::default());
+            fails_in_one_line_or_builds(r, io);
         }
     }
 }

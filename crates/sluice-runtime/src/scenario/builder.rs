@@ -499,17 +499,6 @@ impl ScenarioBuilder {
     }
 }
 
-/// Setters of optional `[[flow]]` keys.
-macro_rules! flow_keys {
-    ($($(#[$doc:meta])* $key:ident: $t:ty;)*) => {$(
-        $(#[$doc])*
-        pub fn $key(mut self, value: $t) -> Self {
-            self.$key = Some(value);
-            self
-        }
-    )*};
-}
-
 impl FlowBuilder {
     /// A flow (`count` = 1) with every other key at its default.
     pub fn new(name: impl Into<String>, pattern: Pattern) -> Self {
@@ -528,7 +517,7 @@ impl FlowBuilder {
         self
     }
 
-    flow_keys! {
+    optional_keys! {
         /// `count` flows alike, named `name0`, `name1`, ...
         count: u32;
         /// Size of each request, KiB (default 128 for sequential flows, 64

@@ -253,8 +253,12 @@ impl Scenario {
             };
             params.insert(k, pv);
         }
-        sluice::policy::build(&raw.scheduler.name, &params)
-            .map_err(|e| fail(format!("[scheduler] {e}")))?;
+        sluice::policy::build(
+            &raw.scheduler.name,
+            &params,
+            &sluice::policy::BuildContext::default(),
+        )
+        .map_err(|e| fail(format!("[scheduler] {e}")))?;
         let mut classes: Vec<ClassConfig> = Vec::new();
         for c in &raw.classes {
             if classes.iter().any(|k| k.name == c.name) {
@@ -268,8 +272,12 @@ impl Scenario {
                 )));
             }
             let inner = c.inner.clone().unwrap_or_else(|| "noop".into());
-            sluice::policy::build(&inner, &Params::default())
-                .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
+            sluice::policy::build(
+                &inner,
+                &Params::default(),
+                &sluice::policy::BuildContext::default(),
+            )
+            .map_err(|e| fail(format!("[[class]] '{}': inner: {e}", c.name)))?;
             classes.push(ClassConfig {
                 name: c.name.clone(),
                 quantum: Duration::from_millis_f64(q),
@@ -318,10 +326,7 @@ impl Scenario {
                 ))));
             }
             let file_sectors = ((file_gib * GIB_SECTORS) as u64).max(u64::from(request_sectors));
-            let weight = f.weight.unwrap_or(100);
-            if !(1..=1000).contains(&weight) {
-                return Err(ctx(fail(format!("weight must be 1..=1000 (got {weight})"))));
-            }
+            let weight = groups::weight_key(f.weight).map_err(ctx)?;
             let start =
                 Instant::ZERO + seconds("start_s", f.start_s.unwrap_or(0.0), 0.0).map_err(ctx)?;
             let think_ms = f.think_ms.unwrap_or(0.0);
@@ -363,17 +368,14 @@ impl Scenario {
                     ))))
                 }
             };
-            let iops_key = |key: &str, v: Option<f64>| match v {
-                Some(x) if !(x.is_finite() && x > 0.0 && x <= 1e7) => Err(ctx(fail(format!(
-                    "{key} must be a number of IOPS with 0 < x <= 1e7 (got {x})"
-                )))),
-                v => Ok(v),
-            };
-            let reservation_iops = iops_key("reservation_iops", f.reservation_iops)?;
-            let limit_iops = iops_key("limit_iops", f.limit_iops)?;
-            let limit_mb_s =
-                groups::rate_key("limit_mb_s", "MB/s", f.limit_mb_s, 1e6).map_err(ctx)?;
-            let burst = groups::burst_key(f.burst_ms).map_err(ctx)?;
+            let qos = groups::qos(
+                weight,
+                f.reservation_iops,
+                f.limit_iops,
+                f.limit_mb_s,
+                f.burst_ms,
+            )
+            .map_err(ctx)?;
             let group = match &f.group {
                 None => None,
                 Some(name) => Some(groups::group_index(&raw.groups, name, "group").map_err(ctx)?),
@@ -545,12 +547,12 @@ impl Scenario {
                     .flow_kind(pattern, f.runs, trace_requests)
                     .map_err(ctx)?;
                 flows.push(FlowSpec {
+                    qos,
                     name,
                     kind,
                     request_sectors,
                     file_start,
                     file_sectors,
-                    weight,
                     start,
                     think: Duration::from_millis_f64(think_ms),
                     outstanding,
@@ -559,10 +561,6 @@ impl Scenario {
                     fragment_sectors: f.fragment_kib.map(|k| k * KIB_SECTORS as u32),
                     rate_interval,
                     direct: f.direct.unwrap_or(true),
-                    reservation_iops,
-                    limit_iops,
-                    limit_mb_s,
-                    burst,
                     group,
                     distribution: distribution.clone(),
                     fsync_every: f.fsync_every,

@@ -47,40 +47,51 @@ impl GroupBuilder {
         self
     }
 
-    /// The group's weight among its siblings, 1..=1000 (default 100).
-    pub fn weight(mut self, weight: u32) -> Self {
-        self.weight = Some(weight);
-        self
-    }
-
-    /// IOPS reserved for the whole group (read by an `mclock` parent).
-    pub fn reservation_iops(mut self, iops: f64) -> Self {
-        self.reservation_iops = Some(iops);
-        self
-    }
-
-    /// The most IOPS the whole group is served.
-    pub fn limit_iops(mut self, iops: f64) -> Self {
-        self.limit_iops = Some(iops);
-        self
-    }
-
-    /// The most MB/s the whole group is served.
-    pub fn limit_mb_s(mut self, mb_s: f64) -> Self {
-        self.limit_mb_s = Some(mb_s);
-        self
-    }
-
-    /// How far ahead of its limits the group may run after a pause, ms
-    /// (default 100).
-    pub fn burst_ms(mut self, ms: f64) -> Self {
-        self.burst_ms = Some(ms);
-        self
+    optional_keys! {
+        /// The group's weight among its siblings, 1..=1000 (default 100).
+        weight: u32;
+        /// IOPS reserved for the whole group (read by an `mclock` parent).
+        reservation_iops: f64;
+        /// The most IOPS the whole group is served.
+        limit_iops: f64;
+        /// The most MB/s the whole group is served.
+        limit_mb_s: f64;
+        /// How far ahead of its limits the group may run after a pause, ms
+        /// (default 100).
+        burst_ms: f64;
     }
 }
 
+/// `weight`, checked: 1..=1000 (default 100).
+pub(super) fn weight_key(v: Option<u32>) -> Result<u32> {
+    let weight = v.unwrap_or(100);
+    if !(1..=1000).contains(&weight) {
+        return Err(fail(format!("weight must be 1..=1000 (got {weight})")));
+    }
+    Ok(weight)
+}
+
+/// The QoS keys `[[flow]]` and `[[group]]` tables share, checked, under a
+/// `weight` already checked by [`weight_key`] (each table reports a bad
+/// weight before its other keys).
+pub(super) fn qos(
+    weight: u32,
+    reservation_iops: Option<f64>,
+    limit_iops: Option<f64>,
+    limit_mb_s: Option<f64>,
+    burst_ms: Option<f64>,
+) -> Result<sluice::Qos> {
+    Ok(sluice::Qos {
+        weight,
+        reservation_iops: rate_key("reservation_iops", "IOPS", reservation_iops, 1e7)?,
+        limit_iops: rate_key("limit_iops", "IOPS", limit_iops, 1e7)?,
+        limit_mb_s: rate_key("limit_mb_s", "MB/s", limit_mb_s, 1e6)?,
+        burst: burst_key(burst_ms)?,
+    })
+}
+
 /// A rate key: `None`, or a positive finite number up to `max`.
-pub(super) fn rate_key(key: &str, unit: &str, v: Option<f64>, max: f64) -> Result<Option<f64>> {
+fn rate_key(key: &str, unit: &str, v: Option<f64>, max: f64) -> Result<Option<f64>> {
     match v {
         Some(x) if !(x.is_finite() && x > 0.0 && x <= max) => Err(fail(format!(
             "{key} must be a number of {unit} with 0 < x <= {max:e} (got {x})"
@@ -90,7 +101,7 @@ pub(super) fn rate_key(key: &str, unit: &str, v: Option<f64>, max: f64) -> Resul
 }
 
 /// `burst_ms`, checked: 0.001..=1e6 ms.
-pub(super) fn burst_key(v: Option<f64>) -> Result<Option<Duration>> {
+fn burst_key(v: Option<f64>) -> Result<Option<Duration>> {
     match v {
         None => Ok(None),
         Some(x) if x.is_finite() && (0.001..=1e6).contains(&x) => {
@@ -138,10 +149,7 @@ pub(super) fn groups(raw: &[GroupBuilder], root: &str) -> Result<Vec<GroupConfig
         if raw[..i].iter().any(|h| h.name == g.name) {
             return Err(fail(format!("[[group]] '{}' is defined twice", g.name)));
         }
-        let weight = g.weight.unwrap_or(100);
-        if !(1..=1000).contains(&weight) {
-            return Err(ctx(fail(format!("weight must be 1..=1000 (got {weight})"))));
-        }
+        let weight = weight_key(g.weight).map_err(ctx)?;
         let parent = match &g.parent {
             None => None,
             Some(p) => Some(group_index(raw, p, "parent").map_err(ctx)?),
@@ -150,20 +158,26 @@ pub(super) fn groups(raw: &[GroupBuilder], root: &str) -> Result<Vec<GroupConfig
             None => None,
             Some(name) if name == root => None,
             Some(name) => {
-                sluice::policy::build(name, &Params::default())
-                    .map_err(|e| ctx(fail(format!("scheduler: {e}"))))?;
+                sluice::policy::build(
+                    name,
+                    &Params::default(),
+                    &sluice::policy::BuildContext::default(),
+                )
+                .map_err(|e| ctx(fail(format!("scheduler: {e}"))))?;
                 Some((name.clone(), Params::default()))
             }
         };
         out.push(GroupConfig {
+            qos: qos(
+                weight,
+                g.reservation_iops,
+                g.limit_iops,
+                g.limit_mb_s,
+                g.burst_ms,
+            )
+            .map_err(ctx)?,
             name: g.name.clone(),
             parent,
-            weight,
-            reservation_iops: rate_key("reservation_iops", "IOPS", g.reservation_iops, 1e7)
-                .map_err(ctx)?,
-            limit_iops: rate_key("limit_iops", "IOPS", g.limit_iops, 1e7).map_err(ctx)?,
-            limit_mb_s: rate_key("limit_mb_s", "MB/s", g.limit_mb_s, 1e6).map_err(ctx)?,
-            burst: burst_key(g.burst_ms).map_err(ctx)?,
             scheduler,
         });
     }

@@ -18,6 +18,17 @@ use sluice_device::{InternalOrder, Model};
 
 use crate::error::{Error, Result};
 
+/// Setters of a builder's optional keys: `key(value)` sets `Some(value)`.
+macro_rules! optional_keys {
+    ($($(#[$doc:meta])* $key:ident: $t:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $key(mut self, value: $t) -> Self {
+            self.$key = Some(value);
+            self
+        }
+    )*};
+}
+
 mod builder;
 mod expand;
 mod groups;
@@ -166,25 +177,16 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    /// The scenario's policy, ready for a driver: the `[scheduler]` alone,
-    /// or inside a [`sluice::policy::Hierarchy`] when there are groups or a
-    /// flow has a rate limit (limits hold under every policy that way).
+    /// The scenario's policy, ready for a driver: the `[scheduler]` with the
+    /// classes, the groups and the `[cost]` charge model ([`sluice::policy::build`]
+    /// enforces the flows' limits under every policy).
     pub fn policy(&self) -> std::result::Result<Box<dyn sluice::Scheduler>, sluice::Error> {
-        let limited = self
-            .flows
-            .iter()
-            .any(|f| f.limit_iops.is_some() || f.limit_mb_s.is_some());
-        let mut policy: Box<dyn sluice::Scheduler> = if self.groups.is_empty() && !limited {
-            sluice::policy::build(&self.scheduler, &self.params)?
-        } else {
-            Box::new(sluice::policy::Hierarchy::new(
-                &self.scheduler,
-                &self.params,
-                &self.groups,
-            )?)
+        let context = sluice::policy::BuildContext {
+            charge: self.cost,
+            groups: self.groups.clone(),
+            classes: self.classes.clone(),
         };
-        policy.set_cost_model(&self.cost);
-        Ok(policy)
+        sluice::policy::build(&self.scheduler, &self.params, &context)
     }
 
     /// Load a scenario file.

@@ -604,12 +604,12 @@ fn reservation_and_limit_reach_the_flow_spec() {
     assert!(s
         .flows
         .iter()
-        .all(|f| f.reservation_iops == Some(100.0) && f.limit_iops == Some(40.5)));
+        .all(|f| f.qos.reservation_iops == Some(100.0) && f.qos.limit_iops == Some(40.5)));
     let s = parse(GOOD).unwrap();
     assert!(s
         .flows
         .iter()
-        .all(|f| f.reservation_iops.is_none() && f.limit_iops.is_none()));
+        .all(|f| f.qos.reservation_iops.is_none() && f.qos.limit_iops.is_none()));
 }
 
 const TREE: &str = r#"
@@ -641,19 +641,22 @@ fn groups_reach_the_scenario_and_flows_name_theirs() {
     ))
     .unwrap();
     assert_eq!(s.groups.len(), 3);
-    assert_eq!((s.groups[0].weight, s.groups[0].parent), (300, None));
+    assert_eq!((s.groups[0].qos.weight, s.groups[0].parent), (300, None));
     assert_eq!(s.groups[1].parent, Some(0));
-    assert_eq!(s.groups[1].limit_mb_s, Some(20.0));
-    assert_eq!(s.groups[1].burst, Some(Duration::from_millis(50)));
+    assert_eq!(s.groups[1].qos.limit_mb_s, Some(20.0));
+    assert_eq!(s.groups[1].qos.burst, Some(Duration::from_millis(50)));
     assert_eq!(
         s.groups[1].scheduler.as_ref().map(|x| x.0.as_str()),
         Some("noop")
     );
     // Unset: weight 100, the scenario's policy.
-    assert_eq!((s.groups[2].weight, &s.groups[2].scheduler), (100, &None));
+    assert_eq!(
+        (s.groups[2].qos.weight, &s.groups[2].scheduler),
+        (100, &None)
+    );
     assert!(s.flows.iter().all(|f| f.group == Some(1)
-        && f.limit_mb_s == Some(5.0)
-        && f.burst == Some(Duration::from_millis(10))));
+        && f.qos.limit_mb_s == Some(5.0)
+        && f.qos.burst == Some(Duration::from_millis(10))));
     // The policy is the scenario's inside a tree.
     assert_eq!(s.policy().unwrap().name(), "clook");
 }
@@ -726,7 +729,7 @@ fn a_tree_writes_back_as_it_reads() {
     let text = b.to_toml().unwrap();
     let back = parse(&text).unwrap();
     assert_eq!(back, b.build().unwrap());
-    assert_eq!(back.groups[0].limit_iops, Some(50.0));
+    assert_eq!(back.groups[0].qos.limit_iops, Some(50.0));
 }
 
 #[test]

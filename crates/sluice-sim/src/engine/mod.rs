@@ -79,9 +79,6 @@ impl Simulation {
         if let Some(max) = d.merge_sectors() {
             driver = driver.with_merging(max);
         }
-        for (i, c) in scenario.classes.iter().enumerate() {
-            driver.add_class(Instant::ZERO, i as u32, c)?;
-        }
         let mut host = Requests::new(driver);
         let Ok(pop) = Population::new(scenario, &mut host);
         let mut agenda = Agenda::default();
@@ -186,7 +183,7 @@ impl Simulation {
             scheduler: self.host.driver.policy().name(),
             device: self.device.name(),
             seed: self.seed,
-            policy_stats: self.host.driver.policy().stats(),
+            policy_stats: self.host.driver.policy().stats().entries(),
             events: self.events,
         };
         let oldest = self.host.oldest_pending(self.pop.flows.len());

@@ -64,10 +64,7 @@ impl Requests {
     /// Put a page cache between the buffered flows and the driver, and
     /// register its flusher (after the population's flows).
     pub(super) fn with_page_cache(&mut self, cfg: os::Config) {
-        let flusher = FlowConfig {
-            weight: 100,
-            ..FlowConfig::default()
-        };
+        let flusher = FlowConfig::weighted(100);
         self.driver.add_flow(Instant::ZERO, FLUSHER, &flusher);
         self.os = Some(Os {
             cache: PageCache::new(cfg),

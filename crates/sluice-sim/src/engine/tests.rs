@@ -2,7 +2,7 @@
 
 use super::*;
 use sluice::policy::Noop;
-use sluice::{Decision, DeviceView, FlowConfig, FlowId, Request, Service};
+use sluice::{Capabilities, Decision, DeviceView, FlowConfig, FlowId, Request, Service};
 use sluice_runtime::report::Perf;
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -70,8 +70,11 @@ impl Scheduler for Idler {
     fn queued(&self) -> usize {
         self.inner.queued()
     }
-    fn may_idle(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: true,
+            ..Capabilities::default()
+        }
     }
 }
 

@@ -79,7 +79,8 @@ pub(crate) fn engine(
     if name.starts_with("bfq") {
         params.insert("slice_idle_ms", policy::ParamValue::Int(0));
     }
-    let p = policy::build(name, &params).expect("the bench's policies build");
+    let p = policy::build(name, &params, &policy::BuildContext::default())
+        .expect("the bench's policies build");
     let mut e = Engine::new(p, EngineConfig::with_queue_depth(depth))?;
     let t = e.open_target(path, &TargetOptions::read_only().direct(false))?;
     for f in 0..flows {

@@ -10,12 +10,15 @@ fn ns(n: u64) -> Instant {
 
 fn spec(pattern: Pattern) -> FlowSpec {
     FlowSpec {
+        qos: sluice::Qos {
+            weight: 100,
+            ..sluice::Qos::default()
+        },
         name: "f".into(),
         kind: FlowKind::Greedy(GreedyPattern::of(pattern).expect("a greedy pattern")),
         request_sectors: 8,
         file_start: 1000,
         file_sectors: 32,
-        weight: 100,
         start: Instant::ZERO,
         think: Duration::ZERO,
         outstanding: 2,

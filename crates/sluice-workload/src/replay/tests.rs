@@ -18,6 +18,10 @@ fn flow(text: &str, mode: Replay) -> Flow {
 fn repeated(text: &str, mode: Replay, repeat: Option<(Duration, Duration)>) -> Flow {
     let trace = StartupTrace::parse("t", "t", text).unwrap();
     let spec = FlowSpec {
+        qos: sluice::Qos {
+            weight: 100,
+            ..sluice::Qos::default()
+        },
         kind: FlowKind::Startup(StartupSpec {
             trace: Arc::new(trace),
             replay: mode,
@@ -26,7 +30,6 @@ fn repeated(text: &str, mode: Replay, repeat: Option<(Duration, Duration)>) -> F
         }),
         file_start: 1000,
         file_sectors: 1 << 40,
-        weight: 100,
         ..FlowSpec::default()
     };
     Flow::new(spec, 1, 0)

@@ -7,7 +7,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 
-use sluice::policy::{build, Params};
+use sluice::policy::{build, BuildContext, Params};
 use sluice::testkit::FlatDevice;
 use sluice::{
     DeviceView, Direction, Driver, Duration, FlowConfig, FlowId, Instant, LastAnswer, Request,
@@ -82,7 +82,7 @@ impl<D: DeviceView> Bench<D> {
         sectors: u32,
         merge: bool,
     ) -> Self {
-        let sched = build(policy, params).expect("the policy builds");
+        let sched = build(policy, params, &BuildContext::default()).expect("the policy builds");
         let mut driver = Driver::new(sched, 1);
         if merge {
             driver = driver.with_merging(sluice::DEFAULT_MAX_REQUEST_SECTORS);

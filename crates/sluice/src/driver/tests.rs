@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::policy::Noop;
-use crate::scheduler::DeviceView;
+use crate::scheduler::{Capabilities, DeviceView};
 use crate::testkit::{at_ms, req, FlatDevice};
 
 /// A FIFO policy whose idle waits and timer the test sets by hand, and
@@ -64,8 +64,11 @@ impl Scheduler for Probe {
     fn queued(&self) -> usize {
         self.queue.len()
     }
-    fn may_idle(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: true,
+            ..Capabilities::default()
+        }
     }
 }
 

@@ -33,7 +33,7 @@ pub(crate) fn from_params(p: &mut ParamReader<'_>) -> Result<Vios, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::policy::{build, ParamValue, Params};
+    use crate::policy::{build, BuildContext, ParamValue, Params};
     use crate::scheduler::Scheduler;
     use crate::testkit::Testbed;
 
@@ -41,11 +41,14 @@ mod tests {
     fn builds_by_name_with_its_quantum() {
         let mut p = Params::default();
         p.insert("quantum_ms", ParamValue::Float(5.0));
-        let s = build("fq-rr", &p).unwrap();
+        let s = build("fq-rr", &p, &BuildContext::default()).unwrap();
         assert_eq!(s.name(), "fq-rr");
         let mut p = Params::default();
         p.insert("resume_at", ParamValue::Int(2));
-        assert!(build("fq-rr", &p).is_err(), "a VIOS(P) parameter");
+        assert!(
+            build("fq-rr", &p, &BuildContext::default()).is_err(),
+            "a VIOS(P) parameter"
+        );
     }
 
     #[test]

@@ -45,10 +45,11 @@ use std::collections::VecDeque;
 use tree::FlowTree;
 
 use super::params::{declare_params, ParamReader, ParamTable};
+use super::stats::{MclockStats, PolicyStats};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::idhash::IdMap;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
@@ -209,9 +210,9 @@ impl Flow {
     /// Take the rates of `config`. A reservation above the limit is cut to
     /// the limit (the constraint phase does not look at limits).
     fn configure(&mut self, config: &FlowConfig) {
-        self.p_interval = P_UNIT / f64::from(config.weight.max(1));
-        self.l_interval = interval(config.limit_iops);
-        self.r_interval = match (interval(config.reservation_iops), self.l_interval) {
+        self.p_interval = P_UNIT / f64::from(config.qos.weight.max(1));
+        self.l_interval = interval(config.qos.limit_iops);
+        self.r_interval = match (interval(config.qos.reservation_iops), self.l_interval) {
             (Some(r), Some(l)) => Some(r.max(l)),
             (r, _) => r,
         };
@@ -222,7 +223,7 @@ impl Flow {
 /// Throughput Variability for Hypervisor IO Scheduling", OSDI 2010, §3):
 /// each request is tagged R = max(R_prev + 1/r, now), L = max(L_prev +
 /// 1/l, now) and P = max(P_prev + 1/w, now) from its flow's
-/// [`FlowConfig::reservation_iops`], [`FlowConfig::limit_iops`] and
+/// [`Qos::reservation_iops`](crate::Qos::reservation_iops), [`Qos::limit_iops`](crate::Qos::limit_iops) and
 /// weight; a due R tag is served first (constraint phase), else the
 /// smallest P tag among flows whose L tag is due (weight phase, after which
 /// the flow's R tags are reduced by 1/r). A flow returning from idle starts
@@ -612,26 +613,30 @@ impl Scheduler for Mclock {
         self.queued
     }
 
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("reservation_dispatches", self.served_reservation as f64),
-            ("weight_dispatches", self.served_weight as f64),
-            ("over_limit_dispatches", self.served_over_limit as f64),
-        ]
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::Mclock(MclockStats {
+            reservation_dispatches: self.served_reservation,
+            weight_dispatches: self.served_weight,
+            over_limit_dispatches: self.served_over_limit,
+        })
     }
 
-    fn may_idle(&self) -> bool {
-        self.params.at_limit == AtLimit::Wait
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.params.at_limit == AtLimit::Wait,
+            enforces_iops_limits: true,
+        }
     }
+}
 
-    fn enforces_iops_limits(&self) -> bool {
-        true
-    }
-
-    fn set_cost_model(&mut self, model: &LinearCost) {
+impl Mclock {
+    /// The cost model charged when set to `charge = "cost"` (the build
+    /// context's `charge`); otherwise the policy is unchanged.
+    pub fn with_charge(mut self, model: &LinearCost) -> Self {
         if self.charger.by_cost() {
             self.charger.set_cost(*model);
         }
+        self
     }
 }
 

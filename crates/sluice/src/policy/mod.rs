@@ -21,6 +21,7 @@ mod quad_heap;
 mod seastar_fq;
 mod sorted;
 mod sstf;
+mod stats;
 mod think_filter;
 mod vios;
 mod yfq;
@@ -38,21 +39,25 @@ pub use deadline::{Deadline, DeadlineParams, DeadlineTunables};
 pub use dor::{Dor, DorParams};
 pub use fq_rr::fq_rr;
 pub use hierarchy::{
-    Bucket, GroupConfig, Hierarchy, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
+    Bucket, GroupConfig, Hierarchy, Limited, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
 };
 pub use mclock::{AtLimit, Mclock, MclockParams, MclockTunables};
 pub use noop::Noop;
 pub use params::{parameters_markdown, ParamKind, ParamSpec, ParamTable, ParamValue, Params};
 pub use seastar_fq::{SeastarFq, SeastarFqParams, SeastarFqTunables};
 pub use sstf::Sstf;
+pub use stats::{DorStats, MclockStats, PolicyStats, SeastarFqStats, ViosStats, YfqStats};
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode, ViosTunables};
 pub use yfq::{Yfq, YfqParams, YfqTunables};
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::charge::LinearCost;
 use crate::error::Error;
-use crate::scheduler::Scheduler;
+use crate::scheduler::{ClassConfig, Scheduler};
+use crate::time::Instant;
 use crate::types::Request;
+use params::ParamReader;
 
 /// The block layer merged an arrival into `old`: put `merged` in its place
 /// in a map sorted by (sector, id), keeping the value's other fields.
@@ -93,7 +98,12 @@ pub struct PolicyInfo {
     /// Parameters it accepts: name, default, range, meaning. Displays as
     /// `sluice list` prints it.
     pub params: &'static ParamTable,
+    /// How [`build`] makes it: the one place its name meets its type.
+    make: Make,
 }
+
+/// A policy from its parameters and charge, boxed as [`Limits`] says.
+type Make = fn(&mut ParamReader<'_>, &LinearCost, Limits) -> Result<Box<dyn Scheduler>, Error>;
 
 /// The policies this build provides.
 pub const POLICIES: &[PolicyInfo] = &[
@@ -101,139 +111,258 @@ pub const POLICIES: &[PolicyInfo] = &[
         name: "noop",
         summary: "FIFO in arrival order (Linux noop without merging)",
         params: &ParamTable::NONE,
+        make: |_, _, l| Ok(boxed(Noop::default(), l)),
     },
     PolicyInfo {
         name: "clook",
         summary: "C-LOOK: ascending sector order from the head, wrapping to the lowest",
         params: &ParamTable::NONE,
+        make: |_, _, l| Ok(boxed(Clook::default(), l)),
     },
     PolicyInfo {
         name: "sstf",
         summary: "shortest seek time first, by the device's seek-time estimate",
         params: &ParamTable::NONE,
+        make: |_, _, l| Ok(boxed(Sstf::default(), l)),
     },
     PolicyInfo {
         name: "cfq",
         summary: "Linux 2.6.34 CFQ: per-process sync queues in time slices, idling, low_latency",
         params: &cfq::PARAMS,
+        make: |p, _, l| Ok(boxed(Cfq::with_params(CfqParams::read(p)?), l)),
     },
     PolicyInfo {
         name: "bfq",
         summary: "BFQ (SYSTOR 2012 §3): per-flow sector budgets under B-WF2Q+, idling",
         params: &bfq::BFQ_PARAMS,
+        make: |p, c, l| Ok(boxed(Bfq::from_params(BfqVariant::Original, p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "bfq+",
         summary: "BFQ+ (SYSTOR 2012 §4): BFQ with the five switchable heuristics",
         params: &bfq::BFQ_PLUS_PARAMS,
+        make: |p, c, l| Ok(boxed(Bfq::from_params(BfqVariant::Plus, p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "vios",
         summary: "VIOS CFQ-CRR (VEE 2007 §3.7): per-class quanta of disk time, compensated overruns, one request at a time, inner scheduler per class",
         params: &vios::VIOS_PARAMS,
+        make: |p, _, l| Ok(boxed(Vios::from_params(ViosMode::Crr, p)?, l)),
     },
     PolicyInfo {
         name: "vios-p",
         summary: "VIOS(P) (VEE 2007 §6.2): per-class sector budgets 2·Q·BW, up to K in the device, resume at 2, compensated",
         params: &vios::VIOS_P_PARAMS,
+        make: |p, _, l| Ok(boxed(Vios::from_params(ViosMode::Parallel, p)?, l)),
     },
     PolicyInfo {
         name: "fq-rr",
         summary: "FQ-RR (VEE 2007 §3.5): per-class quanta of disk time, overruns never compensated",
         params: &fq_rr::FQ_RR_PARAMS,
+        make: |p, _, l| Ok(boxed(fq_rr::from_params(p)?, l)),
     },
     PolicyInfo {
         name: "deadline",
         summary: "Linux 2.6 deadline: sector-sorted batches per direction, FIFO expiry, reads preferred",
         params: &deadline::PARAMS,
+        make: |p, _, l| Ok(boxed(Deadline::with_params(DeadlineParams::read(p)?), l)),
     },
     PolicyInfo {
         name: "yfq",
         summary: "YFQ (ICMCS 1999 §2-3): start/finish tags, batches, overlap, tie-breaking, fragment groups, l_lat",
         params: &yfq::PARAMS,
+        make: |p, c, l| Ok(boxed(Yfq::from_params(p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "bsd",
         summary: "FreeBSD 2.2.7 disk queue (YFQ paper §3.2): FIFO pipelined into the drive, fragments one at a time",
         params: &bsd::BSD_PARAMS,
+        make: |p, _, l| Ok(boxed(Bsd::from_params(BsdVariant::Plain, p)?, l)),
     },
     PolicyInfo {
         name: "bsd-grouped",
         summary: "bsd with the fragments of one request issued together (YFQ paper §3.4)",
         params: &bsd::BSD_GROUPED_PARAMS,
+        make: |p, _, l| Ok(boxed(Bsd::from_params(BsdVariant::Grouped, p)?, l)),
     },
     PolicyInfo {
         name: "dor",
         summary: "Nam-Park BQS+DOR: YFQ base sequence in C-SCAN order, expanded where seek slack and M_qos allow",
         params: &dor::PARAMS,
+        make: |p, _, l| Ok(boxed(Dor::from_params(p)?, l)),
     },
     PolicyInfo {
         name: "mclock",
         summary: "mClock (OSDI 2010 §3): per-flow reservation, weight and limit tags; reservations first, then weights among flows under their limit",
         params: &mclock::PARAMS,
+        make: |p, c, l| Ok(boxed(Mclock::from_params(p)?.with_charge(c), l)),
     },
     PolicyInfo {
         name: "seastar-fq",
         summary: "Seastar's I/O fair queue: least accumulated cost/shares first, the tau activation window, a capacity token bucket from the disk's IOPS and bandwidth",
         params: &seastar_fq::PARAMS,
+        make: |p, _, l| Ok(boxed(SeastarFq::from_params(p)?, l)),
     },
 ];
 
-/// Build a policy by its contract name with the given parameters. Every
-/// parameter must be consumed: an unknown one is an error naming it.
-pub fn build(name: &str, params: &Params) -> Result<Box<dyn Scheduler>, Error> {
-    let mut p = params.reader(name);
-    let policy: Box<dyn Scheduler> = match name {
-        "noop" => Box::new(Noop::default()),
-        "clook" => Box::new(Clook::default()),
-        "sstf" => Box::new(Sstf::default()),
-        "cfq" => Box::new(Cfq::with_params(CfqParams::read(&mut p)?)),
-        "bfq" => Box::new(Bfq::from_params(BfqVariant::Original, &mut p)?),
-        "bfq+" => Box::new(Bfq::from_params(BfqVariant::Plus, &mut p)?),
-        "vios" => Box::new(Vios::from_params(ViosMode::Crr, &mut p)?),
-        "vios-p" => Box::new(Vios::from_params(ViosMode::Parallel, &mut p)?),
-        "fq-rr" => Box::new(fq_rr::from_params(&mut p)?),
-        "deadline" => Box::new(Deadline::with_params(DeadlineParams::read(&mut p)?)),
-        "yfq" => Box::new(Yfq::from_params(&mut p)?),
-        "bsd" => Box::new(Bsd::from_params(BsdVariant::Plain, &mut p)?),
-        "bsd-grouped" => Box::new(Bsd::from_params(BsdVariant::Grouped, &mut p)?),
-        "dor" => Box::new(Dor::from_params(&mut p)?),
-        "mclock" => Box::new(Mclock::from_params(&mut p)?),
-        "seastar-fq" => Box::new(SeastarFq::from_params(&mut p)?),
-        _ => {
-            return Err(Error::UnknownPolicy {
-                name: name.to_string(),
-                available: POLICIES
-                    .iter()
-                    .map(|p| p.name)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })
-        }
+/// What a policy is built with besides its parameters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BuildContext {
+    /// What policies set to `charge = "cost"` charge a request (a
+    /// scenario's `[cost]`; by default the kernel's model of a rotational
+    /// disk). Other policies ignore it.
+    pub charge: LinearCost,
+    /// Groups of flows, in a [`Hierarchy`]; a flow's
+    /// [`FlowConfig::group`](crate::FlowConfig::group) indexes this list.
+    /// Empty = no groups.
+    pub groups: Vec<GroupConfig>,
+    /// Classes of flows (VIOS's OS instances), added in order as classes
+    /// 0, 1, ...; a flow's [`FlowConfig::class`](crate::FlowConfig::class)
+    /// indexes this list. Policies without classes ignore them.
+    pub classes: Vec<ClassConfig>,
+}
+
+/// Build a policy by its contract name with the given parameters and
+/// context. Every parameter must be consumed: an unknown one is an error
+/// naming it. The policy keeps every [`FlowConfig`](crate::FlowConfig)
+/// promise: with groups it is a [`Hierarchy`]; without, a [`Limited`],
+/// which becomes one when a flow with a rate limit is added.
+pub fn build(
+    name: &str,
+    params: &Params,
+    context: &BuildContext,
+) -> Result<Box<dyn Scheduler>, Error> {
+    let mut policy = if context.groups.is_empty() {
+        construct(name, params, &context.charge, Limits::Enforced)?
+    } else {
+        Box::new(Hierarchy::new(name, params, context)?)
     };
-    let accepted = POLICIES
-        .iter()
-        .find(|i| i.name == name)
-        .map_or(&ParamTable::NONE, |i| i.params);
-    p.finish(accepted)?;
+    for (class, config) in (0..).zip(&context.classes) {
+        policy.add_class(Instant::ZERO, class, config)?;
+    }
     Ok(policy)
+}
+
+/// Who enforces the flows' rate limits of a policy [`construct`] builds.
+#[derive(Clone, Copy)]
+enum Limits {
+    /// The policy itself, in a [`Limited`].
+    Enforced,
+    /// The [`Hierarchy`] the policy is a node of.
+    ByHierarchy,
+}
+
+/// A node of a [`Hierarchy`]: the bare policy, limits left to the hierarchy.
+fn build_bare(
+    name: &str,
+    params: &Params,
+    charge: &LinearCost,
+) -> Result<Box<dyn Scheduler>, Error> {
+    construct(name, params, charge, Limits::ByHierarchy)
+}
+
+fn construct(
+    name: &str,
+    params: &Params,
+    charge: &LinearCost,
+    limits: Limits,
+) -> Result<Box<dyn Scheduler>, Error> {
+    let Some(info) = POLICIES.iter().find(|i| i.name == name) else {
+        return Err(Error::UnknownPolicy {
+            name: name.to_string(),
+            available: POLICIES
+                .iter()
+                .map(|p| p.name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    };
+    let mut p = params.reader(name);
+    let policy = (info.make)(&mut p, charge, limits)?;
+    p.finish(info.params)?;
+    Ok(policy)
+}
+
+/// Boxed with its concrete type known, so a [`Limited`] calls it
+/// statically.
+fn boxed<S: Scheduler + 'static>(policy: S, limits: Limits) -> Box<dyn Scheduler> {
+    match limits {
+        Limits::Enforced => Box::new(Limited::new(policy)),
+        Limits::ByHierarchy => Box::new(policy),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A key two policies share means the same kind of value in both
+    /// (CFQ's times were integers while BFQ's same keys were numbers).
     #[test]
-    fn every_listed_policy_builds_with_defaults() {
-        for info in POLICIES {
-            let s = build(info.name, &Params::default()).unwrap();
-            assert_eq!(s.name(), info.name);
+    fn a_shared_key_has_one_kind() {
+        let kind = |k: &ParamKind| std::mem::discriminant(k);
+        for a in POLICIES {
+            for b in POLICIES {
+                for sa in a.params.specs {
+                    if let Some(sb) = b.params.get(sa.name) {
+                        assert_eq!(
+                            kind(&sa.kind),
+                            kind(&sb.kind),
+                            "{} in {} and {}",
+                            sa.name,
+                            a.name,
+                            b.name
+                        );
+                    }
+                }
+            }
         }
     }
 
     #[test]
+    fn cfq_takes_a_fraction_of_a_millisecond() {
+        let mut params = Params::default();
+        params.insert("slice_idle_ms", ParamValue::Float(2.5));
+        let mut p = params.reader("cfq");
+        let cfq = CfqParams::read(&mut p).unwrap();
+        assert_eq!(cfq.slice_idle, crate::Duration::from_micros(2_500));
+    }
+
+    #[test]
+    fn every_listed_policy_builds_with_defaults() {
+        for info in POLICIES {
+            let s = build(info.name, &Params::default(), &BuildContext::default()).unwrap();
+            assert_eq!(s.name(), info.name);
+        }
+    }
+
+    /// Classes come with the context: built in one step, a class naming no
+    /// policy fails the build.
+    #[test]
+    fn classes_are_added_at_build() {
+        let class = |inner: &str| ClassConfig {
+            name: "os".into(),
+            quantum: crate::Duration::ZERO,
+            inner: inner.into(),
+        };
+        let context = BuildContext {
+            classes: vec![class("noop"), class("clook")],
+            ..BuildContext::default()
+        };
+        assert!(build("vios", &Params::default(), &context).is_ok());
+        let bad = BuildContext {
+            classes: vec![class("no-such")],
+            ..BuildContext::default()
+        };
+        let err = build("vios", &Params::default(), &bad).err().unwrap();
+        assert!(err.to_string().contains("no-such"), "{err}");
+    }
+
+    #[test]
     fn unknown_policy_names_itself_and_the_alternatives() {
-        let err = build("no-such", &Params::default()).err().unwrap();
+        let err = build("no-such", &Params::default(), &BuildContext::default())
+            .err()
+            .unwrap();
         let msg = err.to_string();
         assert!(msg.contains("no-such") && msg.contains("clook"), "{msg}");
     }
@@ -242,7 +371,9 @@ mod tests {
     fn unknown_parameter_is_rejected() {
         let mut params = Params::default();
         params.insert("quantum", ParamValue::Int(4));
-        let err = build("noop", &params).err().unwrap();
+        let err = build("noop", &params, &BuildContext::default())
+            .err()
+            .unwrap();
         assert!(err.to_string().contains("quantum"), "{err}");
     }
 
@@ -313,7 +444,7 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
             for spec in info.params.specs {
                 let mut params = Params::default();
                 params.insert(spec.name, spec.default_value());
-                let built = build(info.name, &params);
+                let built = build(info.name, &params, &BuildContext::default());
                 assert!(
                     built.is_ok(),
                     "{} {}: {:?}",
@@ -331,11 +462,17 @@ read_mb_s = 0 (0 = not given), write_iops = 0 (0 = not given), write_mb_s = 0 (0
     fn out_of_range_values_quote_the_tables_range() {
         let mut params = Params::default();
         params.insert("raising_mb", ParamValue::Float(-1.0));
-        let err = build("bfq+", &params).err().unwrap().to_string();
+        let err = build("bfq+", &params, &BuildContext::default())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("a number in 0..=1000000"), "{err}");
         let mut params = Params::default();
         params.insert("quantum", ParamValue::Int(0));
-        let err = build("cfq", &params).err().unwrap().to_string();
+        let err = build("cfq", &params, &BuildContext::default())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(err.contains("an integer in 1..=1024"), "{err}");
     }
 

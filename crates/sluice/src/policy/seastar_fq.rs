@@ -52,8 +52,9 @@ use std::collections::VecDeque;
 use super::fair_ids::SlotIds;
 use super::fair_tree::{i64_of_key, key_of_i64, FairTree};
 use super::params::{declare_params, ParamReader, ParamTable};
+use super::stats::{PolicyStats, SeastarFqStats};
 use crate::error::Error;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler};
+use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
@@ -280,7 +281,7 @@ impl Scheduler for SeastarFq {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.class(flow).shares = u64::from(config.weight.max(1));
+        self.class(flow).shares = u64::from(config.qos.weight.max(1));
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
@@ -359,15 +360,18 @@ impl Scheduler for SeastarFq {
         self.queued
     }
 
-    fn may_idle(&self) -> bool {
-        self.params.throttles()
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.params.throttles(),
+            ..Capabilities::default()
+        }
     }
 
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("throttled_waits", self.throttled as f64),
-            ("activations", self.activations as f64),
-        ]
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::SeastarFq(SeastarFqStats {
+            throttled_waits: self.throttled,
+            activations: self.activations,
+        })
     }
 }
 
@@ -375,7 +379,7 @@ impl Scheduler for SeastarFq {
 mod tests {
     use super::*;
     use crate::policy::testkit::{req, FlatDevice};
-    use crate::policy::{build, ParamValue, Params};
+    use crate::policy::{build, BuildContext, ParamValue, Params};
     use crate::types::RequestId;
 
     fn at_us(us: u64) -> Instant {
@@ -392,14 +396,7 @@ mod tests {
     }
 
     fn flow(s: &mut SeastarFq, id: u32, weight: u32) {
-        s.add_flow(
-            Instant::ZERO,
-            FlowId(id),
-            &FlowConfig {
-                weight,
-                ..FlowConfig::default()
-            },
-        );
+        s.add_flow(Instant::ZERO, FlowId(id), &FlowConfig::weighted(weight));
     }
 
     /// Dispatch `n` requests at 1 ms apart (the disk's pace), refilling
@@ -437,15 +434,23 @@ mod tests {
 
     #[test]
     fn builds_by_name_with_its_parameters() {
-        let s = build("seastar-fq", &Params::default()).unwrap();
+        let s = build("seastar-fq", &Params::default(), &BuildContext::default()).unwrap();
         assert_eq!(s.name(), "seastar-fq");
-        assert!(!s.may_idle(), "no rates given: never throttles");
+        assert!(
+            !s.capabilities().may_idle,
+            "no rates given: never throttles"
+        );
         let mut p = Params::default();
         p.insert("read_iops", ParamValue::Int(218_786));
         p.insert("tau_ms", ParamValue::Float(2.0));
-        assert!(build("seastar-fq", &p).unwrap().may_idle());
+        assert!(
+            build("seastar-fq", &p, &BuildContext::default())
+                .unwrap()
+                .capabilities()
+                .may_idle
+        );
         p.insert("tau_ms", ParamValue::Float(-1.0));
-        assert!(build("seastar-fq", &p).is_err());
+        assert!(build("seastar-fq", &p, &BuildContext::default()).is_err());
     }
 
     #[test]
@@ -492,7 +497,7 @@ mod tests {
         let got = serve(&mut s, 400, &[1, 2], &mut id, &mut t);
         let two = got.iter().filter(|&&f| f == 2).count();
         assert!((295..=305).contains(&two), "flow 2 got {two} of 400");
-        assert!(!s.may_idle());
+        assert!(!s.capabilities().may_idle);
     }
 
     /// A class that wakes up after the others ran a long time alone is

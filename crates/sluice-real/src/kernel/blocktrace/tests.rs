@@ -275,42 +275,6 @@ fn root() -> bool {
     unsafe { libc::geteuid() == 0 }
 }
 
-/// A loop device over a file, detached on drop (also when the test fails).
-struct Loop(String);
-
-impl Loop {
-    fn over(file: &Path) -> Option<Loop> {
-        match std::process::Command::new("losetup")
-            .args(["--find", "--show", "--direct-io=on"])
-            .arg(file)
-            .output()
-        {
-            Ok(o) if o.status.success() => {
-                Some(Loop(String::from_utf8_lossy(&o.stdout).trim().to_string()))
-            }
-            Ok(o) => {
-                eprintln!(
-                    "skipped: losetup: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("skipped: losetup: {e}");
-                None
-            }
-        }
-    }
-}
-
-impl Drop for Loop {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("losetup")
-            .args(["-d", &self.0])
-            .status();
-    }
-}
-
 fn now_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
@@ -356,16 +320,20 @@ fn a_trace_of_twenty_direct_reads_on_a_loop_device() {
     let work = tempfile::tempdir().unwrap();
     let img = work.path().join("disk.img");
     File::create(&img).unwrap().set_len(64 << 20).unwrap();
-    let Some(dev) = Loop::over(&img) else {
-        return;
+    let dev = match crate::testkit::Loop::over(&img, true) {
+        Ok(dev) => dev,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return;
+        }
     };
     let state = tempfile::tempdir().unwrap();
     let journal = Arc::new(Journal::begin_in(state.path(), "test").unwrap());
     let mounted_before = tracefs_mounted();
     // Dropped unfinished (an error path): undone all the same.
-    drop(BlockTrace::start(Path::new(&dev.0), &journal));
+    drop(BlockTrace::start(Path::new(&dev.dev), &journal));
     assert_eq!(tracefs_mounted(), mounted_before);
-    let trace = match BlockTrace::start(Path::new(&dev.0), &journal) {
+    let trace = match BlockTrace::start(Path::new(&dev.dev), &journal) {
         Ok(t) => t,
         Err(e) if e.is::<Refused>() => {
             eprintln!("skipped: {e}");
@@ -377,7 +345,7 @@ fn a_trace_of_twenty_direct_reads_on_a_loop_device() {
     let f = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECT)
-        .open(&dev.0)
+        .open(&dev.dev)
         .unwrap();
     const LEN: usize = 128 << 10;
     let mut buf = vec![0u8; LEN + 4096];

@@ -33,10 +33,25 @@ fn plan_for(
     super::plan(&file, &options)
 }
 
+/// A job file's text (file `t`, `t.fio`) planned for a simulation under
+/// noop.
+fn planned(text: &str) -> Result<Plan> {
+    let jobs = jobfile::parse("t", text)?;
+    scenario("t", Path::new("t.fio"), &jobs, "noop")
+}
+
+/// The error planning a job file's text fails with (reading it must not).
+fn refusal(text: &str) -> String {
+    let jobs = jobfile::parse("t", text).unwrap();
+    match scenario("t", Path::new("t.fio"), &jobs, "noop") {
+        Ok(_) => panic!("{text:?} was planned"),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// The first group's scenario and jobs of a job file's text.
 fn plan(text: &str) -> Result<(Scenario, Vec<JobInfo>)> {
-    let jobs = jobfile::parse("t", text)?;
-    let g = &scenario("t", Path::new("t.fio"), &jobs, "noop")?.groups[0];
+    let g = &planned(text)?.groups[0];
     Ok((g.scenario(&FioOptions::default())?, g.jobs.clone()))
 }
 
@@ -91,14 +106,8 @@ fn bad_values_are_errors_naming_the_line() {
         ),
         ("[a]\nsize=1g\nrate_iops=1e300\n", "line 3: rate_iops=1e300"),
     ] {
-        let jobs = jobfile::parse("t", text).unwrap();
-        let e = scenario("t", Path::new("t.fio"), &jobs, "noop")
-            .err()
-            .map(|e| e.to_string());
-        assert!(
-            e.as_deref().is_some_and(|e| e.contains(what)),
-            "{text:?}: {e:?}"
-        );
+        let e = refusal(text);
+        assert!(e.contains(what), "{text:?}: {e}");
     }
 }
 
@@ -219,13 +228,6 @@ fn environment_and_fio_variables_are_substituted() {
     assert!(jobs[0].get("numjobs").unwrap().0.parse::<u32>().unwrap() >= 1);
     assert!(jobs[0].get("io_size").unwrap().0.parse::<u64>().unwrap() >= 1);
     // An unset variable is refused with its line, after the engine check.
-    let refusal = |text: &str| {
-        let jobs = jobfile::parse("t", text).unwrap();
-        scenario("t", Path::new("t.fio"), &jobs, "noop")
-            .err()
-            .unwrap()
-            .to_string()
-    };
     assert_eq!(
         refusal("[j]\nbs=${SLUICE_FIO_TEST_UNSET_VAR}\n"),
         "t: line 2: '${SLUICE_FIO_TEST_UNSET_VAR}' is not set in the environment"
@@ -365,28 +367,13 @@ fn random_distribution_skews_random_jobs_as_fio_does() {
         s.flows[0].distribution,
         Distribution::Zoned(vec![(70.0, 25.0), (30.0, 75.0)])
     );
-    let jobs = jobfile::parse(
-        "t",
-        "[j]\nrw=randread\nsize=8m\nrandom_distribution=sequence:2,0,1\n",
-    )
-    .unwrap();
-    let notes = scenario("t", Path::new("t.fio"), &jobs, "noop")
+    let notes = planned("[j]\nrw=randread\nsize=8m\nrandom_distribution=sequence:2,0,1\n")
         .unwrap()
         .notes;
     assert!(notes
         .iter()
         .any(|n| n.starts_with("random_distribution=sequence")));
-    let jobs = jobfile::parse(
-        "t",
-        "[j]\nrw=randread\nsize=8m\nrandom_distribution=zipf:1\n",
-    )
-    .unwrap();
-    let e = format!(
-        "{}",
-        scenario("t", Path::new("t.fio"), &jobs, "noop")
-            .err()
-            .unwrap()
-    );
+    let e = refusal("[j]\nrw=randread\nsize=8m\nrandom_distribution=zipf:1\n");
     assert!(
         e.starts_with("t: line 4: random_distribution=zipf:1: zipf's theta") && !e.contains('\n'),
         "{e}"
@@ -405,13 +392,7 @@ fn fsync_every_n_writes_waits_for_them() {
     assert_eq!(s.flows[0].fsync_every, None);
     let (s, _) = plan("[j]\nrw=read\nfsync=4\nsize=64m\n").unwrap();
     assert_eq!(s.flows[0].fsync_every, None);
-    let jobs = jobfile::parse("t", "[j]\nrw=write\nsize=8m\nfsync=often\n").unwrap();
-    let e = format!(
-        "{}",
-        scenario("t", Path::new("t.fio"), &jobs, "noop")
-            .err()
-            .unwrap()
-    );
+    let e = refusal("[j]\nrw=write\nsize=8m\nfsync=often\n");
     assert!(e.starts_with("t: line 4: fsync=often"), "{e}");
 }
 
@@ -476,16 +457,6 @@ fn nrfiles_are_files_of_one_job_served_as_file_service_type_says() {
     let (s, _) =
         plan("[j]\nrw=randread\nnrfiles=4\nsize=64m\nfile_service_type=roundrobin:3\n").unwrap();
     assert_eq!(s.flows[0].file_service, FileService::RoundRobin(3));
-    let jobs = jobfile::parse(
-        "t",
-        "[j]\nrw=read\nsize=8m\nnrfiles=2\nfile_service_type=odd\n",
-    )
-    .unwrap();
-    let e = format!(
-        "{}",
-        scenario("t", Path::new("t.fio"), &jobs, "noop")
-            .err()
-            .unwrap()
-    );
+    let e = refusal("[j]\nrw=read\nsize=8m\nnrfiles=2\nfile_service_type=odd\n");
     assert!(e.starts_with("t: line 5: file_service_type=odd"), "{e}");
 }

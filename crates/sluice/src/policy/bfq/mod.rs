@@ -152,7 +152,7 @@ use super::fair_ids::SlotIds;
 use super::params::ParamReader;
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{earliest, Duration, Instant, NS_PER_S};
 use crate::types::{FlowId, Request};
 
@@ -368,9 +368,9 @@ impl Scheduler for Bfq {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        let q = self.queue_for(flow, config.weight);
+        let q = self.queue_for(flow, config.qos.weight);
         let q = &mut self.queues[q as usize];
-        q.weight = config.weight.clamp(1, 1000);
+        q.weight = config.qos.weight.clamp(1, 1000);
         q.removed = false;
     }
 
@@ -600,13 +600,21 @@ impl Scheduler for Bfq {
         self.queued
     }
 
-    fn set_cost_model(&mut self, model: &LinearCost) {
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: true,
+            ..Capabilities::default()
+        }
+    }
+}
+
+impl Bfq {
+    /// The cost model charged when set to `charge = "cost"` (the build
+    /// context's `charge`); otherwise the policy is unchanged.
+    pub fn with_charge(mut self, model: &LinearCost) -> Self {
         if self.charger.by_cost() {
             self.charger.set_cost(*model);
         }
-    }
-
-    fn may_idle(&self) -> bool {
-        true
+        self
     }
 }

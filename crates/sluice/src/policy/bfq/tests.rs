@@ -80,12 +80,12 @@ fn defaults_are_the_papers() {
 
 #[test]
 fn parameters_are_read_by_name() {
-    use crate::policy::{build, ParamValue, Params};
+    use crate::policy::{build, BuildContext, ParamValue, Params};
     let mut params = Params::default();
     params.insert("low_latency", ParamValue::Bool(false));
     params.insert("timeout_ms", ParamValue::Int(250));
     params.insert("write_charge", ParamValue::Int(3));
-    let s = build("bfq+", &params).unwrap();
+    let s = build("bfq+", &params, &BuildContext::default()).unwrap();
     assert_eq!(s.name(), "bfq+");
     let mut r = params.reader("bfq+");
     let cfg = BfqConfig::from_params(BfqVariant::Plus, &mut r).unwrap();
@@ -93,10 +93,10 @@ fn parameters_are_read_by_name() {
     assert_eq!(cfg.timeout, ms(250));
     assert_eq!(cfg.write_charge, 3);
     params.insert("write_charge", ParamValue::Int(0));
-    assert!(build("bfq", &params).is_err());
+    assert!(build("bfq", &params, &BuildContext::default()).is_err());
     let mut bad = Params::default();
     bad.insert("slice_async_rq", ParamValue::Int(4));
-    assert!(build("bfq", &bad)
+    assert!(build("bfq", &bad, &BuildContext::default())
         .err()
         .unwrap()
         .to_string()

@@ -98,7 +98,7 @@ use self::queue::{FlowState, Queue};
 use self::service_tree::ServiceTree;
 use super::in_flight::InFlightNotes;
 use crate::idhash::IdMap;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 
@@ -600,8 +600,11 @@ impl Scheduler for Cfq {
         self.rq_queued
     }
 
-    fn may_idle(&self) -> bool {
-        true
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: true,
+            ..Capabilities::default()
+        }
     }
 }
 

@@ -7,7 +7,8 @@ use crate::time::Duration;
 
 declare_params! {
     /// CFQ's tunables by their parameter names, with the defaults of Linux
-    /// 2.6.34 (`cfq_*` variables; times in ms at HZ = 1000).
+    /// 2.6.34 (`cfq_*` variables; times in ms at HZ = 1000, numbers as
+    /// BFQ's same keys are, so a fraction of a jiffy may be tried).
     #[derive(Clone, Debug, PartialEq)]
     pub struct CfqTunables {
         /// cfq_quantum: requests one queue may have in flight
@@ -17,25 +18,25 @@ declare_params! {
         /// cfq_slice_sync: base slice of a sync queue
         ///
         /// HZ/10.
-        slice_sync_ms: u64 = int(100, 1, 10_000),
+        slice_sync_ms: f64 = float(100.0, 1.0, 10_000.0),
         /// cfq_slice_async: base slice of an async queue
         ///
         /// HZ/25.
-        slice_async_ms: u64 = int(40, 1, 10_000),
+        slice_async_ms: f64 = float(40.0, 1.0, 10_000.0),
         /// cfq_slice_async_rq: async dispatches per slot, scaled by priority
         slice_async_rq: u32 = int(2, 1, 1024),
         /// cfq_slice_idle: the idle wait; 0 disables idling
         ///
         /// HZ/125.
-        slice_idle_ms: u64 = int(8, 0, 1_000),
+        slice_idle_ms: f64 = float(8.0, 0.0, 1_000.0),
         /// cfq_fifo_expire[1]: a sync request's FIFO deadline
         ///
         /// HZ/8.
-        fifo_expire_sync_ms: u64 = int(125, 1, 100_000),
+        fifo_expire_sync_ms: f64 = float(125.0, 1.0, 100_000.0),
         /// cfq_fifo_expire[0]: an async request's FIFO deadline
         ///
         /// HZ/4.
-        fifo_expire_async_ms: u64 = int(250, 1, 100_000),
+        fifo_expire_async_ms: f64 = float(250.0, 1.0, 100_000.0),
         /// cfq_back_max: the farthest backward seek taken
         ///
         /// 16 MiB, in KiB.
@@ -47,7 +48,7 @@ declare_params! {
         /// sysfs `low_latency`.
         low_latency: bool = bool(true),
         /// cfq_target_latency
-        target_latency_ms: u64 = int(300, 1, 100_000),
+        target_latency_ms: f64 = float(300.0, 1.0, 100_000.0),
         /// blk_queue_nonrot: the device has no seek penalty (SSD)
         nonrot: bool = bool(false),
     }
@@ -94,7 +95,7 @@ impl Default for CfqParams {
 
 impl From<CfqTunables> for CfqParams {
     fn from(t: CfqTunables) -> Self {
-        let ms = Duration::from_millis;
+        let ms = Duration::from_millis_f64;
         CfqParams {
             quantum: t.quantum,
             slice_sync: ms(t.slice_sync_ms),

@@ -303,8 +303,8 @@ fn builds_by_name_with_parameters() {
     let mut params = crate::policy::Params::default();
     params.insert("slice_idle_ms", crate::policy::ParamValue::Int(0));
     params.insert("low_latency", crate::policy::ParamValue::Bool(false));
-    let s = crate::policy::build("cfq", &params).unwrap();
+    let s = crate::policy::build("cfq", &params, &crate::policy::BuildContext::default()).unwrap();
     assert_eq!(s.name(), "cfq");
     params.insert("quantum", crate::policy::ParamValue::Int(0));
-    assert!(crate::policy::build("cfq", &params).is_err());
+    assert!(crate::policy::build("cfq", &params, &crate::policy::BuildContext::default()).is_err());
 }

@@ -141,6 +141,7 @@ use self::search::{Fill, FsetEnds, Gap};
 
 use super::fair_tree::LazyFairTree;
 use super::params::{declare_params, ParamReader, ParamTable};
+use super::stats::{DorStats, PolicyStats};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
@@ -638,7 +639,7 @@ impl Scheduler for Dor {
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.reweigh(flow, config.weight);
+        self.reweigh(flow, config.qos.weight);
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
@@ -733,20 +734,20 @@ impl Scheduler for Dor {
     /// length of the expanded sequence (the paper's Fig. 4);
     /// `dqe_refusals`: gaps the walk left empty though a queued request
     /// passed Property 1 (Property 2 turned every such request away).
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         let total = (self.bqs_count + self.dor_count) as f64;
         let mean = if self.sequences > 0 {
             total / self.sequences as f64
         } else {
             0.0
         };
-        vec![
-            ("bqs_requests", self.bqs_count as f64),
-            ("dor_requests", self.dor_count as f64),
-            ("sequences", self.sequences as f64),
-            ("mean_sequence_len", mean),
-            ("dqe_refusals", self.dqe_refusals as f64),
-        ]
+        PolicyStats::Dor(DorStats {
+            bqs_requests: self.bqs_count,
+            dor_requests: self.dor_count,
+            sequences: self.sequences,
+            mean_sequence_len: mean,
+            dqe_refusals: self.dqe_refusals,
+        })
     }
 }
 

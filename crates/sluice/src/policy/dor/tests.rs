@@ -154,6 +154,7 @@ fn dqe_refusals_count_gaps_property_2_alone_left_empty() {
     let refusals = |tb: &Testbed<Dor>| {
         tb.policy()
             .stats()
+            .entries()
             .into_iter()
             .find(|(k, _)| *k == "dqe_refusals")
             .unwrap()
@@ -335,7 +336,7 @@ fn m_qos_zero_is_bqs_alone() {
     assert_eq!(a.order(), b.order());
     assert_eq!(a.order().len(), 5);
     assert_eq!(a.policy().counts(), (5, 0));
-    let stats = a.policy().stats();
+    let stats = a.policy().stats().entries();
     assert!(stats.contains(&("dor_requests", 0.0)) && stats.contains(&("bqs_requests", 5.0)));
 }
 

@@ -22,24 +22,29 @@
 //! and between a group and its parent: a flow over its limit has its
 //! requests held back until the bucket allows them, a group over its limit
 //! offers its parent nothing. A policy that enforces IOPS limits itself
-//! (`mclock`, [`Scheduler::enforces_iops_limits`]) is given them instead.
+//! (`mclock`, [`Capabilities::enforces_iops_limits`]) is given them instead.
 //!
 //! Left out: a request the block layer merges after a group's policy
 //! dispatched it reaches that policy's completion with its merged size.
 
 mod bucket;
+mod limited;
 #[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeSet, VecDeque};
 
 pub use bucket::{Bucket, DEFAULT_BURST};
+pub use limited::Limited;
 
 use super::params::Params;
+use super::{BuildContext, PolicyStats};
 use crate::error::Error;
 use crate::idhash::IdMap;
+use crate::qos::Qos;
 use crate::scheduler::{
-    ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
+    Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
+    Service,
 };
 use crate::time::{earliest, Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
@@ -59,16 +64,10 @@ pub struct GroupConfig {
     pub name: String,
     /// The enclosing group, an index into the same list; `None` = the root.
     pub parent: Option<u32>,
-    /// The group's weight among its parent's children, 1..=1000.
-    pub weight: u32,
-    /// Reserved IOPS (read by a parent that runs `mclock`).
-    pub reservation_iops: Option<f64>,
-    /// The most IOPS the whole group is served.
-    pub limit_iops: Option<f64>,
-    /// The most MB/s (10^6 bytes) the whole group is served.
-    pub limit_mb_s: Option<f64>,
-    /// The limits' burst (`None` = [`DEFAULT_BURST`]).
-    pub burst: Option<Duration>,
+    /// The group's weight among its parent's children, its reservation
+    /// (read by a parent that runs `mclock`) and the limits of the whole
+    /// group.
+    pub qos: Qos,
     /// The policy among the group's children, by contract name, with its
     /// parameters; `None` = the root's policy with the root's parameters.
     pub scheduler: Option<(String, Params)>,
@@ -80,11 +79,7 @@ impl GroupConfig {
         GroupConfig {
             name: name.into(),
             parent,
-            weight,
-            reservation_iops: None,
-            limit_iops: None,
-            limit_mb_s: None,
-            burst: None,
+            qos: Qos::weighted(weight),
             scheduler: None,
         }
     }
@@ -211,30 +206,32 @@ impl Hierarchy {
         }
     }
 
-    /// The root's policy `name` with `params`, and `groups` under it, each
-    /// group's policy built by [`super::build`]. Fails on a group that
-    /// names no group as parent, a cycle, more than [`MAX_GROUPS`] groups
-    /// or [`MAX_DEPTH`] levels, a weight outside 1..=1000, or a policy
-    /// that cannot be built.
-    pub fn new(name: &str, params: &Params, groups: &[GroupConfig]) -> Result<Self, Error> {
+    /// The root's policy `name` with `params`, and the context's groups
+    /// under it, every policy charging by the context's `charge`. Fails on a
+    /// group that names no group as parent, a cycle, more than
+    /// [`MAX_GROUPS`] groups or [`MAX_DEPTH`] levels, a weight outside
+    /// 1..=1000, or a policy that cannot be built.
+    pub fn new(name: &str, params: &Params, context: &BuildContext) -> Result<Self, Error> {
+        let groups = &context.groups[..];
+        let build = |name: &str, params: &Params| super::build_bare(name, params, &context.charge);
         if groups.len() > MAX_GROUPS {
             return Err(group_error(
                 &groups[MAX_GROUPS].name,
                 format!("more than {MAX_GROUPS} groups"),
             ));
         }
-        let mut h = Self::around(super::build(name, params)?);
+        let mut h = Self::around(build(name, params)?);
         let depths = depths(groups)?;
         for (g, cfg) in groups.iter().enumerate() {
-            if !(1..=1000).contains(&cfg.weight) {
+            if !(1..=1000).contains(&cfg.qos.weight) {
                 return Err(group_error(
                     &cfg.name,
-                    format!("weight must be 1..=1000 (got {})", cfg.weight),
+                    format!("weight must be 1..=1000 (got {})", cfg.qos.weight),
                 ));
             }
             let policy = match &cfg.scheduler {
-                Some((inner, inner_params)) => super::build(inner, inner_params)?,
-                None => super::build(name, params)?,
+                Some((inner, inner_params)) => build(inner, inner_params)?,
+                None => build(name, params)?,
             };
             h.nodes.push(Node {
                 policy,
@@ -251,17 +248,19 @@ impl Hierarchy {
         for (g, cfg) in groups.iter().enumerate() {
             let n = g + 1;
             let parent = h.nodes[n].parent;
-            let parent_limits = h.nodes[parent].policy.enforces_iops_limits();
+            let parent_limits = h.nodes[parent].policy.capabilities().enforces_iops_limits;
             let seen = FlowConfig {
-                weight: cfg.weight,
-                reservation_iops: cfg.reservation_iops,
-                limit_iops: cfg.limit_iops.filter(|_| parent_limits),
+                qos: Qos {
+                    reservation_iops: cfg.qos.reservation_iops,
+                    limit_iops: cfg.qos.limit_iops.filter(|_| parent_limits),
+                    ..Qos::weighted(cfg.qos.weight)
+                },
                 ..FlowConfig::default()
             };
             let flow = h.nodes[n].flow;
             h.nodes[parent].policy.add_flow(Instant::ZERO, flow, &seen);
-            let iops = cfg.limit_iops.filter(|_| !parent_limits);
-            h.nodes[n].bucket = Bucket::new(iops, cfg.limit_mb_s, cfg.burst, Instant::ZERO);
+            let iops = cfg.qos.limit_iops.filter(|_| !parent_limits);
+            h.nodes[n].bucket = Bucket::new(iops, cfg.qos.limit_mb_s, cfg.qos.burst, Instant::ZERO);
             h.limited |= h.nodes[n].bucket.is_some();
         }
         let mut order: Vec<usize> = (1..h.nodes.len()).collect();
@@ -439,9 +438,9 @@ impl Scheduler for Hierarchy {
             .map(|g| g as usize + 1)
             .filter(|&n| n < self.nodes.len())
             .unwrap_or(0);
-        let own = self.nodes[node].policy.enforces_iops_limits();
-        let iops = config.limit_iops.filter(|_| !own);
-        let bucket = Bucket::new(iops, config.limit_mb_s, config.burst, now);
+        let own = self.nodes[node].policy.capabilities().enforces_iops_limits;
+        let iops = config.qos.limit_iops.filter(|_| !own);
+        let bucket = Bucket::new(iops, config.qos.limit_mb_s, config.qos.burst, now);
         self.limited |= bucket.is_some();
         let slot = self.flows.entry(flow).or_insert(FlowSlot {
             node,
@@ -619,21 +618,16 @@ impl Scheduler for Hierarchy {
         self.nodes.iter().map(|n| n.policy.queued()).sum::<usize>() + self.held
     }
 
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         self.nodes[0].policy.stats()
     }
 
-    fn may_idle(&self) -> bool {
-        self.limited || self.nodes.len() > 1 || self.nodes[0].policy.may_idle()
-    }
-
-    fn enforces_iops_limits(&self) -> bool {
-        true
-    }
-
-    fn set_cost_model(&mut self, model: &crate::charge::LinearCost) {
-        for node in &mut self.nodes {
-            node.policy.set_cost_model(model);
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.limited
+                || self.nodes.len() > 1
+                || self.nodes[0].policy.capabilities().may_idle,
+            enforces_iops_limits: true,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::policy::testkit::{ClosedFlow, Pattern, Testbed};
+use crate::policy::BuildContext;
 use crate::time::Duration;
 use proptest::prelude::*;
 
@@ -25,7 +26,10 @@ fn greedy(flow: u32, outstanding: usize) -> ClosedFlow {
 
 fn in_group(weight: u32, group: Option<u32>) -> FlowConfig {
     FlowConfig {
-        weight,
+        qos: crate::Qos {
+            weight,
+            ..crate::Qos::default()
+        },
         group,
         ..FlowConfig::default()
     }
@@ -46,14 +50,27 @@ fn shares(tree: Hierarchy, flows: &[FlowConfig], secs: u64) -> Vec<f64> {
         .collect()
 }
 
+/// A build context with `groups` and the default charge model.
+fn in_groups(groups: &[GroupConfig]) -> crate::policy::BuildContext {
+    crate::policy::BuildContext {
+        groups: groups.to_vec(),
+        ..crate::policy::BuildContext::default()
+    }
+}
+
+/// `policy` alone, as a hierarchy's node is built.
+fn bare_policy(policy: &str, params: &Params) -> Result<Box<dyn crate::Scheduler>, crate::Error> {
+    crate::policy::build_bare(policy, params, &crate::LinearCost::default())
+}
+
 fn two_tenants(policy: &str) -> Hierarchy {
     Hierarchy::new(
         policy,
         &Params::default(),
-        &[
+        &in_groups(&[
             GroupConfig::new("A", None, 300),
             GroupConfig::new("B", None, 100),
-        ],
+        ]),
     )
     .unwrap()
 }
@@ -81,7 +98,7 @@ fn two_level_tree_shares_under_bfq_yfq_and_mclock() {
     for policy in ["bfq", "yfq", "mclock"] {
         let s = shares(two_tenants(policy), &flows, 20);
         let want = if policy == "bfq" {
-            let bare = crate::policy::build(policy, &Params::default()).unwrap();
+            let bare = bare_policy(policy, &Params::default()).unwrap();
             shares(Hierarchy::around(bare), &flat, 20)
         } else {
             vec![0.375, 0.375, 0.25]
@@ -115,7 +132,7 @@ fn a_groups_share_stays_in_the_group() {
 fn a_group_runs_its_own_policy() {
     let mut fifo = GroupConfig::new("A", None, 100);
     fifo.scheduler = Some(("noop".into(), Params::default()));
-    let h = Hierarchy::new("yfq", &Params::default(), &[fifo]).unwrap();
+    let h = Hierarchy::new("yfq", &Params::default(), &in_groups(&[fifo])).unwrap();
     let mut tb = Testbed::new(h, 1);
     tb.flow_config(0, &in_group(100, Some(0)));
     tb.flow_config(1, &in_group(900, Some(0)));
@@ -136,33 +153,38 @@ fn bad_trees_are_refused_with_the_groups_name() {
         GroupConfig::new("x", Some(1), 100),
         GroupConfig::new("y", Some(0), 100),
     ];
-    let err = Hierarchy::new("bfq", &Params::default(), &cycle)
+    let err = Hierarchy::new("bfq", &Params::default(), &in_groups(&cycle))
         .err()
         .unwrap()
         .to_string();
     assert!(err.contains("group 'x'") && err.contains("cycle"), "{err}");
     let orphan = [GroupConfig::new("z", Some(7), 100)];
-    let err = Hierarchy::new("bfq", &Params::default(), &orphan)
+    let err = Hierarchy::new("bfq", &Params::default(), &in_groups(&orphan))
         .err()
         .unwrap()
         .to_string();
     assert!(err.contains("parent 7 is not a group"), "{err}");
     let heavy = [GroupConfig::new("w", None, 0)];
-    assert!(Hierarchy::new("bfq", &Params::default(), &heavy).is_err());
+    assert!(Hierarchy::new("bfq", &Params::default(), &in_groups(&heavy)).is_err());
     let mut bad_inner = GroupConfig::new("v", None, 100);
     bad_inner.scheduler = Some(("elevator".into(), Params::default()));
-    assert!(Hierarchy::new("bfq", &Params::default(), &[bad_inner]).is_err());
+    assert!(Hierarchy::new("bfq", &Params::default(), &in_groups(&[bad_inner])).is_err());
     let deep: Vec<GroupConfig> = (0..=MAX_DEPTH as u32)
         .map(|g| GroupConfig::new(format!("g{g}"), g.checked_sub(1), 100))
         .collect();
-    assert!(Hierarchy::new("noop", &Params::default(), &deep).is_err());
+    assert!(Hierarchy::new("noop", &Params::default(), &in_groups(&deep)).is_err());
 }
 
 /// Dispatches of flow 0 per second between 2 s and `secs` (the burst
 /// spent by then), with flow 0 limited by `limit` and two greedy others.
 fn limited_rate(policy: &str, limit: FlowConfig, secs: u64) -> f64 {
-    let h = Hierarchy::around(crate::policy::build(policy, &Params::default()).unwrap());
-    let mut tb = Testbed::new(h, 1);
+    let h = Hierarchy::around(bare_policy(policy, &Params::default()).unwrap());
+    rate_of_flow_0(Box::new(h), limit, secs)
+}
+
+/// As [`limited_rate`], of any policy.
+fn rate_of_flow_0(policy: Box<dyn Scheduler>, limit: FlowConfig, secs: u64) -> f64 {
+    let mut tb = Testbed::new(policy, 1);
     tb.flow_config(0, &limit);
     for f in 0..3 {
         tb.closed_flow(greedy(f, 4));
@@ -182,8 +204,11 @@ fn limited_rate(policy: &str, limit: FlowConfig, secs: u64) -> f64 {
 #[test]
 fn iops_limits_hold_under_any_policy() {
     let limit = FlowConfig {
-        weight: 1000,
-        limit_iops: Some(100.0),
+        qos: crate::Qos {
+            weight: 1000,
+            limit_iops: Some(100.0),
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     };
     // (C-LOOK is left out: it starves the lowest of three sequential
@@ -194,11 +219,73 @@ fn iops_limits_hold_under_any_policy() {
     }
 }
 
+/// What `policy::build` returns enforces limits by itself (no groups, no
+/// hierarchy asked for): an embedder cannot get a silently unlimited flow.
+#[test]
+fn built_policies_enforce_limits() {
+    let limit = FlowConfig {
+        qos: crate::Qos {
+            weight: 1000,
+            limit_iops: Some(100.0),
+            ..crate::Qos::default()
+        },
+        ..FlowConfig::default()
+    };
+    for policy in ["noop", "bfq", "yfq", "cfq", "vios", "mclock"] {
+        let built = crate::policy::build(policy, &Params::default(), &BuildContext::default());
+        let got = rate_of_flow_0(built.unwrap(), limit.clone(), 12);
+        assert!((95.0..=101.0).contains(&got), "{policy}: {got} IOPS");
+    }
+}
+
+/// A limit that arrives after other flows' requests are queued is enforced,
+/// and the requests queued before still leave.
+#[test]
+fn a_limit_added_late_is_enforced() {
+    use crate::policy::testkit::{req, FlatDevice};
+    let mut p = Limited::new(crate::policy::Noop::default());
+    let t0 = Instant::ZERO;
+    p.add_flow(t0, FlowId(1), &FlowConfig::default());
+    for id in 0..3 {
+        p.add(t0, req(id, 1, id * 8));
+    }
+    assert!(!p.is_wrapped());
+    let limit = FlowConfig {
+        qos: crate::Qos {
+            limit_iops: Some(10.0),
+            burst: Some(Duration::ZERO),
+            ..crate::Qos::default()
+        },
+        ..FlowConfig::default()
+    };
+    p.add_flow(t0, FlowId(0), &limit);
+    assert!(p.is_wrapped());
+    for id in 10..15 {
+        p.add(t0, req(id, 0, id * 8));
+    }
+    assert_eq!(p.queued(), 8);
+    let dev = FlatDevice::at(0);
+    let mut served = Vec::new();
+    while let Decision::Dispatch(r) = p.dispatch(t0, &dev) {
+        served.push(r.flow.0);
+    }
+    // The three queued before leave first; of flow 0's five, the bucket
+    // lets at most two through at once and holds the rest.
+    assert_eq!(served[..3], [1, 1, 1]);
+    let first = served.len() - 3;
+    assert!((1..=2).contains(&first), "{served:?}");
+    assert_eq!(p.queued(), 5 - first, "held back by the limit");
+    assert!(p.poll_timeout().is_some_and(|t| t > t0));
+}
+
 /// A byte limit: 8-sector (4 KiB) requests under 0.2048 MB/s are 50 IOPS.
 #[test]
 fn byte_limits_hold() {
     let limit = FlowConfig {
-        limit_mb_s: Some(0.2048),
+        qos: crate::Qos {
+            limit_mb_s: Some(0.2048),
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     };
     let got = limited_rate("bfq", limit, 12);
@@ -211,12 +298,15 @@ fn byte_limits_hold() {
 fn mclock_keeps_its_own_iops_limits() {
     let mut p = Params::default();
     p.insert("at_limit", crate::policy::ParamValue::Str("allow".into()));
-    let h = Hierarchy::around(crate::policy::build("mclock", &p).unwrap());
+    let h = Hierarchy::around(bare_policy("mclock", &p).unwrap());
     let mut tb = Testbed::new(h, 1);
     tb.flow_config(
         0,
         &FlowConfig {
-            limit_iops: Some(100.0),
+            qos: crate::Qos {
+                limit_iops: Some(100.0),
+                ..crate::Qos::default()
+            },
             ..FlowConfig::default()
         },
     );
@@ -235,8 +325,8 @@ fn mclock_keeps_its_own_iops_limits() {
 fn group_limits_hold_for_the_whole_group() {
     for policy in ["yfq", "bfq"] {
         let mut a = GroupConfig::new("A", None, 900);
-        a.limit_iops = Some(200.0);
-        let h = Hierarchy::new(policy, &Params::default(), &[a]).unwrap();
+        a.qos.limit_iops = Some(200.0);
+        let h = Hierarchy::new(policy, &Params::default(), &in_groups(&[a])).unwrap();
         let mut tb = Testbed::new(h, 1);
         tb.flow_config(0, &in_group(100, Some(0)));
         tb.flow_config(1, &in_group(100, Some(0)));
@@ -289,9 +379,9 @@ fn an_empty_hierarchy_changes_nothing() {
         ("dor", Params::default()),
     ];
     for (policy, params) in cases {
-        let bare = run(crate::policy::build(policy, &params).unwrap());
+        let bare = run(bare_policy(policy, &params).unwrap());
         let wrapped = run(Box::new(Hierarchy::around(
-            crate::policy::build(policy, &params).unwrap(),
+            bare_policy(policy, &params).unwrap(),
         )));
         assert_eq!(bare, wrapped, "{policy} {params:?}");
     }
@@ -317,7 +407,7 @@ fn ideal(groups: &[GroupConfig], leaves: &[(u32, Option<u32>)]) -> Vec<f64> {
     let mut sum = vec![0.0; groups.len() + 1];
     for (g, cfg) in groups.iter().enumerate() {
         if live_group(g) {
-            sum[node(cfg.parent)] += f64::from(cfg.weight);
+            sum[node(cfg.parent)] += f64::from(cfg.qos.weight);
         }
     }
     for &(w, g) in leaves {
@@ -330,7 +420,7 @@ fn ideal(groups: &[GroupConfig], leaves: &[(u32, Option<u32>)]) -> Vec<f64> {
             let mut at = g;
             while let Some(x) = at {
                 let cfg = &groups[x as usize];
-                share *= f64::from(cfg.weight) / sum[node(cfg.parent)];
+                share *= f64::from(cfg.qos.weight) / sum[node(cfg.parent)];
                 at = cfg.parent;
             }
             share
@@ -369,7 +459,7 @@ proptest! {
     #[test]
     fn shares_follow_the_tree(t in tree()) {
         let (groups, leaves) = t;
-        let h = Hierarchy::new("yfq", &Params::default(), &groups).unwrap();
+        let h = Hierarchy::new("yfq", &Params::default(), &in_groups(&groups)).unwrap();
         let flows: Vec<FlowConfig> = leaves.iter().map(|&(w, g)| in_group(w, g)).collect();
         let got = shares(h, &flows, 8);
         let want = ideal(&groups, &leaves);

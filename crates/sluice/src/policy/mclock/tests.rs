@@ -1,6 +1,6 @@
 use super::*;
 use crate::policy::testkit::{at_ms, ClosedFlow, Op, Pattern, Testbed};
-use crate::policy::{build, ParamValue, Params};
+use crate::policy::{build, BuildContext, ParamValue, Params};
 use crate::time::Duration;
 use proptest::prelude::*;
 
@@ -10,9 +10,12 @@ fn ms(n: u64) -> Duration {
 
 fn cfg(weight: u32, reservation: Option<f64>, limit: Option<f64>) -> FlowConfig {
     FlowConfig {
-        weight,
-        reservation_iops: reservation,
-        limit_iops: limit,
+        qos: crate::Qos {
+            weight,
+            reservation_iops: reservation,
+            limit_iops: limit,
+            ..crate::Qos::default()
+        },
         ..FlowConfig::default()
     }
 }
@@ -48,17 +51,25 @@ fn greedy(flow: u32, outstanding: usize) -> ClosedFlow {
 
 #[test]
 fn builds_by_name_and_reads_at_limit() {
-    let s = build("mclock", &Params::default()).unwrap();
+    let s = build("mclock", &Params::default(), &BuildContext::default()).unwrap();
     assert_eq!(s.name(), "mclock");
-    assert!(s.may_idle());
+    assert!(s.capabilities().may_idle);
     let mut p = Params::default();
     p.insert("at_limit", ParamValue::Str("allow".into()));
-    assert!(!build("mclock", &p).unwrap().may_idle());
+    assert!(
+        !build("mclock", &p, &BuildContext::default())
+            .unwrap()
+            .capabilities()
+            .may_idle
+    );
     p.insert("at_limit", ParamValue::Str("sometimes".into()));
-    let err = build("mclock", &p).err().unwrap().to_string();
+    let err = build("mclock", &p, &BuildContext::default())
+        .err()
+        .unwrap()
+        .to_string();
     assert!(err.contains("\"wait\", \"allow\""), "{err}");
     p.insert("at_limit", ParamValue::Int(1));
-    assert!(build("mclock", &p).is_err());
+    assert!(build("mclock", &p, &BuildContext::default()).is_err());
 }
 
 #[test]
@@ -75,7 +86,7 @@ fn reservation_phase_is_served_first_when_its_tag_is_due() {
     // Its next R tag (10 ms) is not due at 1 ms: the weight phase serves 0.
     tb.add(1, 808, 8);
     assert_eq!(tb.serve(ms(1)).flow.0, 0);
-    let stats = tb.policy().stats();
+    let stats = tb.policy().stats().entries();
     assert_eq!(stats[0], ("reservation_dispatches", 1.0));
     assert_eq!(stats[1], ("weight_dispatches", 1.0));
 }
@@ -113,7 +124,10 @@ fn allow_ignores_limits_for_eligibility() {
     for _ in 0..5 {
         assert_eq!(tb.serve(ms(1)).flow.0, 0);
     }
-    assert_eq!(tb.policy().stats()[2], ("over_limit_dispatches", 4.0));
+    assert_eq!(
+        tb.policy().stats().entries()[2],
+        ("over_limit_dispatches", 4.0)
+    );
     // A flow under its limit still goes before one over it.
     let mut tb = bed(AtLimit::Allow);
     tb.flow_config(0, &cfg(1000, None, Some(100.0)));
@@ -168,7 +182,7 @@ fn weight_phase_service_reduces_the_r_tags() {
     // At 1 ms nothing is due: the weight phase serves the second, and the
     // third's R tag moves from 20 ms to 10 ms.
     tb.serve(ms(1));
-    assert_eq!(tb.policy().stats()[1], ("weight_dispatches", 1.0));
+    assert_eq!(tb.policy().stats().entries()[1], ("weight_dispatches", 1.0));
     assert_eq!(head_r(&tb), Some(10e6));
     // A new arrival is tagged after the reduced tag.
     tb.add(0, 800, 8);
@@ -367,7 +381,7 @@ fn fingerprint(tb: &Testbed<Mclock>) -> (usize, u64) {
         eat(r.id.0);
         eat(u64::from(r.flow.0));
     }
-    for (_, v) in tb.policy().stats() {
+    for (_, v) in tb.policy().stats().entries() {
         eat(v.to_bits());
     }
     (tb.log.len(), h)

@@ -94,7 +94,7 @@
 //! reports) and charges the idle stretch, up to its next `dispatch` call, to
 //! the class's turn: it holds the disk for the class, so idling is bounded by
 //! the class's quantum. An idle stretch also counts as a "service time" for
-//! T_max. `may_idle()` is true when some class's inner scheduler may idle.
+//! T_max. `capabilities().may_idle` is true when some class's inner scheduler may idle.
 //!
 //! If the inner scheduler answers `Nothing` with an empty queue, the class
 //! has emptied (forfeit, next class). If it answers `Nothing` while holding
@@ -112,10 +112,12 @@ pub(crate) use self::config::{VIOS_PARAMS, VIOS_P_PARAMS};
 use super::fair_ids::SlotIds;
 use super::in_flight::InFlightNotes;
 use super::params::ParamReader;
-use super::{build, Params};
+use super::stats::{PolicyStats, ViosStats};
+use super::{build_bare, Params};
+use crate::charge::LinearCost;
 use crate::error::Error;
 use crate::scheduler::{
-    ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
+    Capabilities, ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
@@ -205,14 +207,16 @@ impl Class {
         quantum: Duration,
         inner_name: &str,
     ) -> Result<Self, Error> {
-        let inner = build(inner_name, &Params::default()).map_err(|e| match e {
-            Error::UnknownPolicy { available, .. } => Error::UnknownInner {
-                class: id.unwrap_or(0),
-                inner: inner_name.to_string(),
-                available,
+        let inner = build_bare(inner_name, &Params::default(), &LinearCost::default()).map_err(
+            |e| match e {
+                Error::UnknownPolicy { available, .. } => Error::UnknownInner {
+                    class: id.unwrap_or(0),
+                    inner: inner_name.to_string(),
+                    available,
+                },
+                other => other,
             },
-            other => other,
-        })?;
+        )?;
         Ok(Class {
             id,
             name,
@@ -759,27 +763,24 @@ impl Scheduler for Vios {
         self.classes.iter().map(|c| c.inner.queued()).sum()
     }
 
-    fn may_idle(&self) -> bool {
-        self.classes.iter().any(|c| c.inner.may_idle())
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.classes.iter().any(|c| c.inner.capabilities().may_idle),
+            ..Capabilities::default()
+        }
     }
 
     /// `rounds`; `turns_quantum`, `turns_emptied`, `turns_budget`: turns
     /// that ended because the class's charged time reached its allotment,
     /// because it had nothing more to send, or (VIOS(P)) because its sector
     /// budget was used up.
-    fn stats(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("rounds", self.rounds as f64),
-            (
-                "turns_quantum",
-                self.ended[TurnEnd::Quantum as usize] as f64,
-            ),
-            (
-                "turns_emptied",
-                self.ended[TurnEnd::Emptied as usize] as f64,
-            ),
-            ("turns_budget", self.ended[TurnEnd::Budget as usize] as f64),
-        ]
+    fn stats(&self) -> PolicyStats {
+        PolicyStats::Vios(ViosStats {
+            rounds: self.rounds,
+            turns_quantum: self.ended[TurnEnd::Quantum as usize],
+            turns_emptied: self.ended[TurnEnd::Emptied as usize],
+            turns_budget: self.ended[TurnEnd::Budget as usize],
+        })
     }
 }
 

@@ -205,7 +205,10 @@ fn unannounced_classes_go_to_the_implicit_default_class() {
     v.add_class(t0, 3, &class("three", 10, "clook")).unwrap();
     v.add_flow(t0, FlowId(1), &FlowConfig::default());
     let cfg = FlowConfig {
-        weight: 100,
+        qos: crate::Qos {
+            weight: 100,
+            ..crate::Qos::default()
+        },
         class: Some(9),
         ..FlowConfig::default()
     };
@@ -290,7 +293,7 @@ fn inner_idling_is_passed_through_and_charged() {
         .unwrap();
     v.add_class(Instant::ZERO, 1, &class("plain", 20, "noop"))
         .unwrap();
-    assert!(v.may_idle());
+    assert!(v.capabilities().may_idle);
     let mut tb = Testbed::new(v, 1);
     tb.flow_in(0, 100, Some(0));
     tb.flow_in(1, 100, Some(1));

@@ -72,9 +72,10 @@ use std::collections::VecDeque;
 use super::fair_ids::SlotIds;
 use super::fair_tree::FairTree;
 use super::params::ParamReader;
+use super::stats::{PolicyStats, YfqStats};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
-use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 use tags::{Tag, VirtualWork};
@@ -456,13 +457,24 @@ impl Yfq {
     }
 }
 
+impl Yfq {
+    /// The cost model charged when set to `charge = "cost"` (the build
+    /// context's `charge`); otherwise the policy is unchanged.
+    pub fn with_charge(mut self, model: &LinearCost) -> Self {
+        if self.charger.by_cost() {
+            self.charger.set_cost(*model);
+        }
+        self
+    }
+}
+
 impl Scheduler for Yfq {
     fn name(&self) -> &str {
         "yfq"
     }
 
     fn add_flow(&mut self, _now: Instant, flow: FlowId, config: &FlowConfig) {
-        self.flow_mut(flow).weight = config.weight.max(1);
+        self.flow_mut(flow).weight = config.qos.weight.max(1);
     }
 
     fn set_weight(&mut self, _now: Instant, flow: FlowId, weight: u32) {
@@ -475,12 +487,6 @@ impl Scheduler for Yfq {
                 self.slots.remove(flow);
                 self.free.push(s);
             }
-        }
-    }
-
-    fn set_cost_model(&mut self, model: &LinearCost) {
-        if self.charger.by_cost() {
-            self.charger.set_cost(*model);
         }
     }
 
@@ -724,26 +730,26 @@ impl Scheduler for Yfq {
     }
 
     /// With a turnaround, the device waits for the host between batches.
-    fn may_idle(&self) -> bool {
-        self.params.batch_turnaround_us > 0
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            may_idle: self.params.batch_turnaround_us > 0,
+            ..Capabilities::default()
+        }
     }
 
     /// `batches` formed and their `mean_batch_len` (and, with a host
     /// turnaround, the `turnarounds` waited).
-    fn stats(&self) -> Vec<(&'static str, f64)> {
+    fn stats(&self) -> PolicyStats {
         let mean = if self.next_batch > 0 {
             self.selected as f64 / self.next_batch as f64
         } else {
             0.0
         };
-        let mut v = vec![
-            ("batches", self.next_batch as f64),
-            ("mean_batch_len", mean),
-        ];
-        if self.params.batch_turnaround_us > 0 {
-            v.push(("turnarounds", self.turnarounds as f64));
-        }
-        v
+        PolicyStats::Yfq(YfqStats {
+            batches: self.next_batch,
+            mean_batch_len: mean,
+            turnarounds: (self.params.batch_turnaround_us > 0).then_some(self.turnarounds),
+        })
     }
 }
 

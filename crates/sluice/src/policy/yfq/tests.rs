@@ -283,10 +283,7 @@ fn unknown_flows_weigh_100_and_weights_scale_tags() {
     let mut s = yfq(YfqParams::default());
     s.add(Instant::ZERO, r(0, 7, 0, 100));
     assert_eq!(s.tags(FlowId(7)), Some((0.0, 1.0)));
-    let cfg = FlowConfig {
-        weight: 400,
-        ..FlowConfig::default()
-    };
+    let cfg = FlowConfig::weighted(400);
     s.add_flow(Instant::ZERO, FlowId(8), &cfg);
     s.add(Instant::ZERO, r(1, 8, 0, 100));
     assert_eq!(s.tags(FlowId(8)), Some((0.0, 0.25)));
@@ -393,14 +390,18 @@ fn the_next_batch_waits_out_the_host_turnaround() {
     tb.advance(Duration::from_micros(1));
     assert_eq!(tb.in_flight(), 2);
     assert_eq!(ids(&tb.order()[2..]), vec![2, 3]);
-    assert!(tb.policy().stats().contains(&("turnarounds", 1.0)));
+    assert!(tb
+        .policy()
+        .stats()
+        .entries()
+        .contains(&("turnarounds", 1.0)));
     // Without a turnaround the next batch goes at the completion.
     let mut tb = four(0);
     assert_eq!(fill_ids(&mut tb), vec![0, 1]);
     done(&mut tb, 0);
     done(&mut tb, 1);
     assert_eq!(fill_ids(&mut tb), vec![2, 3]);
-    assert!(!tb.policy().may_idle());
+    assert!(!tb.policy().capabilities().may_idle);
 }
 
 #[test]

@@ -50,7 +50,7 @@ pub(super) fn key_layout(names: &[&str], x0: i32) -> (Vec<(i32, i32)>, u32) {
 /// Every row is drawn; labels wrap; when the positive values span more
 /// than [`SPAN`] the value axis is logarithmic. A row with no value at
 /// all says `missing` where its bars would start.
-pub(in crate::report) fn bars(
+pub(crate) fn bars(
     title: &str,
     x_desc: &str,
     names: &[&str],

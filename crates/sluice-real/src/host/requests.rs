@@ -16,11 +16,15 @@ use sluice_runtime::{Backend, Population};
 use sluice_uring::{AlignedBuf, Completion, Engine, Submission, TargetId};
 use sluice_workload::{FlowSpec, Issue};
 
-use super::files::pattern_byte;
 use super::verify::{Stamped, Verifier};
 
+/// The non-zero byte at `pos` of flow `flow`'s file (and of written data).
+pub(crate) fn pattern_byte(flow: usize, pos: u64) -> u8 {
+    ((pos.wrapping_mul(31).wrapping_add(flow as u64 * 7)) % 251) as u8 + 1
+}
+
 /// Where a real run's requests go.
-pub trait Io {
+pub(crate) trait Io {
     /// The I/O path's clock.
     fn now(&self) -> Instant;
     /// Register scheduler flow `id` (a flow's thread) with its weight and class.
@@ -52,54 +56,54 @@ impl<P: Scheduler> Io for Engine<P> {
 }
 
 /// One request's bookkeeping: which flow, which scheduler flow, since when.
-pub struct Pending {
-    pub flow: usize,
-    pub sched_flow: FlowId,
-    pub arrival: Instant,
-    /// Writes under `--verify`: the stamp.
-    pub stamp: Option<Stamped>,
+pub(crate) struct Pending {
+    pub(crate) flow: usize,
+    pub(crate) sched_flow: FlowId,
+    pub(crate) arrival: Instant,
+    /// Writes under `verify`: the stamp.
+    pub(crate) stamp: Option<Stamped>,
     /// What the flow asked for, in its own sectors, for the request log.
-    pub asked: Asked,
+    pub(crate) asked: Asked,
 }
 
 /// A request as its flow issued it: the request log's columns that the
 /// completion does not carry.
 #[derive(Clone, Copy, Debug)]
-pub struct Asked {
+pub(crate) struct Asked {
     /// First sector in the flow's address space (as the simulator logs it).
-    pub sector: u64,
+    pub(crate) sector: u64,
     /// Length in sectors.
-    pub sectors: u32,
+    pub(crate) sectors: u32,
     /// The issuer waits for it.
-    pub sync: bool,
+    pub(crate) sync: bool,
 }
 
 /// The books of a real run's requests: where each flow's data is, the
-/// requests in flight, reusable buffers, and what `--verify` and
-/// `--timeline` record.
-pub struct Book {
+/// requests in flight, reusable buffers, and what `verify` and
+/// `timeline_ms` record.
+pub(crate) struct Book {
     /// Each flow's target, by flow index (one block device for all, or a
     /// file each).
-    pub targets: Vec<TargetId>,
+    pub(crate) targets: Vec<TargetId>,
     /// Where each flow's data starts in its target (bytes; 0 for files).
-    pub bases: Vec<u64>,
-    /// `--verify`: the stamps of the writes.
-    pub verifier: Option<Verifier>,
+    pub(crate) bases: Vec<u64>,
+    /// `verify`: the stamps of the writes.
+    pub(crate) verifier: Option<Verifier>,
     /// Scheduler flows of replaced processes, removed once idle.
-    pub retired: Vec<FlowId>,
+    pub(crate) retired: Vec<FlowId>,
     /// The requests submitted and not yet completed, by id.
-    pub pending: HashMap<RequestId, Pending>,
+    pub(crate) pending: HashMap<RequestId, Pending>,
     /// Reusable buffers.
-    pub spare: Vec<AlignedBuf>,
-    /// `--timeline`: bytes per flow per bin of wall-clock time.
-    pub timeline: Option<Bins>,
-    /// `--log-requests`: every completed request, in completion order.
-    pub log: Option<Vec<RequestRecord>>,
+    pub(crate) spare: Vec<AlignedBuf>,
+    /// `timeline_ms`: bytes per flow per bin of wall-clock time.
+    pub(crate) timeline: Option<Bins>,
+    /// `log_requests`: every completed request, in completion order.
+    pub(crate) log: Option<Vec<RequestRecord>>,
 }
 
 impl Book {
     /// The books of flows whose data is in `targets` from `bases` (bytes).
-    pub fn new(targets: Vec<TargetId>, bases: Vec<u64>, verifier: Option<Verifier>) -> Self {
+    pub(crate) fn new(targets: Vec<TargetId>, bases: Vec<u64>, verifier: Option<Verifier>) -> Self {
         Book {
             targets,
             bases,
@@ -113,13 +117,13 @@ impl Book {
     }
 
     /// Arrival of the oldest request still pending, per flow (of `flows`).
-    pub fn oldest_pending(&self, flows: usize) -> Vec<Option<Instant>> {
+    pub(crate) fn oldest_pending(&self, flows: usize) -> Vec<Option<Instant>> {
         let pending = self.pending.values().map(|p| (p.flow, p.arrival));
         sluice_runtime::report::oldest_pending(flows, pending)
     }
 
     /// Remove retired scheduler flows that have nothing pending.
-    pub fn reap_retired(&mut self, io: &mut dyn Io) -> Result<()> {
+    pub(crate) fn reap_retired(&mut self, io: &mut dyn Io) -> Result<()> {
         let mut i = 0;
         while i < self.retired.len() {
             let id = self.retired[i];
@@ -146,11 +150,11 @@ impl Book {
 }
 
 /// The runtime's backend for a real run: an I/O path and the books.
-pub struct Host<'a> {
+pub(crate) struct Host<'a> {
     /// The I/O path: the io_uring engine, or the kernel run's threads.
-    pub io: &'a mut dyn Io,
+    pub(crate) io: &'a mut dyn Io,
     /// The books on the requests.
-    pub book: &'a mut Book,
+    pub(crate) book: &'a mut Book,
 }
 
 impl Backend for Host<'_> {
@@ -216,7 +220,7 @@ impl Backend for Host<'_> {
 }
 
 /// A write completed after the clock stopped: record it for verification.
-pub(super) fn settle(
+pub(crate) fn settle(
     v: &mut Verifier,
     pending: &HashMap<RequestId, Pending>,
     c: &Completion,
@@ -230,7 +234,7 @@ pub(super) fn settle(
 }
 
 /// A request completed: measure it, tell its flow, issue what follows.
-pub fn complete(
+pub(crate) fn complete(
     pop: &mut Population,
     host: &mut Host<'_>,
     agenda: &mut Agenda,

@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::input::Results;
 
 fn sim(timeline: bool) -> serde_json::Value {
     let mut v = json!({
@@ -26,10 +27,78 @@ fn repro() -> serde_json::Value {
             {"scheduler": "cfq", "workload": "w", "metric": "aggregate", "unit": "MB/s", "ours": 70.0, "paper": null}]}]})
 }
 
+/// `v` with the fields a test leaves out filled in (zero, empty, one
+/// request a flow), so that each test writes only what it is about.
+fn complete(v: &serde_json::Value) -> serde_json::Value {
+    fn fill(v: &mut serde_json::Value, defaults: serde_json::Value) {
+        if let (Some(o), serde_json::Value::Object(d)) = (v.as_object_mut(), defaults) {
+            for (k, x) in d {
+                o.entry(k).or_insert(x);
+            }
+        }
+    }
+    let mut v = v.clone();
+    if let Some(items) = v.as_array_mut() {
+        for item in items {
+            *item = complete(item);
+        }
+        return v;
+    }
+    match v["schema"].as_str().unwrap_or("") {
+        "sluice.sim/1" | "sluice.run/1" => {
+            let aggregate = json!({"mb_s": 0.0, "read_mb_s": 0.0, "write_mb_s": 0.0, "iops": 0.0, "requests": 0});
+            let perf = json!({"events": 0, "wall_s": 0.0, "requests_per_wall_s": 0.0});
+            fill(
+                &mut v,
+                json!({"scenario": "", "scheduler": "", "device": "", "seed": 0, "sim_time_s": 0.0,
+                       "measured_from_s": 0.0, "aggregate": aggregate, "flows": [], "perf": perf}),
+            );
+            for f in v["flows"].as_array_mut().into_iter().flatten() {
+                fill(
+                    f,
+                    json!({"name": "", "weight": 100, "requests": 1, "bytes": 0, "mb_s": 0.0,
+                           "disk_time_s": 0.0, "lat_ms": {}, "over_1s": 0}),
+                );
+                fill(
+                    &mut f["lat_ms"],
+                    json!({"mean": 0.0, "p50": 0.0, "p95": 0.0, "p99": 0.0, "max": 0.0}),
+                );
+            }
+        }
+        "sluice.repro/1" => {
+            fill(&mut v, json!({"paper": "", "experiments": []}));
+            for e in v["experiments"].as_array_mut().into_iter().flatten() {
+                fill(
+                    e,
+                    json!({"paper": "", "id": "", "title": "", "notes": "", "rows": []}),
+                );
+                for r in e["rows"].as_array_mut().into_iter().flatten() {
+                    fill(
+                        r,
+                        json!({"scheduler": "", "workload": "", "metric": "", "unit": "", "paper": null}),
+                    );
+                }
+            }
+        }
+        "sluice.versus/1" => {
+            for r in v["runs"].as_array_mut().into_iter().flatten() {
+                r["result"] = complete(&r["result"]);
+            }
+        }
+        _ => {}
+    }
+    v
+}
+
+/// [`input::add`] of `v` completed.
+fn add(r: &mut Results, v: &serde_json::Value) -> std::result::Result<(), String> {
+    input::add(r, &complete(v))
+}
+
 fn html(values: &[serde_json::Value]) -> String {
     let mut r = Results::default();
     for v in values {
-        input::add(&mut r, v).unwrap();
+        add(&mut r, v).unwrap();
     }
     page(&r, &["x.json".into()]).unwrap()
 }
@@ -73,8 +142,8 @@ fn arrays_and_versus_results_are_runs() {
         {"engine": "sim", "scheduler": "bfq", "result": sim(false)},
         {"engine": "kernel", "scheduler": "bfq", "result": sim(false)}]});
     let mut r = Results::default();
-    input::add(&mut r, &json!([sim(false), sim(false)])).unwrap();
-    input::add(&mut r, &versus).unwrap();
+    add(&mut r, &json!([sim(false), sim(false)])).unwrap();
+    add(&mut r, &versus).unwrap();
     assert_eq!(r.runs.len(), 4);
     assert_eq!(r.runs[3].kind, "kernel (bfq)");
 }
@@ -82,18 +151,18 @@ fn arrays_and_versus_results_are_runs() {
 #[test]
 fn unknown_results_are_one_line_errors() {
     let mut r = Results::default();
-    let e = input::add(&mut r, &json!({"schema": "other/1"}))
+    let e = add(&mut r, &json!({"schema": "other/1"}))
         .unwrap_err()
         .to_string();
     assert!(
         e.contains("unknown schema 'other/1'") && !e.contains('\n'),
         "{e}"
     );
-    assert!(input::add(&mut r, &json!({"flows": []})).is_err());
+    assert!(add(&mut r, &json!({"flows": []})).is_err());
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "not json").unwrap();
-    let e = format!("{:#}", input::read(&[&bad]).unwrap_err());
+    let e = format!("{:#}", input::read_files(&[&bad]).unwrap_err());
     assert!(
         e.contains("bad.json") && e.contains("not a JSON result"),
         "{e}"
@@ -108,7 +177,7 @@ fn timeline_series_follow_the_flows_order() {
     v["timeline"] = json!({"interval_s": 0.5, "flows": {"c": [3.0], "z": [1.0]}});
     v["measured_from_s"] = json!(2.0);
     let mut r = Results::default();
-    input::add(&mut r, &v).unwrap();
+    add(&mut r, &v).unwrap();
     let (interval, series) = r.runs[0].timeline.clone().unwrap();
     assert_eq!(interval, 0.5);
     let names: Vec<&str> = series.iter().map(|(n, _)| n.as_str()).collect();
@@ -120,7 +189,7 @@ fn timeline_series_follow_the_flows_order() {
 fn a_coarse_cdf_is_said_to_be_one() {
     // Flow "a&b" has only p50/p95/p99/max: four points, and the caption says so.
     let mut r = Results::default();
-    input::add(&mut r, &sim(false)).unwrap();
+    add(&mut r, &sim(false)).unwrap();
     let flows = &r.runs[0].flows;
     assert!(flows[0].coarse && !flows[1].coarse);
     assert_eq!(
@@ -259,13 +328,13 @@ fn a_wrong_header_is_a_one_line_error_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "time,flow\n1,a\n").unwrap();
-    let e = format!("{:#}", input::read(&[&bad]).unwrap_err());
+    let e = format!("{:#}", input::read_files(&[&bad]).unwrap_err());
     assert!(e.contains("bad.csv") && !e.contains('\n'), "{e}");
     let big = dir.path().join("big.csv");
     std::fs::File::create(&big)
         .and_then(|f| f.set_len(sluice_input::Kind::RequestLog.cap() + 1))
         .unwrap();
-    let e = format!("{:#}", input::read(&[&big]).unwrap_err());
+    let e = format!("{:#}", input::read_files(&[&big]).unwrap_err());
     assert!(e.contains("a request log may be at most 256 MiB"), "{e}");
     // Too many rows: one line, the file named.
     let text = log_text(&[
@@ -287,13 +356,13 @@ fn a_wrong_header_is_a_one_line_error_naming_the_file() {
 fn logs_and_json_results_mix_in_one_report() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("run.json");
-    std::fs::write(&json, sim(false).to_string()).unwrap();
+    std::fs::write(&json, complete(&sim(false)).to_string()).unwrap();
     let csv = dir.path().join("a.csv");
     std::fs::write(&csv, log_text(&["r,0,R,1,8,8,0,0,1"])).unwrap();
     // Not named .csv, but its first line is the header.
     let sniffed = dir.path().join("b.log");
     std::fs::write(&sniffed, log_text(&["r,0,R,1,8,8,0,0,1"])).unwrap();
-    let r = input::read(&[&json, &csv, &sniffed]).unwrap();
+    let r = input::read_files(&[&json, &csv, &sniffed]).unwrap();
     assert_eq!((r.runs.len(), r.logs.len()), (1, 2));
     let h = page(&r, &[]).unwrap();
     assert!(h.contains("<a href=\"#service-order\">Service order (2 request logs)</a>"));
@@ -508,7 +577,7 @@ fn svg_texts(h: &str) -> Vec<Vec<String>> {
 fn many(n: usize, xterm: bool) -> serde_json::Value {
     let mut flows: Vec<serde_json::Value> = (0..n)
         .map(|i| {
-            json!({"name": format!("r{i}"), "weight": 100, "bytes": 7e6, "mb_s": 7.0,
+            json!({"name": format!("r{i}"), "weight": 100, "bytes": 7000000, "mb_s": 7.0,
                    "lat_ms": {"mean": 2.0, "p50": 1.0, "p95": 3.0, "p99": 4.0, "max": 5.0},
                    "done_s": null, "startup_s": null, "frames": null})
         })
@@ -519,7 +588,7 @@ fn many(n: usize, xterm: bool) -> serde_json::Value {
     }
     if xterm {
         flows.push(
-            json!({"name": "xterm", "weight": 100, "bytes": 6e6, "mb_s": 0.3,
+            json!({"name": "xterm", "weight": 100, "bytes": 6000000, "mb_s": 0.3,
             "lat_ms": {"mean": 7.0, "p50": 5.0, "p95": 9.0, "p99": 16.0, "max": 20.0},
             "done_s": 2.157, "startup_s": 2.157, "startups": 1}),
         );
@@ -594,7 +663,7 @@ fn a_compare_array_is_one_side_by_side_section() {
         })
         .collect();
     let mut r = Results::default();
-    input::add(&mut r, &serde_json::Value::Array(runs)).unwrap();
+    add(&mut r, &serde_json::Value::Array(runs)).unwrap();
     assert_eq!(r.runs.len(), 3);
     assert!(r.runs.iter().all(|run| run.compare == Some(0)));
     let h = page(&r, &["cmp.json".into()]).unwrap();
@@ -621,7 +690,7 @@ fn a_compare_array_is_one_side_by_side_section() {
     let mut other = many(2, false);
     other["scenario"] = json!("other");
     let mut r = Results::default();
-    input::add(&mut r, &json!([many(2, false), other])).unwrap();
+    add(&mut r, &json!([many(2, false), other])).unwrap();
     assert!(r.runs.iter().all(|run| run.compare.is_none()));
 }
 
@@ -701,8 +770,18 @@ fn odd_results_make_no_panic() {
                {"rows": []}, {"notes": "Paper", "rows": [{"ours": 1e-12, "unit": "s"}, {"ours": 1e12, "unit": "s"}]}]}),
     ];
     for v in &odd {
-        let _ = html(std::slice::from_ref(v));
+        let mut r = Results::default();
+        if add(&mut r, v).is_ok() {
+            let _ = page(&r, &[]);
+        }
     }
+    // Negative bytes are not a result; the rest draw.
+    let negative = add(&mut Results::default(), &odd[2]).unwrap_err();
+    assert!(negative.contains("not a sluice.sim/1 result"), "{negative}");
+    assert!(odd
+        .iter()
+        .enumerate()
+        .all(|(i, v)| i == 2 || add(&mut Results::default(), v).is_ok()));
     let _ = plots::bars("", "", &[], &[], "-").unwrap();
     let _ = plots::throughput_strips("", 0.0, f64::NAN, &[], &[]);
 }
@@ -732,4 +811,37 @@ fn repeated_start_ups_give_their_mean_and_count() {
         "{h}"
     );
     assert!(h.contains("not finished"));
+}
+
+/// The public API: text in, the same page as from files; errors are one
+/// line, with no source chain that would print the cause twice.
+#[test]
+fn render_draws_sources_given_as_text_like_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("r.json");
+    std::fs::write(&json, complete(&sim(true)).to_string()).unwrap();
+    let out = dir.path().join("r.html");
+    write_report(std::slice::from_ref(&json), &out).unwrap();
+    let source = Source {
+        name: json.display().to_string(),
+        text: complete(&sim(true)).to_string(),
+    };
+    assert_eq!(
+        render(&[source]).unwrap(),
+        std::fs::read_to_string(&out).unwrap()
+    );
+    let again = write_report(&[json], &out).unwrap_err();
+    assert!(matches!(again, Error::OutputExists(_)), "{again}");
+    assert!(again.to_string().ends_with("(remove it or name another)"));
+    let bad = Source {
+        name: "z.json".into(),
+        text: "zz".into(),
+    };
+    let e = render(&[bad]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "z.json: not a JSON result: expected value at line 1 column 1"
+    );
+    assert!(std::error::Error::source(&e).is_none());
+    assert!(matches!(render(&[]), Err(Error::Empty)));
 }

@@ -11,7 +11,7 @@ use std::fmt::Write;
 use plotters::style::RGBColor;
 
 use super::esc;
-use super::plots::{tick, wrap};
+use super::plots::{svg_open, tick, wrap};
 
 /// Panel width, pixels (the same as the other figures').
 const WIDTH: f64 = 820.0;
@@ -109,13 +109,7 @@ pub(crate) fn panel(title: &str, lanes: &[Lane], axis: &Axis) -> (String, usize)
     let top = TOP + 18.0 * (title_lines.len() as f64 - 1.0);
     let height = top + plot_h + BOTTOM;
     let (x0, x1) = (axis.x0(), axis.x1());
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
-         viewBox=\"0 0 {WIDTH} {height}\" font-family=\"sans-serif\">\n\
-         <rect width=\"{WIDTH}\" height=\"{height}\" fill=\"#fff\"/>"
-    );
+    let mut s = svg_open(WIDTH, height);
     for (l, line) in title_lines.iter().enumerate() {
         let _ = writeln!(
             s,

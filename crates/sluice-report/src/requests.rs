@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use crate::error::{Error, Result};
 
 /// The header every request log starts with (the simulator's
 /// `RequestRecord::CSV_HEADER`; `run`, `kernel` and `versus` write the
@@ -99,7 +99,9 @@ pub(crate) fn parse_at_most(name: &str, text: &str, max_rows: usize) -> Result<L
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if !header_ok(first_line(text)) {
         let got = super::plots::short(first_line(text), 60);
-        bail!("{name}: not a request log: its first line is '{got}', not '{HEADER}'");
+        return Err(Error::BadLog(format!(
+            "{name}: not a request log: its first line is '{got}', not '{HEADER}'"
+        )));
     }
     let mut log = Log {
         name: name.to_string(),
@@ -120,9 +122,9 @@ pub(crate) fn parse_at_most(name: &str, text: &str, max_rows: usize) -> Result<L
         }
         rows += 1;
         if rows > max_rows {
-            bail!(
+            return Err(Error::BadLog(format!(
                 "{name}: more than {max_rows} rows; the report draws at most {max_rows} requests a log (cut the log to the part of interest)"
-            );
+            )));
         }
         let fields = match record {
             Ok(f) => f,
@@ -188,7 +190,7 @@ impl Log {
 
 /// One row's flow name, dispatch and completion time, every column
 /// checked (a row with a bad sector is as suspect as one with a bad time).
-fn row<'a>(f: &[Cow<'a, str>]) -> Result<(Cow<'a, str>, f64, f64), String> {
+fn row<'a>(f: &[Cow<'a, str>]) -> std::result::Result<(Cow<'a, str>, f64, f64), String> {
     if f.len() < COLUMNS {
         return Err(format!("{} fields, not {COLUMNS}", f.len()));
     }
@@ -221,7 +223,7 @@ fn row<'a>(f: &[Cow<'a, str>]) -> Result<(Cow<'a, str>, f64, f64), String> {
 }
 
 /// A field, or why a record could not be split into fields.
-type Record<'a> = Result<Vec<Cow<'a, str>>, &'static str>;
+type Record<'a> = std::result::Result<Vec<Cow<'a, str>>, &'static str>;
 
 /// The records of RFC 4180 text with the line each starts on: fields
 /// split at commas, a field in double quotes may hold commas, doubled

@@ -1,4 +1,4 @@
-//! `--verify`: every written 512-byte block carries a stamp (magic, flow,
+//! `verify`: every written 512-byte block carries a stamp (magic, flow,
 //! offset, generation) and a body derived from it; after the run sluice
 //! reads back every block it wrote and counts those whose content is not a
 //! stamp that could have been the last one written: a lost write (an older
@@ -25,7 +25,7 @@ type Candidates = Vec<(u64, Instant)>;
 
 /// The stamps handed out and the blocks they went to.
 #[derive(Default)]
-pub struct Verifier {
+pub(crate) struct Verifier {
     next_generation: u64,
     /// (flow, block index in the flow's data) -> candidates; `None` once
     /// a write there failed (its content is unknown, and not checked).
@@ -34,21 +34,21 @@ pub struct Verifier {
 
 /// One stamped write: where it goes and its generation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stamped {
-    pub flow: u32,
+pub(crate) struct Stamped {
+    pub(crate) flow: u32,
     /// Byte offset in the flow's data.
-    pub offset: u64,
-    pub len: usize,
-    pub generation: u64,
+    pub(crate) offset: u64,
+    pub(crate) len: usize,
+    pub(crate) generation: u64,
 }
 
 /// What the read-back found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Blocks read back and checked.
-    pub verified: u64,
+    pub(crate) verified: u64,
     /// Blocks whose content was not an acceptable stamp.
-    pub errors: u64,
+    pub(crate) errors: u64,
 }
 
 fn body_byte(offset: u64, generation: u64, i: usize) -> u8 {
@@ -92,7 +92,7 @@ fn read_stamp(b: &[u8], flow: u32, offset: u64) -> Option<u64> {
 impl Verifier {
     /// Stamp `buf`, about to be written at byte `offset` of flow `flow`'s
     /// data.
-    pub fn stamp(&mut self, flow: u32, offset: u64, buf: &mut [u8]) -> Stamped {
+    pub(crate) fn stamp(&mut self, flow: u32, offset: u64, buf: &mut [u8]) -> Stamped {
         let generation = self.next_generation;
         self.next_generation += 1;
         for (k, b) in buf.chunks_exact_mut(BLOCK).enumerate() {
@@ -108,7 +108,13 @@ impl Verifier {
 
     /// The write `w`, dispatched at `dispatched`, completed at `completed`:
     /// successfully, or not (`ok` false: what its blocks hold is unknown).
-    pub fn written(&mut self, w: &Stamped, dispatched: Instant, completed: Instant, ok: bool) {
+    pub(crate) fn written(
+        &mut self,
+        w: &Stamped,
+        dispatched: Instant,
+        completed: Instant,
+        ok: bool,
+    ) {
         let (flow, generation) = (w.flow, w.generation);
         let first = w.offset / BLOCK as u64;
         for block in first..first + (w.len / BLOCK) as u64 {
@@ -128,7 +134,7 @@ impl Verifier {
 
     /// Read back every written block of every flow: `source(flow)` gives
     /// the file holding the flow's data and the byte where it starts.
-    pub fn check(
+    pub(crate) fn check(
         &self,
         mut source: impl FnMut(u32) -> io::Result<(File, u64)>,
     ) -> io::Result<Outcome> {

@@ -8,7 +8,7 @@ mod bars;
 pub(super) use bars::bars;
 use bars::{nice_step, value};
 
-use anyhow::{anyhow, Result};
+use crate::error::{Error, Result};
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
@@ -130,8 +130,8 @@ where
     Ok(())
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
-    anyhow!("drawing a figure: {e:?}")
+fn err<E: std::fmt::Debug>(e: E) -> Error {
+    Error::Draw(format!("{e:?}"))
 }
 
 /// Draw on a white canvas of `height`; returns the SVG text.
@@ -249,6 +249,16 @@ fn titled<'a>(
 
 /// Characters of a title's line.
 const TITLE_CHARS: usize = 70;
+
+/// The opening of an SVG figure drawn by hand, `width` by `height` pixels
+/// on white, each part on its own line; the caller closes it.
+pub(super) fn svg_open(width: f64, height: f64) -> String {
+    format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\">\n\
+         <rect width=\"{width}\" height=\"{height}\" fill=\"#fff\"/>\n"
+    )
+}
 
 /// `s` broken into lines of at most about `width` characters: between
 /// words, else after a '-', '_', '=', ',', '/', ':' or '+' inside a long
@@ -556,13 +566,7 @@ pub(super) fn throughput_strips(
         .map(|(_, s)| peak(s))
         .fold(0.0f64, f64::max)
         .max(1e-9);
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{height}\" \
-         viewBox=\"0 0 {w} {height}\" font-family=\"sans-serif\">\n\
-         <rect width=\"{w}\" height=\"{height}\" fill=\"#fff\"/>"
-    );
+    let mut o = svg_open(w, height);
     for (l, line) in title_lines.iter().enumerate() {
         let _ = writeln!(
             o,

@@ -1,41 +1,16 @@
-//! `sluice report RESULT.json... LOG.csv... -o FILE.html`: one
-//! self-contained HTML page (inline SVG and CSS, nothing fetched) from any
-//! of sluice's JSON results and request logs: per run, its flows' table,
-//! its finite flows' times, latency CDFs, throughput over time (when the
-//! run has a timeline) and shares against weights, every flow drawn,
-//! finite ones first; per `compare --json` array, the policies side by
-//! side; per reproduced experiment, what was run and the paper's claim,
-//! and its numbers beside ours as charts (one per unit) and a table; and
-//! the request logs' service order, one panel per log on one time axis.
-
-mod input;
-mod lanes;
-mod order;
-mod plots;
-mod requests;
-mod service;
+//! The page: its head, contents and one section per run, `compare`
+//! array and reproduced experiment (the request logs' section is
+//! [`crate::order`]'s), drawn from what [`crate::input`] read.
 
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
-
-pub(crate) use input::Results;
-use input::{Experiment, Flow, Run};
+use crate::error::Result;
+use crate::input::{self, Experiment, Flow, Results, Run};
+use crate::{order, plots};
 
 /// Most rows one chart draws; past it the page says how many more there
 /// are, and the table below has every one.
 const MAX_CHART_ROWS: usize = 60;
-
-/// Read `files` and write the page to `out`.
-pub(crate) fn report(files: &[PathBuf], out: &Path) -> Result<()> {
-    let results = input::read(files)?;
-    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
-    let html = page(&results, &names)?;
-    let mut file = crate::output::create_output("-o", out)?;
-    std::io::Write::write_all(&mut file, html.as_bytes())
-        .with_context(|| format!("-o {}", out.display()))
-}
 
 /// The whole page.
 pub(crate) fn page(r: &Results, sources: &[String]) -> Result<String> {
@@ -172,7 +147,7 @@ fn contents(h: &mut String, r: &Results) {
     h.push_str("</ul></nav>\n");
 }
 
-fn fig(h: &mut String, svg: &str, caption: &str) {
+pub(crate) fn fig(h: &mut String, svg: &str, caption: &str) {
     let _ = write!(
         h,
         "<figure>\n{svg}\n<figcaption>{}</figcaption>\n</figure>\n",
@@ -742,6 +717,3 @@ fn experiment_section(h: &mut String, e: &Experiment) -> Result<()> {
     h.push_str("</table></div>\n");
     Ok(())
 }
-
-#[cfg(test)]
-mod tests;
