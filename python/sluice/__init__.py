@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "sim", "run", "repro", "sweep", "frame", "compare", "policies", "fio", "import_config",
-    "report", "validate", "request_log", "SluiceError", "Scenario", "Result",
+    "report", "validate", "request_log", "SluiceError", "Scenario", "Result", "Drawable",
 ]
 
 #: A scenario: a scenario file's path, or a dict with a scenario file's keys
@@ -270,6 +270,68 @@ def fio(jobfile: Union[str, "os.PathLike[str]"], scheduler: Optional[str] = None
     (['rand'], True)
     """
     return _one(_native.fio_json(os.fsdecode(jobfile), scheduler, device, max_duration_s))
+
+
+#: What ``report`` draws: a result dict, a list of them (a ``compare``
+#: array: one section, the policies side by side), a request log
+#: (``request_log``'s DataFrame), or a path to a result (JSON) or log (CSV).
+Drawable = Union[Mapping[str, Any], Sequence[Mapping[str, Any]], "pandas.DataFrame", str, "os.PathLike[str]"]
+
+
+def report(results: Union[Drawable, Sequence[Drawable]], path: Union[str, "os.PathLike[str]"]) -> None:
+    """Write the HTML page ``sluice report`` draws (self-contained: inline
+    SVG and CSS) to ``path``, replacing a file there: per run, its flows'
+    table, finite flows' times, latency CDFs, throughput over time (for a
+    run with ``timeline_ms``) and shares against weights; per ``compare``
+    list, the policies side by side; per ``repro`` experiment, the paper's
+    numbers beside ours; per request log, the order the disk served the
+    flows. ``results`` is one of those or a list of them (so a ``compare``
+    list given as ``results`` is one section per run; in a list of its own,
+    one section side by side). Raises SluiceError on a result it cannot
+    read.
+
+    >>> import sluice, tempfile, os
+    >>> s = {"name": "rep", "duration_s": 2, "device": {"preset": "maxtor-stm332061"},
+    ...      "scheduler": {"name": "bfq"}, "flow": [{"name": "r", "count": 2, "pattern": "rand-read"}]}
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     page = os.path.join(d, "report.html")
+    ...     sluice.report([sluice.sim(s, timeline_ms=500), [sluice.sim(s, scheduler="noop")],
+    ...                    sluice.request_log(s)], page)
+    ...     html = open(page, encoding="utf-8").read()
+    >>> html.startswith("<!DOCTYPE html>"), "<svg" in html
+    (True, True)
+    """
+    one = isinstance(results, (Mapping, str, os.PathLike)) or hasattr(results, "to_csv")
+    items: Sequence[Any] = [results] if one else results  # type: ignore[assignment]
+    sources = [_report_source(i, item) for i, item in enumerate(items, 1)]
+    html = _native.report_html(sources)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(html)
+
+
+def _report_source(i: int, item: Any) -> tuple[str, str]:
+    """(name, text) of one thing to draw, the name as the page shows it."""
+    if isinstance(item, (str, os.PathLike)):
+        name = os.fsdecode(item)
+        try:
+            with open(name, encoding="utf-8") as f:
+                return name, f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise SluiceError("%s: %s" % (name, e)) from None
+    if hasattr(item, "to_csv"):
+        return "request-log-%d.csv" % i, item.to_csv(index=False)
+    if isinstance(item, Mapping):
+        what = item.get("scenario") or item.get("paper") or item.get("schema") or "result"
+        extra = item.get("scheduler")
+        name = "%s (%s)" % (what, extra) if isinstance(extra, str) else str(what)
+    elif isinstance(item, (list, tuple)) and all(isinstance(r, Mapping) for r in item):
+        name = "compare %s" % (item[0].get("scenario") if item else "")
+    else:
+        raise SluiceError("sluice.report draws result dicts, lists of them, request logs and files, not %s"
+                          % type(item).__name__)
+    if name.endswith(".csv"):
+        name += " (JSON)"  # the report takes a name ending in .csv for a log
+    return "%d. %s" % (i, name), json.dumps(item)
 
 
 def request_log(scenario: Scenario, seed: Optional[int] = None,

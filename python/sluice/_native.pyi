@@ -82,3 +82,7 @@ def fio_json(
     max_duration_s: Optional[float] = None,
 ) -> str:
     """Simulate a fio job file; fio's JSON layout."""
+
+def report_html(sources: list[tuple[str, str]]) -> str:
+    """The HTML report of (name, text) sources: JSON results or request-log
+    CSVs."""

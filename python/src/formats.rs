@@ -1,5 +1,6 @@
 //! Other tools' formats: dmClock's and Seastar's test configurations as
-//! scenarios, fio job files simulated into fio's own JSON.
+//! scenarios, fio job files simulated into fio's own JSON, and results
+//! drawn as the HTML report.
 
 use pyo3::prelude::*;
 use serde_json::json;
@@ -87,4 +88,16 @@ pub(crate) fn import_json(
         }
     };
     crate::json(&json!({"scenario": imported.scenario, "notes": imported.notes}))
+}
+
+/// The HTML page `sluice report` draws from `sources`: (name, text) pairs,
+/// each a JSON result or a request log's CSV (a name ending in `.csv`, or
+/// a text starting with the log's header).
+#[pyfunction]
+pub(crate) fn report_html(py: Python<'_>, sources: Vec<(String, String)>) -> PyResult<String> {
+    let sources: Vec<sluice_report::Source> = sources
+        .into_iter()
+        .map(|(name, text)| sluice_report::Source { name, text })
+        .collect();
+    py.detach(|| sluice_report::render(&sources)).map_err(fail)
 }

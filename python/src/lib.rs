@@ -1,7 +1,8 @@
 //! `sluice._native`: the simulator, the real host and the formats behind
 //! the Python package. Each function returns the text the `sluice` command
-//! would print (JSON of the same report, the request log's CSV), which
-//! `sluice/__init__.py` turns into Python values; `_native.pyi` types them.
+//! would print (JSON of the same report, the request log's CSV, the HTML
+//! report), which `sluice/__init__.py` turns into Python values;
+//! `_native.pyi` types them.
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -44,5 +45,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(catalog::policies_json, m)?)?;
     m.add_function(wrap_pyfunction!(formats::import_json, m)?)?;
     m.add_function(wrap_pyfunction!(formats::fio_json, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::report_html, m)?)?;
     Ok(())
 }

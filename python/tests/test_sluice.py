@@ -81,9 +81,10 @@ def test_run_does_real_io_in_the_given_folder_and_leaves_it_empty(tmp_path):
 
 
 def test_run_refuses_what_the_cli_refuses(tmp_path):
-    with pytest.raises(sluice.SluiceError, match="--dir"):
+    # The library names its options as run's keywords are named.
+    with pytest.raises(sluice.SluiceError, match="`dir` .*missing: no such directory"):
         sluice.run(REAL, dir=tmp_path / "missing")
-    with pytest.raises(sluice.SluiceError, match="queue-depth"):
+    with pytest.raises(sluice.SluiceError, match="`queue_depth` must be"):
         sluice.run(REAL, dir=tmp_path, queue_depth=0)
 
 
@@ -321,7 +322,7 @@ def test_the_package_is_typed():
     pkg = os.path.dirname(sluice.__file__)
     assert os.path.exists(os.path.join(pkg, "py.typed")) and os.path.exists(os.path.join(pkg, "_native.pyi"))
     for name in ("sim", "run", "repro", "sweep", "frame", "compare", "policies", "import_config",
-                 "validate", "request_log"):
+                 "validate", "request_log", "fio", "report"):
         sig = inspect.signature(getattr(sluice, name))
         assert sig.return_annotation is not inspect.Signature.empty, name
         assert all(p.annotation is not inspect.Parameter.empty for p in sig.parameters.values()), name
@@ -349,7 +350,8 @@ def test_every_docstring_example_runs(monkeypatch):
 def test_docs_python_md_names_every_function():
     with open(os.path.join(ROOT, "docs", "python.md"), encoding="utf-8") as f:
         doc = f.read()
-    functions = [n for n in sluice.__all__ if callable(getattr(sluice, n)) and not isinstance(getattr(sluice, n), type)]
+    import inspect
+    functions = [n for n in sluice.__all__ if inspect.isfunction(getattr(sluice, n))]
     assert len(functions) >= 12
     missing = [n for n in functions if "`%s(" % n not in doc and "sluice.%s(" % n not in doc]
     assert not missing, missing
@@ -374,3 +376,22 @@ def test_fio_gives_fios_json_layout_and_names_a_bad_file(tmp_path):
     assert sluice.fio(job, max_duration_s=0.5)["jobs"][0]["read"]["io_bytes"] < out["jobs"][0]["read"]["io_bytes"]
     with pytest.raises(sluice.SluiceError, match="missing.fio"):
         sluice.fio(tmp_path / "missing.fio")
+
+
+def test_report_writes_the_page_of_results_logs_and_files(tmp_path):
+    pytest.importorskip("pandas")
+    run = sluice.sim(STARTUP, timeline_ms=500)
+    saved = tmp_path / "run.json"
+    saved.write_text(json.dumps(sluice.sim(SMALL)))
+    page = tmp_path / "r.html"
+    page.write_text("old")
+    sluice.report([run, sluice.compare(SMALL), sluice.request_log(SMALL), saved], page)
+    html = page.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and len(html) > 10000
+    assert "1. startup (bfq)" in html and "request-log-3.csv" in html and str(saved) in html
+    sluice.report(run, page)  # one result, not in a list
+    assert "2. " not in page.read_text(encoding="utf-8").split("</p>")[0]
+    with pytest.raises(sluice.SluiceError):
+        sluice.report([{"schema": "sluice.sim/1", "flows": "nonsense"}], tmp_path / "bad.html")
+    with pytest.raises(sluice.SluiceError, match="not int"):
+        sluice.report([3], tmp_path / "bad.html")
