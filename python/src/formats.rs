@@ -23,9 +23,7 @@ pub(crate) fn fio_json(
 ) -> PyResult<String> {
     let target = match device {
         None => fio::Target::default(),
-        Some(d) if d.ends_with(".diskspecs") || std::path::Path::new(d).exists() => {
-            fio::Target::Diskspecs(d.into())
-        }
+        Some(d) if sluice_sim::device::presets::names_a_file(d) => fio::Target::Diskspecs(d.into()),
         Some(d) => fio::Target::Preset(d.into()),
     };
     let options = fio::FioOptions {

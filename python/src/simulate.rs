@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 use sluice_runtime::{overrides, request_log};
-use sluice_sim::device::{diskspecs, presets, Model};
+use sluice_sim::device::presets;
 
 use crate::{fail, input, json};
 
@@ -63,18 +63,7 @@ pub(crate) fn compare_json(
 ) -> PyResult<String> {
     let base = input::simulated(input::Source::of(path, json_text, name), seed, None)?;
     let reports = py
-        .detach(|| -> sluice_runtime::Result<Vec<_>> {
-            sluice::policy::POLICIES
-                .iter()
-                .map(|p| {
-                    let mut s = base.clone();
-                    if s.scheduler != p.name {
-                        overrides::apply(&mut s, None, Some(p.name))?;
-                    }
-                    sluice_sim::simulate(&s)
-                })
-                .collect()
-        })
+        .detach(|| sluice_sim::compare(&base, |_| {}))
         .map_err(fail)?;
     json(&reports)
 }
@@ -112,17 +101,7 @@ pub(crate) fn request_log_csv(
 /// or a `.diskspecs` file) and score it; returns `sluice.validate/1` JSON.
 #[pyfunction]
 pub(crate) fn validate_json(py: Python<'_>, disk: &str, trace: &str) -> PyResult<String> {
-    let model = match presets::preset(disk) {
-        Some(m) => m,
-        None if disk.ends_with(".diskspecs") || std::path::Path::new(disk).exists() => {
-            Model::Hdd(diskspecs::load(disk.as_ref()).map_err(fail)?)
-        }
-        None => {
-            return Err(fail(format!(
-                "disk {disk}: neither a preset (see `sluice list`) nor an existing .diskspecs file"
-            )))
-        }
-    };
+    let model = presets::preset_or_diskspecs(disk).map_err(fail)?;
     let report = py
         .detach(|| sluice_sim::validate::validate_file(disk, &model, trace.as_ref()))
         .map_err(fail)?;

@@ -58,6 +58,28 @@ pub const PRESETS: &[PresetInfo] = &[
     },
 ];
 
+/// A drive given as a preset's name or a DiskSim description's path (how
+/// `validate` and the Python package take a drive): the preset first, else
+/// the file.
+pub fn preset_or_diskspecs(disk: &str) -> crate::Result<Model> {
+    if let Some(model) = preset(disk) {
+        return Ok(model);
+    }
+    if names_a_file(disk) {
+        return Ok(Model::Hdd(crate::diskspecs::load(disk.as_ref())?));
+    }
+    Err(crate::Error::new(
+        disk,
+        "neither a preset (see `sluice list`) nor an existing .diskspecs file",
+    ))
+}
+
+/// True when `disk`, given where a drive is named, is a DiskSim
+/// description's path rather than a preset's name.
+pub fn names_a_file(disk: &str) -> bool {
+    disk.ends_with(".diskspecs") || std::path::Path::new(disk).exists()
+}
+
 /// Look a preset up by name.
 pub fn preset(name: &str) -> Option<Model> {
     Some(match name {
@@ -384,6 +406,21 @@ mod tests {
             assert_eq!(model.name(), p.name);
         }
         assert!(preset("no-such-disk").is_none());
+    }
+
+    #[test]
+    fn a_drive_is_a_preset_first_then_a_description_file() {
+        let by_name = preset_or_diskspecs("maxtor-stm332061").unwrap();
+        assert_eq!(by_name.name(), "maxtor-stm332061");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/disksim/atlas10k.diskspecs"
+        );
+        assert!(matches!(preset_or_diskspecs(path), Ok(Model::Hdd(_))));
+        let e = preset_or_diskspecs("no-such-disk").unwrap_err();
+        assert_eq!(e.file, "no-such-disk");
+        assert!(e.to_string().contains("neither a preset"), "{e}");
+        assert!(names_a_file("x.diskspecs") && !names_a_file("no-such-disk"));
     }
 
     #[test]

@@ -19,5 +19,5 @@ pub mod engine;
 pub mod os;
 pub mod validate;
 
-pub use engine::{simulate, RequestRecord, Simulation};
+pub use engine::{compare, simulate, RequestRecord, Simulation};
 pub use sluice_runtime::{Error, Result};

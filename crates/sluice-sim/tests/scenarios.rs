@@ -30,3 +30,19 @@ fn shipped_scenarios_load() {
         assert!(!s.flows.is_empty(), "{}", p.display());
     }
 }
+
+/// `compare` runs every policy once, in the listing's order; the
+/// scenario's own policy keeps its parameters, the others have none.
+#[test]
+fn compare_runs_every_policy_in_order() {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/10r-rand.toml");
+    let mut s = Scenario::load(&p).unwrap();
+    s.duration = sluice::Duration::from_secs(1);
+    s.warmup = sluice::Duration::ZERO;
+    let mut told = Vec::new();
+    let reports = sluice_sim::compare(&s, |i| told.push(i)).unwrap();
+    let names: Vec<&str> = reports.iter().map(|r| r.scheduler.as_str()).collect();
+    let listed: Vec<&str> = sluice::policy::POLICIES.iter().map(|p| p.name).collect();
+    assert_eq!(names, listed);
+    assert_eq!(told, (0..listed.len()).collect::<Vec<_>>());
+}

@@ -22,18 +22,8 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let base = load(&args.scenario, args.seed, None)?;
-    let mut reports = Vec::new();
     let bar = progress::Progress::new("compare", sluice::policy::POLICIES.len() as u64, "policies");
-    for (i, p) in sluice::policy::POLICIES.iter().enumerate() {
-        bar.set(i as u64);
-        let mut s = base.clone();
-        // The scenario's own policy keeps its [scheduler] parameters.
-        if s.scheduler != p.name {
-            s.scheduler = p.name.to_string();
-            s.params = Default::default();
-        }
-        reports.push(sluice_sim::simulate(&s)?);
-    }
+    let reports = sluice_sim::compare(&base, |i| bar.set(i as u64))?;
     bar.finish();
     emit(args.json, &reports, |r| table::compare(r))
 }

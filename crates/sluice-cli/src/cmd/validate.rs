@@ -28,15 +28,15 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let Args { disk, trace, json } = args;
-    let model = match sluice_sim::device::presets::preset(&disk) {
-        Some(m) => m,
-        None if disk.ends_with(".diskspecs") || std::path::Path::new(&disk).exists() => {
-            sluice_sim::device::Model::Hdd(sluice_sim::device::diskspecs::load(disk.as_ref())?)
+    // The drive's own errors name it; "neither a preset nor a file" also
+    // names the flag, as every refusal of a flag's value does.
+    let model = sluice_sim::device::presets::preset_or_diskspecs(&disk).map_err(|e| {
+        if e.file == disk && e.line.is_none() {
+            anyhow::anyhow!("--disk {e}")
+        } else {
+            e.into()
         }
-        None => anyhow::bail!(
-            "--disk {disk}: neither a preset (see `sluice list`) nor an existing .diskspecs file"
-        ),
-    };
+    })?;
     // Errors name the trace file, not the drive.
     let report = sluice_sim::validate::validate_file(&disk, &model, &trace)?;
     emit(json, &report, table::validation)

@@ -338,3 +338,24 @@ fn page_cache_config(scenario: &Scenario, capacity_sectors: u64) -> os::Config {
 pub fn simulate(scenario: &Scenario) -> Result<SimReport, Error> {
     Ok(Simulation::new(scenario)?.run())
 }
+
+/// `scenario` under every policy, in [`sluice::policy::POLICIES`]' order
+/// (what `sluice compare` prints): the scenario's own policy keeps its
+/// `[scheduler]` parameters, the others run with their defaults.
+/// `started(i)` is told before the `i`-th policy runs (a progress bar).
+pub fn compare(
+    scenario: &Scenario,
+    mut started: impl FnMut(usize),
+) -> Result<Vec<SimReport>, Error> {
+    let mut reports = Vec::new();
+    for (i, p) in sluice::policy::POLICIES.iter().enumerate() {
+        started(i);
+        let mut s = scenario.clone();
+        if s.scheduler != p.name {
+            s.scheduler = p.name.to_string();
+            s.params = Default::default();
+        }
+        reports.push(simulate(&s)?);
+    }
+    Ok(reports)
+}
