@@ -284,6 +284,17 @@ pub struct Capabilities {
     pub enforces_iops_limits: bool,
 }
 
+impl Capabilities {
+    /// A policy that may idle when `may_idle` and has no other capability:
+    /// what every idling policy but `mclock` and the hierarchy reports.
+    pub const fn idling_if(may_idle: bool) -> Self {
+        Capabilities {
+            may_idle,
+            enforces_iops_limits: false,
+        }
+    }
+}
+
 /// A boxed or borrowed policy is a policy: `Driver<Box<dyn Scheduler>>`
 /// drives one chosen by name at run time, `Driver<&mut dyn Scheduler>` one
 /// the caller keeps. A method left out here would silently fall back to the

@@ -74,6 +74,17 @@ impl DeviceView for FlatDevice {
     }
 }
 
+/// The 64-bit FNV-1a hash of `words` (each as 8 little-endian bytes): a
+/// stable fingerprint for golden tests.
+pub fn fnv1a(words: impl IntoIterator<Item = u64>) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in words.into_iter().flat_map(u64::to_le_bytes) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
 /// The instant `ms` milliseconds after the origin (tests speak in ms).
 pub fn at_ms(ms: u64) -> Instant {
     Instant::ZERO + Duration::from_millis(ms)
@@ -274,6 +285,19 @@ impl<P: Scheduler> Testbed<P> {
     /// Requests dispatched, in order.
     pub fn order(&self) -> Vec<Request> {
         self.log.iter().map(|&(_, r)| r).collect()
+    }
+
+    /// The run so far in two numbers: the dispatch count and [`fnv1a`] over
+    /// each dispatch (time, request id, flow) and the policy's stats.
+    /// Golden tests pin it, so that any change in a decision shows.
+    pub fn fingerprint(&self) -> (usize, u64) {
+        let dispatches = self
+            .log
+            .iter()
+            .flat_map(|(t, r)| [t.as_nanos(), r.id.0, u64::from(r.flow.0)]);
+        let stats = self.policy().stats().entries();
+        let stats = stats.iter().map(|(_, v)| v.to_bits());
+        (self.log.len(), fnv1a(dispatches.chain(stats)))
     }
 
     /// What the policy answered when last asked.

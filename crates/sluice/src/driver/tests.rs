@@ -65,10 +65,7 @@ impl Scheduler for Probe {
         self.queue.len()
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            may_idle: true,
-            ..Capabilities::default()
-        }
+        Capabilities::idling_if(true)
     }
 }
 

@@ -6,8 +6,6 @@ mod cfq;
 mod clook;
 mod deadline;
 mod dor;
-#[cfg(test)]
-mod equivalence;
 mod fair_ids;
 mod fair_sorted;
 mod fair_tree;
@@ -19,6 +17,8 @@ mod noop;
 mod params;
 mod quad_heap;
 mod seastar_fq;
+#[cfg(test)]
+mod sector_order_golden;
 mod sorted;
 mod sstf;
 mod stats;

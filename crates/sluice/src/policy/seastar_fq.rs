@@ -361,10 +361,7 @@ impl Scheduler for SeastarFq {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            may_idle: self.params.throttles(),
-            ..Capabilities::default()
-        }
+        Capabilities::idling_if(self.params.throttles())
     }
 
     fn stats(&self) -> PolicyStats {

@@ -356,32 +356,16 @@ impl<'a> Parser<'a> {
             return Err(self.err(None, "expected a topology node `type name [ ... ]`".into()));
         }
         self.bump();
-        let mut entries = Vec::new();
-        loop {
-            self.skip();
-            match self.peek() {
-                None => {
-                    return Err(self.err(
-                        None,
-                        format!("topology node `{name}` is not closed with `]`"),
-                    ))
-                }
-                Some(b']') => {
-                    self.bump();
-                    break;
-                }
-                Some(b',') => self.bump(),
-                Some(_) => {
-                    let at = self.at();
-                    let child = self.topology_node(at.clone(), level + 1)?;
-                    entries.push(Entry {
-                        key: "node".into(),
-                        value: Value::Block(child),
-                        at,
-                    });
-                }
-            }
-        }
+        let unclosed = || format!("topology node `{name}` is not closed with `]`");
+        let entries = self.entries_until(b']', unclosed, |p| {
+            let at = p.at();
+            let child = p.topology_node(at.clone(), level + 1)?;
+            Ok(Entry {
+                key: "node".into(),
+                value: Value::Block(child),
+                at,
+            })
+        })?;
         Ok(Block {
             ty,
             name,
@@ -429,48 +413,59 @@ impl<'a> Parser<'a> {
     /// A block's entries, after its `{`, through its `}`.
     fn body(&mut self, ty: String, name: String, at: Pos) -> Result<Block> {
         self.enter(None)?;
+        let unclosed = || {
+            format!(
+                "block `{ty} {name}` opened at line {} is not closed with `}}`",
+                at.line
+            )
+        };
+        let entries = self.entries_until(b'}', unclosed, |p| {
+            let at = p.at();
+            let key = normalize(p.take_until(|c| is_delim(c) || is_eol(c)));
+            if p.peek() != Some(b'=') {
+                return Err(p.err(
+                    (!key.is_empty()).then_some(key.as_str()),
+                    "expected `Name = value`".into(),
+                ));
+            }
+            if key.is_empty() {
+                return Err(p.err(None, "missing parameter name before `=`".into()));
+            }
+            p.bump();
+            p.node(&key)?;
+            let value = p.value(&key)?;
+            p.separator(b'}')?;
+            Ok(Entry { key, value, at })
+        })?;
+        self.nest -= 1;
+        Ok(Block {
+            ty,
+            name,
+            at,
+            entries,
+        })
+    }
+
+    /// A block's comma-separated entries, each read by `entry` from its
+    /// first character, through the `close` bracket; `unclosed` says what
+    /// is wrong when the text ends first.
+    fn entries_until(
+        &mut self,
+        close: u8,
+        unclosed: impl FnOnce() -> String,
+        mut entry: impl FnMut(&mut Self) -> Result<Entry>,
+    ) -> Result<Vec<Entry>> {
         let mut entries = Vec::new();
         loop {
             self.skip();
             match self.peek() {
-                None => {
-                    return Err(self.err(
-                        None,
-                        format!(
-                            "block `{ty} {name}` opened at line {} is not closed with `}}`",
-                            at.line
-                        ),
-                    ))
-                }
-                Some(b'}') => {
+                None => return Err(self.err(None, unclosed())),
+                Some(c) if c == close => {
                     self.bump();
-                    self.nest -= 1;
-                    return Ok(Block {
-                        ty,
-                        name,
-                        at,
-                        entries,
-                    });
+                    return Ok(entries);
                 }
                 Some(b',') => self.bump(),
-                Some(_) => {
-                    let at = self.at();
-                    let key = normalize(self.take_until(|c| is_delim(c) || is_eol(c)));
-                    if self.peek() != Some(b'=') {
-                        return Err(self.err(
-                            (!key.is_empty()).then_some(key.as_str()),
-                            "expected `Name = value`".into(),
-                        ));
-                    }
-                    if key.is_empty() {
-                        return Err(self.err(None, "missing parameter name before `=`".into()));
-                    }
-                    self.bump();
-                    self.node(&key)?;
-                    let value = self.value(&key)?;
-                    entries.push(Entry { key, value, at });
-                    self.separator(b'}')?;
-                }
+                Some(_) => entries.push(entry(self)?),
             }
         }
     }

@@ -130,3 +130,32 @@ fn syntax_is_tolerant() {
     assert_eq!(s.max_queue, 4);
     assert!(!s.cache.write_back);
 }
+
+/// Blocks `{ }` and topology nodes `[ ]` read their entries with one loop:
+/// each still names what is left open, and a closed nesting still reads.
+#[test]
+fn unclosed_blocks_and_topology_nodes_say_which() {
+    let no_files = |_: &str| None;
+    let cases = [
+        (
+            "\ndisksim_disk X { a = 1,",
+            "block `disksim_disk X` opened at line 2 is not closed with `}`",
+        ),
+        (
+            "topology ctlr C [ bus B [ ], ",
+            "topology node `C` is not closed with `]`",
+        ),
+        (
+            "topology ctlr C [ bus B [ ",
+            "topology node `B` is not closed",
+        ),
+    ];
+    for (text, want) in cases {
+        let e = parse_str("x.parv", text, no_files).unwrap_err();
+        assert!(e.to_string().contains(want), "{text:?}: {e}");
+    }
+    // Closed, the nesting reads; what is missing then is the disk.
+    let closed = "topology ctlr C [ bus B [ ], bus D [ ] ]";
+    let e = parse_str("x.parv", closed, no_files).unwrap_err();
+    assert!(e.to_string().contains("no `disksim_disk` block"), "{e}");
+}

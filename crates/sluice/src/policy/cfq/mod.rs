@@ -601,10 +601,7 @@ impl Scheduler for Cfq {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            may_idle: true,
-            ..Capabilities::default()
-        }
+        Capabilities::idling_if(true)
     }
 }
 

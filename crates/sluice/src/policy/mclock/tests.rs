@@ -30,11 +30,6 @@ fn bed(at_limit: AtLimit) -> Testbed<Mclock> {
     )
 }
 
-fn flows(tb: &Testbed<Mclock>, order: &[Request]) -> Vec<u32> {
-    let _ = tb;
-    order.iter().map(|r| r.flow.0).collect()
-}
-
 /// A closed-loop random reader keeping `outstanding` requests queued or in
 /// flight, without think time.
 fn greedy(flow: u32, outstanding: usize) -> ClosedFlow {
@@ -140,29 +135,43 @@ fn allow_ignores_limits_for_eligibility() {
     assert_eq!(order, [0, 1, 1, 0]);
 }
 
-#[test]
-fn an_idle_flow_returning_gets_no_burst() {
+/// Two flows of weight 100 under `at_limit = wait`.
+fn two_equal_flows() -> Testbed<Mclock> {
     let mut tb = bed(AtLimit::Wait);
     tb.flow_config(0, &cfg(100, None, None));
     tb.flow_config(1, &cfg(100, None, None));
+    tb
+}
+
+/// Queues `n` sequential 8-sector requests of `flow` from `sector` on.
+fn add_run(tb: &mut Testbed<Mclock>, flow: u32, sector: u64, n: u64) {
+    for i in 0..n {
+        tb.add(flow, sector + i * 8, 8);
+    }
+}
+
+/// `flow` returns with a backlog of 50 at `sector`: it alternates with the
+/// other flow (about half of the next 20 dispatches), neither served until
+/// its tags catch up nor held back.
+fn assert_returning_flow_alternates(tb: &mut Testbed<Mclock>, flow: u32, sector: u64) {
+    add_run(tb, flow, sector, 50);
+    let next: Vec<u32> = (0..20).map(|_| tb.serve(ms(1)).flow.0).collect();
+    let returned = next.iter().filter(|&&f| f == flow).count();
+    assert!((9..=11).contains(&returned), "{next:?}");
+}
+
+#[test]
+fn an_idle_flow_returning_gets_no_burst() {
+    let mut tb = two_equal_flows();
     // Flow 1 is served a little, then goes idle while flow 0 runs alone
     // for 200 requests: flow 0's P tags run far ahead of flow 1's.
     tb.add(1, 0, 8);
     tb.serve(ms(1));
-    for i in 0..300 {
-        tb.add(0, 1000 + i * 8, 8);
-    }
+    add_run(&mut tb, 0, 1000, 300);
     for _ in 0..200 {
         assert_eq!(tb.serve(ms(1)).flow.0, 0);
     }
-    // Flow 1 returns with a backlog: the two alternate instead of flow 1
-    // being served until its tags catch up.
-    for i in 0..50 {
-        tb.add(1, 100_000 + i * 8, 8);
-    }
-    let next: Vec<Request> = (0..20).map(|_| tb.serve(ms(1))).collect();
-    let ones = flows(&tb, &next).iter().filter(|&&f| f == 1).count();
-    assert!((9..=11).contains(&ones), "{:?}", flows(&tb, &next));
+    assert_returning_flow_alternates(&mut tb, 1, 100_000);
 }
 
 #[test]
@@ -300,29 +309,18 @@ proptest! {
 
 #[test]
 fn a_flow_served_alone_before_idling_is_not_penalised_on_return() {
-    let mut tb = bed(AtLimit::Wait);
-    tb.flow_config(0, &cfg(100, None, None));
-    tb.flow_config(1, &cfg(100, None, None));
+    let mut tb = two_equal_flows();
     // Flow 0 runs alone for 200 requests (its P tags far ahead), then
     // idles while flow 1 starts; when flow 0 returns the two alternate.
-    for i in 0..200 {
-        tb.add(0, i * 8, 8);
-    }
+    add_run(&mut tb, 0, 0, 200);
     for _ in 0..200 {
         tb.serve(ms(1));
     }
-    for i in 0..100 {
-        tb.add(1, 100_000 + i * 8, 8);
-    }
+    add_run(&mut tb, 1, 100_000, 100);
     for _ in 0..5 {
         assert_eq!(tb.serve(ms(100)).flow.0, 1);
     }
-    for i in 0..50 {
-        tb.add(0, 200_000 + i * 8, 8);
-    }
-    let next: Vec<u32> = (0..20).map(|_| tb.serve(ms(1)).flow.0).collect();
-    let zeros = next.iter().filter(|&&f| f == 0).count();
-    assert!((9..=11).contains(&zeros), "{next:?}");
+    assert_returning_flow_alternates(&mut tb, 0, 200_000);
 }
 
 proptest! {
@@ -366,26 +364,6 @@ proptest! {
 }
 
 // ----- dispatch-order fingerprints ------------------------------------------
-
-/// FNV-1a over the dispatch log (time, request id, flow) and the stats.
-fn fingerprint(tb: &Testbed<Mclock>) -> (usize, u64) {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut eat = |x: u64| {
-        for b in x.to_le_bytes() {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    };
-    for (t, r) in &tb.log {
-        eat(t.as_nanos());
-        eat(r.id.0);
-        eat(u64::from(r.flow.0));
-    }
-    for (_, v) in tb.policy().stats().entries() {
-        eat(v.to_bits());
-    }
-    (tb.log.len(), h)
-}
 
 fn params(at_limit: AtLimit, charge_cost: bool) -> MclockParams {
     MclockParams {
@@ -514,12 +492,9 @@ fn dispatch_order_fingerprints_are_unchanged() {
     let mut got = Vec::new();
     for at_limit in [AtLimit::Wait, AtLimit::Allow] {
         for cost in [false, true] {
-            got.push(fingerprint(&closed_scenario(params(at_limit, cost))));
+            got.push(closed_scenario(params(at_limit, cost)).fingerprint());
             for merge in [false, true] {
-                got.push(fingerprint(&scripted_scenario(
-                    params(at_limit, cost),
-                    merge,
-                )));
+                got.push(scripted_scenario(params(at_limit, cost), merge).fingerprint());
             }
         }
     }

@@ -764,10 +764,7 @@ impl Scheduler for Vios {
     }
 
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            may_idle: self.classes.iter().any(|c| c.inner.capabilities().may_idle),
-            ..Capabilities::default()
-        }
+        Capabilities::idling_if(self.classes.iter().any(|c| c.inner.capabilities().may_idle))
     }
 
     /// `rounds`; `turns_quantum`, `turns_emptied`, `turns_budget`: turns

@@ -731,10 +731,7 @@ impl Scheduler for Yfq {
 
     /// With a turnaround, the device waits for the host between batches.
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            may_idle: self.params.batch_turnaround_us > 0,
-            ..Capabilities::default()
-        }
+        Capabilities::idling_if(self.params.batch_turnaround_us > 0)
     }
 
     /// `batches` formed and their `mean_batch_len` (and, with a host
