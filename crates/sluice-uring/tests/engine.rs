@@ -308,10 +308,7 @@ impl Scheduler for Holder {
         self.queue.len()
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            may_idle: true,
-            ..Capabilities::default()
-        }
+        Capabilities::idling_if(true)
     }
 }
 

@@ -71,10 +71,7 @@ impl Scheduler for Idler {
         self.inner.queued()
     }
     fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            may_idle: true,
-            ..Capabilities::default()
-        }
+        Capabilities::idling_if(true)
     }
 }
 
