@@ -23,6 +23,7 @@ pub mod policy;
 mod qos;
 pub mod rng;
 mod scheduler;
+mod stats;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod time;

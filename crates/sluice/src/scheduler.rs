@@ -1,8 +1,8 @@
 //! The scheduler interface: the contract between a policy and its driver.
 
 use crate::error::Error;
-use crate::policy::PolicyStats;
 use crate::qos::Qos;
+use crate::stats::PolicyStats;
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 

@@ -144,7 +144,7 @@ impl FragmentGate {
     pub(crate) fn merge(&mut self, merged: &Request) -> bool {
         self.held_of
             .get_mut(&merged.origin)
-            .is_some_and(|q| super::merge_queued(q, merged))
+            .is_some_and(|q| super::merge::merge_queued(q, merged))
     }
 
     /// Fragments held back.
@@ -227,8 +227,8 @@ impl Scheduler for Bsd {
 
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
         let _ = self.gate.merge(merged)
-            || super::merge_queued(&mut self.fifo, merged)
-            || super::merge_sorted(&mut self.sorted, old, merged, |r| r);
+            || super::merge::merge_queued(&mut self.fifo, merged)
+            || super::merge::merge_sorted(&mut self.sorted, old, merged, |r| r);
     }
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {

@@ -45,11 +45,11 @@ use std::collections::VecDeque;
 use tree::FlowTree;
 
 use super::params::{declare_params, ParamReader, ParamTable};
-use super::stats::{MclockStats, PolicyStats};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::stats::{MclockStats, PolicyStats};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 

@@ -13,6 +13,7 @@ mod fq_rr;
 mod hierarchy;
 mod in_flight;
 mod mclock;
+mod merge;
 mod noop;
 mod params;
 mod quad_heap;
@@ -21,7 +22,6 @@ mod seastar_fq;
 mod sector_order_golden;
 mod sorted;
 mod sstf;
-mod stats;
 mod think_filter;
 mod vios;
 mod yfq;
@@ -29,6 +29,7 @@ mod yfq;
 #[cfg(test)]
 pub(crate) use crate::testkit;
 
+pub use crate::stats::{DorStats, MclockStats, PolicyStats, SeastarFqStats, ViosStats, YfqStats};
 pub use bfq::{
     Bfq, BfqConfig, BfqTunables, BfqVariant, Expiration, ExpirationRecord, RaisingParams,
 };
@@ -42,51 +43,19 @@ pub use hierarchy::{
     Bucket, GroupConfig, Hierarchy, Limited, DEFAULT_BURST, MAX_DEPTH, MAX_GROUPS, PREFETCH,
 };
 pub use mclock::{AtLimit, Mclock, MclockParams, MclockTunables};
+pub use merge::{merge_queued, merge_sorted};
 pub use noop::Noop;
 pub use params::{parameters_markdown, ParamKind, ParamSpec, ParamTable, ParamValue, Params};
 pub use seastar_fq::{SeastarFq, SeastarFqParams, SeastarFqTunables};
 pub use sstf::Sstf;
-pub use stats::{DorStats, MclockStats, PolicyStats, SeastarFqStats, ViosStats, YfqStats};
 pub use vios::{mb_s_to_sectors_per_ns, ClassStats, Vios, ViosConfig, ViosMode, ViosTunables};
 pub use yfq::{Yfq, YfqParams, YfqTunables};
-
-use std::collections::{BTreeMap, VecDeque};
 
 use crate::charge::LinearCost;
 use crate::error::Error;
 use crate::scheduler::{ClassConfig, Scheduler};
 use crate::time::Instant;
-use crate::types::Request;
 use params::ParamReader;
-
-/// The block layer merged an arrival into `old`: put `merged` in its place
-/// in a map sorted by (sector, id), keeping the value's other fields.
-/// Returns false if `old` is not there.
-pub fn merge_sorted<V>(
-    sorted: &mut BTreeMap<(u64, u64), V>,
-    old: &Request,
-    merged: &Request,
-    request_of: impl FnOnce(&mut V) -> &mut Request,
-) -> bool {
-    let Some(mut v) = sorted.remove(&(old.sector, old.id.0)) else {
-        return false;
-    };
-    *request_of(&mut v) = *merged;
-    sorted.insert((merged.sector, merged.id.0), v);
-    true
-}
-
-/// The same for a queue in arrival order (merges usually join its tail, so
-/// the search starts there). Returns false if `old` is not there.
-pub fn merge_queued(queue: &mut VecDeque<Request>, merged: &Request) -> bool {
-    match queue.iter_mut().rev().find(|r| r.id == merged.id) {
-        Some(r) => {
-            *r = *merged;
-            true
-        }
-        None => false,
-    }
-}
 
 /// A policy sluice can build: its contract name and a one-line description.
 #[derive(Clone, Copy, Debug)]

@@ -23,7 +23,7 @@ impl Scheduler for Noop {
     }
 
     fn merge(&mut self, _now: Instant, _old: &Request, merged: &Request) {
-        super::merge_queued(&mut self.queue, merged);
+        super::merge::merge_queued(&mut self.queue, merged);
     }
 
     fn dispatch(&mut self, _now: Instant, _device: &dyn DeviceView) -> Decision {

@@ -52,9 +52,9 @@ use std::collections::VecDeque;
 use super::fair_ids::SlotIds;
 use super::fair_tree::{i64_of_key, key_of_i64, FairTree};
 use super::params::{declare_params, ParamReader, ParamTable};
-use super::stats::{PolicyStats, SeastarFqStats};
 use crate::error::Error;
 use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler};
+use crate::stats::{PolicyStats, SeastarFqStats};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 

@@ -141,10 +141,10 @@ use self::search::{Fill, FsetEnds, Gap};
 
 use super::fair_tree::LazyFairTree;
 use super::params::{declare_params, ParamReader, ParamTable};
-use super::stats::{DorStats, PolicyStats};
 use super::yfq::tags::{FlowTags, Tag};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::stats::{DorStats, PolicyStats};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 
@@ -695,7 +695,7 @@ impl Scheduler for Dor {
             self.index.remove(sector, merged.flow, seq);
             self.index.insert(merged, seq, least_f);
         } else {
-            super::merge_queued(&mut self.sequence, merged);
+            super::merge::merge_queued(&mut self.sequence, merged);
         }
     }
 

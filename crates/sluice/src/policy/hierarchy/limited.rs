@@ -8,10 +8,11 @@
 
 use super::Hierarchy;
 use crate::error::Error;
-use crate::policy::{Noop, PolicyStats};
+use crate::policy::noop::Noop;
 use crate::scheduler::{
     Capabilities, ClassConfig, Decision, DeviceView, FlowConfig, Scheduler, Service,
 };
+use crate::stats::PolicyStats;
 use crate::time::Instant;
 use crate::types::{FlowId, Request};
 

@@ -38,7 +38,7 @@ pub use bucket::{Bucket, DEFAULT_BURST};
 pub use limited::Limited;
 
 use super::params::Params;
-use super::{BuildContext, PolicyStats};
+use super::BuildContext;
 use crate::error::Error;
 use crate::idhash::IdMap;
 use crate::qos::Qos;
@@ -46,6 +46,7 @@ use crate::scheduler::{
     Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
     Service,
 };
+use crate::stats::PolicyStats;
 use crate::time::{earliest, Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 

@@ -112,13 +112,13 @@ pub(crate) use self::config::{VIOS_PARAMS, VIOS_P_PARAMS};
 use super::fair_ids::SlotIds;
 use super::in_flight::InFlightNotes;
 use super::params::ParamReader;
-use super::stats::{PolicyStats, ViosStats};
 use super::{build_bare, Params};
 use crate::charge::LinearCost;
 use crate::error::Error;
 use crate::scheduler::{
     Capabilities, ClassConfig, Decision, DeviceState, DeviceView, FlowConfig, Scheduler, Service,
 };
+use crate::stats::{PolicyStats, ViosStats};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request};
 

@@ -72,10 +72,10 @@ use std::collections::VecDeque;
 use super::fair_ids::SlotIds;
 use super::fair_tree::FairTree;
 use super::params::ParamReader;
-use super::stats::{PolicyStats, YfqStats};
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
 use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler, Service};
+use crate::stats::{PolicyStats, YfqStats};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
 use tags::{Tag, VirtualWork};
@@ -570,7 +570,7 @@ impl Scheduler for Yfq {
     /// moves out (and the flow's `F_i` with it when it is the last entry).
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
         // Selected into the batch but not yet dispatched: the copy there too.
-        super::merge_queued(&mut self.sort_queue, merged);
+        super::merge::merge_queued(&mut self.sort_queue, merged);
         let Some(slot) = self.slots.get(old.flow) else {
             return;
         };
