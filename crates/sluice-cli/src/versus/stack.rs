@@ -218,7 +218,7 @@ impl Stack {
                 .create(&top)
                 .map_err(|e| Refused(format!("cannot create {}: {e}", top.display())))?;
         }
-        let entry = journal.record(Change::Folder { path: top.clone() })?;
+        let entry = journal.record(Change::created_folder(&top)?)?;
         let scratch = Scratch(top, Arc::clone(journal), Some(entry));
         let mount = scratch.0.join("mnt");
         std::fs::create_dir(&mount)

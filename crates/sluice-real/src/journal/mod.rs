@@ -37,15 +37,24 @@ pub use self::undo::{clean, process_start, Cleaned};
 #[serde(rename_all = "snake_case")]
 pub enum Change {
     /// A folder sluice created (mode 0700) with the files it put there:
-    /// removed whole.
+    /// removed whole, if it is still the folder created.
     Folder {
-        /// The folder.
+        /// The folder (absolute).
         path: PathBuf,
+        /// What was created there; None in journals of older sluices,
+        /// whose folder is then left alone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        made: Option<Identity>,
     },
-    /// A file sluice created (exclusively) in a folder it did not create.
+    /// A file sluice created (exclusively) in a folder it did not create:
+    /// removed if it is still the file created.
     File {
-        /// The file.
+        /// The file (absolute).
         path: PathBuf,
+        /// What was created there; None in journals of older sluices,
+        /// whose file is then left alone.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        made: Option<Identity>,
     },
     /// A sysfs setting (a device's scheduler, a tunable): `before` is written
     /// back if the file still says what sluice set.
@@ -90,6 +99,71 @@ pub enum Change {
         /// apart.
         start: u64,
     },
+}
+
+/// Which file or folder a path held when sluice created it (device and
+/// inode): a path that holds anything else later is never removed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Identity {
+    /// The device (`st_dev`).
+    pub dev: u64,
+    /// The inode (`st_ino`).
+    pub ino: u64,
+}
+
+impl Identity {
+    /// The identity `meta` describes.
+    pub fn of(meta: &fs::Metadata) -> Identity {
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        }
+    }
+}
+
+impl Change {
+    /// The folder this process just created at `path`: by its absolute
+    /// path, as the undo may run from another directory, and its identity.
+    pub fn created_folder(path: &Path) -> Result<Change> {
+        let path = absolute(path)?;
+        let meta = fs::symlink_metadata(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if !meta.is_dir() {
+            bail!("{} is not the folder sluice created", path.display());
+        }
+        Ok(Change::Folder {
+            path,
+            made: Some(Identity::of(&meta)),
+        })
+    }
+
+    /// The file this process just created (exclusively) at `path` and
+    /// holds open as `file`: by its absolute path and identity.
+    pub fn created_file(path: &Path, file: &File) -> Result<Change> {
+        let meta = file
+            .metadata()
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(Change::File {
+            path: absolute(path)?,
+            made: Some(Identity::of(&meta)),
+        })
+    }
+}
+
+/// `path` with its folder made canonical (links and `..` resolved against
+/// this process's directory) and its last part kept as it is, so that the
+/// path names the entry itself, never what a link there points to.
+fn absolute(path: &Path) -> Result<PathBuf> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} names no file", path.display()))?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let parent = fs::canonicalize(parent)
+        .with_context(|| format!("cannot resolve the folder of {}", path.display()))?;
+    Ok(parent.join(name))
 }
 
 /// One line of a journal file.

@@ -47,7 +47,7 @@ fn clean_undoes_what_a_dead_run_left_newest_first() {
     fs::create_dir(&folder).unwrap();
     fs::write(folder.join("data"), b"x").unwrap();
     let file = work.path().join("sluice-00000-a.dat");
-    fs::write(&file, b"x").unwrap();
+    let made = sluice_input::create_new(&file, 0o600).unwrap();
     // A "sysfs" setting the run changed, and one someone changed since.
     let ours = work.path().join("scheduler");
     fs::write(&ours, "none mq-deadline [bfq]\n").unwrap();
@@ -78,13 +78,11 @@ fn clean_undoes_what_a_dead_run_left_newest_first() {
             },
             Line::Change {
                 id: 3,
-                change: Change::Folder {
-                    path: folder.clone(),
-                },
+                change: Change::created_folder(&folder).unwrap(),
             },
             Line::Change {
                 id: 4,
-                change: Change::File { path: file.clone() },
+                change: Change::created_file(&file, &made).unwrap(),
             },
         ],
     );
@@ -112,11 +110,7 @@ fn a_live_runs_journal_is_left_alone_and_goes_with_the_run() {
     let folder = work.path().join("f");
     fs::create_dir(&folder).unwrap();
     let j = Journal::begin_in(state.path(), "run").unwrap();
-    let e = j
-        .record(Change::Folder {
-            path: folder.clone(),
-        })
-        .unwrap();
+    let e = j.record(Change::created_folder(&folder).unwrap()).unwrap();
     let cleaned = clean(state.path()).unwrap();
     assert_eq!(cleaned.len(), 1);
     assert!(cleaned[0].alive, "{}", cleaned[0]);
@@ -140,7 +134,10 @@ fn undo_does_not_follow_a_link_put_where_a_folder_was() {
         state.path(),
         &[Line::Change {
             id: 1,
-            change: Change::Folder { path: folder },
+            change: Change::Folder {
+                path: folder,
+                made: Some(Identity::of(&fs::metadata(&victim).unwrap())),
+            },
         }],
     );
     clean(state.path()).unwrap();
@@ -276,7 +273,7 @@ fn cleaning_up_is_a_warning_not_a_print() {
             },
             Line::Change {
                 id: 1,
-                change: Change::Folder { path: gone.clone() },
+                change: Change::created_folder(&gone).unwrap(),
             },
         ],
     );
@@ -288,4 +285,160 @@ fn cleaning_up_is_a_warning_not_a_print() {
     assert_eq!(w[1], "later");
     assert!(j.take_warnings().is_empty());
     assert!(!gone.exists());
+}
+
+/// `path` (absolute) as a path relative to this process's directory, the
+/// way `--dir d` reaches it from there.
+fn relative_from_cwd(path: &Path) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+    let mut up = PathBuf::new();
+    for _ in cwd.components().skip(1) {
+        up.push("..");
+    }
+    up.join(path.canonicalize().unwrap().strip_prefix("/").unwrap())
+}
+
+/// The text of a journal line recording `change` (as a run writes it).
+fn change_line(id: u64, change: &Change) -> String {
+    line(&Line::Change {
+        id,
+        change: change.clone(),
+    })
+}
+
+/// Issue 43, defect 1: a relative `--dir` was journaled relative, and the
+/// clean (from another directory) removed a user's file of the same
+/// relative name there, leaving sluice's own. Now the journal holds the
+/// absolute path and the identity of what was created: sluice's file goes,
+/// the user's file of the same relative name stays, and a relative path of
+/// an older journal is never resolved against the cleaner's directory.
+#[test]
+fn clean_never_removes_a_users_file_of_the_same_relative_name() {
+    let state = tempfile::tempdir().unwrap();
+    let run_cwd = tempfile::tempdir().unwrap();
+    let user_cwd = tempfile::tempdir().unwrap();
+    let name = "d/sluice-00000-read-seq-4k.dat";
+    fs::create_dir(run_cwd.path().join("d")).unwrap();
+    fs::create_dir(user_cwd.path().join("d")).unwrap();
+    let users = user_cwd.path().join(name);
+    fs::write(&users, b"the user's data").unwrap();
+
+    // The run, given `--dir d` in run_cwd: reached here by a relative
+    // path, journaled absolute with what it created.
+    let rel = relative_from_cwd(run_cwd.path()).join(name);
+    assert!(rel.is_relative());
+    let f = sluice_input::create_new(&rel, 0o600).unwrap();
+    let change = Change::created_file(&rel, &f).unwrap();
+    drop(f);
+    let Change::File { path, made } = &change else {
+        panic!("{change:?}")
+    };
+    assert!(path.is_absolute(), "{change:?}");
+    assert_eq!(*path, run_cwd.path().canonicalize().unwrap().join(name));
+    assert!(made.is_some(), "{change:?}");
+    // An older sluice's line: the relative name, no identity; and one
+    // whose relative path reaches the user's file from this directory.
+    let reaches_users = relative_from_cwd(&users);
+    fs::write(
+        state.path().join("run-999999-0.journal"),
+        format!(
+            "{{\"change\":{{\"id\":1,\"change\":{{\"file\":{{\"path\":\"{name}\"}}}}}}}}\n\
+             {{\"change\":{{\"id\":2,\"change\":{{\"file\":{{\"path\":\"{}\"}}}}}}}}\n{}",
+            reaches_users.display(),
+            change_line(3, &change)
+        ),
+    )
+    .unwrap();
+
+    let cleaned = clean(state.path()).unwrap();
+    assert_eq!(cleaned.len(), 1);
+    let done = &cleaned[0].done;
+    assert_eq!(fs::read(&users).unwrap(), b"the user's data", "{done:?}");
+    assert!(
+        !run_cwd.path().join(name).exists(),
+        "sluice's own file goes: {done:?}"
+    );
+    assert_eq!(done.len(), 3, "{done:?}");
+    assert!(done[0].starts_with("removed file /"), "{done:?}");
+    for w in &done[1..] {
+        assert!(
+            w.starts_with("warning: left file ") && w.contains("alone"),
+            "{done:?}"
+        );
+    }
+}
+
+/// Issue 43, defect 1: a path that holds another file or folder than the
+/// one sluice created (removed and made again since) is left alone, and
+/// said so.
+#[test]
+fn clean_never_removes_a_file_or_folder_replaced_since() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("sluice-00000-a.dat");
+    let folder = work.path().join("sluice-run-1-0");
+    let made = sluice_input::create_new(&file, 0o600).unwrap();
+    fs::create_dir(&folder).unwrap();
+    let changes = [
+        Change::created_file(&file, &made).unwrap(),
+        Change::created_folder(&folder).unwrap(),
+    ];
+    // Replaced while the originals still exist, so the inodes differ.
+    let other = work.path().join("other");
+    fs::write(&other, b"someone's").unwrap();
+    fs::rename(&other, &file).unwrap();
+    let other = work.path().join("other-dir");
+    fs::create_dir(&other).unwrap();
+    fs::write(other.join("keep"), b"x").unwrap();
+    fs::remove_dir(&folder).unwrap();
+    fs::rename(&other, &folder).unwrap();
+    let identity = |p: &Path| Identity::of(&fs::symlink_metadata(p).unwrap());
+    assert!(!changes.iter().any(|c| matches!(c,
+        Change::File { made, .. } | Change::Folder { made, .. }
+            if *made == Some(identity(&file)) || *made == Some(identity(&folder)))));
+    fs::write(
+        state.path().join("run-999999-0.journal"),
+        change_line(1, &changes[0]) + &change_line(2, &changes[1]),
+    )
+    .unwrap();
+    let cleaned = clean(state.path()).unwrap();
+    let done = &cleaned[0].done;
+    assert_eq!(fs::read(&file).unwrap(), b"someone's", "{done:?}");
+    assert!(folder.join("keep").exists(), "{done:?}");
+    assert_eq!(done.len(), 2, "{done:?}");
+    assert!(
+        done.iter()
+            .all(|d| d.contains("not the one sluice created")),
+        "{done:?}"
+    );
+    drop(made);
+}
+
+/// Journals of older sluices (no identity) still parse; what they name is
+/// left alone and said so, as nothing tells it is what sluice created.
+#[test]
+fn an_older_journal_without_identity_removes_nothing() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let folder = work.path().join("sluice-run-1-0");
+    fs::create_dir(&folder).unwrap();
+    let text = format!(
+        "{{\"change\":{{\"id\":1,\"change\":{{\"folder\":{{\"path\":\"{}\"}}}}}}}}\n",
+        folder.display()
+    );
+    let (_, changes) = pending(&text);
+    assert_eq!(
+        changes,
+        vec![Change::Folder {
+            path: folder.clone(),
+            made: None
+        }]
+    );
+    fs::write(state.path().join("run-999999-0.journal"), text).unwrap();
+    let cleaned = clean(state.path()).unwrap();
+    assert!(folder.exists());
+    assert!(
+        cleaned[0].done[0].starts_with("warning: left folder"),
+        "{cleaned:?}"
+    );
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::{pending, try_lock, Change};
+use super::{pending, try_lock, Change, Identity};
 
 /// Journals larger than this are not sluice's (a run records a few
 /// thousand lines at most).
@@ -117,8 +117,11 @@ fn clean_one(path: &Path) -> Result<Option<Cleaned>> {
 /// Take `change` back; what was done, or None when there was nothing to do.
 fn undo(change: &Change) -> Option<String> {
     match change {
-        Change::Folder { path } => {
-            let m = fs::symlink_metadata(path).ok()?;
+        Change::Folder { path, made } => {
+            let m = match ours(path, *made, "folder") {
+                Ok(m) => m,
+                Err(warning) => return warning,
+            };
             if !m.is_dir() {
                 return None;
             }
@@ -127,8 +130,11 @@ fn undo(change: &Change) -> Option<String> {
                 Err(e) => format!("could not remove folder {}: {e}", path.display()),
             })
         }
-        Change::File { path } => {
-            let m = fs::symlink_metadata(path).ok()?;
+        Change::File { path, made } => {
+            let m = match ours(path, *made, "file") {
+                Ok(m) => m,
+                Err(warning) => return warning,
+            };
             if !m.is_file() {
                 return None;
             }
@@ -210,6 +216,33 @@ fn undo(change: &Change) -> Option<String> {
             unsafe { libc::kill(*pid, libc::SIGTERM) };
             Some(format!("stopped process {pid}"))
         }
+    }
+}
+
+/// Whether `path` still holds what sluice created there (`made`): its
+/// metadata if so, else `Err` with the warning to give (None when there is
+/// nothing there). A relative path (older journals) is never resolved
+/// against this process's directory, which may be another than the run's.
+fn ours(path: &Path, made: Option<Identity>, what: &str) -> Result<fs::Metadata, Option<String>> {
+    if path.is_relative() {
+        return Err(Some(format!(
+            "warning: left {what} {} alone: an older sluice wrote it down relative to a \
+             directory that is not known now; remove it yourself if it is sluice's",
+            path.display()
+        )));
+    }
+    let m = fs::symlink_metadata(path).map_err(|_| None)?;
+    match made {
+        Some(id) if Identity::of(&m) == id => Ok(m),
+        Some(_) => Err(Some(format!(
+            "warning: left {what} {} alone: it is not the one sluice created (replaced since)",
+            path.display()
+        ))),
+        None => Err(Some(format!(
+            "warning: left {what} {} alone: an older sluice's journal does not say which \
+             {what} it created; remove it yourself if it is sluice's",
+            path.display()
+        ))),
     }
 }
 

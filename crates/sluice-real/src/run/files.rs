@@ -39,7 +39,13 @@ impl Files {
             Some(d) => (None, d.to_path_buf()),
             None => {
                 let d = fresh_dir()?;
-                entries.push(journal.record(Change::Folder { path: d.clone() })?);
+                match Change::created_folder(&d).and_then(|c| journal.record(c)) {
+                    Ok(e) => entries.push(e),
+                    Err(e) => {
+                        let _ = fs::remove_dir(&d);
+                        return Err(e);
+                    }
+                }
                 (Some(d.clone()), d)
             }
         };
@@ -75,9 +81,17 @@ impl Files {
             }
             Err(e) => bail!("cannot create {}: {e}", path.display()),
         };
+        // Written down right after the exclusive create, with what was
+        // created: a kill in between leaves an empty file of sluice's name
+        // behind, never a journal line that could name a user's file.
         if self.own_dir.is_none() {
-            self.entries
-                .push(self.journal.record(Change::File { path: path.clone() })?);
+            match Change::created_file(&path, &file).and_then(|c| self.journal.record(c)) {
+                Ok(e) => self.entries.push(e),
+                Err(e) => {
+                    let _ = fs::remove_file(&path);
+                    return Err(e);
+                }
+            }
         }
         self.paths.push(path.clone());
         Ok((path, file))
@@ -231,6 +245,35 @@ pub(super) fn fill_extents(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 43, defect 1: a file made in a relative `--dir` is journaled
+    /// by its absolute path and identity, so a clean from elsewhere finds
+    /// it (and only it).
+    #[test]
+    fn a_relative_dir_is_journaled_absolute_with_what_was_created() {
+        let state = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+        let mut rel = PathBuf::new();
+        for _ in cwd.components().skip(1) {
+            rel.push("..");
+        }
+        let canonical = work.path().canonicalize().unwrap();
+        let rel = rel.join(canonical.strip_prefix("/").unwrap());
+        let journal = Arc::new(Journal::begin_in(state.path(), "test").unwrap());
+        let mut files = Files::new(Some(&rel), false, &journal).unwrap();
+        let (_, f) = files.create("sluice-00000-a.dat").unwrap();
+        let ino = f.metadata().unwrap().ino();
+        let text = fs::read_to_string(journal.path()).unwrap();
+        let want = format!(
+            "\"path\":\"{}\",\"made\":{{\"dev\":{},\"ino\":{ino}}}",
+            canonical.join("sluice-00000-a.dat").display(),
+            f.metadata().unwrap().dev()
+        );
+        assert!(text.contains(&want), "{text}");
+        drop(files);
+        assert!(!canonical.join("sluice-00000-a.dat").exists());
+    }
 
     #[test]
     fn file_names_keep_only_safe_characters() {
