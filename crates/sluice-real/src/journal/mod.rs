@@ -66,6 +66,16 @@ pub enum Change {
         /// The value the run set.
         set: String,
     },
+    /// A setting the kernel resets when a device's scheduler changes (the
+    /// old scheduler's tunables, `nr_requests`): written back once the
+    /// scheduler is (this entry is older than the scheduler's, and the
+    /// undo goes newest first), whatever the file says then.
+    Reset {
+        /// The sysfs file.
+        file: PathBuf,
+        /// Its value before the run.
+        before: String,
+    },
     /// A cgroup (removed with rmdir once its threads are gone).
     Cgroup {
         /// The cgroup's folder.

@@ -442,3 +442,48 @@ fn an_older_journal_without_identity_removes_nothing() {
         "{cleaned:?}"
     );
 }
+
+/// Issue 43, defect 2, after a crash: the settings a scheduler switch
+/// resets are recorded before the switch, so `clean` (newest first) sets
+/// the scheduler back, then them.
+#[test]
+fn clean_restores_what_a_scheduler_switch_reset_after_the_scheduler() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let scheduler = work.path().join("scheduler");
+    let idle = work.path().join("slice_idle");
+    fs::write(&scheduler, "[mq-deadline] bfq none\n").unwrap();
+    fs::write(&idle, "8\n").unwrap();
+    dead_journal(
+        state.path(),
+        &[
+            Line::Begin {
+                pid: 999999,
+                command: "kernel".into(),
+            },
+            Line::Change {
+                id: 1,
+                change: Change::Reset {
+                    file: idle.clone(),
+                    before: "3".into(),
+                },
+            },
+            Line::Change {
+                id: 2,
+                change: Change::Setting {
+                    file: scheduler.clone(),
+                    before: "bfq".into(),
+                    set: "mq-deadline".into(),
+                },
+            },
+        ],
+    );
+    let cleaned = clean(state.path()).unwrap();
+    let done = &cleaned[0].done;
+    assert!(
+        done[0].contains("bfq") && done[1].contains("slice_idle"),
+        "{done:?}"
+    );
+    assert_eq!(fs::read_to_string(&scheduler).unwrap(), "bfq");
+    assert_eq!(fs::read_to_string(&idle).unwrap(), "3");
+}

@@ -153,6 +153,16 @@ fn undo(change: &Change) -> Option<String> {
                 Err(e) => format!("could not set {} back to {before}: {e}", file.display()),
             })
         }
+        Change::Reset { file, before } => {
+            let now = fs::read_to_string(file).ok()?;
+            if crate::host::current_value(&now) == *before {
+                return None;
+            }
+            Some(match fs::write(file, before) {
+                Ok(()) => format!("set {} back to {before}", file.display()),
+                Err(e) => format!("could not set {} back to {before}: {e}", file.display()),
+            })
+        }
         Change::Cgroup { path } => {
             fs::symlink_metadata(path).ok()?;
             // The run's threads died with it, but the kernel may take a

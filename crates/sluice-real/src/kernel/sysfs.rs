@@ -62,6 +62,9 @@ pub struct SchedulerGuard {
     before: String,
     journal: Arc<Journal>,
     entry: Entry,
+    /// What switching away from the old scheduler resets (its tunables,
+    /// `nr_requests`), with their values before: written back after it.
+    reset: Vec<(PathBuf, String, Entry)>,
 }
 
 impl SchedulerGuard {
@@ -81,6 +84,17 @@ impl SchedulerGuard {
             .into());
         }
         let before = active.unwrap_or_else(|| "none".to_string());
+        // Recorded before the switch, so undone after the scheduler is.
+        let mut reset = Vec::new();
+        if before != want {
+            for (file, value) in reset_by_switch(queue) {
+                let entry = journal.record(Change::Reset {
+                    file: file.clone(),
+                    before: value.clone(),
+                })?;
+                reset.push((file, value, entry));
+            }
+        }
         let entry = journal.record(Change::Setting {
             file: file.clone(),
             before: before.clone(),
@@ -88,6 +102,9 @@ impl SchedulerGuard {
         })?;
         if let Err(e) = fs::write(&file, want) {
             journal.undone(entry);
+            for (_, _, r) in reset {
+                journal.undone(r);
+            }
             return Err(Refused(format!(
                 "cannot set the scheduler in {} ({e}): sluice kernel needs root",
                 file.display()
@@ -99,8 +116,31 @@ impl SchedulerGuard {
             before,
             journal: Arc::clone(journal),
             entry,
+            reset,
         })
     }
+}
+
+/// The settings a scheduler switch resets, with their values now: every
+/// writable tunable of the active scheduler (`queue/iosched/*`) and
+/// `queue/nr_requests`, in name order.
+fn reset_by_switch(queue: &Path) -> Vec<(PathBuf, String)> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut files: Vec<PathBuf> = fs::read_dir(queue.join("iosched"))
+        .map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.sort();
+    files.push(queue.join("nr_requests"));
+    files
+        .into_iter()
+        .filter(|f| {
+            fs::metadata(f).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o200 != 0)
+        })
+        .filter_map(|f| {
+            let value = fs::read_to_string(&f).ok()?.trim().to_string();
+            Some((f, value))
+        })
+        .collect()
 }
 
 impl Drop for SchedulerGuard {
@@ -113,6 +153,20 @@ impl Drop for SchedulerGuard {
             ));
         } else {
             self.journal.undone(self.entry);
+        }
+        for (file, value, entry) in self.reset.drain(..) {
+            let now = fs::read_to_string(&file).unwrap_or_default();
+            if now.trim() == value {
+                self.journal.undone(entry);
+                continue;
+            }
+            match fs::write(&file, &value) {
+                Ok(()) => self.journal.undone(entry),
+                Err(e) => self.journal.warn(format!(
+                    "could not restore '{value}' in {}: {e}",
+                    file.display()
+                )),
+            }
         }
     }
 }
@@ -350,6 +404,44 @@ mod tests {
             "1",
             "the one set before the refusal is restored"
         );
+    }
+
+    /// Issue 43, defect 2: loop0 on bfq with its tunables and
+    /// `nr_requests` changed, a run under mq-deadline left bfq with the
+    /// kernel's defaults. The switch resets them; the guard writes them
+    /// back after the scheduler.
+    #[test]
+    fn kernel_tunables_survive_a_scheduler_switch() {
+        let dir = tempfile::tempdir().unwrap();
+        let queue = dir.path();
+        let put = |f: &str, v: &str| std::fs::write(queue.join(f), v).unwrap();
+        let get = |f: &str| std::fs::read_to_string(queue.join(f)).unwrap();
+        std::fs::create_dir(queue.join("iosched")).unwrap();
+        put("scheduler", "mq-deadline [bfq] none\n");
+        put("iosched/slice_idle", "3\n");
+        put("iosched/low_latency", "0\n");
+        put("iosched/back_seek_penalty", "77\n");
+        put("nr_requests", "64\n");
+        let journal = Arc::new(Journal::begin_in(dir.path(), "test").unwrap());
+        let g = SchedulerGuard::set(queue, "mq-deadline", &journal).unwrap();
+        assert_eq!(get("scheduler"), "mq-deadline");
+        // What the kernel does on the switch and back: bfq's defaults.
+        put("iosched/slice_idle", "8\n");
+        put("iosched/low_latency", "1\n");
+        put("iosched/back_seek_penalty", "2\n");
+        put("nr_requests", "256\n");
+        drop(g);
+        assert_eq!(get("scheduler"), "bfq");
+        assert_eq!(
+            [
+                get("iosched/slice_idle"),
+                get("iosched/low_latency"),
+                get("iosched/back_seek_penalty"),
+                get("nr_requests"),
+            ],
+            ["3", "0", "77", "64"]
+        );
+        assert!(journal.take_warnings().is_empty());
     }
 
     #[test]
