@@ -10,12 +10,21 @@
 //! result formats: it is fio's format, not sluice's, and needs the plan's
 //! per-job facts ([`JobInfo`]) and the file's notes.
 //!
-//! ```no_run
+//! ```
 //! use sluice_runtime::import::fio::{simulate_json, FioOptions};
-//! # fn simulate(_: &sluice_runtime::Scenario, _: Option<sluice::Duration>)
-//! #     -> sluice_runtime::Result<sluice_runtime::SimReport> { unimplemented!() }
-//! let json = simulate_json("randread.fio".as_ref(), &FioOptions::default(), simulate).unwrap();
-//! print!("{json}");
+//! // The simulator as the host: one group's scenario, with fio's bandwidth
+//! // samples when they fit.
+//! let simulate = |s: &sluice_runtime::Scenario, bin: Option<sluice::Duration>| {
+//!     let sim = sluice_sim::Simulation::new(s)?;
+//!     Ok::<_, sluice_runtime::Error>(match bin {
+//!         Some(b) => sim.with_timeline(b).run(),
+//!         None => sim.run(),
+//!     })
+//! };
+//! let job = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenarios/fio/two-readers.fio");
+//! let options = FioOptions { max_duration_s: Some(1.0), ..FioOptions::default() };
+//! let json = simulate_json(job.as_ref(), &options, simulate).unwrap();
+//! assert!(json.contains("\"jobs\""));
 //! ```
 
 /// Return early with a one-line error; every message names its file,
