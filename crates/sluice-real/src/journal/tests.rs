@@ -8,8 +8,14 @@ fn line(l: &Line) -> String {
 
 /// A journal as a run that died leaves it: nobody holds its lock.
 fn dead_journal(dir: &Path, lines: &[Line]) -> PathBuf {
+    dead_journal_text(dir, &lines.iter().map(line).collect::<String>())
+}
+
+/// A dead run's journal in `dir` with the lines `text` (as an older sluice
+/// may have written them).
+fn dead_journal_text(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("run-999999-0.journal");
-    fs::write(&path, lines.iter().map(line).collect::<String>()).unwrap();
+    fs::write(&path, text).unwrap();
     path
 }
 
@@ -339,16 +345,15 @@ fn clean_never_removes_a_users_file_of_the_same_relative_name() {
     // An older sluice's line: the relative name, no identity; and one
     // whose relative path reaches the user's file from this directory.
     let reaches_users = relative_from_cwd(&users);
-    fs::write(
-        state.path().join("run-999999-0.journal"),
-        format!(
+    dead_journal_text(
+        state.path(),
+        &format!(
             "{{\"change\":{{\"id\":1,\"change\":{{\"file\":{{\"path\":\"{name}\"}}}}}}}}\n\
              {{\"change\":{{\"id\":2,\"change\":{{\"file\":{{\"path\":\"{}\"}}}}}}}}\n{}",
             reaches_users.display(),
             change_line(3, &change)
         ),
-    )
-    .unwrap();
+    );
 
     let cleaned = clean(state.path()).unwrap();
     assert_eq!(cleaned.len(), 1);
@@ -396,11 +401,10 @@ fn clean_never_removes_a_file_or_folder_replaced_since() {
     assert!(!changes.iter().any(|c| matches!(c,
         Change::File { made, .. } | Change::Folder { made, .. }
             if *made == Some(identity(&file)) || *made == Some(identity(&folder)))));
-    fs::write(
-        state.path().join("run-999999-0.journal"),
-        change_line(1, &changes[0]) + &change_line(2, &changes[1]),
-    )
-    .unwrap();
+    dead_journal_text(
+        state.path(),
+        &(change_line(1, &changes[0]) + &change_line(2, &changes[1])),
+    );
     let cleaned = clean(state.path()).unwrap();
     let done = &cleaned[0].done;
     assert_eq!(fs::read(&file).unwrap(), b"someone's", "{done:?}");
@@ -434,7 +438,7 @@ fn an_older_journal_without_identity_removes_nothing() {
             made: None
         }]
     );
-    fs::write(state.path().join("run-999999-0.journal"), text).unwrap();
+    dead_journal_text(state.path(), &text);
     let cleaned = clean(state.path()).unwrap();
     assert!(folder.exists());
     assert!(
