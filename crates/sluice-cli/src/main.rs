@@ -76,6 +76,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A sluice another sluice started (the emulator of `versus`) waits
+    // until it is in that run's journal.
+    sluice_real::journal::hold_until_journaled();
     let result = match Cli::parse().command {
         Command::Sim(args) => cmd::sim::run(args),
         Command::Run(args) => cmd::run::run(args),

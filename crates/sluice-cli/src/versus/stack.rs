@@ -3,22 +3,22 @@
 //! each undone on drop and written down in the run's journal first.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration as StdDuration;
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
-use sluice_real::journal::{Change, Entry, Journal};
+use sluice_real::journal::{Change, Entry, Journal, Started};
 use sluice_real::Refused;
 
-/// The emulator as a child process: SIGTERM and wait on drop. Its mount
-/// and the process are in the run's journal, for a versus that dies.
+/// The emulator as a child process, in the run's journal before it
+/// starts (as its mount is): stopped on drop, its mount undone after.
 pub(super) struct Emulator {
-    child: Child,
+    process: Option<Started>,
     mount: PathBuf,
     journal: Arc<Journal>,
-    entries: Vec<Entry>,
+    mounted: Option<Entry>,
 }
 
 impl Emulator {
@@ -41,31 +41,25 @@ impl Emulator {
             .arg(mount)
             .arg("--queue-depth")
             .arg(queue_depth.to_string())
-            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
         // Not tied to versus's life (no PDEATHSIG): an emulator that
         // unmounted itself when versus died would leave the loop device
         // over a file no path names any more, which `sluice clean` could not
         // find. The journal stops it after the loop device is detached.
-        let child = command.spawn().context("starting sluice emulate")?;
-        let pid = child.id() as i32;
         let mut e = Emulator {
-            child,
+            process: None,
             mount: mount.to_path_buf(),
             journal: Arc::clone(journal),
-            entries: vec![mounted],
+            mounted: Some(mounted),
         };
-        if let Some(start) = sluice_real::journal::process_start(pid) {
-            e.entries
-                .push(journal.record(Change::Process { pid, start })?);
-        }
+        let process = e.process.insert(journal.spawn(&mut command)?);
         let disk = mount.join("disk.img");
         for _ in 0..200 {
             if disk.exists() {
                 return Ok(e);
             }
-            if let Ok(Some(status)) = e.child.try_wait() {
+            if let Ok(Some(status)) = process.child().try_wait() {
                 bail!(
                     "sluice emulate stopped ({status}) before {} appeared",
                     disk.display()
@@ -79,29 +73,33 @@ impl Emulator {
 
 impl Drop for Emulator {
     fn drop(&mut self) {
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        for _ in 0..200 {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                self.finish();
-                return;
-            }
-            std::thread::sleep(StdDuration::from_millis(100));
+        // SIGTERM: the emulator unmounts and ends (SIGKILL after the grace,
+        // and then the mount goes lazily here).
+        if let Some(p) = self.process.take() {
+            p.stop();
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = Command::new("umount").arg("-l").arg(&self.mount).status();
-        self.finish();
+        if is_mounted(&self.mount) {
+            let _ = Command::new("umount").arg("-l").arg(&self.mount).status();
+        }
+        if let Some(m) = self.mounted.take() {
+            self.journal.undone(m);
+        }
     }
 }
 
-impl Emulator {
-    /// The process is gone and its mount with it.
-    fn finish(&mut self) {
-        for e in self.entries.drain(..) {
-            self.journal.undone(e);
-        }
-    }
+/// Whether `dir` is a mount point now (/proc/self/mounts writes
+/// backslash, space, tab and newline as octal escapes).
+fn is_mounted(dir: &Path) -> bool {
+    let want = dir
+        .to_string_lossy()
+        .replace('\\', "\\134")
+        .replace(' ', "\\040")
+        .replace('\t', "\\011")
+        .replace('\n', "\\012");
+    std::fs::read_to_string("/proc/self/mounts").is_ok_and(|t| {
+        t.lines()
+            .any(|l| l.split_whitespace().nth(1) == Some(want.as_ref()))
+    })
 }
 
 /// A loop device over a file, detached on drop.

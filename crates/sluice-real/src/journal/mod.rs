@@ -16,6 +16,7 @@
 //! the page cache keeps the lines for a process that is killed.
 
 mod lock;
+mod process;
 mod system;
 mod undo;
 
@@ -30,7 +31,8 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 pub use self::lock::DeviceLock;
-pub use self::undo::{clean, process_start, Cleaned};
+pub use self::process::{hold_until_journaled, process_start, Started, GRACE};
+pub use self::undo::{clean, Cleaned};
 
 /// One change to the machine and how to take it back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -182,8 +184,14 @@ fn absolute(path: &Path) -> Result<PathBuf> {
 enum Line {
     /// The first line: who wrote the journal.
     Begin { pid: u32, command: String },
-    /// Change `id` was made (or is about to be).
-    Change { id: u64, change: Change },
+    /// Change `id` was made (or is about to be) at `at` ([`now`]); older
+    /// journals wrote no time (0).
+    Change {
+        id: u64,
+        change: Change,
+        #[serde(default)]
+        at: u64,
+    },
     /// The run undid change `id` itself.
     Undone { id: u64 },
 }
@@ -330,7 +338,11 @@ impl Journal {
             g.1 += 1;
             g.1
         };
-        self.write(&Line::Change { id, change })?;
+        self.write(&Line::Change {
+            id,
+            change,
+            at: now(),
+        })?;
         Ok(Entry(id))
     }
 
@@ -348,15 +360,42 @@ impl Drop for Journal {
     }
 }
 
+/// When a change is recorded: nanoseconds of `CLOCK_BOOTTIME`, one clock
+/// for every process until the next boot (which ends what a journal
+/// guards anyway), so that `clean` can undo the changes of several
+/// journals — a `versus` and the kernel run inside it — newest first
+/// across them.
+pub(crate) fn now() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes the timespec we own.
+    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut t) } != 0 {
+        return 0;
+    }
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
+
+/// A change not yet undone and when it was made ([`now`]; 0 in older
+/// journals).
+#[derive(Clone, Debug, PartialEq)]
+struct Pending {
+    at: u64,
+    change: Change,
+}
+
 /// What is left to undo in a journal's text: its writer's pid and command,
 /// and the changes not marked undone, in the order they were made.
-fn pending(text: &str) -> (Option<(u32, String)>, Vec<Change>) {
+fn pending(text: &str) -> (Option<(u32, String)>, Vec<Pending>) {
     let mut who = None;
-    let mut changes: Vec<(u64, Change)> = Vec::new();
+    let mut changes: Vec<(u64, Pending)> = Vec::new();
     for line in text.lines() {
         match serde_json::from_str::<Line>(line) {
             Ok(Line::Begin { pid, command }) => who = Some((pid, command)),
-            Ok(Line::Change { id, change }) => changes.push((id, change)),
+            Ok(Line::Change { id, change, at }) => changes.push((id, Pending { at, change })),
             Ok(Line::Undone { id }) => changes.retain(|(i, _)| *i != id),
             // A line cut short by the kill: nothing was recorded by it.
             Err(_) => {}

@@ -27,10 +27,12 @@ fn changes_marked_undone_are_not_pending() {
             command: "run".into(),
         },
         Line::Change {
+            at: 0,
             id: 1,
             change: Change::Cgroup { path: "/a".into() },
         },
         Line::Change {
+            at: 0,
             id: 2,
             change: Change::Cgroup { path: "/b".into() },
         },
@@ -42,6 +44,7 @@ fn changes_marked_undone_are_not_pending() {
         + "{\"change\":{\"id\":3,\"cha"; // cut short by the kill
     let (who, pending) = pending(&text);
     assert_eq!(who, Some((7, "run".to_string())));
+    let pending: Vec<Change> = pending.into_iter().map(|p| p.change).collect();
     assert_eq!(pending, vec![Change::Cgroup { path: "/b".into() }]);
 }
 
@@ -67,6 +70,7 @@ fn clean_undoes_what_a_dead_run_left_newest_first() {
                 command: "kernel".into(),
             },
             Line::Change {
+                at: 0,
                 id: 1,
                 change: Change::Setting {
                     file: ours.clone(),
@@ -75,6 +79,7 @@ fn clean_undoes_what_a_dead_run_left_newest_first() {
                 },
             },
             Line::Change {
+                at: 0,
                 id: 2,
                 change: Change::Setting {
                     file: theirs.clone(),
@@ -83,10 +88,12 @@ fn clean_undoes_what_a_dead_run_left_newest_first() {
                 },
             },
             Line::Change {
+                at: 0,
                 id: 3,
                 change: Change::created_folder(&folder).unwrap(),
             },
             Line::Change {
+                at: 0,
                 id: 4,
                 change: Change::created_file(&file, &made).unwrap(),
             },
@@ -139,6 +146,7 @@ fn undo_does_not_follow_a_link_put_where_a_folder_was() {
     dead_journal(
         state.path(),
         &[Line::Change {
+            at: 0,
             id: 1,
             change: Change::Folder {
                 path: folder,
@@ -169,9 +177,9 @@ fn a_device_is_held_by_one_run_at_a_time() {
 #[test]
 fn the_start_time_tells_a_reused_pid_apart() {
     let me = std::process::id() as i32;
-    let start = undo::process_start(me).expect("our own /proc/PID/stat");
+    let start = process_start(me).expect("our own /proc/PID/stat");
     assert!(start > 0);
-    assert_eq!(undo::process_start(i32::MAX), None);
+    assert_eq!(process_start(i32::MAX), None);
 }
 
 #[test]
@@ -208,7 +216,7 @@ proptest::proptest! {
                 0 | 1 => {
                     next += 1;
                     let change = Change::Cgroup { path: format!("/g{next}").into() };
-                    text += &line(&Line::Change { id: next, change: change.clone() });
+                    text += &line(&Line::Change { id: next, change: change.clone(), at: next });
                     model.push((next, change));
                 }
                 _ if !model.is_empty() => {
@@ -223,6 +231,7 @@ proptest::proptest! {
         text += &partial[..cut.min(partial.len() - 2)];
         let (who, pending) = pending(&text);
         proptest::prop_assert_eq!(who, Some((1, "run".to_string())));
+        let pending: Vec<Change> = pending.into_iter().map(|p| p.change).collect();
         let want: Vec<Change> = model.into_iter().map(|m| m.1).collect();
         proptest::prop_assert_eq!(pending, want);
     }
@@ -240,12 +249,14 @@ fn clean_removes_a_tracing_instance_a_dead_run_left() {
         state.path(),
         &[
             Line::Change {
+                at: 0,
                 id: 1,
                 change: Change::Tracing {
                     path: instance.clone(),
                 },
             },
             Line::Change {
+                at: 0,
                 id: 2,
                 change: Change::Tracing { path: gone },
             },
@@ -278,6 +289,7 @@ fn cleaning_up_is_a_warning_not_a_print() {
                 command: "run".into(),
             },
             Line::Change {
+                at: 0,
                 id: 1,
                 change: Change::created_folder(&gone).unwrap(),
             },
@@ -307,6 +319,7 @@ fn relative_from_cwd(path: &Path) -> PathBuf {
 /// The text of a journal line recording `change` (as a run writes it).
 fn change_line(id: u64, change: &Change) -> String {
     line(&Line::Change {
+        at: 0,
         id,
         change: change.clone(),
     })
@@ -431,6 +444,7 @@ fn an_older_journal_without_identity_removes_nothing() {
         folder.display()
     );
     let (_, changes) = pending(&text);
+    let changes: Vec<Change> = changes.into_iter().map(|p| p.change).collect();
     assert_eq!(
         changes,
         vec![Change::Folder {
@@ -466,6 +480,7 @@ fn clean_restores_what_a_scheduler_switch_reset_after_the_scheduler() {
                 command: "kernel".into(),
             },
             Line::Change {
+                at: 0,
                 id: 1,
                 change: Change::Reset {
                     file: idle.clone(),
@@ -473,6 +488,7 @@ fn clean_restores_what_a_scheduler_switch_reset_after_the_scheduler() {
                 },
             },
             Line::Change {
+                at: 0,
                 id: 2,
                 change: Change::Setting {
                     file: scheduler.clone(),
@@ -490,4 +506,112 @@ fn clean_restores_what_a_scheduler_switch_reset_after_the_scheduler() {
     );
     assert_eq!(fs::read_to_string(&scheduler).unwrap(), "bfq");
     assert_eq!(fs::read_to_string(&idle).unwrap(), "3");
+}
+
+/// Issue 43 defect 11: `versus` and the kernel run inside it keep two
+/// journals; `clean` undid them one after the other (versus's first, its
+/// loop device detached before the kernel run's scheduler was set back).
+/// Here both journals set the same file: only newest-first across them
+/// brings back its first value.
+#[test]
+fn clean_undoes_two_dead_journals_newest_change_first_across_them() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("scheduler");
+    fs::write(&file, "kernel's").unwrap();
+    let set = |before: &str, set: &str| Change::Setting {
+        file: file.clone(),
+        before: before.into(),
+        set: set.into(),
+    };
+    let journal = |name: &str, command: &str, at: u64, change: Change| {
+        let text = [
+            Line::Begin {
+                pid: 5,
+                command: command.into(),
+            },
+            Line::Change { id: 1, change, at },
+        ]
+        .iter()
+        .map(line)
+        .collect::<String>();
+        fs::write(state.path().join(name), text).unwrap();
+    };
+    // The older change is in the journal whose name sorts first.
+    journal("run-5-0.journal", "versus", 100, set("user's", "versus's"));
+    journal(
+        "run-5-1.journal",
+        "kernel",
+        200,
+        set("versus's", "kernel's"),
+    );
+    let cleaned = clean(state.path()).unwrap();
+    assert_eq!(cleaned.len(), 2);
+    assert_eq!(fs::read_to_string(&file).unwrap(), "user's", "{cleaned:?}");
+    assert_eq!(fs::read_dir(state.path()).unwrap().count(), 0);
+}
+
+/// Issue 43 defect 11: `clean` sent SIGTERM and went on; a process that
+/// ignores it stayed. Now it gets SIGKILL after the grace.
+#[test]
+fn clean_ends_a_journaled_process_that_ignores_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    let ready = dir.path().join("ready");
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "trap '' TERM; touch {}; exec sleep 60",
+            ready.display()
+        ))
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    // Wait for the event: the trap is set once the file is there.
+    while !ready.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "sh ended early");
+        std::thread::yield_now();
+    }
+    let start = process_start(pid).unwrap();
+    let reaper = std::thread::spawn(move || child.wait());
+    let stopped = super::process::stop_within(pid, start, std::time::Duration::from_millis(200));
+    assert_eq!(stopped, super::process::Stopped::Killed);
+    reaper.join().unwrap().unwrap();
+    assert_eq!(process_start(pid), None);
+}
+
+/// A process the journal names but that has ended (or whose pid now
+/// belongs to another process) is left alone.
+#[test]
+fn clean_leaves_a_pid_that_is_another_process_now() {
+    let me = std::process::id() as i32;
+    let start = process_start(me).unwrap();
+    assert_eq!(
+        super::process::stop(me, start + 1),
+        super::process::Stopped::Gone
+    );
+}
+
+/// Issue 43, every process a run starts is in its journal before it does
+/// anything: the started process finds its own pid in the journal when
+/// it is let go.
+#[test]
+fn a_started_process_is_in_the_journal_before_it_runs() {
+    let state = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let journal = std::sync::Arc::new(Journal::begin_in(state.path(), "test").unwrap());
+    let found = dir.path().join("found");
+    let script = format!(
+        "read go; [ \"$go\" = go ] && grep -q '\"pid\":'$$',' {} && touch {}",
+        journal.path().display(),
+        found.display()
+    );
+    let mut started = journal
+        .spawn(std::process::Command::new("sh").arg("-c").arg(script))
+        .unwrap();
+    let status = started.child().wait().unwrap();
+    assert!(status.success());
+    assert!(
+        found.exists(),
+        "the child did not find itself in the journal"
+    );
 }

@@ -41,9 +41,12 @@ impl std::fmt::Display for Cleaned {
     }
 }
 
-/// Undo the journals in `dir` that no live run holds, newest change first,
-/// and delete them. Returns one [`Cleaned`] per journal found (live ones
-/// too, marked alive).
+/// Undo the journals in `dir` that no live run holds, newest change first
+/// across all of them (a `versus` and the kernel run inside it keep two
+/// journals, and the kernel run's scheduler must be set back before
+/// versus's loop device goes), and delete them. Returns one [`Cleaned`]
+/// per journal found (live ones too, marked alive), in the journals'
+/// name order.
 pub fn clean(dir: &Path) -> Result<Vec<Cleaned>> {
     let mut names: Vec<PathBuf> = fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
@@ -51,16 +54,58 @@ pub fn clean(dir: &Path) -> Result<Vec<Cleaned>> {
         .filter(|p| p.extension().is_some_and(|x| x == "journal"))
         .collect();
     names.sort();
-    let mut out = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     for path in names {
-        if let Some(c) = clean_one(&path)? {
-            out.push(c);
+        if let Some(f) = take(&path)? {
+            found.push(f);
         }
     }
-    Ok(out)
+    // Every dead journal's changes, newest first: by time, then (for the
+    // untimed changes of older journals) by place in their journal.
+    let mut order: Vec<(u64, usize, usize)> = Vec::new();
+    for (j, f) in found.iter().enumerate() {
+        for (k, p) in f.changes.iter().enumerate() {
+            order.push((p.at, j, k));
+        }
+    }
+    order.sort_by(|a, b| (b.0, b.2).cmp(&(a.0, a.2)).then(b.1.cmp(&a.1)));
+    let mut done: Vec<Vec<String>> = vec![Vec::new(); found.len()];
+    for (_, j, k) in order {
+        if let Some(said) = undo(&found[j].changes[k].change) {
+            done[j].push(said);
+        }
+    }
+    Ok(found
+        .into_iter()
+        .zip(done)
+        .map(|(f, done)| {
+            if let Some(path) = &f.dead {
+                let _ = fs::remove_file(path);
+            }
+            Cleaned {
+                who: f.who,
+                alive: f.dead.is_none(),
+                done,
+            }
+        })
+        .collect())
 }
 
-fn clean_one(path: &Path) -> Result<Option<Cleaned>> {
+/// A journal found by [`clean`]: locked by us (its run died) or held by
+/// a live run.
+struct Found {
+    who: String,
+    /// The journal's path if its run died (we hold its lock through
+    /// `_file` until it is deleted); None for a live run's.
+    dead: Option<PathBuf>,
+    /// What is left to undo (nothing for a live run's).
+    changes: Vec<super::Pending>,
+    _file: std::fs::File,
+}
+
+/// Open and lock the journal at `path`: None when it is gone or not a
+/// journal sluice wrote.
+fn take(path: &Path) -> Result<Option<Found>> {
     let file = match OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
@@ -93,10 +138,11 @@ fn clean_one(path: &Path) -> Result<Option<Cleaned>> {
         None => format!("the run of {}", path.display()),
     };
     if held {
-        return Ok(Some(Cleaned {
+        return Ok(Some(Found {
             who,
-            alive: true,
-            done: Vec::new(),
+            dead: None,
+            changes: Vec::new(),
+            _file: file,
         }));
     }
     // Another clean may have taken this journal and deleted it between our
@@ -105,12 +151,11 @@ fn clean_one(path: &Path) -> Result<Option<Cleaned>> {
         Ok(m) if m.ino() == meta.ino() && m.dev() == meta.dev() => {}
         _ => return Ok(None),
     }
-    let done = changes.iter().rev().filter_map(undo).collect();
-    let _ = fs::remove_file(path);
-    Ok(Some(Cleaned {
+    Ok(Some(Found {
         who,
-        alive: false,
-        done,
+        dead: Some(path.to_path_buf()),
+        changes,
+        _file: file,
     }))
 }
 
@@ -217,15 +262,17 @@ fn undo(change: &Change) -> Option<String> {
                 .collect();
             Some(said.join("; "))
         }
-        Change::Process { pid, start } => {
-            if process_start(*pid) != Some(*start) {
-                return None;
+        Change::Process { pid, start } => match super::process::stop(*pid, *start) {
+            super::process::Stopped::Gone => None,
+            super::process::Stopped::Ended => Some(format!("stopped process {pid}")),
+            super::process::Stopped::Killed => Some(format!(
+                "killed process {pid} (it did not end within {} s of SIGTERM)",
+                super::process::GRACE.as_secs()
+            )),
+            super::process::Stopped::Stuck => {
+                Some(format!("could not stop process {pid}: it outlived SIGKILL"))
             }
-            // SAFETY: signalling the process the journal names, which is
-            // still the one the run started (same start time).
-            unsafe { libc::kill(*pid, libc::SIGTERM) };
-            Some(format!("stopped process {pid}"))
-        }
+        },
     }
 }
 
@@ -254,16 +301,6 @@ fn ours(path: &Path, made: Option<Identity>, what: &str) -> Result<fs::Metadata,
             path.display()
         ))),
     }
-}
-
-/// The start time of process `pid` in clock ticks since boot
-/// (`/proc/PID/stat` field 22), if it exists.
-pub fn process_start(pid: i32) -> Option<u64> {
-    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name (field 2) may hold spaces and parentheses: count
-    // fields after its closing parenthesis.
-    let rest = &text[text.rfind(')')? + 1..];
-    rest.split_whitespace().nth(19)?.parse().ok()
 }
 
 /// Whether `path` is a mount point (listed in /proc/self/mounts).
