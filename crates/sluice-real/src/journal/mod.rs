@@ -262,9 +262,15 @@ fn try_lock(file: &File) -> std::io::Result<bool> {
 impl Journal {
     /// A new journal for this process's `command` (`run`, `kernel`, ...),
     /// locked; journals of runs that died are cleaned up first (what was
-    /// done is the journal's first warnings).
+    /// done is the journal's first warnings), except in a process another
+    /// run started ([`Journal::spawn`]), which would find its own parent's
+    /// journal among them.
     pub fn begin(command: &str) -> Result<Journal> {
-        Self::begin_cleaning(&state_dir()?, command)
+        let dir = state_dir()?;
+        if process::STARTED_BY_A_RUN.load(std::sync::atomic::Ordering::Relaxed) {
+            return Self::begin_in(&dir, command);
+        }
+        Self::begin_cleaning(&dir, command)
     }
 
     /// [`Journal::begin`] in `dir`.

@@ -61,7 +61,9 @@ pub(crate) fn stop(pid: i32, start: u64) -> Stopped {
 /// [`stop`] with SIGKILL after `grace`.
 pub(crate) fn stop_within(pid: i32, start: u64, grace: Duration) -> Stopped {
     let alive = || process_start(pid) == Some(start);
-    if !alive() {
+    // A journal naming this very process (a sluice that its dead parent
+    // started) is not this process's to end.
+    if !alive() || pid == std::process::id() as i32 {
         return Stopped::Gone;
     }
     // SAFETY: signalling the process the journal names, which is still
@@ -172,6 +174,12 @@ impl Journal {
     }
 }
 
+/// Whether this process was started by [`Journal::spawn`]: its journal
+/// then cleans up after no one at its start, as its parent's journal —
+/// which names this process — is the parent's user's to clean.
+pub(crate) static STARTED_BY_A_RUN: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(false);
+
 /// In a sluice started by [`Journal::spawn`]: wait until the parent has
 /// written this process into its journal; end at once (exit 0, having
 /// done nothing) if the parent died first. Does nothing in a sluice a user
@@ -180,6 +188,7 @@ pub fn hold_until_journaled() {
     if std::env::var_os(HOLD).is_none() {
         return;
     }
+    STARTED_BY_A_RUN.store(true, std::sync::atomic::Ordering::Relaxed);
     // Single-threaded still (the first thing main does), and what this
     // process starts must not hold in turn.
     std::env::remove_var(HOLD);

@@ -615,3 +615,24 @@ fn a_started_process_is_in_the_journal_before_it_runs() {
         "the child did not find itself in the journal"
     );
 }
+
+/// A sluice started by a run that then died found its own pid in the
+/// dead parent's journal and stopped itself (the kill test caught a
+/// `versus` journal left half undone that way).
+#[test]
+fn clean_never_stops_the_process_running_it() {
+    let state = tempfile::tempdir().unwrap();
+    let me = std::process::id() as i32;
+    let start = process_start(me).unwrap();
+    dead_journal(
+        state.path(),
+        &[Line::Change {
+            id: 1,
+            change: Change::Process { pid: me, start },
+            at: 1,
+        }],
+    );
+    let cleaned = clean(state.path()).unwrap();
+    assert_eq!(cleaned.len(), 1);
+    assert!(cleaned[0].done.is_empty(), "{:?}", cleaned[0].done);
+}
