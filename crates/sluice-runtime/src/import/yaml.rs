@@ -11,7 +11,6 @@
 //! sees quotes, comments and block scalars exactly as the parse does.
 
 use serde_yaml::Value;
-use unsafe_libyaml as sys;
 
 /// The deepest nesting of collections a configuration may have (Seastar's
 /// files nest three deep).
@@ -25,16 +24,17 @@ pub fn too_deep(text: &str) -> Option<usize> {
     let mut depth = 0usize;
     while let Some((kind, line)) = parser.next() {
         match kind {
-            sys::YAML_SEQUENCE_START_EVENT | sys::YAML_MAPPING_START_EVENT => {
+            unsafe_libyaml::YAML_SEQUENCE_START_EVENT
+            | unsafe_libyaml::YAML_MAPPING_START_EVENT => {
                 depth += 1;
                 if depth > MAX_DEPTH {
                     return Some(line);
                 }
             }
-            sys::YAML_SEQUENCE_END_EVENT | sys::YAML_MAPPING_END_EVENT => {
+            unsafe_libyaml::YAML_SEQUENCE_END_EVENT | unsafe_libyaml::YAML_MAPPING_END_EVENT => {
                 depth = depth.saturating_sub(1);
             }
-            sys::YAML_STREAM_END_EVENT => return None,
+            unsafe_libyaml::YAML_STREAM_END_EVENT => return None,
             _ => {}
         }
     }
@@ -57,42 +57,42 @@ pub fn parse(text: &str) -> std::result::Result<Value, String> {
 
 /// libyaml's event parser over a borrowed text.
 struct Parser<'a> {
-    sys: Box<std::mem::MaybeUninit<sys::yaml_parser_t>>,
+    raw: Box<std::mem::MaybeUninit<unsafe_libyaml::yaml_parser_t>>,
     _text: &'a str,
 }
 
 impl<'a> Parser<'a> {
     /// A parser of `text` (`None` if libyaml cannot allocate one).
     fn new(text: &'a str) -> Option<Parser<'a>> {
-        let mut sys = Box::new(std::mem::MaybeUninit::<sys::yaml_parser_t>::uninit());
-        let p = sys.as_mut_ptr();
+        let mut raw = Box::new(std::mem::MaybeUninit::<unsafe_libyaml::yaml_parser_t>::uninit());
+        let p = raw.as_mut_ptr();
         // SAFETY: `p` points to a boxed parser that `initialize` fills in
         // and that stays put (boxed) until `drop` deletes it; the input
         // `text` outlives the parser (the lifetime `'a`).
         unsafe {
-            if sys::yaml_parser_initialize(p).fail {
+            if unsafe_libyaml::yaml_parser_initialize(p).fail {
                 return None;
             }
-            sys::yaml_parser_set_encoding(p, sys::YAML_UTF8_ENCODING);
-            sys::yaml_parser_set_input_string(p, text.as_ptr(), text.len() as u64);
+            unsafe_libyaml::yaml_parser_set_encoding(p, unsafe_libyaml::YAML_UTF8_ENCODING);
+            unsafe_libyaml::yaml_parser_set_input_string(p, text.as_ptr(), text.len() as u64);
         }
-        Some(Parser { sys, _text: text })
+        Some(Parser { raw, _text: text })
     }
 
     /// The next event's type and 1-based line; `None` on an error (the
     /// caller stops there: libyaml must not be asked again after one).
-    fn next(&mut self) -> Option<(sys::yaml_event_type_t, usize)> {
-        let p = self.sys.as_mut_ptr();
-        let mut event = std::mem::MaybeUninit::<sys::yaml_event_t>::uninit();
+    fn next(&mut self) -> Option<(unsafe_libyaml::yaml_event_type_t, usize)> {
+        let p = self.raw.as_mut_ptr();
+        let mut event = std::mem::MaybeUninit::<unsafe_libyaml::yaml_event_t>::uninit();
         let e = event.as_mut_ptr();
         // SAFETY: `p` was initialized in `new`; a successful `parse` fills
         // `*e`, which is read and then freed once.
         unsafe {
-            if sys::yaml_parser_parse(p, e).fail {
+            if unsafe_libyaml::yaml_parser_parse(p, e).fail {
                 return None;
             }
             let out = ((*e).type_, (*e).start_mark.line as usize + 1);
-            sys::yaml_event_delete(e);
+            unsafe_libyaml::yaml_event_delete(e);
             Some(out)
         }
     }
@@ -101,7 +101,7 @@ impl<'a> Parser<'a> {
 impl Drop for Parser<'_> {
     fn drop(&mut self) {
         // SAFETY: initialized in `new` and deleted only here.
-        unsafe { sys::yaml_parser_delete(self.sys.as_mut_ptr()) }
+        unsafe { unsafe_libyaml::yaml_parser_delete(self.raw.as_mut_ptr()) }
     }
 }
 
