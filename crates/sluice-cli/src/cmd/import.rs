@@ -7,8 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use sluice_input::Kind;
-use sluice_runtime::import::{self, Imported};
+use sluice_runtime::import::{self, Imported, Kind};
 
 use crate::output::{create_output, write_out};
 

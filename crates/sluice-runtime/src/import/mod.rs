@@ -17,7 +17,8 @@ pub mod yaml;
 
 use std::path::Path;
 
-use sluice_input::Kind;
+/// What an input file is, for [`read_input`] (`sluice_input`'s kinds).
+pub use sluice_input::Kind;
 
 use crate::error::{Error, Result};
 use crate::scenario::ScenarioBuilder;
