@@ -60,7 +60,7 @@ pub(crate) fn import_json(
     let named = |e: sluice_runtime::Error| fail(format!("{path}: {e}"));
     let imported = match kind {
         "dmclock" => {
-            let text = import::read_input(path.as_ref(), "dmClock configuration").map_err(fail)?;
+            let text = import::read_input(path.as_ref(), import::Kind::DmClockConfig).map_err(fail)?;
             import::dmclock::import(&text).map_err(named)?
         }
         "seastar" => {
@@ -74,8 +74,8 @@ pub(crate) fn import_json(
                     "duration_s must be 0.001..=1e7 seconds (got {duration_s})"
                 )));
             }
-            let jobs = import::read_input(path.as_ref(), "io_tester job file").map_err(fail)?;
-            let props = import::read_input(props.as_ref(), "io properties").map_err(fail)?;
+            let jobs = import::read_input(path.as_ref(), import::Kind::SeastarJobs).map_err(fail)?;
+            let props = import::read_input(props.as_ref(), import::Kind::IoProperties).map_err(fail)?;
             let opts = import::seastar::Options { shards, duration_s };
             import::seastar::import(&jobs, &props, &opts).map_err(named)?
         }

@@ -94,7 +94,7 @@ fn bad_inputs_are_one_line_errors() {
     );
     assert_eq!(code, 1);
     assert!(
-        err.contains("io_tester job file none.yaml") && err.lines().count() == 1,
+        err.contains("none.yaml: cannot read io_tester job file") && err.lines().count() == 1,
         "{err}"
     );
 }

@@ -65,11 +65,17 @@ pub enum Kind {
     ReportJson,
     /// A request log (`sim --log-requests`'s CSV), read by `report`.
     RequestLog,
+    /// dmClock's simulator configuration (`import dmclock`).
+    DmClockConfig,
+    /// Seastar io_tester's job file (`import seastar`), YAML.
+    SeastarJobs,
+    /// Seastar's `io_properties.yaml` (`import seastar --io-properties`).
+    IoProperties,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Scenario,
         Kind::Trace,
         Kind::StartupTrace,
@@ -79,6 +85,9 @@ impl Kind {
         Kind::FioJob,
         Kind::ReportJson,
         Kind::RequestLog,
+        Kind::DmClockConfig,
+        Kind::SeastarJobs,
+        Kind::IoProperties,
     ];
 
     /// The kind's name in messages, with its article ("a DiskSim file").
@@ -93,6 +102,9 @@ impl Kind {
             Kind::FioJob => "a fio job file",
             Kind::ReportJson => "a report's JSON",
             Kind::RequestLog => "a request log",
+            Kind::DmClockConfig => "a dmClock configuration",
+            Kind::SeastarJobs => "an io_tester job file",
+            Kind::IoProperties => "an io properties file",
         }
     }
 
@@ -101,9 +113,11 @@ impl Kind {
     /// any real one; traces are recorded and can be large, but the text and
     /// its parsed requests are held in memory together, so 1 GiB; a
     /// report's JSON holds per-flow series, 256 MiB; a request log (a
-    /// row per request) is drawn whole, 256 MiB too.
+    /// row per request) is drawn whole, 256 MiB too. Other tools'
+    /// configurations (dmClock, Seastar) are a few hundred bytes: 1 MiB.
     pub fn cap(self) -> u64 {
         match self {
+            Kind::DmClockConfig | Kind::SeastarJobs | Kind::IoProperties => MIB,
             Kind::Scenario | Kind::DiskSpecs | Kind::Include | Kind::SeekFile | Kind::FioJob => {
                 16 * MIB
             }

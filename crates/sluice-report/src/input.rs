@@ -14,6 +14,7 @@ use sluice_repro::{ReproReport, REPRO_SCHEMA};
 use sluice_runtime::report::{FlowReport, SimReport, RUN_SCHEMA, SIM_SCHEMA};
 
 use crate::error::{Error, Result};
+use crate::ranges;
 use crate::requests::{self, Log};
 use crate::Source;
 
@@ -176,9 +177,16 @@ pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
     }
     let schema = v.get("schema").and_then(Value::as_str).unwrap_or("");
     match schema {
-        SIM_SCHEMA | RUN_SCHEMA => out.runs.push(run(&typed(v, schema)?)),
+        SIM_SCHEMA | RUN_SCHEMA => {
+            let r: SimReport = typed(v, schema)?;
+            ranges::check_run(&r)?;
+            out.runs.push(run(&r));
+        }
         REPRO_SCHEMA => {
             let repro: ReproReport = typed(v, schema)?;
+            for e in &repro.experiments {
+                ranges::check_experiment(e)?;
+            }
             for mut e in repro.experiments {
                 if e.paper.is_empty() {
                     e.paper.clone_from(&repro.paper);
@@ -189,6 +197,7 @@ pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
         VERSUS_SCHEMA => {
             let versus: Versus = typed(v, schema)?;
             for r in versus.runs {
+                ranges::check_run(&r.result)?;
                 let mut one = run(&r.result);
                 one.kind = format!("{} ({})", r.engine, r.scheduler);
                 out.runs.push(one);

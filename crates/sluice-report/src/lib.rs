@@ -14,6 +14,7 @@ mod lanes;
 mod order;
 mod page;
 mod plots;
+mod ranges;
 mod requests;
 mod service;
 

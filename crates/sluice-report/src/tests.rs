@@ -845,3 +845,77 @@ fn render_draws_sources_given_as_text_like_files() {
     assert!(std::error::Error::source(&e).is_none());
     assert!(matches!(render(&[]), Err(Error::Empty)));
 }
+
+/// The one-line refusal of `v` (a result with one number out of range).
+fn refused(v: &serde_json::Value) -> String {
+    let e = add(&mut Results::default(), v).unwrap_err();
+    assert!(!e.contains('\n'), "{e}");
+    e
+}
+
+#[test]
+fn report_refuses_values_near_f64_max() {
+    let mut v = sim(true);
+    v["flows"][1]["lat_ms"]["cdf"] = json!([[0.0, 1.0], [100.0, 1e308]]);
+    let e = refused(&v);
+    assert!(
+        e.contains("flow 'c': lat_ms.cdf[1] = [100, 1e308] is out of range"),
+        "{e}"
+    );
+    let mut v = sim(true);
+    v["timeline"]["interval_s"] = json!(1e308);
+    assert!(refused(&v).contains("timeline.interval_s = 1e308 is out of range (0..=1e9)"));
+    let mut v = sim(true);
+    v["flows"][0]["mb_s"] = json!(1e308);
+    assert!(refused(&v).contains("flow 'a&b': mb_s = 1e308 is out of range (0..=1e12)"));
+    let mut v = sim(true);
+    v["timeline"]["flows"]["c"] = json!([1.0, 1e300]);
+    assert!(refused(&v).contains("flow 'c': timeline.flows.c[1] = 1e300"));
+    let mut v = sim(false);
+    v["measured_from_s"] = json!(-1.0);
+    assert!(refused(&v).contains("measured_from_s = -1 is out of range"));
+    let mut v = repro();
+    v["experiments"][0]["rows"][1]["ours"] = json!(-1e308);
+    assert!(refused(&v).contains("experiment 'throughput': row cfq / w / aggregate: ours = -1e308"));
+    // In a versus result too.
+    let mut bad = sim(false);
+    bad["flows"][0]["lat_ms"]["p99"] = json!(1e308);
+    let versus = json!({"schema": "sluice.versus/1", "runs": [
+        {"engine": "sim", "scheduler": "bfq", "result": bad}]});
+    assert!(refused(&versus).contains("flow 'a&b': lat_ms.p99 = 1e308"));
+}
+
+#[test]
+fn report_refuses_cdf_points_out_of_range() {
+    for point in [json!([101.0, 5.0]), json!([50.0, -5.0]), json!([-1.0, 1.0])] {
+        let mut v = sim(false);
+        v["flows"][1]["lat_ms"]["cdf"] = json!([[0.0, 0.5], point]);
+        let e = refused(&v);
+        assert!(
+            e.contains("run 's<1>: bfq on d': flow 'c': lat_ms.cdf[1] = ")
+                && e.contains("([percent 0..=100, ms 0..=1e12])"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn report_axes_stay_bounded_whatever_the_values() {
+    // Drawn directly (the reader refuses these): every axis ends finite
+    // and few ticks are drawn.
+    let cdf = plots::latency_cdf("t", &[("a".into(), vec![(0.0, 1.0), (100.0, 1e308)])]).unwrap();
+    assert!(cdf.contains("<svg"));
+    let flows = vec![
+        ("a".to_string(), vec![1e308, 1.0]),
+        ("b".to_string(), vec![2.0]),
+    ];
+    let lines = plots::throughput("t", 1e308, 1e308, &flows).unwrap();
+    assert!(lines.contains("<svg"));
+    let strips = plots::throughput_strips("t", 1e308, 0.0, &flows, &[]);
+    let ticks = strips.matches("stroke=\"#e4e4e4\"").count();
+    assert!((1..=100).contains(&ticks), "{ticks} ticks");
+    let rows = vec![("r".to_string(), vec![Some(1e308), Some(-1e308)])];
+    assert!(plots::bars("t", "x", &["a", "b"], &rows, "-")
+        .unwrap()
+        .contains("<svg"));
+}

@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use sluice_runtime::import::{self, Imported};
+use sluice_runtime::import::{self, Imported, Kind};
 
 use crate::output::{create_output, write_out};
 
@@ -63,7 +63,7 @@ enum From {
 pub(crate) fn run(args: Args) -> Result<()> {
     let (imported, source, output) = match args.from {
         From::Dmclock { conf, output } => {
-            let text = import::read_input(&conf, "dmClock configuration")?;
+            let text = import::read_input(&conf, Kind::DmClockConfig)?;
             let imp = import::dmclock::import(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", conf.display()))?;
             (
@@ -82,8 +82,8 @@ pub(crate) fn run(args: Args) -> Result<()> {
             if !(duration.is_finite() && (0.001..=1e7).contains(&duration)) {
                 anyhow::bail!("--duration must be 0.001..=1e7 seconds (got {duration})");
             }
-            let jobs = import::read_input(&conf, "io_tester job file")?;
-            let props = import::read_input(&io_properties, "io properties")?;
+            let jobs = import::read_input(&conf, Kind::SeastarJobs)?;
+            let props = import::read_input(&io_properties, Kind::IoProperties)?;
             let opts = import::seastar::Options {
                 shards,
                 duration_s: duration,

@@ -63,8 +63,8 @@ pub(crate) fn bars(
         .flat_map(|(_, v)| v.iter().flatten().copied())
         .filter(|x| x.is_finite())
         .collect();
-    let hi = values.iter().copied().fold(0.0f64, f64::max);
-    let lo = values.iter().copied().fold(0.0f64, f64::min);
+    let hi = bounded(values.iter().copied().fold(0.0f64, f64::max));
+    let lo = bounded(values.iter().copied().fold(0.0f64, f64::min));
     let least = values
         .iter()
         .copied()
@@ -130,6 +130,7 @@ pub(crate) fn bars(
                 for s in 0..names.len() {
                     let rects = rows.iter().enumerate().filter_map(|(i, (_, v))| {
                         let x = (*v.get(s)?)?;
+                        let x = x.clamp(lo, hi);
                         (x.is_finite() && (!log || x > 0.0)).then(|| {
                             Rectangle::new([($base, y0(i, s)), (x, y0(i, s) + thick)], bar_style(s))
                         })
@@ -139,6 +140,7 @@ pub(crate) fn bars(
                         // Each bar's number at its end, so short bars still read.
                         let texts = rows.iter().enumerate().filter_map(|(i, (_, v))| {
                             let x = (*v.get(s)?)?;
+                            let x = x.clamp(lo, hi);
                             x.is_finite().then(|| {
                                 Text::new(
                                     if log {

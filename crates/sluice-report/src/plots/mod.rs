@@ -21,6 +21,24 @@ pub(super) const STRIPS_ABOVE: usize = 6;
 /// Figure width, pixels.
 const WIDTH: u32 = 820;
 
+/// Largest magnitude an axis reaches: past it values are clipped. The
+/// results' ranges are checked as they are read (`crate::ranges`); this
+/// keeps every axis finite and its ticks few whatever a caller passes
+/// (a finite 1e308 once made an axis whose ticks never ended).
+const AXIS_MAX: f64 = 1e15;
+
+/// Most ticks an axis drawn by hand gets (about ten is the aim).
+const MAX_TICKS: usize = 100;
+
+/// `x` within `-AXIS_MAX..=AXIS_MAX` (NaN as 0), for an axis' end.
+pub(super) fn bounded(x: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(-AXIS_MAX, AXIS_MAX)
+    }
+}
+
 /// Series colours (colour-blind-safe Tableau 10).
 const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
@@ -346,7 +364,8 @@ pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> R
         .clone()
         .filter(|&ms| ms > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let hi = all.fold(0.0f64, f64::max);
+    let hi = bounded(all.fold(0.0f64, f64::max));
+    let lo = lo.min(AXIS_MAX);
     let (lo, hi) = if lo.is_finite() && hi > lo {
         (lo / 1.5, hi * 1.5)
     } else {
@@ -369,7 +388,11 @@ pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> R
             .draw()
             .map_err(err)?;
         for (i, (_, cdf)) in flows.iter().enumerate() {
-            let points: Vec<(f64, f64)> = cdf.iter().map(|&(p, ms)| (ms.max(lo), p)).collect();
+            // Within the axes (as every point of a result read is).
+            let points: Vec<(f64, f64)> = cdf
+                .iter()
+                .map(|&(p, ms)| (ms.clamp(lo, hi), p.clamp(0.0, 100.0)))
+                .collect();
             line(&mut chart, i, flows.len(), &points)?;
         }
         Ok(())
@@ -451,14 +474,17 @@ pub(super) fn throughput(
                 draw_key(&sub, &[name], i)?;
                 y += wrap(name, LEGEND_CHARS).len() as i32 * LEGEND_LINE + LEGEND_GAP;
             }
-            let top = group
-                .iter()
-                .map(|&i| peaks[i])
-                .fold(0.0f64, f64::max)
-                .max(1e-9)
-                * 1.1;
+            let top = bounded(
+                group
+                    .iter()
+                    .map(|&i| peaks[i])
+                    .fold(0.0f64, f64::max)
+                    .max(1e-9)
+                    * 1.1,
+            );
+            let end = bounded(bins as f64 * interval_s).max(1e-9);
             let mut chart = line_chart(&plot)
-                .build_cartesian_2d(0f64..bins as f64 * interval_s, 0f64..top)
+                .build_cartesian_2d(0f64..end, 0f64..top)
                 .map_err(err)?;
             let y_desc = match (groups.len(), g) {
                 (1, _) => "throughput (MB/s)",
@@ -480,11 +506,14 @@ pub(super) fn throughput(
                     .1
                     .iter()
                     .enumerate()
-                    .map(|(k, &v)| ((k as f64 + 0.5) * interval_s, v))
+                    .map(|(k, &v)| {
+                        let t = (k as f64 + 0.5) * interval_s;
+                        (t.clamp(0.0, end), v.clamp(0.0, top))
+                    })
                     .collect();
                 line(&mut chart, i, flows.len(), &points)?;
             }
-            if warmup_s > 0.0 && warmup_s < bins as f64 * interval_s {
+            if warmup_s > 0.0 && warmup_s < end {
                 let grey = BLACK.mix(0.55);
                 chart
                     .draw_series(LineSeries::new(
@@ -553,7 +582,7 @@ pub(super) fn throughput_strips(
     let plot_h = (strip + gap) * flows.len().max(1) as f64;
     let height = top + plot_h + 56.0;
     let bins = flows.iter().map(|(_, s)| s.len()).max().unwrap_or(0).max(1);
-    let span = bins as f64 * interval_s.max(1e-9);
+    let span = bounded(bins as f64 * interval_s.max(1e-9));
     let x = |t: f64| x0 + (x1 - x0) * (t / span).clamp(0.0, 1.0);
     let peak = |s: &[f64]| {
         s.iter()
@@ -579,7 +608,9 @@ pub(super) fn throughput_strips(
     // The time grid.
     let step = nice_step(span);
     let mut t = 0.0;
-    while t <= span + 1e-9 {
+    let mut ticks = 0;
+    while t <= span + 1e-9 && ticks < MAX_TICKS {
+        ticks += 1;
         let px = x(t);
         let _ = writeln!(
             o,

@@ -171,6 +171,14 @@ fn group(section: &str, prefix: &str, line: usize) -> Result<Option<u32>> {
 
 /// Import a dmClock simulator configuration.
 pub fn import(text: &str) -> Result<Imported> {
+    // dmClock fills what a file leaves out with 100 default clients: an
+    // empty file (or `/dev/null` copied) would import as that, unasked.
+    let said = |l: &str| !(l.is_empty() || l.starts_with('#') || l.starts_with(';'));
+    if !text.lines().any(|l| said(l.trim())) {
+        return Err(fail(
+            "empty (no sections, no settings): not a dmClock configuration",
+        ));
+    }
     let mut client_groups = 1u32;
     let mut server_groups = 1u32;
     let mut soft_limit = true;
@@ -397,6 +405,15 @@ mod tests {
 
     /// ceph/dmclock's sim/dmc_sim_example.conf (the repository's fixture).
     pub(crate) const EXAMPLE: &str = include_str!("../../../../data/import/dmc_sim_example.conf");
+
+    #[test]
+    fn dmclock_empty_config_is_refused() {
+        for text in ["", "\n\n", "# only a comment\n; and another\n"] {
+            let e = import(text).unwrap_err().to_string();
+            assert!(e.contains("not a dmClock configuration"), "{text:?}: {e}");
+        }
+        assert!(import("[global]\n").is_ok());
+    }
 
     #[test]
     fn the_example_maps_each_client_group_to_a_flow() {

@@ -6,22 +6,22 @@
 //! the notes of what was approximated; [`Imported::to_toml`] writes it as
 //! a scenario file that `sim`, `run` and `compare` take.
 //!
-//! Inputs are read whole but bounded ([`MAX_INPUT_BYTES`]); every error is
-//! one line.
+//! Inputs are read with `sluice_input`'s bounded reader ([`read_input`]);
+//! YAML's nesting is bounded before it is parsed ([`yaml`]); every error
+//! is one line.
 
 pub mod dmclock;
 pub mod fio;
 pub mod seastar;
+pub mod yaml;
 
-use std::io::Read;
 use std::path::Path;
+
+/// What an input file is, for [`read_input`] (`sluice_input`'s kinds).
+pub use sluice_input::Kind;
 
 use crate::error::{Error, Result};
 use crate::scenario::ScenarioBuilder;
-
-/// The largest input file an importer reads (1 MiB: the configurations
-/// are a few hundred bytes).
-pub const MAX_INPUT_BYTES: u64 = 1 << 20;
 
 /// A scenario built from another tool's configuration, with what was
 /// approximated or left out.
@@ -58,25 +58,22 @@ pub(crate) fn fail(message: impl Into<String>) -> Error {
     Error::new("", message)
 }
 
-/// Read `path` (UTF-8, at most [`MAX_INPUT_BYTES`]); errors are one line
-/// naming `what` and the path.
-pub fn read_input(path: &Path, what: &str) -> Result<String> {
-    let name = path.display().to_string();
-    let f =
-        std::fs::File::open(path).map_err(|e| fail(format!("{what} {}: {e}", one_line(&name))))?;
-    let mut bytes = Vec::new();
-    f.take(MAX_INPUT_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(format!("{what} {}: {e}", one_line(&name))))?;
-    if bytes.len() as u64 > MAX_INPUT_BYTES {
-        return Err(fail(format!(
-            "{what} {}: larger than {} KiB; not a configuration file",
-            one_line(&name),
-            MAX_INPUT_BYTES / 1024
-        )));
+/// Read `path` as a `kind` file with the bounded reader (a regular file
+/// within the kind's cap, UTF-8); a YAML kind ([`Kind::SeastarJobs`],
+/// [`Kind::IoProperties`]) must also nest at most [`yaml::MAX_DEPTH`]
+/// deep. Errors are one line naming the path.
+pub fn read_input(path: &Path, kind: Kind) -> Result<String> {
+    let text = sluice_input::read_text(path, kind).map_err(|e| fail(one_line(&e.to_string())))?;
+    if matches!(kind, Kind::SeastarJobs | Kind::IoProperties) {
+        if let Some(line) = yaml::too_deep(&text) {
+            return Err(fail(format!(
+                "{}: {}",
+                one_line(&path.display().to_string()),
+                yaml::nesting_error(line)
+            )));
+        }
     }
-    String::from_utf8(bytes)
-        .map_err(|_| fail(format!("{what} {}: not UTF-8 text", one_line(&name))))
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -119,19 +116,29 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn oversized_and_missing_inputs_are_one_line_errors() {
-        let dir = std::env::temp_dir().join(format!("sluice-import-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let big = dir.join("big.conf");
-        std::fs::write(&big, vec![b'#'; (MAX_INPUT_BYTES + 10) as usize]).unwrap();
-        let e = read_input(&big, "dmClock configuration")
+    fn importers_read_their_files_with_the_bounded_reader() {
+        let dir = sluice_input::testkit::scratch("import-read");
+        for kind in [Kind::DmClockConfig, Kind::SeastarJobs, Kind::IoProperties] {
+            for (path, says) in sluice_input::testkit::refused(&dir, kind) {
+                let e = read_input(&path, kind).unwrap_err().to_string();
+                assert!(e.contains(says) && !e.contains('\n'), "{kind:?}: {e}");
+            }
+            let e = read_input(&dir.join("none"), kind).unwrap_err().to_string();
+            assert!(e.contains("none: cannot read") && !e.contains('\n'), "{e}");
+        }
+        let deep = dir.join("deep.yaml");
+        std::fs::write(
+            &deep,
+            format!("a: 1\njunk: {}\n", "[".repeat((1 << 20) - 20)),
+        )
+        .unwrap();
+        let e = read_input(&deep, Kind::SeastarJobs)
             .unwrap_err()
             .to_string();
-        assert!(e.contains("larger than 1024 KiB"), "{e}");
-        let e = read_input(&dir.join("none"), "io properties")
-            .unwrap_err()
-            .to_string();
-        assert!(e.starts_with("io properties ") && !e.contains('\n'), "{e}");
+        assert!(
+            e.ends_with("deep.yaml: line 2: collections nest deeper than 64 levels"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -144,12 +144,7 @@ fn uint(key: &str, v: &Value, max: u64) -> Result<u64> {
 type Disk = (Option<f64>, Option<f64>, Option<f64>, Option<f64>);
 
 fn properties(text: &str, notes: &mut Vec<String>) -> Result<Disk> {
-    let v: Value = serde_yaml::from_str(text).map_err(|e| {
-        fail(format!(
-            "io properties: {}",
-            super::one_line(&e.to_string())
-        ))
-    })?;
+    let v: Value = super::yaml::parse(text).map_err(|e| fail(format!("io properties: {e}")))?;
     let disks = v
         .get("disks")
         .and_then(Value::as_sequence)
@@ -207,8 +202,7 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
     }
     let mut notes = Vec::new();
     let (ri, rb, wi, wb) = properties(io_properties, &mut notes)?;
-    let jobs: Value = serde_yaml::from_str(conf)
-        .map_err(|e| fail(format!("job file: {}", super::one_line(&e.to_string()))))?;
+    let jobs: Value = super::yaml::parse(conf).map_err(|e| fail(format!("job file: {e}")))?;
     let jobs = jobs
         .as_sequence()
         .ok_or_else(|| fail("job file: expected a list of jobs"))?;

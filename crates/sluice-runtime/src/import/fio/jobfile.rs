@@ -17,6 +17,20 @@ const MAX_LINE: usize = 4200;
 /// How deep `include` may nest.
 const MAX_INCLUDE_DEPTH: usize = 8;
 
+/// How many `include` lines a job file and what it includes may hold in
+/// all: each file is read once per line that includes it, so without a
+/// total a few files that include each other many times fan out
+/// exponentially.
+const MAX_INCLUDES: usize = 100;
+
+/// What a job file's `include`s may still read: the bytes (the job file
+/// and everything it includes hold at most a job file's cap together) and
+/// the `include` lines left.
+struct Budget {
+    bytes: u64,
+    includes: usize,
+}
+
 /// One job, after `[global]` inheritance.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Job {
@@ -149,7 +163,13 @@ impl JobFile {
 pub(super) fn parse(file: &str, text: &str) -> Result<Vec<Job>> {
     let dir = Path::new(file).parent().unwrap_or(Path::new(""));
     let mut lines = Vec::new();
-    flatten(file, text, dir, 0, &mut lines)?;
+    let mut budget = Budget {
+        bytes: sluice_input::Kind::FioJob
+            .cap()
+            .saturating_sub(text.len() as u64),
+        includes: MAX_INCLUDES,
+    };
+    flatten(file, text, dir, 0, &mut budget, &mut lines)?;
     sections(file, &lines)
 }
 
@@ -186,6 +206,7 @@ fn flatten(
     text: &str,
     dir: &Path,
     depth: usize,
+    budget: &mut Budget,
     out: &mut Vec<(String, usize)>,
 ) -> Result<()> {
     for (i, raw) in text.lines().enumerate() {
@@ -218,14 +239,25 @@ fn flatten(
             if depth >= MAX_INCLUDE_DEPTH {
                 bail!("{file}: line {n}: include {inc}: includes nest deeper than {MAX_INCLUDE_DEPTH}");
             }
+            if budget.includes == 0 {
+                bail!("{file}: line {n}: include {inc}: more than {MAX_INCLUDES} includes in all (the job file and what it includes)");
+            }
+            budget.includes -= 1;
             let path = dir.join(inc);
-            let text = match std::fs::read_to_string(&path) {
+            let text = match sluice_input::read_text(&path, sluice_input::Kind::FioJob) {
                 Ok(t) => t,
                 Err(e) => bail!("{file}: line {n}: include {inc}: {e}"),
             };
+            if text.len() as u64 > budget.bytes {
+                bail!(
+                    "{file}: line {n}: include {inc}: the job file and its includes hold more than {} MiB in all",
+                    sluice_input::Kind::FioJob.cap() >> 20
+                );
+            }
+            budget.bytes -= text.len() as u64;
             let sub = path.display().to_string();
             let sub_dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-            flatten(&sub, &text, &sub_dir, depth + 1, out)?;
+            flatten(&sub, &text, &sub_dir, depth + 1, budget, out)?;
             continue;
         }
         out.push((line.to_string(), n));

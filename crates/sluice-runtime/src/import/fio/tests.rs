@@ -216,6 +216,52 @@ fn include_reads_a_file_beside_the_job_file() {
 }
 
 #[test]
+fn fio_include_reads_through_the_bounded_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let main = dir.path().join("main.fio").display().to_string();
+    for (bad, says) in sluice_input::testkit::refused(dir.path(), sluice_input::Kind::FioJob) {
+        let text = format!("include {}\n[j]\nrw=read\n", bad.display());
+        let e = jobfile::parse(&main, &text).unwrap_err().to_string();
+        assert!(e.contains(says) && e.contains("line 1: include"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+    let e = jobfile::parse(&main, "include /dev/null\n[j]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("is a character device, not a regular file"),
+        "{e}"
+    );
+}
+
+#[test]
+fn fio_include_fan_out_is_bounded() {
+    // 6 files, each including the next 20 times: 20^6 reads unbounded
+    // (within the depth limit).
+    let dir = tempfile::tempdir().unwrap();
+    for level in 0..6 {
+        let next = format!("include l{}.fio\n", level + 1).repeat(20);
+        std::fs::write(dir.path().join(format!("l{level}.fio")), next).unwrap();
+    }
+    std::fs::write(dir.path().join("l6.fio"), "[global]\nbs=4k\n").unwrap();
+    let main = dir.path().join("main.fio").display().to_string();
+    let e = jobfile::parse(&main, "include l0.fio\n[j]\nrw=read\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("more than 100 includes in all"), "{e}");
+    // Bytes too: a 9 MiB include read twice passes a job file's 16 MiB.
+    let big = dir.path().join("big.fio");
+    std::fs::write(&big, "; a comment line\n".repeat(9 << 16)).unwrap();
+    let e = jobfile::parse(&main, "include big.fio\ninclude big.fio\n[j]\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("line 2: include big.fio: the job file and its includes hold more than 16 MiB"),
+        "{e}"
+    );
+}
+
+#[test]
 fn environment_and_fio_variables_are_substituted() {
     std::env::set_var("SLUICE_FIO_TEST_BS", "64k");
     let jobs = jobfile::parse(
