@@ -127,9 +127,8 @@ def _job(scenario: Scenario) -> dict[str, str]:
         return dict(_source(scenario), name=os.path.join(os.getcwd(), "<dict>"))
     path = os.path.abspath(_source(scenario)["path"])
     try:
-        with open(path, encoding="utf-8") as f:
-            return {"toml_text": f.read(), "name": path}
-    except (OSError, UnicodeDecodeError):
+        return {"toml_text": _native.read_text(path, "scenario"), "name": path}
+    except SluiceError:
         return {"path": path}  # the task reports it as the CLI would
 
 
@@ -313,11 +312,7 @@ def _report_source(i: int, item: Any) -> tuple[str, str]:
     """(name, text) of one thing to draw, the name as the page shows it."""
     if isinstance(item, (str, os.PathLike)):
         name = os.fsdecode(item)
-        try:
-            with open(name, encoding="utf-8") as f:
-                return name, f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            raise SluiceError("%s: %s" % (name, e)) from None
+        return name, _native.read_text(name, "request-log" if name.endswith(".csv") else "report")
     if hasattr(item, "to_csv"):
         return "request-log-%d.csv" % i, item.to_csv(index=False)
     if isinstance(item, Mapping):

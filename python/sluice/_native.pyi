@@ -86,3 +86,4 @@ def fio_json(
 def report_html(sources: list[tuple[str, str]]) -> str:
     """The HTML report of (name, text) sources: JSON results or request-log
     CSVs."""
+def read_text(path: str, kind: str) -> str: ...

@@ -60,7 +60,8 @@ pub(crate) fn import_json(
     let named = |e: sluice_runtime::Error| fail(format!("{path}: {e}"));
     let imported = match kind {
         "dmclock" => {
-            let text = import::read_input(path.as_ref(), import::Kind::DmClockConfig).map_err(fail)?;
+            let text =
+                import::read_input(path.as_ref(), import::Kind::DmClockConfig).map_err(fail)?;
             import::dmclock::import(&text).map_err(named)?
         }
         "seastar" => {
@@ -74,8 +75,10 @@ pub(crate) fn import_json(
                     "duration_s must be 0.001..=1e7 seconds (got {duration_s})"
                 )));
             }
-            let jobs = import::read_input(path.as_ref(), import::Kind::SeastarJobs).map_err(fail)?;
-            let props = import::read_input(props.as_ref(), import::Kind::IoProperties).map_err(fail)?;
+            let jobs =
+                import::read_input(path.as_ref(), import::Kind::SeastarJobs).map_err(fail)?;
+            let props =
+                import::read_input(props.as_ref(), import::Kind::IoProperties).map_err(fail)?;
             let opts = import::seastar::Options { shards, duration_s };
             import::seastar::import(&jobs, &props, &opts).map_err(named)?
         }
@@ -98,4 +101,20 @@ pub(crate) fn report_html(py: Python<'_>, sources: Vec<(String, String)>) -> PyR
         .map(|(name, text)| sluice_report::Source { name, text })
         .collect();
     py.detach(|| sluice_report::render(&sources)).map_err(fail)
+}
+
+/// A file's text as sluice reads its `kind` ("scenario", "report" or
+/// "request-log"): through the bounded reader, so a FIFO, a device, a
+/// folder or a file past the kind's cap is refused at once instead of
+/// hanging or filling the memory of Python's own `open()`.
+#[pyfunction]
+pub(crate) fn read_text(py: Python<'_>, path: &str, kind: &str) -> PyResult<String> {
+    let kind = match kind {
+        "scenario" => sluice_input::Kind::Scenario,
+        "report" => sluice_input::Kind::ReportJson,
+        "request-log" => sluice_input::Kind::RequestLog,
+        other => return Err(fail(format!("no kind of input called {other:?}"))),
+    };
+    py.detach(|| sluice_input::read_text(path.as_ref(), kind))
+        .map_err(fail)
 }

@@ -46,5 +46,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats::import_json, m)?)?;
     m.add_function(wrap_pyfunction!(formats::fio_json, m)?)?;
     m.add_function(wrap_pyfunction!(formats::report_html, m)?)?;
+    m.add_function(wrap_pyfunction!(formats::read_text, m)?)?;
     Ok(())
 }

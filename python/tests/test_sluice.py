@@ -378,6 +378,17 @@ def test_fio_gives_fios_json_layout_and_names_a_bad_file(tmp_path):
         sluice.fio(tmp_path / "missing.fio")
 
 
+def test_files_python_reads_go_through_the_bounded_reader(tmp_path):
+    """Issue 43: a report's file and a sweep's scenario were read with
+    Python's open(): a FIFO hung, /dev/zero filled the memory."""
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    for bad in (fifo, "/dev/zero", tmp_path):
+        with pytest.raises(sluice.SluiceError, match="not a regular file"):
+            sluice.report([bad], tmp_path / "r.html")
+    assert sluice._job(str(fifo)) == {"path": str(fifo)}
+
+
 def test_report_writes_the_page_of_results_logs_and_files(tmp_path):
     pytest.importorskip("pandas")
     run = sluice.sim(STARTUP, timeline_ms=500)
