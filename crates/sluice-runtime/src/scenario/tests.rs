@@ -598,13 +598,13 @@ fn cap_duration_shortens_a_run_and_drops_a_warmup_as_long() {
 fn reservation_and_limit_reach_the_flow_spec() {
     let text = GOOD.replace(
         "file_gib = 2",
-        "file_gib = 2\nreservation_iops = 100\nlimit_iops = 40.5",
+        "file_gib = 2\nreservation_iops = 40.5\nlimit_iops = 100",
     );
     let s = parse(&text).unwrap();
     assert!(s
         .flows
         .iter()
-        .all(|f| f.qos.reservation_iops == Some(100.0) && f.qos.limit_iops == Some(40.5)));
+        .all(|f| f.qos.reservation_iops == Some(40.5) && f.qos.limit_iops == Some(100.0)));
     let s = parse(GOOD).unwrap();
     assert!(s
         .flows
@@ -928,4 +928,30 @@ fn json_with_a_files_keys_is_the_same_scenario() {
     .unwrap_err()
     .to_string();
     assert!(e.starts_with("<dict>: ") && e.contains("file_gib"), "{e}");
+}
+
+/// Issue 43 defect 12: a reservation above the limit was accepted in
+/// silence (mclock cut it to the limit); refused in one line naming the
+/// flow or group, under every policy.
+#[test]
+fn mclock_refuses_a_reservation_above_the_limit() {
+    let flow = GOOD.replace("clook", "mclock").replace(
+        "file_gib = 2",
+        "file_gib = 2\nreservation_iops = 100\nlimit_iops = 10",
+    );
+    let e = error(&flow);
+    assert!(
+        e.contains("flow 'r'") && e.contains("reservation_iops (100) is above limit_iops (10)"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    let e = error(&flow.replace("limit_iops = 10", "limit_iops = 1e-300"));
+    assert!(e.contains("limit_iops (1e-300)") && e.len() < 200, "{e}");
+    let group = GOOD.replace("clook", "noop")
+        + "[[group]]\nname = \"g\"\nreservation_iops = 5\nlimit_iops = 4\n";
+    let e = error(&group);
+    assert!(e.contains("'g'") && e.contains("reservation"), "{e}");
+    // Equal is fine: the reservation is the limit.
+    let equal = flow.replace("limit_iops = 10", "limit_iops = 100");
+    assert!(parse(&equal).is_ok());
 }
