@@ -955,3 +955,34 @@ fn mclock_refuses_a_reservation_above_the_limit() {
     let equal = flow.replace("limit_iops = 10", "limit_iops = 100");
     assert!(parse(&equal).is_ok());
 }
+
+/// Issue 43 defect 10: an all-zero `[cost]` was accepted, and under
+/// `charge = "cost"` it starved flows. A model under which a request
+/// costs nothing is refused in one line naming the keys.
+#[test]
+fn a_cost_model_that_charges_nothing_is_refused() {
+    let zero = "[cost]\nread_seq_us = 0\nread_rand_us = 0\nwrite_seq_us = 0\nwrite_rand_us = 0\nper_kib_us = 0\n";
+    let e = error(&format!("{GOOD}\n{zero}"));
+    assert!(
+        e.contains("[cost] charges nothing")
+            && e.contains(
+                "per_kib_us and read_seq_us, read_rand_us, write_seq_us, write_rand_us are 0"
+            ),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    // Free sequential writes alone are refused too; a per-KiB cost or
+    // every base cost positive is accepted (the kernel's HDD model has
+    // write_seq_us = 0 beside a per-KiB cost).
+    let e = error(&format!(
+        "{GOOD}\n[cost]\nper_kib_us = 0\nwrite_seq_us = 0\n"
+    ));
+    assert!(e.contains("per_kib_us and write_seq_us are 0"), "{e}");
+    let bases = "[cost]\nper_kib_us = 0\nread_seq_us = 1\nread_rand_us = 1\nwrite_seq_us = 1\nwrite_rand_us = 1\n";
+    assert!(parse(&format!("{GOOD}\n{bases}")).is_ok());
+    assert!(parse(&format!(
+        "{GOOD}\n{}",
+        zero.replace("per_kib_us = 0", "per_kib_us = 0.001")
+    ))
+    .is_ok());
+}

@@ -548,10 +548,25 @@ impl Scheduler for Mclock {
         }
     }
 
+    /// Under `charge = "cost"` the sectors the request gained cost what the
+    /// model says: its cost grows (for the R-tag reduction) and the flow's
+    /// last tags move out by it, so the flow's next request pays for it
+    /// (the request's own tags stay: it keeps its place).
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        let growth = self.charger.ios_growth(old, merged);
         if let Some(f) = self.slot(old.flow).and_then(|s| self.flows[s].as_mut()) {
             if let Some(e) = f.queue.iter_mut().rev().find(|e| e.request.id == old.id) {
                 e.request = *merged;
+                if growth > 0.0 {
+                    e.cost += growth;
+                    f.last_p += growth * f.p_interval;
+                    if let Some(li) = f.l_interval {
+                        f.last_l += growth * li;
+                    }
+                    if let Some(ri) = f.r_interval {
+                        f.last_r += growth * ri;
+                    }
+                }
             }
         }
     }
