@@ -116,6 +116,15 @@ impl Bucket {
             .saturating_add(Duration::from_nanos(self.wait_ns()))
     }
 
+    /// A request that passed grew by `bytes` (the block layer merged an
+    /// arrival into it): the bytes are owed, the request was counted.
+    pub fn charge_growth(&mut self, now: Instant, bytes: u64) {
+        self.refill(now);
+        if let Some(d) = &mut self.bytes {
+            d.tokens -= bytes as f64;
+        }
+    }
+
     /// A request of `bytes` passes now.
     pub fn charge(&mut self, now: Instant, bytes: u64) {
         self.refill(now);
