@@ -192,6 +192,38 @@ impl Charger {
         c
     }
 
+    /// What the sectors `merged` gained over `old` (the block layer merged
+    /// an arrival into it) add to `old`'s charge: the model's cost of
+    /// them, in the charge's units. The model is linear and merging does
+    /// not make a request sequential or random, so `old`'s charge plus
+    /// this is the model's charge of `merged` (by sectors: the sectors
+    /// added; by a model without a per-KiB cost: nothing, where adding
+    /// raw sectors once made a merged request cost many requests).
+    pub fn growth(&self, old: &Request, merged: &Request) -> u64 {
+        let added = merged.sectors.saturating_sub(old.sectors);
+        match &self.charge {
+            Charge::Sectors => u64::from(added),
+            Charge::Cost(model) => {
+                let per_sector = (model.per_kib_us / 2.0).max(1e-6);
+                let us = model.per_kib_us * f64::from(added) * SECTOR_BYTES as f64 / 1024.0;
+                (us / per_sector).round() as u64
+            }
+        }
+    }
+
+    /// [`growth`](Self::growth) in I/Os, as [`ios`](Self::ios) counts
+    /// them (0 by sectors: a request is one I/O whatever its size).
+    pub fn ios_growth(&self, old: &Request, merged: &Request) -> f64 {
+        match &self.charge {
+            Charge::Sectors => 0.0,
+            Charge::Cost(model) => {
+                let unit = model.cost_us(Direction::Read, false, 8).max(1e-6);
+                let per_sector = (model.per_kib_us / 2.0).max(1e-6);
+                self.growth(old, merged) as f64 * per_sector / unit
+            }
+        }
+    }
+
     /// Forget a flow's position (it is gone).
     pub fn forget(&mut self, flow: FlowId) {
         self.last_end.remove(&flow);
@@ -272,6 +304,40 @@ mod tests {
         c.charge(&read(1, 1 << 30, 8));
         // Flow 0 continues where it was, though flow 1 moved in between.
         assert!(c.charge(&read(0, 8, 8)) < 100);
+    }
+
+    /// Issue 43 defect 10: a merged request is charged as the model
+    /// charges the merged request, not its raw sectors added to a
+    /// clamped charge.
+    #[test]
+    fn a_merged_request_is_charged_as_the_model_charges_it() {
+        let grown = |c: &Charger, old: &Request, merged: &Request| {
+            let mut fresh = c.clone();
+            let charged = fresh.charge(old);
+            (charged + c.growth(old, merged), c.clone().charge(merged))
+        };
+        let (old, merged) = (read(0, 0, 8), read(0, 0, 264));
+        for c in [
+            Charger::sectors(),
+            Charger::new(Charge::Cost(LinearCost::default())),
+        ] {
+            let (sum, direct) = grown(&c, &old, &merged);
+            assert_eq!(sum, direct, "{:?}", c.charge);
+        }
+        // Per request only: the merged request costs what the old one did.
+        let per_request = LinearCost {
+            per_kib_us: 0.0,
+            ..LinearCost::default()
+        };
+        let c = Charger::new(Charge::Cost(per_request));
+        assert_eq!(grown(&c, &old, &merged), grown(&c, &old, &old));
+        assert_eq!(c.growth(&old, &merged), 0);
+        assert_eq!(c.ios_growth(&old, &merged), 0.0);
+        // In I/Os, by the default model: the added 128 KiB of transfer.
+        let c = Charger::new(Charge::Cost(LinearCost::default()));
+        let m = LinearCost::default();
+        let want = 128.0 * m.per_kib_us / m.cost_us(Direction::Read, false, 8);
+        assert!((c.ios_growth(&old, &merged) - want).abs() < 1e-3 * want);
     }
 
     #[test]

@@ -73,3 +73,43 @@ fn the_default_model_is_the_kernels_hdd_model() {
     let (seq, rand) = seq_and_random(with_charge("yfq", "cost", None));
     assert!(seq > 50 * rand.max(1), "{seq} vs {rand}");
 }
+
+/// Issue 43 defect 10: merging added a merged request's raw sectors to a
+/// charge the model had clamped to one unit, so under a model that charges
+/// nothing per KiB, a reader whose requests merge paid for each merged
+/// arrival and was served after everyone else. Each request now costs
+/// what the model says, merged or not: equal weights alternate.
+#[test]
+fn merged_requests_are_charged_as_the_cost_model_does() {
+    let flat = LinearCost {
+        read_seq_us: 0.0,
+        read_rand_us: 0.0,
+        write_seq_us: 0.0,
+        write_rand_us: 0.0,
+        per_kib_us: 0.0,
+        seq_threshold_kib: 16384.0,
+    };
+    for name in ["yfq", "mclock"] {
+        let mut tb = Testbed::new(with_charge(name, "cost", Some(flat)), 1).with_merging(1024);
+        // Flow 0: 50 requests of four merged 4 KiB reads each, far apart;
+        // flow 1: 50 single 4 KiB reads.
+        for k in 0..50u64 {
+            for j in 0..4 {
+                tb.add(0, k * 100_000 + j * 8, 8);
+            }
+            tb.add(1, 50_000_000 + k * 100_000, 8);
+        }
+        let first: Vec<_> = (0..40)
+            .map(|_| tb.serve(Duration::from_millis(1)))
+            .collect();
+        assert!(
+            first.iter().all(|r| r.flow.0 == 1 || r.sectors == 32),
+            "{name}: not merged"
+        );
+        let merged = first.iter().filter(|r| r.flow.0 == 0).count();
+        assert!(
+            (16..=24).contains(&merged),
+            "{name}: {merged} merged requests among the first 40"
+        );
+    }
+}

@@ -15,7 +15,7 @@
 //! | `bandwidth` | `rate_iops` = bandwidth / reqsize (the lower of that and the rps rate) |
 //! | `data_size` (default 1 GiB) / shards | `file_gib` |
 //! | `shards: all` or a list | `count` = the shards it runs on among `--shards N` (default 1) |
-//! | io properties `read_iops`, `read_bandwidth`, `write_iops`, `write_bandwidth` | the rate device, and `seastar-fq`'s parameters of the same names |
+//! | io properties `read_iops`, `read_bandwidth`, `write_iops`, `write_bandwidth` | the rate device, and `seastar-fq`'s parameters of the same names (Seastar needs all four; here without write figures writes cost as reads, and without read figures the file is refused) |
 //! | `--duration` (io_tester's default 10 s) | `duration_s` |
 //!
 //! With `rps`, io_tester's fibers (their starts staggered over the
@@ -211,6 +211,9 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
     }
     let mb = |b: Option<f64>| b.map(|x| x / 1e6);
     let wdev = if wi.is_none() && wb.is_none() {
+        // Seastar needs all four figures; without write figures writes
+        // cost as reads, on the rate device and in seastar-fq alike.
+        notes.push("io properties: no write_iops or write_bandwidth: writes cost as reads".into());
         (None, None)
     } else {
         (wi, mb(wb))
@@ -646,5 +649,28 @@ mod tests {
             let r = import(TAU_NEMESIS, io, &Options::default());
             fails_in_one_line_or_builds(r, io);
         }
+    }
+
+    /// Issue 43 defect 8: properties with read figures only; writes cost
+    /// as reads on the device and in the policy, and the note says so.
+    #[test]
+    fn seastar_io_properties_with_reads_only_cost_writes_as_reads() {
+        let reads = "disks:\n- mountpoint: /d\n  read_iops: 1000\n";
+        let imported = import(TAU_NEMESIS, reads, &Options::default()).unwrap();
+        assert!(
+            imported
+                .notes
+                .iter()
+                .any(|n| n.contains("writes cost as reads")),
+            "{:?}",
+            imported.notes
+        );
+        let s = imported.scenario.build().unwrap();
+        let sluice_device::Model::Rate(spec) = &s.device.model else {
+            panic!("not a rate device");
+        };
+        assert_eq!(spec.write, spec.read);
+        // The policy builds and charges a write as a read.
+        assert!(s.policy().is_ok(), "{:?}", s.policy().err());
     }
 }

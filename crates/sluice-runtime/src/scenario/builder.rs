@@ -112,7 +112,7 @@ impl CostKeys {
                 "[cost] {name} must be a number in 0..=1e7 (got {x})"
             ))),
         };
-        Ok(sluice::LinearCost {
+        let model = sluice::LinearCost {
             read_seq_us: key("read_seq_us", self.read_seq_us, d.read_seq_us)?,
             read_rand_us: key("read_rand_us", self.read_rand_us, d.read_rand_us)?,
             write_seq_us: key("write_seq_us", self.write_seq_us, d.write_seq_us)?,
@@ -123,8 +123,38 @@ impl CostKeys {
                 self.seq_threshold_kib,
                 d.seq_threshold_kib,
             )?,
-        })
+        };
+        charges_every_request(&model)?;
+        Ok(model)
     }
+}
+
+/// A model under which some request costs nothing is refused: a flow of
+/// free requests is always the cheapest, so a cost-charging policy serves
+/// it before everyone else (an all-zero `[cost]` starved flows under yfq).
+/// Every request costs something when `per_kib_us` is positive, or else
+/// when every base cost is.
+fn charges_every_request(m: &sluice::LinearCost) -> Result<()> {
+    if m.per_kib_us > 0.0 {
+        return Ok(());
+    }
+    let free: Vec<&str> = [
+        ("read_seq_us", m.read_seq_us),
+        ("read_rand_us", m.read_rand_us),
+        ("write_seq_us", m.write_seq_us),
+        ("write_rand_us", m.write_rand_us),
+    ]
+    .iter()
+    .filter(|(_, us)| *us <= 0.0)
+    .map(|(key, _)| *key)
+    .collect();
+    if free.is_empty() {
+        return Ok(());
+    }
+    Err(fail(format!(
+        "[cost] charges nothing for some requests: per_kib_us and {} are 0 (make per_kib_us or each of them positive)",
+        free.join(", ")
+    )))
 }
 
 /// A `[[class]]` table.

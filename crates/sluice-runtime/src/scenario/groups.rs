@@ -81,13 +81,39 @@ pub(super) fn qos(
     limit_mb_s: Option<f64>,
     burst_ms: Option<f64>,
 ) -> Result<sluice::Qos> {
-    Ok(sluice::Qos {
+    let qos = sluice::Qos {
         weight,
         reservation_iops: rate_key("reservation_iops", "IOPS", reservation_iops, 1e7)?,
         limit_iops: rate_key("limit_iops", "IOPS", limit_iops, 1e7)?,
         limit_mb_s: rate_key("limit_mb_s", "MB/s", limit_mb_s, 1e6)?,
         burst: burst_key(burst_ms)?,
-    })
+    };
+    reservation_within_limit(&qos)?;
+    Ok(qos)
+}
+
+/// A reservation above the IOPS limit owes more than the limit allows:
+/// refused under every policy (only `mclock` reads reservations, and it
+/// would serve the limit).
+fn reservation_within_limit(qos: &sluice::Qos) -> Result<()> {
+    match (qos.reservation_iops, qos.limit_iops) {
+        (Some(r), Some(l)) if r > l => Err(fail(format!(
+            "reservation_iops ({}) is above limit_iops ({}): a reservation must not exceed the limit",
+            short(r),
+            short(l)
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// `x` as written, or in exponent form when that is long (1e-300).
+fn short(x: f64) -> String {
+    let plain = x.to_string();
+    if plain.len() <= 16 {
+        plain
+    } else {
+        format!("{x:e}")
+    }
 }
 
 /// A rate key: `None`, or a positive finite number up to `max`.

@@ -598,13 +598,13 @@ fn cap_duration_shortens_a_run_and_drops_a_warmup_as_long() {
 fn reservation_and_limit_reach_the_flow_spec() {
     let text = GOOD.replace(
         "file_gib = 2",
-        "file_gib = 2\nreservation_iops = 100\nlimit_iops = 40.5",
+        "file_gib = 2\nreservation_iops = 40.5\nlimit_iops = 100",
     );
     let s = parse(&text).unwrap();
     assert!(s
         .flows
         .iter()
-        .all(|f| f.qos.reservation_iops == Some(100.0) && f.qos.limit_iops == Some(40.5)));
+        .all(|f| f.qos.reservation_iops == Some(40.5) && f.qos.limit_iops == Some(100.0)));
     let s = parse(GOOD).unwrap();
     assert!(s
         .flows
@@ -928,4 +928,61 @@ fn json_with_a_files_keys_is_the_same_scenario() {
     .unwrap_err()
     .to_string();
     assert!(e.starts_with("<dict>: ") && e.contains("file_gib"), "{e}");
+}
+
+/// Issue 43 defect 12: a reservation above the limit was accepted in
+/// silence (mclock cut it to the limit); refused in one line naming the
+/// flow or group, under every policy.
+#[test]
+fn mclock_refuses_a_reservation_above_the_limit() {
+    let flow = GOOD.replace("clook", "mclock").replace(
+        "file_gib = 2",
+        "file_gib = 2\nreservation_iops = 100\nlimit_iops = 10",
+    );
+    let e = error(&flow);
+    assert!(
+        e.contains("flow 'r'") && e.contains("reservation_iops (100) is above limit_iops (10)"),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    let e = error(&flow.replace("limit_iops = 10", "limit_iops = 1e-300"));
+    assert!(e.contains("limit_iops (1e-300)") && e.len() < 200, "{e}");
+    let group = GOOD.replace("clook", "noop")
+        + "[[group]]\nname = \"g\"\nreservation_iops = 5\nlimit_iops = 4\n";
+    let e = error(&group);
+    assert!(e.contains("'g'") && e.contains("reservation"), "{e}");
+    // Equal is fine: the reservation is the limit.
+    let equal = flow.replace("limit_iops = 10", "limit_iops = 100");
+    assert!(parse(&equal).is_ok());
+}
+
+/// Issue 43 defect 10: an all-zero `[cost]` was accepted, and under
+/// `charge = "cost"` it starved flows. A model under which a request
+/// costs nothing is refused in one line naming the keys.
+#[test]
+fn a_cost_model_that_charges_nothing_is_refused() {
+    let zero = "[cost]\nread_seq_us = 0\nread_rand_us = 0\nwrite_seq_us = 0\nwrite_rand_us = 0\nper_kib_us = 0\n";
+    let e = error(&format!("{GOOD}\n{zero}"));
+    assert!(
+        e.contains("[cost] charges nothing")
+            && e.contains(
+                "per_kib_us and read_seq_us, read_rand_us, write_seq_us, write_rand_us are 0"
+            ),
+        "{e}"
+    );
+    assert!(!e.contains('\n'), "{e}");
+    // Free sequential writes alone are refused too; a per-KiB cost or
+    // every base cost positive is accepted (the kernel's HDD model has
+    // write_seq_us = 0 beside a per-KiB cost).
+    let e = error(&format!(
+        "{GOOD}\n[cost]\nper_kib_us = 0\nwrite_seq_us = 0\n"
+    ));
+    assert!(e.contains("per_kib_us and write_seq_us are 0"), "{e}");
+    let bases = "[cost]\nper_kib_us = 0\nread_seq_us = 1\nread_rand_us = 1\nwrite_seq_us = 1\nwrite_rand_us = 1\n";
+    assert!(parse(&format!("{GOOD}\n{bases}")).is_ok());
+    assert!(parse(&format!(
+        "{GOOD}\n{}",
+        zero.replace("per_kib_us = 0", "per_kib_us = 0.001")
+    ))
+    .is_ok());
 }

@@ -142,12 +142,20 @@ const NS: f64 = 1e9;
 /// still place a flow that returns from idling.
 const P_UNIT: f64 = 1e3 * NS;
 
-/// The interval, in ns per unit of cost, of a rate in IOPS; `None` for a
-/// rate that is absent or not a positive finite number.
+/// The longest tag interval, ns: 2^64 ns (584 years), longer than any
+/// [`Instant`]. A rate slower than one unit per this long (below about
+/// 5.4e-11 IOPS) is held to it: its first request is tagged now and the
+/// next never comes due in a run. Without the bound, 1/rate overflows to
+/// infinity below about 1e-291 IOPS, and a limit that small was dropped
+/// as if none had been given.
+const MAX_INTERVAL: f64 = 18_446_744_073_709_551_616.0;
+
+/// The interval, in ns per unit of cost, of a rate in IOPS, at most
+/// [`MAX_INTERVAL`]; `None` for a rate that is absent or not a positive
+/// finite number.
 fn interval(iops: Option<f64>) -> Option<f64> {
     iops.filter(|r| r.is_finite() && *r > 0.0)
-        .map(|r| NS / r)
-        .filter(|i| i.is_finite())
+        .map(|r| (NS / r).min(MAX_INTERVAL))
 }
 
 /// A queued request with its tags (R as stored: the effective R tag is
@@ -540,10 +548,25 @@ impl Scheduler for Mclock {
         }
     }
 
+    /// Under `charge = "cost"` the sectors the request gained cost what the
+    /// model says: its cost grows (for the R-tag reduction) and the flow's
+    /// last tags move out by it, so the flow's next request pays for it
+    /// (the request's own tags stay: it keeps its place).
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
+        let growth = self.charger.ios_growth(old, merged);
         if let Some(f) = self.slot(old.flow).and_then(|s| self.flows[s].as_mut()) {
             if let Some(e) = f.queue.iter_mut().rev().find(|e| e.request.id == old.id) {
                 e.request = *merged;
+                if growth > 0.0 {
+                    e.cost += growth;
+                    f.last_p += growth * f.p_interval;
+                    if let Some(li) = f.l_interval {
+                        f.last_l += growth * li;
+                    }
+                    if let Some(ri) = f.r_interval {
+                        f.last_r += growth * ri;
+                    }
+                }
             }
         }
     }

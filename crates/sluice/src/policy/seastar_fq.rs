@@ -11,7 +11,11 @@
 //!   resolution is the millisecond, `fixed_point_factor` is 2^24). The
 //!   rates are the parameters `read_iops`, `read_mb_s`, `write_iops`,
 //!   `write_mb_s` (an io_properties.yaml's figures; 0 = not given, which
-//!   makes that term free). Seastar rounds the write-to-read multipliers
+//!   makes that term free). Seastar needs all four; here, as on the rate
+//!   device (`model = "rate"`), writes without any write figure cost as
+//!   reads, and write figures without any read figure are refused (the
+//!   other direction would be free: a writer beside a reader starved it).
+//!   Seastar rounds the write-to-read multipliers
 //!   to integers out of 128; here the write rates are used as given. With
 //!   no rate at all, Seastar's capacities are all zero and every request
 //!   costs one unit whatever the shares; here they are instead those of a
@@ -108,20 +112,33 @@ pub struct SeastarFqParams {
 
 impl SeastarFqParams {
     pub(crate) fn read(p: &mut ParamReader<'_>) -> Result<Self, Error> {
-        SeastarFqTunables::read(p).map(Self::from)
+        let params = Self::from(SeastarFqTunables::read(p)?);
+        let reads = params.read_iops > 0.0 || params.read_bytes_s > 0.0;
+        if params.throttles() && !reads {
+            return Err(Error::BadParam {
+                policy: "seastar-fq".into(),
+                param: "read_iops".into(),
+                expected: "read_iops or read_mb_s beside write rates (without write rates, writes cost as reads)".into(),
+                got: "neither".into(),
+            });
+        }
+        Ok(params)
     }
 
     /// A request's capacity: `(1/iops + bytes/bandwidth) x UNITS_PER_S`
-    /// (terms not given count zero; no rate at all: bytes over a nominal
-    /// 100 MB/s).
+    /// of its direction (terms not given count zero; a direction without
+    /// any figure costs as the other; no rate at all: bytes over a
+    /// nominal 100 MB/s).
     pub fn capacity(&self, request: &Request) -> u64 {
         if !self.throttles() {
             return (request.bytes() as f64 / NOMINAL_BYTES_S * UNITS_PER_S) as u64;
         }
-        let (iops, bw) = if request.is_write() {
-            (self.write_iops, self.write_bytes_s)
-        } else {
-            (self.read_iops, self.read_bytes_s)
+        let read = (self.read_iops, self.read_bytes_s);
+        let write = (self.write_iops, self.write_bytes_s);
+        let given = |(iops, bw): (f64, f64)| iops > 0.0 || bw > 0.0;
+        let (iops, bw) = match (request.is_write(), given(read), given(write)) {
+            (true, _, true) | (false, false, _) => write,
+            _ => read,
         };
         let mut tokens = 0.0;
         if iops > 0.0 {
@@ -465,6 +482,60 @@ mod tests {
         };
         let want = (1.0 / 218_786.0 + 131_072.0 / 1_542_559_872.0) * UNITS_PER_S;
         assert_eq!(p.capacity(&r), want as u64);
+    }
+
+    /// Issue 43 defect 8: with read rates only, writes cost nothing and a
+    /// reader of three times a writer's weight got no request at all.
+    /// Writes without figures cost as reads (the rate device's rule);
+    /// write figures without read figures are refused.
+    #[test]
+    fn seastar_fq_one_direction_costs_the_other_as_reads() {
+        let reads_only = SeastarFqParams {
+            read_iops: 1000.0,
+            ..SeastarFqParams::default()
+        };
+        let read = req(1, 1, 0);
+        let write = Request {
+            dir: crate::types::Direction::Write,
+            sync: false,
+            ..read
+        };
+        let cap = reads_only.capacity(&read);
+        assert_eq!(cap, (UNITS_PER_S / 1000.0) as u64);
+        assert_eq!(reads_only.capacity(&write), cap);
+        // Backlogged, 300:100 shares: 3:1 whatever the direction.
+        let mut s = SeastarFq::new(reads_only);
+        flow(&mut s, 1, 300);
+        flow(&mut s, 2, 100);
+        let dev = FlatDevice::at(0);
+        let mut served = [0usize; 2];
+        for i in 0..400u64 {
+            for (f, w) in [(1u32, false), (2, true)] {
+                let r = Request {
+                    dir: if w {
+                        crate::types::Direction::Write
+                    } else {
+                        crate::types::Direction::Read
+                    },
+                    ..req(2 * i + u64::from(f), f, i * 8)
+                };
+                s.add(at_us(i * 1000), r);
+            }
+            if let Decision::Dispatch(r) = s.dispatch(at_us(i * 1000 + 999), &dev) {
+                served[r.flow.0 as usize - 1] += 1;
+            }
+        }
+        assert!(served[0] >= 2 * served[1] && served[1] > 0, "{served:?}");
+        // Write figures alone: refused in one line naming the read keys.
+        let mut p = Params::default();
+        p.insert("write_iops", ParamValue::Int(1000));
+        let err = build("seastar-fq", &p, &BuildContext::default())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("read_iops or read_mb_s"), "{err}");
+        p.insert("read_mb_s", ParamValue::Int(100));
+        assert!(build("seastar-fq", &p, &BuildContext::default()).is_ok());
     }
 
     /// Backlogged classes are served in proportion to their shares (fails

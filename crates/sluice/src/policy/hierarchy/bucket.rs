@@ -116,6 +116,15 @@ impl Bucket {
             .saturating_add(Duration::from_nanos(self.wait_ns()))
     }
 
+    /// A request that passed grew by `bytes` (the block layer merged an
+    /// arrival into it): the bytes are owed, the request was counted.
+    pub fn charge_growth(&mut self, now: Instant, bytes: u64) {
+        self.refill(now);
+        if let Some(d) = &mut self.bytes {
+            d.tokens -= bytes as f64;
+        }
+    }
+
     /// A request of `bytes` passes now.
     pub fn charge(&mut self, now: Instant, bytes: u64) {
         self.refill(now);
@@ -181,6 +190,30 @@ mod tests {
             passed += 1;
         }
         assert_eq!(passed, 3);
+    }
+
+    /// Issue 43 defect 7, for the limits every policy gets: a rate whose
+    /// refill per nanosecond underflows still holds (its full bucket and
+    /// the one request on credit, then nothing).
+    #[test]
+    fn a_bucket_never_drops_a_tiny_limit() {
+        let t = Instant::ZERO + Duration::from_secs(1_000_000);
+        for (iops, mb_s) in [
+            (Some(1e-300), None),
+            (None, Some(1e-300)),
+            (Some(5e-324), Some(5e-324)),
+        ] {
+            let mut b = Bucket::new(iops, mb_s, None, at_ms(0)).unwrap();
+            let mut passed = 0;
+            for now in [at_ms(0), at_ms(1), t] {
+                while passed < 10 && b.ready(now) {
+                    b.charge(now, 4096);
+                    passed += 1;
+                }
+            }
+            assert!(passed <= 2, "{iops:?} {mb_s:?}: {passed}");
+            assert!(b.ready_at() > t, "{iops:?} {mb_s:?}");
+        }
     }
 
     #[test]

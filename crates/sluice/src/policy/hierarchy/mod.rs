@@ -24,6 +24,9 @@
 //! offers its parent nothing. A policy that enforces IOPS limits itself
 //! (`mclock`, [`Capabilities::enforces_iops_limits`]) is given them instead.
 //!
+//! A request the block layer grows by a merge after it passed a bucket
+//! owes that bucket the bytes it gained.
+//!
 //! Left out: a request the block layer merges after a group's policy
 //! dispatched it reaches that policy's completion with its merged size.
 
@@ -362,6 +365,29 @@ impl Hierarchy {
         }
     }
 
+    /// A request at node `n` grew by `bytes`: the buckets it passed on
+    /// the way (its flow's, its groups' below `n`) are owed them, or a
+    /// byte limit would let through what merges add to admitted requests.
+    fn charge_growth(&mut self, now: Instant, place: &Place, n: usize, bytes: u64) {
+        if bytes == 0 {
+            return;
+        }
+        if let Some(b) = self
+            .flows
+            .get_mut(&place.flow)
+            .and_then(|s| s.bucket.as_mut())
+        {
+            b.charge_growth(now, bytes);
+        }
+        let mut child = place.leaf;
+        while child != n && child != 0 {
+            if let Some(b) = &mut self.nodes[child].bucket {
+                b.charge_growth(now, bytes);
+            }
+            child = self.nodes[child].parent;
+        }
+    }
+
     /// Let held requests of flows whose buckets allow them through.
     fn release(&mut self, now: Instant) {
         let due: Vec<FlowId> = self.throttled.iter().copied().collect();
@@ -524,6 +550,7 @@ impl Scheduler for Hierarchy {
                 }
             }
             At::Node(n) => {
+                self.charge_growth(now, &place, n, merged.bytes().saturating_sub(old.bytes()));
                 let o = self.version(old, &place, n);
                 let m = self.version(merged, &place, n);
                 self.nodes[n].policy.merge(now, &o, &m);

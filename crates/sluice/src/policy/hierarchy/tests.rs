@@ -465,3 +465,52 @@ proptest! {
         }
     }
 }
+
+/// Limits stay limits under merging: a request admitted by a byte limit
+/// and then grown by merged arrivals owes its bucket the bytes it gained
+/// (they passed free, and a merging reader got 1.1 MB/s under 1 MB/s).
+#[test]
+fn a_byte_limit_charges_what_merges_add() {
+    let limit = FlowConfig {
+        qos: crate::Qos {
+            limit_mb_s: Some(1.0),
+            burst: Some(ms(10)),
+            ..crate::Qos::default()
+        },
+        ..FlowConfig::default()
+    };
+    for group in [false, true] {
+        let (groups, config) = if group {
+            let mut g = GroupConfig::new("g", None, 100);
+            g.qos.limit_mb_s = Some(1.0);
+            g.qos.burst = Some(ms(10));
+            (vec![g], in_group(100, Some(0)))
+        } else {
+            (vec![], limit.clone())
+        };
+        let h = Hierarchy::new("noop", &Params::default(), &in_groups(&groups)).unwrap();
+        let mut tb = Testbed::new(h, 1).with_merging(256);
+        tb.flow_config(0, &config);
+        // 4 KiB reads one after another; those arriving while the first
+        // waits for the busy device merge into it.
+        tb.add(1, 1 << 30, 8);
+        assert_eq!(tb.expect_dispatch().flow.0, 1);
+        for k in 0..32 {
+            tb.add(0, k * 8, 8);
+        }
+        tb.complete_all(ms(1));
+        let first = tb.expect_dispatch();
+        assert!(first.sectors > 8, "group {group}: not merged: {first:?}");
+        tb.complete_all(ms(1));
+        // The merged bytes are owed: the next request waits until they are
+        // paid at 1 MB/s, not only for its own 4 KiB.
+        tb.add(0, 1 << 20, 8);
+        let owed = first.bytes() as f64 - 10_000.0;
+        let wake = tb.driver().poll_timeout().expect("held back");
+        let waited = wake.as_nanos() as f64 / 1e9;
+        assert!(
+            waited >= owed / 1e6 - 0.002,
+            "group {group}: free after {waited} s, owes {owed} bytes"
+        );
+    }
+}

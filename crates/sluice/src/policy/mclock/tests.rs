@@ -109,6 +109,36 @@ fn limit_is_respected_under_wait() {
     assert!((99..=101).contains(&n), "{n}");
 }
 
+/// Issue 43 defect 7: below about 1e-291 IOPS, 1/limit overflowed to
+/// infinity and the limit was dropped as if none had been given.
+#[test]
+fn mclock_never_drops_a_tiny_limit() {
+    for limit in [1e-300, f64::MIN_POSITIVE, 5e-324, 1e-12] {
+        let mut tb = bed(AtLimit::Wait);
+        tb.flow_config(0, &cfg(100, None, Some(limit)));
+        tb.flow_config(1, &cfg(100, Some(limit), Some(limit)));
+        tb.closed_flow(greedy(0, 4));
+        tb.closed_flow(greedy(1, 4));
+        tb.run(at_ms(10_000));
+        // The first request of each, tagged now; the next not in 584 years.
+        assert_eq!((tb.count(0), tb.count(1)), (1, 1), "limit {limit:e}");
+    }
+    // A tiny reservation alone is one due request, then none: the flow is
+    // served by weight like any other.
+    let mut tb = bed(AtLimit::Wait);
+    tb.flow_config(0, &cfg(100, Some(1e-300), None));
+    tb.flow_config(1, &cfg(100, None, None));
+    tb.closed_flow(greedy(0, 4));
+    tb.closed_flow(greedy(1, 4));
+    tb.run(at_ms(1000));
+    let (a, b) = (tb.count(0), tb.count(1));
+    assert!(a.abs_diff(b) <= 2, "{a} {b}");
+    assert_eq!(
+        tb.policy().stats().entries()[0],
+        ("reservation_dispatches", 1.0)
+    );
+}
+
 #[test]
 fn allow_ignores_limits_for_eligibility() {
     let mut tb = bed(AtLimit::Allow);
@@ -504,13 +534,15 @@ fn dispatch_order_fingerprints_are_unchanged() {
         (1968, 3093623643655024420),
         (3602, 5057959858909038363),
         (2393, 2917950374985242735),
-        (1975, 3225025621063019778),
+        // charge = "cost" with merging: a merged request's growth is
+        // charged since issue 43 defect 10 (was free).
+        (1975, 17692017971303887410),
         (7369, 5523938806886687003),
         (2393, 12282879221734394553),
         (1968, 1877073149949001696),
         (3602, 5057959858909038363),
         (2393, 14989382446205798663),
-        (1976, 15085146079466837912),
+        (1976, 16178564251094220284),
     ];
     assert_eq!(got, want, "{got:?}");
 }

@@ -566,8 +566,9 @@ impl Scheduler for Yfq {
         self.refresh(slot);
     }
 
-    /// The grown request's entry is charged its new size: its finish tag
-    /// moves out (and the flow's `F_i` with it when it is the last entry).
+    /// The grown request's entry is charged what the model charges for the
+    /// sectors it gained (by sectors: its new size): its finish tag moves
+    /// out (and the flow's `F_i` with it when it is the last entry).
     fn merge(&mut self, _now: Instant, old: &Request, merged: &Request) {
         // Selected into the batch but not yet dispatched: the copy there too.
         super::merge::merge_queued(&mut self.sort_queue, merged);
@@ -576,6 +577,7 @@ impl Scheduler for Yfq {
         };
         let lat = 2 * self.params.l_lat_kb;
         let shared = self.params.shared_fragment_tags;
+        let growth = self.charger.growth(old, merged);
         let f = &mut self.flows[slot as usize];
         let Some(i) = f.queue.iter().rposition(|e| {
             e.frags
@@ -591,7 +593,7 @@ impl Scheduler for Yfq {
         if let Some(fr) = e.frags.iter_mut().find(|fr| fr.req.id == old.id) {
             fr.req = *merged;
         }
-        e.sectors += u64::from(merged.sectors - old.sectors);
+        e.sectors += growth;
         e.retag(shared, lat, w);
         let finish = e.finish;
         if i == last {
