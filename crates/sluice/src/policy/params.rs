@@ -339,10 +339,12 @@ fn in_range(x: f64, min: f64, max: f64) -> Option<ParamValue> {
 }
 
 /// A rejected value as the error quotes it: a number row quotes an integer
-/// as the number it was read as.
+/// as the number it was read as, and a number is kept short
+/// ([`crate::short_number`]: `1e300`, not 301 digits).
 fn out_of_range_text(spec: &ParamSpec, given: &ParamValue) -> String {
     match (spec.kind, given) {
-        (ParamKind::Float { .. }, ParamValue::Int(i)) => ParamValue::Float(*i as f64).to_string(),
+        (ParamKind::Float { .. }, ParamValue::Int(i)) => crate::short_number(*i as f64),
+        (_, ParamValue::Float(x)) => crate::short_number(*x),
         _ => given.to_string(),
     }
 }
@@ -622,6 +624,21 @@ mod tests {
         let ok = read_probe("count", ParamValue::Int(7)).unwrap();
         assert_eq!((ok.count, ok.on, ok.x, ok.word), (7, true, 1.5, "a"));
         assert_eq!(read_probe("x", ParamValue::Int(2)).unwrap().x, 2.0);
+    }
+
+    /// An out-of-range number is quoted short (issue 43: `1e300` was
+    /// printed as 301 digits).
+    #[test]
+    fn out_of_range_numbers_are_quoted_short() {
+        for (value, quoted) in [
+            (ParamValue::Float(1e300), "got 1e300"),
+            (ParamValue::Float(-1e-300), "got -1e-300"),
+            (ParamValue::Int(i64::MAX), "got 9.223372036854776e18"),
+            (ParamValue::Float(2.5), "got 2.5"),
+        ] {
+            let err = read_probe("x", value).unwrap_err();
+            assert!(err.ends_with(quoted) && err.len() < 120, "{err}");
+        }
     }
 
     /// The struct's defaults and its table's are the same numbers.
