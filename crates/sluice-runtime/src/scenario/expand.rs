@@ -228,10 +228,12 @@ impl Scenario {
         }
         let max_command_age = match raw.device.max_command_age_ms {
             None => None,
-            Some(x) if !x.is_finite() || x <= 0.0 || x > 1e7 => return Err(fail(format!(
+            Some(x) if !x.is_finite() || x <= 0.0 || x > 1e7 => {
+                return Err(fail(format!(
                 "[device] max_command_age_ms must be a number of milliseconds in (0, 1e7] (got {})",
                 short_number(x)
-            ))),
+            )))
+            }
             Some(_) if !model.reorders() => {
                 return Err(fail(format!(
                     "[device] max_command_age_ms: {} does not reorder its commands",
