@@ -37,6 +37,9 @@ use crate::scenario::{FlowBuilder, Pattern, ScenarioBuilder};
 
 use super::{checked, fail, Imported};
 
+/// The most shards (`--shards`, io_tester's `--smp`) an import takes.
+pub const MAX_SHARDS: u32 = 1024;
+
 /// How to run the jobs: io_tester's command line.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Options {
@@ -210,8 +213,8 @@ fn properties(text: &str, notes: &mut Vec<String>) -> Result<Disk> {
 
 /// Import an io_tester job file `conf` with the disk of `io_properties`.
 pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Imported> {
-    if opts.shards == 0 || opts.shards > 1024 {
-        return Err(fail("--shards must be 1..=1024"));
+    if opts.shards == 0 || opts.shards > MAX_SHARDS {
+        return Err(fail(format!("--shards must be 1..={MAX_SHARDS}")));
     }
     let mut notes = Vec::new();
     let (ri, rb, wi, wb) = properties(io_properties, &mut notes)?;
