@@ -110,6 +110,48 @@ fn impossible_values_get_one_line_and_exit_1() {
     }
 }
 
+/// Issue 43, defect 12: `burst_ms = 1e300` was quoted back as a 301-digit
+/// number; every stderr line stays short.
+#[test]
+fn burst_ms_1e300_is_quoted_short() {
+    let text = STARTUP.replace(
+        "name = \"r\"",
+        "name = \"r\"\nlimit_iops = 5\nburst_ms = 1e300",
+    );
+    let p = write("burst.toml", &text);
+    let (code, _, err) = sluice(&["sim", p.to_str().unwrap()]);
+    one_line_error("burst.toml", code, &err);
+    assert!(
+        err.trim_end().ends_with("(got 1e300)") && err.len() <= 200,
+        "{err}"
+    );
+}
+
+/// Issue 43, defect 12: `sim --seed -1` and `--timeline -5` were clap parse
+/// errors ("unexpected argument '-1'"); they are one-line range refusals.
+#[test]
+fn sim_negative_seed_and_timeline_are_range_refusals() {
+    let p = write("neg.toml", STARTUP);
+    let p = p.to_str().unwrap();
+    for (flag, value, want) in [
+        (
+            "--seed",
+            "-1",
+            "--seed must be 0..=18446744073709551615 (got -1)",
+        ),
+        (
+            "--timeline",
+            "-5",
+            "--timeline must be 1..=3600000 (got -5)",
+        ),
+        ("--timeline", "0", "--timeline must be 1..=3600000 (got 0)"),
+    ] {
+        let (code, _, err) = sluice(&["sim", p, flag, value]);
+        one_line_error(flag, code, &err);
+        assert_eq!(err.trim(), format!("error: {want}"));
+    }
+}
+
 #[test]
 fn impossible_drive_mechanics_are_refused() {
     let data = workspace().join("crates/sluice-device/data/disksim");

@@ -98,3 +98,64 @@ fn bad_inputs_are_one_line_errors() {
         "{err}"
     );
 }
+
+/// Issue 43, defect 12: `--shards -1` was a clap parse error ("unexpected
+/// argument '-1'"); negative and out-of-range numbers are a one-line range
+/// refusal, checked before any file is read.
+#[test]
+fn import_seastar_shards_minus_one_is_a_range_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    for (flag, value, want) in [
+        ("--shards", "-1", "--shards must be 1..=1024 (got -1)"),
+        ("--shards", "5000", "--shards must be 1..=1024 (got 5000)"),
+        (
+            "--duration",
+            "-1",
+            "--duration must be 0.001..=10000000 seconds (got -1)",
+        ),
+    ] {
+        let (code, _, err) = sluice_in(
+            dir.path(),
+            &[
+                "import",
+                "seastar",
+                "none.yaml",
+                "--io-properties",
+                "none.yaml",
+                flag,
+                value,
+            ],
+        );
+        assert_eq!(code, 1, "{err}");
+        assert_eq!(err.trim(), format!("error: {want}"));
+    }
+}
+
+/// Issue 43, defect 12: two Seastar jobs of one name were written as two
+/// flows of one name, a file `sim` then refused; the import refuses them,
+/// naming both, and writes nothing.
+#[test]
+fn import_refuses_duplicate_job_names_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = "- name: a\n  type: seqread\n  shard_info: {parallelism: 1}\n";
+    std::fs::write(dir.path().join("jobs.yaml"), format!("{job}{job}")).unwrap();
+    let props = workspace().join("data/import/i4i.2xlarge.yaml");
+    let (code, out, err) = sluice_in(
+        dir.path(),
+        &[
+            "import",
+            "seastar",
+            "jobs.yaml",
+            "--io-properties",
+            props.to_str().unwrap(),
+            "-o",
+            "out.toml",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("jobs 1 and 2 are both named 'a'") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    assert!(out.is_empty() && !dir.path().join("out.toml").exists());
+}

@@ -18,6 +18,7 @@ use sluice::LinearCost;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder};
 use sluice_workload::Pattern;
 
+use crate::run::files::free_bytes;
 use crate::run::{run_scenario, Options};
 
 /// What to probe and how long.
@@ -76,17 +77,73 @@ const PROBES: [(&str, Pattern, u32); 5] = [
 /// entirely is noise, and iocost's line needs finite IOPS.
 const MIN_BASE_US: f64 = 0.01;
 
-/// Run the probes and fit the model.
-pub fn calibrate(opts: &CalibrateOptions) -> Result<Calibration> {
+/// The largest probe file (or region), MiB.
+pub const MAX_FILE_MIB: u64 = 65_536;
+
+/// Check everything the probes need before the first one (and before a
+/// caller prints anything): the ranges, the folder or device (a folder
+/// sluice may not write in is a refusal), and room for a probe's file.
+/// Errors name the options as this library does (`file_mib`).
+pub fn check(opts: &CalibrateOptions) -> Result<()> {
     if opts.dir.is_some() == opts.device.is_some() {
         anyhow::bail!("calibrate needs one of `dir` or `device`");
     }
     if !(0.1..=600.0).contains(&opts.seconds) {
-        anyhow::bail!("`seconds` must be 0.1..=600 (got {})", opts.seconds);
+        anyhow::bail!(
+            "`seconds` must be 0.1..=600 (got {})",
+            sluice::short_number(opts.seconds)
+        );
     }
-    if !(1..=65_536).contains(&opts.file_mib) {
-        anyhow::bail!("`file_mib` must be 1..=65536 (got {})", opts.file_mib);
+    if !(1..=MAX_FILE_MIB).contains(&opts.file_mib) {
+        anyhow::bail!(
+            "`file_mib` must be 1..={MAX_FILE_MIB} (got {})",
+            opts.file_mib
+        );
     }
+    crate::run::check_target(&target_options(opts))?;
+    let need = opts.file_mib << 20;
+    let (room, place) = match (&opts.dir, &opts.device) {
+        (Some(d), _) => (free_bytes(d), format!("free in {}", d.display())),
+        (None, Some(d)) => (device_bytes(d), format!("on {}", d.display())),
+        (None, None) => (None, String::new()),
+    };
+    match room {
+        Some(room) if need > room => anyhow::bail!(
+            "each probe needs {:.2} GiB (`file_mib` {}), only {:.2} GiB are {place}: lower `file_mib`",
+            gib(need),
+            opts.file_mib,
+            gib(room)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes as GiB, for messages.
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / (1u64 << 30) as f64
+}
+
+/// The size of block device `path`, if it can be opened and measured.
+fn device_bytes(path: &std::path::Path) -> Option<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    f.seek(SeekFrom::End(0)).ok()
+}
+
+/// The run options of a probe: its target, one request in flight.
+fn target_options(opts: &CalibrateOptions) -> Options {
+    Options {
+        dir: opts.dir.clone(),
+        device: opts.device.clone(),
+        allow_writes: opts.allow_writes,
+        queue_depth: Some(1),
+        ..Options::default()
+    }
+}
+
+/// Run the probes and fit the model.
+pub fn calibrate(opts: &CalibrateOptions) -> Result<Calibration> {
+    check(opts)?;
     let (major, minor) = device_numbers(opts)?;
     let writes = opts.dir.is_some() || opts.allow_writes;
     let (mut probes, mut warnings) = (Vec::new(), Vec::new());
@@ -160,17 +217,8 @@ fn probe(
         )
         .build_real()
         .with_context(|| format!("probe {name}"))?;
-    let run = run_scenario(
-        scenario,
-        &Options {
-            dir: opts.dir.clone(),
-            device: opts.device.clone(),
-            allow_writes: opts.allow_writes,
-            queue_depth: Some(1),
-            ..Options::default()
-        },
-    )
-    .with_context(|| format!("probe {name}"))?;
+    let run =
+        run_scenario(scenario, &target_options(opts)).with_context(|| format!("probe {name}"))?;
     let flow = run
         .report
         .flows

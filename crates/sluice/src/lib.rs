@@ -23,6 +23,7 @@ pub mod policy;
 mod qos;
 pub mod rng;
 mod scheduler;
+mod short_number;
 mod stats;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
@@ -39,5 +40,6 @@ pub use scheduler::{
     Capabilities, ClassConfig, CostModel, Decision, DeviceState, DeviceView, FlowConfig, Scheduler,
     Service,
 };
+pub use short_number::short_number;
 pub use time::{Duration, Instant, NS_PER_MS, NS_PER_S, NS_PER_US};
 pub use types::{Direction, FlowId, Request, RequestId, SECTOR_BYTES};

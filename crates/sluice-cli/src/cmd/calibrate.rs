@@ -4,8 +4,9 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use sluice_real::calibrate::{calibrate, CalibrateOptions, Calibration};
+use sluice_real::calibrate::{calibrate, check, CalibrateOptions, Calibration, MAX_FILE_MIB};
 
+use super::option_range;
 use super::run::with_flags;
 
 /// The library's option names with `calibrate`'s flags (a probe is a
@@ -52,11 +53,21 @@ pub(crate) struct Args {
     #[arg(long, requires = "device")]
     allow_writes: bool,
     /// Seconds each probe runs.
-    #[arg(long, value_name = "S", default_value_t = 2.0)]
+    #[arg(
+        long,
+        value_name = "S",
+        default_value_t = 2.0,
+        allow_negative_numbers = true
+    )]
     seconds: f64,
     /// Size of each probe's file (or region), MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 128)]
-    file_mib: u64,
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = 128,
+        allow_negative_numbers = true
+    )]
+    file_mib: i128,
     /// Write the [cost] table to FILE (a new file: sluice does not
     /// overwrite).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
@@ -88,7 +99,17 @@ fn cost_table(c: &Calibration, target: &str) -> String {
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
-    // Output files first: a name that exists fails before any I/O.
+    // Everything is checked before anything is printed or created: the
+    // options, the target and its room, then the output files (a name
+    // that exists fails before any I/O).
+    let opts = CalibrateOptions {
+        dir: args.dir.clone(),
+        device: args.device.clone(),
+        allow_writes: args.allow_writes,
+        seconds: args.seconds,
+        file_mib: option_range::whole("--file-mib", args.file_mib, 1, MAX_FILE_MIB)?,
+    };
+    check(&opts).map_err(|e| with_flags(e, FLAGS))?;
     let mut out = args
         .output
         .as_deref()
@@ -99,13 +120,6 @@ pub(crate) fn run(args: Args) -> Result<()> {
         .as_deref()
         .map(|p| create_output("--io-properties", p))
         .transpose()?;
-    let opts = CalibrateOptions {
-        dir: args.dir.clone(),
-        device: args.device.clone(),
-        allow_writes: args.allow_writes,
-        seconds: args.seconds,
-        file_mib: args.file_mib,
-    };
     eprintln!(
         "calibrate: 5 probes of {} s each on {}",
         args.seconds,

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 use sluice_runtime::import::{self, Imported, Kind};
 
+use super::option_range;
 use crate::output::{create_output, write_out};
 
 /// Write a scenario from dmClock's or Seastar's configuration files.
@@ -49,10 +50,20 @@ enum From {
         #[arg(long, value_name = "FILE")]
         io_properties: PathBuf,
         /// io_tester's --smp: jobs on `shards: all` run this many copies.
-        #[arg(long, default_value_t = 1, value_name = "N")]
-        shards: u32,
+        #[arg(
+            long,
+            default_value_t = 1,
+            value_name = "N",
+            allow_negative_numbers = true
+        )]
+        shards: i128,
         /// io_tester's --duration, seconds.
-        #[arg(long, default_value_t = 10.0, value_name = "S")]
+        #[arg(
+            long,
+            default_value_t = 10.0,
+            value_name = "S",
+            allow_negative_numbers = true
+        )]
         duration: f64,
         /// Write the scenario here (created; default: stdout).
         #[arg(short = 'o', long, value_name = "OUT.toml")]
@@ -79,9 +90,9 @@ pub(crate) fn run(args: Args) -> Result<()> {
             duration,
             output,
         } => {
-            if !(duration.is_finite() && (0.001..=1e7).contains(&duration)) {
-                anyhow::bail!("--duration must be 0.001..=1e7 seconds (got {duration})");
-            }
+            // Checked before any file is read.
+            let shards = option_range::whole("--shards", shards, 1, import::seastar::MAX_SHARDS)?;
+            let duration = option_range::number("--duration", duration, 0.001, 1e7, " seconds")?;
             let jobs = import::read_input(&conf, Kind::SeastarJobs)?;
             let props = import::read_input(&io_properties, Kind::IoProperties)?;
             let opts = import::seastar::Options {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use sluice_runtime::Scenario;
 
+use super::option_range;
 use crate::output::{check_timeline, emit, load};
 use crate::{progress, table};
 
@@ -22,8 +23,8 @@ pub(crate) struct Args {
     #[arg(long)]
     json: bool,
     /// Override the scenario's seed.
-    #[arg(long)]
-    seed: Option<u64>,
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<i128>,
     /// Override the scenario's policy (its [scheduler] parameters are
     /// dropped).
     #[arg(long, value_name = "POLICY")]
@@ -36,13 +37,21 @@ pub(crate) struct Args {
     log_requests: Option<PathBuf>,
     /// Also report each flow's throughput over time, in bins of MS
     /// milliseconds (the JSON's `timeline`; `sluice report` plots it).
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
-    timeline: Option<u64>,
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    timeline: Option<i128>,
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
-    let s = load(&args.scenario, args.seed, args.scheduler.as_deref())?;
-    let bin = args.timeline.map(sluice::Duration::from_millis);
+    let seed = args
+        .seed
+        .map(|s| option_range::whole("--seed", s, 0, u64::MAX))
+        .transpose()?;
+    let timeline = args
+        .timeline
+        .map(|ms| option_range::whole("--timeline", ms, 1u64, 3_600_000))
+        .transpose()?;
+    let s = load(&args.scenario, seed, args.scheduler.as_deref())?;
+    let bin = timeline.map(sluice::Duration::from_millis);
     if let Some(bin) = bin {
         check_timeline(&s, bin)?;
     }

@@ -214,7 +214,8 @@ fn sectors(e: &Entry, revolutions: bool, spt: u32) -> Result<u32> {
     let x = e.num()?;
     if x < 0.0 {
         return Err(e.err(format!(
-            "negative values (DiskSim's \"compute it\" codes) are not supported ({x})"
+            "negative values (DiskSim's \"compute it\" codes) are not supported ({})",
+            sluice::short_number(x)
         )));
     }
     let s = if revolutions {
@@ -223,7 +224,7 @@ fn sectors(e: &Entry, revolutions: bool, spt: u32) -> Result<u32> {
         x.trunc()
     };
     if s > f64::from(u32::MAX) {
-        return Err(e.err(format!("{x} is out of range")));
+        return Err(e.err(format!("{} is out of range", sluice::short_number(x))));
     }
     Ok(s as u32)
 }

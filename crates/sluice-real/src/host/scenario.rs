@@ -65,7 +65,10 @@ pub(crate) fn device_write_refusal(dev: &Path, flow: &str) -> String {
 /// `duration_s`: run this many seconds instead of the scenario's.
 pub(crate) fn set_duration(s: &mut Scenario, d: f64) -> Result<()> {
     if !d.is_finite() || d <= 0.0 || d > 1e7 {
-        bail!("`duration_s` must be a positive number of seconds (got {d})");
+        bail!(
+            "`duration_s` must be a positive number of seconds (got {})",
+            sluice::short_number(d)
+        );
     }
     s.duration = Duration::from_secs_f64(d);
     if s.warmup >= s.duration {

@@ -79,6 +79,9 @@ impl Files {
                 ))
                 .into())
             }
+            Err(e) if denied(&e) => {
+                return Err(Refused(format!("cannot create {}: {e}", path.display())).into())
+            }
             Err(e) => bail!("cannot create {}: {e}", path.display()),
         };
         // Written down right after the exclusive create, with what was
@@ -148,8 +151,35 @@ pub(super) fn file_name(index: usize, name: &str) -> String {
     format!("sluice-{index:05}-{safe}.dat")
 }
 
+/// Whether `e` says a permission is missing (no write permission, a
+/// read-only file system): a refusal, not bad input.
+fn denied(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem};
+    matches!(e.kind(), PermissionDenied | ReadOnlyFilesystem)
+}
+
+/// Refuse a folder this process may not create files in (checked with
+/// its effective ids before any file is made).
+pub(crate) fn check_writable(dir: &Path) -> Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        bail!("`dir` {}: a path with a NUL byte", dir.display());
+    };
+    let flags = libc::W_OK | libc::X_OK;
+    // SAFETY: a valid NUL-terminated path; faccessat only reads it.
+    if unsafe { libc::faccessat(libc::AT_FDCWD, c.as_ptr(), flags, libc::AT_EACCESS) } != 0 {
+        let e = std::io::Error::last_os_error();
+        let why = format!("`dir` {}: cannot create files there ({e})", dir.display());
+        if denied(&e) {
+            return Err(Refused(why).into());
+        }
+        bail!(why);
+    }
+    Ok(())
+}
+
 /// Bytes free for an unprivileged user on the file system holding `dir`.
-pub(super) fn free_bytes(dir: &Path) -> Option<u64> {
+pub(crate) fn free_bytes(dir: &Path) -> Option<u64> {
     use std::os::unix::ffi::OsStrExt;
     let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };

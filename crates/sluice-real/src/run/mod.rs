@@ -10,7 +10,7 @@
 //! starts over gets fresh scheduler flows (the old ones are removed once
 //! their last request has completed).
 
-mod files;
+pub(crate) mod files;
 
 use std::cmp::Reverse;
 use std::fs::File;
@@ -85,12 +85,13 @@ pub fn run(opts: &Options) -> Result<RunReport> {
 }
 
 /// Where the I/O goes is checked first: a wrong folder or device is the
-/// user's first question.
-fn check_target(opts: &Options) -> Result<()> {
+/// user's first question (a folder sluice may not write in is a refusal).
+pub(crate) fn check_target(opts: &Options) -> Result<()> {
     if let Some(d) = &opts.dir {
         if !d.is_dir() {
             bail!("`dir` {}: no such directory", d.display());
         }
+        files::check_writable(d)?;
     }
     if let Some(d) = &opts.device {
         let meta = std::fs::metadata(d).with_context(|| format!("`device` {}", d.display()))?;

@@ -32,7 +32,7 @@
 use crate::error::Result;
 use crate::scenario::{FlowBuilder, Pattern, ScenarioBuilder};
 
-use super::{fail, Imported};
+use super::{checked, fail, Imported};
 
 /// The most client or server groups a configuration may have.
 const MAX_GROUPS: u32 = 1000;
@@ -131,7 +131,8 @@ fn uint(key: &str, value: &str, line: usize, max: u64) -> Result<u64> {
     match value.parse::<u64>() {
         Ok(v) if v <= max => Ok(v),
         _ => Err(fail(format!(
-            "line {line}: {key} must be a whole number 0..={max} (got '{value}')"
+            "line {line}: {key} must be a whole number 0..={max} (got '{}')",
+            crate::names::excerpt(value, 40)
         ))),
     }
 }
@@ -141,7 +142,8 @@ fn number(key: &str, value: &str, line: usize, max: f64) -> Result<f64> {
     match value.parse::<f64>() {
         Ok(v) if v.is_finite() && (0.0..=max).contains(&v) => Ok(v),
         _ => Err(fail(format!(
-            "line {line}: {key} must be a number 0..={max} (got '{value}')"
+            "line {line}: {key} must be a number 0..={max} (got '{}')",
+            crate::names::excerpt(value, 40)
         ))),
     }
 }
@@ -151,7 +153,8 @@ fn boolean(key: &str, value: &str, line: usize) -> Result<bool> {
         "true" | "1" | "yes" | "on" => Ok(true),
         "false" | "0" | "no" | "off" => Ok(false),
         _ => Err(fail(format!(
-            "line {line}: {key} must be true or false (got '{value}')"
+            "line {line}: {key} must be true or false (got '{}')",
+            crate::names::excerpt(value, 40)
         ))),
     }
 }
@@ -269,6 +272,13 @@ pub fn import(text: &str) -> Result<Imported> {
             ));
         }
     }
+    // The rate device moves at most 1e7 MB/s: 2,441,406,250 units of 4 KiB.
+    let max_iops = (1e13 / 4096.0) as u64;
+    if total_iops > max_iops {
+        return Err(fail(format!(
+            "the servers serve {total_iops} IOPS in all (server_iops x server_count), more than a simulated device moves ({max_iops})"
+        )));
+    }
     if n_servers > 1 {
         notes.push(format!(
             "{n_servers} servers are one device of their total {total_iops} IOPS (dmClock's distributed delta/rho tags and server selection do not apply)"
@@ -321,7 +331,7 @@ pub fn import(text: &str) -> Result<Imported> {
         if (w - f64::from(weight)).abs() > 0.01 * w {
             notes.push(format!(
                 "[client.{g}]: client_weight {} is weight {weight} (x{scale:.3}, rounded)",
-                c.weight
+                sluice::short_number(c.weight)
             ));
         }
         let mut f = FlowBuilder::new(name, Pattern::RandRead)
@@ -383,7 +393,7 @@ pub fn import(text: &str) -> Result<Imported> {
     notes.push(format!(
         "runs until every client has done its ops (stop_after_finite), at most {duration} s; requests are 4 KiB x client_req_cost random reads"
     ));
-    Ok(Imported { scenario, notes })
+    checked(scenario, notes)
 }
 
 /// The entry numbered `g` (`[client.g]`, `[server.g]`), made on first use:
@@ -507,5 +517,26 @@ mod tests {
         for t in &crate::import::tests::mangled(EXAMPLE, &junk) {
             crate::import::tests::fails_in_one_line_or_builds(import(t), t);
         }
+    }
+
+    /// Issue 43, defect 12: servers faster in all than the rate device
+    /// moves (1e7 MB/s of 4 KiB units) made a scenario `sim` refuses; the
+    /// import refuses them in one line.
+    #[test]
+    fn a_server_rate_sim_would_refuse_is_refused_at_import() {
+        let conf = "[global]\nserver_groups = 1\n[server.0]\nserver_iops = 1000000000\nserver_count = 10\n";
+        let e = import(conf).unwrap_err().to_string();
+        assert!(
+            e.contains("10000000000 IOPS in all") && e.contains("(2441406250)"),
+            "{e}"
+        );
+        let at_most = conf
+            .replace("1000000000", "244140")
+            .replace("= 10\n", "= 10\n[client.0]\nclient_count = 1\n");
+        import(&at_most).unwrap().scenario.build().unwrap();
+        // A value quoted back is cut short.
+        let long = format!("[client.0]\nclient_limit = {}\n", "9".repeat(5000));
+        let e = import(&long).unwrap_err().to_string();
+        assert!(e.contains("client_limit") && e.len() < 200, "{e}");
     }
 }

@@ -58,6 +58,16 @@ pub(crate) fn fail(message: impl Into<String>) -> Error {
     Error::new("", message)
 }
 
+/// An import's result once its scenario builds: what `sim` would refuse
+/// (a name used twice, a rate out of range) is refused at import, in one
+/// line, instead of in a file that does not run.
+pub(crate) fn checked(scenario: ScenarioBuilder, notes: Vec<String>) -> Result<Imported> {
+    if let Err(e) = scenario.build() {
+        return Err(fail(format!("the scenario it makes would not run: {e}")));
+    }
+    Ok(Imported { scenario, notes })
+}
+
 /// Read `path` as a `kind` file with the bounded reader (a regular file
 /// within the kind's cap, UTF-8); a YAML kind ([`Kind::SeastarJobs`],
 /// [`Kind::IoProperties`]) must also nest at most [`yaml::MAX_DEPTH`]

@@ -35,7 +35,10 @@ use serde_yaml::Value;
 use crate::error::Result;
 use crate::scenario::{FlowBuilder, Pattern, ScenarioBuilder};
 
-use super::{fail, Imported};
+use super::{checked, fail, Imported};
+
+/// The most shards (`--shards`, io_tester's `--smp`) an import takes.
+pub const MAX_SHARDS: u32 = 1024;
 
 /// How to run the jobs: io_tester's command line.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -77,7 +80,8 @@ fn byte_size(key: &str, v: &Value) -> Result<u64> {
             Ok(n << shift)
         }
         _ => Err(fail(format!(
-            "{key}: '{s}' is not a size of at least 512 bytes (a number, optionally with kB, MB or GB)"
+            "{key}: '{}' is not a size of at least 512 bytes (a number, optionally with kB, MB or GB)",
+            crate::names::excerpt(&s, 40)
         ))),
     }
 }
@@ -95,7 +99,8 @@ fn duration_ms(key: &str, v: &Value) -> Result<f64> {
     }
     let bad = || {
         fail(format!(
-            "{key}: '{s}' is not a time (0, or a number with ns, us, ms or s)"
+            "{key}: '{}' is not a time (0, or a number with ns, us, ms or s)",
+            crate::names::excerpt(&s, 40)
         ))
     };
     let rest = s.strip_suffix('s').ok_or_else(bad)?;
@@ -158,12 +163,18 @@ fn properties(text: &str, notes: &mut Vec<String>) -> Result<Disk> {
             disks.len()
         ));
     }
+    // The rate device's ranges (1e9 IOPS, 1e7 MB/s): what sim takes.
     let rate = |key: &str| -> Result<Option<f64>> {
+        let max = if key.ends_with("iops") { 1e9 } else { 1e13 };
         match d.get(key) {
             None => Ok(None),
             Some(x) => match x.as_f64() {
-                Some(r) if r.is_finite() && r > 0.0 && r <= 1e15 => Ok(Some(r)),
-                _ => Err(fail(format!(
+                Some(r) if r.is_finite() && r > 0.0 && r <= max => Ok(Some(r)),
+                Some(r) => Err(fail(format!(
+                    "io properties: {key} must be a positive number up to {max:e} (got {})",
+                    sluice::short_number(r)
+                ))),
+                None => Err(fail(format!(
                     "io properties: {key} must be a positive number"
                 ))),
             },
@@ -197,8 +208,8 @@ fn properties(text: &str, notes: &mut Vec<String>) -> Result<Disk> {
 
 /// Import an io_tester job file `conf` with the disk of `io_properties`.
 pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Imported> {
-    if opts.shards == 0 || opts.shards > 1024 {
-        return Err(fail("--shards must be 1..=1024"));
+    if opts.shards == 0 || opts.shards > MAX_SHARDS {
+        return Err(fail(format!("--shards must be 1..={MAX_SHARDS}")));
     }
     let mut notes = Vec::new();
     let (ri, rb, wi, wb) = properties(io_properties, &mut notes)?;
@@ -235,11 +246,23 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
         }
     }
     let mut files_gib = 0.0;
+    let mut names: Vec<String> = Vec::with_capacity(jobs.len());
     for (i, job) in jobs.iter().enumerate() {
         let name = job
             .get("name")
             .and_then(Value::as_str)
             .map_or_else(|| format!("job{i}"), str::to_string);
+        // io_tester reports each job under its name: two jobs of one name
+        // would be two flows of one name.
+        if let Some(first) = names.iter().position(|n| *n == name) {
+            return Err(fail(format!(
+                "jobs {} and {} are both named '{}' (job names must be unique)",
+                first + 1,
+                i + 1,
+                crate::names::excerpt(&name, 60)
+            )));
+        }
+        names.push(name.clone());
         let ctx = |e: crate::Error| fail(format!("job '{}': {}", super::one_line(&name), e));
         let Some(ty) = job.get("type").and_then(Value::as_str) else {
             return Err(ctx(fail(
@@ -474,7 +497,7 @@ pub fn import(conf: &str, io_properties: &str, opts: &Options) -> Result<Importe
         "{} shard(s), {} s; one fair queue (Seastar's per-shard queues and class groups are not modelled); device queue depth 64, FIFO",
         opts.shards, opts.duration_s
     ));
-    Ok(Imported { scenario, notes })
+    checked(scenario, notes)
 }
 
 #[cfg(test)]
@@ -627,6 +650,70 @@ mod tests {
             assert!(e.contains(want), "{want}: {e}");
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    /// Issue 43, defect 12: two jobs of one name became two flows of one
+    /// name, a scenario `sim` refuses; the import refuses it, naming both.
+    #[test]
+    fn duplicate_seastar_job_names_are_refused_naming_both() {
+        let job = "- name: a\n  type: seqread\n  shard_info: {parallelism: 1}\n";
+        let conf =
+            format!("{job}- name: b\n  type: randread\n  shard_info: {{parallelism: 1}}\n{job}");
+        let e = import(&conf, I4I, &Options::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("jobs 1 and 3 are both named 'a'"), "{e}");
+        // Names that only collide once copies are numbered, and names sim
+        // refuses, are refused at import too (never written to a file
+        // that does not run).
+        let copies = format!(
+            "{job}- name: a1\n  type: seqread\n  shards: [0]\n  shard_info: {{parallelism: 1}}\n"
+        );
+        let opts = Options {
+            shards: 2,
+            ..Options::default()
+        };
+        let e = import(&copies, I4I, &opts).unwrap_err().to_string();
+        assert!(
+            e.contains("would not run") && e.contains("'a1' is used twice"),
+            "{e}"
+        );
+        for name in ["''", "\"x\\u001b[2J\""] {
+            let conf = job.replace("name: a", &format!("name: {name}"));
+            let e = import(&conf, I4I, &Options::default())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("would not run: flow 0: "), "{e}");
+            assert!(!e.chars().any(crate::names::unsafe_char), "{e:?}");
+        }
+    }
+
+    /// Issue 43, defect 12: io properties rates past what the rate device
+    /// takes (1e9 IOPS, 1e7 MB/s) were written into a scenario `sim`
+    /// refuses; the import refuses them, quoting the number short.
+    #[test]
+    fn out_of_range_io_properties_rates_are_refused_at_import() {
+        for (io, want) in [
+            (
+                "disks:\n- read_iops: 5e9\n  read_bandwidth: 1e9",
+                "read_iops must be a positive number up to 1e9 (got 5e9)",
+            ),
+            (
+                "disks:\n- read_iops: 1e5\n  read_bandwidth: 1e300",
+                "read_bandwidth must be a positive number up to 1e13 (got 1e300)",
+            ),
+            (
+                "disks:\n- read_iops: 1e5\n  write_bandwidth: 2e13",
+                "write_bandwidth must be a positive number up to 1e13 (got 2e13)",
+            ),
+        ] {
+            let e = import(TAU_NEMESIS, io, &Options::default())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{e}");
+        }
+        let edge = "disks:\n- read_iops: 1e9\n  read_bandwidth: 1e13";
+        import(TAU_NEMESIS, edge, &Options::default()).unwrap();
     }
 
     /// Every truncation of the inputs and every line replaced by garbage

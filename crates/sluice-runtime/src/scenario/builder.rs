@@ -109,7 +109,8 @@ impl CostKeys {
             None => Ok(default),
             Some(x) if x.is_finite() && (0.0..=1e7).contains(&x) => Ok(x),
             Some(x) => Err(fail(format!(
-                "[cost] {name} must be a number in 0..=1e7 (got {x})"
+                "[cost] {name} must be a number in 0..=1e7 (got {})",
+                sluice::short_number(x)
             ))),
         };
         let model = sluice::LinearCost {

@@ -2,6 +2,7 @@
 //! counts, file placement and each flow kind's keys.
 
 use super::*;
+use sluice::short_number;
 use sluice_device::rate::{RateLimits, RateSpec};
 use sluice_workload::{Distribution, FileService};
 
@@ -11,7 +12,8 @@ pub const MAX_SECONDS: f64 = 1e7;
 pub(super) fn seconds(key: &str, v: f64, min: f64) -> Result<Duration> {
     if !v.is_finite() || v < min || v > MAX_SECONDS {
         return Err(fail(format!(
-            "{key} must be a number of seconds in {min}..={MAX_SECONDS} (got {v})"
+            "{key} must be a number of seconds in {min}..={MAX_SECONDS} (got {})",
+            short_number(v)
         )));
     }
     Ok(Duration::from_secs_f64(v))
@@ -76,7 +78,8 @@ impl Scenario {
         }
         let num = |key: &str, v: Option<f64>, max: f64| match v {
             Some(x) if !(x.is_finite() && x > 0.0 && x <= max) => Err(fail(format!(
-                "[device] {key} must be a number with 0 < x <= {max:e} (got {x})"
+                "[device] {key} must be a number with 0 < x <= {max:e} (got {})",
+                short_number(x)
             ))),
             v => Ok(v),
         };
@@ -136,7 +139,8 @@ impl Scenario {
         let max = capacity as f64 / GIB_SECTORS;
         if !g.is_finite() || g < 0.0 || g * GIB_SECTORS >= capacity as f64 {
             return Err(fail(format!(
-                "offset_gib must be 0..{max:.1} (inside the device; got {g})"
+                "offset_gib must be 0..{max:.1} (inside the device; got {})",
+                short_number(g)
             )));
         }
         Ok((g * GIB_SECTORS) as u64)
@@ -156,30 +160,47 @@ impl Scenario {
         }
     }
 
-    pub(super) fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
-        // Names reach terminals, CSV and errors: refuse control characters
-        // and bidi overrides first, so no later message prints one raw.
-        crate::names::check("name", &raw.name).map_err(fail)?;
+    /// Names reach terminals, CSV and errors, and flows, groups and
+    /// classes are referred to by name: refuse an empty name, a control
+    /// character or a bidi override first, so no later message prints one
+    /// raw (the groups' names were once left out).
+    fn check_names(raw: &ScenarioBuilder) -> Result<()> {
+        let given = |what: &str, name: &str| {
+            if name.is_empty() {
+                return Err(fail(format!("{what}: name must not be empty")));
+            }
+            crate::names::check(what, name).map_err(fail)
+        };
+        given("name", &raw.name)?;
         for (i, f) in raw.flows.iter().enumerate() {
-            crate::names::check(&format!("flow {i}"), &f.name).map_err(fail)?;
+            given(&format!("flow {i}"), &f.name)?;
+        }
+        for (i, g) in raw.groups.iter().enumerate() {
+            given(&format!("group {i}"), &g.name)?;
         }
         for (i, c) in raw.classes.iter().enumerate() {
-            crate::names::check(&format!("class {i}"), &c.name).map_err(fail)?;
+            given(&format!("class {i}"), &c.name)?;
         }
+        Ok(())
+    }
+
+    pub(super) fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
+        Self::check_names(raw)?;
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
         if warmup >= duration {
             return Err(fail(if raw.warmup_s < raw.duration_s {
                 format!(
                     "warmup_s ({}) must end at least a nanosecond before duration_s ({}); both round to {} ns",
-                    raw.warmup_s,
-                    raw.duration_s,
+                    short_number(raw.warmup_s),
+                    short_number(raw.duration_s),
                     duration.as_nanos()
                 )
             } else {
                 format!(
                     "warmup_s ({}) must be shorter than duration_s ({})",
-                    raw.warmup_s, raw.duration_s
+                    short_number(raw.warmup_s),
+                    short_number(raw.duration_s)
                 )
             }));
         }
@@ -209,8 +230,9 @@ impl Scenario {
             None => None,
             Some(x) if !x.is_finite() || x <= 0.0 || x > 1e7 => {
                 return Err(fail(format!(
-                    "[device] max_command_age_ms must be a number of milliseconds in (0, 1e7] (got {x})"
-                )))
+                "[device] max_command_age_ms must be a number of milliseconds in (0, 1e7] (got {})",
+                short_number(x)
+            )))
             }
             Some(_) if !model.reorders() => {
                 return Err(fail(format!(
@@ -267,8 +289,9 @@ impl Scenario {
             let q = c.quantum_ms.unwrap_or(20.0);
             if !q.is_finite() || !(0.001..=1e6).contains(&q) {
                 return Err(fail(format!(
-                    "[[class]] '{}': quantum_ms must be a positive number of ms (got {q})",
-                    c.name
+                    "[[class]] '{}': quantum_ms must be a positive number of ms (got {})",
+                    c.name,
+                    short_number(q)
                 )));
             }
             let inner = c.inner.clone().unwrap_or_else(|| "noop".into());
@@ -322,7 +345,8 @@ impl Scenario {
             let file_gib = f.file_gib.unwrap_or(5.0);
             if !file_gib.is_finite() || file_gib <= 0.0 {
                 return Err(ctx(fail(format!(
-                    "file_gib must be positive (got {file_gib})"
+                    "file_gib must be positive (got {})",
+                    short_number(file_gib)
                 ))));
             }
             let file_sectors = ((file_gib * GIB_SECTORS) as u64).max(u64::from(request_sectors));
@@ -332,7 +356,8 @@ impl Scenario {
             let think_ms = f.think_ms.unwrap_or(0.0);
             if !think_ms.is_finite() || !(0.0..=1e7).contains(&think_ms) {
                 return Err(ctx(fail(format!(
-                    "think_ms must be a number of ms in 0..=1e7 (got {think_ms})"
+                    "think_ms must be a number of ms in 0..=1e7 (got {})",
+                    short_number(think_ms)
                 ))));
             }
             let outstanding = f
@@ -364,7 +389,8 @@ impl Scenario {
                 }
                 Some(r) => {
                     return Err(ctx(fail(format!(
-                        "rate_iops must be 0.001..=1e7 (got {r})"
+                        "rate_iops must be 0.001..=1e7 (got {})",
+                        short_number(r)
                     ))))
                 }
             };

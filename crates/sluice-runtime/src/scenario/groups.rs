@@ -120,7 +120,8 @@ fn short(x: f64) -> String {
 fn rate_key(key: &str, unit: &str, v: Option<f64>, max: f64) -> Result<Option<f64>> {
     match v {
         Some(x) if !(x.is_finite() && x > 0.0 && x <= max) => Err(fail(format!(
-            "{key} must be a number of {unit} with 0 < x <= {max:e} (got {x})"
+            "{key} must be a number of {unit} with 0 < x <= {max:e} (got {})",
+            sluice::short_number(x)
         ))),
         v => Ok(v),
     }
@@ -134,7 +135,8 @@ fn burst_key(v: Option<f64>) -> Result<Option<Duration>> {
             Ok(Some(Duration::from_millis_f64(x)))
         }
         Some(x) => Err(fail(format!(
-            "burst_ms must be a number of ms in 0.001..=1e6 (got {x})"
+            "burst_ms must be a number of ms in 0.001..=1e6 (got {})",
+            sluice::short_number(x)
         ))),
     }
 }
@@ -169,9 +171,6 @@ pub(super) fn groups(raw: &[GroupBuilder], root: &str) -> Result<Vec<GroupConfig
     let mut out = Vec::with_capacity(raw.len());
     for (i, g) in raw.iter().enumerate() {
         let ctx = |e: Error| fail(format!("[[group]] '{}': {e}", g.name));
-        if g.name.is_empty() {
-            return Err(fail("[[group]]: name must not be empty"));
-        }
         if raw[..i].iter().any(|h| h.name == g.name) {
             return Err(fail(format!("[[group]] '{}' is defined twice", g.name)));
         }

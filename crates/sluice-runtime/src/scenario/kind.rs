@@ -187,31 +187,35 @@ impl Scenario {
                 if !(1.0..=131_072.0).contains(&k.size_mean) {
                     return Err(fail(format!(
                         "size_mean_sectors must be 1..=131072 (got {})",
-                        k.size_mean
+                        sluice::short_number(k.size_mean)
                     )));
                 }
                 if !(0.0..=131_072.0).contains(&k.size_sd) {
                     return Err(fail(format!(
                         "size_sd_sectors must be 0..=131072 (got {})",
-                        k.size_sd
+                        sluice::short_number(k.size_sd)
                     )));
                 }
                 if !(0.0..=1.0).contains(&k.read_fraction) {
                     return Err(fail(format!(
                         "read_fraction must be 0..=1 (got {})",
-                        k.read_fraction
+                        sluice::short_number(k.read_fraction)
                     )));
                 }
             }
             Pattern::Video => {
                 let fps = f.fps.unwrap_or(27.0);
                 if !fps.is_finite() || !(0.1..=1000.0).contains(&fps) {
-                    return Err(fail(format!("fps must be 0.1..=1000 (got {fps})")));
+                    return Err(fail(format!(
+                        "fps must be 0.1..=1000 (got {})",
+                        sluice::short_number(fps)
+                    )));
                 }
                 let clip = f.clip_s.unwrap_or(30.0);
                 if !clip.is_finite() || !(0.1..=1e6).contains(&clip) {
                     return Err(fail(format!(
-                        "clip_s must be a positive number of seconds (got {clip})"
+                        "clip_s must be a positive number of seconds (got {})",
+                        sluice::short_number(clip)
                     )));
                 }
                 k.frame_period = Duration::from_nanos_f64(NS_PER_S as f64 / fps);

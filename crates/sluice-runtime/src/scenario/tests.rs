@@ -985,4 +985,68 @@ fn a_cost_model_that_charges_nothing_is_refused() {
         zero.replace("per_kib_us = 0", "per_kib_us = 0.001")
     ))
     .is_ok());
+
+/// Issue 43, defect 12: `burst_ms = 1e300` was quoted back as 301 digits;
+/// every out-of-range number a scenario gives is quoted short.
+#[test]
+fn out_of_range_floats_are_quoted_short() {
+    for (keys, quoted) in [
+        ("limit_iops = 5\nburst_ms = 1e300", "(got 1e300)"),
+        ("limit_iops = 1e300", "(got 1e300)"),
+        ("think_ms = -1e-300", "(got -1e-300)"),
+        ("start_s = 1e300", "(got 1e300)"),
+        ("rate_iops = 1e-300", "(got 1e-300)"),
+        ("offset_gib = 1e300", "got 1e300)"),
+    ] {
+        let e = error(&with_tree(keys, ""));
+        assert!(e.ends_with(quoted) && e.len() < 200, "{keys}: {e}");
+    }
+    let e = error(&GOOD.replace("file_gib = 2", "file_gib = -1e300"));
+    assert!(e.ends_with("(got -1e300)"), "{e}");
+    let e = error(&on_rate("read_iops = 1e300"));
+    assert!(e.ends_with("(got 1e300)") && e.len() < 200, "{e}");
+    let e = error(&format!("{GOOD}\n[cost]\nper_kib_us = 1e300"));
+    assert!(e.ends_with("(got 1e300)"), "{e}");
+    let e = error(&GOOD.replace(
+        "[scheduler]\nname = \"clook\"",
+        "[scheduler]\nname = \"bfq\"\ntimeout_ms = 1e300",
+    ));
+    assert!(e.ends_with("got 1e300"), "{e}");
+}
+
+/// Issue 43, defect 12: `[[group]]` names skipped the control and bidi
+/// check that flow names have.
+#[test]
+fn group_names_with_control_or_bidi_characters_are_refused() {
+    for (toml_name, shown) in [
+        (r#""a\nb""#, r"a\nb"),
+        (r#""evil\u202Etxt""#, r"evil\u{202e}txt"),
+    ] {
+        let e = error(&with_tree("", &format!("[[group]]\nname = {toml_name}")));
+        assert!(
+            e.contains("group 0: the name \"") && e.contains(shown),
+            "{e}"
+        );
+        assert!(!e.chars().any(crate::names::unsafe_char), "{e:?}");
+    }
+    let e = error(&format!(
+        "{GOOD}\n[[class]]\nname = \"c\\u001b[2J\"\nquantum_ms = 5"
+    ));
+    assert!(e.contains(r"class 0: the name "), "{e}");
+}
+
+/// Issue 43, defect 12: an empty scenario, flow, group or class name was
+/// accepted (a report row with no name, a group no flow can name).
+#[test]
+fn empty_scenario_flow_group_and_class_names_are_refused() {
+    for (text, what) in [
+        (GOOD.replace(r#"name = "t""#, r#"name = """#), "name: "),
+        (GOOD.replace(r#"name = "r""#, r#"name = """#), "flow 0: "),
+        (with_tree("", "[[group]]\nname = \"\""), "group 0: "),
+        (format!("{GOOD}\n[[class]]\nname = \"\""), "class 0: "),
+    ] {
+        let e = error(&text);
+        assert!(e.contains(&format!("{what}name must not be empty")), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
 }

@@ -298,7 +298,7 @@ impl<'a> ParamReader<'a> {
                 in_range(*i as f64, min, max)
             }
             (ParamKind::Float { .. }, v) => {
-                return Err(self.bad(spec, "a number".to_string(), v.to_string()));
+                return Err(self.bad(spec, "a number".to_string(), quoted(spec, v)));
             }
             (ParamKind::Choice { options, .. }, ParamValue::Str(w))
                 if options.contains(&w.as_str()) =>
@@ -309,7 +309,7 @@ impl<'a> ParamReader<'a> {
         };
         checked
             .and_then(|v| T::from_value(spec, v))
-            .ok_or_else(|| self.bad(spec, spec.accepts(), out_of_range_text(spec, given)))
+            .ok_or_else(|| self.bad(spec, spec.accepts(), quoted(spec, given)))
     }
 
     /// Fail on any parameter the policy did not read; `accepted` lists the
@@ -338,11 +338,22 @@ fn in_range(x: f64, min: f64, max: f64) -> Option<ParamValue> {
     (x.is_finite() && (min..=max).contains(&x)).then_some(ParamValue::Float(x))
 }
 
-/// A rejected value as the error quotes it: a number row quotes an integer
-/// as the number it was read as.
-fn out_of_range_text(spec: &ParamSpec, given: &ParamValue) -> String {
+/// The most characters of a rejected word an error quotes.
+const QUOTED_CHARS: usize = 40;
+
+/// A rejected value as the error quotes it, short: a number row quotes an
+/// integer as the number it was read as, a number is kept short
+/// ([`crate::short_number`]: `1e300`, not 301 digits), a word is cut to
+/// [`QUOTED_CHARS`] with anything unprintable escaped.
+fn quoted(spec: &ParamSpec, given: &ParamValue) -> String {
     match (spec.kind, given) {
-        (ParamKind::Float { .. }, ParamValue::Int(i)) => ParamValue::Float(*i as f64).to_string(),
+        (ParamKind::Float { .. }, ParamValue::Int(i)) => crate::short_number(*i as f64),
+        (_, ParamValue::Float(x)) => crate::short_number(*x),
+        (_, ParamValue::Str(w)) => {
+            let cut: String = w.chars().take(QUOTED_CHARS).collect();
+            let more = if cut.len() < w.len() { "..." } else { "" };
+            format!("\"{}{more}\"", cut.escape_debug())
+        }
         _ => given.to_string(),
     }
 }
@@ -622,6 +633,29 @@ mod tests {
         let ok = read_probe("count", ParamValue::Int(7)).unwrap();
         assert_eq!((ok.count, ok.on, ok.x, ok.word), (7, true, 1.5, "a"));
         assert_eq!(read_probe("x", ParamValue::Int(2)).unwrap().x, 2.0);
+    }
+
+    /// An out-of-range number is quoted short (issue 43: `1e300` was
+    /// printed as 301 digits), and so is a rejected word, escaped.
+    #[test]
+    fn out_of_range_numbers_are_quoted_short() {
+        for (value, quoted) in [
+            (ParamValue::Float(1e300), "got 1e300"),
+            (ParamValue::Float(-1e-300), "got -1e-300"),
+            (ParamValue::Int(i64::MAX), "got 9.223372036854776e18"),
+            (ParamValue::Float(2.5), "got 2.5"),
+            (
+                ParamValue::Str("9".repeat(5000)),
+                &format!("got \"{}...\"", "9".repeat(40)),
+            ),
+            (
+                ParamValue::Str("a\u{202e}\n".into()),
+                "got \"a\\u{202e}\\n\"",
+            ),
+        ] {
+            let err = read_probe("x", value).unwrap_err();
+            assert!(err.ends_with(quoted) && err.len() < 120, "{err}");
+        }
     }
 
     /// The struct's defaults and its table's are the same numbers.
