@@ -985,6 +985,7 @@ fn a_cost_model_that_charges_nothing_is_refused() {
         zero.replace("per_kib_us = 0", "per_kib_us = 0.001")
     ))
     .is_ok());
+}
 
 /// Issue 43, defect 12: `burst_ms = 1e300` was quoted back as 301 digits;
 /// every out-of-range number a scenario gives is quoted short.
