@@ -99,20 +99,10 @@ fn reservation_within_limit(qos: &sluice::Qos) -> Result<()> {
     match (qos.reservation_iops, qos.limit_iops) {
         (Some(r), Some(l)) if r > l => Err(fail(format!(
             "reservation_iops ({}) is above limit_iops ({}): a reservation must not exceed the limit",
-            short(r),
-            short(l)
+            sluice::short_number(r),
+            sluice::short_number(l)
         ))),
         _ => Ok(()),
-    }
-}
-
-/// `x` as written, or in exponent form when that is long (1e-300).
-fn short(x: f64) -> String {
-    let plain = x.to_string();
-    if plain.len() <= 16 {
-        plain
-    } else {
-        format!("{x:e}")
     }
 }
 
