@@ -183,3 +183,39 @@ fn impossible_drive_mechanics_are_refused() {
         "{err}"
     );
 }
+
+/// Issue 43 defect 12, every command: a negative number was clap's
+/// "unexpected argument '-1'" (taken for a flag); it is a range refusal
+/// naming the option, in one line.
+#[test]
+fn negative_numbers_are_range_refusals_in_every_command() {
+    let s = common::workspace().join("scenarios/run/iops-bfq.toml");
+    let s = s.to_str().unwrap();
+    for (args, said) in [
+        (vec!["run", s, "--duration", "-1"], "--duration"),
+        (vec!["run", s, "--timeline", "-1"], "--timeline"),
+        (vec!["compare", s, "--seed", "-1"], "--seed"),
+        (
+            vec![
+                "emulate",
+                "--preset",
+                "maxtor-stm332061",
+                "--size-gib",
+                "-1",
+                "--mount",
+                "/nonexistent",
+            ],
+            "--size-gib",
+        ),
+    ] {
+        let (code, _, err) = common::sluice(&args);
+        assert!(
+            code != 0 && !err.contains("unexpected argument"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(said) && err.trim().lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}

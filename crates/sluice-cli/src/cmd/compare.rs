@@ -13,15 +13,19 @@ pub(crate) struct Args {
     /// Scenario file.
     scenario: PathBuf,
     /// Override the scenario's seed.
-    #[arg(long)]
-    seed: Option<u64>,
+    #[arg(long, allow_negative_numbers = true)]
+    seed: Option<i128>,
     /// Print a JSON array of sluice.sim/1 objects.
     #[arg(long)]
     json: bool,
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
-    let base = load(&args.scenario, args.seed, None)?;
+    let seed = args
+        .seed
+        .map(|s| super::option_range::whole("--seed", s, 0, u64::MAX))
+        .transpose()?;
+    let base = load(&args.scenario, seed, None)?;
     let bar = progress::Progress::new("compare", sluice::policy::POLICIES.len() as u64, "policies");
     let reports = sluice_sim::compare(&base, |i| bar.set(i as u64))?;
     bar.finish();

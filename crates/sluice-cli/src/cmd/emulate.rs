@@ -33,7 +33,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     diskspecs: Option<PathBuf>,
     /// Size of disk.img in GiB (at most the drive's capacity).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     size_gib: f64,
     /// An existing directory to mount over.
     #[arg(long, value_name = "DIR")]

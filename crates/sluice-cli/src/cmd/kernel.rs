@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long)]
     allow_writes: bool,
     /// Run this many seconds (default: the scenario's duration_s).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Set a tunable of the kernel scheduler for the run (a file under
     /// /sys/block/DEV/queue/iosched/, e.g. low_latency=0, slice_idle=0);

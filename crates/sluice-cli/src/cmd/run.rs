@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     queue_depth: Option<usize>,
     /// Run this many seconds (default: the scenario's duration_s).
-    #[arg(long, value_name = "S")]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     duration: Option<f64>,
     /// Keep the flows' files afterwards.
     #[arg(long)]
@@ -51,8 +51,8 @@ pub struct Args {
     json: bool,
     /// Also report each flow's throughput over time, in bins of MS
     /// milliseconds of wall-clock time (the JSON's `timeline`).
-    #[arg(long, value_name = "MS", value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
-    timeline: Option<u64>,
+    #[arg(long, value_name = "MS", allow_negative_numbers = true)]
+    timeline: Option<i128>,
     /// Write every request (flow, thread, sector, size, arrival, dispatch,
     /// completion) to FILE as CSV, the columns of `sim --log-requests`
     /// (a new file: sluice does not overwrite).
@@ -62,9 +62,11 @@ pub struct Args {
 
 /// The engine's options are the flags less `--json` (how to print is
 /// not the engine's business).
-impl From<&Args> for run::Options {
-    fn from(a: &Args) -> Self {
-        run::Options {
+impl TryFrom<&Args> for run::Options {
+    type Error = anyhow::Error;
+
+    fn try_from(a: &Args) -> Result<Self> {
+        Ok(run::Options {
             scenario: a.scenario.clone(),
             dir: a.dir.clone(),
             device: a.device.clone(),
@@ -73,18 +75,22 @@ impl From<&Args> for run::Options {
             duration_s: a.duration,
             verify: a.verify,
             keep: a.keep,
-            timeline_ms: a.timeline,
+            timeline_ms: a
+                .timeline
+                .map(|ms| super::option_range::whole("--timeline", ms, 1u64, 3_600_000))
+                .transpose()?,
             log_requests: a.log_requests.is_some(),
             progress: Some(crate::progress::RunBar::shared()),
-        }
+        })
     }
 }
 
 pub(crate) fn run(args: Args) -> Result<()> {
     crate::output::refuse_fio_job(&args.scenario)?;
+    let options = run::Options::try_from(&args)?;
     // Opened first: a bad path fails before the run.
     let log = crate::output::RequestLogFile::create(args.log_requests.as_deref())?;
-    let r = run::run(&run::Options::from(&args)).map_err(|e| failed(e, FLAGS))?;
+    let r = run::run(&options).map_err(|e| failed(e, FLAGS))?;
     print_warnings(&r.warnings, FLAGS);
     log.write(r.request_log.as_ref())?;
     emit(args.json, &r, table::run)?;
