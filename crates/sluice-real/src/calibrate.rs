@@ -123,10 +123,20 @@ fn gib(bytes: u64) -> f64 {
     bytes as f64 / (1u64 << 30) as f64
 }
 
-/// The size of block device `path`, if it can be opened and measured.
+/// The size of block device `path`, if it is one and can be opened and
+/// measured. Opened without blocking and nothing read: a FIFO named as
+/// the device neither hangs this nor is taken for a device.
 fn device_bytes(path: &std::path::Path) -> Option<u64> {
     use std::io::{Seek, SeekFrom};
-    let mut f = std::fs::File::open(path).ok()?;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .ok()?;
+    if !f.metadata().ok()?.file_type().is_block_device() {
+        return None;
+    }
     f.seek(SeekFrom::End(0)).ok()
 }
 
