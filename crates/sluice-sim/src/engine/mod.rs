@@ -202,6 +202,7 @@ impl Simulation {
     /// Hand flow `f`'s requests to the driver and schedule its wake-ups.
     fn apply(&mut self, f: usize, act: Actions) {
         let Ok(wakes) = self.pop.apply(&mut self.host, f, act, self.now);
+        self.host.submit_extent(self.now);
         for t in wakes {
             self.agenda
                 .push(t.max(self.now), Event::FlowIssue(f as u32));
@@ -219,7 +220,9 @@ impl Simulation {
     }
 
     /// The page cache completed a buffered flow's request: its flow is
-    /// told, with the bytes it wrote or read (writeback is not a flow's).
+    /// told of each fragment, with the bytes it wrote or read (the disk
+    /// time of its reads and writeback is charged as the disk serves
+    /// them).
     fn cache_done(&mut self, token: u64) {
         let Some(app) = self.host.cache_done(token) else {
             return;
@@ -227,26 +230,30 @@ impl Simulation {
         let (f, _) = self.pop.owner(app.thread);
         self.rec
             .timeline(f, self.now, app.bytes, sluice::Duration::ZERO);
-        let measured = Measured {
-            bytes: app.bytes,
-            write: app.write,
-            latency: self.now - app.arrival,
-            disk_time: sluice::Duration::ZERO,
-        };
-        let (f, act) = self
-            .pop
-            .completed(app.thread, self.now, self.rec.warmup, measured);
-        self.apply(f, act);
+        for bytes in app.fragment_sizes() {
+            let measured = Measured {
+                bytes,
+                write: app.write,
+                latency: self.now - app.arrival,
+                disk_time: sluice::Duration::ZERO,
+            };
+            let (f, act) = self
+                .pop
+                .completed(app.thread, self.now, self.rec.warmup, measured);
+            self.apply(f, act);
+        }
     }
 
-    /// The device finished a request the page cache asked for: logged
-    /// (writeback under the flusher, whose disk time is no flow's), then
-    /// back to the cache.
+    /// The device finished a request the page cache asked for: logged and
+    /// its disk time charged to the reader or writer it was for (writeback
+    /// of a writer that is gone under the flusher, whose disk time is no
+    /// flow's), then back to the cache.
     fn cache_io_done(&mut self, r: &Request, svc: &Service) {
         let (f, thread) = if r.flow == FLUSHER {
             (RequestRecord::FLUSHER, 0)
         } else {
-            // A reader's own read: its flow is charged the disk time.
+            // A reader's read or a writer's writeback: its flow is charged
+            // the disk time.
             let (f, t) = self.pop.owner(r.flow);
             if self.now >= self.rec.warmup {
                 self.pop.flows[f].metrics.disk_time += svc.disk_time;

@@ -81,6 +81,7 @@
 mod readahead;
 #[cfg(test)]
 mod tests;
+mod writeback;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -198,11 +199,12 @@ pub struct Io {
     pub sector: u64,
     /// Length in sectors.
     pub sectors: u32,
-    /// A writeback write (the flusher's, asynchronous), else a read for
-    /// `stream` (synchronous).
+    /// A writeback write (asynchronous), else a read (synchronous).
     pub write: bool,
-    /// The reader whose read it is (none for writeback).
-    pub stream: Option<u32>,
+    /// Whose request it is: the reader whose read it is, or the writer
+    /// that dirtied the pages written back (cgroup writeback charges
+    /// writeback to the dirtier).
+    pub stream: u32,
 }
 
 /// What the cache asks of its host.
@@ -255,6 +257,9 @@ impl Op {
 struct Page {
     /// The file (its first sector) that dirtied it.
     file: u64,
+    /// The writer that last made it dirty: its writeback context holds
+    /// it.
+    owner: u32,
     /// Its data is in memory (false while it is being read).
     uptodate: bool,
     dirty: bool,
@@ -263,22 +268,13 @@ struct Page {
     lru: Option<u64>,
 }
 
-/// A file's dirty pages not under writeback, and where its next pass
-/// starts.
-#[derive(Debug)]
-struct File {
-    dirty: BTreeSet<u64>,
-    /// The inode's `dirtied_when`: when it went from clean to dirty.
-    dirtied_when: Instant,
-    /// `writeback_index`: the page after the last one written back.
-    index: u64,
-}
-
 #[derive(Clone, Copy, Debug)]
 struct IoState {
     first: u64,
     pages: u64,
     write: bool,
+    /// The reader, or the writeback context, it is for.
+    stream: u32,
 }
 
 /// A stream's read-ahead state (`file_ra_state`), in pages.
@@ -291,10 +287,11 @@ struct Readahead {
     prev_end: Option<u64>,
 }
 
-/// A throttled write(): pages of writeback still to complete before it
-/// returns, and its length in pages.
+/// A throttled write(): its writer's writeback context, and pages of
+/// that context's writeback still to complete before it returns.
 #[derive(Clone, Copy, Debug)]
 struct Throttled {
+    owner: u32,
     owed: u64,
 }
 
@@ -310,18 +307,12 @@ pub struct PageCache {
     stamp: u64,
     nr_dirty: u64,
     nr_writeback: u64,
-    files: BTreeMap<u64, File>,
-    /// Files with dirty pages in the order they became dirty (b_io).
-    order: VecDeque<u64>,
+    /// Writeback contexts by writer.
+    wbs: BTreeMap<u32, writeback::Wb>,
     /// Read-ahead state per (reader, file).
     ra: BTreeMap<(u32, u64), Readahead>,
     next_io: u64,
     ios: BTreeMap<u64, IoState>,
-    /// Writeback requests waiting for a slot.
-    queue: VecDeque<u64>,
-    wb_in_flight: usize,
-    /// kupdate's pass: files dirtied before this, and pages left.
-    kupdate: Option<(Instant, u64)>,
     /// Reads waiting for pages: token -> (pages missing, pages of the read).
     reads: BTreeMap<u64, (u64, u64)>,
     waiters: BTreeMap<u64, Vec<u64>>,
@@ -347,14 +338,10 @@ impl PageCache {
             stamp: 0,
             nr_dirty: 0,
             nr_writeback: 0,
-            files: BTreeMap::new(),
-            order: VecDeque::new(),
+            wbs: BTreeMap::new(),
             ra: BTreeMap::new(),
             next_io: 0,
             ios: BTreeMap::new(),
-            queue: VecDeque::new(),
-            wb_in_flight: 0,
-            kupdate: None,
             reads: BTreeMap::new(),
             waiters: BTreeMap::new(),
             throttled: BTreeMap::new(),
@@ -395,19 +382,23 @@ impl PageCache {
     }
 
     /// A buffered write(): dirty its pages; it completes at memory speed,
-    /// or, over the dirty limit, once its writeback chunk has been
-    /// written.
+    /// or, over the dirty limit, once a chunk of its writer's writeback
+    /// has been written.
     pub fn write(&mut self, now: Instant, op: Op) {
         let (first, end) = op.pages();
         for p in first..end {
-            self.dirty_page(now, p, op.file_start);
+            self.dirty_page(now, p, op.file_start, op.stream);
         }
-        if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages {
-            self.take_chunk();
+        if self.over_dirty_share(op.stream) {
+            self.take_chunk(op.stream);
         }
-        if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages && self.nr_writeback > 0 {
-            let owed = self.cfg.write_chunk_pages;
-            self.throttled.insert(op.token, Throttled { owed });
+        let own_writeback = self.wbs.get(&op.stream).map_or(0, |w| w.writeback);
+        if self.over_dirty_share(op.stream) && own_writeback > 0 {
+            let throttled = Throttled {
+                owner: op.stream,
+                owed: self.cfg.write_chunk_pages,
+            };
+            self.throttled.insert(op.token, throttled);
         } else {
             self.out.push(Out::Done {
                 token: op.token,
@@ -418,6 +409,18 @@ impl PageCache {
         self.evict();
     }
 
+    /// Whether `owner`'s dirty and writeback pages are over its share of
+    /// the dirty limit: an equal share for each writer with pages dirty or
+    /// under writeback (the kernel's `wb_thresh`, without its weighting
+    /// by recent writeout), all of it for a writer alone.
+    fn over_dirty_share(&self, owner: u32) -> bool {
+        let Some(wb) = self.wbs.get(&owner) else {
+            return false;
+        };
+        let share = self.cfg.dirty_pages / self.wbs.len().max(1) as u64;
+        wb.dirty + wb.writeback > share
+    }
+
     /// A buffered write() and then fsync() of its file: its pages are
     /// dirtied, every dirty page of the file is queued for writeback, and
     /// the call completes once the file's writeback requests (queued or
@@ -426,9 +429,14 @@ impl PageCache {
     pub fn write_sync(&mut self, now: Instant, op: Op) {
         let (first, end) = op.pages();
         for p in first..end {
-            self.dirty_page(now, p, op.file_start);
+            self.dirty_page(now, p, op.file_start, op.stream);
         }
-        self.pass(op.file_start, u64::MAX);
+        // Every context's dirty pages of the file (fsync writes the
+        // inode's, whoever dirtied them).
+        let owners: Vec<u32> = self.wbs.keys().copied().collect();
+        for owner in owners {
+            self.pass(owner, op.file_start, u64::MAX);
+        }
         let (file_first, file_end) = op.file_pages();
         let waits: BTreeSet<u64> = self
             .ios
@@ -454,22 +462,34 @@ impl PageCache {
             return;
         };
         if io.write {
-            self.wb_in_flight = self.wb_in_flight.saturating_sub(1);
-            for p in io.first..io.first + io.pages {
-                self.end_writeback(now, p);
+            let owner = io.stream;
+            if let Some(wb) = self.wbs.get_mut(&owner) {
+                wb.in_flight = wb.in_flight.saturating_sub(1);
             }
-            // Every throttled writer counts the pages written back.
+            for p in io.first..io.first + io.pages {
+                self.end_writeback(now, owner, p);
+            }
+            // The context's throttled writers count the pages written
+            // back.
             let mut released = Vec::new();
             for (&t, w) in &mut self.throttled {
-                w.owed = w.owed.saturating_sub(io.pages);
-                if w.owed == 0 {
-                    released.push(t);
+                if w.owner == owner {
+                    w.owed = w.owed.saturating_sub(io.pages);
+                    if w.owed == 0 {
+                        released.push(t);
+                    }
                 }
             }
             self.pump();
-            if self.wb_in_flight == 0 {
-                // No writeback left to wait for: nobody is held.
-                released = self.throttled.keys().copied().collect();
+            if self.wbs.get(&owner).is_none_or(|w| w.in_flight == 0) {
+                // None of its writeback left to wait for: none of its
+                // writers is held.
+                released = self
+                    .throttled
+                    .iter()
+                    .filter(|(_, w)| w.owner == owner)
+                    .map(|(&t, _)| t)
+                    .collect();
             }
             for t in released {
                 self.throttled.remove(&t);
@@ -499,15 +519,14 @@ impl PageCache {
         // Nothing can have expired before `expire` has passed.
         let cutoff = now.checked_duration_since(Instant::ZERO + self.cfg.expire);
         if cutoff.is_some() && self.nr_dirty > 0 {
-            let cutoff = now.saturating_sub(self.cfg.expire);
-            self.kupdate = Some((cutoff, self.nr_dirty));
+            self.start_kupdate(now.saturating_sub(self.cfg.expire));
         }
         self.pump();
     }
 
     /// Whether anything waits for the disk or the flusher (for tests).
     pub fn busy(&self) -> bool {
-        !self.ios.is_empty() || !self.queue.is_empty()
+        !self.ios.is_empty() || self.wbs.values().any(|w| !w.queue.is_empty())
     }
 
     // ------------------------------------------------------------ pages
@@ -525,9 +544,10 @@ impl PageCache {
         }
     }
 
-    fn dirty_page(&mut self, now: Instant, p: u64, file: u64) {
+    fn dirty_page(&mut self, now: Instant, p: u64, file: u64, owner: u32) {
         let pg = self.pages.entry(p).or_insert(Page {
             file,
+            owner,
             uptodate: true,
             dirty: false,
             writeback: false,
@@ -539,25 +559,17 @@ impl PageCache {
         }
         pg.dirty = true;
         pg.file = file;
+        pg.owner = owner;
+        let writeback = pg.writeback;
         self.nr_dirty += 1;
-        if !pg.writeback {
-            self.file_dirty(now, file, p);
+        self.wbs.entry(owner).or_default().dirty += 1;
+        if !writeback {
+            self.file_dirty(now, owner, file, p);
         }
     }
 
-    fn file_dirty(&mut self, now: Instant, file: u64, p: u64) {
-        let f = self.files.entry(file).or_insert_with(|| {
-            self.order.push_back(file);
-            File {
-                dirty: BTreeSet::new(),
-                dirtied_when: now,
-                index: 0,
-            }
-        });
-        f.dirty.insert(p);
-    }
-
-    fn end_writeback(&mut self, now: Instant, p: u64) {
+    /// Page `p`, written back for `owner`'s context, is done.
+    fn end_writeback(&mut self, now: Instant, owner: u32, p: u64) {
         let Some(pg) = self.pages.get_mut(&p) else {
             return;
         };
@@ -566,11 +578,14 @@ impl PageCache {
         }
         pg.writeback = false;
         self.nr_writeback = self.nr_writeback.saturating_sub(1);
+        if let Some(wb) = self.wbs.get_mut(&owner) {
+            wb.writeback = wb.writeback.saturating_sub(1);
+        }
         if pg.dirty {
             // Redirtied during writeback: its file is dirty again (as of
-            // now, unless it still is).
-            let file = pg.file;
-            self.file_dirty(now, file, p);
+            // now, unless it still is) in its new dirtier's context.
+            let (file, dirtier) = (pg.file, pg.owner);
+            self.file_dirty(now, dirtier, file, p);
         } else {
             self.touch(p);
         }
@@ -619,162 +634,35 @@ impl PageCache {
         }
     }
 
-    // ------------------------------------------------------------ reads
+    // ------------------------------------------------------------ disk requests
 
-    fn new_io(&mut self, first: u64, pages: u64, write: bool) -> Io {
+    /// A new disk request of `pages` from page `first`, for `stream`.
+    fn new_io(&mut self, first: u64, pages: u64, write: bool, stream: u32) -> Io {
         let id = self.next_io;
         self.next_io += 1;
-        self.ios.insert(
-            id,
-            IoState {
-                first,
-                pages,
-                write,
-            },
-        );
-        let sector = first * PAGE_SECTORS;
-        let sectors = (pages * PAGE_SECTORS).min(self.cfg.capacity_sectors.saturating_sub(sector));
-        Io {
-            id,
-            sector,
-            sectors: sectors.max(1).min(u64::from(u32::MAX)) as u32,
+        let st = IoState {
+            first,
+            pages,
             write,
-            stream: None,
-        }
-    }
-
-    // ------------------------------------------------------------ writeback
-
-    /// A throttled writer's chunk: up to `write_chunk` dirty pages, file
-    /// after file in dirtied order, queued for writeback; returns the
-    /// pages taken.
-    fn take_chunk(&mut self) -> u64 {
-        let mut left = self.cfg.write_chunk_pages;
-        let mut taken = 0;
-        let mut tries = self.order.len();
-        while left > 0 && tries > 0 {
-            tries -= 1;
-            let Some(&file) = self.order.front() else {
-                break;
-            };
-            let n = self.pass(file, left.min(MAX_WRITEBACK_PAGES));
-            taken += n;
-            left -= n.min(left);
-        }
-        taken
-    }
-
-    /// One writeback pass over `file`: up to `max` of its dirty pages from
-    /// its writeback index on (wrapping), as contiguous runs queued for
-    /// writeback. The file goes to the back of the order (or leaves it
-    /// once clean). Returns the pages taken.
-    fn pass(&mut self, file: u64, max: u64) -> u64 {
-        let Some(f) = self.files.get_mut(&file) else {
-            self.order.retain(|&x| x != file);
-            return 0;
+            stream,
         };
-        let picked: Vec<u64> = f
-            .dirty
-            .range(f.index..)
-            .chain(f.dirty.range(..f.index))
-            .copied()
-            .take(max.min(usize::MAX as u64) as usize)
-            .collect();
-        for p in &picked {
-            f.dirty.remove(p);
-        }
-        if let Some(&last) = picked.last() {
-            f.index = last + 1;
-        }
-        let clean = f.dirty.is_empty();
-        if let Some(pos) = self.order.iter().position(|&x| x == file) {
-            self.order.remove(pos);
-        }
-        if clean {
-            self.files.remove(&file);
-        } else {
-            self.order.push_back(file);
-        }
-        for &p in &picked {
-            if let Some(pg) = self.pages.get_mut(&p) {
-                pg.dirty = false;
-                pg.writeback = true;
-            }
-        }
-        self.nr_dirty = self.nr_dirty.saturating_sub(picked.len() as u64);
-        self.nr_writeback += picked.len() as u64;
-        // Contiguous runs, each cut at the largest request.
-        let mut i = 0;
-        while i < picked.len() {
-            let start = picked[i];
-            let mut n = 1;
-            while i + (n as usize) < picked.len()
-                && picked[i + n as usize] == start + n
-                && n < self.cfg.max_request_pages
-            {
-                n += 1;
-            }
-            let io = self.new_io(start, n, true);
-            self.queue.push_back(io.id);
-            i += n as usize;
-        }
-        picked.len() as u64
+        self.ios.insert(id, st);
+        disk_io(&self.cfg, id, &st)
     }
+}
 
-    /// The flusher's next pass of its own: kupdate's expired files first,
-    /// then background writeback while over the background threshold.
-    /// Returns whether it queued anything.
-    fn flusher_pass(&mut self) -> bool {
-        if let Some((cutoff, budget)) = self.kupdate {
-            let file = self
-                .order
-                .iter()
-                .copied()
-                .find(|f| self.files.get(f).is_some_and(|x| x.dirtied_when <= cutoff));
-            match file {
-                Some(file) if budget > 0 => {
-                    let n = self.pass(file, MAX_WRITEBACK_PAGES.min(budget));
-                    self.kupdate = Some((cutoff, budget.saturating_sub(n.max(1))));
-                    return true;
-                }
-                _ => self.kupdate = None,
-            }
-        }
-        if self.nr_dirty > self.cfg.background_pages {
-            if let Some(&file) = self.order.front() {
-                return self.pass(file, MAX_WRITEBACK_PAGES) > 0;
-            }
-        }
-        false
-    }
-
-    /// Send queued writeback while request slots are free, making more
-    /// when the queue runs dry.
-    fn pump(&mut self) {
-        loop {
-            while self.wb_in_flight < NR_REQUESTS {
-                let Some(id) = self.queue.pop_front() else {
-                    break;
-                };
-                let Some(st) = self.ios.get(&id) else {
-                    continue;
-                };
-                let sector = st.first * PAGE_SECTORS;
-                let sectors = (st.pages * PAGE_SECTORS)
-                    .min(self.cfg.capacity_sectors.saturating_sub(sector))
-                    .max(1);
-                self.wb_in_flight += 1;
-                self.out.push(Out::Io(Io {
-                    id,
-                    sector,
-                    sectors: sectors.min(u64::from(u32::MAX)) as u32,
-                    write: true,
-                    stream: None,
-                }));
-            }
-            if self.wb_in_flight >= NR_REQUESTS || !self.flusher_pass() {
-                break;
-            }
-        }
+/// Request `id` as the disk sees it: cut at the disk's end, at least a
+/// sector.
+fn disk_io(cfg: &Config, id: u64, st: &IoState) -> Io {
+    let sector = st.first * PAGE_SECTORS;
+    let sectors = (st.pages * PAGE_SECTORS)
+        .min(cfg.capacity_sectors.saturating_sub(sector))
+        .max(1);
+    Io {
+        id,
+        sector,
+        sectors: sectors.min(u64::from(u32::MAX)) as u32,
+        write: st.write,
+        stream: st.stream,
     }
 }

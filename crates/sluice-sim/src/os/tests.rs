@@ -81,7 +81,7 @@ fn the_background_threshold_starts_writeback() {
         !io.is_empty(),
         "over the background threshold, writeback starts"
     );
-    assert!(io.iter().all(|i| i.write && i.stream.is_none()));
+    assert!(io.iter().all(|i| i.write && i.stream == 7));
     // Down to the threshold or below, no further.
     assert!(c.dirty() <= cfg().background_pages);
     assert!(c.dirty() + c.writeback() == 416);
@@ -121,7 +121,7 @@ fn a_writer_over_the_dirty_limit_blocks_until_its_chunk_is_written_back() {
     let chunk = ios(&out);
     let pages: u64 = chunk.iter().map(|i| u64::from(i.sectors) / 8).sum();
     assert_eq!(pages, cfg().write_chunk_pages);
-    assert!(chunk.iter().all(|i| i.write && i.stream.is_none()));
+    assert!(chunk.iter().all(|i| i.write && i.stream == 7));
     // Part of a chunk written: still blocked.
     let (first, rest) = chunk.split_at(1);
     c.io_done(at(2), first[0].id);
@@ -211,7 +211,7 @@ fn the_read_ahead_window_grows_to_read_ahead_kb() {
         c.read(at(i), o);
         let out = c.take();
         for io in ios(&out) {
-            assert!(!io.write && io.stream == Some(7));
+            assert!(!io.write && io.stream == 7);
             sizes.push(io.sectors / 8);
             c.io_done(at(i), io.id);
         }
