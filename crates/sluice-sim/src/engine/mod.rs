@@ -46,10 +46,16 @@ pub struct Simulation {
     device_event: Slot,
     wake_event: Slot,
     events: u64,
+    /// Events and buffered fragments completed: the run's work so far
+    /// (one page cache event can complete thousands of fragments).
+    work: u64,
+    /// Work at which the progress callback is next called.
+    next_progress: u64,
     progress: Option<Box<dyn FnMut(Duration, Duration)>>,
 }
 
-/// Events between two calls of a progress callback.
+/// Work (events and buffered fragments) between two calls of a progress
+/// callback.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
 impl Simulation {
@@ -105,6 +111,8 @@ impl Simulation {
             device_event: Slot::default(),
             wake_event: Slot::default(),
             events: 0,
+            work: 0,
+            next_progress: PROGRESS_EVERY,
             progress: None,
         })
     }
@@ -124,7 +132,7 @@ impl Simulation {
     }
 
     /// Call `progress(simulated, duration)` now and then during the run
-    /// (every 65,536 events), with the simulated time so far and the
+    /// (every 65,536 events or buffered fragments), with the simulated time so far and the
     /// scenario's duration: for progress bars. It cannot change the run.
     pub fn with_progress(mut self, progress: impl FnMut(Duration, Duration) + 'static) -> Self {
         self.progress = Some(Box::new(progress));
@@ -146,7 +154,9 @@ impl Simulation {
             }
             self.now = t;
             self.events += 1;
-            if self.events & (PROGRESS_EVERY - 1) == 0 {
+            self.work += 1;
+            if self.work >= self.next_progress {
+                self.next_progress = self.work + PROGRESS_EVERY;
                 if let Some(p) = &mut self.progress {
                     p(t.since_origin(), self.end.since_origin());
                 }
@@ -228,6 +238,7 @@ impl Simulation {
             return;
         };
         let (f, _) = self.pop.owner(app.thread);
+        self.work += u64::from(app.fragments);
         self.rec
             .timeline(f, self.now, app.bytes, sluice::Duration::ZERO);
         for bytes in app.fragment_sizes() {
