@@ -159,7 +159,8 @@ impl LongRun {
         self.mark = (elapsed, done);
         let rate = (done - before).max(0.0) / window.as_secs_f64();
         let previous = self.rate.replace(rate);
-        let steady = previous.is_some_and(|p| rate > 0.0 && p > 0.0 && rate.max(p) < STEADY * rate.min(p));
+        let steady =
+            previous.is_some_and(|p| rate > 0.0 && p > 0.0 && rate.max(p) < STEADY * rate.min(p));
         if !steady {
             return None;
         }
@@ -248,7 +249,10 @@ mod long_run_tests {
         assert_eq!(slow.check(1e-6, 1e4, Duration::from_secs(1)), None);
         assert_eq!(slow.check(0.1, 1e4, Duration::from_secs(2)), None);
         let m = slow.check(0.3, 1e4, Duration::from_secs(4)).unwrap();
-        assert!(m.contains("at ~0.100 s per wall second") && m.contains("28 hours"), "{m}");
+        assert!(
+            m.contains("at ~0.100 s per wall second") && m.contains("28 hours"),
+            "{m}"
+        );
     }
 }
 

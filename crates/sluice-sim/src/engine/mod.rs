@@ -13,6 +13,8 @@ mod recorder;
 mod requests;
 
 #[cfg(test)]
+mod buffered_tests;
+#[cfg(test)]
 mod tests;
 
 use std::time::Instant as WallClock;
