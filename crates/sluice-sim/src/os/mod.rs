@@ -1,6 +1,8 @@
 //! The operating system between a buffered flow (`direct = false`) and the
 //! disk: a page cache with read-ahead, writeback and dirty throttling,
-//! modelled on the Linux 2.6.32–2.6.34 kernels the BFQ papers ran.
+//! modelled on the Linux 2.6.32–2.6.34 kernels the BFQ papers ran, with
+//! writeback charged to its writer as later kernels' cgroup writeback
+//! does (so limits and weights hold for buffered writers).
 //!
 //! [`PageCache`] is a pure state machine: no clock, no I/O. The host hands
 //! it application requests ([`PageCache::read`], [`PageCache::write`]),
@@ -20,39 +22,50 @@
 //!   [`COPY_NS_PER_PAGE`] (about 2 GB/s, a memcpy of the papers' era): a
 //!   write() and a cache hit complete that long after they are made.
 //! - Buffered writes dirty pages (a partly written page counts as wholly
-//!   written: no read-modify-write). Writeback goes out from one
-//!   asynchronous context, the flusher (a host gives all its requests one
-//!   scheduler flow, `sync = false`), per file in runs of up to
+//!   written: no read-modify-write). Writeback is charged to the writer
+//!   that dirtied the pages, as Linux's cgroup writeback (4.2+) charges it
+//!   to the dirtying cgroup: each writer (`Op::stream`) has its own
+//!   writeback context (`bdi_writeback`) with its dirty files, and its
+//!   writeback requests carry its stream ([`Io::stream`]), so a host
+//!   issues them in the writer's name and its scheduler serves, weighs and
+//!   limits them as the writer's. A page belongs to the writer that last
+//!   made it dirty. Each context writes back per file in runs of up to
 //!   [`MAX_WRITEBACK_PAGES`] (4 MiB) from where the file's last pass ended
 //!   (`writeback_index`, range_cyclic), files in the order they became
 //!   dirty; each contiguous run goes out as requests of at most the
-//!   device's maximum request size. The flusher keeps at most
+//!   device's maximum request size. A context keeps at most
 //!   [`NR_REQUESTS`] requests in flight (the request queue's default
 //!   `nr_requests`; over it the kernel's flusher sleeps in
-//!   `get_request_wait`).
-//! - Background writeback starts once the dirty pages exceed
-//!   `dirty_background_ratio` of memory and runs until they are back under
-//!   it (`over_bground_thresh`). The periodic (kupdate) wake-up, every
+//!   `get_request_wait`): a writer held back by its limit does not hold
+//!   back the others' writeback.
+//! - Background writeback: a context writes back while its dirty pages
+//!   exceed its share of `dirty_background_ratio` of memory, an equal
+//!   share for each writer with pages dirty or under writeback
+//!   (`over_bground_thresh` with the per-context `wb_bg_thresh`; alone, a
+//!   writer's share is all of it). The periodic (kupdate) wake-up, every
 //!   [`KUPDATE_INTERVAL`] (`dirty_writeback_centisecs` = 500), writes back
-//!   the files that became dirty more than `dirty_expire_s` ago (a file's
-//!   age is the inode's `dirtied_when`: a file dirtied without a break is
-//!   written back whole, as the kernel does), at most as many pages as
-//!   were dirty when it woke.
-//! - Dirty throttling as 2.6.32's `balance_dirty_pages`: after a write()
-//!   that leaves dirty + writeback pages over `dirty_ratio` of memory, the
-//!   writer queues a chunk of `write_chunk` = 1.5 × `ratelimit_pages`
-//!   dirty pages for writeback (`sync_writeback_pages`; `ratelimit_pages`
-//!   is memory / 32 pages for one CPU, between 16 pages and 4 MiB: a
-//!   chunk of 6 MiB from 128 MiB of memory up) and its write() returns
-//!   once a chunk's worth of writeback has completed after it blocked
-//!   (its own or the flusher's: the writeback queue is one FIFO). So most
-//!   write() calls take microseconds and one in every few dozen as long
-//!   as a chunk's writeback. The kernel's writer returns once it has
-//!   *submitted* its chunk; counting completions instead keeps the writer
-//!   from returning to a limit it is still over (submitting moves pages
-//!   from dirty to writeback, which the limit counts alike), which the
-//!   kernel leaves to the next calls' short sleeps. Once no writeback is
-//!   left in flight, every throttled writer returns.
+//!   each context's files that became dirty more than `dirty_expire_s`
+//!   ago (a file's age is the inode's `dirtied_when`: a file dirtied
+//!   without a break is written back whole, as the kernel does), at most
+//!   as many pages as the context had dirty when it woke.
+//! - Dirty throttling as 2.6.32's `balance_dirty_pages`, per context:
+//!   after a write() that leaves its writer's dirty + writeback pages over
+//!   its share of `dirty_ratio` of memory (an equal share, as for the
+//!   background threshold: the kernel's `wb_thresh` without its weighting
+//!   by recent writeout), the writer queues a chunk of `write_chunk` =
+//!   1.5 × `ratelimit_pages` of its dirty pages for writeback
+//!   (`sync_writeback_pages`; `ratelimit_pages` is memory / 32 pages for
+//!   one CPU, between 16 pages and 4 MiB: a chunk of 6 MiB from 128 MiB of
+//!   memory up) and its write() returns once a chunk's worth of its
+//!   context's writeback has completed after it blocked. So most write()
+//!   calls take microseconds and one in every few dozen as long as a
+//!   chunk's writeback, and a writer whose writeback is limited is slowed
+//!   to its limit. The kernel's writer returns once it has *submitted* its
+//!   chunk; counting completions instead keeps the writer from returning
+//!   to a limit it is still over (submitting moves pages from dirty to
+//!   writeback, which the limit counts alike), which the kernel leaves to
+//!   the next calls' short sleeps. Once none of its context's writeback
+//!   is left in flight, every throttled writer of the context returns.
 //! - Buffered reads: pages in the cache are hits; the others are read
 //!   from the disk (synchronous reads of the reader's own scheduler flow,
 //!   as read-ahead runs in the reader's context). Read-ahead follows the
@@ -66,17 +79,19 @@
 //!   Windows stop at the file's end. Other misses read just the request.
 //!
 //! - A write() followed by fsync() of its file ([`PageCache::write_sync`],
-//!   fio's `fsync=N`): the file's dirty pages go to the back of the
-//!   flusher's queue at once, and the call returns when every writeback
-//!   request of the file queued or in flight then has completed. Pages
-//!   redirtied while under writeback are not waited for again, and no
-//!   cache flush is sent to the drive.
+//!   fio's `fsync=N`): the file's dirty pages (whoever dirtied them) go to
+//!   the back of their contexts' queues at once, and the call returns
+//!   when every writeback request of the file queued or in flight then
+//!   has completed. Pages redirtied while under writeback are not waited
+//!   for again, and no cache flush is sent to the drive.
 //!
 //! What is not: dirtyable memory (limits are of all memory), per-device
 //! and per-task dirty limits (`bdi_thresh`, `task_dirty_limit`), the
-//! ratelimited check (every write() checks), mmap, metadata and
-//! journalling, page reclaim writing dirty pages, the readahead
-//! thrashing and interleaved-stream detection.
+//! weighting of a context's share by its recent writeout, a shared
+//! context for writers of one cgroup (every writer is its own), the
+//! ratelimited check (every write() checks, once however long it is),
+//! mmap, metadata and journalling, page reclaim writing dirty pages, the
+//! readahead thrashing and interleaved-stream detection.
 
 mod readahead;
 #[cfg(test)]
