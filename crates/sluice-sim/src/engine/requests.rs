@@ -80,6 +80,9 @@ pub(crate) struct Requests {
     pending: BTreeMap<u64, (u32, Instant)>,
     /// The page cache, when a flow is buffered.
     pub os: Option<Os>,
+    /// Threads with a weight, limits, a reservation, a class or a group
+    /// of their own: a cgroup of their own, with its own writeback.
+    own_cgroup: BTreeSet<u32>,
 }
 
 impl Requests {
@@ -90,6 +93,7 @@ impl Requests {
             origin: 0,
             pending: BTreeMap::new(),
             os: None,
+            own_cgroup: BTreeSet::new(),
         }
     }
 
@@ -98,8 +102,12 @@ impl Requests {
     pub(super) fn with_page_cache(&mut self, cfg: os::Config) {
         let flusher = FlowConfig::weighted(100);
         self.driver.add_flow(Instant::ZERO, FLUSHER, &flusher);
+        let mut cache = PageCache::new(cfg);
+        for &id in &self.own_cgroup {
+            cache.own_writeback(id);
+        }
         self.os = Some(Os {
-            cache: PageCache::new(cfg),
+            cache,
             ios: BTreeMap::new(),
             apps: BTreeMap::new(),
             due: Vec::new(),
@@ -287,6 +295,12 @@ impl Backend for Requests {
         config: &FlowConfig,
     ) -> Result<(), Self::Error> {
         self.driver.add_flow(now, id, config);
+        if has_own_cgroup(config) {
+            self.own_cgroup.insert(id.0);
+            if let Some(os) = &mut self.os {
+                os.cache.own_writeback(id.0);
+            }
+        }
         Ok(())
     }
 
@@ -335,4 +349,11 @@ impl Backend for Requests {
         self.driver.add(now, r);
         Ok(())
     }
+}
+
+/// Whether a thread's flow sets terms of its own (weight, reservation,
+/// limits, class or group): it stands for a cgroup of its own, whose
+/// writeback is its own (the others share the root cgroup's).
+fn has_own_cgroup(config: &FlowConfig) -> bool {
+    config.qos != sluice::Qos::default() || config.class.is_some() || config.group.is_some()
 }

@@ -154,6 +154,9 @@ pub const NR_REQUESTS: usize = 128;
 /// Copying one page between an application and the cache (4 KiB at about
 /// 2 GB/s).
 pub const COPY_NS_PER_PAGE: u64 = 2_000;
+/// The writeback context of writers without one of their own (the root
+/// cgroup's): no stream has this number.
+const ROOT_CONTEXT: u32 = u32::MAX;
 
 /// The page cache's settings, in pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -288,8 +291,10 @@ struct IoState {
     first: u64,
     pages: u64,
     write: bool,
-    /// The reader, or the writeback context, it is for.
+    /// The reader, or the writer whose pages it writes back.
     stream: u32,
+    /// The writeback context that sent it (writes).
+    context: u32,
 }
 
 /// A stream's read-ahead state (`file_ra_state`), in pages.
@@ -322,8 +327,10 @@ pub struct PageCache {
     stamp: u64,
     nr_dirty: u64,
     nr_writeback: u64,
-    /// Writeback contexts by writer.
+    /// Writeback contexts: one per writer with its own, and the root's.
     wbs: BTreeMap<u32, writeback::Wb>,
+    /// Writers with a writeback context of their own.
+    own_context: BTreeSet<u32>,
     /// Read-ahead state per (reader, file).
     ra: BTreeMap<(u32, u64), Readahead>,
     next_io: u64,
@@ -354,6 +361,7 @@ impl PageCache {
             nr_dirty: 0,
             nr_writeback: 0,
             wbs: BTreeMap::new(),
+            own_context: BTreeSet::new(),
             ra: BTreeMap::new(),
             next_io: 0,
             ios: BTreeMap::new(),
@@ -374,6 +382,23 @@ impl PageCache {
     /// keep their size).
     pub fn set_max_request_kib(&mut self, kib: u64) {
         self.cfg.max_request_pages = (kib / 4).max(1);
+    }
+
+    /// Give writer `stream` a writeback context of its own (a cgroup of
+    /// its own: a host does so for a flow with its own weight, limits or
+    /// group); other writers share the root's, as every writer did on the
+    /// kernels before cgroup writeback. Call it before the writer writes.
+    pub fn own_writeback(&mut self, stream: u32) {
+        self.own_context.insert(stream);
+    }
+
+    /// The writeback context of writer `stream`.
+    fn context_of(&self, stream: u32) -> u32 {
+        if self.own_context.contains(&stream) {
+            stream
+        } else {
+            ROOT_CONTEXT
+        }
     }
 
     /// Dirty pages (including those redirtied under writeback).
@@ -404,13 +429,14 @@ impl PageCache {
         for p in first..end {
             self.dirty_page(now, p, op.file_start, op.stream);
         }
-        if self.over_dirty_share(op.stream) {
-            self.take_chunk(op.stream);
+        let context = self.context_of(op.stream);
+        if self.over_dirty_share(context) {
+            self.take_chunk(context);
         }
-        let own_writeback = self.wbs.get(&op.stream).map_or(0, |w| w.writeback);
-        if self.over_dirty_share(op.stream) && own_writeback > 0 {
+        let own_writeback = self.wbs.get(&context).map_or(0, |w| w.writeback);
+        if self.over_dirty_share(context) && own_writeback > 0 {
             let throttled = Throttled {
-                owner: op.stream,
+                owner: context,
                 owed: self.cfg.write_chunk_pages,
             };
             self.throttled.insert(op.token, throttled);
@@ -424,10 +450,10 @@ impl PageCache {
         self.evict();
     }
 
-    /// Whether `owner`'s dirty and writeback pages are over its share of
-    /// the dirty limit: an equal share for each writer with pages dirty or
-    /// under writeback (the kernel's `wb_thresh`, without its weighting
-    /// by recent writeout), all of it for a writer alone.
+    /// Whether context `owner`'s dirty and writeback pages are over its
+    /// share of the dirty limit: an equal share for each context with
+    /// pages dirty or under writeback (the kernel's `wb_thresh`, without
+    /// its weighting by recent writeout), all of it for one alone.
     fn over_dirty_share(&self, owner: u32) -> bool {
         let Some(wb) = self.wbs.get(&owner) else {
             return false;
@@ -477,7 +503,7 @@ impl PageCache {
             return;
         };
         if io.write {
-            let owner = io.stream;
+            let owner = io.context;
             if let Some(wb) = self.wbs.get_mut(&owner) {
                 wb.in_flight = wb.in_flight.saturating_sub(1);
             }
@@ -577,13 +603,14 @@ impl PageCache {
         pg.owner = owner;
         let writeback = pg.writeback;
         self.nr_dirty += 1;
-        self.wbs.entry(owner).or_default().dirty += 1;
+        let context = self.context_of(owner);
+        self.wbs.entry(context).or_default().dirty += 1;
         if !writeback {
-            self.file_dirty(now, owner, file, p);
+            self.file_dirty(now, context, file, p);
         }
     }
 
-    /// Page `p`, written back for `owner`'s context, is done.
+    /// Page `p`, written back by context `owner`, is done.
     fn end_writeback(&mut self, now: Instant, owner: u32, p: u64) {
         let Some(pg) = self.pages.get_mut(&p) else {
             return;
@@ -600,7 +627,7 @@ impl PageCache {
             // Redirtied during writeback: its file is dirty again (as of
             // now, unless it still is) in its new dirtier's context.
             let (file, dirtier) = (pg.file, pg.owner);
-            self.file_dirty(now, dirtier, file, p);
+            self.file_dirty(now, self.context_of(dirtier), file, p);
         } else {
             self.touch(p);
         }
@@ -651,8 +678,9 @@ impl PageCache {
 
     // ------------------------------------------------------------ disk requests
 
-    /// A new disk request of `pages` from page `first`, for `stream`.
-    fn new_io(&mut self, first: u64, pages: u64, write: bool, stream: u32) -> Io {
+    /// A new disk request of `pages` from page `first`, for `stream`,
+    /// sent by writeback `context` (writes).
+    fn new_io(&mut self, first: u64, pages: u64, write: bool, stream: u32, context: u32) -> Io {
         let id = self.next_io;
         self.next_io += 1;
         let st = IoState {
@@ -660,6 +688,7 @@ impl PageCache {
             pages,
             write,
             stream,
+            context,
         };
         self.ios.insert(id, st);
         disk_io(&self.cfg, id, &st)

@@ -131,7 +131,7 @@ impl PageCache {
     }
 
     fn send_read(&mut self, stream: u32, first: u64, pages: u64) {
-        let io = self.new_io(first, pages, false, stream);
+        let io = self.new_io(first, pages, false, stream, stream);
         self.out.push(Out::Io(io));
     }
 }

@@ -533,15 +533,17 @@ fn read_ahead_is_kept_per_file_of_a_reader() {
 }
 
 /// Issue 43, defect 9: writeback is issued in the name of the writer that
-/// dirtied the pages (cgroup writeback), each writer with its own context:
-/// its own requests in flight and an equal share of the dirty limit, and
-/// a throttled writer waits for its own context's writeback only.
+/// dirtied the pages (cgroup writeback); a writer with a context of its
+/// own has its own requests in flight and an equal share of the dirty
+/// limit, and waits, throttled, for its own context's writeback only.
 #[test]
 fn writeback_is_the_writers_that_dirtied_the_pages() {
     let mut c = PageCache::new(Config {
         background_pages: u64::MAX,
         ..cfg()
     });
+    c.own_writeback(1);
+    c.own_writeback(2);
     let of = |stream: u32, token: u64, kib_offset: u64, kib: u32| Op {
         stream,
         ..op(token, kib_offset, kib)
@@ -569,4 +571,33 @@ fn writeback_is_the_writers_that_dirtied_the_pages() {
         c.io_done(at(4), io.id);
     }
     assert_eq!(done(&c.take()), [(2, at(4))]);
+}
+
+/// Writers without a context of their own share the root's (one
+/// flusher, as before cgroup writeback), and its requests still name the
+/// writer whose pages they carry.
+#[test]
+fn writers_without_a_context_share_the_roots_in_their_own_names() {
+    let mut c = PageCache::new(Config {
+        background_pages: u64::MAX,
+        ..cfg()
+    });
+    let of = |stream: u32, token: u64, kib_offset: u64, kib: u32| Op {
+        stream,
+        ..op(token, kib_offset, kib)
+    };
+    // 400 + 432 pages: over the whole limit (one context), not before.
+    c.write(at(0), of(1, 1, 0, 1600));
+    assert_eq!(done(&c.take()).len(), 1);
+    c.write(at(1), of(2, 2, 1 << 20, 1728));
+    let out = c.take();
+    assert!(done(&out).is_empty());
+    // The chunk is the oldest file's: writer 1's pages, in its name.
+    let chunk = ios(&out);
+    assert!(!chunk.is_empty() && chunk.iter().all(|i| i.write && i.stream == 1));
+    // Writer 1's pages released writer 2: the root's writeback is shared.
+    for io in &chunk {
+        c.io_done(at(2), io.id);
+    }
+    assert_eq!(done(&c.take()), [(2, at(2))]);
 }

@@ -1,7 +1,9 @@
-//! Writeback, one context per writer (the kernel's cgroup writeback): each
-//! writer's dirty files, passes, queue and requests in flight are its own,
-//! and its writeback requests are issued in its name, so a scheduler
-//! serves, weighs and limits them as that writer's.
+//! Writeback in contexts (the kernel's cgroup writeback): a writer with a
+//! context of its own (a cgroup of its own) has its own dirty files,
+//! passes, queue and requests in flight; the others share the root's.
+//! Every writeback request is issued in the name of the writer that
+//! dirtied its pages, so a scheduler serves, weighs and limits it as that
+//! writer's.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -20,7 +22,7 @@ pub(super) struct File {
     pub index: u64,
 }
 
-/// One writer's writeback context (`bdi_writeback`).
+/// A writeback context (`bdi_writeback`): one writer's, or the root's.
 #[derive(Debug, Default)]
 pub(super) struct Wb {
     /// Its files with dirty pages.
@@ -86,6 +88,7 @@ impl PageCache {
     /// queued for writeback. The file goes to the back of the order (or
     /// leaves it once clean). Returns the pages taken.
     pub(super) fn pass(&mut self, owner: u32, file: u64, max: u64) -> u64 {
+        // (`owner` is the context; each request names its pages' writer.)
         let Some(wb) = self.wbs.get_mut(&owner) else {
             return 0;
         };
@@ -126,18 +129,23 @@ impl PageCache {
         }
         self.nr_dirty = self.nr_dirty.saturating_sub(n);
         self.nr_writeback += n;
-        // Contiguous runs, each cut at the largest request.
+        // Contiguous runs of one writer's pages, each cut at the largest
+        // request, in that writer's name.
+        let dirtier =
+            |pages: &super::PageMap<super::Page>, p: u64| pages.get(&p).map(|pg| pg.owner);
         let mut i = 0;
         while i < picked.len() {
             let start = picked[i];
+            let writer = dirtier(&self.pages, start);
             let mut n = 1;
             while i + (n as usize) < picked.len()
                 && picked[i + n as usize] == start + n
                 && n < self.cfg.max_request_pages
+                && dirtier(&self.pages, start + n) == writer
             {
                 n += 1;
             }
-            let io = self.new_io(start, n, true, owner);
+            let io = self.new_io(start, n, true, writer.unwrap_or(owner), owner);
             if let Some(wb) = self.wbs.get_mut(&owner) {
                 wb.queue.push_back(io.id);
             }
