@@ -24,36 +24,39 @@
 //! - Buffered writes dirty pages (a partly written page counts as wholly
 //!   written: no read-modify-write). Writeback is charged to the writer
 //!   that dirtied the pages, as Linux's cgroup writeback (4.2+) charges it
-//!   to the dirtying cgroup: each writer (`Op::stream`) has its own
-//!   writeback context (`bdi_writeback`) with its dirty files, and its
-//!   writeback requests carry its stream ([`Io::stream`]), so a host
-//!   issues them in the writer's name and its scheduler serves, weighs and
-//!   limits them as the writer's. A page belongs to the writer that last
-//!   made it dirty. Each context writes back per file in runs of up to
-//!   [`MAX_WRITEBACK_PAGES`] (4 MiB) from where the file's last pass ended
-//!   (`writeback_index`, range_cyclic), files in the order they became
-//!   dirty; each contiguous run goes out as requests of at most the
-//!   device's maximum request size. A context keeps at most
+//!   to the dirtying cgroup: its requests carry that writer's stream
+//!   ([`Io::stream`]), so a host issues them in the writer's name and its
+//!   scheduler serves, weighs and limits them as the writer's. A page
+//!   belongs to the writer that last made it dirty. Writeback runs in
+//!   contexts (`bdi_writeback`): a writer given one of its own
+//!   ([`PageCache::own_writeback`], a cgroup of its own) has its dirty
+//!   files, queue and requests in flight to itself; the others share the
+//!   root's, one flusher as on the papers' kernels. Each context writes
+//!   back per file in runs of up to [`MAX_WRITEBACK_PAGES`] (4 MiB) from
+//!   where the file's last pass ended (`writeback_index`, range_cyclic),
+//!   files in the order they became dirty; each contiguous run of one
+//!   writer's pages goes out as requests of at most the device's maximum
+//!   request size. A context keeps at most
 //!   [`NR_REQUESTS`] requests in flight (the request queue's default
 //!   `nr_requests`; over it the kernel's flusher sleeps in
-//!   `get_request_wait`): a writer held back by its limit does not hold
-//!   back the others' writeback.
+//!   `get_request_wait`): a writer held back by its limit in a context
+//!   of its own does not hold back the others' writeback.
 //! - Background writeback: a context writes back while its dirty pages
 //!   exceed its share of `dirty_background_ratio` of memory, an equal
-//!   share for each writer with pages dirty or under writeback
+//!   share for each context with pages dirty or under writeback
 //!   (`over_bground_thresh` with the per-context `wb_bg_thresh`; alone, a
-//!   writer's share is all of it). The periodic (kupdate) wake-up, every
+//!   context's share is all of it). The periodic (kupdate) wake-up, every
 //!   [`KUPDATE_INTERVAL`] (`dirty_writeback_centisecs` = 500), writes back
 //!   each context's files that became dirty more than `dirty_expire_s`
 //!   ago (a file's age is the inode's `dirtied_when`: a file dirtied
 //!   without a break is written back whole, as the kernel does), at most
 //!   as many pages as the context had dirty when it woke.
 //! - Dirty throttling as 2.6.32's `balance_dirty_pages`, per context:
-//!   after a write() that leaves its writer's dirty + writeback pages over
-//!   its share of `dirty_ratio` of memory (an equal share, as for the
+//!   after a write() that leaves its context's dirty + writeback pages
+//!   over its share of `dirty_ratio` of memory (an equal share, as for the
 //!   background threshold: the kernel's `wb_thresh` without its weighting
 //!   by recent writeout), the writer queues a chunk of `write_chunk` =
-//!   1.5 × `ratelimit_pages` of its dirty pages for writeback
+//!   1.5 × `ratelimit_pages` of its context's dirty pages for writeback
 //!   (`sync_writeback_pages`; `ratelimit_pages` is memory / 32 pages for
 //!   one CPU, between 16 pages and 4 MiB: a chunk of 6 MiB from 128 MiB of
 //!   memory up) and its write() returns once a chunk's worth of its
@@ -87,8 +90,8 @@
 //!
 //! What is not: dirtyable memory (limits are of all memory), per-device
 //! and per-task dirty limits (`bdi_thresh`, `task_dirty_limit`), the
-//! weighting of a context's share by its recent writeout, a shared
-//! context for writers of one cgroup (every writer is its own), the
+//! weighting of a context's share by its recent writeout, contexts
+//! shared by some writers only (a writer has its own or the root's), the
 //! ratelimited check (every write() checks, once however long it is),
 //! mmap, metadata and journalling, page reclaim writing dirty pages, the
 //! readahead thrashing and interleaved-stream detection.
