@@ -13,6 +13,8 @@ mod recorder;
 mod requests;
 
 #[cfg(test)]
+mod buffered_tests;
+#[cfg(test)]
 mod tests;
 
 use std::time::Instant as WallClock;
@@ -46,10 +48,16 @@ pub struct Simulation {
     device_event: Slot,
     wake_event: Slot,
     events: u64,
+    /// Events and buffered fragments completed: the run's work so far
+    /// (one page cache event can complete thousands of fragments).
+    work: u64,
+    /// Work at which the progress callback is next called.
+    next_progress: u64,
     progress: Option<Box<dyn FnMut(Duration, Duration)>>,
 }
 
-/// Events between two calls of a progress callback.
+/// Work (events and buffered fragments) between two calls of a progress
+/// callback.
 const PROGRESS_EVERY: u64 = 1 << 16;
 
 impl Simulation {
@@ -105,6 +113,8 @@ impl Simulation {
             device_event: Slot::default(),
             wake_event: Slot::default(),
             events: 0,
+            work: 0,
+            next_progress: PROGRESS_EVERY,
             progress: None,
         })
     }
@@ -124,7 +134,7 @@ impl Simulation {
     }
 
     /// Call `progress(simulated, duration)` now and then during the run
-    /// (every 65,536 events), with the simulated time so far and the
+    /// (every 65,536 events or buffered fragments), with the simulated time so far and the
     /// scenario's duration: for progress bars. It cannot change the run.
     pub fn with_progress(mut self, progress: impl FnMut(Duration, Duration) + 'static) -> Self {
         self.progress = Some(Box::new(progress));
@@ -146,7 +156,9 @@ impl Simulation {
             }
             self.now = t;
             self.events += 1;
-            if self.events & (PROGRESS_EVERY - 1) == 0 {
+            self.work += 1;
+            if self.work >= self.next_progress {
+                self.next_progress = self.work + PROGRESS_EVERY;
                 if let Some(p) = &mut self.progress {
                     p(t.since_origin(), self.end.since_origin());
                 }
@@ -202,6 +214,7 @@ impl Simulation {
     /// Hand flow `f`'s requests to the driver and schedule its wake-ups.
     fn apply(&mut self, f: usize, act: Actions) {
         let Ok(wakes) = self.pop.apply(&mut self.host, f, act, self.now);
+        self.host.submit_extent(self.now);
         for t in wakes {
             self.agenda
                 .push(t.max(self.now), Event::FlowIssue(f as u32));
@@ -219,34 +232,41 @@ impl Simulation {
     }
 
     /// The page cache completed a buffered flow's request: its flow is
-    /// told, with the bytes it wrote or read (writeback is not a flow's).
+    /// told of each fragment, with the bytes it wrote or read (the disk
+    /// time of its reads and writeback is charged as the disk serves
+    /// them).
     fn cache_done(&mut self, token: u64) {
         let Some(app) = self.host.cache_done(token) else {
             return;
         };
         let (f, _) = self.pop.owner(app.thread);
+        self.work += u64::from(app.fragments);
         self.rec
             .timeline(f, self.now, app.bytes, sluice::Duration::ZERO);
-        let measured = Measured {
-            bytes: app.bytes,
-            write: app.write,
-            latency: self.now - app.arrival,
-            disk_time: sluice::Duration::ZERO,
-        };
-        let (f, act) = self
-            .pop
-            .completed(app.thread, self.now, self.rec.warmup, measured);
-        self.apply(f, act);
+        for bytes in app.fragment_sizes() {
+            let measured = Measured {
+                bytes,
+                write: app.write,
+                latency: self.now - app.arrival,
+                disk_time: sluice::Duration::ZERO,
+            };
+            let (f, act) = self
+                .pop
+                .completed(app.thread, self.now, self.rec.warmup, measured);
+            self.apply(f, act);
+        }
     }
 
-    /// The device finished a request the page cache asked for: logged
-    /// (writeback under the flusher, whose disk time is no flow's), then
-    /// back to the cache.
+    /// The device finished a request the page cache asked for: logged and
+    /// its disk time charged to the reader or writer it was for (writeback
+    /// of a writer that is gone under the flusher, whose disk time is no
+    /// flow's), then back to the cache.
     fn cache_io_done(&mut self, r: &Request, svc: &Service) {
         let (f, thread) = if r.flow == FLUSHER {
             (RequestRecord::FLUSHER, 0)
         } else {
-            // A reader's own read: its flow is charged the disk time.
+            // A reader's read or a writer's writeback: its flow is charged
+            // the disk time.
             let (f, t) = self.pop.owner(r.flow);
             if self.now >= self.rec.warmup {
                 self.pop.flows[f].metrics.disk_time += svc.disk_time;

@@ -3,9 +3,11 @@
 //! application requests their fragments belong to, and remembers which
 //! are still pending (for a starved flow's oldest unserved request).
 //! Buffered flows' requests (`direct = false`) go to the page cache
-//! instead ([`Os`]), which sends the driver its own.
+//! instead ([`Os`]), which sends the driver its own: a request's
+//! fragments reach the cache as one extent (one write() or read() of the
+//! whole request), since the page cache copies pages, not fragments.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 use sluice::{Direction, Driver, FlowConfig, FlowId, Instant, Request, RequestId, Scheduler};
@@ -14,8 +16,9 @@ use sluice_workload::{FlowSpec, Issue};
 
 use crate::os::{self, Op, Out, PageCache};
 
-/// The scheduler flow of all writeback: the flusher, one asynchronous
-/// context (no population flow has this id).
+/// The scheduler flow of writeback whose writer is gone (its process was
+/// replaced): the root flusher (no population flow has this id). Other
+/// writeback is issued in its writer's name.
 pub(super) const FLUSHER: FlowId = FlowId(u32::MAX);
 
 /// The page cache of buffered flows and what the host keeps around it.
@@ -27,15 +30,44 @@ pub(crate) struct Os {
     apps: BTreeMap<u64, App>,
     /// Application requests the cache completes, to schedule: (at, token).
     pub due: Vec<(Instant, u64)>,
+    /// The request whose fragments are being gathered, not yet handed to
+    /// the cache.
+    open: Option<Extent>,
+    /// Threads whose process was replaced: their writeback goes out as
+    /// the flusher's.
+    retired: BTreeSet<u32>,
 }
 
-/// A buffered flow's request, as its flow will be told of it.
+/// A buffered request gathered from its fragments.
+#[derive(Clone, Copy, Debug)]
+struct Extent {
+    op: Op,
+    write: bool,
+    /// A write() and fsync() (its last fragment asks for the fsync).
+    flush: bool,
+}
+
+/// A buffered flow's request, as its flow will be told of it: once per
+/// fragment.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct App {
     pub thread: FlowId,
+    /// Bytes of the whole request.
     pub bytes: u64,
+    /// Its fragments, and the bytes of each but the last (which has the
+    /// rest).
+    pub fragments: u32,
+    pub fragment_bytes: u64,
     pub write: bool,
     pub arrival: Instant,
+}
+
+impl App {
+    /// The bytes of each fragment, in order.
+    pub(crate) fn fragment_sizes(&self) -> impl Iterator<Item = u64> {
+        let (total, each) = (self.bytes, self.fragment_bytes);
+        (0..u64::from(self.fragments)).map(move |k| each.min(total.saturating_sub(k * each)))
+    }
 }
 
 /// The driver, and the requests handed to it and not yet completed.
@@ -48,6 +80,9 @@ pub(crate) struct Requests {
     pending: BTreeMap<u64, (u32, Instant)>,
     /// The page cache, when a flow is buffered.
     pub os: Option<Os>,
+    /// Threads with a weight, limits, a reservation, a class or a group
+    /// of their own: a cgroup of their own, with its own writeback.
+    own_cgroup: BTreeSet<u32>,
 }
 
 impl Requests {
@@ -58,6 +93,7 @@ impl Requests {
             origin: 0,
             pending: BTreeMap::new(),
             os: None,
+            own_cgroup: BTreeSet::new(),
         }
     }
 
@@ -66,12 +102,38 @@ impl Requests {
     pub(super) fn with_page_cache(&mut self, cfg: os::Config) {
         let flusher = FlowConfig::weighted(100);
         self.driver.add_flow(Instant::ZERO, FLUSHER, &flusher);
+        let mut cache = PageCache::new(cfg);
+        for &id in &self.own_cgroup {
+            cache.own_writeback(id);
+        }
         self.os = Some(Os {
-            cache: PageCache::new(cfg),
+            cache,
             ios: BTreeMap::new(),
             apps: BTreeMap::new(),
             due: Vec::new(),
+            open: None,
+            retired: BTreeSet::new(),
         });
+    }
+
+    /// Hand the request being gathered to the cache. Call it once a
+    /// flow's issues are all made (a request's fragments come in one
+    /// batch).
+    pub(super) fn submit_extent(&mut self, now: Instant) {
+        let Some(os) = &mut self.os else {
+            return;
+        };
+        let Some(x) = os.open.take() else {
+            return;
+        };
+        if x.write && x.flush {
+            os.cache.write_sync(now, x.op);
+        } else if x.write {
+            os.cache.write(now, x.op);
+        } else {
+            os.cache.read(now, x.op);
+        }
+        self.drain_cache(now);
     }
 
     /// Whether driver request `id` is one the page cache asked for.
@@ -117,12 +179,19 @@ impl Requests {
                     let id = RequestId(self.next_id);
                     self.next_id += 1;
                     os.ios.insert(id.0, io.id);
+                    // Writeback in its writer's name (the root flusher's
+                    // once the writer is gone).
+                    let flow = if os.retired.contains(&io.stream) {
+                        FLUSHER
+                    } else {
+                        FlowId(io.stream)
+                    };
                     self.driver.add(
                         now,
                         Request {
                             id,
                             origin: id,
-                            flow: io.stream.map_or(FLUSHER, FlowId),
+                            flow,
                             dir: if io.write {
                                 Direction::Write
                             } else {
@@ -137,6 +206,71 @@ impl Requests {
                 }
             }
         }
+    }
+
+    /// A buffered flow's fragment: it extends the request being gathered,
+    /// or (a new request) the one gathered so far goes to the cache and
+    /// this one is opened.
+    fn issue_buffered(
+        &mut self,
+        now: Instant,
+        flow: usize,
+        spec: &FlowSpec,
+        thread: FlowId,
+        i: Issue,
+    ) {
+        let bytes = u64::from(i.sectors) * 512;
+        if let Some(os) = &mut self.os {
+            if let Some(x) = os.open.as_mut().filter(|x| {
+                i.continues
+                    && x.op.stream == thread.0
+                    && x.write == i.write
+                    && x.op.sector + u64::from(x.op.sectors) == i.sector
+            }) {
+                if let (Some(sectors), Some(app)) = (
+                    x.op.sectors.checked_add(i.sectors),
+                    os.apps.get_mut(&x.op.token),
+                ) {
+                    x.op.sectors = sectors;
+                    x.flush |= i.flush;
+                    app.bytes += bytes;
+                    app.fragments += 1;
+                    return;
+                }
+            }
+        }
+        self.submit_extent(now);
+        let Some(os) = &mut self.os else {
+            return;
+        };
+        let token = self.next_id;
+        self.next_id += 1;
+        self.pending.insert(token, (flow as u32, now));
+        os.apps.insert(
+            token,
+            App {
+                thread,
+                bytes,
+                fragments: 1,
+                fragment_bytes: bytes,
+                write: i.write,
+                arrival: now,
+            },
+        );
+        // The file of the request (a flow may have several).
+        let (file_start, file_sectors) = spec.file_at(i.sector);
+        os.open = Some(Extent {
+            op: Op {
+                token,
+                sector: i.sector,
+                sectors: i.sectors,
+                file_start,
+                file_sectors,
+                stream: thread.0,
+            },
+            write: i.write,
+            flush: i.flush,
+        });
     }
 
     /// Request `id` completed: it is no longer pending.
@@ -161,6 +295,12 @@ impl Backend for Requests {
         config: &FlowConfig,
     ) -> Result<(), Self::Error> {
         self.driver.add_flow(now, id, config);
+        if has_own_cgroup(config) {
+            self.own_cgroup.insert(id.0);
+            if let Some(os) = &mut self.os {
+                os.cache.own_writeback(id.0);
+            }
+        }
         Ok(())
     }
 
@@ -168,6 +308,9 @@ impl Backend for Requests {
     fn retire_threads(&mut self, now: Instant, ids: Range<u32>) -> Result<(), Self::Error> {
         for id in ids {
             self.driver.remove_flow(now, FlowId(id));
+            if let Some(os) = &mut self.os {
+                os.retired.insert(id);
+            }
         }
         Ok(())
     }
@@ -180,37 +323,8 @@ impl Backend for Requests {
         thread: FlowId,
         i: Issue,
     ) -> Result<(), Self::Error> {
-        if let (false, Some(os)) = (spec.direct, &mut self.os) {
-            let token = self.next_id;
-            self.next_id += 1;
-            self.pending.insert(token, (flow as u32, now));
-            os.apps.insert(
-                token,
-                App {
-                    thread,
-                    bytes: u64::from(i.sectors) * 512,
-                    write: i.write,
-                    arrival: now,
-                },
-            );
-            // The file of the request (a flow may have several).
-            let (file_start, file_sectors) = spec.file_at(i.sector);
-            let op = Op {
-                token,
-                sector: i.sector,
-                sectors: i.sectors,
-                file_start,
-                file_sectors,
-                stream: thread.0,
-            };
-            if i.write && i.flush {
-                os.cache.write_sync(now, op);
-            } else if i.write {
-                os.cache.write(now, op);
-            } else {
-                os.cache.read(now, op);
-            }
-            self.drain_cache(now);
+        if !spec.direct && self.os.is_some() {
+            self.issue_buffered(now, flow, spec, thread, i);
             return Ok(());
         }
         if !i.continues {
@@ -235,4 +349,11 @@ impl Backend for Requests {
         self.driver.add(now, r);
         Ok(())
     }
+}
+
+/// Whether a thread's flow sets terms of its own (weight, reservation,
+/// limits, class or group): it stands for a cgroup of its own, whose
+/// writeback is its own (the others share the root cgroup's).
+fn has_own_cgroup(config: &FlowConfig) -> bool {
+    config.qos != sluice::Qos::default() || config.class.is_some() || config.group.is_some()
 }

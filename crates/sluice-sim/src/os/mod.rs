@@ -1,6 +1,8 @@
 //! The operating system between a buffered flow (`direct = false`) and the
 //! disk: a page cache with read-ahead, writeback and dirty throttling,
-//! modelled on the Linux 2.6.32–2.6.34 kernels the BFQ papers ran.
+//! modelled on the Linux 2.6.32–2.6.34 kernels the BFQ papers ran, with
+//! writeback charged to its writer as later kernels' cgroup writeback
+//! does (so limits and weights hold for buffered writers).
 //!
 //! [`PageCache`] is a pure state machine: no clock, no I/O. The host hands
 //! it application requests ([`PageCache::read`], [`PageCache::write`]),
@@ -20,39 +22,53 @@
 //!   [`COPY_NS_PER_PAGE`] (about 2 GB/s, a memcpy of the papers' era): a
 //!   write() and a cache hit complete that long after they are made.
 //! - Buffered writes dirty pages (a partly written page counts as wholly
-//!   written: no read-modify-write). Writeback goes out from one
-//!   asynchronous context, the flusher (a host gives all its requests one
-//!   scheduler flow, `sync = false`), per file in runs of up to
-//!   [`MAX_WRITEBACK_PAGES`] (4 MiB) from where the file's last pass ended
-//!   (`writeback_index`, range_cyclic), files in the order they became
-//!   dirty; each contiguous run goes out as requests of at most the
-//!   device's maximum request size. The flusher keeps at most
+//!   written: no read-modify-write). Writeback is charged to the writer
+//!   that dirtied the pages, as Linux's cgroup writeback (4.2+) charges it
+//!   to the dirtying cgroup: its requests carry that writer's stream
+//!   ([`Io::stream`]), so a host issues them in the writer's name and its
+//!   scheduler serves, weighs and limits them as the writer's. A page
+//!   belongs to the writer that last made it dirty. Writeback runs in
+//!   contexts (`bdi_writeback`): a writer given one of its own
+//!   ([`PageCache::own_writeback`], a cgroup of its own) has its dirty
+//!   files, queue and requests in flight to itself; the others share the
+//!   root's, one flusher as on the papers' kernels. Each context writes
+//!   back per file in runs of up to [`MAX_WRITEBACK_PAGES`] (4 MiB) from
+//!   where the file's last pass ended (`writeback_index`, range_cyclic),
+//!   files in the order they became dirty; each contiguous run of one
+//!   writer's pages goes out as requests of at most the device's maximum
+//!   request size. A context keeps at most
 //!   [`NR_REQUESTS`] requests in flight (the request queue's default
 //!   `nr_requests`; over it the kernel's flusher sleeps in
-//!   `get_request_wait`).
-//! - Background writeback starts once the dirty pages exceed
-//!   `dirty_background_ratio` of memory and runs until they are back under
-//!   it (`over_bground_thresh`). The periodic (kupdate) wake-up, every
+//!   `get_request_wait`): a writer held back by its limit in a context
+//!   of its own does not hold back the others' writeback.
+//! - Background writeback: a context writes back while its dirty pages
+//!   exceed its share of `dirty_background_ratio` of memory, an equal
+//!   share for each context with pages dirty or under writeback
+//!   (`over_bground_thresh` with the per-context `wb_bg_thresh`; alone, a
+//!   context's share is all of it). The periodic (kupdate) wake-up, every
 //!   [`KUPDATE_INTERVAL`] (`dirty_writeback_centisecs` = 500), writes back
-//!   the files that became dirty more than `dirty_expire_s` ago (a file's
-//!   age is the inode's `dirtied_when`: a file dirtied without a break is
-//!   written back whole, as the kernel does), at most as many pages as
-//!   were dirty when it woke.
-//! - Dirty throttling as 2.6.32's `balance_dirty_pages`: after a write()
-//!   that leaves dirty + writeback pages over `dirty_ratio` of memory, the
-//!   writer queues a chunk of `write_chunk` = 1.5 × `ratelimit_pages`
-//!   dirty pages for writeback (`sync_writeback_pages`; `ratelimit_pages`
-//!   is memory / 32 pages for one CPU, between 16 pages and 4 MiB: a
-//!   chunk of 6 MiB from 128 MiB of memory up) and its write() returns
-//!   once a chunk's worth of writeback has completed after it blocked
-//!   (its own or the flusher's: the writeback queue is one FIFO). So most
-//!   write() calls take microseconds and one in every few dozen as long
-//!   as a chunk's writeback. The kernel's writer returns once it has
-//!   *submitted* its chunk; counting completions instead keeps the writer
-//!   from returning to a limit it is still over (submitting moves pages
-//!   from dirty to writeback, which the limit counts alike), which the
-//!   kernel leaves to the next calls' short sleeps. Once no writeback is
-//!   left in flight, every throttled writer returns.
+//!   each context's files that became dirty more than `dirty_expire_s`
+//!   ago (a file's age is the inode's `dirtied_when`: a file dirtied
+//!   without a break is written back whole, as the kernel does), at most
+//!   as many pages as the context had dirty when it woke.
+//! - Dirty throttling as 2.6.32's `balance_dirty_pages`, per context:
+//!   after a write() that leaves its context's dirty + writeback pages
+//!   over its share of `dirty_ratio` of memory (an equal share, as for the
+//!   background threshold: the kernel's `wb_thresh` without its weighting
+//!   by recent writeout), the writer queues a chunk of `write_chunk` =
+//!   1.5 × `ratelimit_pages` of its context's dirty pages for writeback
+//!   (`sync_writeback_pages`; `ratelimit_pages` is memory / 32 pages for
+//!   one CPU, between 16 pages and 4 MiB: a chunk of 6 MiB from 128 MiB of
+//!   memory up) and its write() returns once a chunk's worth of its
+//!   context's writeback has completed after it blocked. So most write()
+//!   calls take microseconds and one in every few dozen as long as a
+//!   chunk's writeback, and a writer whose writeback is limited is slowed
+//!   to its limit. The kernel's writer returns once it has *submitted* its
+//!   chunk; counting completions instead keeps the writer from returning
+//!   to a limit it is still over (submitting moves pages from dirty to
+//!   writeback, which the limit counts alike), which the kernel leaves to
+//!   the next calls' short sleeps. Once none of its context's writeback
+//!   is left in flight, every throttled writer of the context returns.
 //! - Buffered reads: pages in the cache are hits; the others are read
 //!   from the disk (synchronous reads of the reader's own scheduler flow,
 //!   as read-ahead runs in the reader's context). Read-ahead follows the
@@ -66,21 +82,24 @@
 //!   Windows stop at the file's end. Other misses read just the request.
 //!
 //! - A write() followed by fsync() of its file ([`PageCache::write_sync`],
-//!   fio's `fsync=N`): the file's dirty pages go to the back of the
-//!   flusher's queue at once, and the call returns when every writeback
-//!   request of the file queued or in flight then has completed. Pages
-//!   redirtied while under writeback are not waited for again, and no
-//!   cache flush is sent to the drive.
+//!   fio's `fsync=N`): the file's dirty pages (whoever dirtied them) go to
+//!   the back of their contexts' queues at once, and the call returns
+//!   when every writeback request of the file queued or in flight then
+//!   has completed. Pages redirtied while under writeback are not waited
+//!   for again, and no cache flush is sent to the drive.
 //!
 //! What is not: dirtyable memory (limits are of all memory), per-device
 //! and per-task dirty limits (`bdi_thresh`, `task_dirty_limit`), the
-//! ratelimited check (every write() checks), mmap, metadata and
-//! journalling, page reclaim writing dirty pages, the readahead
-//! thrashing and interleaved-stream detection.
+//! weighting of a context's share by its recent writeout, contexts
+//! shared by some writers only (a writer has its own or the root's), the
+//! ratelimited check (every write() checks, once however long it is),
+//! mmap, metadata and journalling, page reclaim writing dirty pages, the
+//! readahead thrashing and interleaved-stream detection.
 
 mod readahead;
 #[cfg(test)]
 mod tests;
+mod writeback;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -138,6 +157,9 @@ pub const NR_REQUESTS: usize = 128;
 /// Copying one page between an application and the cache (4 KiB at about
 /// 2 GB/s).
 pub const COPY_NS_PER_PAGE: u64 = 2_000;
+/// The writeback context of writers without one of their own (the root
+/// cgroup's): no stream has this number.
+const ROOT_CONTEXT: u32 = u32::MAX;
 
 /// The page cache's settings, in pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,11 +220,12 @@ pub struct Io {
     pub sector: u64,
     /// Length in sectors.
     pub sectors: u32,
-    /// A writeback write (the flusher's, asynchronous), else a read for
-    /// `stream` (synchronous).
+    /// A writeback write (asynchronous), else a read (synchronous).
     pub write: bool,
-    /// The reader whose read it is (none for writeback).
-    pub stream: Option<u32>,
+    /// Whose request it is: the reader whose read it is, or the writer
+    /// that dirtied the pages written back (cgroup writeback charges
+    /// writeback to the dirtier).
+    pub stream: u32,
 }
 
 /// What the cache asks of its host.
@@ -255,6 +278,9 @@ impl Op {
 struct Page {
     /// The file (its first sector) that dirtied it.
     file: u64,
+    /// The writer that last made it dirty: its writeback context holds
+    /// it.
+    owner: u32,
     /// Its data is in memory (false while it is being read).
     uptodate: bool,
     dirty: bool,
@@ -263,22 +289,15 @@ struct Page {
     lru: Option<u64>,
 }
 
-/// A file's dirty pages not under writeback, and where its next pass
-/// starts.
-#[derive(Debug)]
-struct File {
-    dirty: BTreeSet<u64>,
-    /// The inode's `dirtied_when`: when it went from clean to dirty.
-    dirtied_when: Instant,
-    /// `writeback_index`: the page after the last one written back.
-    index: u64,
-}
-
 #[derive(Clone, Copy, Debug)]
 struct IoState {
     first: u64,
     pages: u64,
     write: bool,
+    /// The reader, or the writer whose pages it writes back.
+    stream: u32,
+    /// The writeback context that sent it (writes).
+    context: u32,
 }
 
 /// A stream's read-ahead state (`file_ra_state`), in pages.
@@ -291,10 +310,11 @@ struct Readahead {
     prev_end: Option<u64>,
 }
 
-/// A throttled write(): pages of writeback still to complete before it
-/// returns, and its length in pages.
+/// A throttled write(): its writer's writeback context, and pages of
+/// that context's writeback still to complete before it returns.
 #[derive(Clone, Copy, Debug)]
 struct Throttled {
+    owner: u32,
     owed: u64,
 }
 
@@ -310,18 +330,14 @@ pub struct PageCache {
     stamp: u64,
     nr_dirty: u64,
     nr_writeback: u64,
-    files: BTreeMap<u64, File>,
-    /// Files with dirty pages in the order they became dirty (b_io).
-    order: VecDeque<u64>,
+    /// Writeback contexts: one per writer with its own, and the root's.
+    wbs: BTreeMap<u32, writeback::Wb>,
+    /// Writers with a writeback context of their own.
+    own_context: BTreeSet<u32>,
     /// Read-ahead state per (reader, file).
     ra: BTreeMap<(u32, u64), Readahead>,
     next_io: u64,
     ios: BTreeMap<u64, IoState>,
-    /// Writeback requests waiting for a slot.
-    queue: VecDeque<u64>,
-    wb_in_flight: usize,
-    /// kupdate's pass: files dirtied before this, and pages left.
-    kupdate: Option<(Instant, u64)>,
     /// Reads waiting for pages: token -> (pages missing, pages of the read).
     reads: BTreeMap<u64, (u64, u64)>,
     waiters: BTreeMap<u64, Vec<u64>>,
@@ -347,14 +363,11 @@ impl PageCache {
             stamp: 0,
             nr_dirty: 0,
             nr_writeback: 0,
-            files: BTreeMap::new(),
-            order: VecDeque::new(),
+            wbs: BTreeMap::new(),
+            own_context: BTreeSet::new(),
             ra: BTreeMap::new(),
             next_io: 0,
             ios: BTreeMap::new(),
-            queue: VecDeque::new(),
-            wb_in_flight: 0,
-            kupdate: None,
             reads: BTreeMap::new(),
             waiters: BTreeMap::new(),
             throttled: BTreeMap::new(),
@@ -372,6 +385,23 @@ impl PageCache {
     /// keep their size).
     pub fn set_max_request_kib(&mut self, kib: u64) {
         self.cfg.max_request_pages = (kib / 4).max(1);
+    }
+
+    /// Give writer `stream` a writeback context of its own (a cgroup of
+    /// its own: a host does so for a flow with its own weight, limits or
+    /// group); other writers share the root's, as every writer did on the
+    /// kernels before cgroup writeback. Call it before the writer writes.
+    pub fn own_writeback(&mut self, stream: u32) {
+        self.own_context.insert(stream);
+    }
+
+    /// The writeback context of writer `stream`.
+    fn context_of(&self, stream: u32) -> u32 {
+        if self.own_context.contains(&stream) {
+            stream
+        } else {
+            ROOT_CONTEXT
+        }
     }
 
     /// Dirty pages (including those redirtied under writeback).
@@ -395,19 +425,24 @@ impl PageCache {
     }
 
     /// A buffered write(): dirty its pages; it completes at memory speed,
-    /// or, over the dirty limit, once its writeback chunk has been
-    /// written.
+    /// or, over the dirty limit, once a chunk of its writer's writeback
+    /// has been written.
     pub fn write(&mut self, now: Instant, op: Op) {
         let (first, end) = op.pages();
         for p in first..end {
-            self.dirty_page(now, p, op.file_start);
+            self.dirty_page(now, p, op.file_start, op.stream);
         }
-        if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages {
-            self.take_chunk();
+        let context = self.context_of(op.stream);
+        if self.over_dirty_share(context) {
+            self.take_chunk(context);
         }
-        if self.nr_dirty + self.nr_writeback > self.cfg.dirty_pages && self.nr_writeback > 0 {
-            let owed = self.cfg.write_chunk_pages;
-            self.throttled.insert(op.token, Throttled { owed });
+        let own_writeback = self.wbs.get(&context).map_or(0, |w| w.writeback);
+        if self.over_dirty_share(context) && own_writeback > 0 {
+            let throttled = Throttled {
+                owner: context,
+                owed: self.cfg.write_chunk_pages,
+            };
+            self.throttled.insert(op.token, throttled);
         } else {
             self.out.push(Out::Done {
                 token: op.token,
@@ -418,6 +453,18 @@ impl PageCache {
         self.evict();
     }
 
+    /// Whether context `owner`'s dirty and writeback pages are over its
+    /// share of the dirty limit: an equal share for each context with
+    /// pages dirty or under writeback (the kernel's `wb_thresh`, without
+    /// its weighting by recent writeout), all of it for one alone.
+    fn over_dirty_share(&self, owner: u32) -> bool {
+        let Some(wb) = self.wbs.get(&owner) else {
+            return false;
+        };
+        let share = self.cfg.dirty_pages / self.wbs.len().max(1) as u64;
+        wb.dirty + wb.writeback > share
+    }
+
     /// A buffered write() and then fsync() of its file: its pages are
     /// dirtied, every dirty page of the file is queued for writeback, and
     /// the call completes once the file's writeback requests (queued or
@@ -426,9 +473,14 @@ impl PageCache {
     pub fn write_sync(&mut self, now: Instant, op: Op) {
         let (first, end) = op.pages();
         for p in first..end {
-            self.dirty_page(now, p, op.file_start);
+            self.dirty_page(now, p, op.file_start, op.stream);
         }
-        self.pass(op.file_start, u64::MAX);
+        // Every context's dirty pages of the file (fsync writes the
+        // inode's, whoever dirtied them).
+        let owners: Vec<u32> = self.wbs.keys().copied().collect();
+        for owner in owners {
+            self.pass(owner, op.file_start, u64::MAX);
+        }
         let (file_first, file_end) = op.file_pages();
         let waits: BTreeSet<u64> = self
             .ios
@@ -454,22 +506,34 @@ impl PageCache {
             return;
         };
         if io.write {
-            self.wb_in_flight = self.wb_in_flight.saturating_sub(1);
-            for p in io.first..io.first + io.pages {
-                self.end_writeback(now, p);
+            let owner = io.context;
+            if let Some(wb) = self.wbs.get_mut(&owner) {
+                wb.in_flight = wb.in_flight.saturating_sub(1);
             }
-            // Every throttled writer counts the pages written back.
+            for p in io.first..io.first + io.pages {
+                self.end_writeback(now, owner, p);
+            }
+            // The context's throttled writers count the pages written
+            // back.
             let mut released = Vec::new();
             for (&t, w) in &mut self.throttled {
-                w.owed = w.owed.saturating_sub(io.pages);
-                if w.owed == 0 {
-                    released.push(t);
+                if w.owner == owner {
+                    w.owed = w.owed.saturating_sub(io.pages);
+                    if w.owed == 0 {
+                        released.push(t);
+                    }
                 }
             }
             self.pump();
-            if self.wb_in_flight == 0 {
-                // No writeback left to wait for: nobody is held.
-                released = self.throttled.keys().copied().collect();
+            if self.wbs.get(&owner).is_none_or(|w| w.in_flight == 0) {
+                // None of its writeback left to wait for: none of its
+                // writers is held.
+                released = self
+                    .throttled
+                    .iter()
+                    .filter(|(_, w)| w.owner == owner)
+                    .map(|(&t, _)| t)
+                    .collect();
             }
             for t in released {
                 self.throttled.remove(&t);
@@ -499,15 +563,14 @@ impl PageCache {
         // Nothing can have expired before `expire` has passed.
         let cutoff = now.checked_duration_since(Instant::ZERO + self.cfg.expire);
         if cutoff.is_some() && self.nr_dirty > 0 {
-            let cutoff = now.saturating_sub(self.cfg.expire);
-            self.kupdate = Some((cutoff, self.nr_dirty));
+            self.start_kupdate(now.saturating_sub(self.cfg.expire));
         }
         self.pump();
     }
 
     /// Whether anything waits for the disk or the flusher (for tests).
     pub fn busy(&self) -> bool {
-        !self.ios.is_empty() || !self.queue.is_empty()
+        !self.ios.is_empty() || self.wbs.values().any(|w| !w.queue.is_empty())
     }
 
     // ------------------------------------------------------------ pages
@@ -525,9 +588,10 @@ impl PageCache {
         }
     }
 
-    fn dirty_page(&mut self, now: Instant, p: u64, file: u64) {
+    fn dirty_page(&mut self, now: Instant, p: u64, file: u64, owner: u32) {
         let pg = self.pages.entry(p).or_insert(Page {
             file,
+            owner,
             uptodate: true,
             dirty: false,
             writeback: false,
@@ -539,25 +603,18 @@ impl PageCache {
         }
         pg.dirty = true;
         pg.file = file;
+        pg.owner = owner;
+        let writeback = pg.writeback;
         self.nr_dirty += 1;
-        if !pg.writeback {
-            self.file_dirty(now, file, p);
+        let context = self.context_of(owner);
+        self.wbs.entry(context).or_default().dirty += 1;
+        if !writeback {
+            self.file_dirty(now, context, file, p);
         }
     }
 
-    fn file_dirty(&mut self, now: Instant, file: u64, p: u64) {
-        let f = self.files.entry(file).or_insert_with(|| {
-            self.order.push_back(file);
-            File {
-                dirty: BTreeSet::new(),
-                dirtied_when: now,
-                index: 0,
-            }
-        });
-        f.dirty.insert(p);
-    }
-
-    fn end_writeback(&mut self, now: Instant, p: u64) {
+    /// Page `p`, written back by context `owner`, is done.
+    fn end_writeback(&mut self, now: Instant, owner: u32, p: u64) {
         let Some(pg) = self.pages.get_mut(&p) else {
             return;
         };
@@ -566,11 +623,14 @@ impl PageCache {
         }
         pg.writeback = false;
         self.nr_writeback = self.nr_writeback.saturating_sub(1);
+        if let Some(wb) = self.wbs.get_mut(&owner) {
+            wb.writeback = wb.writeback.saturating_sub(1);
+        }
         if pg.dirty {
             // Redirtied during writeback: its file is dirty again (as of
-            // now, unless it still is).
-            let file = pg.file;
-            self.file_dirty(now, file, p);
+            // now, unless it still is) in its new dirtier's context.
+            let (file, dirtier) = (pg.file, pg.owner);
+            self.file_dirty(now, self.context_of(dirtier), file, p);
         } else {
             self.touch(p);
         }
@@ -619,162 +679,37 @@ impl PageCache {
         }
     }
 
-    // ------------------------------------------------------------ reads
+    // ------------------------------------------------------------ disk requests
 
-    fn new_io(&mut self, first: u64, pages: u64, write: bool) -> Io {
+    /// A new disk request of `pages` from page `first`, for `stream`,
+    /// sent by writeback `context` (writes).
+    fn new_io(&mut self, first: u64, pages: u64, write: bool, stream: u32, context: u32) -> Io {
         let id = self.next_io;
         self.next_io += 1;
-        self.ios.insert(
-            id,
-            IoState {
-                first,
-                pages,
-                write,
-            },
-        );
-        let sector = first * PAGE_SECTORS;
-        let sectors = (pages * PAGE_SECTORS).min(self.cfg.capacity_sectors.saturating_sub(sector));
-        Io {
-            id,
-            sector,
-            sectors: sectors.max(1).min(u64::from(u32::MAX)) as u32,
+        let st = IoState {
+            first,
+            pages,
             write,
-            stream: None,
-        }
-    }
-
-    // ------------------------------------------------------------ writeback
-
-    /// A throttled writer's chunk: up to `write_chunk` dirty pages, file
-    /// after file in dirtied order, queued for writeback; returns the
-    /// pages taken.
-    fn take_chunk(&mut self) -> u64 {
-        let mut left = self.cfg.write_chunk_pages;
-        let mut taken = 0;
-        let mut tries = self.order.len();
-        while left > 0 && tries > 0 {
-            tries -= 1;
-            let Some(&file) = self.order.front() else {
-                break;
-            };
-            let n = self.pass(file, left.min(MAX_WRITEBACK_PAGES));
-            taken += n;
-            left -= n.min(left);
-        }
-        taken
-    }
-
-    /// One writeback pass over `file`: up to `max` of its dirty pages from
-    /// its writeback index on (wrapping), as contiguous runs queued for
-    /// writeback. The file goes to the back of the order (or leaves it
-    /// once clean). Returns the pages taken.
-    fn pass(&mut self, file: u64, max: u64) -> u64 {
-        let Some(f) = self.files.get_mut(&file) else {
-            self.order.retain(|&x| x != file);
-            return 0;
+            stream,
+            context,
         };
-        let picked: Vec<u64> = f
-            .dirty
-            .range(f.index..)
-            .chain(f.dirty.range(..f.index))
-            .copied()
-            .take(max.min(usize::MAX as u64) as usize)
-            .collect();
-        for p in &picked {
-            f.dirty.remove(p);
-        }
-        if let Some(&last) = picked.last() {
-            f.index = last + 1;
-        }
-        let clean = f.dirty.is_empty();
-        if let Some(pos) = self.order.iter().position(|&x| x == file) {
-            self.order.remove(pos);
-        }
-        if clean {
-            self.files.remove(&file);
-        } else {
-            self.order.push_back(file);
-        }
-        for &p in &picked {
-            if let Some(pg) = self.pages.get_mut(&p) {
-                pg.dirty = false;
-                pg.writeback = true;
-            }
-        }
-        self.nr_dirty = self.nr_dirty.saturating_sub(picked.len() as u64);
-        self.nr_writeback += picked.len() as u64;
-        // Contiguous runs, each cut at the largest request.
-        let mut i = 0;
-        while i < picked.len() {
-            let start = picked[i];
-            let mut n = 1;
-            while i + (n as usize) < picked.len()
-                && picked[i + n as usize] == start + n
-                && n < self.cfg.max_request_pages
-            {
-                n += 1;
-            }
-            let io = self.new_io(start, n, true);
-            self.queue.push_back(io.id);
-            i += n as usize;
-        }
-        picked.len() as u64
+        self.ios.insert(id, st);
+        disk_io(&self.cfg, id, &st)
     }
+}
 
-    /// The flusher's next pass of its own: kupdate's expired files first,
-    /// then background writeback while over the background threshold.
-    /// Returns whether it queued anything.
-    fn flusher_pass(&mut self) -> bool {
-        if let Some((cutoff, budget)) = self.kupdate {
-            let file = self
-                .order
-                .iter()
-                .copied()
-                .find(|f| self.files.get(f).is_some_and(|x| x.dirtied_when <= cutoff));
-            match file {
-                Some(file) if budget > 0 => {
-                    let n = self.pass(file, MAX_WRITEBACK_PAGES.min(budget));
-                    self.kupdate = Some((cutoff, budget.saturating_sub(n.max(1))));
-                    return true;
-                }
-                _ => self.kupdate = None,
-            }
-        }
-        if self.nr_dirty > self.cfg.background_pages {
-            if let Some(&file) = self.order.front() {
-                return self.pass(file, MAX_WRITEBACK_PAGES) > 0;
-            }
-        }
-        false
-    }
-
-    /// Send queued writeback while request slots are free, making more
-    /// when the queue runs dry.
-    fn pump(&mut self) {
-        loop {
-            while self.wb_in_flight < NR_REQUESTS {
-                let Some(id) = self.queue.pop_front() else {
-                    break;
-                };
-                let Some(st) = self.ios.get(&id) else {
-                    continue;
-                };
-                let sector = st.first * PAGE_SECTORS;
-                let sectors = (st.pages * PAGE_SECTORS)
-                    .min(self.cfg.capacity_sectors.saturating_sub(sector))
-                    .max(1);
-                self.wb_in_flight += 1;
-                self.out.push(Out::Io(Io {
-                    id,
-                    sector,
-                    sectors: sectors.min(u64::from(u32::MAX)) as u32,
-                    write: true,
-                    stream: None,
-                }));
-            }
-            if self.wb_in_flight >= NR_REQUESTS || !self.flusher_pass() {
-                break;
-            }
-        }
+/// Request `id` as the disk sees it: cut at the disk's end, at least a
+/// sector.
+fn disk_io(cfg: &Config, id: u64, st: &IoState) -> Io {
+    let sector = st.first * PAGE_SECTORS;
+    let sectors = (st.pages * PAGE_SECTORS)
+        .min(cfg.capacity_sectors.saturating_sub(sector))
+        .max(1);
+    Io {
+        id,
+        sector,
+        sectors: sectors.min(u64::from(u32::MAX)) as u32,
+        write: st.write,
+        stream: st.stream,
     }
 }

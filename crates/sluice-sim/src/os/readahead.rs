@@ -3,7 +3,7 @@
 
 use sluice::Instant;
 
-use super::{copy_cost, Io, Op, Out, Page, PageCache, Readahead};
+use super::{copy_cost, Op, Out, Page, PageCache, Readahead};
 
 /// `get_init_ra_size`: the first window of a sequential stream.
 fn init_ra_size(req: u64, max: u64) -> u64 {
@@ -109,6 +109,7 @@ impl PageCache {
                 p,
                 Page {
                     file: 0,
+                    owner: 0,
                     uptodate: false,
                     dirty: false,
                     writeback: false,
@@ -130,10 +131,7 @@ impl PageCache {
     }
 
     fn send_read(&mut self, stream: u32, first: u64, pages: u64) {
-        let io = self.new_io(first, pages, false);
-        self.out.push(Out::Io(Io {
-            stream: Some(stream),
-            ..io
-        }));
+        let io = self.new_io(first, pages, false, stream, stream);
+        self.out.push(Out::Io(io));
     }
 }

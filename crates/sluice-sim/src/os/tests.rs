@@ -81,7 +81,7 @@ fn the_background_threshold_starts_writeback() {
         !io.is_empty(),
         "over the background threshold, writeback starts"
     );
-    assert!(io.iter().all(|i| i.write && i.stream.is_none()));
+    assert!(io.iter().all(|i| i.write && i.stream == 7));
     // Down to the threshold or below, no further.
     assert!(c.dirty() <= cfg().background_pages);
     assert!(c.dirty() + c.writeback() == 416);
@@ -121,7 +121,7 @@ fn a_writer_over_the_dirty_limit_blocks_until_its_chunk_is_written_back() {
     let chunk = ios(&out);
     let pages: u64 = chunk.iter().map(|i| u64::from(i.sectors) / 8).sum();
     assert_eq!(pages, cfg().write_chunk_pages);
-    assert!(chunk.iter().all(|i| i.write && i.stream.is_none()));
+    assert!(chunk.iter().all(|i| i.write && i.stream == 7));
     // Part of a chunk written: still blocked.
     let (first, rest) = chunk.split_at(1);
     c.io_done(at(2), first[0].id);
@@ -139,8 +139,9 @@ fn a_writer_over_the_dirty_limit_blocks_until_its_chunk_is_written_back() {
     assert_eq!(done(&c.take()).len(), 1);
 }
 
+/// Writes of one writer (one writeback context) share its writeback.
 #[test]
-fn a_throttled_writer_waits_for_a_chunk_of_anyones_writeback() {
+fn a_throttled_writer_waits_for_a_chunk_of_its_contexts_writeback() {
     let mut c = PageCache::new(Config {
         background_pages: u64::MAX,
         write_chunk_pages: 4096,
@@ -149,8 +150,9 @@ fn a_throttled_writer_waits_for_a_chunk_of_anyones_writeback() {
     c.write(at(0), op(1, 0, 3200));
     c.write(at(1), op(2, 3200, 128));
     let first = ios(&c.take());
-    // All dirty pages are under writeback; a second writer redirties
-    // some of them, finds none to write back, and blocks too.
+    // All dirty pages are under writeback; a second write() of the
+    // writer redirties some of them, finds none to write back, and
+    // blocks too.
     c.write(at(2), op(3, 0, 128));
     let out = c.take();
     assert!(ios(&out).is_empty() && done(&out).is_empty());
@@ -211,7 +213,7 @@ fn the_read_ahead_window_grows_to_read_ahead_kb() {
         c.read(at(i), o);
         let out = c.take();
         for io in ios(&out) {
-            assert!(!io.write && io.stream == Some(7));
+            assert!(!io.write && io.stream == 7);
             sizes.push(io.sectors / 8);
             c.io_done(at(i), io.id);
         }
@@ -528,4 +530,74 @@ fn read_ahead_is_kept_per_file_of_a_reader() {
             .collect::<Vec<_>>(),
         [(32, 64)]
     );
+}
+
+/// Issue 43, defect 9: writeback is issued in the name of the writer that
+/// dirtied the pages (cgroup writeback); a writer with a context of its
+/// own has its own requests in flight and an equal share of the dirty
+/// limit, and waits, throttled, for its own context's writeback only.
+#[test]
+fn writeback_is_the_writers_that_dirtied_the_pages() {
+    let mut c = PageCache::new(Config {
+        background_pages: u64::MAX,
+        ..cfg()
+    });
+    c.own_writeback(1);
+    c.own_writeback(2);
+    let of = |stream: u32, token: u64, kib_offset: u64, kib: u32| Op {
+        stream,
+        ..op(token, kib_offset, kib)
+    };
+    // Writer 1: 400 pages, under the limit of 819 while alone.
+    c.write(at(0), of(1, 1, 0, 1600));
+    assert_eq!(done(&c.take()).len(), 1);
+    // Writer 2: 432 pages in another file. Each has a share of 409: both
+    // are over, writer 2 now.
+    c.write(at(1), of(2, 2, 1 << 20, 1728));
+    let out = c.take();
+    assert!(done(&out).is_empty(), "writer 2 blocks: {out:?}");
+    let second = ios(&out);
+    assert!(!second.is_empty() && second.iter().all(|i| i.write && i.stream == 2));
+    // Writer 1 over its share: its own chunk, in its own name.
+    c.write(at(2), of(1, 3, 1600, 64));
+    let first = ios(&c.take());
+    assert!(!first.is_empty() && first.iter().all(|i| i.write && i.stream == 1));
+    // Writer 1's writeback releases writer 1 only.
+    for io in &first {
+        c.io_done(at(3), io.id);
+    }
+    assert_eq!(done(&c.take()), [(3, at(3))]);
+    for io in &second {
+        c.io_done(at(4), io.id);
+    }
+    assert_eq!(done(&c.take()), [(2, at(4))]);
+}
+
+/// Writers without a context of their own share the root's (one
+/// flusher, as before cgroup writeback), and its requests still name the
+/// writer whose pages they carry.
+#[test]
+fn writers_without_a_context_share_the_roots_in_their_own_names() {
+    let mut c = PageCache::new(Config {
+        background_pages: u64::MAX,
+        ..cfg()
+    });
+    let of = |stream: u32, token: u64, kib_offset: u64, kib: u32| Op {
+        stream,
+        ..op(token, kib_offset, kib)
+    };
+    // 400 + 432 pages: over the whole limit (one context), not before.
+    c.write(at(0), of(1, 1, 0, 1600));
+    assert_eq!(done(&c.take()).len(), 1);
+    c.write(at(1), of(2, 2, 1 << 20, 1728));
+    let out = c.take();
+    assert!(done(&out).is_empty());
+    // The chunk is the oldest file's: writer 1's pages, in its name.
+    let chunk = ios(&out);
+    assert!(!chunk.is_empty() && chunk.iter().all(|i| i.write && i.stream == 1));
+    // Writer 1's pages released writer 2: the root's writeback is shared.
+    for io in &chunk {
+        c.io_done(at(2), io.id);
+    }
+    assert_eq!(done(&c.take()), [(2, at(2))]);
 }
