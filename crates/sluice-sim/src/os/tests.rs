@@ -544,10 +544,6 @@ fn writeback_is_the_writers_that_dirtied_the_pages() {
     });
     c.own_writeback(1);
     c.own_writeback(2);
-    let of = |stream: u32, token: u64, kib_offset: u64, kib: u32| Op {
-        stream,
-        ..op(token, kib_offset, kib)
-    };
     // Writer 1: 400 pages, under the limit of 819 while alone.
     c.write(at(0), of(1, 1, 0, 1600));
     assert_eq!(done(&c.take()).len(), 1);
@@ -573,6 +569,14 @@ fn writeback_is_the_writers_that_dirtied_the_pages() {
     assert_eq!(done(&c.take()), [(2, at(4))]);
 }
 
+/// [`op`] by writer `stream`.
+fn of(stream: u32, token: u64, kib_offset: u64, kib: u32) -> Op {
+    Op {
+        stream,
+        ..op(token, kib_offset, kib)
+    }
+}
+
 /// Writers without a context of their own share the root's (one
 /// flusher, as before cgroup writeback), and its requests still name the
 /// writer whose pages they carry.
@@ -582,10 +586,6 @@ fn writers_without_a_context_share_the_roots_in_their_own_names() {
         background_pages: u64::MAX,
         ..cfg()
     });
-    let of = |stream: u32, token: u64, kib_offset: u64, kib: u32| Op {
-        stream,
-        ..op(token, kib_offset, kib)
-    };
     // 400 + 432 pages: over the whole limit (one context), not before.
     c.write(at(0), of(1, 1, 0, 1600));
     assert_eq!(done(&c.take()).len(), 1);
