@@ -400,15 +400,18 @@ impl<P: Scheduler> Testbed<P> {
         out
     }
 
-    /// Complete request `id` now.
-    pub fn complete(&mut self, id: RequestId) {
+    /// Complete request `id` now; returns how many added requests it
+    /// finished (more than one when it was merged).
+    pub fn complete(&mut self, id: RequestId) -> usize {
         let done = self
             .driver
             .complete(self.now, id)
             .expect("the testbed completes only what is in flight");
         self.check_parts(&done);
+        let finished = done.originals().len();
         self.completions.push((self.log.len(), done.request));
         self.due.retain(|&(d, _)| d != id);
+        finished
     }
 
     /// `dt` passes (without firing wake-ups); everything in flight completes.
@@ -601,11 +604,15 @@ impl<P: Scheduler> Testbed<P> {
                     .in_flight_requests()
                     .find(|(r, _)| r.id == id)
                     .map(|(r, _)| r.flow.0);
-                self.complete(id);
+                // A merged request finishes each of its originals: the
+                // flow gets every one of their slots back.
+                let finished = self.complete(id);
                 if let Some(i) = self.closed.iter().position(|c| Some(c.flow) == flow) {
-                    self.closed[i].live -= 1;
+                    self.closed[i].live -= finished;
                     let think = self.closed[i].think;
-                    self.issues.push((self.now + think, i));
+                    for _ in 0..finished {
+                        self.issues.push((self.now + think, i));
+                    }
                 }
             } else if next_issue.is_some_and(|i| i <= self.now) {
                 let (_, i) = self.issues.remove(0);

@@ -113,3 +113,29 @@ fn merged_requests_are_charged_as_the_cost_model_does() {
         );
     }
 }
+
+/// The testbed's closed flows counted a merged request's completion as
+/// one, so a flow whose requests merged lost its slots and stopped (found
+/// by the limits property test, which then rarely saw merges). Four
+/// sequential requests in flight on a merging device keep flowing.
+#[test]
+fn a_closed_flow_keeps_its_slots_when_its_requests_merge() {
+    let mut tb = Testbed::new(with_charge("yfq", "sectors", None), 1).with_merging(1024);
+    tb.closed_flow(ClosedFlow::new(
+        0,
+        Pattern::Seq { next: 0 },
+        true,
+        4,
+        Duration::ZERO,
+    ));
+    tb.run(Instant::ZERO + Duration::from_secs(1));
+    // 1 ms per dispatch, each the four requests in the queue merged (with
+    // the slots lost, one request at a time after the first merge).
+    let sectors: u64 = tb.log.iter().map(|(_, r)| u64::from(r.sectors)).sum();
+    let requests = sectors / 8;
+    assert!(
+        requests > 3 * tb.log.len() as u64,
+        "{requests} requests in {} dispatches",
+        tb.log.len()
+    );
+}
