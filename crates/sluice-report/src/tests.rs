@@ -901,6 +901,16 @@ fn report_refuses_cdf_points_out_of_range() {
 
 #[test]
 fn report_axes_stay_bounded_whatever_the_values() {
+    // Subnormal values (found by the report_values fuzz target): a log
+    // axis from 1e-310 spanned 600 decades and its ticks took forever.
+    let tiny = vec![(0.0, 5e-324), (50.0, 1e-310), (100.0, 1.0)];
+    assert!(plots::latency_cdf("t", &[("a".into(), tiny)])
+        .unwrap()
+        .contains("<svg"));
+    let rows = vec![("r".to_string(), vec![Some(1e-310), Some(1e3)])];
+    assert!(plots::bars("t", "x", &["a", "b"], &rows, "-")
+        .unwrap()
+        .contains("<svg"));
     // Drawn directly (the reader refuses these): every axis ends finite
     // and few ticks are drawn.
     let cdf = plots::latency_cdf("t", &[("a".into(), vec![(0.0, 1.0), (100.0, 1e308)])]).unwrap();

@@ -65,11 +65,14 @@ pub(crate) fn bars(
         .collect();
     let hi = bounded(values.iter().copied().fold(0.0f64, f64::max));
     let lo = bounded(values.iter().copied().fold(0.0f64, f64::min));
-    let least = values
-        .iter()
-        .copied()
-        .filter(|&x| x > 0.0)
-        .fold(f64::INFINITY, f64::min);
+    let least = super::log_floor(
+        values
+            .iter()
+            .copied()
+            .filter(|&x| x > 0.0)
+            .fold(f64::INFINITY, f64::min),
+        hi,
+    );
     let log = lo >= 0.0 && least.is_finite() && hi / least > SPAN;
     let digits = decimals(hi.max(-lo));
     let span = if hi - lo > 1e-12 { hi - lo } else { 1.0 };

@@ -30,6 +30,17 @@ const AXIS_MAX: f64 = 1e15;
 /// Most ticks an axis drawn by hand gets (about ten is the aim).
 const MAX_TICKS: usize = 100;
 
+/// Most decades a log axis spans: its low end is at least its high end
+/// over this (a subnormal value, 1e-310, would make it 600 decades and
+/// the tick search all but endless).
+const LOG_SPAN: f64 = 1e12;
+
+/// The low end of a log axis whose smallest positive value is `least`
+/// and whose high end is `hi`: at most [`LOG_SPAN`] below `hi`.
+pub(super) fn log_floor(least: f64, hi: f64) -> f64 {
+    least.max(hi / LOG_SPAN).max(f64::MIN_POSITIVE)
+}
+
 /// `x` within `-AXIS_MAX..=AXIS_MAX` (NaN as 0), for an axis' end.
 pub(super) fn bounded(x: f64) -> f64 {
     if x.is_nan() {
@@ -365,7 +376,7 @@ pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> R
         .filter(|&ms| ms > 0.0)
         .fold(f64::INFINITY, f64::min);
     let hi = bounded(all.fold(0.0f64, f64::max));
-    let lo = lo.min(AXIS_MAX);
+    let lo = log_floor(lo.min(AXIS_MAX), hi);
     let (lo, hi) = if lo.is_finite() && hi > lo {
         (lo / 1.5, hi * 1.5)
     } else {
