@@ -1,5 +1,6 @@
 //! Fuzzing in `cargo test`, bounded in time: no input makes the scenario
-//! parser, the DiskSim parser or the trace readers panic, and what they
+//! parser (group trees, limits and the cost model included), the DiskSim
+//! parser or the trace readers panic, and what they
 //! accept runs (briefly) without panicking. Inputs are the shipped files
 //! with one number replaced by an awkward one (zero, negative, huge, NaN,
 //! infinite, too many digits), or lines built from awkward pieces; proptest
@@ -8,123 +9,20 @@
 //! includes written to files (cycles and repeats), every trace format's
 //! lines with wrapping numbers, and every kind of line end. Each property
 //! is kept to a few seconds of a debug build, and each case to a bound;
-//! `fuzz/` has cargo-fuzz targets for long runs.
+//! `fuzz/` has cargo-fuzz targets for long runs; `fuzz_imports.rs` does
+//! the same for the importers.
 
-use std::path::{Path, PathBuf};
+mod fuzzing;
 
+use std::path::Path;
+
+use fuzzing::*;
 use proptest::prelude::*;
 use proptest::sample::Index;
-use sluice::Duration;
 use sluice_runtime::Scenario;
 use sluice_sim::device::{diskspecs, presets, Model};
 use sluice_sim::validate::{parse_trace, validate};
 use sluice_workload::startup::StartupTrace;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn read(path: PathBuf) -> String {
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Awkward values for a number.
-const BAD: &[&str] = &[
-    "0",
-    "-1",
-    "1",
-    "0.5",
-    "-0.0",
-    "1e300",
-    "-1e300",
-    "1e-300",
-    "nan",
-    "inf",
-    "-inf",
-    "18446744073709551616",
-    "9223372036854775807",
-    "4294967296",
-    "99999999999",
-    "1.3e11",
-    "4000000000",
-    "",
-    "x",
-    // Past u64 and i64, and near them: sums and products of these wrap.
-    "18446744073709551615",
-    "9223372036854775808",
-    "18446744073709543424",
-    "-9223372036854775808",
-    "-18446744073709551616",
-    "36028797018963968",
-    "340282366920938463463374607431768211456",
-];
-
-/// Byte ranges of the numbers in `text` (not parts of words).
-fn numbers(text: &str) -> Vec<(usize, usize)> {
-    let b = text.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let starts =
-            b[i].is_ascii_digit() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_digit));
-        let after_word = i > 0
-            && (b[i - 1].is_ascii_alphabetic() || b[i - 1] == b'_' || b[i - 1].is_ascii_digit());
-        if starts && !after_word {
-            let mut j = i + 1;
-            while j < b.len()
-                && (b[j].is_ascii_digit() || matches!(b[j], b'.' | b'e' | b'E' | b'+' | b'-'))
-            {
-                j += 1;
-            }
-            out.push((i, j));
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-/// `text` with its `which`th number replaced by `by`.
-fn mutate(text: &str, which: Index, by: &str) -> String {
-    let spans = numbers(text);
-    if spans.is_empty() {
-        return text.to_string();
-    }
-    let (a, b) = spans[which.index(spans.len())];
-    format!("{}{by}{}", &text[..a], &text[b..])
-}
-
-/// A value to put in place of a number: an awkward one or any number.
-fn value() -> impl Strategy<Value = String> {
-    prop_oneof![
-        3 => prop::sample::select(BAD).prop_map(str::to_string),
-        1 => any::<f64>().prop_map(|x| x.to_string()),
-        1 => any::<i64>().prop_map(|x| x.to_string()),
-    ]
-}
-
-fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig {
-        cases,
-        max_shrink_iters: 200,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// Run an accepted scenario for a moment of simulated time.
-fn run_briefly(mut s: Scenario) {
-    let in_flight: u64 = s.flows.iter().map(|f| u64::from(f.outstanding)).sum();
-    if s.flows.len() > 64 || in_flight > 4096 {
-        // Accepted and bounded in memory (see check_memory); too slow for a
-        // debug build's fuzz loop.
-        return;
-    }
-    s.duration = s.duration.min(Duration::from_millis(100));
-    s.warmup = Duration::from_nanos(0);
-    let _ = sluice_sim::simulate(&s);
-}
 
 fn scenario_files() -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -315,21 +213,6 @@ proptest! {
 
 // ---------------------------------------------------------------------------
 // Generated structure
-
-/// Longest a single case may take in a debug build: every reader is
-/// bounded, so more is a hang in the making.
-const CASE_LIMIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// A number a reader must survive: an awkward one, a small one, or one
-/// that wraps a sum or a product.
-fn num() -> impl Strategy<Value = String> {
-    prop_oneof![
-        3 => value(),
-        3 => (0u64..100_000).prop_map(|x| x.to_string()),
-        1 => prop::sample::select(&[u64::MAX, 1 << 63, 18446744073709543424, (1 << 55) + 1, 1 << 32][..])
-            .prop_map(|x| x.to_string()),
-    ]
-}
 
 /// Line ends: `\n`, `\r\n`, a lone `\r`.
 fn eol() -> impl Strategy<Value = &'static str> {
@@ -582,5 +465,199 @@ proptest! {
         if openers.len() >= 64 {
             prop_assert!(m.contains("nest more than 64 deep") || m.contains("includes nest too deeply"), "{m}");
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Groups, limits and the cost model
+
+/// A value for a QoS or cost key: mostly plausible, so that scenarios run.
+fn qos_value() -> impl Strategy<Value = String> {
+    prop_oneof![
+        6 => (0u32..2000).prop_map(|x| x.to_string()),
+        2 => (0u32..100, 1u32..1000).prop_map(|(a, b)| format!("{a}.{b}")),
+        1 => num(),
+    ]
+}
+
+const QOS_KEYS: &[&str] = &[
+    "weight",
+    "reservation_iops",
+    "limit_iops",
+    "limit_mb_s",
+    "burst_ms",
+];
+
+const POLICIES: &[&str] = &[
+    "noop",
+    "clook",
+    "cfq",
+    "bfq",
+    "bfq+",
+    "yfq",
+    "mclock",
+    "seastar-fq",
+    "vios",
+    "deadline",
+    "dor",
+    "bsd",
+    "nope",
+];
+
+/// Names a group or a flow's `group` may give besides a generated group's
+/// (`gN`): repeated, empty, or naming no group.
+const GROUP_NAMES: &[&str] = &["g0", "g1", "", "none", "g0\u{202e}"];
+
+/// A reference to a group: the `k`th (mod how many there are; an earlier
+/// one mostly, for a parent) or, now and then, a junk name.
+fn group_ref() -> impl Strategy<Value = Result<usize, &'static str>> {
+    prop_oneof![9 => any::<usize>().prop_map(Ok), 1 => prop::sample::select(GROUP_NAMES).prop_map(Err)]
+}
+
+/// The name `r` gives among `n` groups, seen from group `from` (a parent
+/// is an earlier group, unless `any`: itself, a later one, a cycle).
+fn group_name(r: &Result<usize, &str>, n: usize, from: Option<usize>, any: bool) -> String {
+    match (r, from) {
+        (Err(junk), _) => (*junk).to_string(),
+        (Ok(k), Some(i)) if !any && i > 0 => format!("g{}", k % i),
+        (Ok(k), _) => format!("g{}", k % n.max(1)),
+    }
+}
+
+/// QoS keys with generated values (a weight mostly whole), as lines.
+fn qos_lines() -> impl Strategy<Value = String> {
+    let weight = prop_oneof![6 => (1u32..1000).prop_map(|x| x.to_string()), 1 => qos_value()];
+    (
+        prop::option::of(weight),
+        prop::collection::btree_map(prop::sample::select(&QOS_KEYS[1..]), qos_value(), 0..4),
+    )
+        .prop_map(|(weight, kv)| {
+            let mut lines: String = kv.iter().map(|(k, v)| format!("{k} = {v}\n")).collect();
+            if let Some(w) = weight {
+                lines.push_str(&format!("weight = {w}\n"));
+            }
+            lines
+        })
+}
+
+/// A `[[group]]`: a junk name now and then, a parent, its QoS keys and
+/// maybe a policy of its own.
+type GroupSpec = (
+    Option<&'static str>,
+    Option<(Result<usize, &'static str>, bool)>,
+    String,
+    Option<&'static str>,
+);
+
+fn group_spec() -> impl Strategy<Value = GroupSpec> {
+    (
+        prop::option::weighted(0.05, prop::sample::select(GROUP_NAMES)),
+        prop::option::of((group_ref(), prop::bool::weighted(0.1))),
+        qos_lines(),
+        prop::option::of(prop::sample::select(POLICIES)),
+    )
+}
+
+/// Group `i` of `n` as TOML.
+fn group_table(i: usize, n: usize, (junk, parent, qos, policy): &GroupSpec) -> String {
+    let name = junk.map_or(format!("g{i}"), str::to_string);
+    let mut t = format!("[[group]]\nname = \"{name}\"\n{qos}");
+    if let Some((p, any)) = parent.as_ref().filter(|_| i > 0 || junk.is_some()) {
+        t.push_str(&format!(
+            "parent = \"{}\"\n",
+            group_name(p, n, Some(i), *any)
+        ));
+    }
+    if let Some(p) = policy {
+        t.push_str(&format!("scheduler = \"{p}\"\n"));
+    }
+    t
+}
+
+/// A `[[flow]]`'s keys (its name and group aside), and its group.
+fn flow_table() -> impl Strategy<Value = (String, Option<Result<usize, &'static str>>)> {
+    (
+        prop::sample::select(&["rand-read", "seq-read", "seq-write", "rand-write"][..]),
+        prop::option::of(group_ref()),
+        qos_lines(),
+        any::<bool>(),
+    )
+        .prop_map(|(pattern, group, qos, direct)| {
+            let t = format!("pattern = \"{pattern}\"\nfile_gib = 1\ndirect = {direct}\n{qos}");
+            (t, group)
+        })
+}
+
+/// A `[cost]` table with some of its keys.
+fn cost_table() -> impl Strategy<Value = String> {
+    let keys = &[
+        "read_seq_us",
+        "read_rand_us",
+        "write_seq_us",
+        "write_rand_us",
+        "per_kib_us",
+        "seq_threshold_kib",
+    ][..];
+    prop::collection::btree_map(prop::sample::select(keys), qos_value(), 0..7).prop_map(|kv| {
+        format!(
+            "[cost]\n{}",
+            kv.iter()
+                .map(|(k, v)| format!("{k} = {v}\n"))
+                .collect::<String>()
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(config(64))]
+
+    /// Generated group trees (cycles, self-parents, missing and repeated
+    /// names, a policy per group), limits, reservations and bursts on
+    /// groups and flows, and a `[cost]` table charged or not: an error in
+    /// one line naming the file, or a scenario that runs.
+    #[test]
+    fn generated_groups_limits_and_costs_never_panic(
+        policy in prop::sample::select(POLICIES),
+        charge in prop::option::of(prop::sample::select(&["sectors", "time", "cost", "ios", "x"][..])),
+        at_limit in prop::option::of(prop::sample::select(&["wait", "allow", "x"][..])),
+        anywhere in prop::bool::weighted(0.1),
+        device in prop::sample::select(&["preset = \"ssd-sata\"", "preset = \"maxtor-stm332061\"",
+            "model = \"rate\"\nread_iops = 1000\nwrite_mb_s = 100"][..]),
+        groups in prop::collection::vec(group_spec(), 0..5),
+        flows in prop::collection::vec(flow_table(), 1..4),
+        cost in prop::option::of(cost_table()),
+    ) {
+        // Parameters where the policy takes them (mostly).
+        let mut scheduler = format!("[scheduler]\nname = \"{policy}\"\n");
+        if let Some(c) = charge.filter(|_| ["bfq", "bfq+", "yfq", "mclock"].contains(&policy) || anywhere) {
+            scheduler.push_str(&format!("charge = \"{c}\"\n"));
+        }
+        if let Some(a) = at_limit.filter(|_| policy == "mclock" || anywhere) {
+            scheduler.push_str(&format!("at_limit = \"{a}\"\n"));
+        }
+        let text = format!(
+            "name = \"tree\"\nduration_s = 1\n[device]\n{device}\n{scheduler}{}{}{}",
+            cost.unwrap_or_default(),
+            groups.iter().enumerate().map(|(i, g)| group_table(i, groups.len(), g)).collect::<String>(),
+            flows
+                .iter()
+                .enumerate()
+                .map(|(i, (f, g))| {
+                    let group = g.as_ref().map_or(String::new(), |g| {
+                        format!("group = \"{}\"\n", group_name(g, groups.len(), None, true))
+                    });
+                    format!("[[flow]]\nname = \"f{i}\"\n{f}{group}")
+                })
+                .collect::<String>()
+        );
+        let start = std::time::Instant::now();
+        match Scenario::parse("tree.toml", &text) {
+            Ok(s) => run_briefly(s),
+            Err(e) => {
+                let m = e.to_string();
+                prop_assert!(!m.contains('\n') && m.starts_with("tree.toml"), "{m}");
+            }
+        }
+        prop_assert!(start.elapsed() < CASE_LIMIT, "{:?}", start.elapsed());
     }
 }
