@@ -46,11 +46,15 @@ impl Imported {
     }
 }
 
-/// `s` with control characters (line breaks) replaced by spaces.
+/// `s` on one line and safe to print: control characters (line breaks)
+/// as spaces, the other characters that reorder or hide text (a job named
+/// "x\u{202e}y") escaped, as names are.
 fn one_line(s: &str) -> String {
-    s.chars()
+    let spaced: String = s
+        .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
-        .collect()
+        .collect();
+    crate::names::printable(&spaced).into_owned()
 }
 
 /// An error naming no file (the caller prefixes the input's name).

@@ -652,6 +652,18 @@ mod tests {
         }
     }
 
+    /// Issue 43 (found by the fuzz campaign): `one_line` let a bidi
+    /// override through, so an error could print a line reversed on the
+    /// terminal; it is escaped as names are.
+    #[test]
+    fn a_job_name_with_a_bidi_override_is_escaped_in_errors() {
+        let conf = "- name: \"x\\u202ey\"\n  type: fly\n  shard_info: {parallelism: 1}\n";
+        let e = import(conf, I4I, &Options::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("x\\u{202e}y") && !e.contains('\u{202e}'), "{e}");
+    }
+
     /// Issue 43, defect 12: two jobs of one name became two flows of one
     /// name, a scenario `sim` refuses; the import refuses it, naming both.
     #[test]
