@@ -78,28 +78,11 @@ impl Drop for Emulator {
         if let Some(p) = self.process.take() {
             p.stop();
         }
-        if is_mounted(&self.mount) {
-            let _ = Command::new("umount").arg("-l").arg(&self.mount).status();
-        }
+        let _ = sluice_real::journal::unmount_if_mounted(&self.mount);
         if let Some(m) = self.mounted.take() {
             self.journal.undone(m);
         }
     }
-}
-
-/// Whether `dir` is a mount point now (/proc/self/mounts writes
-/// backslash, space, tab and newline as octal escapes).
-fn is_mounted(dir: &Path) -> bool {
-    let want = dir
-        .to_string_lossy()
-        .replace('\\', "\\134")
-        .replace(' ', "\\040")
-        .replace('\t', "\\011")
-        .replace('\n', "\\012");
-    std::fs::read_to_string("/proc/self/mounts").is_ok_and(|t| {
-        t.lines()
-            .any(|l| l.split_whitespace().nth(1) == Some(want.as_ref()))
-    })
 }
 
 /// A loop device over a file, detached on drop.

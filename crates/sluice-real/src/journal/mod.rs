@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 
 pub use self::lock::DeviceLock;
 pub use self::process::{hold_until_journaled, process_start, Started, GRACE};
-pub use self::undo::{clean, Cleaned};
+pub use self::undo::{clean, unmount_if_mounted, Cleaned};
 
 /// One change to the machine and how to take it back.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -227,15 +227,10 @@ fn undo(change: &Change) -> Option<String> {
                 last.map_or_else(String::new, |e| e.to_string())
             ))
         }
-        Change::Mount { path } => {
-            if !is_mount_point(path) {
-                return None;
-            }
-            Some(match crate::host::unmount_lazily(path) {
-                Ok(()) => format!("unmounted {}", path.display()),
-                Err(e) => format!("could not unmount {}: {e}", path.display()),
-            })
-        }
+        Change::Mount { path } => Some(match unmount_if_mounted(path)? {
+            Ok(()) => format!("unmounted {}", path.display()),
+            Err(e) => format!("could not unmount {}: {e}", path.display()),
+        }),
         Change::Tracing { path } => {
             if !fs::symlink_metadata(path).ok()?.is_dir() {
                 return None;
@@ -301,6 +296,14 @@ fn ours(path: &Path, made: Option<Identity>, what: &str) -> Result<fs::Metadata,
             path.display()
         ))),
     }
+}
+
+/// Unmount `path` lazily if it is a mount point (a FUSE server that died
+/// answers nothing, and a lazy unmount does not wait for it); None when
+/// nothing is mounted there. The undo of [`Change::Mount`], and what a run
+/// does itself once its emulator has stopped.
+pub fn unmount_if_mounted(path: &Path) -> Option<std::io::Result<()>> {
+    is_mount_point(path).then(|| crate::host::unmount_lazily(path))
 }
 
 /// Whether `path` is a mount point (listed in /proc/self/mounts).
