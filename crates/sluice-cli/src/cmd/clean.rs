@@ -12,8 +12,10 @@ use sluice_real::journal;
     after_help = "Every run that changes the machine writes down each change in a journal in \
 sluice's state folder ($SLUICE_STATE_DIR, else /run/sluice for root, else \
 $XDG_RUNTIME_DIR/sluice or /tmp/sluice-UID) before making it, and deletes the journal once it \
-has undone everything. A journal no live process holds is a run that died: clean undoes it, \
-newest change first, and prints what it did. Every run does the same when it starts.\n\n\
+has undone everything. A journal no live process holds is a run that died: clean undoes every such \
+journal, newest change first across all of them, and prints what it did. A process a run \
+started (an emulator) is ended only if it is still the one started (SIGTERM, then SIGKILL \
+after 10 s). Every run does the same when it starts.\n\n\
 Example:\n  sluice clean"
 )]
 pub(crate) struct Args {}
