@@ -8,7 +8,15 @@ fn line(l: &Line) -> String {
 
 /// A journal as a run that died leaves it: nobody holds its lock.
 fn dead_journal(dir: &Path, lines: &[Line]) -> PathBuf {
-    dead_journal_text(dir, &lines.iter().map(line).collect::<String>())
+    dead_journal_named(dir, "run-999999-0.journal", lines)
+}
+
+/// [`dead_journal`] under the file name `name` (journals are cleaned in
+/// name order).
+fn dead_journal_named(dir: &Path, name: &str, lines: &[Line]) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, lines.iter().map(line).collect::<String>()).unwrap();
+    path
 }
 
 /// A dead run's journal in `dir` with the lines `text` (as an older sluice
@@ -525,17 +533,15 @@ fn clean_undoes_two_dead_journals_newest_change_first_across_them() {
         set: set.into(),
     };
     let journal = |name: &str, command: &str, at: u64, change: Change| {
-        let text = [
-            Line::Begin {
-                pid: 5,
-                command: command.into(),
-            },
-            Line::Change { id: 1, change, at },
-        ]
-        .iter()
-        .map(line)
-        .collect::<String>();
-        fs::write(state.path().join(name), text).unwrap();
+        let begin = Line::Begin {
+            pid: 5,
+            command: command.into(),
+        };
+        dead_journal_named(
+            state.path(),
+            name,
+            &[begin, Line::Change { id: 1, change, at }],
+        );
     };
     // The older change is in the journal whose name sorts first.
     journal("run-5-0.journal", "versus", 100, set("user's", "versus's"));
