@@ -3,6 +3,7 @@
 //! times, video playback, NCQ, weights, and an ablation of the heuristics.
 
 use super::{row, Experiment, Jobs, Row};
+use crate::claims;
 use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
@@ -509,4 +510,11 @@ pub(super) fn experiments_where(
     ));
     out.retain(|e| want(&e.id));
     Ok(out)
+}
+
+/// The paper's claims: the orders its numbers make ([`claims::order_claims`]).
+pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
+    exps.iter()
+        .flat_map(|e| claims::order_claims(e, &|_, _| None))
+        .collect()
 }

@@ -14,6 +14,7 @@
 //! `mdmo_paper_stroke` rows take the paper's printed 17.742 ms.
 
 use super::{row, Experiment, Jobs, Row};
+use crate::claims;
 use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
@@ -423,4 +424,11 @@ pub(crate) fn experiments_with(opts: &super::Options, count: IoCount) -> Result<
         rows,
     ));
     Ok(out)
+}
+
+/// The paper's claims: the orders its numbers make ([`claims::order_claims`]).
+pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
+    exps.iter()
+        .flat_map(|e| claims::order_claims(e, &|_, _| None))
+        .collect()
 }

@@ -3,6 +3,7 @@
 //! the paper's.
 
 mod bfq;
+pub mod claims;
 mod dor;
 pub mod summary;
 mod vios;
@@ -117,6 +118,10 @@ pub struct ReproReport {
     pub paper: String,
     /// Its experiments, in the order they ran (all papers' with `all`).
     pub experiments: Vec<Experiment>,
+    /// Each claim of the papers' text and figures, ours beside it (absent
+    /// from reports written before claims were added).
+    #[serde(default)]
+    pub claims: Vec<claims::Claim>,
 }
 
 /// [`ReproReport::schema`] read back.
@@ -194,10 +199,12 @@ pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport> {
             ))
         }
     };
+    let claims = claims::of(&experiments);
     Ok(ReproReport {
         schema: REPRO_SCHEMA,
         paper: paper.to_string(),
         experiments,
+        claims,
     })
 }
 

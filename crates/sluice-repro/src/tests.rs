@@ -38,6 +38,7 @@ fn sweep(levels: &[u32], metrics: usize) -> ReproReport {
             notes: String::new(),
             rows,
         }],
+        claims: Vec::new(),
     }
 }
 

@@ -4,6 +4,7 @@
 //! isolation, and VIOS(P) on a queueing drive.
 
 use super::{row, Experiment, Jobs};
+use crate::claims;
 use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
@@ -484,4 +485,11 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         rows,
     ));
     Ok(out)
+}
+
+/// The paper's claims: the orders its numbers make ([`claims::order_claims`]).
+pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
+    exps.iter()
+        .flat_map(|e| claims::order_claims(e, &|_, _| None))
+        .collect()
 }

@@ -3,6 +3,7 @@
 //! overlapping, tie-breaking, fragment grouping, latency accounting).
 
 use super::{row, Experiment, Jobs, Row};
+use crate::claims;
 use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
@@ -475,4 +476,11 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
         rows,
     ));
     Ok(out)
+}
+
+/// The paper's claims: the orders its numbers make ([`claims::order_claims`]).
+pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
+    exps.iter()
+        .flat_map(|e| claims::order_claims(e, &|_, _| None))
+        .collect()
 }
