@@ -83,31 +83,41 @@ declare_params! {
         raising_ms: f64 = float(6000.0, 0.0, 1e9),
         /// T_idle, the idle time after which a queue is raised again (§4.1)
         raising_idle_ms: f64 = float(2000.0, 0.0, 1e9),
-        /// a raised queue idles this many slice_idle_ms (papers: silent, so one; BFQ code for 2.6.3x: 3)
+        /// a raised queue idles this many slice_idle_ms (BFQ code for 2.6.3x: 3; papers: silent)
         ///
         /// The papers say BFQ+ idles for raised queues (SYSTOR §4.1) but not
-        /// for how long, so the default is one slice, as for any queue.
-        /// BFQ's weight-raising code for 2.6.3x kernels (the code the papers
-        /// ran) armed the idle timer for three slices.
-        raised_idle_factor: u32 = int(1, 1, 100),
-        /// a raised queue's budget timeout is T_max times its raised over its original weight (BFQ code for 2.6.3x; papers: every slot within T_max)
+        /// for how long ("in the order of the seek and rotational
+        /// latencies", §3), so bfq+ follows BFQ's code of the time, which
+        /// armed the idle timer for three slices for a raised queue
+        /// (`bfq_arm_slice_timer`; see "The code the paper ran" in the
+        /// module docs for the file and lines). `bfq` keeps one slice.
+        raised_idle_factor: u32 = int(if plus { 3 } else { 1 }, 1, 100),
+        /// a raised queue's budget timeout is T_max times its raised over its original weight (BFQ code for 2.6.3x)
         ///
-        /// `timeout_coeff` of BFQ's code for 2.6.3x kernels. Off by default:
-        /// SYSTOR §3.3 bounds every slot by T_max and §4.1, which adds
-        /// weight raising, makes no exception for raised queues. With it on,
-        /// a start-up beside ten raised readers gets closer to its idle-disk
-        /// time; with it off, a video player beside repeated start-ups keeps
-        /// more of its frames (`sluice repro bfq` shows both).
-        raised_timeout: bool = bool(false),
-        /// bfq+ idles for raised queues on a queueing drive (BFQ code for 2.6.3x; papers: no idling with NCQ)
+        /// `bfq_set_budget_timeout` of BFQ's code of the time (see the module
+        /// docs for the file and lines); on by default in bfq+. SYSTOR §3.3
+        /// bounds a slot by T_max as BFQ's rule and §4.1, which adds weight
+        /// raising, is silent on a raised queue's timeout: false is §3.3
+        /// read literally for raised queues too.
+        raised_timeout: bool = bool(plus),
+        /// bfq+ idles for raised queues on a queueing drive (BFQ code for 2.6.3x)
         ///
-        /// On a drive that queues commands (`queue_depth() > 1`), as BFQ's
-        /// code for 2.6.3x kernels did (its hardware-queueing test dropped
-        /// idling only for queues that were not raised). Off by default:
-        /// SYSTOR §6.2.2 and the report's §7.3.2 say BFQ+, like BFQ and CFQ,
-        /// gives up idling with NCQ, which is why start-ups become slow
-        /// there.
-        raised_ncq_idling: bool = bool(false),
+        /// On a drive that queues commands (`queue_depth() > 1`) BFQ's code
+        /// of the time kept idling for a raised queue whatever its pattern
+        /// (its idle-window update dropped idling for a random queue on such
+        /// a drive only if it was not raised). On by default in bfq+; false
+        /// with `ncq_seq_idling = false` is SYSTOR §5.1 read literally
+        /// ("disabling disk idling altogether"). `bfq` always idles.
+        raised_ncq_idling: bool = bool(plus),
+        /// bfq+ idles for sequential queues on a queueing drive (BFQ code for 2.6.3x)
+        ///
+        /// BFQ's code of the time dropped idling on a queueing drive only
+        /// for queues detected as random, as CFQ of 2.6.33-2.6.35 did on a
+        /// rotational drive: a sequential reader keeps its idle wait, so its
+        /// slot is not cut each time its one request is in the drive. On by
+        /// default in bfq+; false with `raised_ncq_idling = false` is SYSTOR
+        /// §5.1 read literally.
+        ncq_seq_idling: bool = bool(plus),
         /// a sync request older than this goes first at its queue's next slot; 0: never
         ///
         /// Once per slot, as the code's `bfq_check_fifo`. Not in the papers.
@@ -197,6 +207,8 @@ pub struct BfqConfig {
     pub raised_timeout: bool,
     /// `raised_ncq_idling`.
     pub raised_ncq_idling: bool,
+    /// `ncq_seq_idling`.
+    pub ncq_seq_idling: bool,
     /// `fifo_expire_sync_ms` (zero: no check).
     pub fifo_expire_sync: Duration,
     /// `fifo_expire_async_ms` (zero: no check).
@@ -279,6 +291,7 @@ impl BfqConfig {
             raised_idle_factor: t.raised_idle_factor,
             raised_timeout: t.raised_timeout,
             raised_ncq_idling: t.raised_ncq_idling,
+            ncq_seq_idling: t.ncq_seq_idling,
             fifo_expire_sync: ms(t.fifo_expire_sync_ms),
             fifo_expire_async: ms(t.fifo_expire_async_ms),
             quantum: t.quantum,

@@ -13,12 +13,15 @@ impl Bfq {
             return false;
         }
         let raised = self.cfg.low_latency && q.raising.active(now, &self.cfg.raising);
-        // BFQ+ gives up idling on a drive that queues commands (SYSTOR
-        // §5.1, §6.2.2), raised queues included unless `raised_ncq_idling`
-        // keeps it for them as BFQ's code for 2.6.3x kernels did.
+        let random = q.seek.is_random(self.cfg.seek_threshold);
+        // On a drive that queues commands, BFQ+ idles only for the queues
+        // BFQ's code kept idling for: sequential ones (`ncq_seq_idling`)
+        // and raised ones (`raised_ncq_idling`); with both off, none (SYSTOR
+        // §5.1 read literally).
         if self.cfg.variant == BfqVariant::Plus
             && device.queue_depth() > 1
             && !(raised && self.cfg.raised_ncq_idling)
+            && !(!random && self.cfg.ncq_seq_idling)
         {
             return false;
         }
@@ -28,7 +31,7 @@ impl Bfq {
         if self.cfg.think_time_rule && !q.idle_window {
             return false;
         }
-        if q.seek.is_random(self.cfg.seek_threshold) {
+        if random {
             // H-fairness rule 3 (report §4.4): a queue detected as random
             // keeps its idle wait, cut to a very low value (`min_tt`, see
             // `idle_wait`) once it has received B_max / 8 in its slot.
