@@ -1,4 +1,4 @@
-//! Replaying an application's start-up trace, in one of two ways
+//! Replaying an application's start-up trace, in one of three ways
 //! (`replay` flow key; see the data README's "How the S suite replays a
 //! trace"):
 //!
@@ -10,11 +10,14 @@
 //! * [`Replay::Recorded`] replays the trace as recorded: each thread on its
 //!   own, sleeping the recorded gap before each request, at the recorded
 //!   sector, blocking on its synchronous requests (and writing for `WS`).
+//! * [`Replay::Think`] is the S suite's replay with the program's estimated
+//!   CPU time ([`crate::startup::think`]) slept before each record, from
+//!   when the record before it was issued (read-ahead) or completed.
 //!
 //! A start-up runs from its first issue to the completion of its last
-//! record (s-suite) or of its last request (recorded). With a repeat, each
-//! run is a new process (fresh scheduler flows); completions of an earlier
-//! run's requests still in flight are not this run's.
+//! record (s-suite, think) or of its last request (recorded). With a
+//! repeat, each run is a new process (fresh scheduler flows); completions
+//! of an earlier run's requests still in flight are not this run's.
 
 use std::sync::Arc;
 
@@ -55,6 +58,9 @@ pub(crate) struct StartupReplay {
     threads: Vec<Thread>,
     /// s-suite: the next record of the trace to issue.
     cursor: usize,
+    /// think: when the record before `cursor` was issued (read-ahead) or
+    /// completed; the cursor's think time runs from there.
+    released_at: Instant,
     /// Requests of the current process still in flight.
     in_flight: u32,
     run_start: Option<Instant>,
@@ -85,6 +91,7 @@ impl StartupReplay {
             max_runs: settings.runs,
             rng,
             cursor: 0,
+            released_at: Instant::ZERO,
             in_flight: 0,
             run_start: None,
             next_run: Instant::ZERO,
@@ -113,6 +120,7 @@ impl StartupReplay {
             }
             self.runs += 1;
             self.cursor = 0;
+            self.released_at = now;
             self.threads.fill(Thread {
                 free_at: now,
                 ..Thread::default()
@@ -139,9 +147,10 @@ impl StartupReplay {
         if self.run_start.is_some() {
             let th = &mut self.threads[thread as usize];
             let run_over = match self.mode {
-                Replay::SSuite => {
+                Replay::SSuite | Replay::Think => {
                     if th.blocked {
                         th.blocked = false;
+                        self.released_at = now;
                     } else {
                         th.in_flight -= 1;
                     }
@@ -194,21 +203,32 @@ impl StartupReplay {
 
     fn advance(&mut self, spec: &FlowSpec, now: Instant, act: &mut Actions) {
         match self.mode {
-            Replay::SSuite => self.advance_s_suite(spec, act),
+            Replay::SSuite => self.advance_s_suite(spec, None, act),
+            Replay::Think => self.advance_s_suite(spec, Some(now), act),
             Replay::Recorded => self.advance_recorded(spec, now, act),
         }
     }
 
     /// Issue records in trace order until one must wait: a synchronous
     /// read waits for its thread's read-aheads, and the next record waits
-    /// for a synchronous read to complete.
-    fn advance_s_suite(&mut self, spec: &FlowSpec, act: &mut Actions) {
+    /// for a synchronous read to complete. With `thinking` (the time now),
+    /// a record also waits for its think time; asks to be woken when it
+    /// ends.
+    fn advance_s_suite(&mut self, spec: &FlowSpec, thinking: Option<Instant>, act: &mut Actions) {
         let last = self.trace.records.len() - 1;
         while !self.any_blocked() {
             let Some(&r) = self.trace.records.get(self.cursor) else {
                 return;
             };
             let asynchronous = !r.blocking && self.cursor != last;
+            if let Some(now) = thinking {
+                let think = self.trace.think.get(self.cursor).copied();
+                let ready = self.released_at + think.unwrap_or(Duration::ZERO);
+                if ready > now {
+                    act.wakes.push(ready);
+                    return;
+                }
+            }
             let th = &mut self.threads[r.thread as usize];
             if !asynchronous && th.in_flight > 0 {
                 return; // resumes when the thread's read-aheads complete
@@ -216,6 +236,9 @@ impl StartupReplay {
             let sector = s_suite_position(spec, &r, th, &mut self.rng);
             if asynchronous {
                 th.in_flight += 1;
+                if let Some(now) = thinking {
+                    self.released_at = now;
+                }
             } else {
                 th.blocked = true;
             }

@@ -363,14 +363,20 @@ pub enum Replay {
     SSuite,
     /// As recorded: gaps slept, recorded sectors, independent threads.
     Recorded,
+    /// As [`Replay::SSuite`], with the program's estimated CPU time slept
+    /// before each record ([`crate::startup::think`]).
+    Think,
 }
 
 impl Replay {
     /// Every mode with its scenario name.
-    pub const ALL: [(&'static str, Replay); 2] =
-        [("s-suite", Replay::SSuite), ("recorded", Replay::Recorded)];
+    pub const ALL: [(&'static str, Replay); 3] = [
+        ("s-suite", Replay::SSuite),
+        ("recorded", Replay::Recorded),
+        ("think", Replay::Think),
+    ];
 
-    /// The mode a scenario file names (`s-suite`, `recorded`).
+    /// The mode a scenario file names (`s-suite`, `recorded`, `think`).
     pub fn parse(s: &str) -> Option<Replay> {
         Self::ALL.iter().find(|m| m.0 == s).map(|m| m.1)
     }

@@ -9,6 +9,8 @@ use sluice_input::{Kind, Problem};
 
 use crate::error::{Error, Result};
 
+pub mod think;
+
 /// The traces shipped with sluice: xterm and gnome-terminal from the S
 /// suite (GPL-2.0, see `data/startup/COPYING`), and bash, which the BFQ
 /// paper starts in its video benchmark, recorded for sluice with
@@ -54,6 +56,9 @@ pub struct StartupTrace {
     pub threads: Vec<Vec<u32>>,
     /// Each thread's name (column 1, `process-pid`).
     pub thread_names: Vec<String>,
+    /// The estimated CPU time before each record, for `replay = "think"`
+    /// (see [`think`]); computed once, here.
+    pub think: Vec<Duration>,
 }
 
 impl StartupTrace {
@@ -134,6 +139,7 @@ impl StartupTrace {
         }
         Ok(StartupTrace {
             name: name.to_string(),
+            think: think::estimate(&records),
             records,
             threads,
             thread_names,
@@ -163,6 +169,11 @@ impl StartupTrace {
             .file_stem()
             .map_or(spec.to_string(), |s| s.to_string_lossy().into_owned());
         Self::parse(&name, &path.display().to_string(), &text).map(Arc::new)
+    }
+
+    /// The estimated think time of the whole trace.
+    pub fn total_think(&self) -> Duration {
+        self.think.iter().copied().sum()
     }
 
     /// Sectors the trace reads or writes.
@@ -195,6 +206,17 @@ mod tests {
         assert_eq!(b.threads.len(), 1);
         assert_eq!(b.total_sectors(), 2624);
         assert!(b.total_sectors() < x.total_sectors());
+    }
+
+    /// The totals `data/startup/README.md` gives for `replay = "think"`.
+    #[test]
+    fn embedded_traces_think_as_their_readme_says() {
+        for (name, think_s) in [("xterm", 1.229), ("gnometerm", 0.342), ("bash", 0.003)] {
+            let t = StartupTrace::resolve(name, Path::new(".")).unwrap();
+            assert_eq!(t.think.len(), t.records.len());
+            let total = t.total_think().as_secs_f64();
+            assert!((total - think_s).abs() < 0.0005, "{name}: {total}");
+        }
     }
 
     #[test]

@@ -646,7 +646,7 @@ impl FlowBuilder {
         self
     }
 
-    /// Start-up flows: `s-suite` (the default) or `recorded`.
+    /// Start-up flows: `s-suite` (the default), `recorded` or `think`.
     pub fn replay(mut self, replay: Replay) -> Self {
         self.replay = Some(replay.name().to_string());
         self

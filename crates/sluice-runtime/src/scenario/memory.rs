@@ -93,8 +93,12 @@ impl Scenario {
                 ),
                 FlowKind::Startup(s) => (
                     Arc::as_ptr(&s.trace) as *const u8,
+                    // Each record, its index in its thread's list and its
+                    // estimated think time.
                     s.trace.records.len()
-                        * (std::mem::size_of::<sluice_workload::StartupRecord>() + 4),
+                        * (std::mem::size_of::<sluice_workload::StartupRecord>()
+                            + 4
+                            + std::mem::size_of::<sluice::Duration>()),
                 ),
                 _ => continue,
             };

@@ -1051,3 +1051,32 @@ fn empty_scenario_flow_group_and_class_names_are_refused() {
         assert!(!e.contains('\n'), "{e}");
     }
 }
+
+/// `replay = "think"` is a start-up replay mode; an unknown mode's error
+/// lists it with the others.
+#[test]
+fn the_replay_key_accepts_think_and_lists_it_when_unknown() {
+    let text = |replay: &str| {
+        GOOD.replace("count = 3\n", "")
+            .replace("file_gib = 2\n", "")
+            .replace(
+                "pattern = \"rand-read\"",
+                &format!("pattern = \"startup\"\ntrace = \"xterm\"\nreplay = \"{replay}\""),
+            )
+    };
+    let s = parse(&text("think")).unwrap();
+    match &s.flows[0].kind {
+        sluice_workload::FlowKind::Startup(st) => assert_eq!(st.replay, Replay::Think),
+        other => panic!("not a start-up: {other:?}"),
+    }
+    // Placed as an s-suite replay: one 20 MB file per thread.
+    assert_eq!(
+        s.flows[0].file_sectors,
+        2 * sluice_workload::THREAD_FILE_SECTORS
+    );
+    let e = error(&text("thinking"));
+    assert!(
+        e.contains("replay: unknown value 'thinking' (valid: s-suite, recorded, think)"),
+        "{e}"
+    );
+}

@@ -1,4 +1,4 @@
-//! Tests of the two start-up replays, driven through `Flow` as the engine
+//! Tests of the three start-up replays, driven through `Flow` as the engine
 //! drives them.
 
 use super::*;
@@ -200,4 +200,56 @@ fn a_repeated_startup_is_a_new_process_and_ignores_the_old_ones_requests() {
     assert!(!f.completed(at_ms(1006), 0, false, Instant::ZERO, &mut act));
     let (_, _) = complete(&mut f, at_ms(1007), 1);
     assert_eq!(f.startups(), Some((2, 0.0035)));
+}
+
+/// A read-ahead, a read 10 ms after it, a read 2 ms and one 6 ms after a
+/// synchronous `Seq` read (their median, 4 ms, is taken as its wait):
+/// think times 0, 10, 0 and 2 ms.
+const THINKING: &str = "a-1 0 8 0 Seq 0 0 RA 0 START\n\
+                        a-1 .010 8 0 Seq 0 0 R 0 C\n\
+                        a-1 .002 8 0 Seq 0 0 R 0 C\n\
+                        a-1 .006 8 0 Rand 0 0 R 0 C\n";
+
+#[test]
+fn think_sleeps_each_records_think_from_the_issue_or_completion_before_it() {
+    let mut f = flow(THINKING, Replay::Think);
+    // The read-ahead goes out; the read after it thinks 10 ms from then.
+    let act = wake(&mut f, at_ms(0));
+    assert_eq!(threads_of(&act), vec![0]);
+    assert_eq!(act.wakes, vec![at_ms(10)]);
+    let (act, _) = complete(&mut f, at_ms(3), 0);
+    assert!(act.issues.is_empty(), "still thinking");
+    assert_eq!(threads_of(&wake(&mut f, at_ms(10))), vec![0]);
+    // No think after the first read: the next goes out at its completion.
+    let (act, _) = complete(&mut f, at_ms(15), 0);
+    assert_eq!(threads_of(&act), vec![0]);
+    assert!(act.wakes.is_empty());
+    // 2 ms of think from the completion of the read before.
+    let (act, _) = complete(&mut f, at_ms(20), 0);
+    assert!(act.issues.is_empty());
+    assert_eq!(act.wakes, vec![at_ms(22)]);
+    assert_eq!(threads_of(&wake(&mut f, at_ms(22))), vec![0]);
+    let (_, done) = complete(&mut f, at_ms(25), 0);
+    assert!(done);
+    assert_eq!(f.startups(), Some((1, 0.025)));
+}
+
+#[test]
+fn think_then_waits_for_the_threads_read_aheads() {
+    let mut f = flow(THINKING, Replay::Think);
+    wake(&mut f, at_ms(0));
+    // The think time is over but the read-ahead is still out.
+    let act = wake(&mut f, at_ms(10));
+    assert!(act.issues.is_empty() && act.wakes.is_empty());
+    let (act, _) = complete(&mut f, at_ms(12), 0);
+    assert_eq!(threads_of(&act), vec![0]);
+}
+
+#[test]
+fn s_suite_ignores_the_estimated_think_time() {
+    let mut f = flow(THINKING, Replay::SSuite);
+    let act = wake(&mut f, at_ms(0));
+    assert!(act.wakes.is_empty());
+    let (act, _) = complete(&mut f, at_ms(3), 0);
+    assert_eq!(threads_of(&act), vec![0], "the read follows at once");
 }
