@@ -48,6 +48,8 @@ const WORKLOADS: [&str; 4] = ["10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand"];
 /// The set-ups of the NCQ experiment: BFQ+ as its code ran, then the two
 /// readings of SYSTOR §5.1 it departs from, BFQ, CFQ and FIFO.
 const NCQ_SCHEDS: [&str; 6] = ["bfq+", NCQ_SEQ_ONLY, NCQ_LITERAL, "bfq", "cfq", "noop"];
+/// The workload label of the ablation's start-ups replayed with think time.
+const THINK_WORKLOAD: &str = "10r-seq, think";
 /// How far apart the layout rows put the ten readers' 5 GB files, GiB
 /// (5: side by side).
 const LAYOUT_GAPS_GIB: [f64; 4] = [5.0, 10.0, 20.0, 29.0];
@@ -262,6 +264,23 @@ pub(super) fn experiments_where(
             }
         }
     }
+    // The same start-ups with the programs' think time estimated from the
+    // traces: what a real program does between its reads.
+    for w in ["idle", "10r-seq"].into_iter().filter(|_| want("startup")) {
+        for s in SCHEDS {
+            let scen = scheduler(
+                head(&format!("startup-think-{w}"), cap, app_start, true).preset(STM),
+                s,
+            )
+            .flow(
+                app("xterm", app_start, plan.runs())
+                    .pause_s(1.0)
+                    .replay(Replay::Think),
+            );
+            let label = if w == "idle" { "idle, think" } else { "10r-seq, think" };
+            startup.push((s, label, "xterm", jobs.add_with(workload(scen, w), None)));
+        }
+    }
     // The same start-up replayed as recorded (gaps slept, recorded
     // sectors): what the paper did not measure.
     for w in ["idle", "10r-seq"].into_iter().filter(|_| want("startup")) {
@@ -400,6 +419,23 @@ pub(super) fn experiments_where(
             }
             let scen = workload(scheduler(head(w, dur, warm, false).preset(STM), v), w);
             ablation_thr.push((v, w, jobs.add_with(scen, None)));
+        }
+    }
+    // The same start-ups with the programs' think time (`replay =
+    // "think"`), under 10r-seq.
+    let mut ablation_think = Vec::new();
+    for (v, _) in ABLATION.into_iter().filter(|_| want("ablation")) {
+        for a in ["bash", "xterm"] {
+            let scen = scheduler(
+                head(&format!("ablation-think-{a}"), cap, app_start, true).preset(STM),
+                v,
+            )
+            .flow(
+                app(a, app_start, plan.runs())
+                    .pause_s(1.0)
+                    .replay(Replay::Think),
+            );
+            ablation_think.push((v, a, jobs.add_with(workload(scen, "10r-seq"), None)));
         }
     }
 
@@ -564,13 +600,18 @@ pub(super) fn experiments_where(
     for (v, w, a, i) in &ablation {
         rows.push(row(v, w, a, "s", startup_time(&res[*i], a), None).with_note(note(v)));
     }
+    for (v, a, i) in &ablation_think {
+        rows.push(
+            row(v, THINK_WORKLOAD, a, "s", startup_time(&res[*i], a), None).with_note(note(v)),
+        );
+    }
     for (v, w, i) in &ablation_thr {
         rows.push(row(v, w, "aggregate", "MB/s", res[*i].aggregate.mb_s, None).with_note(note(v)));
     }
     out.push(experiment(
         "ablation",
         "Ablation: one BFQ+ heuristic off, start-up and throughput",
-        &format!("Start-up rows (s): bash and xterm as in the start-up experiment ({} run(s), from {app_start} s). Throughput rows (MB/s, aggregate): the long benchmark ({dur} s, first {warm} s dropped) under that variant. The papers measure no heuristic alone; each row's note says what they state about it.", plan.runs()),
+        &format!("Start-up rows (s): bash and xterm as in the start-up experiment ({} run(s), from {app_start} s); '{THINK_WORKLOAD}': under 10r-seq, replayed with the programs' think time estimated from the traces (`replay = \"think\"`). Throughput rows (MB/s, aggregate): the long benchmark ({dur} s, first {warm} s dropped) under that variant. The papers measure no heuristic alone; each row's note says what they state about it.", plan.runs()),
         rows,
     ));
     out.retain(|e| want(&e.id));

@@ -1,6 +1,13 @@
 //! BFQ's configuration: the declaration of every parameter of
 //! `bfq`/`bfq+` (default, range, meaning, written once) and the
 //! configuration the policy runs with, built from it.
+//!
+//! "The code of the time", cited by line below: `block/bfq-iosched.c` of a
+//! Linux 2.6.35 tree that carries BFQ with weight raising, repository
+//! CyanogenMod/android_kernel_samsung_crespo at commit 833eb1cb (3,052
+//! lines). It is a release somewhat later than the one the papers ran (it
+//! adds soft real-time raising and computes T_rais from the peak rate),
+//! but its raised-queue and queueing-drive rules are the ones cited.
 
 use super::RaisingParams;
 use crate::error::Error;
@@ -88,14 +95,16 @@ declare_params! {
         /// The papers say BFQ+ idles for raised queues (SYSTOR §4.1) but not
         /// for how long ("in the order of the seek and rotational
         /// latencies", §3), so bfq+ follows BFQ's code of the time, which
-        /// armed the idle timer for three slices for a raised queue
-        /// (`bfq_arm_slice_timer`; see "The code the paper ran" in the
-        /// module docs for the file and lines). `bfq` keeps one slice.
+        /// armed the idle timer for three slices for a raised queue:
+        /// `bfq_arm_slice_timer`, lines 886-929 (the factor at 923-924) of
+        /// the code of the time. `bfq` keeps one slice.
         raised_idle_factor: u32 = int(if plus { 3 } else { 1 }, 1, 100),
         /// a raised queue's budget timeout is T_max times its raised over its original weight (BFQ code for 2.6.3x)
         ///
-        /// `bfq_set_budget_timeout` of BFQ's code of the time (see the module
-        /// docs for the file and lines); on by default in bfq+. SYSTOR §3.3
+        /// `bfq_set_budget_timeout`, lines 936-954 of the code of the time:
+        /// its `timeout_coeff` (939-943) is the queue's weight over its
+        /// original weight, so T_max times C_rais while raised. On by
+        /// default in bfq+. SYSTOR §3.3
         /// bounds a slot by T_max as BFQ's rule and §4.1, which adds weight
         /// raising, is silent on a raised queue's timeout: false is §3.3
         /// read literally for raised queues too.
@@ -103,18 +112,23 @@ declare_params! {
         /// bfq+ idles for raised queues on a queueing drive (BFQ code for 2.6.3x)
         ///
         /// On a drive that queues commands (`queue_depth() > 1`) BFQ's code
-        /// of the time kept idling for a raised queue whatever its pattern
-        /// (its idle-window update dropped idling for a random queue on such
-        /// a drive only if it was not raised). On by default in bfq+; false
+        /// of the time kept idling for a raised queue whatever its pattern:
+        /// `bfq_update_idle_window`, lines 2110-2141 of the code of the time,
+        /// drops the idle window for a queue on such a drive only if it is
+        /// seeky and not raised (2122-2126), and a raised queue keeps it
+        /// whatever its think time (2127-2133). On by default in bfq+; false
         /// with `ncq_seq_idling = false` is SYSTOR §5.1 read literally
         /// ("disabling disk idling altogether"). `bfq` always idles.
         raised_ncq_idling: bool = bool(plus),
         /// bfq+ idles for sequential queues on a queueing drive (BFQ code for 2.6.3x)
         ///
         /// BFQ's code of the time dropped idling on a queueing drive only
-        /// for queues detected as random, as CFQ of 2.6.33-2.6.35 did on a
-        /// rotational drive: a sequential reader keeps its idle wait, so its
-        /// slot is not cut each time its one request is in the drive. On by
+        /// for queues detected as random (`bfq_update_idle_window`, lines
+        /// 2122-2126 of the code of the time); CFQ of 2.6.35 keeps it for
+        /// any queue that is not seeky, with or without NCQ on a rotational
+        /// drive (`cfq_update_idle_window`). A sequential reader keeps its
+        /// idle wait, so its slot is not cut each time its one request is in
+        /// the drive. On by
         /// default in bfq+; false with `raised_ncq_idling = false` is SYSTOR
         /// §5.1 read literally.
         ncq_seq_idling: bool = bool(plus),

@@ -51,36 +51,40 @@
 //!   they received `B_max / 8` in the slot and `min_tt_ms` after
 //!   (H-fairness rule 3: "a very low value" in the report, 2 ms in the
 //!   code), and not on a device that queues commands, `queue_depth() > 1`
-//!   (§5.1), raised queues included: SYSTOR §6.2.2 and report §7.3.2 say
-//!   BFQ+, BFQ and CFQ all give up idling with NCQ, and measure the slow
-//!   start-ups that follow. BFQ's code for 2.6.3x kernels kept idling there
-//!   for raised queues (its hardware-queueing test dropped idling only
-//!   for queues that were not raised): the named parameter
-//!   `raised_ncq_idling` does the same. The original `bfq` keeps idling on
-//!   such devices (the §5.1 rule is stated for CFQ and BFQ+).
+//!   (§5.1, read there as "disabling disk idling altogether"), as BFQ's
+//!   code of the time did it: on a device that queues commands
+//!   (`queue_depth() > 1`), a queue detected as random loses its idle wait
+//!   unless it is raised; sequential and raised queues keep it
+//!   (`ncq_seq_idling`, `raised_ncq_idling`; both false is §5.1 read
+//!   literally, under which BFQ+ holds nothing back and serves a queueing
+//!   drive exactly as FIFO does). The code detected such a drive from the
+//!   requests it saw in flight (more than four, over 32 samples); sluice
+//!   reads the depth from the device view. The original `bfq` keeps idling
+//!   on such devices (the §5.1 rule is stated for CFQ and BFQ+).
 //! * **Weight raising** ([`weight_raising`]): H-low-latency.
 //!
 //! # The code the paper ran
 //!
-//! Where the papers are silent, sluice follows BFQ's code of the time (the
-//! BFQ patches for Linux 2.6.3x with weight raising; read in a 2.6.35
-//! tree). Each mechanism is a parameter named as the code's tunable, and
-//! where the papers and the code disagree the default is the papers' (for
-//! instance C_rais = 10 and T_rais = 6 s, where that code had other
-//! values):
+//! Where the papers are silent, sluice follows BFQ's code of the time:
+//! `block/bfq-iosched.c` of a Linux 2.6.35 tree carrying BFQ with weight
+//! raising (CyanogenMod/android_kernel_samsung_crespo at commit 833eb1cb;
+//! see `config.rs`). Each mechanism is a parameter named as the code's
+//! tunable, and where the papers and the code disagree on a number the
+//! default is the papers' (C_rais = 10 and T_rais = 6 s, where that code
+//! had 20 and a duration computed from the peak rate):
 //!
-//! * Three things the code did for raised queues, off by default because
-//!   the papers do otherwise or say nothing, each a named parameter that
-//!   turns the code's choice back on: `raised_idle_factor = 3` (a raised
-//!   queue idles three slices, 24 ms; the papers do not say how long, so
-//!   the default is one slice), `raised_timeout = true` (its budget
-//!   timeout is T_max times its raised weight over its original one; the
-//!   papers bound every slot by T_max) and `raised_ncq_idling = true` (it
-//!   keeps idling on a queueing drive; the papers say BFQ+ does not).
-//!   They let a start-up beside other new (raised) applications get close
-//!   to its idle-disk time, and cost a video player beside repeated
-//!   start-ups its frames: `sluice repro bfq` shows BFQ+ with all three
-//!   (`bfq+ (2.6.35 code)`) beside BFQ+.
+//! * What the code did for raised queues, on by default in `bfq+` (the
+//!   papers say BFQ+ idles for raised queues, §4.1, but neither for how
+//!   long nor what bounds their slots): `raised_idle_factor = 3` (a raised
+//!   queue idles three slices, 24 ms: `bfq_arm_slice_timer`, lines
+//!   923-924), `raised_timeout = true` (its budget timeout is T_max times
+//!   its raised weight over its original one: `bfq_set_budget_timeout`,
+//!   lines 939-943) and `raised_ncq_idling = true` (it keeps idling on a
+//!   queueing drive: `bfq_update_idle_window`, lines 2122-2126). Each set
+//!   to its other value is a literal reading of the papers, which
+//!   `sluice repro bfq` shows as rows: `raised_timeout = false` is §3.3
+//!   read literally (every slot within T_max), `raised_idle_factor = 1`
+//!   one slice as for any queue.
 //! * `timeout_at_completion`: the budget-timeout clock (and the
 //!   slowness clock) starts at the slot's first completion, there is no
 //!   timer for it (it is checked at arrivals, completions, dispatches and
@@ -122,8 +126,12 @@
 //! "BFQ plus that heuristic", and `bfq+` with one off is the ablation the
 //! paper's §6 discusses. What is not switchable: initial budget (B_max for
 //! `bfq`, B_max / 2 for `bfq+`, part of H-throughput and switched with
-//! `budget_rules`), and the no-idling-with-NCQ rule (`bfq+` only;
-//! `raised_ncq_idling` only exempts raised queues from it).
+//! `budget_rules`), and the queueing-drive idling rule (`bfq+` only;
+//! `ncq_seq_idling` and `raised_ncq_idling` exempt sequential and raised
+//! queues from it, both true by default). The code's raised-queue choices
+//! (`raised_idle_factor`, `raised_timeout`, `raised_ncq_idling`,
+//! `ncq_seq_idling`) default on in `bfq+` only: `bfq` has no weight
+//! raising unless asked, and keeps the papers' one slice and T_max.
 
 mod budget;
 mod config;

@@ -59,7 +59,7 @@ fn expect_nothing(tb: &mut Testbed<Bfq>) {
 // ---------------------------------------------------------------------------
 
 #[test]
-fn defaults_are_the_papers() {
+fn defaults_are_the_papers_and_the_code_where_the_papers_are_silent() {
     let b = BfqConfig::original();
     assert_eq!(b.timeout, ms(125));
     assert_eq!(b.slice_idle, ms(8));
@@ -73,9 +73,13 @@ fn defaults_are_the_papers() {
     assert_eq!(p.raising.budget, 46_875); // 24 MB in sectors
     assert_eq!(p.raising.max_time, Duration::from_secs(6));
     assert_eq!(p.raising.min_idle, Duration::from_secs(2));
-    // Where the 2.6.3x code did more for raised queues, the papers' way.
-    assert_eq!(p.raised_idle_factor, 1);
-    assert!(!p.raised_timeout && !p.raised_ncq_idling);
+    // Where the papers are silent, bfq+ does what BFQ's code of the time
+    // did for raised queues and on queueing drives...
+    assert_eq!(p.raised_idle_factor, 3);
+    assert!(p.raised_timeout && p.raised_ncq_idling && p.ncq_seq_idling);
+    // ...and bfq keeps one slice, T_max and idling on any drive.
+    assert_eq!(b.raised_idle_factor, 1);
+    assert!(!b.raised_timeout && !b.raised_ncq_idling && !b.ncq_seq_idling);
 }
 
 #[test]
@@ -322,43 +326,55 @@ fn an_async_queue_is_not_idled_for() {
     assert_eq!(last(&tb).reason, Expiration::NoMoreBacklog);
 }
 
+/// Whether BFQ idles for flow 1 (four requests `gap` sectors apart,
+/// raised unless `low_latency` is off) on a device of `depth`, flow 2
+/// waiting.
+fn idles_on(cfg: BfqConfig, depth: usize, gap: u64) -> bool {
+    let mut tb = bed_at(cfg, depth);
+    with_pattern(&mut tb, 1, gap);
+    tb.add(2, 1 << 30, 8);
+    match tb.poll() {
+        Some(r) => {
+            assert_eq!(r.flow, FlowId(2), "only flow 2 has a request");
+            false
+        }
+        None => {
+            assert!(tb.idle_until().is_some(), "flow 2 waits: {:?}", tb.answer());
+            true
+        }
+    }
+}
+
 #[test]
-fn bfq_plus_does_not_idle_on_a_queueing_device_even_for_raised_queues() {
-    // The papers: BFQ+ gives up idling with NCQ (SYSTOR §6.2.2), raised
-    // queues included.
-    let mut tb = bed_at(BfqConfig::plus(), 4);
-    with_pattern(&mut tb, 1, 8);
-    tb.add(2, 1 << 30, 8);
-    assert!(tb.policy().is_raised(tb.now(), FlowId(1)));
-    assert_eq!(tb.expect_dispatch().flow, FlowId(2));
-    // The same queue on a serial drive is idled for.
-    let mut tb = bed_at(BfqConfig::plus(), 1);
-    with_pattern(&mut tb, 1, 8);
-    tb.add(2, 1 << 30, 8);
-    expect_idle(&mut tb);
-    // The 2.6.3x code's choice, by name: raised queues keep idling there.
-    let cfg = BfqConfig {
-        raised_ncq_idling: true,
-        ..BfqConfig::plus()
-    };
-    let mut tb = bed_at(cfg.clone(), 4);
-    with_pattern(&mut tb, 1, 8);
-    tb.add(2, 1 << 30, 8);
-    expect_idle(&mut tb);
-    // ...but not queues that are not raised (§5.1).
-    let cfg = BfqConfig {
+fn on_a_queueing_device_bfq_plus_drops_idling_only_for_random_queues_not_raised() {
+    // BFQ's code of the time (bfq_update_idle_window): on a drive that
+    // queues commands a queue loses its idle window only if it is seeky
+    // and not raised.
+    const SEQUENTIAL: u64 = 8;
+    const RANDOM: u64 = 1 << 24;
+    let plus = BfqConfig::plus();
+    let unraised = BfqConfig {
         low_latency: false,
-        ..cfg
+        ..plus.clone()
     };
-    let mut tb = bed_at(cfg, 4);
-    with_pattern(&mut tb, 1, 8);
-    tb.add(2, 1 << 30, 8);
-    assert_eq!(tb.expect_dispatch().flow, FlowId(2));
+    assert!(idles_on(plus.clone(), 4, RANDOM), "raised, random: idles");
+    assert!(idles_on(plus.clone(), 4, SEQUENTIAL), "raised, sequential");
+    assert!(!idles_on(unraised.clone(), 4, RANDOM), "not raised, random");
+    assert!(idles_on(unraised.clone(), 4, SEQUENTIAL), "not raised, sequential");
+    // SYSTOR §5.1 read literally ("disabling disk idling altogether"):
+    // no queue is idled for there...
+    let literal = BfqConfig {
+        raised_ncq_idling: false,
+        ncq_seq_idling: false,
+        ..plus.clone()
+    };
+    assert!(!idles_on(literal.clone(), 4, SEQUENTIAL));
+    assert!(!idles_on(literal.clone(), 4, RANDOM));
+    // ...but every one of them is on a drive that does not queue.
+    assert!(idles_on(literal, 1, SEQUENTIAL));
+    assert!(idles_on(unraised, 1, SEQUENTIAL));
     // Original BFQ idles there (its paper gives the NCQ rule to BFQ+ only).
-    let mut tb = bed_at(BfqConfig::original(), 4);
-    with_pattern(&mut tb, 1, 8);
-    tb.add(2, 1 << 30, 8);
-    expect_idle(&mut tb);
+    assert!(idles_on(BfqConfig::original(), 4, SEQUENTIAL));
 }
 
 /// Flow 1 (raised) has 40 requests of 50 ms each, flow 2 one: how many of
@@ -376,13 +392,18 @@ fn served_before_the_other(cfg: BfqConfig) -> usize {
 }
 
 #[test]
-fn a_raised_queues_slot_ends_at_t_max_by_default() {
-    // The papers bound every slot by T_max (SYSTOR §3.3), raised or not,
-    // and say nothing of a longer idle wait: flow 1 (raised) keeps the
-    // disk for 4 requests of 50 ms (the clock starts at the first
-    // completion, 50 ms, then 125 ms), and idles one slice.
-    assert_eq!(served_before_the_other(BfqConfig::plus()), 4);
-    let mut tb = bed(BfqConfig::plus());
+fn a_raised_queues_slot_ends_at_t_max_when_section_3_3_is_read_literally() {
+    // SYSTOR §3.3 bounds a slot by T_max and §4.1 makes no exception for
+    // raised queues: read literally, flow 1 (raised) keeps the disk for 4
+    // requests of 50 ms (the clock starts at the first completion, 50 ms,
+    // then 125 ms), and idles one slice.
+    let literal = BfqConfig {
+        raised_idle_factor: 1,
+        raised_timeout: false,
+        ..BfqConfig::plus()
+    };
+    assert_eq!(served_before_the_other(literal.clone()), 4);
+    let mut tb = bed(literal);
     tb.add(1, 0, 8);
     tb.serve(us(100));
     tb.add(2, 1 << 30, 8);
@@ -393,14 +414,10 @@ fn a_raised_queues_slot_ends_at_t_max_by_default() {
 
 #[test]
 fn raised_queues_idle_longer_and_time_out_later_as_the_code_did() {
-    // BFQ's code for 2.6.3x kernels, by name: a raised queue idles three
+    // BFQ's code of the time, bfq+'s default: a raised queue idles three
     // slices and its budget timeout is T_max times its raised weight over
     // its original one (10 at the start of raising).
-    let code = BfqConfig {
-        raised_idle_factor: 3,
-        raised_timeout: true,
-        ..BfqConfig::plus()
-    };
+    let code = BfqConfig::plus();
     let mut tb = bed(code.clone());
     tb.add(1, 0, 8);
     tb.serve(us(100));
@@ -861,9 +878,11 @@ fn bfq_plus_rules_in_the_scheduler() {
     let e = last(&tb);
     assert_eq!((e.reason, e.budget), (Expiration::BudgetExhausted, 2048));
     assert_eq!(e.next_budget, 4096, "x4, capped at B_max");
-    // No more backlog with requests outstanding (no idling at depth 4): x2.
+    // No more backlog with requests outstanding (no idling for any queue
+    // at depth 4): x2.
     let mut cfg = pinned(BfqConfig::plus(), 4096);
     cfg.low_latency = false;
+    cfg.ncq_seq_idling = false;
     let mut tb = bed_at(cfg, 4);
     tb.add(1, 0, 100);
     tb.add(2, 1 << 30, 100);
