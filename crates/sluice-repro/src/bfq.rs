@@ -4,6 +4,7 @@
 
 use super::{row, Experiment, Jobs, Row};
 use crate::claims;
+mod paper_claims;
 use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
@@ -14,7 +15,7 @@ const SCHEDS: [&str; 3] = ["bfq+", "bfq", "cfq"];
 /// ends at T_max and a raised queue idles one slice (bfq+'s defaults follow
 /// BFQ's code of the time instead; see `sluice::policy::bfq`). Shown beside
 /// BFQ+ in the start-up, video and ablation experiments.
-const LITERAL: &str = "bfq+ raised_timeout=false raised_idle_factor=1";
+pub(super) const LITERAL: &str = "bfq+ raised_timeout=false raised_idle_factor=1";
 /// BFQ+ on a queueing drive as SYSTOR §5.1 reads literally: no queue is
 /// idled for ("disabling disk idling altogether").
 const NCQ_LITERAL: &str = "bfq+ raised_ncq_idling=false ncq_seq_idling=false";
@@ -618,9 +619,7 @@ pub(super) fn experiments_where(
     Ok(out)
 }
 
-/// The paper's claims: the orders its numbers make ([`claims::order_claims`]).
+/// The paper's claims, each checked on our rows.
 pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
-    exps.iter()
-        .flat_map(|e| claims::order_claims(e, &|_, _| None))
-        .collect()
+    paper_claims::claims(exps)
 }

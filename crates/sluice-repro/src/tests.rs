@@ -205,26 +205,26 @@ fn bfq_quick_keeps_the_throughput_winner_and_the_video_verdict() {
     }
 }
 
-/// The 2.6.3x-code label maps to its own parameters, not to words parsed
-/// from its text; the plain labels still parse.
+/// A label names its scheduler and parameters, typed as a scenario file
+/// types them.
 #[test]
 fn labels_name_their_schedulers() {
     let base = || ScenarioBuilder::new("x", 1.0).preset("maxtor-stm332061");
-    let code = bfq::scheduler(base(), bfq::CODE);
-    let (policy, params) = code.policy();
+    let literal = bfq::scheduler(base(), bfq::LITERAL);
+    let (policy, params) = literal.policy();
     assert_eq!(policy, "bfq+");
     let listed: Vec<(String, String)> = params
         .iter()
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    for (k, v) in [
-        ("raised_idle_factor", "3"),
-        ("raised_timeout", "true"),
-        ("raised_ncq_idling", "true"),
-    ] {
-        assert!(listed.contains(&(k.into(), v.into())), "{listed:?}");
-    }
-    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert_eq!(
+        listed,
+        [
+            ("raised_idle_factor".to_string(), "1".to_string()),
+            ("raised_timeout".to_string(), "false".to_string()),
+        ],
+        "{listed:?}"
+    );
     let off = bfq::scheduler(base(), "bfq+ low_latency=false");
     let (policy, params) = off.policy();
     assert_eq!(policy, "bfq+");
