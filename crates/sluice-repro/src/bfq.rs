@@ -56,6 +56,9 @@ const THINK_WORKLOAD: &str = "10r-seq, think";
 const LAYOUT_GAPS_GIB: [f64; 4] = [5.0, 10.0, 20.0, 29.0];
 /// The block size of the S suite's fio jobs (fio's default), KiB.
 const FIO_BS_KIB: u32 = 4;
+/// What a sequential reader reads per call outside the short benchmark,
+/// KiB: the largest read-ahead window (see [`workload`]).
+const SEQ_READ_KIB: u32 = 128;
 /// The paper's files are 5 GB (10^9 bytes).
 const FILE_GIB: f64 = 5e9 / 1073741824.0;
 
@@ -75,17 +78,30 @@ fn paper_throughput(sched: &str, workload: &str) -> Option<f64> {
 
 /// A scenario with the flows of a background workload added. Every reader
 /// and writer is one fio job of the S suite (`fio --rw=read|randread|write|
-/// randwrite --filename=FILE`: the sync engine, buffered, 4 KiB per call):
-/// the readers read through the modelled page cache, so a sequential
-/// reader's requests come from the kernel's read-ahead (a window that grows
-/// from 16 KiB to 128 KiB over its first four reads, the next window read
-/// while the current one is consumed); the writers write through it (the
-/// flusher writes back, a writer over the dirty limit blocks).
+/// randwrite --filename=FILE`: the sync engine, buffered): the readers read
+/// through the modelled page cache, so a sequential reader's requests come
+/// from the kernel's read-ahead (the next 128 KiB window read while the
+/// current one is consumed); the writers write through it (the flusher
+/// writes back, a writer over the dirty limit blocks). fio reads 4 KiB per
+/// call; the sequential readers here read 128 KiB per call, which sends
+/// the disk the same requests once the read-ahead window has grown (four
+/// reads in: see the short benchmark, which reads 4 KiB) at a thirty-second
+/// of the simulation's cost.
 fn workload(s: ScenarioBuilder, name: &str) -> ScenarioBuilder {
+    workload_with(s, name, SEQ_READ_KIB)
+}
+
+/// [`workload`] with sequential readers reading `seq_kib` per call.
+fn workload_with(s: ScenarioBuilder, name: &str, seq_kib: u32) -> ScenarioBuilder {
     let flow = |n: &str, count: u32, pattern: Pattern| {
+        let kib = if pattern == Pattern::SeqRead {
+            seq_kib
+        } else {
+            FIO_BS_KIB
+        };
         let f = FlowBuilder::new(n, pattern)
             .count(count)
-            .request_kib(FIO_BS_KIB)
+            .request_kib(kib)
             .file_gib(FILE_GIB)
             .direct(false);
         if matches!(pattern, Pattern::SeqWrite | Pattern::RandWrite) {
@@ -238,9 +254,10 @@ pub(super) fn experiments_where(
     // Short benchmark: the first 15 s of 10r-seq.
     let mut short = Vec::new();
     for s in SCHEDS.into_iter().filter(|_| want("short")) {
-        let scen = workload(
+        let scen = workload_with(
             scheduler(head("10r-seq-short", 15.0, 0.0, false).preset(STM), s),
             "10r-seq",
+            FIO_BS_KIB,
         );
         short.push((s, jobs.add_with(scen, Some(100))));
     }
@@ -379,7 +396,7 @@ pub(super) fn experiments_where(
             for i in 0..10u32 {
                 scen = scen.flow(
                     FlowBuilder::new(format!("r{i}"), Pattern::SeqRead)
-                        .request_kib(FIO_BS_KIB)
+                        .request_kib(SEQ_READ_KIB)
                         .file_gib(FILE_GIB)
                         .direct(false)
                         .offset_gib(f64::from(i) * gap),

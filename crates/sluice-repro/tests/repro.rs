@@ -120,6 +120,16 @@ fn bfq_shapes() {
         ncq(seq_only, "xterm"),
         ncq("bfq+", "xterm")
     );
+    // Every claim not held says why, with a cause measured for it.
+    assert!(r.claims.len() >= 12, "{}", r.claims.len());
+    for c in r.claims.iter().filter(|c| !c.held) {
+        let why = c.why.as_deref().unwrap_or("");
+        assert!(
+            !why.is_empty() && !why.contains("no cause has been measured"),
+            "{}: {why}",
+            c.statement
+        );
+    }
     for (i, ideal) in [1.0 / 6.0, 2.0 / 6.0, 3.0 / 6.0].iter().enumerate() {
         let share = value(
             &r,
