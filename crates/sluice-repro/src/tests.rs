@@ -270,3 +270,36 @@ fn a_reproduction_reads_back_as_written() {
         "{e}"
     );
 }
+
+/// Tests run subsets of the experiments: a paper's stated claims are
+/// drawn only from the rows that ran, and none from no rows.
+#[test]
+fn a_claim_whose_rows_did_not_run_is_left_out() {
+    assert!(crate::yfq::claims(&[]).is_empty());
+    assert!(crate::vios::claims(&[]).is_empty());
+    assert!(crate::dor::claims(&[]).is_empty());
+    // The mqos sweep alone (|IO| 11 and 61, every metric Figs. 5-8 read):
+    // only the claims of Figs. 5-8, none of the other experiments.
+    let mut rows = Vec::new();
+    for io in [11, 61] {
+        for q in ["0.5", "5", "10", "1000"] {
+            for (m, v) in [
+                ("iops", 90.0),
+                ("ratio", 4.0),
+                ("rq1_iops", 72.0),
+                ("rq2_iops", 18.0),
+                ("bqs_iops", 40.0),
+                ("dor_iops", 50.0),
+                ("dqe_refusals", 12.0),
+            ] {
+                let w = format!("io={io}");
+                rows.push(row("dor", &w, &format!("{m}@mqos={q}"), "u", v, None));
+            }
+        }
+    }
+    let e = experiment("dor", "mqos", "t", "", rows);
+    let cs = crate::dor::claims(&[e]);
+    let figs: Vec<&str> = cs.iter().map(|c| &c.statement[..6]).collect();
+    assert_eq!(figs, ["Fig. 5", "Fig. 6", "Fig. 7", "Fig. 8"], "{cs:#?}");
+    assert!(cs.iter().all(|c| c.experiment == "mqos" && !c.held));
+}

@@ -9,6 +9,8 @@ use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 
+mod stated;
+
 /// Program 1 reads files 5, 6 and 7 (§5.1.2).
 const PROGRAM1: [u32; 3] = [5, 6, 7];
 
@@ -487,9 +489,13 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     Ok(out)
 }
 
-/// The paper's claims: the orders its numbers make ([`claims::order_claims`]).
+/// The paper's claims: those its text and figures state ([`stated`]), and
+/// the orders its numbers make ([`claims::order_claims`]).
 pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
-    exps.iter()
-        .flat_map(|e| claims::order_claims(e, &|_, _| None))
-        .collect()
+    let mut out = stated::claims(&claims::Figures(exps));
+    out.extend(
+        exps.iter()
+            .flat_map(|e| claims::order_claims(e, &|_, _| None)),
+    );
+    out
 }

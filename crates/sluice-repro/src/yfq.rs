@@ -8,6 +8,8 @@ use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
 
+mod stated;
+
 /// Tables 1 and 2: (task, YFQ, BSD) for 1, 2 and 3 tasks.
 const PAPER_DELAY: [[(f64, f64); 3]; 3] = [
     [(12.0, 12.0), (f64::NAN, f64::NAN), (f64::NAN, f64::NAN)],
@@ -478,9 +480,13 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
     Ok(out)
 }
 
-/// The paper's claims: the orders its numbers make ([`claims::order_claims`]).
+/// The paper's claims: those its text and figures state ([`stated`]), and
+/// the orders its numbers make ([`claims::order_claims`]).
 pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
-    exps.iter()
-        .flat_map(|e| claims::order_claims(e, &|_, _| None))
-        .collect()
+    let mut out = stated::claims(&claims::Figures(exps));
+    out.extend(
+        exps.iter()
+            .flat_map(|e| claims::order_claims(e, &|_, _| None)),
+    );
+    out
 }
