@@ -117,9 +117,10 @@ fn workload_with(s: ScenarioBuilder, name: &str, seq_kib: u32) -> ScenarioBuilde
         "5r5w-seq" => s
             .flow(flow("r", 5, Pattern::SeqRead))
             .flow(flow("w", 5, Pattern::SeqWrite)),
-        "5r5w-rand" => s
-            .flow(flow("r", 5, Pattern::RandRead))
-            .flow(flow("w", 5, Pattern::RandWrite)),
+        "5r5w-rand" => {
+            s.flow(flow("r", 5, Pattern::RandRead))
+                .flow(flow("w", 5, Pattern::RandWrite))
+        }
         _ => unreachable!("workload names are fixed"),
     }
 }
@@ -205,11 +206,7 @@ fn startup_time(r: &SimReport, app: &str) -> f64 {
 
 /// Start-up time of each (scheduler, workload, application, run index),
 /// and the aggregate throughput of the xterm runs as metric `aggregate`.
-fn startup_rows(
-    set: &[(&str, &str, &str, usize)],
-    res: &[SimReport],
-    aggregate: &str,
-) -> Vec<Row> {
+fn startup_rows(set: &[(&str, &str, &str, usize)], res: &[SimReport], aggregate: &str) -> Vec<Row> {
     let mut rows = Vec::new();
     for (s, w, a, i) in set {
         let r = &res[*i];
@@ -295,7 +292,11 @@ pub(super) fn experiments_where(
                     .pause_s(1.0)
                     .replay(Replay::Think),
             );
-            let label = if w == "idle" { "idle, think" } else { "10r-seq, think" };
+            let label = if w == "idle" {
+                "idle, think"
+            } else {
+                "10r-seq, think"
+            };
             startup.push((s, label, "xterm", jobs.add_with(workload(scen, w), None)));
         }
     }
@@ -380,7 +381,10 @@ pub(super) fn experiments_where(
                 let scen = scheduler(dev, s).flow(app(a, app_start, 1));
                 ncq.push((s, w, a, jobs.add_with(workload(scen, w), None)));
             }
-            let scen = workload(scheduler(ncq_dev(format!("ncq-{w}"), dur, warm, false), s), w);
+            let scen = workload(
+                scheduler(ncq_dev(format!("ncq-{w}"), dur, warm, false), s),
+                w,
+            );
             ncq_thr.push((s, w, jobs.add_with(scen, None)));
         }
     }

@@ -59,6 +59,11 @@ impl<'a> Figures<'a> {
             .filter(move |e| e.id == id)
             .flat_map(|e| e.rows.iter())
     }
+
+    /// Whether experiment `exp` ran.
+    pub(crate) fn has(&self, exp: &str) -> bool {
+        self.0.iter().any(|e| e.id == exp)
+    }
 }
 
 /// A claim checked by hand. `cause` is the measured cause recorded for the

@@ -175,7 +175,12 @@ fn startup_against_cfq_and_bfq(f: &Figures) -> Vec<Claim> {
             let r = c.min(b) / p;
             if r < least {
                 least = r;
-                at = format!("{a} {w}: BFQ+ {} s, CFQ {} s, BFQ {} s", num(p), num(c), num(b));
+                at = format!(
+                    "{a} {w}: BFQ+ {} s, CFQ {} s, BFQ {} s",
+                    num(p),
+                    num(c),
+                    num(b)
+                );
             }
         }
     }
@@ -326,7 +331,8 @@ fn ncq_unusable(f: &Figures) -> Vec<Claim> {
     let mut at = String::new();
     for a in ["xterm", "gnometerm"] {
         for w in WORKLOADS {
-            let (Some(n), Some(s)) = (f.get("ncq", "bfq+", w, a), f.get("startup", "bfq+", w, a)) else {
+            let (Some(n), Some(s)) = (f.get("ncq", "bfq+", w, a), f.get("startup", "bfq+", w, a))
+            else {
                 return Vec::new();
             };
             if n / s < worst {
@@ -407,7 +413,12 @@ fn ablation_bash_without_raising(f: &Figures) -> Vec<Claim> {
 fn ablation_write_throt(f: &Figures) -> Vec<Claim> {
     let (Some(on), Some(off)) = (
         f.get("ablation", "bfq+", "5r5w-seq", "aggregate"),
-        f.get("ablation", "bfq+ write_throt=false", "5r5w-seq", "aggregate"),
+        f.get(
+            "ablation",
+            "bfq+ write_throt=false",
+            "5r5w-seq",
+            "aggregate",
+        ),
     ) else {
         return Vec::new();
     };

@@ -21,7 +21,7 @@ impl Bfq {
         if self.cfg.variant == BfqVariant::Plus
             && device.queue_depth() > 1
             && !(raised && self.cfg.raised_ncq_idling)
-            && !(!random && self.cfg.ncq_seq_idling)
+            && (random || !self.cfg.ncq_seq_idling)
         {
             return false;
         }

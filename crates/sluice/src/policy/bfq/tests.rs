@@ -360,7 +360,10 @@ fn on_a_queueing_device_bfq_plus_drops_idling_only_for_random_queues_not_raised(
     assert!(idles_on(plus.clone(), 4, RANDOM), "raised, random: idles");
     assert!(idles_on(plus.clone(), 4, SEQUENTIAL), "raised, sequential");
     assert!(!idles_on(unraised.clone(), 4, RANDOM), "not raised, random");
-    assert!(idles_on(unraised.clone(), 4, SEQUENTIAL), "not raised, sequential");
+    assert!(
+        idles_on(unraised.clone(), 4, SEQUENTIAL),
+        "not raised, sequential"
+    );
     // SYSTOR §5.1 read literally ("disabling disk idling altogether"):
     // no queue is idled for there...
     let literal = BfqConfig {
