@@ -93,6 +93,12 @@ def test_repro_has_the_paper_beside_ours():
     assert r["schema"] == "sluice.repro/1"
     rows = [row for e in r["experiments"] for row in e["rows"]]
     assert any(row["paper"] is not None for row in rows)
+    # Each claim of the paper, held or not; one not held says why.
+    claims = r["claims"]
+    assert len(claims) >= 4
+    for c in claims:
+        assert {"experiment", "statement", "ours", "paper", "held", "why"} <= set(c)
+        assert c["held"] or c["why"]
 
 
 def test_sweep_without_ray_runs_here_in_order(monkeypatch):
