@@ -4,7 +4,7 @@
 
 use super::{row, Experiment, Jobs, Row};
 use crate::claims;
-mod paper_claims;
+mod stated;
 use sluice_runtime::scenario::Pattern;
 use sluice_runtime::Result;
 use sluice_runtime::{FlowBuilder, ScenarioBuilder, SimReport};
@@ -646,5 +646,5 @@ pub(super) fn experiments_where(
 
 /// The paper's claims, each checked on our rows.
 pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
-    paper_claims::claims(exps)
+    stated::claims(exps)
 }
