@@ -174,6 +174,21 @@ pub(crate) fn order_claims(
         .collect()
 }
 
+/// A paper's claims: `stated`, then the orders its numbers make in
+/// `exps`, with `cause(experiment, workload, metric)` the measured cause of
+/// one not held.
+pub(crate) fn with_orders(
+    mut stated: Vec<Claim>,
+    exps: &[Experiment],
+    cause: &dyn Fn(&str, &str, &str) -> Option<&'static str>,
+) -> Vec<Claim> {
+    stated.extend(
+        exps.iter()
+            .flat_map(|e| order_claims(e, &|w, m| cause(&e.id, w, m))),
+    );
+    stated
+}
+
 /// Every paper's claims of `experiments` (of any papers), in the papers'
 /// order.
 pub fn of(experiments: &[Experiment]) -> Vec<Claim> {
@@ -208,11 +223,12 @@ pub(crate) fn paper_of<'a>(c: &Claim, experiments: &'a [Experiment]) -> Option<&
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::row;
 
-    fn exp(rows: Vec<Row>) -> Experiment {
+    /// An experiment of the BFQ paper's throughput with these rows.
+    pub(crate) fn exp(rows: Vec<Row>) -> Experiment {
         Experiment {
             paper: "bfq".into(),
             id: "throughput".into(),

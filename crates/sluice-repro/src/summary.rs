@@ -129,7 +129,7 @@ fn is_code(w: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Experiment;
+    use crate::claims::tests::exp;
 
     fn row(s: &str, w: &str, ours: f64, paper: Option<f64>) -> Row {
         Row {
@@ -140,16 +140,6 @@ mod tests {
             ours,
             paper,
             note: None,
-        }
-    }
-
-    fn exp(rows: Vec<Row>) -> Experiment {
-        Experiment {
-            paper: "bfq".into(),
-            id: "throughput".into(),
-            title: "t".into(),
-            notes: String::new(),
-            rows,
         }
     }
 

@@ -492,10 +492,7 @@ pub(super) fn experiments(opts: &super::Options) -> Result<Vec<Experiment>> {
 /// The paper's claims: those its text and figures state ([`stated`]), and
 /// the orders its numbers make ([`claims::order_claims`]).
 pub(super) fn claims(exps: &[super::Experiment]) -> Vec<claims::Claim> {
-    let mut out = stated::claims(&claims::Figures(exps));
-    out.extend(
-        exps.iter()
-            .flat_map(|e| claims::order_claims(e, &|_, _| None)),
-    );
-    out
+    claims::with_orders(stated::claims(&claims::Figures(exps)), exps, &|_, _, _| {
+        None
+    })
 }

@@ -15,10 +15,7 @@ const APPS: [&str; 3] = ["bash", "xterm", "gnometerm"];
 /// Every claim whose rows ran.
 pub(super) fn claims(exps: &[Experiment]) -> Vec<Claim> {
     let f = Figures(exps);
-    let mut out: Vec<Claim> = exps
-        .iter()
-        .flat_map(|e| claims::order_claims(e, &|w, m| order_cause(&f, &e.id, w, m)))
-        .collect();
+    let mut out = Vec::new();
     for check in [
         throughput_margin,
         short_bfq_plus,
@@ -40,15 +37,14 @@ pub(super) fn claims(exps: &[Experiment]) -> Vec<Claim> {
     ] {
         out.extend(check(&f));
     }
-    out
+    claims::with_orders(out, exps, &order_cause)
 }
 
 /// The cause of an order of Fig. 2 (throughput) not held.
-fn order_cause(f: &Figures, exp: &str, w: &str, m: &str) -> Option<&'static str> {
+fn order_cause(exp: &str, w: &str, m: &str) -> Option<&'static str> {
     if exp != "throughput" || m != "aggregate" {
         return None;
     }
-    let _ = f;
     match w {
         "10r-rand" => Some(
             "BFQ's lead comes from writes it does not throttle (the paper names the metadata writes of 10r-rand), which our readers do not issue, while BFQ+'s H-fairness idling keeps one random reader in service for its slot and the head inside one 5 GB file; the same ten random readers alone: BFQ+ 0.68 MB/s, 0.50 without H-fairness, BFQ 0.55",
