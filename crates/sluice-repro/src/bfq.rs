@@ -44,7 +44,7 @@ const ABLATION: [(&str, &str); 8] = [
     ("bfq+ raised_idle_factor=1", "a raised queue idles one slice, as any queue (the code of the time idled three; the papers say only that BFQ+ idles for raised queues, §4.1)"),
 ];
 /// What `--quick` shortens.
-pub(super) const QUICK: &str = "the long benchmark (throughput, weights, ablation throughput) lasts 40 s instead of 120 s, 10 s warm-up instead of 20 s; a start-up still unfinished is cut at 200 s (NCQ: 100 s) instead of 600 s (300 s); start-ups are the full run's (three each, from 10 s into the workload, after its weight raising), so their rankings are the full run's";
+pub(super) const QUICK: &str = "the long benchmark (throughput, weights, layout, NCQ throughput, ablation throughput) lasts 40 s instead of 120 s, 10 s warm-up instead of 20 s; a start-up still unfinished is cut at 200 s (NCQ: 100 s) instead of 600 s (300 s); start-ups are the full run's (three each, from 10 s into the workload, after its weight raising), so their rankings are the full run's";
 const WORKLOADS: [&str; 4] = ["10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand"];
 /// The set-ups of the NCQ experiment: BFQ+ as its code ran, then the two
 /// readings of SYSTOR §5.1 it departs from, BFQ, CFQ and FIFO.
