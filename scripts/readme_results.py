@@ -61,10 +61,12 @@ def bfq(exps):
     for w in ("idle, recorded", "10r-seq, recorded"):
         print("\n%s: xterm bfq+ %s s" % (w, fmt(value(st, "bfq+", w, "xterm"))))
     ncq = exps["ncq"]
-    scheds = ("bfq+", "bfq+ raised_ncq_idling=false", "bfq+ raised_ncq_idling=false ncq_seq_idling=false", "bfq", "cfq", "noop")
-    names = {"bfq+ raised_ncq_idling=false": "bfq+ seq-only", "bfq+ raised_ncq_idling=false ncq_seq_idling=false": "bfq+ none"}
+    scheds = ("bfq+", "bfq+ hw_tag_detection=false", "bfq+ hw_tag_detection=false raised_ncq_idling=false",
+              "bfq+ raised_ncq_idling=false ncq_seq_idling=false", "bfq", "cfq", "noop")
+    names = {"bfq+ hw_tag_detection=false": "bfq+ static", "bfq+ hw_tag_detection=false raised_ncq_idling=false": "bfq+ seq-only",
+             "bfq+ raised_ncq_idling=false ncq_seq_idling=false": "bfq+ none"}
     apps = ("bash", "xterm", "gnometerm", "aggregate")
-    print("\nWith NCQ, start-up time (s) and long-benchmark MB/s; bfq+ seq-only = `raised_ncq_idling=false`, bfq+ none = also `ncq_seq_idling=false` (§5.1 read literally):\n")
+    print("\nWith NCQ, start-up time (s) and long-benchmark MB/s; bfq+ static = `hw_tag_detection=false` (every deep drive queues), bfq+ seq-only = also `raised_ncq_idling=false`, bfq+ none = `raised_ncq_idling=false ncq_seq_idling=false` (§5.1 read literally):\n")
     print(table(["scheduler"] + ["%s %s" % (w, a) for a in apps for w in ("10r-seq", "5r5w-rand")], [
         [names.get(s, s)] + [fmt(value(ncq, s, w, a)) for a in apps for w in ("10r-seq", "5r5w-rand")]
         for s in scheds]))

@@ -21,7 +21,11 @@ pub(super) const LITERAL: &str = "bfq+ raised_timeout=false raised_idle_factor=1
 const NCQ_LITERAL: &str = "bfq+ raised_ncq_idling=false ncq_seq_idling=false";
 /// BFQ+ on a queueing drive idling for sequential queues only: a start-up
 /// loses its idle wait there even while raised.
-const NCQ_SEQ_ONLY: &str = "bfq+ raised_ncq_idling=false";
+const NCQ_SEQ_ONLY: &str = "bfq+ hw_tag_detection=false raised_ncq_idling=false";
+/// BFQ+ with every drive deeper than one command taken as queueing, the
+/// code's rules otherwise: what its queueing-drive rules do once they
+/// apply.
+const NCQ_STATIC: &str = "bfq+ hw_tag_detection=false";
 /// The player's read-ahead, in frames, at the video experiment's paper
 /// rows (see the experiment's notes for where it comes from).
 const VIDEO_BUFFER: u32 = 8;
@@ -48,7 +52,15 @@ pub(super) const QUICK: &str = "the long benchmark (throughput, weights, layout,
 const WORKLOADS: [&str; 4] = ["10r-seq", "10r-rand", "5r5w-seq", "5r5w-rand"];
 /// The set-ups of the NCQ experiment: BFQ+ as its code ran, then the two
 /// readings of SYSTOR §5.1 it departs from, BFQ, CFQ and FIFO.
-const NCQ_SCHEDS: [&str; 6] = ["bfq+", NCQ_SEQ_ONLY, NCQ_LITERAL, "bfq", "cfq", "noop"];
+const NCQ_SCHEDS: [&str; 7] = [
+    "bfq+",
+    NCQ_STATIC,
+    NCQ_SEQ_ONLY,
+    NCQ_LITERAL,
+    "bfq",
+    "cfq",
+    "noop",
+];
 /// The workload label of the ablation's start-ups replayed with think time.
 const THINK_WORKLOAD: &str = "10r-seq, think";
 /// How far apart the layout rows put the ten readers' 5 GB files, GiB
@@ -559,7 +571,7 @@ pub(super) fn experiments_where(
     out.push(experiment(
         "ncq",
         "Start-up times and throughput with NCQ (maxtor-7l250s0, depth 32, drive-side SATF)",
-        &format!("One start-up each, from {app_start} s; a start-up not finished after {} s (the run's end) reports that bound; aggregate is the long benchmark alone ({dur} s, first {warm} s dropped; Fig. 3), aggregate_during_xterm the MB/s while xterm starts. Paper (SYSTOR §6.2.2, §6.3.2, Table 2): with NCQ BFQ+, BFQ and CFQ perform alike on the sequential workloads and NOOP worse on 10r-seq; bash stays usable under BFQ+ (0.27-0.32 s) while NOOP takes 6.19-10.8 s; konsole and xterm become unusable (konsole 10.7-196 s). BFQ+ follows BFQ's code of the time on a queueing drive: only a queue detected as random and not raised loses its idle wait. '{NCQ_SEQ_ONLY}' idles for sequential queues only (a start-up loses its idle wait even while raised); '{NCQ_LITERAL}' idles for none (SYSTOR §5.1: 'disabling disk idling altogether'). Table 2's bash and konsole ranges are over the four workloads.", ncq_cap - app_start),
+        &format!("One start-up each, from {app_start} s; a start-up not finished after {} s (the run's end) reports that bound; aggregate is the long benchmark alone ({dur} s, first {warm} s dropped; Fig. 3), aggregate_during_xterm the MB/s while xterm starts. Paper (SYSTOR §6.2.2, §6.3.2, Table 2): with NCQ BFQ+, BFQ and CFQ perform alike on the sequential workloads and NOOP worse on 10r-seq; bash stays usable under BFQ+ (0.27-0.32 s) while NOOP takes 6.19-10.8 s; konsole and xterm become unusable (konsole 10.7-196 s). BFQ+ follows BFQ's code of the time on a queueing drive: it tells one by the requests it sees in flight (more than 4 at once), and there only a queue detected as random and not raised loses its idle wait; idling for the sequential readers keeps at most a few of their requests in the drive, so under the sequential workloads it finds the drive not queueing and serves it as any other. '{NCQ_STATIC}' applies the queueing-drive rules to any drive deeper than one command; '{NCQ_SEQ_ONLY}' also drops idling for raised queues (a start-up loses its idle wait even while raised); '{NCQ_LITERAL}' idles for none (SYSTOR §5.1: 'disabling disk idling altogether'), so the drive is found to queue. Table 2's bash and konsole ranges are over the four workloads.", ncq_cap - app_start),
         rows,
     ));
 

@@ -113,7 +113,7 @@ fn bfq_shapes() {
     assert_eq!(ncq(none, "bash"), ncq("noop", "bash"));
     assert_eq!(ncq(none, "aggregate"), ncq("noop", "aggregate"));
     // Without idling for raised queues, large start-ups become unusable.
-    let seq_only = "bfq+ raised_ncq_idling=false";
+    let seq_only = "bfq+ hw_tag_detection=false raised_ncq_idling=false";
     assert!(
         ncq(seq_only, "xterm") > 3.0 * ncq("bfq+", "xterm"),
         "{} {}",

@@ -349,7 +349,7 @@ fn ncq_unusable(f: &Figures) -> Vec<Claim> {
         "konsole 10.7-196 s; xterm unusable",
         format!("smallest ratio x{} ({at})", num(worst)),
         worst >= 3.0,
-        Some(&format!("BFQ's code of the time keeps idling for a raised queue on a queueing drive, and xterm (6.2 MB) and gnome-terminal (21 MB) finish inside their raising (6 s, 24 MB), so they keep their idle waits; konsole, whose trace we lack, may outlast it. Without idling for raised queues ('{NCQ_SEQ_ONLY}') they are unusable (xterm {} s, gnome-terminal {} s under 10r-seq) but so is bash ({} s), against Table 2's 0.27-0.32 s", num(seq_only("xterm")), num(seq_only("gnometerm")), num(seq_only("bash")))),
+        Some(&format!("BFQ's code of the time tells a queueing drive by the requests in flight, and idling for the sequential readers keeps too few in the drive for it to tell, so BFQ+ serves the NCQ drive as one that does not queue; even where its queueing-drive rules apply it keeps idling for raised queues, and xterm (6.2 MB) and gnome-terminal (21 MB) finish inside their raising (6 s, 24 MB); konsole, whose trace we lack, may outlast it. Dropping idling for raised queues too ('{NCQ_SEQ_ONLY}') makes them unusable (xterm {} s, gnome-terminal {} s under 10r-seq) but bash too ({} s), against Table 2's 0.27-0.32 s", num(seq_only("xterm")), num(seq_only("gnometerm")), num(seq_only("bash")))),
     )]
 }
 

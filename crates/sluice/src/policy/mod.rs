@@ -366,14 +366,14 @@ nonrot = false"),
 budget_step=1024, seek_threshold=8192, low_latency=false, peak_rate_lpf=false, \
 budget_rules=false, fairness_rules=false, write_throt=false, write_charge=10, raising_coeff=10, \
 raising_mb=24, raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=1, \
-raised_timeout=false, raised_ncq_idling=false, ncq_seq_idling=false, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
+raised_timeout=false, raised_ncq_idling=false, ncq_seq_idling=false, hw_tag_detection=false, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
 max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, \
 seek_cap=true, charge=\"sectors\""),
             ("bfq+", "slice_idle_ms=8, timeout_ms=125, max_budget=0 (sectors; 0 = T_max x peak rate), \
 budget_step=1024, seek_threshold=8192, low_latency=true, peak_rate_lpf=true, \
 budget_rules=true, fairness_rules=true, write_throt=true, write_charge=10, raising_coeff=10, \
 raising_mb=24, raising_ms=6000, raising_idle_ms=2000, raised_idle_factor=3, \
-raised_timeout=true, raised_ncq_idling=true, ncq_seq_idling=true, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
+raised_timeout=true, raised_ncq_idling=true, ncq_seq_idling=true, hw_tag_detection=true, fifo_expire_sync_ms=125, fifo_expire_async_ms=250, quantum=4, \
 max_budget_async_rq=4, timeout_at_completion=true, think_time_rule=true, min_tt_ms=2, \
 seek_cap=true, charge=\"sectors\""),
             ("vios", "quantum_ms = 20"),

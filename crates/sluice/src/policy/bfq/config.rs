@@ -132,6 +132,19 @@ declare_params! {
         /// default in bfq+; false with `raised_ncq_idling = false` is SYSTOR
         /// §5.1 read literally.
         ncq_seq_idling: bool = bool(plus),
+        /// bfq+ tells a queueing drive by the requests it sees in flight (BFQ code for 2.6.3x)
+        ///
+        /// `bfq_update_hw_tag`, lines 2224-2247 of the code of the time: a
+        /// drive of depth above 1 counts as queueing until more than 32
+        /// completions with at least 4 requests in the driver or queued
+        /// have been seen, then only if more than 4 were in the driver at
+        /// once (and for good once so). A drive whose queue the scheduler
+        /// never fills, because it idles for the queue in service, is then
+        /// served as one that does not queue. False: every drive deeper
+        /// than 1 queues. (The code also starts a drive of depth 1 as
+        /// queueing until its first verdict; sluice treats it as what the
+        /// verdict will be.)
+        hw_tag_detection: bool = bool(plus),
         /// a sync request older than this goes first at its queue's next slot; 0: never
         ///
         /// Once per slot, as the code's `bfq_check_fifo`. Not in the papers.
@@ -223,6 +236,8 @@ pub struct BfqConfig {
     pub raised_ncq_idling: bool,
     /// `ncq_seq_idling`.
     pub ncq_seq_idling: bool,
+    /// `hw_tag_detection`.
+    pub hw_tag_detection: bool,
     /// `fifo_expire_sync_ms` (zero: no check).
     pub fifo_expire_sync: Duration,
     /// `fifo_expire_async_ms` (zero: no check).
@@ -306,6 +321,7 @@ impl BfqConfig {
             raised_timeout: t.raised_timeout,
             raised_ncq_idling: t.raised_ncq_idling,
             ncq_seq_idling: t.ncq_seq_idling,
+            hw_tag_detection: t.hw_tag_detection,
             fifo_expire_sync: ms(t.fifo_expire_sync_ms),
             fifo_expire_async: ms(t.fifo_expire_async_ms),
             quantum: t.quantum,

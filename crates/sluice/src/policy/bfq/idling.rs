@@ -14,12 +14,14 @@ impl Bfq {
         }
         let raised = self.cfg.low_latency && q.raising.active(now, &self.cfg.raising);
         let random = q.seek.is_random(self.cfg.seek_threshold);
-        // On a drive that queues commands, BFQ+ idles only for the queues
-        // BFQ's code kept idling for: sequential ones (`ncq_seq_idling`)
-        // and raised ones (`raised_ncq_idling`); with both off, none (SYSTOR
-        // §5.1 read literally).
+        // On a drive that queues commands (as `hw_tag_detection` tells it
+        // from the requests in flight, or by its depth alone), BFQ+ idles
+        // only for the queues BFQ's code kept idling for: sequential ones
+        // (`ncq_seq_idling`) and raised ones (`raised_ncq_idling`); with
+        // both off, none (SYSTOR §5.1 read literally).
         if self.cfg.variant == BfqVariant::Plus
             && device.queue_depth() > 1
+            && (!self.cfg.hw_tag_detection || self.hw_tag.queueing())
             && !(raised && self.cfg.raised_ncq_idling)
             && (random || !self.cfg.ncq_seq_idling)
         {

@@ -136,6 +136,7 @@
 mod budget;
 mod config;
 mod expiration;
+mod hw_tag;
 mod idling;
 mod peak_rate;
 mod queue;
@@ -187,6 +188,8 @@ pub struct Bfq {
     sync_in_flight: u32,
     queued: usize,
     last: Option<ExpirationRecord>,
+    /// Whether the drive queues commands, as the requests in flight tell.
+    hw_tag: hw_tag::HwTag,
 }
 
 impl Bfq {
@@ -209,6 +212,7 @@ impl Bfq {
             sync_in_flight: 0,
             queued: 0,
             last: None,
+            hw_tag: hw_tag::HwTag::default(),
             charger: if cfg.charge_cost {
                 Charger::new(Charge::Cost(LinearCost::default()))
             } else {
@@ -553,6 +557,8 @@ impl Scheduler for Bfq {
     }
 
     fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
+        let in_driver = self.sync_in_flight + self.queues[ASYNC as usize].in_flight;
+        self.hw_tag.sample(in_driver, self.queued);
         let qi = if request.sync {
             match self.flows.get(request.flow) {
                 Some(q) => q,

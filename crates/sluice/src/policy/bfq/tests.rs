@@ -77,6 +77,7 @@ fn defaults_are_the_papers_and_the_code_where_the_papers_are_silent() {
     // did for raised queues and on queueing drives...
     assert_eq!(p.raised_idle_factor, 3);
     assert!(p.raised_timeout && p.raised_ncq_idling && p.ncq_seq_idling);
+    assert!(p.hw_tag_detection);
     // ...and bfq keeps one slice, T_max and idling on any drive.
     assert_eq!(b.raised_idle_factor, 1);
     assert!(!b.raised_timeout && !b.raised_ncq_idling && !b.ncq_seq_idling);
@@ -378,6 +379,50 @@ fn on_a_queueing_device_bfq_plus_drops_idling_only_for_random_queues_not_raised(
     assert!(idles_on(unraised, 1, SEQUENTIAL));
     // Original BFQ idles there (its paper gives the NCQ rule to BFQ+ only).
     assert!(idles_on(BfqConfig::original(), 4, SEQUENTIAL));
+}
+
+/// After 40 requests served one at a time on a drive of depth 4, the
+/// code's detection has seen at most one in flight: the drive is served as
+/// one that does not queue, and a random queue is idled for again.
+fn idles_after_one_at_a_time(cfg: BfqConfig) -> bool {
+    let mut tb = bed_at(cfg, 4);
+    for i in 0..40 {
+        tb.add(3, i * 8, 8);
+    }
+    for _ in 0..40 {
+        tb.serve(us(100));
+    }
+    tb.lapse_idle();
+    with_pattern(&mut tb, 1, 1 << 24);
+    tb.add(2, 1 << 30, 8);
+    match tb.poll() {
+        Some(r) => {
+            assert_eq!(r.flow, FlowId(2));
+            false
+        }
+        None => tb.idle_until().is_some(),
+    }
+}
+
+#[test]
+fn a_deep_drive_seen_with_few_requests_in_flight_is_served_as_one_that_does_not_queue() {
+    let unraised = BfqConfig {
+        low_latency: false,
+        ..BfqConfig::plus()
+    };
+    assert!(
+        !idles_on(unraised.clone(), 4, 1 << 24),
+        "before a verdict the drive counts as queueing"
+    );
+    assert!(idles_after_one_at_a_time(unraised.clone()));
+    let fixed = BfqConfig {
+        hw_tag_detection: false,
+        ..unraised
+    };
+    assert!(
+        !idles_after_one_at_a_time(fixed),
+        "without detection a deep drive always queues"
+    );
 }
 
 /// Flow 1 (raised) has 40 requests of 50 ms each, flow 2 one: how many of
