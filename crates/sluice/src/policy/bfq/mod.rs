@@ -57,10 +57,12 @@
 //!   unless it is raised; sequential and raised queues keep it
 //!   (`ncq_seq_idling`, `raised_ncq_idling`; both false is §5.1 read
 //!   literally, under which BFQ+ holds nothing back and serves a queueing
-//!   drive exactly as FIFO does). The code detected such a drive from the
-//!   requests it saw in flight (more than four, over 32 samples); sluice
-//!   reads the depth from the device view. The original `bfq` keeps idling
-//!   on such devices (the §5.1 rule is stated for CFQ and BFQ+).
+//!   drive exactly as FIFO does). Like the code, BFQ+ tells such a drive
+//!   from the requests it sees in flight ([`hw_tag`], `hw_tag_detection`):
+//!   a drive deeper than one command that was never seen with more than
+//!   four in flight is served as one that does not queue, which is what
+//!   idling for sequential readers leads to. The original `bfq` keeps
+//!   idling on such devices (the §5.1 rule is stated for CFQ and BFQ+).
 //! * **Weight raising** ([`weight_raising`]): H-low-latency.
 //!
 //! # The code the paper ran
