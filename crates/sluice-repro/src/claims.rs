@@ -189,30 +189,6 @@ pub(crate) fn with_orders(
     stated
 }
 
-/// Every paper's claims of `experiments` (of any papers), in the papers'
-/// order.
-pub fn of(experiments: &[Experiment]) -> Vec<Claim> {
-    let mut out = Vec::new();
-    for p in crate::PAPERS {
-        let mine: Vec<Experiment> = experiments
-            .iter()
-            .filter(|e| e.paper == *p)
-            .cloned()
-            .collect();
-        if mine.is_empty() {
-            continue;
-        }
-        out.extend(match *p {
-            "bfq" => crate::bfq::claims(&mine),
-            "yfq" => crate::yfq::claims(&mine),
-            "vios" => crate::vios::claims(&mine),
-            "dor" => crate::dor::claims(&mine),
-            _ => Vec::new(),
-        });
-    }
-    out
-}
-
 /// The paper a claim's experiment belongs to, by the experiments it came
 /// from.
 pub(crate) fn paper_of<'a>(c: &Claim, experiments: &'a [Experiment]) -> Option<&'a str> {

@@ -199,13 +199,37 @@ pub fn run_with(paper: &str, opts: &Options) -> Result<ReproReport> {
             ))
         }
     };
-    let claims = claims::of(&experiments);
+    let claims = claims_of(&experiments);
     Ok(ReproReport {
         schema: REPRO_SCHEMA,
         paper: paper.to_string(),
         experiments,
         claims,
     })
+}
+
+/// Every paper's claims of `experiments` (of any papers), in the papers'
+/// order.
+fn claims_of(experiments: &[Experiment]) -> Vec<claims::Claim> {
+    let mut out = Vec::new();
+    for p in PAPERS {
+        let mine: Vec<Experiment> = experiments
+            .iter()
+            .filter(|e| e.paper == *p)
+            .cloned()
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        out.extend(match *p {
+            "bfq" => bfq::claims(&mine),
+            "yfq" => yfq::claims(&mine),
+            "vios" => vios::claims(&mine),
+            "dor" => dor::claims(&mine),
+            _ => Vec::new(),
+        });
+    }
+    out
 }
 
 /// A scenario to run, with what to extract from it.
