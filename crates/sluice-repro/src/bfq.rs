@@ -186,6 +186,26 @@ fn app(trace: &str, start: f64, runs: u64) -> FlowBuilder {
         .runs(runs)
 }
 
+/// A start-up of `a` under scheduler `s` beside workload `w`: `runs`
+/// runs from [`APP_START`] with 1 s pauses, the run cut at `cap` s,
+/// replayed as the S suite does unless `replay` says otherwise.
+fn startup_scenario(
+    name: &str,
+    s: &str,
+    w: &str,
+    a: &str,
+    replay: Option<Replay>,
+    cap: f64,
+    runs: u64,
+) -> ScenarioBuilder {
+    let mut flow = app(a, APP_START, runs).pause_s(1.0);
+    if let Some(r) = replay {
+        flow = flow.replay(r);
+    }
+    let scen = scheduler(head(name, cap, APP_START, true).preset(STM), s).flow(flow);
+    workload(scen, w)
+}
+
 struct Plan {
     quick: bool,
 }
@@ -286,59 +306,36 @@ pub(super) fn experiments_where(
     {
         for s in SCHEDS.into_iter().chain([LITERAL]) {
             for a in ["bash", "xterm", "gnometerm"] {
-                let scen = scheduler(
-                    head(&format!("startup-{a}-{w}"), cap, app_start, true).preset(STM),
-                    s,
-                )
-                .flow(app(a, app_start, plan.runs()).pause_s(1.0));
-                startup.push((s, w, a, jobs.add_with(workload(scen, w), None)));
+                let name = format!("startup-{a}-{w}");
+                let scen = startup_scenario(&name, s, w, a, None, cap, plan.runs());
+                startup.push((s, w, a, jobs.add_with(scen, None)));
             }
         }
     }
     // The same start-ups with the programs' think time estimated from the
-    // traces: what a real program does between its reads.
-    for w in ["idle", "10r-seq"].into_iter().filter(|_| want("startup")) {
-        for s in SCHEDS {
-            let scen = scheduler(
-                head(&format!("startup-think-{w}"), cap, app_start, true).preset(STM),
-                s,
-            )
-            .flow(
-                app("xterm", app_start, plan.runs())
-                    .pause_s(1.0)
-                    .replay(Replay::Think),
-            );
-            let label = if w == "idle" {
-                "idle, think"
-            } else {
-                "10r-seq, think"
-            };
-            startup.push((s, label, "xterm", jobs.add_with(workload(scen, w), None)));
+    // traces (what a real program does between its reads), and xterm
+    // replayed as recorded (gaps slept, recorded sectors: what the paper
+    // did not measure).
+    let replays = [
+        (
+            Replay::Think,
+            &SCHEDS[..],
+            ["idle, think", "10r-seq, think"],
+        ),
+        (
+            Replay::Recorded,
+            &SCHEDS[..1],
+            ["idle, recorded", "10r-seq, recorded"],
+        ),
+    ];
+    for (replay, scheds, labels) in replays.into_iter().filter(|_| want("startup")) {
+        for (w, label) in ["idle", "10r-seq"].into_iter().zip(labels) {
+            for &s in scheds {
+                let name = format!("startup-{}-{w}", replay.name());
+                let scen = startup_scenario(&name, s, w, "xterm", Some(replay), cap, plan.runs());
+                startup.push((s, label, "xterm", jobs.add_with(scen, None)));
+            }
         }
-    }
-    // The same start-up replayed as recorded (gaps slept, recorded
-    // sectors): what the paper did not measure.
-    for w in ["idle", "10r-seq"].into_iter().filter(|_| want("startup")) {
-        let scen = scheduler(
-            head(&format!("startup-recorded-{w}"), cap, app_start, true).preset(STM),
-            "bfq+",
-        )
-        .flow(
-            app("xterm", app_start, plan.runs())
-                .pause_s(1.0)
-                .replay(Replay::Recorded),
-        );
-        let label = if w == "idle" {
-            "idle, recorded"
-        } else {
-            "10r-seq, recorded"
-        };
-        startup.push((
-            "bfq+",
-            label,
-            "xterm",
-            jobs.add_with(workload(scen, w), None),
-        ));
     }
     // Video: 30 s clip at 27 fps on the first system, bash started every
     // 3 s from second 10 (the paper's choice: the smallest application,
@@ -448,12 +445,9 @@ pub(super) fn experiments_where(
     {
         for (v, _) in ABLATION {
             for a in ["bash", "xterm"] {
-                let scen = scheduler(
-                    head(&format!("ablation-{a}-{w}"), cap, app_start, true).preset(STM),
-                    v,
-                )
-                .flow(app(a, app_start, plan.runs()).pause_s(1.0));
-                ablation.push((v, w, a, jobs.add_with(workload(scen, w), None)));
+                let name = format!("ablation-{a}-{w}");
+                let scen = startup_scenario(&name, v, w, a, None, cap, plan.runs());
+                ablation.push((v, w, a, jobs.add_with(scen, None)));
             }
             let scen = workload(scheduler(head(w, dur, warm, false).preset(STM), v), w);
             ablation_thr.push((v, w, jobs.add_with(scen, None)));
@@ -464,16 +458,10 @@ pub(super) fn experiments_where(
     let mut ablation_think = Vec::new();
     for (v, _) in ABLATION.into_iter().filter(|_| want("ablation")) {
         for a in ["bash", "xterm"] {
-            let scen = scheduler(
-                head(&format!("ablation-think-{a}"), cap, app_start, true).preset(STM),
-                v,
-            )
-            .flow(
-                app(a, app_start, plan.runs())
-                    .pause_s(1.0)
-                    .replay(Replay::Think),
-            );
-            ablation_think.push((v, a, jobs.add_with(workload(scen, "10r-seq"), None)));
+            let name = format!("ablation-think-{a}");
+            let think = Some(Replay::Think);
+            let scen = startup_scenario(&name, v, "10r-seq", a, think, cap, plan.runs());
+            ablation_think.push((v, a, jobs.add_with(scen, None)));
         }
     }
 
@@ -528,7 +516,7 @@ pub(super) fn experiments_where(
     out.push(experiment(
         "startup",
         "Application start-up time under load (maxtor-stm332061)",
-        &format!("bash, xterm and gnome-terminal start-ups replayed cold as the S suite's tool replays them (trace order, no think time, read-ahead asynchronous, positions in a 20 MB file per process), {} time(s) each with 1 s pauses, from {app_start} s into the workload; aggregate is MB/s over the xterm runs. Each run is a new process (new queues, raised again). The paper reports bash (Fig. 4; its trace was recorded for sluice: bash -c exit, 260 requests, 1.3 MB, see crates/sluice-workload/data/startup/README.md) and konsole, whose trace we do not have. BFQ+ treats raised queues as BFQ's code of the time did (three idle slices, a budget timeout scaled by the raised weight); '{LITERAL}' is SYSTOR §3.3 read literally (one idle slice, every slot within T_max). The 'recorded' rows replay the trace as recorded instead (gaps slept, recorded sectors, each process on its own): the recorded gaps hold the original disk's waits, so the start-up barely depends on the scheduler.", plan.runs()),
+        &format!("bash, xterm and gnome-terminal start-ups replayed cold as the S suite's tool replays them (trace order, no think time, read-ahead asynchronous, positions in a 20 MB file per process), {} time(s) each with 1 s pauses, from {app_start} s into the workload; aggregate is MB/s over the xterm runs. Each run is a new process (new queues, raised again). The paper reports bash (Fig. 4; its trace was recorded for sluice: bash -c exit, 260 requests, 1.3 MB, see crates/sluice-workload/data/startup/README.md) and konsole, whose trace we do not have. BFQ+ treats raised queues as BFQ's code of the time did (three idle slices, a budget timeout scaled by the raised weight); '{LITERAL}' is SYSTOR §3.3 read literally (one idle slice, every slot within T_max). The 'think' rows replay xterm with the program's think time estimated from the trace before each read (`replay = \"think\"`; see crates/sluice-workload/data/startup/README.md). The 'recorded' rows replay the trace as recorded instead (gaps slept, recorded sectors, each process on its own): the recorded gaps hold the original disk's waits, so the start-up barely depends on the scheduler.", plan.runs()),
         rows,
     ));
 

@@ -559,8 +559,10 @@ impl Scheduler for Bfq {
     }
 
     fn complete(&mut self, now: Instant, request: &Request, service: &Service) {
-        let in_driver = self.sync_in_flight + self.queues[ASYNC as usize].in_flight;
-        self.hw_tag.sample(in_driver, self.queued);
+        if self.cfg.hw_tag_detection {
+            let in_driver = self.sync_in_flight + self.queues[ASYNC as usize].in_flight;
+            self.hw_tag.sample(in_driver, self.queued);
+        }
         let qi = if request.sync {
             match self.flows.get(request.flow) {
                 Some(q) => q,
