@@ -23,7 +23,9 @@ pub enum BfqVariant {
     /// `bfq`: the algorithm of the SYSTOR paper's §3.
     Original,
     /// `bfq+`: with the §4 heuristics on, initial budget B_max / 2 under
-    /// `budget_rules`, and no idling when the device queues commands (§5.1).
+    /// `budget_rules`, and on a drive that queues commands no idling for a
+    /// random queue that is not raised (§5.1, as BFQ's code of the time
+    /// applied it).
     Plus,
 }
 
@@ -47,9 +49,9 @@ impl BfqVariant {
 
 declare_params! {
     /// The parameters of `bfq` (`plus` false) and `bfq+` by name: `bfq+`
-    /// turns the five heuristics on. What BFQ's code for 2.6.3x kernels did
-    /// for raised queues (longer idling, a scaled timeout, idling on
-    /// queueing drives) is off in both: the papers do not do it.
+    /// turns the five heuristics on, and with them what BFQ's code of the
+    /// time did where the papers are silent (longer idling and a scaled
+    /// timeout for raised queues, its queueing-drive rules and detection).
     #[derive(Clone, Debug, PartialEq)]
     pub struct BfqTunables(plus: bool) {
         /// idle wait for a synchronous queue's next request (Linux's slice_idle); 0: no idling
