@@ -13,6 +13,7 @@ use sluice::{
 };
 
 use crate::buf::AlignedBuf;
+use crate::doorbell::{Doorbell, DOORBELL_TAG};
 use crate::clock::Clock;
 use crate::cost::{LinearCost, SeekEstimate};
 use crate::error::{Error, Result};
@@ -228,7 +229,9 @@ pub struct Engine<P = Box<dyn Scheduler>> {
     groups: Groups,
     /// Known flows, with the requests each has pending.
     flows: FlowSlots,
-    targets: Vec<Target>,
+    /// Open targets by id; `None` where one was closed (its id is reused).
+    targets: Vec<Option<Target>>,
+    free_targets: Vec<u32>,
     ready: VecDeque<Completion>,
     driver: Driver<P>,
     costs: Costs,
@@ -243,6 +246,10 @@ pub struct Engine<P = Box<dyn Scheduler>> {
     /// is merged (kept to reuse its allocation).
     dispatched: Vec<(RequestId, bool)>,
     stats: EngineStats,
+    /// The host's wake-up, when it asked for one ([`Engine::doorbell`]).
+    doorbell: Option<Doorbell>,
+    /// The doorbell rang since `poll` last returned.
+    rung: bool,
 }
 
 fn ring_error(e: io::Error) -> Error {
@@ -285,6 +292,7 @@ impl<P: Scheduler> Engine<P> {
             pending: PendingTable::with_capacity(2 * depth),
             flows: FlowSlots::default(),
             targets: Vec::new(),
+            free_targets: Vec::new(),
             ready: VecDeque::with_capacity(depth),
             driver,
             costs: Costs::Linear(LinearCost {
@@ -298,6 +306,8 @@ impl<P: Scheduler> Engine<P> {
             cqes: Vec::with_capacity(entries as usize * 2),
             dispatched: Vec::with_capacity(depth.min(4096)),
             stats: EngineStats::default(),
+            doorbell: None,
+            rung: false,
         })
     }
 
@@ -314,19 +324,94 @@ impl<P: Scheduler> Engine<P> {
         path: impl AsRef<Path>,
         opts: &TargetOptions,
     ) -> Result<TargetId> {
-        let id = TargetId(self.targets.len() as u32);
         let t = target::open(path.as_ref(), opts, self.layout_end)?;
+        Ok(self.place(t))
+    }
+
+    /// Take a file the host opened itself (say with `openat2` beneath a
+    /// directory it serves): reads and writes go to it as to any target.
+    /// Whether it is writable and O_DIRECT is read from the file's flags;
+    /// `path` only names it in errors and [`TargetInfo`].
+    pub fn adopt_target(&mut self, file: std::fs::File, path: impl AsRef<Path>) -> Result<TargetId> {
+        let t = target::adopt(file, path.as_ref(), self.layout_end)?;
+        Ok(self.place(t))
+    }
+
+    /// Lay a new target out after the others, under a free id.
+    fn place(&mut self, t: Target) -> TargetId {
         self.layout_end += t.info.sectors;
         if let Costs::Linear(c) = &mut self.costs {
             c.capacity = self.layout_end;
         }
-        self.targets.push(t);
-        Ok(id)
+        match self.free_targets.pop() {
+            Some(i) => {
+                self.targets[i as usize] = Some(t);
+                TargetId(i)
+            }
+            None => {
+                self.targets.push(Some(t));
+                TargetId(self.targets.len() as u32 - 1)
+            }
+        }
+    }
+
+    /// Close a target none of whose requests is pending (else
+    /// [`Error::TargetBusy`]: the kernel may still hold its fd). Its id
+    /// may name a later target.
+    pub fn close_target(&mut self, id: TargetId) -> Result<()> {
+        let Some(t) = self.targets.get(id.0 as usize).and_then(Option::as_ref) else {
+            return Err(Error::UnknownTarget(id));
+        };
+        if t.pending > 0 {
+            return Err(Error::TargetBusy {
+                target: id,
+                pending: t.pending,
+            });
+        }
+        self.targets[id.0 as usize] = None;
+        self.free_targets.push(id.0);
+        Ok(())
     }
 
     /// What the engine knows of a target.
     pub fn target(&self, id: TargetId) -> Option<&TargetInfo> {
-        self.targets.get(id.0 as usize).map(|t| &t.info)
+        self.targets
+            .get(id.0 as usize)
+            .and_then(Option::as_ref)
+            .map(|t| &t.info)
+    }
+
+    /// A doorbell another thread rings to end a blocking [`Engine::poll`]
+    /// early (say, when it has queued work for the engine's thread): `poll`
+    /// then returns even with no completion ready. One per engine; later
+    /// calls return the same doorbell.
+    pub fn doorbell(&mut self) -> Result<Doorbell> {
+        if let Some(d) = &self.doorbell {
+            return Ok(d.clone());
+        }
+        let d = Doorbell::new().map_err(Error::Ring)?;
+        self.doorbell = Some(d.clone());
+        self.arm_doorbell()?;
+        Ok(d)
+    }
+
+    /// Keep one poll of the doorbell's eventfd in the ring (not counted in
+    /// `in_kernel`: it holds no buffer the kernel could write).
+    fn arm_doorbell(&mut self) -> Result<()> {
+        let Some(d) = &self.doorbell else {
+            return Ok(());
+        };
+        let entry = opcode::PollAdd::new(types::Fd(d.raw_fd()), libc::POLLIN as u32)
+            .build()
+            .user_data(DOORBELL_TAG);
+        loop {
+            // SAFETY: a poll holds no memory of ours; the eventfd lives in
+            // `self.doorbell` as long as the ring.
+            if unsafe { self.ring.submission().push(&entry) }.is_ok() {
+                return Ok(());
+            }
+            self.enter(0, None)?;
+        }
     }
 
     /// Replace the seek estimate by the host's own cost model (its
@@ -385,7 +470,7 @@ impl<P: Scheduler> Engine<P> {
     /// buffer is dropped.
     pub fn submit(&mut self, s: Submission) -> Result<RequestId> {
         let now = self.now();
-        let Some(t) = self.targets.get(s.target.0 as usize) else {
+        let Some(t) = self.targets.get(s.target.0 as usize).and_then(Option::as_ref) else {
             return Err(Error::UnknownTarget(s.target));
         };
         let Some(slot) = self.flows.slot(s.flow) else {
@@ -445,6 +530,9 @@ impl<P: Scheduler> Engine<P> {
             arrival: now,
         };
         self.flows.up(slot);
+        if let Some(Some(t)) = self.targets.get_mut(target.0 as usize) {
+            t.pending += 1;
+        }
         self.driver.add(now, request);
         self.stats.submitted += 1;
         Ok(id)
@@ -467,9 +555,11 @@ impl<P: Scheduler> Engine<P> {
             self.advance()?;
             let now = self.now();
             let ready = self.ready.len();
-            let block = ready == 0 && wait != Wait::No && until.is_none_or(|u| now < u);
+            let block =
+                ready == 0 && !self.rung && wait != Wait::No && until.is_none_or(|u| now < u);
             if !block {
                 if self.ring.submission().is_empty() {
+                    self.rung = false;
                     return Ok(ready);
                 }
                 self.enter(0, None)?;
@@ -483,7 +573,7 @@ impl<P: Scheduler> Engine<P> {
                     queued: self.driver.queued(),
                 });
             }
-            if self.in_kernel == 0 && deadline.is_none() {
+            if self.in_kernel == 0 && deadline.is_none() && self.doorbell.is_none() {
                 // `Wait::Any` with nothing pending: nothing will ever come.
                 return Ok(0);
             }
@@ -671,6 +761,16 @@ impl<P: Scheduler> Engine<P> {
         let now = self.now();
         let mut result = Ok(());
         for &(user_data, res) in &cqes {
+            if user_data == DOORBELL_TAG {
+                self.rung = true;
+                if let Some(d) = &self.doorbell {
+                    d.reset();
+                }
+                if let Err(e) = self.arm_doorbell() {
+                    result = Err(e);
+                }
+                continue;
+            }
             if user_data & GROUP_BIT != 0 {
                 self.in_kernel -= 1;
                 if let Err(e) = self.group_result(now, RequestId(user_data & !GROUP_BIT), res) {
@@ -726,6 +826,9 @@ impl<P: Scheduler> Engine<P> {
         resubmits: u32,
     ) {
         self.flows.down(p.slot);
+        if let Some(Some(t)) = self.targets.get_mut(p.target.0 as usize) {
+            t.pending -= 1;
+        }
         self.stats.completed += 1;
         self.stats.errors += u64::from(result.is_err());
         self.ready.push_back(Completion {

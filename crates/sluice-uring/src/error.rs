@@ -50,6 +50,14 @@ pub enum Error {
         /// Its requests submitted and not yet completed.
         pending: usize,
     },
+    /// `close_target` of a target whose requests have not all completed.
+    #[error("target {target:?} still has {pending} requests pending")]
+    TargetBusy {
+        /// The target.
+        target: TargetId,
+        /// Its requests submitted and not yet completed.
+        pending: usize,
+    },
     /// The request cannot be sent as it is (empty, too long, misaligned
     /// for an O_DIRECT target, a write to a read-only target).
     #[error("invalid request: {0}")]

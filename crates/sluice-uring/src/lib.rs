@@ -96,6 +96,7 @@
 mod buf;
 mod clock;
 mod cost;
+mod doorbell;
 mod engine;
 mod error;
 mod flows;
@@ -106,6 +107,7 @@ mod target;
 pub use buf::{AlignedBuf, BUF_ALIGN};
 pub use clock::monotonic_ns;
 pub use cost::SeekEstimate;
+pub use doorbell::Doorbell;
 pub use engine::{
     Completion, Engine, EngineConfig, EngineStats, Submission, Wait, MAX_REQUEST_BYTES,
 };

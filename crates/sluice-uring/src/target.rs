@@ -2,6 +2,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Seek, SeekFrom};
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
@@ -103,6 +104,9 @@ pub struct TargetInfo {
 pub(crate) struct Target {
     pub file: File,
     pub info: TargetInfo,
+    /// Requests submitted to it and not yet completed: a target is closed
+    /// only when none is (the kernel holds its fd until then).
+    pub pending: usize,
 }
 
 /// Sectors per region boundary (1 MiB).
@@ -128,7 +132,7 @@ pub(crate) fn open(path: &Path, opts: &TargetOptions, base_sector: u64) -> Resul
         o.custom_flags(libc::O_CLOEXEC | if direct { libc::O_DIRECT } else { 0 });
         o.open(path)
     };
-    let (mut file, direct, direct_fallback) = if opts.direct {
+    let (file, direct, direct_fallback) = if opts.direct {
         match open_with(true) {
             Ok(f) => (f, true, None),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
@@ -150,20 +154,55 @@ pub(crate) fn open(path: &Path, opts: &TargetOptions, base_sector: u64) -> Resul
         }
         file.set_len(size).map_err(err)?;
     }
+    let mut t = describe(file, path, direct, write, base_sector).map_err(err)?;
+    t.info.direct_fallback = direct_fallback;
+    Ok(t)
+}
+
+/// A file the host opened itself (see `Engine::adopt_target`): whether it
+/// is writable and O_DIRECT is read from its status flags.
+pub(crate) fn adopt(file: File, path: &Path, base_sector: u64) -> Result<Target> {
+    // SAFETY: F_GETFL on an fd the `File` owns; no memory is passed.
+    let flags = unsafe { libc::fcntl(file.as_raw_fd(), libc::F_GETFL) };
+    if flags < 0 {
+        return Err(Error::Open {
+            path: path.to_path_buf(),
+            source: io::Error::last_os_error(),
+        });
+    }
+    let write = flags & libc::O_ACCMODE != libc::O_RDONLY;
+    let direct = flags & libc::O_DIRECT != 0;
+    describe(file, path, direct, write, base_sector).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// What the engine records of an open file: its size and its place in
+/// the policy's sector space.
+fn describe(
+    mut file: File,
+    path: &Path,
+    direct: bool,
+    writable: bool,
+    base_sector: u64,
+) -> io::Result<Target> {
+    let block_device = file.metadata()?.file_type().is_block_device();
     // The end of a block device is its size (no ioctl needed).
-    let size = file.seek(SeekFrom::End(0)).map_err(err)?;
+    let size = file.seek(SeekFrom::End(0))?;
     let sectors = size.div_ceil(SECTOR_BYTES).div_ceil(REGION_SECTORS).max(1) * REGION_SECTORS;
     Ok(Target {
         file,
         info: TargetInfo {
             path: path.to_path_buf(),
             direct,
-            direct_fallback,
-            writable: write,
+            direct_fallback: None,
+            writable,
             block_device,
             size,
             base_sector,
             sectors,
         },
+        pending: 0,
     })
 }
