@@ -15,6 +15,7 @@
 
 mod error;
 pub mod import;
+pub mod mount_config;
 pub mod names;
 pub mod overrides;
 pub mod population;
@@ -24,6 +25,7 @@ pub mod scenario;
 pub mod timeline;
 
 pub use error::{Error, Result};
+pub use mount_config::{MountClass, MountConfig, ProcessInfo, ProcessMatch};
 pub use population::{Backend, Population};
 pub use report::SimReport;
 pub use scenario::{CostKeys, FlowBuilder, GroupBuilder, Scenario, ScenarioBuilder};
