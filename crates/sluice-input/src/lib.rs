@@ -123,9 +123,7 @@ impl Kind {
     /// each are some 200 KiB).
     pub fn cap(self) -> u64 {
         match self {
-            Kind::DmClockConfig | Kind::SeastarJobs | Kind::IoProperties | Kind::MountConfig => {
-                MIB
-            }
+            Kind::DmClockConfig | Kind::SeastarJobs | Kind::IoProperties | Kind::MountConfig => MIB,
             Kind::Scenario | Kind::DiskSpecs | Kind::Include | Kind::SeekFile | Kind::FioJob => {
                 16 * MIB
             }

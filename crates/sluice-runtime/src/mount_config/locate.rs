@@ -15,7 +15,11 @@ impl<'t> Locator<'t> {
 
     /// An error about `[scheduler]` (`[scheduler] KEY: ...` names the key).
     pub(super) fn scheduler(&self, e: Error) -> Error {
-        let key = e.message.strip_prefix("[scheduler] ").and_then(ident);
+        // `[scheduler] KEY: ...`, or the policy's `... no parameter 'KEY'`.
+        let key = match e.message.split_once("parameter '") {
+            Some((_, after)) => ident(after),
+            None => e.message.strip_prefix("[scheduler] ").and_then(ident),
+        };
         let line = self.line("[scheduler]", 0, key.as_deref());
         at(e, line)
     }

@@ -212,9 +212,7 @@ impl MountConfig {
 
     /// `config` if its policy builds with its groups.
     fn checked(config: MountConfig) -> Result<Self> {
-        config.policy().map_err(|e| {
-            Error::new("", format!("[scheduler] '{}': {e}", config.scheduler))
-        })?;
+        config.policy().map_err(|e| Error::new("", e.to_string()))?;
         Ok(config)
     }
 
@@ -233,7 +231,8 @@ impl MountConfig {
         for (i, g) in tables.groups.iter().enumerate() {
             given_name(&format!("[[group]] {}", i + 1), &g.name).map_err(|e| at.group(i, e))?;
         }
-        let groups = groups::groups(&tables.groups, &scheduler).map_err(|e| at.group_error(&tables.groups, e))?;
+        let groups = groups::groups(&tables.groups, &scheduler)
+            .map_err(|e| at.group_error(&tables.groups, e))?;
         if tables.classes.len() > MAX_CLASSES {
             return Err(Error::new(
                 "",
@@ -321,7 +320,10 @@ fn class(
             if cg.len() > MAX_CGROUP_BYTES {
                 return Err(refuse(
                     "match",
-                    format!("match.cgroup must be at most {MAX_CGROUP_BYTES} bytes (got {})", cg.len()),
+                    format!(
+                        "match.cgroup must be at most {MAX_CGROUP_BYTES} bytes (got {})",
+                        cg.len()
+                    ),
                 ));
             }
             names::check("match.cgroup", cg).map_err(|m| refuse("match", m))?;

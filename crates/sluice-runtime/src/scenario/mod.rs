@@ -38,9 +38,9 @@ mod memory;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use builder::SchedulerKeys;
 pub use builder::{CostKeys, FlowBuilder, ScenarioBuilder};
 use builder::{DeviceKeys, OsKeys};
-pub(crate) use builder::SchedulerKeys;
 pub use expand::MAX_SECONDS;
 pub use groups::GroupBuilder;
 use location::{key_line, value_names};
