@@ -6,7 +6,7 @@
 //! ([`scenario`]), the population of flows and their threads
 //! ([`population`], generic over the host's [`Backend`]), what a run
 //! measures ([`report`], [`timeline`]) and the command-line overrides
-//! ([`overrides`]).
+//! ([`overrides`]); and `sluice mount --config`'s file ([`mount_config`]).
 //!
 //! ```no_run
 //! let scenario = sluice_runtime::Scenario::load("scenarios/10r-rand.toml".as_ref()).unwrap();

@@ -70,7 +70,7 @@ pub struct MountClass {
 pub struct ProcessMatch {
     /// The process's name, exactly (`/proc/PID/comm`).
     pub comm: Option<String>,
-    /// The process's real user id.
+    /// The process's user id (as [`ProcessInfo::uid`]).
     pub uid: Option<u32>,
     /// A cgroup (v2 path, as `/proc/PID/cgroup` gives it): the process's
     /// cgroup is it or below it.
@@ -82,7 +82,8 @@ pub struct ProcessMatch {
 pub struct ProcessInfo<'a> {
     /// `/proc/PID/comm`.
     pub comm: &'a str,
-    /// The real user id.
+    /// The user id a FUSE request carries: the caller's file-system uid
+    /// (normally its effective uid).
     pub uid: u32,
     /// The cgroup v2 path (`/proc/PID/cgroup`'s `0::` line).
     pub cgroup: &'a str,
