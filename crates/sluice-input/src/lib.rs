@@ -71,11 +71,13 @@ pub enum Kind {
     SeastarJobs,
     /// Seastar's `io_properties.yaml` (`import seastar --io-properties`).
     IoProperties,
+    /// `sluice mount --config`'s TOML.
+    MountConfig,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 12] = [
+    pub const ALL: [Kind; 13] = [
         Kind::Scenario,
         Kind::Trace,
         Kind::StartupTrace,
@@ -88,6 +90,7 @@ impl Kind {
         Kind::DmClockConfig,
         Kind::SeastarJobs,
         Kind::IoProperties,
+        Kind::MountConfig,
     ];
 
     /// The kind's name in messages, with its article ("a DiskSim file").
@@ -105,6 +108,7 @@ impl Kind {
             Kind::DmClockConfig => "a dmClock configuration",
             Kind::SeastarJobs => "an io_tester job file",
             Kind::IoProperties => "an io properties file",
+            Kind::MountConfig => "a mount configuration",
         }
     }
 
@@ -114,10 +118,12 @@ impl Kind {
     /// its parsed requests are held in memory together, so 1 GiB; a
     /// report's JSON holds per-flow series, 256 MiB; a request log (a
     /// row per request) is drawn whole, 256 MiB too. Other tools'
-    /// configurations (dmClock, Seastar) are a few hundred bytes: 1 MiB.
+    /// configurations (dmClock, Seastar) are a few hundred bytes: 1 MiB; so
+    /// is a mount configuration (its at most 1000 classes of a few lines
+    /// each are some 200 KiB).
     pub fn cap(self) -> u64 {
         match self {
-            Kind::DmClockConfig | Kind::SeastarJobs | Kind::IoProperties => MIB,
+            Kind::DmClockConfig | Kind::SeastarJobs | Kind::IoProperties | Kind::MountConfig => MIB,
             Kind::Scenario | Kind::DiskSpecs | Kind::Include | Kind::SeekFile | Kind::FioJob => {
                 16 * MIB
             }

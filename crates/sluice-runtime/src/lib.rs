@@ -6,7 +6,7 @@
 //! ([`scenario`]), the population of flows and their threads
 //! ([`population`], generic over the host's [`Backend`]), what a run
 //! measures ([`report`], [`timeline`]) and the command-line overrides
-//! ([`overrides`]).
+//! ([`overrides`]); and `sluice mount --config`'s file ([`mount_config`]).
 //!
 //! ```no_run
 //! let scenario = sluice_runtime::Scenario::load("scenarios/10r-rand.toml".as_ref()).unwrap();
@@ -15,6 +15,7 @@
 
 mod error;
 pub mod import;
+pub mod mount_config;
 pub mod names;
 pub mod overrides;
 pub mod population;
@@ -24,6 +25,7 @@ pub mod scenario;
 pub mod timeline;
 
 pub use error::{Error, Result};
+pub use mount_config::{MountClass, MountConfig, ProcessInfo, ProcessMatch};
 pub use population::{Backend, Population};
 pub use report::SimReport;
 pub use scenario::{CostKeys, FlowBuilder, GroupBuilder, Scenario, ScenarioBuilder};

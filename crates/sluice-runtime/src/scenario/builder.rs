@@ -218,6 +218,30 @@ pub(crate) struct SchedulerKeys {
     pub(crate) params: BTreeMap<String, toml::Value>,
 }
 
+impl SchedulerKeys {
+    /// The parameters as the policies take them (scenarios and mount
+    /// configurations read `[scheduler]` alike).
+    pub(crate) fn to_params(&self) -> Result<Params> {
+        let mut params = Params::default();
+        for (k, v) in &self.params {
+            let pv = match v {
+                toml::Value::Boolean(b) => ParamValue::Bool(*b),
+                toml::Value::Integer(i) => ParamValue::Int(*i),
+                toml::Value::Float(x) => ParamValue::Float(*x),
+                toml::Value::String(s) => ParamValue::Str(s.clone()),
+                other => {
+                    return Err(fail(format!(
+                        "[scheduler] {k}: expected a boolean, number or string, got {}",
+                        other.type_str()
+                    )))
+                }
+            };
+            params.insert(k, pv);
+        }
+        Ok(params)
+    }
+}
+
 /// A `[[flow]]` table: `count` flows alike (see [`ScenarioBuilder`]).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

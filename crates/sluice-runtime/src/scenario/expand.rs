@@ -259,22 +259,7 @@ impl Scenario {
                 ))
             })?,
         };
-        let mut params = Params::default();
-        for (k, v) in &raw.scheduler.params {
-            let pv = match v {
-                toml::Value::Boolean(b) => ParamValue::Bool(*b),
-                toml::Value::Integer(i) => ParamValue::Int(*i),
-                toml::Value::Float(x) => ParamValue::Float(*x),
-                toml::Value::String(s) => ParamValue::Str(s.clone()),
-                other => {
-                    return Err(fail(format!(
-                        "[scheduler] {k}: expected a boolean, number or string, got {}",
-                        other.type_str()
-                    )))
-                }
-            };
-            params.insert(k, pv);
-        }
+        let params = raw.scheduler.to_params()?;
         sluice::policy::build(
             &raw.scheduler.name,
             &params,

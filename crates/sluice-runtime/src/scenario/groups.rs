@@ -9,7 +9,7 @@ use sluice::policy::{GroupConfig, MAX_DEPTH, MAX_GROUPS};
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GroupBuilder {
-    pub(super) name: String,
+    pub(crate) name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) parent: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -63,7 +63,7 @@ impl GroupBuilder {
 }
 
 /// `weight`, checked: 1..=1000 (default 100).
-pub(super) fn weight_key(v: Option<u32>) -> Result<u32> {
+pub(crate) fn weight_key(v: Option<u32>) -> Result<u32> {
     let weight = v.unwrap_or(100);
     if !(1..=1000).contains(&weight) {
         return Err(fail(format!("weight must be 1..=1000 (got {weight})")));
@@ -74,7 +74,7 @@ pub(super) fn weight_key(v: Option<u32>) -> Result<u32> {
 /// The QoS keys `[[flow]]` and `[[group]]` tables share, checked, under a
 /// `weight` already checked by [`weight_key`] (each table reports a bad
 /// weight before its other keys).
-pub(super) fn qos(
+pub(crate) fn qos(
     weight: u32,
     reservation_iops: Option<f64>,
     limit_iops: Option<f64>,
@@ -132,7 +132,7 @@ fn burst_key(v: Option<f64>) -> Result<Option<Duration>> {
 }
 
 /// The index of the group a key names, or an error listing the groups.
-pub(super) fn group_index(groups: &[GroupBuilder], name: &str, key: &str) -> Result<u32> {
+pub(crate) fn group_index(groups: &[GroupBuilder], name: &str, key: &str) -> Result<u32> {
     groups
         .iter()
         .position(|g| g.name == name)
@@ -151,7 +151,7 @@ pub(super) fn group_index(groups: &[GroupBuilder], name: &str, key: &str) -> Res
 }
 
 /// The `[[group]]` tables, checked, as the core takes them.
-pub(super) fn groups(raw: &[GroupBuilder], root: &str) -> Result<Vec<GroupConfig>> {
+pub(crate) fn groups(raw: &[GroupBuilder], root: &str) -> Result<Vec<GroupConfig>> {
     if raw.len() > MAX_GROUPS {
         return Err(fail(format!(
             "{} [[group]] tables: at most {MAX_GROUPS}",

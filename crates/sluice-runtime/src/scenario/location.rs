@@ -68,10 +68,39 @@ pub(super) fn value_names<T>(all: &[(&str, T)]) -> String {
 }
 
 /// 1-based line of byte offset `at` in `text`.
-pub(super) fn line_of(text: &str, at: usize) -> usize {
+pub(crate) fn line_of(text: &str, at: usize) -> usize {
     text[..at.min(text.len())]
         .bytes()
         .filter(|&b| b == b'\n')
         .count()
         + 1
+}
+
+/// A TOML syntax or type error as one line naming `file` and quoting the
+/// offending line (it names the key even when the parser's message only
+/// names the expected type).
+pub(crate) fn toml_error(file: &str, text: &str, e: &toml::de::Error) -> crate::Error {
+    let err = |message: String| crate::Error::new(file, message);
+    let msg = e.message().replace('\n', " ");
+    let msg = if msg.trim().is_empty() {
+        // The parser says nothing when the file ends inside a
+        // value (`name =` on the last line).
+        "a value is missing after `=` (the file ends there)".to_string()
+    } else {
+        msg
+    };
+    match e.span() {
+        Some(span) => {
+            let line = line_of(text, span.start);
+            let src = text.lines().nth(line - 1).unwrap_or("").trim();
+            // At most a screen line of it (a line may be 16 MiB).
+            let src = crate::names::excerpt(src, 100);
+            if src.is_empty() {
+                err(format!("line {line}: {msg}"))
+            } else {
+                err(format!("line {line} ({src}): {msg}"))
+            }
+        }
+        None => err(msg),
+    }
 }

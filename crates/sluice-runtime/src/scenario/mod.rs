@@ -31,18 +31,19 @@ macro_rules! optional_keys {
 
 mod builder;
 mod expand;
-mod groups;
+pub(crate) mod groups;
 mod kind;
-mod location;
+pub(crate) mod location;
 mod memory;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use builder::SchedulerKeys;
 pub use builder::{CostKeys, FlowBuilder, ScenarioBuilder};
 use builder::{DeviceKeys, OsKeys};
 pub use expand::MAX_SECONDS;
 pub use groups::GroupBuilder;
-use location::{key_line, line_of, value_names};
+use location::{key_line, value_names};
 use sluice_device::diskspecs;
 use sluice_device::presets::{self, PRESETS};
 
@@ -235,33 +236,8 @@ impl Scenario {
     }
 
     fn parse_for(file: &str, text: &str, real: bool) -> Result<Self> {
-        let err = |message: String| Error::new(file, message);
-        let raw: ScenarioBuilder = toml::from_str(text).map_err(|e| {
-            let msg = e.message().replace('\n', " ");
-            let msg = if msg.trim().is_empty() {
-                // The parser says nothing when the file ends inside a
-                // value (`name =` on the last line).
-                "a value is missing after `=` (the file ends there)".to_string()
-            } else {
-                msg
-            };
-            match e.span() {
-                Some(span) => {
-                    // Quote the offending line: it names the key even when
-                    // the parser's message only names the expected type.
-                    let line = line_of(text, span.start);
-                    let src = text.lines().nth(line - 1).unwrap_or("").trim();
-                    // At most a screen line of it (a line may be 16 MiB).
-                    let src = crate::names::excerpt(src, 100);
-                    if src.is_empty() {
-                        err(format!("line {line}: {msg}"))
-                    } else {
-                        err(format!("line {line} ({src}): {msg}"))
-                    }
-                }
-                None => err(msg),
-            }
-        })?;
+        let raw: ScenarioBuilder =
+            toml::from_str(text).map_err(|e| location::toml_error(file, text, &e))?;
         let base = Path::new(file).parent().unwrap_or(Path::new("."));
         // Errors below name no file (see `fail`): this one, and the line of
         // the key they are about when the text has it.
