@@ -28,6 +28,8 @@ Examples:
                                                 score a drive model on a real drive's trace
   sluice emulate --preset maxtor-stm332061 --size-gib 8 --mount /tmp/emu
                                                 a modelled drive as a file through FUSE (root)
+  sluice mount /srv/data /mnt/sched --scheduler bfq+
+                                                real programs' file I/O under a policy (root)
   sluice versus scenarios/versus/startup-xterm-10r-seq.toml --preset maxtor-stm332061
                                                 simulated vs sluice vs the kernel's bfq (root)
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
@@ -64,6 +66,7 @@ enum Command {
     Kernel(cmd::kernel::Args),
     Versus(cmd::versus::Args),
     Emulate(cmd::emulate::Args),
+    Mount(cmd::mount::Args),
     Compare(cmd::compare::Args),
     Validate(cmd::validate::Args),
     Repro(cmd::repro::Args),
@@ -85,6 +88,7 @@ fn main() -> ExitCode {
         Command::Kernel(args) => cmd::kernel::run(args),
         Command::Versus(args) => cmd::versus::run(args),
         Command::Emulate(args) => cmd::emulate::run(args),
+        Command::Mount(args) => cmd::mount::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Validate(args) => cmd::validate::run(args),
         Command::Repro(args) => cmd::repro::run(args),

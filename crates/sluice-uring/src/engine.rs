@@ -13,9 +13,9 @@ use sluice::{
 };
 
 use crate::buf::AlignedBuf;
-use crate::doorbell::{Doorbell, DOORBELL_TAG};
 use crate::clock::Clock;
 use crate::cost::{LinearCost, SeekEstimate};
+use crate::doorbell::{Doorbell, DOORBELL_TAG};
 use crate::error::{Error, Result};
 use crate::flows::FlowSlots;
 
@@ -332,7 +332,11 @@ impl<P: Scheduler> Engine<P> {
     /// directory it serves): reads and writes go to it as to any target.
     /// Whether it is writable and O_DIRECT is read from the file's flags;
     /// `path` only names it in errors and [`TargetInfo`].
-    pub fn adopt_target(&mut self, file: std::fs::File, path: impl AsRef<Path>) -> Result<TargetId> {
+    pub fn adopt_target(
+        &mut self,
+        file: std::fs::File,
+        path: impl AsRef<Path>,
+    ) -> Result<TargetId> {
         let t = target::adopt(file, path.as_ref(), self.layout_end)?;
         Ok(self.place(t))
     }
@@ -470,7 +474,11 @@ impl<P: Scheduler> Engine<P> {
     /// buffer is dropped.
     pub fn submit(&mut self, s: Submission) -> Result<RequestId> {
         let now = self.now();
-        let Some(t) = self.targets.get(s.target.0 as usize).and_then(Option::as_ref) else {
+        let Some(t) = self
+            .targets
+            .get(s.target.0 as usize)
+            .and_then(Option::as_ref)
+        else {
             return Err(Error::UnknownTarget(s.target));
         };
         let Some(slot) = self.flows.slot(s.flow) else {

@@ -781,15 +781,25 @@ fn a_doorbell_rung_from_another_thread_ends_a_blocking_poll() {
         bell.ring();
     });
     assert_eq!(e.poll(Wait::Any).unwrap(), 0);
-    assert!(rang.load(std::sync::atomic::Ordering::SeqCst), "poll returned before the ring");
+    assert!(
+        rang.load(std::sync::atomic::Ordering::SeqCst),
+        "poll returned before the ring"
+    );
     ringer.join().unwrap();
     // Rung once, answered once: the next bounded poll times out quietly.
-    assert_eq!(e.poll(Wait::For(std::time::Duration::from_millis(5))).unwrap(), 0);
+    assert_eq!(
+        e.poll(Wait::For(std::time::Duration::from_millis(5)))
+            .unwrap(),
+        0
+    );
     // Requests still complete with the doorbell armed.
     let file = data_file(8192);
-    let t = e.open_target(file.path(), &TargetOptions::read_only().direct(false)).unwrap();
+    let t = e
+        .open_target(file.path(), &TargetOptions::read_only().direct(false))
+        .unwrap();
     let f = flow(&mut e, 0, 100);
-    e.submit(Submission::read(f, t, 0, AlignedBuf::zeroed(4096))).unwrap();
+    e.submit(Submission::read(f, t, 0, AlignedBuf::zeroed(4096)))
+        .unwrap();
     let done = e.run_until_idle().unwrap();
     assert_eq!(done.len(), 1);
     check_data(&done[0]);
@@ -806,7 +816,8 @@ fn adopted_targets_serve_requests_and_close_only_when_idle() {
         .unwrap();
     assert!(!e.target(t).unwrap().writable, "opened read-only");
     let f = flow(&mut e, 0, 100);
-    e.submit(Submission::read(f, t, 4096, AlignedBuf::zeroed(4096))).unwrap();
+    e.submit(Submission::read(f, t, 4096, AlignedBuf::zeroed(4096)))
+        .unwrap();
     assert!(matches!(
         e.close_target(t),
         Err(Error::TargetBusy { pending: 1, .. })
@@ -819,8 +830,11 @@ fn adopted_targets_serve_requests_and_close_only_when_idle() {
     let refused = e.submit(Submission::read(f, t, 0, AlignedBuf::zeroed(512)));
     assert!(matches!(refused, Err(Error::UnknownTarget(_))));
     // The id is reused by the next target, which is served.
-    let again = e.open_target(file.path(), &TargetOptions::read_only()).unwrap();
+    let again = e
+        .open_target(file.path(), &TargetOptions::read_only())
+        .unwrap();
     assert_eq!(again, t);
-    e.submit(Submission::read(f, again, 0, AlignedBuf::zeroed(4096))).unwrap();
+    e.submit(Submission::read(f, again, 0, AlignedBuf::zeroed(4096)))
+        .unwrap();
     check_data(&e.run_until_idle().unwrap()[0]);
 }

@@ -10,6 +10,7 @@ pub(crate) mod fio;
 pub(crate) mod import;
 pub(crate) mod kernel;
 pub(crate) mod list;
+pub(crate) mod mount;
 mod option_range;
 pub(crate) mod report;
 pub(crate) mod repro;
