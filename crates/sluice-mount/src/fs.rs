@@ -257,7 +257,10 @@ impl SchedFs {
 
 impl Drop for SchedFs {
     fn drop(&mut self) {
-        // The channel closes as we go: wake the engine's thread to see it.
+        // Close the channel first (fields drop only after this body), then
+        // wake the engine's thread to see it closed.
+        let (closed, _) = std::sync::mpsc::channel();
+        drop(std::mem::replace(&mut self.work, closed));
         self.bell.ring();
     }
 }
