@@ -118,8 +118,11 @@ fn start_time(tid: u32) -> Option<u64> {
 const RECHECK: Duration = Duration::from_secs(1);
 /// Threads cached at most (a fork bomb does not grow us without bound).
 const MAX_CACHED: usize = 1 << 16;
-/// Flows made at most; requests of later ones go to one `(other)` flow.
-pub(crate) const MAX_FLOWS: u32 = 1 << 16;
+/// Flows alive at once at most; requests of later ones go to one
+/// `(other)` flow.
+pub(crate) const MAX_FLOWS: usize = 1 << 16;
+/// How often flows of processes (threads) are checked for having exited.
+const SWEEP: Duration = Duration::from_secs(1);
 
 struct Cached {
     start: u64,
@@ -136,6 +139,7 @@ pub(crate) struct Attribution {
     next: u32,
     /// Where requests go once `MAX_FLOWS` flows exist.
     overflow: Option<FlowId>,
+    last_sweep: Option<Instant>,
 }
 
 impl Attribution {
@@ -147,6 +151,7 @@ impl Attribution {
             flows: HashMap::new(),
             next: 0,
             overflow: None,
+            last_sweep: None,
         }
     }
 
@@ -185,6 +190,34 @@ impl Attribution {
         (flow, new)
     }
 
+    /// Flows of processes (threads) that have exited since the last
+    /// sweep, at most one sweep a second: the engine removes them from the
+    /// policy, as the kernel frees a process's queue when it exits.
+    pub(crate) fn gone(&mut self, now: Instant) -> Vec<FlowId> {
+        if self
+            .last_sweep
+            .is_some_and(|t| now.duration_since(t) < SWEEP)
+        {
+            return Vec::new();
+        }
+        self.last_sweep = Some(now);
+        let mut gone = Vec::new();
+        self.flows.retain(|key, id| match key {
+            FlowKey::Task(pid, start) if *pid != 0 => {
+                let alive = start_time(*pid) == Some(*start);
+                if !alive {
+                    gone.push(*id);
+                }
+                alive
+            }
+            _ => true,
+        });
+        if !gone.is_empty() {
+            self.threads.retain(|_, c| !gone.contains(&c.flow));
+        }
+        gone
+    }
+
     /// The flow of `task` (thread `tid`, user `uid`; `None`: gone or the
     /// kernel's own), made when new.
     fn flow_for(&mut self, tid: u32, uid: u32, task: Option<&Task>) -> (FlowId, Option<NewFlow>) {
@@ -208,7 +241,8 @@ impl Attribution {
         if let Some(&id) = self.flows.get(&key) {
             return (id, None);
         }
-        if self.next >= MAX_FLOWS {
+        let full = self.flows.len() >= MAX_FLOWS;
+        if full {
             if let Some(id) = self.overflow {
                 return (id, None);
             }
@@ -226,7 +260,7 @@ impl Attribution {
         });
         let id = FlowId(self.next);
         self.next += 1;
-        let name = if self.next > MAX_FLOWS {
+        let name = if full {
             self.overflow = Some(id);
             "(other)".to_string()
         } else {

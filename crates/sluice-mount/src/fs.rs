@@ -23,7 +23,7 @@ use sluice_uring::Doorbell;
 use crate::attribution::Attribution;
 use crate::inodes::Inodes;
 use crate::lower::Lower;
-use crate::serve::Work;
+use crate::serve::{self, Work};
 
 /// How long the kernel may trust an attribute or a name (libfuse's
 /// pass-through example uses the same second).
@@ -31,6 +31,9 @@ const TTL: Duration = Duration::from_secs(1);
 /// Requests the kernel may send us at once without waiting for answers
 /// (read-ahead and asynchronous direct I/O count here).
 const MAX_BACKGROUND: u16 = 256;
+/// The largest extended attribute value or list Linux has (`XATTR_SIZE_MAX`):
+/// a caller's buffer beyond it is not allocated.
+const XATTR_MAX: usize = 65536;
 
 fn err(e: io::Error) -> Errno {
     Errno::from_i32(e.raw_os_error().unwrap_or(libc::EIO))
@@ -58,7 +61,9 @@ fn time(secs: i64, nsecs: i64) -> SystemTime {
     }
 }
 
-/// The attributes of `st`, under our inode number.
+/// The attributes of `st`, under our inode number. (`stat`'s field types
+/// differ between architectures: the casts are no-ops on some.)
+#[allow(clippy::unnecessary_cast)]
 fn attr(ino: u64, st: &Stat) -> FileAttr {
     FileAttr {
         ino: INodeNo(ino),
@@ -236,8 +241,13 @@ impl SchedFs {
 
     fn flow(&self, req: &Request) -> sluice::FlowId {
         let mut a = self.attribution.lock().unwrap_or_else(|p| p.into_inner());
-        let (flow, new) = a.flow_of(req.pid(), req.uid(), std::time::Instant::now());
+        let now = std::time::Instant::now();
+        let (flow, new) = a.flow_of(req.pid(), req.uid(), now);
+        let gone = a.gone(now);
         drop(a);
+        for g in gone.into_iter().filter(|&g| g != flow) {
+            self.send(Work::Gone(g));
+        }
         if let Some(f) = new {
             self.send(Work::Flow(f));
         }
@@ -509,6 +519,9 @@ impl Filesystem for SchedFs {
         if size == 0 {
             return reply.data(&[]);
         }
+        if offset.checked_add(u64::from(size) + serve::BLOCK).is_none() {
+            return reply.error(Errno::EINVAL);
+        }
         let flow = self.flow(req);
         self.send(Work::Read {
             fh: fh.0,
@@ -703,10 +716,10 @@ impl Filesystem for SchedFs {
     }
 
     fn getxattr(&self, _req: &Request, ino: INodeNo, name: &OsStr, size: u32, reply: ReplyXattr) {
-        match self
-            .path(ino)
-            .and_then(|p| self.lower.getxattr(&p, name, size as usize).map_err(err))
-        {
+        match self.path(ino).and_then(|p| {
+            let want = (size as usize).min(XATTR_MAX);
+            self.lower.getxattr(&p, name, want).map_err(err)
+        }) {
             Ok(v) if size == 0 => reply.size(v.len() as u32),
             Ok(v) => reply.data(&v),
             Err(e) => reply.error(e),
@@ -714,10 +727,10 @@ impl Filesystem for SchedFs {
     }
 
     fn listxattr(&self, _req: &Request, ino: INodeNo, size: u32, reply: ReplyXattr) {
-        match self
-            .path(ino)
-            .and_then(|p| self.lower.listxattr(&p, size as usize).map_err(err))
-        {
+        match self.path(ino).and_then(|p| {
+            let want = (size as usize).min(XATTR_MAX);
+            self.lower.listxattr(&p, want).map_err(err)
+        }) {
             Ok(v) if size == 0 => reply.size(v.len() as u32),
             Ok(v) => reply.data(&v),
             Err(e) => reply.error(e),

@@ -14,11 +14,11 @@
 //! use sluice_runtime::MountConfig;
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! // Any policy object: here BFQ+ with the weights of a --config file.
+//! // The classes of a --config file; any policy object, built on the
+//! // engine's thread (which owns it).
 //! let config = MountConfig::load("classes.toml".as_ref())?;
-//! let policy = config.policy()?;
-//! let opts = Options::new("/srv/data".into(), "/mnt/sched".into(), config);
-//! let mount = Mount::start_with_policy(opts, policy)?;
+//! let opts = Options::new("/srv/data".into(), "/mnt/sched".into(), config.clone());
+//! let mount = Mount::start_with_policy(opts, move || config.policy().unwrap())?;
 //! mount.wait_for_signal()?; // Ctrl-C, SIGTERM or `umount /mnt/sched`
 //! let stats = mount.stop()?;
 //! print!("{}", stats.table());

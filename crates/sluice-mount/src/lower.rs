@@ -164,8 +164,8 @@ impl Lower {
     }
 
     pub(crate) fn chown(&self, rel: &Path, uid: Option<u32>, gid: Option<u32>) -> io::Result<()> {
-        let uid = uid.map(|u| rfs::Uid::from_raw(u));
-        let gid = gid.map(|g| rfs::Gid::from_raw(g));
+        let uid = uid.map(rfs::Uid::from_raw);
+        let gid = gid.map(rfs::Gid::from_raw);
         if rel.as_os_str().is_empty() {
             return rfs::fchown(&self.root, uid, gid).map_err(os);
         }

@@ -44,6 +44,8 @@ pub(crate) enum Work {
     },
     /// The kernel let go of a file handle.
     Release { fh: u64 },
+    /// A flow's process exited: remove it from the policy once idle.
+    Gone(FlowId),
     Read {
         fh: u64,
         flow: FlowId,
@@ -79,6 +81,13 @@ enum Waiting {
     },
 }
 
+/// A flow's totals.
+enum Record {
+    Live(Tally),
+    /// Its process exited and the flow was removed.
+    Done(FlowStats),
+}
+
 /// What the engine's thread keeps between messages.
 pub(crate) struct Server {
     engine: Engine<Box<dyn Scheduler>>,
@@ -86,7 +95,10 @@ pub(crate) struct Server {
     waiting: HashMap<RequestId, Waiting>,
     /// Targets of released handles with requests still pending.
     closing: Vec<TargetId>,
-    tallies: Vec<Tally>,
+    /// Flows of exited processes with requests still pending.
+    retiring: Vec<FlowId>,
+    /// Each flow's totals by id: running, or final once it was removed.
+    tallies: Vec<Record>,
     log: Option<std::io::BufWriter<File>>,
     names: Vec<String>,
 }
@@ -107,6 +119,7 @@ impl Server {
             handles: HashMap::new(),
             waiting: HashMap::new(),
             closing: Vec::new(),
+            retiring: Vec::new(),
             tallies: Vec::new(),
             log,
             names: Vec::new(),
@@ -142,6 +155,7 @@ impl Server {
             }
             self.closing
                 .retain(|&t| self.engine.close_target(t).is_err());
+            self.retire();
         }
         if let Some(log) = &mut self.log {
             let _ = log.flush();
@@ -155,7 +169,7 @@ impl Server {
                 // Flow ids are handed out in order, each added once.
                 let _ = self.engine.add_flow(f.id, &f.config);
                 self.names.push(f.name.clone());
-                self.tallies.push(Tally::new(f.name, f.class));
+                self.tallies.push(Record::Live(Tally::new(f.name, f.class)));
             }
             Work::Open {
                 fh,
@@ -170,6 +184,10 @@ impl Server {
                     }
                     Err(_) => self.closing.extend(direct),
                 }
+            }
+            Work::Gone(flow) => {
+                self.retiring.push(flow);
+                self.retire();
             }
             Work::Release { fh } => {
                 if let Some(h) = self.handles.remove(&fh) {
@@ -223,7 +241,8 @@ impl Server {
                 let Some(h) = self.handles.get(&fh) else {
                     return reply.error(Errno::EBADF);
                 };
-                let aligned = offset % BLOCK == 0 && data.len() as u64 % BLOCK == 0;
+                let aligned =
+                    offset.is_multiple_of(BLOCK) && (data.len() as u64).is_multiple_of(BLOCK);
                 let target = match h.direct {
                     Some(t) if aligned => t,
                     _ => h.buffered,
@@ -243,7 +262,7 @@ impl Server {
     }
 
     fn answer(&mut self, c: Completion) {
-        if let Some(t) = self.tallies.get_mut(c.flow.0 as usize) {
+        if let Some(Record::Live(t)) = self.tallies.get_mut(c.flow.0 as usize) {
             t.record(
                 c.dir,
                 c.result.as_ref().ok().copied(),
@@ -278,11 +297,38 @@ impl Server {
         }
     }
 
+    /// Remove the flows of exited processes that have nothing pending; a
+    /// removed flow's totals are kept as a summary (no histogram).
+    fn retire(&mut self) {
+        let (engine, tallies) = (&mut self.engine, &mut self.tallies);
+        self.retiring.retain(|&flow| {
+            if engine.remove_flow(flow).is_err() {
+                return true;
+            }
+            if let Some(r) = tallies.get_mut(flow.0 as usize) {
+                if let Record::Live(t) = r {
+                    *r = Record::Done(FlowStats {
+                        exited: true,
+                        ..t.summary()
+                    });
+                }
+            }
+            false
+        });
+    }
+
     /// What the engine's thread hands back when it ends.
     pub(crate) fn finish(self) -> Served {
         Served {
             scheduler: self.engine.policy().name().to_string(),
-            flows: self.tallies.iter().map(Tally::summary).collect(),
+            flows: self
+                .tallies
+                .iter()
+                .map(|r| match r {
+                    Record::Live(t) => t.summary(),
+                    Record::Done(s) => s.clone(),
+                })
+                .collect(),
             policy_stats: self
                 .engine
                 .policy()

@@ -32,6 +32,9 @@ pub struct FlowStats {
     pub write_mb_s: f64,
     /// Seconds from its first request's arrival to its last completion.
     pub active_s: f64,
+    /// Its process had exited and the flow was removed from the policy
+    /// before the mount ended.
+    pub exited: bool,
     /// Latency (arrival to completion) percentiles and maximum, ms.
     pub lat_p50_ms: f64,
     /// 99th percentile.
@@ -146,6 +149,7 @@ impl Tally {
             read_mb_s: rate(self.read_bytes),
             write_mb_s: rate(self.write_bytes),
             active_s: active,
+            exited: false,
             lat_p50_ms: if empty {
                 0.0
             } else {

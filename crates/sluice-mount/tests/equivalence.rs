@@ -88,7 +88,13 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, (String, u64, u32, Vec<u8>)> {
                 stack.push(r.clone());
                 ("dir", Vec::new())
             } else if ft.is_symlink() {
-                ("link", fs::read_link(&p).unwrap().into_os_string().into_encoded_bytes())
+                (
+                    "link",
+                    fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                )
             } else {
                 ("file", fs::read(&p).unwrap())
             };
@@ -102,14 +108,38 @@ fn snapshot(root: &Path) -> BTreeMap<PathBuf, (String, u64, u32, Vec<u8>)> {
 /// One random step, applied the same way under `root`.
 #[derive(Clone, Debug)]
 enum Op {
-    Write { name: String, offset: u64, data: Vec<u8> },
-    Truncate { name: String, size: u64 },
-    Rename { from: String, to: String },
-    Read { name: String, offset: u64, len: usize },
-    Unlink { name: String },
-    Mkdir { name: String },
-    Chmod { name: String, mode: u32 },
-    Symlink { name: String, target: String },
+    Write {
+        name: String,
+        offset: u64,
+        data: Vec<u8>,
+    },
+    Truncate {
+        name: String,
+        size: u64,
+    },
+    Rename {
+        from: String,
+        to: String,
+    },
+    Read {
+        name: String,
+        offset: u64,
+        len: usize,
+    },
+    Unlink {
+        name: String,
+    },
+    Mkdir {
+        name: String,
+    },
+    Chmod {
+        name: String,
+        mode: u32,
+    },
+    Symlink {
+        name: String,
+        target: String,
+    },
 }
 
 fn random_op(rng: &mut impl Rng) -> Op {
@@ -200,9 +230,11 @@ fn apply(root: &Path, op: &Op) -> Result<Vec<u8>, i32> {
         Op::Mkdir { name } => fs::create_dir(root.join(name))
             .map(|_| Vec::new())
             .map_err(code),
-        Op::Chmod { name, mode } => fs::set_permissions(root.join(name), fs::Permissions::from_mode(*mode))
-            .map(|_| Vec::new())
-            .map_err(code),
+        Op::Chmod { name, mode } => {
+            fs::set_permissions(root.join(name), fs::Permissions::from_mode(*mode))
+                .map(|_| Vec::new())
+                .map_err(code)
+        }
         Op::Symlink { name, target } => std::os::unix::fs::symlink(target, root.join(name))
             .map(|_| Vec::new())
             .map_err(code),
@@ -223,13 +255,28 @@ fn same_as_a_direct_copy(scheduler: &str, depth: usize, steps: usize, seed: u64)
             direct.as_ref().map(Vec::len),
             "{scheduler}: step {step} {op:?}: the mount answered otherwise"
         );
-        assert!(through == direct, "{scheduler}: step {step} {op:?}: different data read");
+        assert!(
+            through == direct,
+            "{scheduler}: step {step} {op:?}: different data read"
+        );
         let (a, b) = (snapshot(&m.mnt), snapshot(&m.reference));
-        assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>(), "{scheduler}: step {step} {op:?}: names");
+        assert_eq!(
+            a.keys().collect::<Vec<_>>(),
+            b.keys().collect::<Vec<_>>(),
+            "{scheduler}: step {step} {op:?}: names"
+        );
         for (k, va) in &a {
-            assert!(va == &b[k], "{scheduler}: step {step} {op:?}: {} differs", k.display());
+            assert!(
+                va == &b[k],
+                "{scheduler}: step {step} {op:?}: {} differs",
+                k.display()
+            );
         }
-        assert_eq!(snapshot(&m.src).len(), a.len(), "{scheduler}: SRC holds what the mount shows");
+        assert_eq!(
+            snapshot(&m.src).len(),
+            a.len(),
+            "{scheduler}: SRC holds what the mount shows"
+        );
     }
 }
 
@@ -264,7 +311,12 @@ fn read_only_refuses_every_change_with_erofs() {
     assert_eq!(fs::read(m.mnt.join("x")).unwrap(), b"data");
     let erofs = |r: std::io::Result<()>| r.unwrap_err().raw_os_error() == Some(libc::EROFS);
     assert!(erofs(fs::write(m.mnt.join("y"), b"1")));
-    assert!(erofs(fs::OpenOptions::new().write(true).open(m.mnt.join("x")).map(drop)));
+    assert!(erofs(
+        fs::OpenOptions::new()
+            .write(true)
+            .open(m.mnt.join("x"))
+            .map(drop)
+    ));
     assert!(erofs(fs::remove_file(m.mnt.join("x"))));
     assert!(erofs(fs::create_dir(m.mnt.join("z"))));
     assert!(erofs(fs::rename(m.mnt.join("x"), m.mnt.join("w"))));
@@ -327,6 +379,88 @@ fn the_engine_thread_ends_when_the_mount_goes_from_outside() {
             let _ = tx.send(mount.stop().map(|s| s.flows.len()));
         });
         let got = rx.recv_timeout(std::time::Duration::from_secs(30));
-        assert!(matches!(got, Ok(Ok(1))), "stop after an outside umount: {got:?}");
+        assert!(
+            matches!(got, Ok(Ok(1))),
+            "stop after an outside umount: {got:?}"
+        );
     }
+}
+
+#[test]
+fn an_exited_processes_flow_is_removed_and_its_totals_kept() {
+    if let Some(why) = cannot_mount() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let mut m = mount_with("bfq", false, 1);
+    fs::write(m.src.join("f"), vec![1u8; 65536]).unwrap();
+    let status = std::process::Command::new("cat")
+        .arg(m.mnt.join("f"))
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Exited processes are looked for at most once a second, on a request.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    fs::write(m.mnt.join("g"), b"after").unwrap();
+    let stats = m.mount.take().unwrap().stop().unwrap();
+    let cat = stats
+        .flows
+        .iter()
+        .find(|f| f.name.starts_with("cat["))
+        .expect("cat's flow");
+    assert!(cat.exited, "{cat:?}");
+    assert_eq!(cat.bytes, 65536);
+    let me = stats
+        .flows
+        .iter()
+        .find(|f| f.name.ends_with(&format!("[{}]", std::process::id())))
+        .unwrap();
+    assert!(!me.exited);
+}
+
+#[test]
+fn odd_requests_get_errors_and_the_mount_keeps_serving() {
+    use std::os::unix::fs::FileExt;
+    if let Some(why) = cannot_mount() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let m = mount_with("yfq", false, 2);
+    let path = m.mnt.join("f");
+    fs::write(&path, b"0123456789").unwrap();
+    let f = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .unwrap();
+    let mut buf = [0u8; 16];
+    // Far beyond the end, and past what an offset can hold with a length.
+    assert_eq!(f.read_at(&mut buf, 1 << 40).unwrap(), 0);
+    assert!(f
+        .read_at(&mut buf, (i64::MAX - 4) as u64)
+        .map(|n| n == 0)
+        .unwrap_or(true));
+    assert!(f.write_at(b"x", i64::MAX as u64).is_err());
+    // Calls the mount does not implement: an error, no panic.
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&f);
+    assert_eq!(unsafe { libc::fallocate(fd, 0, 0, 4096) }, -1);
+    let mut big = vec![0u8; 1 << 20];
+    let name = std::ffi::CString::new("user.none").unwrap();
+    let p = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    let r = unsafe {
+        libc::getxattr(
+            p.as_ptr(),
+            name.as_ptr(),
+            big.as_mut_ptr().cast(),
+            big.len(),
+        )
+    };
+    assert_eq!(r, -1);
+    let r = unsafe { libc::listxattr(p.as_ptr(), big.as_mut_ptr().cast(), big.len()) };
+    assert!(r >= 0);
+    assert!(fs::read(m.mnt.join("no/such")).is_err());
+    assert!(fs::create_dir(m.mnt.join("f/inside")).is_err());
+    // Still serving.
+    assert_eq!(fs::read(&path).unwrap(), b"0123456789");
 }
