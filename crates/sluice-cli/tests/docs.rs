@@ -2,7 +2,7 @@
 //! each `sluice` line (or `target/release/sluice`) of a ```sh block, run
 //! from the repository's root, exits 0 and prints something. Commands that
 //! need root or take minutes in a debug build (`repro`, `run`, `kernel`,
-//! `versus`, `emulate`, `clean`) are only parsed, by the binary's
+//! `versus`, `emulate`, `mount`, `clean`) are only parsed, by the binary's
 //! `documented_commands` tests, which also check every other block's `$`
 //! lines and every `--help` example.
 
@@ -53,7 +53,9 @@ fn the_shell_blocks_of_the_readme_and_docs_run_as_shown() {
     for f in &files {
         let text = std::fs::read_to_string(f).unwrap();
         for args in shell_commands(&text) {
-            let slow_or_root = ["repro", "run", "kernel", "versus", "emulate", "clean"];
+            let slow_or_root = [
+                "repro", "run", "kernel", "versus", "emulate", "mount", "clean",
+            ];
             if args
                 .first()
                 .is_some_and(|a| slow_or_root.contains(&a.as_str()))

@@ -195,6 +195,7 @@ pub fn check_machine() -> Result<(), Error> {
 
 enum Event {
     SessionEnded,
+    EngineEnded,
     Signal(i32),
 }
 
@@ -252,6 +253,10 @@ impl Mount {
         let stopping = Arc::clone(&stop);
         let (tx, rx) = mpsc::channel();
         let (ready_tx, ready) = mpsc::channel();
+        // The engine's thread ending early (its ring failed) ends the wait
+        // as an unmount would; `stop` then returns its error.
+        let (events_tx, events) = mpsc::channel();
+        let engine_ended = events_tx.clone();
         let server = std::thread::Builder::new()
             .name("mount-engine".into())
             .spawn(move || {
@@ -275,9 +280,9 @@ impl Mount {
                     }
                 }
                 let mut server = serve::Server::new(engine, log);
-                server
-                    .run(&rx, &stopping)
-                    .map_err(|e| Error::Failed(format!("the io_uring engine: {e}")))?;
+                let ran = server.run(&rx, &stopping);
+                let _ = engine_ended.send(Event::EngineEnded);
+                ran.map_err(|e| Error::Failed(format!("the io_uring engine: {e}")))?;
                 Ok(server.finish())
             })
             .map_err(|e| Error::Failed(format!("starting the engine's thread: {e}")))?;
@@ -305,7 +310,6 @@ impl Mount {
         let mut session = fuser::Session::new(fs, &mnt, &config)
             .map_err(|e| Error::Failed(format!("mounting {}: {e}", mnt.display())))?;
         let unmounter = session.unmount_callable();
-        let (events_tx, events) = mpsc::channel();
         let ended = events_tx.clone();
         let session = std::thread::Builder::new()
             .name("mount-fuse".into())
@@ -354,7 +358,7 @@ impl Mount {
         });
         let got = match self.events.recv() {
             Ok(Event::Signal(s)) => Some(s),
-            Ok(Event::SessionEnded) | Err(_) => None,
+            Ok(Event::SessionEnded | Event::EngineEnded) | Err(_) => None,
         };
         handle.close();
         let _ = waiter.join();
