@@ -382,19 +382,9 @@ impl Filesystem for SchedFs {
         rdev: u32,
         reply: ReplyEntry,
     ) {
-        let result = (|| {
-            self.refuse_if_read_only()?;
-            let path = self.child(parent, name)?;
-            self.lower
-                .mknod(&path, mode & !umask, u64::from(rdev))
-                .map_err(err)?;
-            self.own(req, &path);
-            self.entry(path)
-        })();
-        match result {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        self.make(req, parent, name, reply, |path| {
+            self.lower.mknod(path, mode & !umask, u64::from(rdev))
+        })
     }
 
     fn mkdir(
@@ -406,17 +396,9 @@ impl Filesystem for SchedFs {
         umask: u32,
         reply: ReplyEntry,
     ) {
-        let result = (|| {
-            self.refuse_if_read_only()?;
-            let path = self.child(parent, name)?;
-            self.lower.mkdir(&path, mode & !umask).map_err(err)?;
-            self.own(req, &path);
-            self.entry(path)
-        })();
-        match result {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        self.make(req, parent, name, reply, |path| {
+            self.lower.mkdir(path, mode & !umask)
+        })
     }
 
     fn unlink(&self, _req: &Request, parent: INodeNo, name: &OsStr, reply: ReplyEmpty) {
@@ -435,17 +417,9 @@ impl Filesystem for SchedFs {
         target: &Path,
         reply: ReplyEntry,
     ) {
-        let result = (|| {
-            self.refuse_if_read_only()?;
-            let path = self.child(parent, link_name)?;
-            self.lower.symlink(target, &path).map_err(err)?;
-            self.own(req, &path);
-            self.entry(path)
-        })();
-        match result {
-            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
-            Err(e) => reply.error(e),
-        }
+        self.make(req, parent, link_name, reply, |path| {
+            self.lower.symlink(target, path)
+        })
     }
 
     fn rename(
@@ -783,6 +757,29 @@ impl Filesystem for SchedFs {
 }
 
 impl SchedFs {
+    /// Make `name` in `parent` with `make` (mkdir, mknod, symlink), give
+    /// it to the caller, and answer with its entry.
+    fn make(
+        &self,
+        req: &Request,
+        parent: INodeNo,
+        name: &OsStr,
+        reply: ReplyEntry,
+        make: impl FnOnce(&Path) -> io::Result<()>,
+    ) {
+        let result = (|| {
+            self.refuse_if_read_only()?;
+            let path = self.child(parent, name)?;
+            make(&path).map_err(err)?;
+            self.own(req, &path);
+            self.entry(path)
+        })();
+        match result {
+            Ok(a) => reply.entry(&TTL, &a, Generation(0)),
+            Err(e) => reply.error(e),
+        }
+    }
+
     fn remove(&self, parent: INodeNo, name: &OsStr, dir: bool, reply: ReplyEmpty) {
         let result = (|| {
             self.refuse_if_read_only()?;

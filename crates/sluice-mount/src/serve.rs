@@ -329,14 +329,7 @@ impl Server {
                     Record::Done(s) => s.clone(),
                 })
                 .collect(),
-            policy_stats: self
-                .engine
-                .policy()
-                .stats()
-                .entries()
-                .into_iter()
-                .map(|(k, v)| (k.to_string(), v))
-                .collect(),
+            policy_stats: self.engine.policy().stats().by_key(),
         }
     }
 }

@@ -89,6 +89,15 @@ pub struct SeastarFqStats {
 }
 
 impl PolicyStats {
+    /// Each counter by its report key, sorted by key: the `policy_stats`
+    /// map of a real host's report.
+    pub fn by_key(&self) -> std::collections::BTreeMap<String, f64> {
+        self.entries()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+    }
+
     /// Each counter by its report key, in the policy's order: what a
     /// report's `policy_stats` holds (counts as numbers).
     pub fn entries(&self) -> Vec<(&'static str, f64)> {
