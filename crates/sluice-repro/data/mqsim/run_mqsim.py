@@ -156,7 +156,12 @@ def main():
     ap.add_argument("--verify-split", action="store_true",
                     help="also run backend flow-2's whole file in one process and compare with the split runs")
     ap.add_argument("--out", default=os.path.join(HERE, "mqsim-results.json"))
+    ap.add_argument("--table", action="store_true", help="print the summary table of --out and run nothing")
     a = ap.parse_args()
+    if a.table:
+        with open(a.out) as f:
+            print_table(json.load(f))
+        return
     with open(os.path.join(HERE, "derived.json")) as f:
         derived = json.load(f)
     only = [e for e in a.only.split(",") if e] or list(derived["experiments"])
@@ -218,6 +223,24 @@ def main():
         json.dump(result, f, indent=1, sort_keys=False)
         f.write("\n")
     print("wrote %s (%.0f s)" % (a.out, result["total_wall_s"]))
+
+
+def print_table(result):
+    """A markdown table: per experiment and scenario, each flow's IOPS and response time alone and
+    together, its slowdown, and the fairness."""
+    print("| exp | K | flow | IOPS alone | resp. alone (us) | IOPS together | resp. together (us) | slowdown | fairness |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for exp, e in result["experiments"].items():
+        for k, scen in e["by_scenario"].items():
+            tog = scen.get("together", {})
+            for n in ("flow-1", "flow-2"):
+                alone = scen.get(n, {}).get("flows", {}).get(n)
+                both = tog.get("flows", {}).get(n)
+                cell = lambda f, key, fmt: fmt % f[key] if f and f.get(key) is not None else "-"  # noqa: E731
+                print("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    exp, k, n, cell(alone, "iops", "%.0f"), cell(alone, "response_us", "%d"), cell(both, "iops", "%.0f"),
+                    cell(both, "response_us", "%d"), cell(both, "slowdown", "%.2f"),
+                    ("%.2f" % tog["fairness"]) if n == "flow-1" and "fairness" in tog else ""))
 
 
 def verify_split(a, derived, result):
