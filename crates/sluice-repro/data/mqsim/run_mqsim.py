@@ -157,10 +157,16 @@ def main():
                     help="also run backend flow-2's whole file in one process and compare with the split runs")
     ap.add_argument("--out", default=os.path.join(HERE, "mqsim-results.json"))
     ap.add_argument("--table", action="store_true", help="print the summary table of --out and run nothing")
+    ap.add_argument("--rows-only", action="store_true", help="recompute the `rows` of --out and run nothing")
     a = ap.parse_args()
-    if a.table:
+    if a.table or a.rows_only:
         with open(a.out) as f:
-            print_table(json.load(f))
+            result = json.load(f)
+        if a.table:
+            print_table(result)
+        else:
+            result["rows"] = paper_rows(result)
+            write_result(a.out, result)
         return
     with open(os.path.join(HERE, "derived.json")) as f:
         derived = json.load(f)
@@ -219,10 +225,41 @@ def main():
     if a.verify_split:
         result["split_check"] = verify_split(a, derived, result)
     result["total_wall_s"] = round(time.perf_counter() - t_all, 1)
-    with open(a.out, "w") as f:
+    result["rows"] = paper_rows(result)
+    write_result(a.out, result)
+    print("wrote %s (%.0f s)" % (a.out, result["total_wall_s"]))
+
+
+def write_result(path, result):
+    with open(path, "w") as f:
         json.dump(result, f, indent=1, sort_keys=False)
         f.write("\n")
-    print("wrote %s (%.0f s)" % (a.out, result["total_wall_s"]))
+
+
+def paper_rows(result):
+    """The figures in the row layout of `sluice repro mqsim` (the `paper` column, scheduler noop):
+    workload `flow-1` / `flow-2` / `together` for the last scenario of the sweep, `<workload>@K` for
+    each other scenario K; metrics `iops@flow-N`, `response_us@flow-N`, `slowdown@flow-N` and
+    `fairness` (the last two on `together` only). Runs MQSim did not finish give no rows."""
+    rows = []
+    for exp, e in result["experiments"].items():
+        last = e["last_scenario"]
+        for k, scen in sorted(e["by_scenario"].items(), key=lambda kv: int(kv[0])):
+            for wl in WORKLOADS:
+                rec = scen.get(wl, {})
+                if rec.get("status") != "ok":
+                    continue
+                name = wl if int(k) == last else "%s@%s" % (wl, k)
+                row = lambda metric, value: rows.append(  # noqa: E731
+                    {"experiment": exp, "scheduler": "noop", "workload": name, "metric": metric, "paper": value})
+                for n, f in rec.get("flows", {}).items():
+                    row("iops@" + n, f["iops"])
+                    row("response_us@" + n, f["response_us"])
+                    if "slowdown" in f:
+                        row("slowdown@" + n, f["slowdown"])
+                if "fairness" in rec:
+                    row("fairness", rec["fairness"])
+    return rows
 
 
 def print_table(result):
