@@ -303,21 +303,20 @@ mod tests {
         assert_eq!(new.config.qos.weight, 100, "unmatched: the default weight");
         assert_eq!(a.flow_of(me, 0, now), (f, None), "cached");
         // Another thread of the process is the same flow; by thread it is not.
-        let tid = std::thread::spawn(|| unsafe { libc::gettid() } as u32);
-        let other = std::thread::spawn(|| {
-            let t = unsafe { libc::gettid() } as u32;
-            (t, task(t, FlowsBy::Process))
-        })
-        .join()
-        .unwrap();
-        drop(tid);
-        if let (t, Some(task)) = other {
-            assert_eq!(task.tgid, me, "thread {t}");
-        }
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let other = std::thread::spawn(move || {
+            // SAFETY: gettid has no preconditions.
+            tid_tx.send(unsafe { libc::gettid() } as u32).unwrap();
+            let _ = rx.recv();
+        });
+        let tid = tid_rx.recv().unwrap();
+        assert_eq!(a.flow_of(tid, 0, now), (f, None), "thread {tid} of {me}");
         let mut by_thread = Attribution::new(FlowsBy::Thread, config());
-        let here = unsafe { libc::gettid() } as u32;
-        let (_, n) = by_thread.flow_of(here, 0, now);
-        assert!(n.unwrap().name.ends_with(&format!("[{here}]")));
+        let (_, n) = by_thread.flow_of(tid, 0, now);
+        assert!(n.unwrap().name.ends_with(&format!("[{tid}]")));
+        drop(tx);
+        other.join().unwrap();
     }
 
     #[test]
@@ -338,6 +337,25 @@ mod tests {
         assert_eq!(n.unwrap().name, "uid 1000");
         assert_eq!(a.flow_of(0, 1000, now), (f, None));
         assert_ne!(a.flow_of(0, 1001, now).0, f);
+    }
+
+    #[test]
+    fn by_cgroup_a_flow_is_named_by_the_cgroup_v2_path() {
+        let me = std::process::id();
+        let want = std::fs::read_to_string("/proc/self/cgroup")
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("0::").map(str::to_string))
+            .unwrap_or_default();
+        let mut a = Attribution::new(FlowsBy::Cgroup, config());
+        let (f, n) = a.flow_of(me, 0, Instant::now());
+        assert_eq!(n.unwrap().name, want);
+        // Every process of the cgroup is the same flow.
+        let (g, _) = a.flow_of(std::os::unix::process::parent_id(), 0, Instant::now());
+        let parent_cgroup = task(std::os::unix::process::parent_id(), FlowsBy::Cgroup)
+            .map(|t| t.cgroup)
+            .unwrap_or_default();
+        assert_eq!(f == g, parent_cgroup == want);
     }
 
     #[test]
