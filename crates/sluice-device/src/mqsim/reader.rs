@@ -266,7 +266,8 @@ impl Walk<'_> {
         }
     }
 
-    /// Character data: a value's text, else only white space.
+    /// Character data starting at `line`: a value's text, else only white
+    /// space.
     fn text(&mut self, text: &str, line: usize) -> Result<()> {
         if let Some(v) = &mut self.value {
             v.text.push_str(text);
@@ -276,6 +277,10 @@ impl Walk<'_> {
         if stray.is_empty() {
             return Ok(());
         }
+        // The stray text's own line: past the line ends before it (the
+        // text's line ends are normalised to `\n`).
+        let leading = &text[..text.len() - text.trim_start().len()];
+        let line = line + leading.matches('\n').count();
         let place = match self.open.last() {
             Some((set, _)) => format!("in <{}>", set.element()),
             None => "outside any element".into(),

@@ -369,6 +369,16 @@ fn malformed_xml_and_misplaced_content_are_one_line_errors() {
 }
 
 #[test]
+fn stray_text_is_reported_at_its_own_line_not_the_previous_tags() {
+    let stray = edited("<Seed>", "junk<Seed>");
+    let line = line_of(&stray, "junk");
+    let says = format!("c.xml: line {line}: text \"junk\" in <Device_Parameter_Set>");
+    assert!(refusal(&stray).starts_with(&says), "{}", refusal(&stray));
+    let stray = stray.replace('\n', "\r\n");
+    assert!(refusal(&stray).starts_with(&says), "{}", refusal(&stray));
+}
+
+#[test]
 fn a_geometry_mqsim_cannot_count_is_refused() {
     let text = edited("<Block_No_Per_Plane>2048<", "<Block_No_Per_Plane>200000<");
     assert_eq!(
