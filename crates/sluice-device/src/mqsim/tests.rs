@@ -113,6 +113,15 @@ fn every_fast18_configuration_reads_with_its_own_values() {
 }
 
 #[test]
+fn the_defaults_are_those_mqsim_writes_when_it_has_no_configuration() {
+    let c = SsdConfig::load(&shipped("ssdconfig-defaults.xml")).unwrap();
+    assert!(c.defaulted.is_empty(), "{:?}", c.defaulted);
+    assert_eq!(c.host, HostParameters::default());
+    assert_eq!(c.device, DeviceParameters::default());
+    assert_eq!(c.flash, FlashParameters::default());
+}
+
+#[test]
 fn an_unknown_element_is_named_with_its_set_and_line() {
     let text = edited("<Seed>321</Seed>", "<Seed>321</Seed><Foo>1</Foo>");
     let line = line_of(&text, "<Foo>");
