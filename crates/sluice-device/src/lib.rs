@@ -1,13 +1,14 @@
 //! Drive models behind one interface: the HDD (mechanics, cache, command
 //! queue, DiskSim drive descriptions), the SSD, the rate device (IOPS and
 //! bandwidth, as Seastar's and dmClock's configurations state one) and the
-//! presets. The
+//! presets; and the reader of MQSim's SSD configurations ([`mqsim`]). The
 //! simulator drives them in virtual time, the emulator (`sluice emulate`)
 //! in real time; neither depends on the other.
 
 pub mod diskspecs;
 mod error;
 pub mod hdd;
+pub mod mqsim;
 pub mod presets;
 pub mod rate;
 pub mod ssd;

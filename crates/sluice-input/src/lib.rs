@@ -73,11 +73,13 @@ pub enum Kind {
     IoProperties,
     /// `sluice mount --config`'s TOML.
     MountConfig,
+    /// MQSim's device configuration (`ssdconfig.xml`), XML.
+    MqsimConfig,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 13] = [
+    pub const ALL: [Kind; 14] = [
         Kind::Scenario,
         Kind::Trace,
         Kind::StartupTrace,
@@ -91,6 +93,7 @@ impl Kind {
         Kind::SeastarJobs,
         Kind::IoProperties,
         Kind::MountConfig,
+        Kind::MqsimConfig,
     ];
 
     /// The kind's name in messages, with its article ("a DiskSim file").
@@ -109,6 +112,7 @@ impl Kind {
             Kind::SeastarJobs => "an io_tester job file",
             Kind::IoProperties => "an io properties file",
             Kind::MountConfig => "a mount configuration",
+            Kind::MqsimConfig => "an MQSim device configuration",
         }
     }
 
@@ -118,12 +122,16 @@ impl Kind {
     /// its parsed requests are held in memory together, so 1 GiB; a
     /// report's JSON holds per-flow series, 256 MiB; a request log (a
     /// row per request) is drawn whole, 256 MiB too. Other tools'
-    /// configurations (dmClock, Seastar) are a few hundred bytes: 1 MiB; so
-    /// is a mount configuration (its at most 1000 classes of a few lines
-    /// each are some 200 KiB).
+    /// configurations (dmClock, Seastar, MQSim's 4 KiB `ssdconfig.xml`) are
+    /// a few kilobytes: 1 MiB; so is a mount configuration (its at most
+    /// 1000 classes of a few lines each are some 200 KiB).
     pub fn cap(self) -> u64 {
         match self {
-            Kind::DmClockConfig | Kind::SeastarJobs | Kind::IoProperties | Kind::MountConfig => MIB,
+            Kind::DmClockConfig
+            | Kind::SeastarJobs
+            | Kind::IoProperties
+            | Kind::MountConfig
+            | Kind::MqsimConfig => MIB,
             Kind::Scenario | Kind::DiskSpecs | Kind::Include | Kind::SeekFile | Kind::FioJob => {
                 16 * MIB
             }
