@@ -68,6 +68,8 @@ pub(crate) struct Task {
     pub tgid: u32,
     /// Its start time (`stat` field 22), telling a reused id apart.
     pub start: u64,
+    /// The process's start time (its threads each have their own).
+    pub process_start: u64,
     /// The process's name (`comm`; the thread's with `--by thread`).
     pub comm: String,
     pub cgroup: String,
@@ -86,6 +88,11 @@ pub(crate) fn task(tid: u32, by: FlowsBy) -> Option<Task> {
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(tid);
     let start = start_time(tid)?;
+    let process_start = if tgid == tid {
+        start
+    } else {
+        start_time(tgid)?
+    };
     let named = if by == FlowsBy::Thread { tid } else { tgid };
     let comm = std::fs::read_to_string(format!("/proc/{named}/comm"))
         .map(|c| c.trim_end_matches('\n').to_string())
@@ -100,6 +107,7 @@ pub(crate) fn task(tid: u32, by: FlowsBy) -> Option<Task> {
     Some(Task {
         tgid,
         start,
+        process_start,
         comm,
         cgroup,
     })
@@ -225,7 +233,7 @@ impl Attribution {
         let t = task.unwrap_or(&unknown);
         let (key, name) = match self.by {
             FlowsBy::Process => (
-                FlowKey::Task(t.tgid, t.start),
+                FlowKey::Task(t.tgid, t.process_start),
                 format!("{}[{}]", t.comm, t.tgid),
             ),
             FlowsBy::Thread => (FlowKey::Task(tid, t.start), format!("{}[{tid}]", t.comm)),
@@ -302,7 +310,16 @@ mod tests {
         assert_eq!(new.name, format!("{}[{me}]", comm.trim_end()));
         assert_eq!(new.config.qos.weight, 100, "unmatched: the default weight");
         assert_eq!(a.flow_of(me, 0, now), (f, None), "cached");
-        // Another thread of the process is the same flow; by thread it is not.
+    }
+
+    #[test]
+    fn another_thread_of_a_process_is_the_same_flow_but_not_by_thread() {
+        // Keyed once by the thread's own start time, each thread of a
+        // process made a flow of its own under the process's name.
+        let me = std::process::id();
+        let mut a = Attribution::new(FlowsBy::Process, config());
+        let now = Instant::now();
+        let (f, _) = a.flow_of(me, 0, now);
         let (tx, rx) = std::sync::mpsc::channel::<()>();
         let (tid_tx, tid_rx) = std::sync::mpsc::channel();
         let other = std::thread::spawn(move || {

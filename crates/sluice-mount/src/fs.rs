@@ -107,6 +107,13 @@ fn timestamp(t: Option<TimeOrNow>) -> Timestamp {
     }
 }
 
+/// A lock that a panicked holder left poisoned is still taken: the
+/// tables stay consistent between calls, and a file system must not stop
+/// answering.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// A directory's entries, read whole at `opendir` so that offsets stay
 /// valid while it changes.
 type Listing = Vec<(std::ffi::OsString, u64, FileType)>;
@@ -159,7 +166,7 @@ impl SchedFs {
     }
 
     fn path(&self, ino: INodeNo) -> Result<PathBuf, Errno> {
-        let inodes = self.inodes.lock().unwrap_or_else(|p| p.into_inner());
+        let inodes = lock(&self.inodes);
         inodes
             .path(ino.0)
             .map(Path::to_path_buf)
@@ -167,7 +174,7 @@ impl SchedFs {
     }
 
     fn child(&self, parent: INodeNo, name: &OsStr) -> Result<PathBuf, Errno> {
-        let inodes = self.inodes.lock().unwrap_or_else(|p| p.into_inner());
+        let inodes = lock(&self.inodes);
         match inodes.child(parent.0, name) {
             Some(p) => Ok(p),
             None if inodes.path(parent.0).is_none() => Err(Errno::ENOENT),
@@ -226,10 +233,7 @@ impl SchedFs {
         let buffered = std::fs::File::from(buffered);
         let mine = buffered.try_clone().map_err(err)?;
         let fh = self.next_fh.fetch_add(1, Ordering::Relaxed);
-        self.files
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(fh, mine);
+        lock(&self.files).insert(fh, mine);
         self.send(Work::Open {
             fh,
             direct,
@@ -240,7 +244,7 @@ impl SchedFs {
     }
 
     fn flow(&self, req: &Request) -> sluice::FlowId {
-        let mut a = self.attribution.lock().unwrap_or_else(|p| p.into_inner());
+        let mut a = lock(&self.attribution);
         let now = std::time::Instant::now();
         let (flow, new) = a.flow_of(req.pid(), req.uid(), now);
         let gone = a.gone(now);
@@ -259,7 +263,7 @@ impl SchedFs {
         fh: FileHandle,
         f: impl FnOnce(&std::fs::File) -> io::Result<T>,
     ) -> Result<T, Errno> {
-        let files = self.files.lock().unwrap_or_else(|p| p.into_inner());
+        let files = lock(&self.files);
         let file = files.get(&fh.0).ok_or(Errno::EBADF)?;
         f(file).map_err(err)
     }
@@ -291,10 +295,7 @@ impl Filesystem for SchedFs {
     }
 
     fn forget(&self, _req: &Request, ino: INodeNo, nlookup: u64) {
-        self.inodes
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .forget(ino.0, nlookup);
+        lock(&self.inodes).forget(ino.0, nlookup);
     }
 
     fn getattr(&self, _req: &Request, ino: INodeNo, fh: Option<FileHandle>, reply: ReplyAttr) {
@@ -437,7 +438,7 @@ impl Filesystem for SchedFs {
             let from = self.child(parent, name)?;
             let to = self.child(newparent, newname)?;
             self.lower.rename(&from, &to, flags.bits()).map_err(err)?;
-            let mut inodes = self.inodes.lock().unwrap_or_else(|p| p.into_inner());
+            let mut inodes = lock(&self.inodes);
             if flags.bits() & libc::RENAME_EXCHANGE != 0 {
                 inodes.exchanged(&from, &to);
             } else {
@@ -556,10 +557,7 @@ impl Filesystem for SchedFs {
         _flush: bool,
         reply: ReplyEmpty,
     ) {
-        self.files
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&fh.0);
+        lock(&self.files).remove(&fh.0);
         self.send(Work::Release { fh: fh.0 });
         reply.ok();
     }
@@ -596,10 +594,7 @@ impl Filesystem for SchedFs {
                     .into_iter()
                     .map(|(n, i, t)| (n, i, kind(t.as_raw_mode())))
                     .collect();
-                self.dirs
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(fh, list);
+                lock(&self.dirs).insert(fh, list);
                 reply.opened(FileHandle(fh), FopenFlags::empty())
             }
             Err(e) => reply.error(e),
@@ -614,7 +609,7 @@ impl Filesystem for SchedFs {
         offset: u64,
         mut reply: ReplyDirectory,
     ) {
-        let dirs = self.dirs.lock().unwrap_or_else(|p| p.into_inner());
+        let dirs = lock(&self.dirs);
         let Some(list) = dirs.get(&fh.0) else {
             return reply.error(Errno::EBADF);
         };
@@ -642,10 +637,7 @@ impl Filesystem for SchedFs {
         _flags: OpenFlags,
         reply: ReplyEmpty,
     ) {
-        self.dirs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&fh.0);
+        lock(&self.dirs).remove(&fh.0);
         reply.ok();
     }
 
@@ -785,10 +777,7 @@ impl SchedFs {
             self.refuse_if_read_only()?;
             let path = self.child(parent, name)?;
             self.lower.remove(&path, dir).map_err(err)?;
-            self.inodes
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .removed(&path);
+            lock(&self.inodes).removed(&path);
             Ok(())
         })();
         match result {
