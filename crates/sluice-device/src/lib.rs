@@ -7,6 +7,7 @@
 
 pub mod diskspecs;
 mod error;
+pub mod flash;
 pub mod hdd;
 pub mod mqsim;
 pub mod presets;
@@ -28,6 +29,7 @@ pub(crate) mod test_time {
 }
 
 pub use self::error::{Error, Result};
+use self::flash::{Flash, FlashSpec};
 use self::hdd::{Hdd, HddSpec};
 use self::rate::{Rate, RateSpec};
 use self::ssd::{Ssd, SsdSpec};
@@ -39,6 +41,9 @@ use sluice::{CostModel, Duration, Instant, Request};
 pub struct Command {
     /// The driver's request id, returned on completion.
     pub tag: u64,
+    /// The flow the request belongs to (the NVMe submission queue a flash
+    /// SSD puts it in; other models ignore it).
+    pub flow: u32,
     /// A write (else a read).
     pub write: bool,
     /// First logical block (512-byte sector).
@@ -52,6 +57,7 @@ impl Command {
     pub fn of(r: &Request) -> Self {
         Command {
             tag: r.id.0,
+            flow: r.flow.0,
             write: r.is_write(),
             lbn: r.sector,
             sectors: r.sectors,
@@ -109,6 +115,8 @@ pub enum Model {
     Hdd(HddSpec),
     /// A solid-state drive.
     Ssd(SsdSpec),
+    /// A flash SSD modelled as MQSim models one ([`flash`]).
+    Flash(Box<FlashSpec>),
     /// A device with a capacity in IOPS and bandwidth ([`rate`]).
     Rate(RateSpec),
 }
@@ -119,6 +127,7 @@ impl Model {
         match self {
             Model::Hdd(s) => &s.name,
             Model::Ssd(s) => &s.name,
+            Model::Flash(s) => &s.name,
             Model::Rate(s) => &s.name,
         }
     }
@@ -128,6 +137,7 @@ impl Model {
         match self {
             Model::Hdd(s) => s.layout.capacity(),
             Model::Ssd(s) => s.capacity_sectors,
+            Model::Flash(s) => s.capacity_sectors(),
             Model::Rate(s) => s.capacity_sectors,
         }
     }
@@ -137,6 +147,7 @@ impl Model {
         match self {
             Model::Hdd(s) => s.max_queue,
             Model::Ssd(s) => s.max_queue,
+            Model::Flash(s) => s.max_queue(),
             Model::Rate(s) => s.max_queue,
         }
     }
@@ -190,6 +201,7 @@ pub fn build(model: &Model, setup: &Setup) -> Box<dyn Device> {
             )
         }
         Model::Ssd(spec) => Box::new(Ssd::new(spec, setup.queue_depth)),
+        Model::Flash(spec) => Box::new(Flash::new(spec, setup.queue_depth)),
         Model::Rate(spec) => Box::new(Rate::new(spec, setup.queue_depth)),
     }
 }

@@ -460,6 +460,7 @@ mod tests {
             d.submit(
                 now,
                 Command {
+                    flow: 0,
                     tag,
                     write,
                     lbn,

@@ -182,6 +182,7 @@ mod tests {
 
     fn cmd(tag: u64, write: bool, sectors: u32) -> Command {
         Command {
+            flow: 0,
             tag,
             write,
             lbn: tag * 1000,

@@ -174,6 +174,7 @@ mod tests {
 
     fn cmd(tag: u64, page: u64, write: bool) -> Command {
         Command {
+            flow: 0,
             tag,
             write,
             lbn: page * 8,

@@ -45,6 +45,7 @@ impl Io {
         let first = first.min(capacity.saturating_sub(1));
         let end = end.clamp(first + 1, capacity.max(first + 1));
         Command {
+            flow: 0,
             tag,
             write: self.write,
             lbn: first,

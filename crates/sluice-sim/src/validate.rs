@@ -114,6 +114,7 @@ impl Replay {
         dev.submit(
             arrival,
             Command {
+                flow: 0,
                 tag: self.response.len() as u64,
                 write: r.write,
                 lbn,

@@ -31,6 +31,7 @@ fn spec(write_back: bool) -> HddSpec {
 
 fn cmd(tag: u64, write: bool, lbn: u64, sectors: u32) -> Command {
     Command {
+        flow: 0,
         tag,
         write,
         lbn,
