@@ -7,9 +7,19 @@
 //! configuration ([`SsdConfig`]), read as MQSim reads it, plus what MQSim
 //! sets per flow ([`StreamSpec`]).
 
+mod backend;
+pub mod blocks;
+mod cache;
 mod device;
+mod ftl;
+pub mod geometry;
+mod lru;
+mod nvme;
+mod pcie;
+mod timing;
+mod work;
 
-pub use self::device::Flash;
+pub use self::device::{Flash, FlashStats};
 
 use crate::mqsim::SsdConfig;
 
@@ -128,3 +138,6 @@ impl FlashSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
