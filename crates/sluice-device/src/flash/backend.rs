@@ -37,6 +37,8 @@ struct Queues {
     gc_read: VecDeque<u32>,
     gc_write: VecDeque<u32>,
     gc_erase: VecDeque<u32>,
+    /// Transactions in all of the above.
+    queued: u32,
 }
 
 /// What a chip is doing.
@@ -69,6 +71,9 @@ struct Chip {
 #[derive(Clone, Debug, Default)]
 struct Channel {
     busy: bool,
+    /// Transactions queued at its chips: none, and a round of offers
+    /// would change nothing (the turn comes back where it was).
+    queued: u32,
     /// The chip (index within the channel) offered work next.
     turn: u32,
     /// Read data waiting for the channel: mapping, user, GC.
@@ -138,7 +143,10 @@ impl Parts {
         };
         let (op, source) = (t.op, t.source);
         let chip = self.chip_of(tx);
+        let ch = self.geo.channel_of_chip(chip);
+        self.backend.channels[ch].queued += 1;
         let q = &mut self.backend.chips[chip].queues;
+        q.queued += 1;
         match (op, source) {
             (Op::Read, Source::Mapping) => q.mapping_read.push_back(tx),
             (Op::Read, Source::Gc) => q.gc_read.push_back(tx),
@@ -160,6 +168,9 @@ impl Parts {
 
     /// Round-robin over a channel's chips until one takes a command.
     fn offer_channel(&mut self, ch: usize) {
+        if self.backend.channels[ch].queued == 0 {
+            return;
+        }
         let n = self.backend.chips_per_channel;
         for _ in 0..n {
             let turn = self.backend.channels[ch].turn;
@@ -189,7 +200,8 @@ impl Parts {
 
     /// Give chip `chip` a command if it is idle and has work.
     fn offer_chip(&mut self, chip: usize) {
-        if self.backend.chips[chip].status != Status::Idle {
+        let c = &self.backend.chips[chip];
+        if c.status != Status::Idle || c.queues.queued == 0 {
             return;
         }
         let urgent = self.gc_urgent(chip);
@@ -285,15 +297,15 @@ impl Parts {
             return false;
         };
         let planes = self.geo.planes as usize;
-        let mut taken: Vec<u32> = Vec::with_capacity(planes);
+        let mut taken = std::mem::take(&mut self.backend.chips[chip].active);
+        taken.clear();
         let mut plane_mask = 0u32;
         for pick in std::iter::once(first).chain(second) {
             if taken.len() >= planes {
                 break;
             }
-            let queue = std::mem::take(self.queue_mut(chip, pick));
-            let mut kept = VecDeque::with_capacity(queue.len());
-            for tx in queue {
+            let mut queue = std::mem::take(self.queue_mut(chip, pick));
+            queue.retain(|&tx| {
                 let fits = taken.len() < planes
                     && self.ready(tx)
                     && self.ftl.txs.get(tx).is_some_and(|t| {
@@ -307,13 +319,13 @@ impl Parts {
                         plane_mask |= 1 << self.geo.plane_in_die(t.plane as usize);
                     }
                     taken.push(tx);
-                } else {
-                    kept.push_back(tx);
                 }
-            }
-            *self.queue_mut(chip, pick) = kept;
+                !fits
+            });
+            *self.queue_mut(chip, pick) = queue;
         }
         if taken.is_empty() {
+            self.backend.chips[chip].active = taken;
             return false;
         }
         let n = taken.len().min(4);
@@ -335,7 +347,9 @@ impl Parts {
         };
         let ch = self.geo.channel_of_chip(chip);
         self.backend.channels[ch].busy = true;
+        self.backend.channels[ch].queued -= taken.len() as u32;
         let c = &mut self.backend.chips[chip];
+        c.queues.queued -= taken.len() as u32;
         c.status = Status::CommandIn;
         c.op = op;
         c.active = taken;
@@ -358,10 +372,11 @@ impl Parts {
         let ch = self.geo.channel_of_chip(chip);
         let op = self.backend.chips[chip].op;
         if op == Op::Read {
-            let active = self.backend.chips[chip].active.clone();
             self.backend.chips[chip].status = Status::DataOut;
-            self.backend.chips[chip].to_move_out = active.len() as u32;
-            for tx in active {
+            let n = self.backend.chips[chip].active.len();
+            self.backend.chips[chip].to_move_out = n as u32;
+            for i in 0..n {
+                let tx = self.backend.chips[chip].active[i];
                 if self.backend.channels[ch].busy {
                     let family = match self.ftl.txs.get(tx).map(|t| t.source) {
                         Some(Source::Mapping) => 0,
@@ -374,10 +389,12 @@ impl Parts {
                 }
             }
         } else {
-            let active = std::mem::take(&mut self.backend.chips[chip].active);
-            for tx in active {
+            let mut active = std::mem::take(&mut self.backend.chips[chip].active);
+            for &tx in &active {
                 self.tx_done(tx);
             }
+            active.clear();
+            self.backend.chips[chip].active = active;
             self.backend.chips[chip].status = Status::Idle;
         }
         if !self.backend.channels[ch].busy {

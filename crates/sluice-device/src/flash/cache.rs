@@ -95,7 +95,7 @@ fn key(stream: u32, lpa: u64) -> u64 {
 
 impl Parts {
     fn caching(&self, stream: u32) -> StreamCaching {
-        self.spec.stream(stream as usize).caching
+        self.spec.stream_basics(stream as usize).0
     }
 
     /// The DRAM queue (and back-pressure account) of a flow.

@@ -126,6 +126,16 @@ impl FlashSpec {
     pub fn stream(&self, flow: usize) -> StreamSpec {
         self.streams.get(flow).cloned().unwrap_or_default()
     }
+
+    /// The caching mode, priority and first sector of flow `flow`, without
+    /// copying its resource lists.
+    pub(crate) fn stream_basics(&self, flow: usize) -> (StreamCaching, StreamPriority, u64) {
+        self.streams
+            .get(flow)
+            .map_or((StreamCaching::WriteCache, StreamPriority::High, 0), |s| {
+                (s.caching, s.priority, s.first_sector)
+            })
+    }
 }
 
 impl FlashSpec {

@@ -170,10 +170,10 @@ impl Parts {
             return Vec::new();
         };
         let (stream, write, lba, sectors) = (req.stream, req.write, req.lba, req.sectors);
-        let spec = self.spec.stream(stream as usize);
-        let priority = spec.priority as u8;
+        let (_, priority, first) = self.spec.stream_basics(stream as usize);
+        let priority = priority as u8;
         let per_page = u64::from(self.geo.page_sectors);
-        let mut lsa = lba.saturating_sub(spec.first_sector);
+        let mut lsa = lba.saturating_sub(first);
         let mut done = 0u32;
         let mut txs = Vec::new();
         while done < sectors {
