@@ -17,9 +17,11 @@ mod lru;
 mod nvme;
 mod pcie;
 mod timing;
+mod wa;
 mod work;
 
 pub use self::device::{Flash, FlashStats};
+pub use self::wa::{uniform_random_write_amplification, WaStudy};
 
 use crate::mqsim::SsdConfig;
 
