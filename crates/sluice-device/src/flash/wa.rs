@@ -65,7 +65,7 @@ impl WaStudy {
         );
         // Where each logical page is: block and page, or none.
         let mut at: Vec<Option<(u32, u32)>> = vec![None; logical as usize];
-        let mut write = |m: &mut BlockManager, at: &mut Vec<Option<(u32, u32)>>, lpa: u64| {
+        let write = |m: &mut BlockManager, at: &mut Vec<Option<(u32, u32)>>, lpa: u64| {
             if let Some((b, p)) = at[lpa as usize] {
                 m.invalidate(0, b, p);
             }
