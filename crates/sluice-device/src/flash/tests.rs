@@ -202,3 +202,45 @@ fn data_cache_contention_matches_mqsim_within_ten_percent() {
         "{both:?}"
     );
 }
+
+/// With a limited mapping table (MQSim's top-level configuration), a
+/// page's first access reads its translation page from flash first: reads
+/// over a large range wait for those reads, and later reads of the same
+/// pages do not.
+#[test]
+fn a_cmt_miss_costs_a_translation_read() {
+    let text = include_str!("../../data/mqsim/ssdconfig.xml");
+    let config = SsdConfig::parse("t", text).expect("parses");
+    assert!(!config.device.ideal_mapping_table);
+    let spec = FlashSpec::from_mqsim("wsrch", config);
+    let ideal = {
+        let mut s = spec.clone();
+        s.config.device.ideal_mapping_table = true;
+        s
+    };
+    let wide = Closed {
+        depth: 4,
+        write: false,
+        first: 0,
+        sectors: 400_000_000,
+        size: 8,
+        align: 16,
+        hot: 0.0,
+    };
+    let limited = run(&spec, &[wide], 50_000_000, 5);
+    let unlimited = run(&ideal, &[wide], 50_000_000, 5);
+    assert!(
+        limited[0].1 > unlimited[0].1 * 1.3,
+        "{limited:?} vs {unlimited:?}"
+    );
+    let narrow = Closed {
+        sectors: 1_600,
+        ..wide
+    };
+    let warm = run(&spec, &[narrow], 50_000_000, 5);
+    let warm_ideal = run(&ideal, &[narrow], 50_000_000, 5);
+    assert!(
+        (warm[0].1 / warm_ideal[0].1 - 1.0).abs() < 0.05,
+        "{warm:?} vs {warm_ideal:?}"
+    );
+}
