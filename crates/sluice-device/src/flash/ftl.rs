@@ -155,16 +155,20 @@ impl Ftl {
 impl super::device::Parts {
     /// Translate transactions and hand them to the scheduler
     /// (`Translate_lpa_to_ppa_and_dispatch`).
-    pub(crate) fn dispatch(&mut self, txs: Vec<u32>) {
-        let mut ready = Vec::with_capacity(txs.len());
-        for tx in txs {
+    pub(crate) fn dispatch(&mut self, mut txs: Vec<u32>) {
+        let mut kept = 0;
+        for i in 0..txs.len() {
+            let tx = txs[i];
             if self.translation_known(tx) && self.translate(tx) {
-                ready.push(tx);
+                txs[kept] = tx;
+                kept += 1;
             }
         }
-        for tx in ready {
+        txs.truncate(kept);
+        for &tx in &txs {
             self.submit_tx(tx);
         }
+        self.recycle(txs);
         self.schedule();
     }
 
