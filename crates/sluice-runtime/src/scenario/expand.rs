@@ -487,7 +487,13 @@ impl Scenario {
                     // wrapped onto the device, a block trace's by its
                     // `offsets`).
                     let off = Self::offset(f.offset_gib.unwrap_or(0.0), capacity).map_err(ctx)?;
-                    (off, capacity - off)
+                    // A block trace's space may be bounded by file_gib
+                    // (an MQSim flow's logical range).
+                    if pattern == Pattern::Trace && f.file_gib.is_some() {
+                        (off, file_sectors)
+                    } else {
+                        (off, capacity - off)
+                    }
                 } else {
                     (
                         Self::place(f, i, file_sectors, next_free, capacity).map_err(ctx)?,
