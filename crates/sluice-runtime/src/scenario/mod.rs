@@ -35,6 +35,7 @@ pub(crate) mod groups;
 mod kind;
 pub(crate) mod location;
 mod memory;
+pub mod ssd;
 #[cfg(test)]
 mod tests;
 
@@ -46,6 +47,7 @@ pub use groups::GroupBuilder;
 use location::{key_line, value_names};
 use sluice_device::diskspecs;
 use sluice_device::presets::{self, PRESETS};
+pub use ssd::SsdKeys;
 
 use sluice_workload::{FlowKind, GreedyPattern, PoolSpec, StartupSpec, TraceSpec, VideoSpec};
 /// The flows a scenario builds, from `sluice-workload`.
