@@ -550,6 +550,15 @@ impl ScenarioBuilder {
         Scenario::from_raw(self, Path::new(""), false)
     }
 
+    /// As [`build`](Self::build), relative paths from `base` (a scenario
+    /// file's folder) and with `model` in place of the one `[device]`
+    /// names: for an importer that holds the drive's description already
+    /// (the `[device]` keys are still checked against it, and the flows'
+    /// `ssd` tables fill its streams).
+    pub fn build_with_model(&self, base: &Path, model: Model) -> Result<Scenario> {
+        Scenario::from_raw_with(self, base, false, Some(model))
+    }
+
     /// The scenario for `sluice run`: no drive model needed.
     pub fn build_real(&self) -> Result<Scenario> {
         Scenario::from_raw(self, Path::new(""), true)

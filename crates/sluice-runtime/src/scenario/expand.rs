@@ -203,6 +203,17 @@ impl Scenario {
     }
 
     pub(super) fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
+        Self::from_raw_with(raw, base, real, None)
+    }
+
+    /// As [`Self::from_raw`], with `given` in place of the model the
+    /// `[device]` table names (when `Some`).
+    pub(super) fn from_raw_with(
+        raw: &ScenarioBuilder,
+        base: &Path,
+        real: bool,
+        given: Option<Model>,
+    ) -> Result<Self> {
         Self::check_names(raw)?;
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
@@ -222,7 +233,10 @@ impl Scenario {
                 )
             }));
         }
-        let mut model = Self::model(&raw.device, base, real)?;
+        let mut model = match given {
+            Some(m) => m,
+            None => Self::model(&raw.device, base, real)?,
+        };
         let queue_depth = raw.device.queue_depth.unwrap_or(1);
         let max = model.max_queue();
         if queue_depth == 0 || queue_depth as usize > max {
