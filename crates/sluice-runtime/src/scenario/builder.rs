@@ -672,7 +672,9 @@ impl FlowBuilder {
         /// Pool flows: standard deviation of the request size, sectors
         /// (default 2).
         size_sd_sectors: f64;
-        /// Pool flows: the fraction of requests that read (default 2/3).
+        /// Pool flows: the fraction of requests that read (default 2/3);
+        /// rand-read and rand-write flows: each request reads with this
+        /// probability, else writes (default: the pattern's direction).
         read_fraction: f64;
         /// Straight to the disk (default true); false goes through the
         /// modelled page cache (`[os]`).

@@ -478,6 +478,19 @@ impl Scenario {
                 _ => {}
             }
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
+            // Mixed greedy random flows (pools read theirs in kind_keys).
+            let read_fraction = match f.read_fraction {
+                Some(x) if pattern != Pattern::Pool => {
+                    if !(0.0..=1.0).contains(&x) {
+                        return Err(ctx(fail(format!(
+                            "read_fraction must be 0..=1 (got {})",
+                            short_number(x)
+                        ))));
+                    }
+                    Some(x)
+                }
+                _ => None,
+            };
             let stream = match (&f.ssd, &model) {
                 (None, _) => sluice_device::flash::StreamSpec::default(),
                 (Some(keys), Model::Flash(spec)) => keys.stream(&spec.config).map_err(ctx)?,
@@ -628,6 +641,7 @@ impl Scenario {
                     fsync_every: f.fsync_every,
                     files,
                     file_service,
+                    read_fraction,
                 });
             }
         }

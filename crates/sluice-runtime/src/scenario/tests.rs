@@ -1238,3 +1238,21 @@ fn a_trace_flows_space_is_bounded_by_file_gib() {
     assert_eq!(t.requests[0].sector, base + 2097157);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn read_fraction_mixes_random_flows_and_is_refused_elsewhere() {
+    let s = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\nread_fraction = 0.25")).unwrap();
+    assert!(s.flows.iter().all(|f| f.read_fraction == Some(0.25)));
+    assert_eq!(parse(GOOD).unwrap().flows[0].read_fraction, None);
+    let e = error(&GOOD.replace("file_gib = 2", "file_gib = 2\nread_fraction = 1.5"));
+    assert!(e.contains("read_fraction must be 0..=1 (got 1.5)"), "{e}");
+    let e = error(
+        &GOOD
+            .replace("rand-read", "seq-read")
+            .replace("file_gib = 2", "file_gib = 2\nread_fraction = 0.5"),
+    );
+    assert!(
+        e.contains("read_fraction applies to pool, rand-read and rand-write flows only"),
+        "{e}"
+    );
+}

@@ -9,7 +9,7 @@
 //! | the flow's logical range (`Logical_Address_Partitioning_Unit.cpp`: a plane shared by k flows gives each 1/k of its sectors less over-provisioning; ranges end to end in flow order) | `offset_gib` = its start, `file_gib` = its length (synthetic: `Working_Set_Percentage` of it, as `IO_Flow_Synthetic.cpp`: `start + (end - start) x ws`, inclusive; outside 1..=100 taken as 100, as `Host_System.cpp` does) |
 //! | `QUEUE_DEPTH`, `Average_No_of_Reqs_in_Queue` | a closed-loop flow, `outstanding` = that many |
 //! | `BANDWIDTH`, `Bandwidth` | `rate_iops` = 10^9 / MQSim's mean gap (`Host_System.cpp`, in integers), `outstanding` 4096 |
-//! | `Read_Percentage` 100 / 0 | a reader / a writer |
+//! | `Read_Percentage` 100 / 0 / p | a reader / a writer / `rand-read` with `read_fraction` = p / 100 (MQSim draws each request's direction) |
 //! | `RANDOM_UNIFORM` / `STREAMING` | `rand-*` / `seq-*` |
 //! | `RANDOM_HOTCOLD`, `Percentage_of_Hot_Region` = h | `random_distribution = "zoned:(100-h)/h:h/(100-h)"` (MQSim sends (100 - h)% of requests to the first h% of the range) |
 //! | `FIXED`, `Average_Request_Size` (sectors) | `request_kib` = sectors / 2 |
@@ -19,8 +19,8 @@
 //! | `Priority_Class`, `Device_Level_Data_Caching_Mode`, `*_IDs`, `Initial_Occupancy_Percentage` | the flow's `ssd` table |
 //! | `IO_Queue_Depth` | `[device] queue_depth` (scheduler `noop`, no merging) |
 //!
-//! What cannot be mapped is refused by name (`NORMAL` sizes, mixed read
-//! percentages, an odd request size, replays and partial traces, time
+//! What cannot be mapped is refused by name (`NORMAL` sizes, a mixed
+//! `STREAMING` flow, an odd request size, replays and partial traces, time
 //! units other than nanoseconds); what is approximated is in the notes.
 
 mod ranges;
@@ -147,6 +147,8 @@ enum FlowKind {
 struct Synthetic {
     working_set: f64,
     write: bool,
+    /// Mixed flows: the share of reads.
+    read_fraction: Option<f64>,
     sequential: bool,
     hot_percent: Option<u32>,
     request_sectors: u32,
@@ -316,15 +318,15 @@ fn read_synthetic(v: &Values, notes: &mut Vec<String>) -> Result<Synthetic> {
         &[("QUEUE_DEPTH", true), ("BANDWIDTH", false)],
     )?;
     let read: i64 = v.number("Read_Percentage")?;
-    let write = match read {
-        100 => false,
-        0 => true,
+    // MQSim: a read when a uniform draw in [0, 1] is at most the share.
+    let (write, read_fraction) = match read {
+        100 => (false, None),
+        0 => (true, None),
+        1..=99 => (false, Some(read as f64 / 100.0)),
         _ => {
+            // MQSim keeps it in a `char`: larger values wrap.
             let (_, line) = v.text("Read_Percentage")?;
-            return Err(v.error(
-                line,
-                format!("<Read_Percentage> {read}: only 0 (writes) and 100 (reads) are supported"),
-            ));
+            return Err(v.error(line, format!("<Read_Percentage> {read}: 0..=100")));
         }
     };
     #[derive(Clone, Copy, PartialEq)]
@@ -341,6 +343,13 @@ fn read_synthetic(v: &Values, notes: &mut Vec<String>) -> Result<Synthetic> {
             ("RANDOM_HOTCOLD", Address::HotCold),
         ],
     )?;
+    if read_fraction.is_some() && address == Address::Streaming {
+        let (_, line) = v.text("Read_Percentage")?;
+        return Err(v.error(
+            line,
+            format!("<Read_Percentage> {read} with STREAMING: a sequential flow here reads or writes, not both"),
+        ));
+    }
     let hot_percent = if address == Address::HotCold {
         let h: i64 = v.number("Percentage_of_Hot_Region")?;
         if !(1..=99).contains(&h) {
@@ -436,6 +445,7 @@ fn read_synthetic(v: &Values, notes: &mut Vec<String>) -> Result<Synthetic> {
     Ok(Synthetic {
         working_set: working_set as f64 / 100.0,
         write,
+        read_fraction,
         sequential: address == Address::Streaming,
         hot_percent,
         request_sectors: size,
@@ -579,6 +589,9 @@ fn synthetic_flow(
         .outstanding(s.outstanding.unwrap_or(OPEN_LOOP_OUTSTANDING));
     if let Some(r) = s.rate_iops {
         flow = flow.rate_iops(r);
+    }
+    if let Some(f) = s.read_fraction {
+        flow = flow.read_fraction(f);
     }
     if s.requests > 0 {
         flow = flow.requests(s.requests);

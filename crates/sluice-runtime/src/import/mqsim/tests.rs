@@ -486,3 +486,22 @@ fn paths_are_written_from_the_output_folder() {
         PathBuf::from(".")
     );
 }
+
+#[test]
+fn a_mixed_random_flow_reads_its_share() {
+    let xml = one_flow(
+        &GOOD
+            .replace("<Read_Percentage>0<", "<Read_Percentage>70<")
+            .replace("STREAMING", "RANDOM_UNIFORM"),
+    );
+    let imp = text_import(&xml).unwrap();
+    let s = imp
+        .scenario
+        .build_with_model(
+            Path::new(""),
+            Model::Flash(Box::new(FlashSpec::from_mqsim("m", config()))),
+        )
+        .unwrap();
+    assert_eq!(s.flows[0].kind, FlowKind::Greedy(GreedyPattern::RandRead));
+    assert_eq!(s.flows[0].read_fraction, Some(0.7));
+}
