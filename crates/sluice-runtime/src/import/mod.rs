@@ -134,7 +134,12 @@ pub(crate) mod tests {
     #[test]
     fn importers_read_their_files_with_the_bounded_reader() {
         let dir = sluice_input::testkit::scratch("import-read");
-        for kind in [Kind::DmClockConfig, Kind::SeastarJobs, Kind::IoProperties] {
+        for kind in [
+            Kind::DmClockConfig,
+            Kind::SeastarJobs,
+            Kind::IoProperties,
+            Kind::MqsimWorkload,
+        ] {
             for (path, says) in sluice_input::testkit::refused(&dir, kind) {
                 let e = read_input(&path, kind).unwrap_err().to_string();
                 assert!(e.contains(says) && !e.contains('\n'), "{kind:?}: {e}");
