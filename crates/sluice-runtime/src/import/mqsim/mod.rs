@@ -255,7 +255,7 @@ fn read_flow(v: &Values, trace: bool, config: &SsdConfig, notes: &mut Vec<String
         );
     }
     let kind = if trace {
-        read_trace(v)?
+        read_trace(v, notes)?
     } else {
         FlowKind::Synthetic(read_synthetic(v, notes)?)
     };
@@ -266,7 +266,7 @@ fn read_flow(v: &Values, trace: bool, config: &SsdConfig, notes: &mut Vec<String
     })
 }
 
-fn read_trace(v: &Values) -> Result<FlowKind> {
+fn read_trace(v: &Values, notes: &mut Vec<String>) -> Result<FlowKind> {
     let (path, line) = v.text("File_Path")?;
     if path.is_empty() {
         return Err(v.error(line, "<File_Path> is empty"));
@@ -296,6 +296,12 @@ fn read_trace(v: &Values) -> Result<FlowKind> {
         return Err(v.error(
             line,
             format!("<Percentage_To_Be_Executed> {percent}: playing part of a trace is not supported (cut the trace instead)"),
+        ));
+    }
+    if percent > 100 {
+        notes.push(format!(
+            "flow {}: Percentage_To_Be_Executed {percent} taken as 100, as MQSim does",
+            v.number
         ));
     }
     Ok(FlowKind::Trace {

@@ -373,6 +373,12 @@ fn trace_flows_refuse_what_a_trace_flow_cannot_play() {
         let e = with_dir(&xml).unwrap_err().to_string();
         assert!(e.contains(says), "{e}");
     }
+    let over = with_dir(&trace("NANOSECOND", 1, 150)).unwrap();
+    assert!(
+        over.notes.iter().any(|n| n.contains("150 taken as 100")),
+        "{:?}",
+        over.notes
+    );
     let e = text_import(&trace("NANOSECOND", 1, 100))
         .unwrap_err()
         .to_string();
