@@ -194,7 +194,7 @@ fn an_imported_mqsim_scenario_names_its_files_from_its_own_folder_and_runs() {
         ],
     );
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("\"flow2\""), "{out}");
+    assert!(out.contains("\"flow-2\""), "{out}");
     // A scenario the file does not have: one line, exit 1, nothing written.
     let (code, _, err) = sluice_in(
         dir.path(),

@@ -1,8 +1,8 @@
 //! MQSim's workload file (`workload.xml` of CMU-SAFARI/MQSim) as a
 //! scenario on the MQSim device its `ssdconfig.xml` describes
 //! (`[device] mqsim`). One `<IO_Scenario>` (the `scenario`-th, from 1)
-//! becomes the scenario; its flows, in order, become flows `flow1`,
-//! `flow2`, ... with an `ssd` table each.
+//! becomes the scenario; its flows, in order, become flows `flow-1`,
+//! `flow-2`, ... (as `sluice repro mqsim` names them) with an `ssd` table each.
 //!
 //! | MQSim | scenario |
 //! | --- | --- |
@@ -541,7 +541,7 @@ fn build(
     ));
     for (i, (f, r)) in flows.iter().zip(ranges).enumerate() {
         let n = i + 1;
-        let name = format!("flow{n}");
+        let name = format!("flow-{n}");
         let offset_gib = r.start as f64 / GIB_SECTORS;
         let flow = match &f.kind {
             FlowKind::Synthetic(s) => synthetic_flow(&name, n, s, r, notes),
