@@ -86,6 +86,9 @@ pub(crate) struct Backend {
     chips: Vec<Chip>,
     channels: Vec<Channel>,
     chips_per_channel: u32,
+    /// Channels whose chips got work since they were last offered it (a
+    /// bit each; all set when there are more than 64 channels).
+    fresh: u64,
     prioritised: bool,
     preemptible_gc: bool,
 }
@@ -105,6 +108,7 @@ impl Backend {
             chips: vec![chip; geo.chip_count()],
             channels: vec![Channel::default(); geo.channels as usize],
             chips_per_channel: geo.chips,
+            fresh: 0,
             prioritised: c.device.transaction_scheduling_policy
                 != TransactionScheduling::OutOfOrder,
             preemptible_gc: c.device.preemptible_gc_enabled,
@@ -145,6 +149,7 @@ impl Parts {
         let chip = self.chip_of(tx);
         let ch = self.geo.channel_of_chip(chip);
         self.backend.channels[ch].queued += 1;
+        self.mark_fresh(ch);
         let q = &mut self.backend.chips[chip].queues;
         q.queued += 1;
         match (op, source) {
@@ -157,10 +162,20 @@ impl Parts {
         }
     }
 
-    /// Offer work to every idle channel's chips (`TSU::Schedule`).
+    /// Note that channel `ch` has new work (or work that became ready).
+    pub(crate) fn mark_fresh(&mut self, ch: usize) {
+        self.backend.fresh |= if ch < 64 { 1 << ch } else { u64::MAX };
+    }
+
+    /// Offer work to every idle channel's chips (`TSU::Schedule`). Only
+    /// channels with new work can take any: on the others, every idle
+    /// chip was offered its work when the channel last fell idle, and a
+    /// round that finds nothing leaves the turn where it was.
     pub(crate) fn schedule(&mut self) {
-        for ch in 0..self.backend.channels.len() {
-            if !self.backend.channels[ch].busy {
+        let fresh = std::mem::take(&mut self.backend.fresh);
+        let channels = self.backend.channels.len();
+        for ch in 0..channels {
+            if (ch >= 64 || fresh & (1 << ch) != 0) && !self.backend.channels[ch].busy {
                 self.offer_channel(ch);
             }
         }

@@ -384,8 +384,14 @@ impl Parts {
             Op::Read => {
                 if t.related != NONE {
                     // An update read: its write may go now.
+                    let mut plane = None;
                     if let Some(w) = self.ftl.txs.get_mut(t.related) {
                         w.related = NONE;
+                        plane = Some(w.plane as usize);
+                    }
+                    if let Some(p) = plane {
+                        let ch = self.geo.channel_of_chip(self.geo.chip_of_plane(p));
+                        self.mark_fresh(ch);
                     }
                     return;
                 }

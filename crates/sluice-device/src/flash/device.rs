@@ -19,7 +19,7 @@ use super::FlashSpec;
 use crate::{Command, Device};
 
 /// Something that happens inside the drive (or on its link) at a time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Event {
     /// A flow's submission-queue doorbell write reached the drive.
     SqDoorbell(u32),
@@ -41,6 +41,35 @@ pub(crate) enum Event {
     DataOut(u32, u32),
 }
 
+/// An event and when it is due: ordered by time, then by the order it was
+/// scheduled in (MQSim's, for events at the same time), one integer
+/// comparison.
+#[derive(Clone, Copy, Debug)]
+struct Due {
+    key: u128,
+    event: Event,
+}
+
+impl PartialEq for Due {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Eq for Due {}
+
+impl PartialOrd for Due {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Due {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&other.key)
+    }
+}
+
 /// The parts of the drive, all visible to each other through this struct;
 /// the event loop is in the parts' `impl` blocks.
 #[derive(Clone, Debug)]
@@ -49,7 +78,7 @@ pub(crate) struct Parts {
     pub(crate) geo: Geometry,
     pub(crate) t: Timing,
     pub(crate) now: u64,
-    agenda: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    agenda: BinaryHeap<Reverse<Due>>,
     seq: u64,
     pub(crate) host: Host,
     pub(crate) cache: Cache,
@@ -66,7 +95,10 @@ impl Parts {
     /// Schedule `e` at `at`.
     pub(crate) fn at(&mut self, at: u64, e: Event) {
         self.seq += 1;
-        self.agenda.push(Reverse((at, self.seq, e)));
+        self.agenda.push(Reverse(Due {
+            key: u128::from(at) << 64 | u128::from(self.seq),
+            event: e,
+        }));
     }
 
     /// An empty list of transactions.
@@ -83,18 +115,19 @@ impl Parts {
     }
 
     fn next_time(&self) -> Option<u64> {
-        self.agenda.peek().map(|r| r.0 .0)
+        self.agenda.peek().map(|r| (r.0.key >> 64) as u64)
     }
 
     /// Run the next event if it happens at or before `until`.
     fn step(&mut self, until: u64) -> bool {
-        match self.agenda.peek() {
-            Some(r) if r.0 .0 <= until => {}
+        match self.next_time() {
+            Some(t) if t <= until => {}
             _ => return false,
         }
-        let Some(Reverse((t, _, e))) = self.agenda.pop() else {
+        let Some(Reverse(Due { key, event: e })) = self.agenda.pop() else {
             return false;
         };
+        let t = (key >> 64) as u64;
         self.now = self.now.max(t);
         match e {
             Event::SqDoorbell(s) => self.sq_doorbell(s),

@@ -520,8 +520,14 @@ impl super::device::Parts {
     }
 
     fn gc_move_done(&mut self, erase: u32) {
+        let mut plane = None;
         if let Some(e) = self.ftl.txs.get_mut(erase) {
             e.moves = e.moves.saturating_sub(1);
+            plane = Some(e.plane as usize);
+        }
+        if let Some(p) = plane {
+            let ch = self.geo.channel_of_chip(self.geo.chip_of_plane(p));
+            self.mark_fresh(ch);
         }
         self.schedule();
     }
