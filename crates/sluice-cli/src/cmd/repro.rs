@@ -10,7 +10,7 @@ use crate::progress;
 /// Reproduce a paper's experiments and print ours next to its numbers.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Papers: bfq (BFQ, BFQ+ and CFQ), yfq (YFQ and FreeBSD), vios (VIOS, VIOS(P)), dor (Nam-Park BQS+DOR), all.\n\nExample:\n  sluice repro bfq --quick"
+    after_help = "Papers: bfq (BFQ, BFQ+ and CFQ), yfq (YFQ and FreeBSD), vios (VIOS, VIOS(P)), dor (Nam-Park BQS+DOR), mqsim (MQSim side by side with the flash model; not part of all), all (the four papers).\n\nExample:\n  sluice repro bfq --quick"
 )]
 pub(crate) struct Args {
     /// The paper whose experiments to run.
@@ -39,6 +39,7 @@ enum Paper {
     Yfq,
     Vios,
     Dor,
+    Mqsim,
     All,
 }
 
@@ -50,6 +51,7 @@ impl Paper {
             Paper::Yfq => "yfq",
             Paper::Vios => "vios",
             Paper::Dor => "dor",
+            Paper::Mqsim => "mqsim",
             Paper::All => "all",
         }
     }
