@@ -62,6 +62,10 @@ pub struct StreamSpec {
     /// `Initial_Occupancy_Percentage` / 100), used only with
     /// preconditioning.
     pub initial_occupancy: f64,
+    /// The first sector of the flow's logical range on the drive: MQSim
+    /// maps each flow's pages from its own range's start (a flow's page 0
+    /// lands on its first channel, chip, die and plane).
+    pub first_sector: u64,
 }
 
 impl Default for StreamSpec {
@@ -74,6 +78,7 @@ impl Default for StreamSpec {
             dies: Vec::new(),
             planes: Vec::new(),
             initial_occupancy: 0.0,
+            first_sector: 0,
         }
     }
 }
