@@ -77,11 +77,12 @@ pub(crate) fn experiments(opts: &Options) -> Result<Vec<Experiment>> {
     // (experiment, scheduler, scenario, job index of each of RUNS)
     let mut plan: Vec<(&Files, &str, usize, [usize; 3])> = Vec::new();
     for files in &EXPERIMENTS {
+        let config = SsdConfig::parse(&format!("{}/ssdconfig.xml", files.id), files.ssdconfig)?;
         for k in scenarios_run(files, opts.quick) {
-            let imported = layout::RUNS
+            let imported = files
+                .workloads
                 .iter()
-                .enumerate()
-                .map(|(run, _)| import(files, run, k, traces.path()))
+                .map(|w| import_scenario(w, &config, k, traces.path()))
                 .collect::<Result<Vec<_>>>()?;
             for &sched in schedulers_of(files) {
                 let mut idx = [0; 3];
@@ -116,14 +117,8 @@ pub(crate) fn experiments(opts: &Options) -> Result<Vec<Experiment>> {
     Ok(out)
 }
 
-/// The scenario of run `run` ([`layout::RUNS`]) of scenario `k` of an
-/// experiment, as `sluice import mqsim` makes it from the same files.
-fn import(files: &Files, run: usize, k: usize, traces: &Path) -> Result<ScenarioBuilder> {
-    let config = SsdConfig::parse(&format!("{}/ssdconfig.xml", files.id), files.ssdconfig)?;
-    import_scenario(files.workloads[run], &config, k, traces)
-}
-
-/// Scenario `k` (from 1) of a workload file, through the importer.
+/// Scenario `k` (from 1) of a workload file on the drive `config`, as
+/// `sluice import mqsim` makes it (trace paths resolve in `traces`).
 fn import_scenario(
     _workload: &str,
     _config: &SsdConfig,
