@@ -8,9 +8,9 @@
 //! analytic model.
 
 mod data;
+mod folder;
 mod layout;
 mod paper;
-mod traces;
 mod wa;
 
 use std::path::Path;
@@ -71,7 +71,7 @@ const WA_SEED: u64 = 1;
 /// Every experiment: the five of MQSim's files, then write amplification.
 pub(crate) fn experiments(opts: &Options) -> Result<Vec<Experiment>> {
     let paper = Paper::parse("mqsim-results.json", MQSIM_RESULTS)?;
-    let traces = traces::TraceDir::new(&EXPERIMENTS, opts.save_scenarios)?;
+    let folder = folder::DataDir::new(&EXPERIMENTS, opts.save_scenarios)?;
     // Every run of every experiment in one batch, so all cores stay busy.
     let mut jobs = Jobs::new(None);
     // (experiment, scheduler, scenario, job index of each of RUNS)
@@ -82,7 +82,9 @@ pub(crate) fn experiments(opts: &Options) -> Result<Vec<Experiment>> {
             let imported = files
                 .workloads
                 .iter()
-                .map(|w| import_scenario(w, &config, k, traces.path()))
+                .map(|w| {
+                    import_scenario(w, &config, k, &folder.ssdconfig(files), &folder.of(files))
+                })
                 .collect::<Result<Vec<_>>>()?;
             for &sched in schedulers_of(files) {
                 let mut idx = [0; 3];
@@ -117,12 +119,14 @@ pub(crate) fn experiments(opts: &Options) -> Result<Vec<Experiment>> {
     Ok(out)
 }
 
-/// Scenario `k` (from 1) of a workload file on the drive `config`, as
-/// `sluice import mqsim` makes it (trace paths resolve in `traces`).
+/// Scenario `k` (from 1) of a workload file on the drive `config` (read
+/// from `config_path` when the scenario is built), as `sluice import
+/// mqsim` makes it (trace paths resolve in `traces`).
 fn import_scenario(
     _workload: &str,
     _config: &SsdConfig,
     _k: usize,
+    _config_path: &Path,
     _traces: &Path,
 ) -> Result<ScenarioBuilder> {
     Err(Error::new(

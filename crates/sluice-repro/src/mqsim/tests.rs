@@ -222,32 +222,35 @@ fn greedy_write_amplification_matches_the_analytic_model() {
     }
 }
 
-/// The traces are written where the workload files' relative paths point;
-/// a temporary folder goes when done, a save folder stays and may be
-/// used again, but a different file in the way is refused.
+/// The configuration and traces are written where the scenario and the
+/// workload files' relative paths point; a temporary folder goes when
+/// done, a save folder stays and may be used again, but a different file
+/// in the way is refused.
 #[test]
-fn traces_are_written_out_and_cleaned_up() {
+fn files_are_written_out_and_cleaned_up() {
     let wsrch = EXPERIMENTS.iter().find(|f| f.id == "wsrch").unwrap();
     let one = std::slice::from_ref(wsrch);
-    let dir = traces::TraceDir::new(one, None).unwrap();
-    let path = dir.path().to_path_buf();
-    let trace = path.join("traces/wsrch-small.trace");
+    let dir = folder::DataDir::new(one, None).unwrap();
+    let trace = dir.of(wsrch).join("traces/wsrch-small.trace");
     assert_eq!(std::fs::read(&trace).unwrap(), wsrch.traces[0].1);
+    let config = std::fs::read_to_string(dir.ssdconfig(wsrch)).unwrap();
+    assert_eq!(config, wsrch.ssdconfig);
+    let path = dir.of(wsrch);
     drop(dir);
     assert!(!path.exists(), "{}", path.display());
     let save = std::env::temp_dir().join(format!("sluice-repro-mqsim-save-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&save);
-    drop(traces::TraceDir::new(one, Some(&save)).unwrap());
-    let kept = save.join("mqsim/traces/tpcc-small.trace");
+    drop(folder::DataDir::new(one, Some(&save)).unwrap());
+    let kept = save.join("mqsim/wsrch/traces/tpcc-small.trace");
     assert_eq!(std::fs::read(&kept).unwrap(), wsrch.traces[1].1);
-    drop(traces::TraceDir::new(one, Some(&save)).unwrap());
+    drop(folder::DataDir::new(one, Some(&save)).unwrap());
     std::fs::write(&kept, b"other").unwrap();
-    let e = traces::TraceDir::new(one, Some(&save))
+    let e = folder::DataDir::new(one, Some(&save))
         .err()
         .unwrap()
         .to_string();
     assert!(
-        e.contains("tpcc-small.trace") && e.contains("not this trace"),
+        e.contains("tpcc-small.trace") && e.contains("not this file"),
         "{e}"
     );
     std::fs::remove_dir_all(&save).unwrap();

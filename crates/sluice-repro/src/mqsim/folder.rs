@@ -1,6 +1,8 @@
-//! The traces the workload files name, written out of the binary into a
-//! folder the importer reads them from: with `--save-scenarios DIR` into
-//! `DIR/mqsim/` (kept, so the saved scenarios run again), otherwise into a
+//! The files a scenario reads when it is built (the device configuration
+//! `[device] mqsim` names, the traces), written out of the binary, one
+//! folder per experiment (`backend/ssdconfig.xml`,
+//! `wsrch/traces/wsrch-small.trace`): with `--save-scenarios DIR` under
+//! `DIR/mqsim/` (kept, so the saved scenarios run again), otherwise under a
 //! fresh temporary folder removed when the runs are done.
 
 use std::path::{Path, PathBuf};
@@ -9,47 +11,56 @@ use sluice_runtime::{Error, Result};
 
 use super::data::Files;
 
-/// The folder holding the traces; a temporary one is removed on drop.
-pub(crate) struct TraceDir {
+/// The folder holding the files; a temporary one is removed on drop.
+pub(crate) struct DataDir {
     path: PathBuf,
     temporary: bool,
 }
 
-impl TraceDir {
-    /// Every trace of `experiments` written under `save/mqsim` (with a
+impl DataDir {
+    /// The files of `experiments` written under `save/mqsim` (with a
     /// folder to save into) or a new temporary folder.
-    pub(crate) fn new(experiments: &[Files], save: Option<&Path>) -> Result<TraceDir> {
+    pub(crate) fn new(experiments: &[Files], save: Option<&Path>) -> Result<DataDir> {
         let dir = match save {
             Some(s) => {
                 let path = s.join("mqsim");
                 std::fs::create_dir_all(&path).map_err(|e| io_error(&path, e))?;
-                TraceDir {
+                DataDir {
                     path,
                     temporary: false,
                 }
             }
-            None => TraceDir {
+            None => DataDir {
                 path: fresh_temp_dir()?,
                 temporary: true,
             },
         };
-        for (name, bytes) in experiments.iter().flat_map(|f| f.traces) {
-            let path = dir.path.join(name);
-            if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+        for files in experiments {
+            let config = [("ssdconfig.xml", files.ssdconfig.as_bytes())];
+            for (name, bytes) in config.iter().chain(files.traces) {
+                let path = dir.of(files).join(name);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| io_error(parent, e))?;
+                }
+                write_new(&path, bytes)?;
             }
-            write_new(&path, bytes)?;
         }
         Ok(dir)
     }
 
-    /// The folder: workload files' relative trace paths resolve in it.
-    pub(crate) fn path(&self) -> &Path {
-        &self.path
+    /// An experiment's folder: its workload files' relative trace paths
+    /// resolve in it.
+    pub(crate) fn of(&self, files: &Files) -> PathBuf {
+        self.path.join(files.id)
+    }
+
+    /// An experiment's device configuration, for `[device] mqsim`.
+    pub(crate) fn ssdconfig(&self, files: &Files) -> PathBuf {
+        self.of(files).join("ssdconfig.xml")
     }
 }
 
-impl Drop for TraceDir {
+impl Drop for DataDir {
     fn drop(&mut self) {
         if self.temporary {
             let _ = std::fs::remove_dir_all(&self.path);
@@ -80,13 +91,14 @@ fn fresh_temp_dir() -> Result<PathBuf> {
 }
 
 /// `bytes` written to `path`; a file there already (a save folder used
-/// twice) is replaced only if it differs, never through a link.
+/// twice) is accepted if it holds `bytes`, refused otherwise, never
+/// written through a link.
 fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
     match sluice_input::create_new(path, 0o644) {
         Ok(mut f) => std::io::Write::write_all(&mut f, bytes).map_err(|e| io_error(path, e)),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             let meta = std::fs::symlink_metadata(path).map_err(|e| io_error(path, e))?;
-            // Read back only a file of this trace's very size: bounded.
+            // Read back only a file of this very size: bounded.
             let same = meta.is_file()
                 && meta.len() == bytes.len() as u64
                 && std::fs::read(path).ok().as_deref() == Some(bytes);
@@ -95,7 +107,7 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
             } else {
                 Err(Error::new(
                     path.display().to_string(),
-                    "exists and is not this trace: remove it or save elsewhere",
+                    "exists and is not this file: remove it or save elsewhere",
                 ))
             }
         }
