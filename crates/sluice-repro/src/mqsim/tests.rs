@@ -191,6 +191,11 @@ fn host_policies_and_quick_scenarios() {
     }
     let s = with_scheduler(ScenarioBuilder::new("x", 1.0), "mclock");
     assert_eq!(s.policy().0, "mclock");
+    let depth = format!("queue_depth = {HOST_POLICY_DEPTH}");
+    assert!(s.to_toml().unwrap().contains(&depth));
+    let s = with_scheduler(ScenarioBuilder::new("x", 1.0).queue_depth(999), "noop");
+    assert_eq!(s.policy().0, "noop");
+    assert!(s.to_toml().unwrap().contains("queue_depth = 999"));
     assert_eq!(op_label(0.07), "op=7%");
     assert_eq!(op_label(0.28), "op=28%");
 }
