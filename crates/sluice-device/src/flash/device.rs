@@ -1,41 +1,188 @@
-//! The flash SSD in service: the [`Device`] the simulator drives.
+//! The flash SSD in service: the [`Device`] the simulator drives. One
+//! event loop runs the host interface ([`super::nvme`]), the data cache
+//! ([`super::cache`]), the FTL ([`super::ftl`]) and the back end
+//! ([`super::backend`]); each of those owns its state and tells this loop
+//! what happens next.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use sluice::{CostModel, Duration, Instant};
 
+use super::backend::Backend;
+use super::cache::Cache;
+use super::ftl::Ftl;
+use super::geometry::Geometry;
+use super::nvme::Host;
+use super::timing::Timing;
 use super::FlashSpec;
 use crate::{Command, Device};
+
+/// Something that happens inside the drive (or on its link) at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Event {
+    /// A flow's submission-queue doorbell write reached the drive.
+    SqDoorbell(u32),
+    /// A read request of the drive reached host memory: the host answers
+    /// with the submission entry of request `.1` of flow `.0`.
+    HostSqeRead(u32, u32),
+    /// A submission entry reached the drive.
+    Sqe(u32),
+    /// A read request for a write's data reached host memory.
+    HostDataRead(u32),
+    /// A write's data reached the drive.
+    WriteData(u32),
+    /// A completion entry reached the host: the command with this tag is
+    /// done.
+    Cqe(u64),
+    /// The DRAM finished job `.0`.
+    DramDone(u32),
+    /// A command's (and a program's data) cycles on chip `.0`'s channel
+    /// ended.
+    CommandSent(u32),
+    /// Chip `.0`'s array finished its operation.
+    ArrayDone(u32),
+    /// Transaction `.1`'s data left chip `.0` over its channel.
+    DataOut(u32, u32),
+}
+
+/// The parts of the drive, all visible to each other through this struct;
+/// the event loop is in the parts' `impl` blocks.
+#[derive(Clone, Debug)]
+pub(crate) struct Parts {
+    pub(crate) spec: FlashSpec,
+    pub(crate) geo: Geometry,
+    pub(crate) t: Timing,
+    pub(crate) now: u64,
+    agenda: BinaryHeap<Reverse<(u64, u64, Event)>>,
+    seq: u64,
+    pub(crate) host: Host,
+    pub(crate) cache: Cache,
+    pub(crate) ftl: Ftl,
+    pub(crate) backend: Backend,
+    /// Tags whose completion reached the host, in order.
+    pub(crate) done: VecDeque<u64>,
+}
+
+impl Parts {
+    /// Schedule `e` at `at`.
+    pub(crate) fn at(&mut self, at: u64, e: Event) {
+        self.seq += 1;
+        self.agenda.push(Reverse((at, self.seq, e)));
+    }
+
+    fn next_time(&self) -> Option<u64> {
+        self.agenda.peek().map(|r| r.0 .0)
+    }
+
+    /// Run the next event if it happens at or before `until`.
+    fn step(&mut self, until: u64) -> bool {
+        match self.agenda.peek() {
+            Some(r) if r.0 .0 <= until => {}
+            _ => return false,
+        }
+        let Some(Reverse((t, _, e))) = self.agenda.pop() else {
+            return false;
+        };
+        self.now = self.now.max(t);
+        match e {
+            Event::SqDoorbell(s) => self.sq_doorbell(s),
+            Event::HostSqeRead(s, r) => self.host_sqe_read(s, r),
+            Event::Sqe(r) => self.sqe_arrived(r),
+            Event::HostDataRead(r) => self.host_data_read(r),
+            Event::WriteData(r) => self.write_data_arrived(r),
+            Event::Cqe(tag) => self.cqe_arrived(tag),
+            Event::DramDone(j) => self.dram_done(j),
+            Event::CommandSent(c) => self.command_sent(c as usize),
+            Event::ArrayDone(c) => self.array_done(c as usize),
+            Event::DataOut(c, tx) => self.data_out_done(c as usize, tx),
+        }
+        true
+    }
+}
+
+/// Counters of what the drive did, for reports and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlashStats {
+    /// Pages programmed for the host (user writes and cache write-backs).
+    pub user_programs: u64,
+    /// Pages programmed by garbage collection.
+    pub gc_programs: u64,
+    /// Blocks erased.
+    pub erases: u64,
+    /// Flash reads of mapping (translation) pages.
+    pub mapping_reads: u64,
+    /// Read transactions served from the DRAM cache.
+    pub cache_read_hits: u64,
+}
+
+impl FlashStats {
+    /// Pages programmed per page the host asked to write; 1 before any
+    /// write.
+    pub fn write_amplification(&self) -> f64 {
+        if self.user_programs == 0 {
+            return 1.0;
+        }
+        (self.user_programs + self.gc_programs) as f64 / self.user_programs as f64
+    }
+}
 
 /// A flash SSD in service.
 #[derive(Clone, Debug)]
 pub struct Flash {
-    spec: FlashSpec,
+    parts: Parts,
     depth: usize,
-    pending: BinaryHeap<Reverse<(Instant, u64)>>,
 }
 
 impl Flash {
     /// An empty drive of model `spec` accepting `depth` commands at once.
     pub fn new(spec: &FlashSpec, depth: usize) -> Self {
+        let geo = Geometry::of(&spec.config);
+        let t = Timing::of(&spec.config);
+        let host = Host::new(&spec.config);
+        let cache = Cache::new(&spec.config, &geo);
+        let ftl = Ftl::new(spec, &geo);
+        let backend = Backend::new(&spec.config, &geo);
         Flash {
-            spec: spec.clone(),
+            parts: Parts {
+                spec: spec.clone(),
+                geo,
+                t,
+                now: 0,
+                agenda: BinaryHeap::new(),
+                seq: 0,
+                host,
+                cache,
+                ftl,
+                backend,
+                done: VecDeque::new(),
+            },
             depth: depth.max(1),
-            pending: BinaryHeap::new(),
+        }
+    }
+
+    /// What the drive has done so far.
+    pub fn stats(&self) -> FlashStats {
+        let b = &self.parts.ftl.blocks;
+        FlashStats {
+            user_programs: b.user_programs,
+            gc_programs: b.gc_programs,
+            erases: b.erases,
+            mapping_reads: self.parts.ftl.mapping_reads,
+            cache_read_hits: self.parts.cache.read_hits,
         }
     }
 }
 
 impl CostModel for Flash {
     fn capacity(&self) -> u64 {
-        self.spec.capacity_sectors()
+        self.parts.spec.capacity_sectors()
     }
     fn seek_time(&self, _from: u64, _to: u64) -> Duration {
         Duration::ZERO
     }
     fn positioning_time(&self, _now: Instant, _from: u64, _to: u64) -> Duration {
-        Duration::from_nanos(self.spec.config.flash.page_read_latency_lsb)
+        Duration::from_nanos(self.parts.t.read_latency(0))
     }
     fn full_stroke_seek(&self) -> Duration {
         Duration::ZERO
@@ -44,7 +191,7 @@ impl CostModel for Flash {
 
 impl Device for Flash {
     fn name(&self) -> &str {
-        &self.spec.name
+        &self.parts.spec.name
     }
 
     fn queue_depth(&self) -> usize {
@@ -52,18 +199,28 @@ impl Device for Flash {
     }
 
     fn submit(&mut self, now: Instant, cmd: Command) {
-        let read = Duration::from_nanos(self.spec.config.flash.page_read_latency_lsb);
-        self.pending.push(Reverse((now + read, cmd.tag)));
+        let now = now.as_nanos();
+        while self.parts.step(now) {}
+        self.parts.now = self.parts.now.max(now);
+        self.parts.submit(cmd);
     }
 
     fn next_completion(&self) -> Option<Instant> {
-        self.pending.peek().map(|r| r.0 .0)
+        if !self.parts.done.is_empty() {
+            return Some(Instant::from_nanos(self.parts.now));
+        }
+        self.parts.next_time().map(Instant::from_nanos)
     }
 
     fn pop_completion(&mut self, now: Instant) -> Option<u64> {
-        match self.pending.peek() {
-            Some(r) if r.0 .0 <= now => self.pending.pop().map(|r| r.0 .1),
-            _ => None,
+        let now = now.as_nanos();
+        loop {
+            if let Some(tag) = self.parts.done.pop_front() {
+                return Some(tag);
+            }
+            if !self.parts.step(now) {
+                return None;
+            }
         }
     }
 }

@@ -7,9 +7,21 @@
 //! configuration ([`SsdConfig`]), read as MQSim reads it, plus what MQSim
 //! sets per flow ([`StreamSpec`]).
 
+mod backend;
+pub mod blocks;
+mod cache;
 mod device;
+mod ftl;
+pub mod geometry;
+mod lru;
+mod nvme;
+mod pcie;
+mod timing;
+mod wa;
+mod work;
 
-pub use self::device::Flash;
+pub use self::device::{Flash, FlashStats};
+pub use self::wa::{uniform_random_write_amplification, WaStudy};
 
 use crate::mqsim::SsdConfig;
 
@@ -116,6 +128,16 @@ impl FlashSpec {
     pub fn stream(&self, flow: usize) -> StreamSpec {
         self.streams.get(flow).cloned().unwrap_or_default()
     }
+
+    /// The caching mode, priority and first sector of flow `flow`, without
+    /// copying its resource lists.
+    pub(crate) fn stream_basics(&self, flow: usize) -> (StreamCaching, StreamPriority, u64) {
+        self.streams
+            .get(flow)
+            .map_or((StreamCaching::WriteCache, StreamPriority::High, 0), |s| {
+                (s.caching, s.priority, s.first_sector)
+            })
+    }
 }
 
 impl FlashSpec {
@@ -128,3 +150,6 @@ impl FlashSpec {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
