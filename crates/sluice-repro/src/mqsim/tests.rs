@@ -260,3 +260,24 @@ fn files_are_written_out_and_cleaned_up() {
     );
     std::fs::remove_dir_all(&save).unwrap();
 }
+
+/// The write-amplification rows as the acceptance reads them: one per
+/// over-provisioning level, the analytic value beside the flash model's,
+/// which amplifies more at 7% and stays within 15% of the model.
+#[test]
+fn write_amplification_rows_set_the_model_beside_the_analytic_value() {
+    let e = write_amplification();
+    assert_eq!(e.id, "write_amplification");
+    let got: Vec<(&str, &str)> = e
+        .rows
+        .iter()
+        .map(|r| (r.workload.as_str(), r.metric.as_str()))
+        .collect();
+    assert_eq!(got, [("op=7%", "wa"), ("op=28%", "wa")]);
+    for (r, op) in e.rows.iter().zip(WA_OPS) {
+        let analytic = wa::greedy_uniform(op).unwrap();
+        assert_eq!(r.paper, Some(analytic));
+        assert!((r.ours / analytic - 1.0).abs() <= 0.15, "{op}: {r:?}");
+    }
+    assert!(e.rows[0].ours > e.rows[1].ours);
+}
