@@ -193,6 +193,12 @@ fn host_policies_and_quick_scenarios() {
     assert_eq!(s.policy().0, "mclock");
     let depth = format!("queue_depth = {HOST_POLICY_DEPTH}");
     assert!(s.to_toml().unwrap().contains(&depth));
+    let s = with_scheduler(ScenarioBuilder::new("x", 1.0), "yfq");
+    let toml = s.to_toml().unwrap();
+    assert!(
+        toml.contains(&depth) && toml.contains(&format!("batch = {HOST_POLICY_DEPTH}")),
+        "{toml}"
+    );
     let s = with_scheduler(ScenarioBuilder::new("x", 1.0).queue_depth(999), "noop");
     assert_eq!(s.policy().0, "noop");
     assert!(s.to_toml().unwrap().contains("queue_depth = 999"));
