@@ -56,7 +56,31 @@ pub const PRESETS: &[PresetInfo] = &[
         summary:
             "generic SATA SSD: 8 channels x 4 dies, 4 KiB pages, 50 us read, 500 us program, NCQ 32",
     },
+    PresetInfo {
+        name: "mqsim-fast18",
+        summary: "MQSim's FAST'18 NVMe SSD: 512 GiB MLC, 8 channels x 4 chips x 2 dies x 2 planes, queue fetch 512",
+    },
+    PresetInfo {
+        name: "mqsim-fast18-qfs16",
+        summary: "MQSim's FAST'18 NVMe SSD with a queue fetch size of 16",
+    },
+    PresetInfo {
+        name: "mqsim-fast18-qfs1024",
+        summary: "MQSim's FAST'18 NVMe SSD with a queue fetch size of 1024",
+    },
+    PresetInfo {
+        name: "mqsim-default",
+        summary: "MQSim's example ssdconfig.xml: 8 channels x 4 chips, limited mapping table, PRIORITY_OUT_OF_ORDER",
+    },
 ];
+
+/// An MQSim configuration shipped with MQSim (`data/mqsim/`, MIT licence)
+/// as a flash SSD preset.
+fn mqsim_preset(name: &str, text: &str) -> Model {
+    let config =
+        crate::mqsim::SsdConfig::parse(name, text).expect("shipped MQSim configurations parse");
+    Model::Flash(Box::new(crate::flash::FlashSpec::from_mqsim(name, config)))
+}
 
 /// A drive given as a preset's name or a DiskSim description's path (how
 /// `validate` and the Python package take a drive): the preset first, else
@@ -91,6 +115,19 @@ pub fn preset(name: &str) -> Option<Model> {
         "wd-raptor-150" => Model::Hdd(wd_raptor_150()),
         "seagate-st39173w" => Model::Hdd(seagate_st39173w()),
         "ssd-sata" => Model::Ssd(ssd_sata()),
+        "mqsim-fast18" => mqsim_preset(
+            name,
+            include_str!("../data/mqsim/ssdconfig-backend-contention.xml"),
+        ),
+        "mqsim-fast18-qfs16" => mqsim_preset(
+            name,
+            include_str!("../data/mqsim/ssdconfig-queue-fetch-size=16.xml"),
+        ),
+        "mqsim-fast18-qfs1024" => mqsim_preset(
+            name,
+            include_str!("../data/mqsim/ssdconfig-queue-fetch-size=1024.xml"),
+        ),
+        "mqsim-default" => mqsim_preset(name, include_str!("../data/mqsim/ssdconfig.xml")),
         _ => return None,
     })
 }

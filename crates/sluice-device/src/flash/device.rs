@@ -23,13 +23,8 @@ use crate::{Command, Device};
 pub(crate) enum Event {
     /// A flow's submission-queue doorbell write reached the drive.
     SqDoorbell(u32),
-    /// A read request of the drive reached host memory: the host answers
-    /// with the submission entry of request `.1` of flow `.0`.
-    HostSqeRead(u32, u32),
     /// A submission entry reached the drive.
     Sqe(u32),
-    /// A read request for a write's data reached host memory.
-    HostDataRead(u32),
     /// A write's data reached the drive.
     WriteData(u32),
     /// A completion entry reached the host: the command with this tag is
@@ -87,9 +82,7 @@ impl Parts {
         self.now = self.now.max(t);
         match e {
             Event::SqDoorbell(s) => self.sq_doorbell(s),
-            Event::HostSqeRead(s, r) => self.host_sqe_read(s, r),
             Event::Sqe(r) => self.sqe_arrived(r),
-            Event::HostDataRead(r) => self.host_data_read(r),
             Event::WriteData(r) => self.write_data_arrived(r),
             Event::Cqe(tag) => self.cqe_arrived(tag),
             Event::DramDone(j) => self.dram_done(j),

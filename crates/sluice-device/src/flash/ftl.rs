@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use super::blocks::{owner, owner_parts, BlockManager, Frontier, GcSettings};
 use super::geometry::{Domain, Geometry};
 use super::lru::{IntHasher, IntMap, Lru};
+use super::mapping::PageMap;
 use super::work::{Op, Slab, Source, Tx, NONE};
 use super::FlashSpec;
 use crate::mqsim::SECTOR_BYTES;
@@ -67,7 +68,7 @@ pub(crate) struct Ftl {
     /// Blocks of every plane.
     pub(crate) blocks: BlockManager,
     domains: Vec<Domain>,
-    maps: Vec<IntMap<u64, Mapped>>,
+    maps: Vec<PageMap>,
     table: Option<Table>,
     /// Writes held because their plane is out of free blocks, by plane.
     held: IntMap<u64, Vec<u32>>,
@@ -124,7 +125,16 @@ impl Ftl {
                 },
             ),
             domains,
-            maps: vec![IntMap::default(); streams],
+            maps: vec![
+                PageMap::new(
+                    c.logical_pages(),
+                    geo.plane_count(),
+                    geo.blocks,
+                    geo.pages,
+                    geo.page_sectors
+                );
+                streams
+            ],
             table,
             held: IntMap::default(),
             mapping_reads: 0,
@@ -136,7 +146,7 @@ impl Ftl {
         &self.domains[stream as usize % self.domains.len()]
     }
 
-    fn map(&mut self, stream: u32) -> &mut IntMap<u64, Mapped> {
+    fn map(&mut self, stream: u32) -> &mut PageMap {
         let n = self.maps.len();
         &mut self.maps[stream as usize % n]
     }
@@ -289,7 +299,7 @@ impl super::device::Parts {
         let (op, stream, lpa, sectors) = (t.op, t.stream, t.lpa, t.sectors);
         match op {
             Op::Read => {
-                let found = self.ftl.map(stream).get(&lpa).copied();
+                let found = self.ftl.map(stream).get(lpa);
                 let m = match found {
                     Some(m) => m,
                     None => {
@@ -329,7 +339,7 @@ impl super::device::Parts {
                     self.ftl.held.entry(plane as u64).or_default().push(tx);
                     return false;
                 }
-                let old = self.ftl.map(stream).get(&lpa).copied();
+                let old = self.ftl.map(stream).get(lpa);
                 let mut merged = sectors;
                 if let Some(old) = old {
                     merged |= old.sectors;
@@ -461,7 +471,7 @@ impl super::device::Parts {
             Op::Read => {
                 // Still the page's current copy? Then program it at the GC
                 // frontier; otherwise the host rewrote it meanwhile.
-                let current = self.ftl.map(t.stream).get(&t.lpa).copied();
+                let current = self.ftl.map(t.stream).get(t.lpa);
                 let moved = current
                     .filter(|m| m.plane == t.plane && m.block == t.block && m.page == t.page);
                 match moved {

@@ -14,6 +14,7 @@ mod device;
 mod ftl;
 pub mod geometry;
 mod lru;
+mod mapping;
 mod nvme;
 mod pcie;
 mod timing;

@@ -115,18 +115,18 @@ impl Parts {
             in_flash: 0,
             in_dram: 0,
         });
-        let at = self
+        // The read request reaches host memory, which answers at once with
+        // the entry: both legs are booked now (MQSim books the answer when
+        // the request arrives, a few ns later; a doorbell written in
+        // between would go first there, a difference of one small message).
+        let asked = self
             .host
             .link
             .send(self.now, Toward::Host, Message::ReadRequest);
-        self.at(at, Event::HostSqeRead(q, r));
-    }
-
-    pub(crate) fn host_sqe_read(&mut self, _q: u32, r: u32) {
         let at = self
             .host
             .link
-            .send(self.now, Toward::Device, Message::Data(SQE_BYTES));
+            .send(asked, Toward::Device, Message::Data(SQE_BYTES));
         self.at(at, Event::Sqe(r));
     }
 
@@ -135,27 +135,20 @@ impl Parts {
             return;
         };
         if req.write {
-            let at = self
+            let bytes = u64::from(req.sectors) * u64::from(SECTOR_BYTES);
+            let asked = self
                 .host
                 .link
                 .send(self.now, Toward::Host, Message::ReadRequest);
-            self.at(at, Event::HostDataRead(r));
+            let at = self
+                .host
+                .link
+                .send(asked, Toward::Device, Message::Data(bytes));
+            self.at(at, Event::WriteData(r));
         } else {
             let txs = self.segment(r);
             self.cache_read(r, txs);
         }
-    }
-
-    pub(crate) fn host_data_read(&mut self, r: u32) {
-        let Some(req) = self.host.requests.get(r) else {
-            return;
-        };
-        let bytes = u64::from(req.sectors) * u64::from(SECTOR_BYTES);
-        let at = self
-            .host
-            .link
-            .send(self.now, Toward::Device, Message::Data(bytes));
-        self.at(at, Event::WriteData(r));
     }
 
     pub(crate) fn write_data_arrived(&mut self, r: u32) {

@@ -202,3 +202,120 @@ fn data_cache_contention_matches_mqsim_within_ten_percent() {
         "{both:?}"
     );
 }
+
+/// With a limited mapping table (MQSim's top-level configuration), a
+/// page's first access reads its translation page from flash first: reads
+/// over a large range wait for those reads, and later reads of the same
+/// pages do not.
+#[test]
+fn a_cmt_miss_costs_a_translation_read() {
+    let text = include_str!("../../data/mqsim/ssdconfig.xml");
+    let config = SsdConfig::parse("t", text).expect("parses");
+    assert!(!config.device.ideal_mapping_table);
+    let spec = FlashSpec::from_mqsim("wsrch", config);
+    let ideal = {
+        let mut s = spec.clone();
+        s.config.device.ideal_mapping_table = true;
+        s
+    };
+    let wide = Closed {
+        depth: 4,
+        write: false,
+        first: 0,
+        sectors: 400_000_000,
+        size: 8,
+        align: 16,
+        hot: 0.0,
+    };
+    let limited = run(&spec, &[wide], 50_000_000, 5);
+    let unlimited = run(&ideal, &[wide], 50_000_000, 5);
+    assert!(
+        limited[0].1 > unlimited[0].1 * 1.3,
+        "{limited:?} vs {unlimited:?}"
+    );
+    let narrow = Closed {
+        sectors: 1_600,
+        ..wide
+    };
+    let warm = run(&spec, &[narrow], 50_000_000, 5);
+    let warm_ideal = run(&ideal, &[narrow], 50_000_000, 5);
+    assert!(
+        (warm[0].1 / warm_ideal[0].1 - 1.0).abs() < 0.05,
+        "{warm:?} vs {warm_ideal:?}"
+    );
+}
+
+/// A small drive overwritten at random collects garbage: blocks are
+/// erased, valid pages moved, and every request still completes.
+#[test]
+fn overwriting_a_small_drive_collects_garbage() {
+    let mut spec = fast18();
+    let d = &mut spec.config.device;
+    d.flash_channel_count = 1;
+    d.chip_no_per_channel = 1;
+    let f = &mut spec.config.flash;
+    f.die_no_per_chip = 1;
+    f.plane_no_per_die = 1;
+    f.block_no_per_plane = 32;
+    f.page_no_per_block = 16;
+    spec.streams = vec![StreamSpec {
+        caching: StreamCaching::TurnedOff,
+        ..StreamSpec::default()
+    }];
+    let logical = spec.capacity_sectors();
+    let w = Closed {
+        depth: 4,
+        write: true,
+        first: 0,
+        sectors: logical,
+        size: 16,
+        align: 16,
+        hot: 0.0,
+    };
+    let mut dev = Flash::new(&spec, 64);
+    let mut rng = 9u64;
+    let mut tags = 0u64;
+    let mut now = 0u64;
+    let mut completed = 0u64;
+    for _ in 0..w.depth {
+        rng = sluice::rng::splitmix(rng);
+        let lba = rng % logical / 16 * 16;
+        dev.submit(
+            Instant::from_nanos(now),
+            Command {
+                tag: tags,
+                flow: 0,
+                write: true,
+                lbn: lba,
+                sectors: 16,
+            },
+        );
+        tags += 1;
+    }
+    while let Some(t) = dev.next_completion() {
+        now = t.as_nanos();
+        while dev.pop_completion(t).is_some() {
+            completed += 1;
+            if tags < 3_000 {
+                rng = sluice::rng::splitmix(rng);
+                let lba = rng % logical / 16 * 16;
+                dev.submit(
+                    t,
+                    Command {
+                        tag: tags,
+                        flow: 0,
+                        write: true,
+                        lbn: lba,
+                        sectors: 16,
+                    },
+                );
+                tags += 1;
+            }
+        }
+    }
+    assert_eq!(completed, tags);
+    let s = dev.stats();
+    assert!(s.erases > 0 && s.gc_programs > 0, "{s:?}");
+    assert!(s.write_amplification() > 1.0, "{s:?}");
+    assert!(now > 0);
+}
