@@ -28,8 +28,8 @@ pub const REPRO_SCHEMA: &str = "sluice.repro/1";
 pub const PAPERS: &[&str] = &["bfq", "yfq", "vios", "dor"];
 
 /// Other experiment sets `repro` runs by name but `all` leaves out:
-/// `mqsim` (MQSim side by side, issue 46) takes minutes even quick,
-/// and `repro all --quick` is to stay a few seconds.
+/// `mqsim` (MQSim side by side, issue 46) takes about a minute even
+/// with `--quick`, and `repro all --quick` is to stay a few seconds.
 pub const NOT_IN_ALL: &[&str] = &["mqsim"];
 
 /// One figure: ours next to the paper's.

@@ -176,7 +176,8 @@ fn notes(files: &Files) -> String {
          together; `paper` = MQSim's figure measured here (noop rows only). iops = requests / simulated time in \
          whole seconds (MQSim's definition); response_us = mean generation-to-completion time; slowdown = \
          together / alone (same scenario and scheduler); fairness = min slowdown / max slowdown. Host policies \
-         keep {HOST_POLICY_DEPTH} commands in the drive; noop keeps the configuration's depth.",
+         keep {HOST_POLICY_DEPTH} commands in the drive (YFQ's batch too), equal weights; noop keeps the \
+         configuration's depth.",
         files.scenarios
     )
 }
