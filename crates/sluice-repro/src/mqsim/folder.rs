@@ -23,7 +23,10 @@ impl DataDir {
     pub(crate) fn new(experiments: &[Files], save: Option<&Path>) -> Result<DataDir> {
         let dir = match save {
             Some(s) => {
+                // Absolute: the saved scenarios name these files, and run
+                // from any folder.
                 let path = s.join("mqsim");
+                let path = std::path::absolute(&path).map_err(|e| io_error(&path, e))?;
                 std::fs::create_dir_all(&path).map_err(|e| io_error(&path, e))?;
                 DataDir {
                     path,

@@ -251,7 +251,9 @@ fn files_are_written_out_and_cleaned_up() {
     assert!(!path.exists(), "{}", path.display());
     let save = std::env::temp_dir().join(format!("sluice-repro-mqsim-save-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&save);
-    drop(folder::DataDir::new(one, Some(&save)).unwrap());
+    let saved = folder::DataDir::new(one, Some(&save)).unwrap();
+    assert!(saved.ssdconfig(wsrch).is_absolute());
+    drop(saved);
     let kept = save.join("mqsim/wsrch/traces/tpcc-small.trace");
     assert_eq!(std::fs::read(&kept).unwrap(), wsrch.traces[1].1);
     drop(folder::DataDir::new(one, Some(&save)).unwrap());
