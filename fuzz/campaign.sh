@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")"
 secs=${1:-600}
 [ $# -gt 0 ] && shift
-targets=${*:-dmclock fio report report_values scenario seastar}
+targets=${*:-dmclock fio mqsim report report_values scenario seastar}
 logs=${LOGS:-/tmp/sluice-fuzz-logs}
 bin=target/x86_64-unknown-linux-gnu/release
 mkdir -p "$logs"

@@ -159,3 +159,61 @@ fn import_refuses_duplicate_job_names_and_writes_nothing() {
     );
     assert!(out.is_empty() && !dir.path().join("out.toml").exists());
 }
+
+#[test]
+fn an_imported_mqsim_scenario_names_its_files_from_its_own_folder_and_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = workspace().join("crates/sluice-repro/data/mqsim/wsrch");
+    let d = |n: &str| data.join(n).to_str().unwrap().to_string();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let (code, _, err) = sluice_in(
+        dir.path(),
+        &[
+            "import",
+            "mqsim",
+            &d("together.xml"),
+            "--ssdconfig",
+            &d("ssdconfig.xml"),
+            "-o",
+            "sub/w.toml",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let toml = std::fs::read_to_string(dir.path().join("sub/w.toml")).unwrap();
+    assert!(
+        toml.contains("format = \"mqsim\"") && toml.contains("[flow.ssd]"),
+        "{toml}"
+    );
+    // Run from another folder: the paths are the file's own.
+    let (code, out, err) = sluice_in(
+        &workspace(),
+        &[
+            "sim",
+            dir.path().join("sub/w.toml").to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"flow-2\""), "{out}");
+    // A scenario the file does not have: one line, exit 1, nothing written.
+    let (code, _, err) = sluice_in(
+        dir.path(),
+        &[
+            "import",
+            "mqsim",
+            &d("together.xml"),
+            "--ssdconfig",
+            &d("ssdconfig.xml"),
+            "--scenario",
+            "2",
+            "-o",
+            "x.toml",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("--scenario 2: the file holds scenarios 1..=1") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert!(!dir.path().join("x.toml").exists());
+}

@@ -75,11 +75,13 @@ pub enum Kind {
     MountConfig,
     /// MQSim's device configuration (`ssdconfig.xml`), XML.
     MqsimConfig,
+    /// MQSim's workload file (`workload.xml`: its I/O scenarios), XML.
+    MqsimWorkload,
 }
 
 impl Kind {
     /// Every kind.
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::Scenario,
         Kind::Trace,
         Kind::StartupTrace,
@@ -94,6 +96,7 @@ impl Kind {
         Kind::IoProperties,
         Kind::MountConfig,
         Kind::MqsimConfig,
+        Kind::MqsimWorkload,
     ];
 
     /// The kind's name in messages, with its article ("a DiskSim file").
@@ -113,6 +116,7 @@ impl Kind {
             Kind::IoProperties => "an io properties file",
             Kind::MountConfig => "a mount configuration",
             Kind::MqsimConfig => "an MQSim device configuration",
+            Kind::MqsimWorkload => "an MQSim workload file",
         }
     }
 
@@ -131,7 +135,8 @@ impl Kind {
             | Kind::SeastarJobs
             | Kind::IoProperties
             | Kind::MountConfig
-            | Kind::MqsimConfig => MIB,
+            | Kind::MqsimConfig
+            | Kind::MqsimWorkload => MIB,
             Kind::Scenario | Kind::DiskSpecs | Kind::Include | Kind::SeekFile | Kind::FioJob => {
                 16 * MIB
             }

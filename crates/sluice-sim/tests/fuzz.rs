@@ -191,17 +191,17 @@ proptest! {
     /// The block-trace readers never panic, and what they accept places
     /// onto any space or is refused.
     #[test]
-    fn block_trace_readers_never_panic(text in lines(0..8), which in 0usize..5, space in 1u64..1_000_000) {
+    fn block_trace_readers_never_panic(text in lines(0..8), which in 0usize..6, space in 1u64..1_000_000) {
         use sluice_workload::trace::{Format, Offsets, Trace};
         let (_, format) = Format::ALL[which];
         for header in ["", "fio version 3 iolog\n", "fio version 2 iolog\n"] {
             if let Ok(t) = Trace::parse("t", &format!("{header}{}", text.replace(' ', ",")), format) {
-                for o in [Offsets::Error, Offsets::Wrap, Offsets::Scale] {
+                for (_, o) in Offsets::ALL {
                     let _ = t.place(space, o);
                 }
             }
             if let Ok(t) = Trace::parse("t", &format!("{header}{text}"), format) {
-                for o in [Offsets::Error, Offsets::Wrap, Offsets::Scale] {
+                for (_, o) in Offsets::ALL {
                     if let Ok(p) = t.place(space, o) {
                         prop_assert!(p.iter().all(|r| r.sector + u64::from(r.sectors) <= space));
                     }

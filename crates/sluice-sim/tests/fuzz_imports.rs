@@ -1,11 +1,11 @@
 //! Fuzzing of the importers in `cargo test`, bounded in time: no dmClock
-//! configuration, Seastar io_tester job or io_properties file, or fio job
-//! file makes its reader panic, every refusal is one line, and what they
+//! configuration, Seastar io_tester job or io_properties file, fio job
+//! file, or MQSim workload file makes its reader panic, every refusal is one line, and what they
 //! accept is written as a scenario, read back and run briefly. Inputs are
 //! the shipped files with one number replaced by an awkward one, and
 //! generated files of the formats' own keys with awkward values (and, for
 //! YAML, nested lists and maps). `fuzz/` has the cargo-fuzz targets
-//! (`dmclock`, `seastar`, `fio`) for long runs.
+//! (`dmclock`, `seastar`, `mqsim`, `fio`) for long runs.
 
 mod fuzzing;
 
@@ -531,6 +531,68 @@ proptest! {
         let text = format!("[j]\n{}", lines.join("\n"));
         let start = Instant::now();
         run_job_file(&text)?;
+        prop_assert!(start.elapsed() < CASE_LIMIT);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// MQSim
+
+/// An MQSim import, used as `sluice import mqsim` and `sim` use it: the
+/// scenario written and read back, built on the configuration it was
+/// imported for and run briefly; refusals in one line.
+fn use_mqsim_import(
+    result: sluice_runtime::Result<Imported>,
+    config: &sluice_device::mqsim::SsdConfig,
+) -> Result<(), TestCaseError> {
+    match result {
+        Err(e) => one_line(&e)?,
+        Ok(imported) => {
+            if let Ok(toml) = imported.to_toml("fuzz") {
+                let _ = Scenario::parse("imported.toml", &toml);
+            }
+            let model = sluice_device::Model::Flash(Box::new(
+                sluice_device::flash::FlashSpec::from_mqsim("fuzz", config.clone()),
+            ));
+            let dir = root().join("crates/sluice-repro/data/mqsim/wsrch");
+            if let Ok(s) = imported.scenario.build_with_model(&dir, model) {
+                run_briefly(s);
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// The shipped MQSim workload files (the data-cache pair, whose
+    /// scenarios are hot/cold writers, and the trace pair) with one number
+    /// made awkward, on their device configuration.
+    #[test]
+    fn mqsim_import_of_awkward_numbers_never_panics(
+        traces in any::<bool>(),
+        in_config in any::<bool>(),
+        which in any::<Index>(),
+        by in value(),
+        scenario in 0usize..8,
+    ) {
+        use sluice_device::mqsim::SsdConfig;
+        use sluice_runtime::import::mqsim::import_text;
+        let dir = root().join("crates/sluice-repro/data/mqsim").join(if traces { "wsrch" } else { "datacache" });
+        let mut workload = read(dir.join("together.xml"));
+        let mut config_text = read(dir.join("ssdconfig.xml"));
+        if in_config {
+            config_text = mutate(&config_text, which, &by);
+        } else {
+            workload = mutate(&workload, which, &by);
+        }
+        let Ok(config) = SsdConfig::parse("ssdconfig.xml", &config_text) else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        let result = import_text(&workload, "fuzz", config.clone(), "ssdconfig.xml", scenario, Some(&dir));
+        use_mqsim_import(result, &config)?;
         prop_assert!(start.elapsed() < CASE_LIMIT);
     }
 }

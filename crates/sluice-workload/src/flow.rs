@@ -479,7 +479,12 @@ impl Greedy {
 
     fn issue_one(&mut self, spec: &FlowSpec, act: &mut Actions) {
         let sector = self.next_sector(spec);
-        let write = self.write;
+        // A mixed flow draws each request's direction (reads synchronous,
+        // writes asynchronous, as the patterns issue them).
+        let write = match spec.read_fraction {
+            Some(f) => self.rng.gen::<f64>() >= f,
+            None => self.write,
+        };
         // The write that starts a barrier is, for a buffered writer, a
         // write() and fsync(): its completion waits for the file's data.
         let flush = self.syncing && write && !spec.direct;

@@ -180,6 +180,9 @@ pub struct FlowSpec {
     /// Greedy flows with several files: which file the next request goes
     /// to (fio's `file_service_type`).
     pub file_service: FileService,
+    /// Greedy random flows: each request is a read with this probability,
+    /// else a write (`read_fraction`; `None`: the pattern's direction).
+    pub read_fraction: Option<f64>,
 }
 
 /// How a flow with several files picks the file of its next request
@@ -242,6 +245,7 @@ impl Default for FlowSpec {
             fsync_every: None,
             files: 1,
             file_service: FileService::RoundRobin(1),
+            read_fraction: None,
         }
     }
 }

@@ -12,15 +12,17 @@ use sluice_runtime::import::{self, Imported, Kind};
 use super::option_range;
 use crate::output::{create_output, write_out};
 
-/// Write a scenario from dmClock's or Seastar's configuration files.
+/// Write a scenario from dmClock's, Seastar's or MQSim's configuration files.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   sluice import dmclock data/import/dmc_sim_example.conf -o dmc.toml
   sluice import seastar data/import/tau_nemesis.yaml --io-properties data/import/i4i.2xlarge.yaml -o tau.toml
+  sluice import mqsim workload.xml --ssdconfig ssdconfig.xml --scenario 2 -o mq.toml
   sluice sim tau.toml --scheduler mclock
 
 The scenario runs on a rate device (the server's IOPS, the disk's IOPS and
-bandwidth); its first lines say what was approximated. The output file is
+bandwidth), or for mqsim on the MQSim device of the configuration; its
+first lines say what was approximated. The output file is
 created, never overwritten.")]
 pub(crate) struct Args {
     #[command(subcommand)]
@@ -36,6 +38,24 @@ enum From {
         #[arg(value_name = "FILE.conf")]
         conf: PathBuf,
         /// Write the scenario here (created; default: stdout).
+        #[arg(short = 'o', long, value_name = "OUT.toml")]
+        output: Option<PathBuf>,
+    },
+    /// MQSim's workload file and device configuration: one I/O scenario's
+    /// flows on the MQSim device (`[device] mqsim`), as MQSim runs them.
+    Mqsim {
+        /// The workload file (MQSim's -w).
+        #[arg(value_name = "WORKLOAD.xml")]
+        workload: PathBuf,
+        /// The device configuration (MQSim's -i).
+        #[arg(long, value_name = "CONFIG.xml")]
+        ssdconfig: PathBuf,
+        /// Which <IO_Scenario> of the file, from 1.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        scenario: usize,
+        /// Write the scenario here (created; default: stdout). The
+        /// configuration's and the traces' paths are written relative to
+        /// its folder (stdout: to the current directory).
         #[arg(short = 'o', long, value_name = "OUT.toml")]
         output: Option<PathBuf>,
     },
@@ -80,6 +100,23 @@ pub(crate) fn run(args: Args) -> Result<()> {
             (
                 imp,
                 format!("sluice import dmclock {}", name(&conf)),
+                output,
+            )
+        }
+        From::Mqsim {
+            workload,
+            ssdconfig,
+            scenario,
+            output,
+        } => {
+            let imp = import::mqsim::import(&workload, &ssdconfig, scenario, output.as_deref())?;
+            (
+                imp,
+                format!(
+                    "sluice import mqsim {} --ssdconfig {} --scenario {scenario}",
+                    name(&workload),
+                    name(&ssdconfig)
+                ),
                 output,
             )
         }

@@ -139,12 +139,12 @@ impl Parts {
         let Some(stream) = self.host.requests.get(r).map(|q| q.stream) else {
             return;
         };
-        let mut to_flash = Vec::with_capacity(txs.len());
+        let mut to_flash = self.list();
         let mut from_cache = 0u32;
         if self.caching(stream) == StreamCaching::TurnedOff {
-            to_flash = txs;
+            to_flash.extend_from_slice(&txs);
         } else {
-            for tx in txs {
+            for &tx in &txs {
                 let Some(t) = self.ftl.txs.get(tx) else {
                     continue;
                 };
@@ -182,7 +182,10 @@ impl Parts {
                 u64::from(from_cache) * u64::from(SECTOR_BYTES),
             );
         }
-        if !to_flash.is_empty() {
+        self.recycle(txs);
+        if to_flash.is_empty() {
+            self.recycle(to_flash);
+        } else {
             self.dispatch(to_flash);
         }
     }

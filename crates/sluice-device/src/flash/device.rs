@@ -57,6 +57,9 @@ pub(crate) struct Parts {
     pub(crate) backend: Backend,
     /// Tags whose completion reached the host, in order.
     pub(crate) done: VecDeque<u64>,
+    /// Emptied lists of transactions, kept for reuse (a request's
+    /// transactions pass through several lists on their way).
+    pool: Vec<Vec<u32>>,
 }
 
 impl Parts {
@@ -64,6 +67,19 @@ impl Parts {
     pub(crate) fn at(&mut self, at: u64, e: Event) {
         self.seq += 1;
         self.agenda.push(Reverse((at, self.seq, e)));
+    }
+
+    /// An empty list of transactions.
+    pub(crate) fn list(&mut self) -> Vec<u32> {
+        self.pool.pop().unwrap_or_default()
+    }
+
+    /// Give a list back for reuse.
+    pub(crate) fn recycle(&mut self, mut v: Vec<u32>) {
+        if self.pool.len() < 64 {
+            v.clear();
+            self.pool.push(v);
+        }
     }
 
     fn next_time(&self) -> Option<u64> {
@@ -149,6 +165,7 @@ impl Flash {
                 ftl,
                 backend,
                 done: VecDeque::new(),
+                pool: Vec::new(),
             },
             depth: depth.max(1),
         }

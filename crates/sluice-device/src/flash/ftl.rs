@@ -126,13 +126,7 @@ impl Ftl {
             ),
             domains,
             maps: vec![
-                PageMap::new(
-                    c.logical_pages(),
-                    geo.plane_count(),
-                    geo.blocks,
-                    geo.pages,
-                    geo.page_sectors
-                );
+                PageMap::new(c.logical_pages(), geo.plane_count(), geo.blocks, geo.pages);
                 streams
             ],
             table,
@@ -155,16 +149,20 @@ impl Ftl {
 impl super::device::Parts {
     /// Translate transactions and hand them to the scheduler
     /// (`Translate_lpa_to_ppa_and_dispatch`).
-    pub(crate) fn dispatch(&mut self, txs: Vec<u32>) {
-        let mut ready = Vec::with_capacity(txs.len());
-        for tx in txs {
+    pub(crate) fn dispatch(&mut self, mut txs: Vec<u32>) {
+        let mut kept = 0;
+        for i in 0..txs.len() {
+            let tx = txs[i];
             if self.translation_known(tx) && self.translate(tx) {
-                ready.push(tx);
+                txs[kept] = tx;
+                kept += 1;
             }
         }
-        for tx in ready {
+        txs.truncate(kept);
+        for &tx in &txs {
             self.submit_tx(tx);
         }
+        self.recycle(txs);
         self.schedule();
     }
 
@@ -299,9 +297,9 @@ impl super::device::Parts {
         let (op, stream, lpa, sectors) = (t.op, t.stream, t.lpa, t.sectors);
         match op {
             Op::Read => {
-                let found = self.ftl.map(stream).get(lpa);
-                let m = match found {
-                    Some(m) => m,
+                let found = self.ftl.map(stream).place(lpa);
+                let (plane, block, page) = match found {
+                    Some(at) => at,
                     None => {
                         let plane = self.geo.plane_index(self.ftl.domain(stream).place(lpa));
                         let (block, page, fresh) = self.ftl.blocks.allocate(
@@ -321,13 +319,13 @@ impl super::device::Parts {
                         if fresh {
                             self.check_gc(plane);
                         }
-                        m
+                        (m.plane, m.block, m.page)
                     }
                 };
                 if let Some(t) = self.ftl.txs.get_mut(tx) {
-                    t.plane = m.plane;
-                    t.block = m.block;
-                    t.page = m.page;
+                    t.plane = plane;
+                    t.block = block;
+                    t.page = page;
                 }
                 true
             }

@@ -1,83 +1,86 @@
 //! A flow's page mapping: logical page to physical page and the sectors
-//! written, in a flat array indexed by logical page (allocated zeroed, so
+//! written, in flat arrays indexed by logical page (allocated zeroed, so
 //! the pages a run never touches cost nothing), with a map for pages past
-//! the drive's logical size. An entry is one word when the page has at
-//! most 16 sectors (8 KiB, MQSim's default): one cache line touched per
-//! lookup, the cost that dominates at random addresses.
+//! the drive's logical size. The physical page is one 32-bit word (MQSim
+//! too numbers pages in 32 bits): at random addresses the lookup's cache
+//! and TLB misses are the cost, and half the bytes halve the pages
+//! touched. The sectors sit in a second array, read only when a write
+//! needs them.
+
+use strength_reduce::StrengthReducedU32;
 
 use super::ftl::Mapped;
 use super::lru::IntMap;
 
-/// Bits of plane, block and page in a packed entry.
-const PLANE_BITS: u32 = 16;
-const BLOCK_BITS: u32 = 16;
-const PAGE_BITS: u32 = 12;
-const SECTOR_BITS: u32 = 16;
-const VALID: u64 = 1 << 63;
-
-fn field(word: u64, shift: u32, bits: u32) -> u32 {
-    ((word >> shift) & ((1 << bits) - 1)) as u32
-}
-
 /// One flow's mapping table.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct PageMap {
-    /// [`VALID`] | sectors | plane | block | page, packed.
-    at: Vec<u64>,
-    /// Sectors, when a page has more than 16.
-    wide_sectors: Vec<u64>,
-    wide: bool,
+    /// Physical page + 1 ((plane x blocks + block) x pages + page); 0:
+    /// unmapped.
+    at: Vec<u32>,
+    /// Sectors written, by logical page.
+    sectors: Vec<u64>,
     beyond: IntMap<u64, Mapped>,
     size: usize,
+    blocks: u32,
+    pages: u32,
+    per_plane: StrengthReducedU32,
+    per_block: StrengthReducedU32,
 }
 
 impl PageMap {
     /// A table for `logical` pages of a drive of `planes` planes of
-    /// `blocks` blocks of `pages` pages of `page_sectors` sectors.
-    pub(crate) fn new(
-        logical: u64,
-        planes: usize,
-        blocks: u32,
-        pages: u32,
-        page_sectors: u32,
-    ) -> Self {
-        let fits =
-            planes <= 1 << PLANE_BITS && blocks <= 1 << BLOCK_BITS && pages <= 1 << PAGE_BITS;
+    /// `blocks` blocks of `pages` pages.
+    pub(crate) fn new(logical: u64, planes: usize, blocks: u32, pages: u32) -> Self {
+        let (blocks, pages) = (blocks.max(1), pages.max(1));
+        let physical = planes as u64 * u64::from(blocks) * u64::from(pages);
+        // A drive too large for 32-bit page numbers keeps its entries in
+        // the map (the configuration reader refuses such drives anyway).
+        let fits = physical < u64::from(u32::MAX);
         PageMap {
-            wide: page_sectors > SECTOR_BITS,
-            // A drive too large to pack keeps every entry in the map.
+            at: Vec::new(),
+            sectors: Vec::new(),
+            beyond: IntMap::default(),
             size: if fits {
-                logical.min(1 << 40) as usize
+                logical.min(1 << 32) as usize
             } else {
                 0
             },
-            ..PageMap::default()
+            blocks,
+            pages,
+            per_plane: StrengthReducedU32::new(blocks.saturating_mul(pages).max(1)),
+            per_block: StrengthReducedU32::new(pages),
         }
     }
 
-    /// Where logical page `lpa` is.
+    /// Where logical page `lpa` is: plane, block and page.
+    pub(crate) fn place(&self, lpa: u64) -> Option<(u32, u32, u32)> {
+        let i = lpa as usize;
+        if i >= self.size {
+            return self.beyond.get(&lpa).map(|m| (m.plane, m.block, m.page));
+        }
+        let at = *self.at.get(i)?;
+        if at == 0 {
+            return None;
+        }
+        let ppa = at - 1;
+        let (plane, in_plane) = StrengthReducedU32::div_rem(ppa, self.per_plane);
+        let (block, page) = StrengthReducedU32::div_rem(in_plane, self.per_block);
+        Some((plane, block, page))
+    }
+
+    /// Where logical page `lpa` is, with its written sectors.
     pub(crate) fn get(&self, lpa: u64) -> Option<Mapped> {
         let i = lpa as usize;
         if i >= self.size {
             return self.beyond.get(&lpa).copied();
         }
-        let at = *self.at.get(i)?;
-        if at & VALID == 0 {
-            return None;
-        }
-        let page_shift = 0;
-        let block_shift = PAGE_BITS;
-        let plane_shift = block_shift + BLOCK_BITS;
-        let sector_shift = plane_shift + PLANE_BITS;
+        let (plane, block, page) = self.place(lpa)?;
         Some(Mapped {
-            plane: field(at, plane_shift, PLANE_BITS),
-            block: field(at, block_shift, BLOCK_BITS),
-            page: field(at, page_shift, PAGE_BITS),
-            sectors: if self.wide {
-                self.wide_sectors[i]
-            } else {
-                u64::from(field(at, sector_shift, SECTOR_BITS))
-            },
+            plane,
+            block,
+            page,
+            sectors: self.sectors[i],
         })
     }
 
@@ -90,22 +93,10 @@ impl PageMap {
         }
         if self.at.is_empty() {
             self.at = vec![0; self.size];
-            if self.wide {
-                self.wide_sectors = vec![0; self.size];
-            }
+            self.sectors = vec![0; self.size];
         }
-        let block_shift = PAGE_BITS;
-        let plane_shift = block_shift + BLOCK_BITS;
-        let sector_shift = plane_shift + PLANE_BITS;
-        let narrow = if self.wide { 0 } else { m.sectors & 0xffff };
-        self.at[i] = VALID
-            | narrow << sector_shift
-            | u64::from(m.plane) << plane_shift
-            | u64::from(m.block) << block_shift
-            | u64::from(m.page);
-        if self.wide {
-            self.wide_sectors[i] = m.sectors;
-        }
+        self.at[i] = (m.plane * self.blocks + m.block) * self.pages + m.page + 1;
+        self.sectors[i] = m.sectors;
     }
 }
 
@@ -115,37 +106,25 @@ mod tests {
 
     #[test]
     fn pages_inside_and_past_the_table_round_trip() {
-        let mut m = PageMap::new(100, 128, 2048, 256, 16);
+        let mut m = PageMap::new(100, 128, 2048, 256);
         assert_eq!(m.get(5), None);
         let a = Mapped {
             plane: 127,
             block: 2047,
             page: 255,
-            sectors: 0xff00,
+            sectors: u64::MAX,
         };
         m.insert(5, a);
         m.insert(1_000, a);
         assert_eq!(m.get(5), Some(a));
+        assert_eq!(m.place(5), Some((127, 2047, 255)));
         assert_eq!(m.get(1_000), Some(a));
         assert_eq!(m.get(6), None);
     }
 
     #[test]
-    fn pages_of_more_than_sixteen_sectors_keep_every_bit() {
-        let mut m = PageMap::new(10, 4, 4, 4, 64);
-        let a = Mapped {
-            plane: 3,
-            block: 3,
-            page: 3,
-            sectors: u64::MAX,
-        };
-        m.insert(9, a);
-        assert_eq!(m.get(9), Some(a));
-    }
-
-    #[test]
-    fn a_drive_too_large_to_pack_uses_the_map() {
-        let mut m = PageMap::new(10, 1 << 20, 4, 4, 16);
+    fn a_drive_too_large_for_32_bit_pages_uses_the_map() {
+        let mut m = PageMap::new(10, 1 << 20, 1 << 10, 1 << 8);
         let a = Mapped {
             plane: 1 << 19,
             block: 1,

@@ -168,7 +168,7 @@ impl Parts {
         let per_page = u64::from(self.geo.page_sectors);
         let mut lsa = lba.saturating_sub(first);
         let mut done = 0u32;
-        let mut txs = Vec::new();
+        let mut txs = self.list();
         while done < sectors {
             let offset = lsa % per_page;
             let size = (per_page - offset).min(u64::from(sectors - done));

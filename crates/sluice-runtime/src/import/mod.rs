@@ -3,7 +3,8 @@
 //! (`sim/dmc_sim_example.conf` of ceph/dmclock), [`seastar`] an io_tester
 //! job file with its `io_properties.yaml` (scylladb/seastar). Each gives a
 //! [`ScenarioBuilder`] on a rate device ([`sluice_device::rate`]) with
-//! the notes of what was approximated; [`Imported::to_toml`] writes it as
+//! the notes of what was approximated; [`mqsim`] reads MQSim's workload
+//! file onto the MQSim device its `ssdconfig.xml` describes; [`Imported::to_toml`] writes it as
 //! a scenario file that `sim`, `run` and `compare` take.
 //!
 //! Inputs are read with `sluice_input`'s bounded reader ([`read_input`]);
@@ -12,6 +13,7 @@
 
 pub mod dmclock;
 pub mod fio;
+pub mod mqsim;
 pub mod seastar;
 pub mod yaml;
 
@@ -132,7 +134,12 @@ pub(crate) mod tests {
     #[test]
     fn importers_read_their_files_with_the_bounded_reader() {
         let dir = sluice_input::testkit::scratch("import-read");
-        for kind in [Kind::DmClockConfig, Kind::SeastarJobs, Kind::IoProperties] {
+        for kind in [
+            Kind::DmClockConfig,
+            Kind::SeastarJobs,
+            Kind::IoProperties,
+            Kind::MqsimWorkload,
+        ] {
             for (path, says) in sluice_input::testkit::refused(&dir, kind) {
                 let e = read_input(&path, kind).unwrap_err().to_string();
                 assert!(e.contains(says) && !e.contains('\n'), "{kind:?}: {e}");

@@ -181,6 +181,9 @@ pub(crate) struct DeviceKeys {
     pub(super) preset: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) diskspecs: Option<String>,
+    /// An MQSim device configuration (`ssdconfig.xml`): a flash SSD.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) mqsim: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) queue_depth: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -325,6 +328,9 @@ pub struct FlowBuilder {
     pub(super) files: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) file_service: Option<String>,
+    /// On an MQSim device: what MQSim sets per flow.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) ssd: Option<super::SsdKeys>,
 }
 
 impl ScenarioBuilder {
@@ -398,6 +404,13 @@ impl ScenarioBuilder {
     /// current directory).
     pub fn diskspecs(mut self, path: impl Into<String>) -> Self {
         self.device.diskspecs = Some(path.into());
+        self
+    }
+
+    /// `[device] mqsim`: an MQSim device configuration (relative paths
+    /// from the current directory), a flash SSD.
+    pub fn mqsim(mut self, path: impl Into<String>) -> Self {
+        self.device.mqsim = Some(path.into());
         self
     }
 
@@ -537,6 +550,15 @@ impl ScenarioBuilder {
         Scenario::from_raw(self, Path::new(""), false)
     }
 
+    /// As [`build`](Self::build), relative paths from `base` (a scenario
+    /// file's folder) and with `model` in place of the one `[device]`
+    /// names: for an importer that holds the drive's description already
+    /// (the `[device]` keys are still checked against it, and the flows'
+    /// `ssd` tables fill its streams).
+    pub fn build_with_model(&self, base: &Path, model: Model) -> Result<Scenario> {
+        Scenario::from_raw_with(self, base, false, Some(model))
+    }
+
     /// The scenario for `sluice run`: no drive model needed.
     pub fn build_real(&self) -> Result<Scenario> {
         Scenario::from_raw(self, Path::new(""), true)
@@ -650,7 +672,9 @@ impl FlowBuilder {
         /// Pool flows: standard deviation of the request size, sectors
         /// (default 2).
         size_sd_sectors: f64;
-        /// Pool flows: the fraction of requests that read (default 2/3).
+        /// Pool flows: the fraction of requests that read (default 2/3);
+        /// rand-read and rand-write flows: each request reads with this
+        /// probability, else writes (default: the pattern's direction).
         read_fraction: f64;
         /// Straight to the disk (default true); false goes through the
         /// modelled page cache (`[os]`).
@@ -664,9 +688,33 @@ impl FlowBuilder {
     }
 
     /// Trace flows: the trace's format (`blkparse`, `fio-iolog`, `msr`,
-    /// `spc`, `disksim`).
+    /// `spc`, `disksim`, `mqsim`).
     pub fn format(mut self, format: trace::Format) -> Self {
         self.format = Some(format.name().to_string());
+        self
+    }
+
+    /// Trace flows: recorded arrivals or as fast as `outstanding` allows.
+    pub fn timing(mut self, timing: trace::Timing) -> Self {
+        self.timing = Timing::ALL
+            .iter()
+            .find(|(_, t)| *t == timing)
+            .map(|(n, _)| n.to_string());
+        self
+    }
+
+    /// Trace flows: what to do with requests beyond the flow's space.
+    pub fn offsets(mut self, offsets: trace::Offsets) -> Self {
+        self.offsets = Offsets::ALL
+            .iter()
+            .find(|(_, o)| *o == offsets)
+            .map(|(n, _)| n.to_string());
+        self
+    }
+
+    /// On an MQSim device (`[device] mqsim`): the flow's `ssd` table.
+    pub fn ssd(mut self, keys: super::SsdKeys) -> Self {
+        self.ssd = Some(keys);
         self
     }
 

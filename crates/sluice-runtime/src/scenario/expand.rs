@@ -30,10 +30,28 @@ impl Scenario {
                 "[device] {key} applies only to model = \"rate\""
             )));
         }
+        if let Some(path) = &dev.mqsim {
+            if dev.preset.is_some() || dev.diskspecs.is_some() {
+                return Err(fail(
+                    "[device]: give one of preset, diskspecs and mqsim, not two",
+                ));
+            }
+            let p = base.join(path);
+            let config = sluice_device::mqsim::SsdConfig::load(&p)
+                .map_err(|e| fail(format!("[device] mqsim: {e}")))?;
+            let name = p
+                .file_name()
+                .map_or_else(|| path.clone(), |n| n.to_string_lossy().into_owned());
+            return Ok(Model::Flash(Box::new(
+                sluice_device::flash::FlashSpec::from_mqsim(&format!("mqsim:{name}"), config),
+            )));
+        }
         match (&dev.preset, &dev.diskspecs) {
             (None, None) if real => Ok(Self::real_target()),
             (Some(_), Some(_)) => Err(fail("[device]: give either preset or diskspecs, not both")),
-            (None, None) => Err(fail("[device]: missing preset (or diskspecs = \"path\")")),
+            (None, None) => Err(fail(
+                "[device]: missing preset (or diskspecs = \"path\", or mqsim = \"ssdconfig.xml\")",
+            )),
             (Some(name), None) => presets::preset(name).ok_or_else(|| {
                 let names: Vec<_> = PRESETS.iter().map(|p| p.name).collect();
                 fail(format!(
@@ -71,9 +89,9 @@ impl Scenario {
                 "[device] model: unknown model '{model}' (available: rate; disks and SSDs by preset or diskspecs)"
             )));
         }
-        if dev.preset.is_some() || dev.diskspecs.is_some() {
+        if dev.preset.is_some() || dev.diskspecs.is_some() || dev.mqsim.is_some() {
             return Err(fail(
-                "[device]: give either model = \"rate\" or preset/diskspecs, not both",
+                "[device]: give either model = \"rate\" or preset/diskspecs/mqsim, not both",
             ));
         }
         let num = |key: &str, v: Option<f64>, max: f64| match v {
@@ -185,6 +203,17 @@ impl Scenario {
     }
 
     pub(super) fn from_raw(raw: &ScenarioBuilder, base: &Path, real: bool) -> Result<Self> {
+        Self::from_raw_with(raw, base, real, None)
+    }
+
+    /// As [`Self::from_raw`], with `given` in place of the model the
+    /// `[device]` table names (when `Some`).
+    pub(super) fn from_raw_with(
+        raw: &ScenarioBuilder,
+        base: &Path,
+        real: bool,
+        given: Option<Model>,
+    ) -> Result<Self> {
         Self::check_names(raw)?;
         let duration = seconds("duration_s", raw.duration_s, 0.001)?;
         let warmup = seconds("warmup_s", raw.warmup_s, 0.0)?;
@@ -204,7 +233,10 @@ impl Scenario {
                 )
             }));
         }
-        let model = Self::model(&raw.device, base, real)?;
+        let mut model = match given {
+            Some(m) => m,
+            None => Self::model(&raw.device, base, real)?,
+        };
         let queue_depth = raw.device.queue_depth.unwrap_or(1);
         let max = model.max_queue();
         if queue_depth == 0 || queue_depth as usize > max {
@@ -298,6 +330,8 @@ impl Scenario {
         }
         let capacity = model.capacity();
         let mut flows = Vec::new();
+        // An MQSim device's per-flow settings, one per expanded flow.
+        let mut streams = Vec::new();
         let mut next_free = 0u64;
         for f in &raw.flows {
             // Errors about a flow name it first (and quote a trace file's
@@ -444,6 +478,29 @@ impl Scenario {
                 _ => {}
             }
             let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
+            // Mixed greedy random flows (pools read theirs in kind_keys).
+            let read_fraction = match f.read_fraction {
+                Some(x) if pattern != Pattern::Pool => {
+                    if !(0.0..=1.0).contains(&x) {
+                        return Err(ctx(fail(format!(
+                            "read_fraction must be 0..=1 (got {})",
+                            short_number(x)
+                        ))));
+                    }
+                    Some(x)
+                }
+                _ => None,
+            };
+            let stream = match (&f.ssd, &model) {
+                (None, _) => sluice_device::flash::StreamSpec::default(),
+                (Some(keys), Model::Flash(spec)) => keys.stream(&spec.config).map_err(ctx)?,
+                (Some(_), m) => {
+                    return Err(ctx(fail(format!(
+                        "ssd applies only to an MQSim device ([device] mqsim = \"ssdconfig.xml\"), not {}",
+                        m.name()
+                    ))))
+                }
+            };
             if f.fragment_kib == Some(0) || f.fragment_kib.is_some_and(|k| k > 65_536) {
                 return Err(ctx(fail("fragment_kib must be 1..=65536")));
             }
@@ -487,7 +544,13 @@ impl Scenario {
                     // wrapped onto the device, a block trace's by its
                     // `offsets`).
                     let off = Self::offset(f.offset_gib.unwrap_or(0.0), capacity).map_err(ctx)?;
-                    (off, capacity - off)
+                    // A block trace's space may be bounded by file_gib
+                    // (an MQSim flow's logical range).
+                    if pattern == Pattern::Trace && f.file_gib.is_some() {
+                        (off, file_sectors)
+                    } else {
+                        (off, capacity - off)
+                    }
                 } else {
                     (
                         Self::place(f, i, file_sectors, next_free, capacity).map_err(ctx)?,
@@ -557,6 +620,7 @@ impl Scenario {
                 let kind = kind
                     .flow_kind(pattern, f.runs, trace_requests)
                     .map_err(ctx)?;
+                streams.push(stream.clone());
                 flows.push(FlowSpec {
                     qos,
                     name,
@@ -577,8 +641,12 @@ impl Scenario {
                     fsync_every: f.fsync_every,
                     files,
                     file_service,
+                    read_fraction,
                 });
             }
+        }
+        if let Model::Flash(spec) = &mut model {
+            spec.streams = streams;
         }
         let mut names: Vec<&str> = flows.iter().map(|f| f.name.as_str()).collect();
         names.sort_unstable();

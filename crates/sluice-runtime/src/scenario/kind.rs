@@ -115,7 +115,16 @@ impl Scenario {
             f.size_sd_sectors.is_some(),
             Pattern::Pool,
         )?;
-        only("read_fraction", f.read_fraction.is_some(), Pattern::Pool)?;
+        if f.read_fraction.is_some()
+            && !matches!(
+                pattern,
+                Pattern::Pool | Pattern::RandRead | Pattern::RandWrite
+            )
+        {
+            return Err(fail(
+                "read_fraction applies to pool, rand-read and rand-write flows only",
+            ));
+        }
         match pattern {
             Pattern::Trace => {
                 let path = f.trace.as_deref().ok_or_else(|| {

@@ -35,6 +35,7 @@ pub(crate) mod groups;
 mod kind;
 pub(crate) mod location;
 mod memory;
+pub mod ssd;
 #[cfg(test)]
 mod tests;
 
@@ -46,6 +47,7 @@ pub use groups::GroupBuilder;
 use location::{key_line, value_names};
 use sluice_device::diskspecs;
 use sluice_device::presets::{self, PRESETS};
+pub use ssd::SsdKeys;
 
 use sluice_workload::{FlowKind, GreedyPattern, PoolSpec, StartupSpec, TraceSpec, VideoSpec};
 /// The flows a scenario builds, from `sluice-workload`.
@@ -68,7 +70,7 @@ pub const PATTERNS: &[(&str, &str)] = &[
     ("startup", "replay of an application start-up trace (`trace` = xterm | gnometerm | bash | path; `replay` = s-suite (default: trace order, no think time, as the S suite's tool) | recorded (gaps slept, recorded sectors) | think (as s-suite, with the program's estimated CPU time slept before each record)); reports its start-up time; repeat with repeat_s (start again every repeat_s seconds) and pause_s (at least pause_s after the last ended); runs = N stops after N start-ups (default: one, or no limit when repeating)"),
     ("pool", "reservation queues (`weights` = [80, 20]), each keeping `outstanding` requests in flight: normal sizes (size_mean_sectors 8, size_sd_sectors 2), read_fraction 2/3, uniform positions over the file"),
     ("video", "video player: frames of request_kib (default 64) at `fps` (27) with `buffer_frames` (8) of read-ahead for clip_s (30) seconds; counts late frames"),
-    ("trace", "replay of a block trace (`trace` = path; `format` = blkparse | fio-iolog | msr | spc | disksim; `timing` = afap (default: trace order, `outstanding` in flight) | recorded (each request at its recorded time, open loop); `offsets` = error (default) | wrap | scale for requests beyond the device); positions from offset_gib (default 0); reads synchronous, writes asynchronous"),
+    ("trace", "replay of a block trace (`trace` = path; `format` = blkparse | fio-iolog | msr | spc | disksim | mqsim; `timing` = afap (default: trace order, `outstanding` in flight) | recorded (each request at its recorded time, open loop); `offsets` = error (default) | wrap | scale | mqsim for requests beyond the flow's space); positions from offset_gib (default 0), the space to the device's end or file_gib long; reads synchronous, writes asynchronous"),
 ];
 
 /// The device to simulate.

@@ -1080,3 +1080,179 @@ fn the_replay_key_accepts_think_and_lists_it_when_unknown() {
         "{e}"
     );
 }
+
+/// A scenario on the backend experiment's MQSim configuration: two flows
+/// (the first `count = 2`), `ssd` tables as `tables` gives them.
+fn on_mqsim(tables: [&str; 2]) -> String {
+    let config = format!(
+        "{}/../sluice-repro/data/mqsim/backend/ssdconfig.xml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    format!(
+        "name = \"m\"\nduration_s = 1\n[device]\nmqsim = \"{config}\"\nqueue_depth = 8\n\
+         [scheduler]\nname = \"noop\"\n\
+         [[flow]]\nname = \"a\"\ncount = 2\npattern = \"rand-read\"\nfile_gib = 1\n{}\n\
+         [[flow]]\nname = \"b\"\npattern = \"rand-write\"\nfile_gib = 1\n{}\n",
+        tables[0], tables[1]
+    )
+}
+
+#[test]
+fn an_mqsim_device_takes_each_flows_ssd_table_in_flow_order() {
+    let s = parse(&on_mqsim([
+        "ssd = { priority = \"urgent\", caching = \"off\", channels = [0, 3], planes = [1], initial_occupancy = 0.75 }",
+        "ssd = { priority = \"low\", dies = [1] }",
+    ]))
+    .unwrap();
+    let Model::Flash(spec) = &s.device.model else {
+        panic!("a flash model: {:?}", s.device.model.name())
+    };
+    use sluice_device::flash::{StreamCaching, StreamPriority};
+    // `count = 2` gives two flows the same table; then flow b.
+    assert_eq!(spec.streams.len(), 3);
+    assert_eq!(spec.streams[0], spec.streams[1]);
+    let a = &spec.streams[0];
+    assert_eq!(
+        (
+            a.priority,
+            a.caching,
+            &a.channels[..],
+            &a.planes[..],
+            a.initial_occupancy
+        ),
+        (
+            StreamPriority::Urgent,
+            StreamCaching::TurnedOff,
+            &[0, 3][..],
+            &[1][..],
+            0.75
+        )
+    );
+    assert!(a.chips.is_empty() && a.dies.is_empty());
+    let b = &spec.streams[2];
+    assert_eq!(
+        (b.priority, b.caching, &b.dies[..]),
+        (StreamPriority::Low, StreamCaching::WriteCache, &[1][..])
+    );
+    // Without tables: every flow the default.
+    let s = parse(&on_mqsim(["", ""])).unwrap();
+    let Model::Flash(spec) = &s.device.model else {
+        panic!("a flash model")
+    };
+    assert!(spec
+        .streams
+        .iter()
+        .all(|x| *x == sluice_device::flash::StreamSpec::default()));
+    assert_eq!(spec.streams.len(), 3);
+}
+
+#[test]
+fn bad_ssd_tables_are_one_line_errors() {
+    for (table, says) in [
+        (
+            "ssd = { priority = \"top\" }",
+            "ssd.priority: unknown value 'top' (valid: urgent, high, medium, low)",
+        ),
+        (
+            "ssd = { caching = \"on\" }",
+            "ssd.caching: unknown value 'on'",
+        ),
+        (
+            "ssd = { channels = [8] }",
+            "ssd.channels: 8 is not one of the drive's 0..8",
+        ),
+        ("ssd = { chips = [0, 0] }", "ssd.chips: 0 is listed twice"),
+        ("ssd = { planes = [] }", "ssd.planes is empty"),
+        (
+            "ssd = { initial_occupancy = 1.5 }",
+            "ssd.initial_occupancy must be 0..=1",
+        ),
+        ("ssd = { colour = 1 }", "unknown field `colour`"),
+        ("ssd = { dies = [-1] }", "ssd"),
+    ] {
+        let e = error(&on_mqsim(["", table]));
+        assert!(
+            e.starts_with("s.toml: ") && e.contains(says) && !e.contains('\n'),
+            "{table}: {e}"
+        );
+    }
+    // `ssd` on another device.
+    let e = error(&GOOD.replace("file_gib = 2", "file_gib = 2\nssd = { priority = \"low\" }"));
+    assert!(
+        e.contains("flow 'r': ssd applies only to an MQSim device"),
+        "{e}"
+    );
+    // One model only; a missing configuration names its path.
+    let e = error(&on_mqsim(["", ""]).replace("[device]\n", "[device]\npreset = \"ssd-sata\"\n"));
+    assert!(e.contains("give one of preset, diskspecs and mqsim"), "{e}");
+    let e = error(&on_mqsim(["", ""]).replace("backend/ssdconfig.xml", "none.xml"));
+    assert!(
+        e.contains("[device] mqsim: ") && e.contains("none.xml"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_mqsim_scenario_writes_back_its_ssd_tables() {
+    let text = on_mqsim(["ssd = { priority = \"medium\", chips = [1] }", ""]);
+    let raw: ScenarioBuilder = toml::from_str(&text).unwrap();
+    let again: ScenarioBuilder = toml::from_str(&raw.to_toml().unwrap()).unwrap();
+    assert_eq!(raw, again);
+    assert_eq!(
+        parse(&text).unwrap(),
+        Scenario::parse("s.toml", &raw.to_toml().unwrap()).unwrap()
+    );
+}
+
+#[test]
+fn a_trace_flows_space_is_bounded_by_file_gib() {
+    let dir = sluice_input::testkit::scratch("mqsim-trace-space");
+    let trace = dir.join("t.trace");
+    // Sector 2^21 (1 GiB) + 5: folded into a 1 GiB space as MQSim folds it.
+    std::fs::write(&trace, "0 0 2097157 8 1\n10 0 8 8 0\n").unwrap();
+    let text = GOOD
+        .replace("count = 3\n", "")
+        .replace(
+            "pattern = \"rand-read\"\nfile_gib = 2",
+            &format!(
+                "pattern = \"trace\"\ntrace = \"{}\"\nformat = \"mqsim\"\noffsets = \"mqsim\"\nfile_gib = 1\noffset_gib = 2",
+                trace.display()
+            ),
+        );
+    let s = parse(&text).unwrap();
+    let FlowKind::Trace(t) = &s.flows[0].kind else {
+        panic!("a trace flow")
+    };
+    let base = 2 * 2097152;
+    // 2097157 % (2^21 - 1) = 6.
+    assert_eq!(
+        (t.requests[0].sector, t.requests[1].sector),
+        (base + 6, base + 8)
+    );
+    assert!(t.requests[1].write && !t.requests[0].write);
+    // Without file_gib the space runs to the device's end: kept as is.
+    let s = parse(&text.replace("file_gib = 1\n", "")).unwrap();
+    let FlowKind::Trace(t) = &s.flows[0].kind else {
+        panic!("a trace flow")
+    };
+    assert_eq!(t.requests[0].sector, base + 2097157);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn read_fraction_mixes_random_flows_and_is_refused_elsewhere() {
+    let s = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\nread_fraction = 0.25")).unwrap();
+    assert!(s.flows.iter().all(|f| f.read_fraction == Some(0.25)));
+    assert_eq!(parse(GOOD).unwrap().flows[0].read_fraction, None);
+    let e = error(&GOOD.replace("file_gib = 2", "file_gib = 2\nread_fraction = 1.5"));
+    assert!(e.contains("read_fraction must be 0..=1 (got 1.5)"), "{e}");
+    let e = error(
+        &GOOD
+            .replace("rand-read", "seq-read")
+            .replace("file_gib = 2", "file_gib = 2\nread_fraction = 0.5"),
+    );
+    assert!(
+        e.contains("read_fraction applies to pool, rand-read and rand-write flows only"),
+        "{e}"
+    );
+}

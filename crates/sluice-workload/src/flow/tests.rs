@@ -335,3 +335,41 @@ fn several_files_are_served_round_robin_sequentially_or_at_random() {
     assert!(files.len() > 20 && random.iter().all(|x| *x < 96));
     assert_eq!(s(FileService::Random).file_at(1000 + 40), (1032, 32));
 }
+
+/// Directions of the first `n` requests of a random flow of `pattern`
+/// with `read_fraction`, completed one by one.
+fn directions(pattern: Pattern, read_fraction: Option<f64>, n: u64) -> Vec<bool> {
+    let s = FlowSpec {
+        requests: Some(n),
+        outstanding: 1,
+        read_fraction,
+        ..spec(pattern)
+    };
+    let mut f = Flow::new(s, 7, 0);
+    let mut out = Vec::new();
+    let mut act = Actions::default();
+    f.wake(ns(0), &mut act);
+    for i in 0..n {
+        let issue = act.issues.pop().expect("one request in flight");
+        out.push(issue.write);
+        act = Actions::default();
+        f.completed(ns(i + 1), 0, true, Instant::ZERO, &mut act);
+    }
+    out
+}
+
+#[test]
+fn a_mixed_random_flow_reads_its_share_and_others_keep_their_direction() {
+    let mixed = directions(Pattern::RandRead, Some(0.7), 2000);
+    let writes = mixed.iter().filter(|w| **w).count();
+    // 30% writes: 600 expected, well within 4 standard deviations (~20).
+    assert!((520..=680).contains(&writes), "{writes}");
+    assert!(directions(Pattern::RandRead, None, 50).iter().all(|w| !w));
+    assert!(directions(Pattern::RandWrite, None, 50).iter().all(|w| *w));
+    assert!(directions(Pattern::RandWrite, Some(1.0), 50)
+        .iter()
+        .all(|w| !w));
+    assert!(directions(Pattern::RandRead, Some(0.0), 50)
+        .iter()
+        .all(|w| *w));
+}

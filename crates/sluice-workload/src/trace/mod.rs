@@ -6,12 +6,14 @@
 //! One reader per format, each a file of its own: [`blkparse`] (the default
 //! text output of blkparse), [`fio_iolog`] (fio's iolog, versions 2 and 3),
 //! [`msr`] (MSR Cambridge CSV), [`spc`] (the SPC/UMass ASU CSV) and
-//! [`disksim`] (DiskSim's validation traces). Each turns a line into a
+//! [`disksim`] (DiskSim's validation traces) and [`mqsim`] (MQSim's ASCII
+//! traces). Each turns a line into a
 //! [`Request`] or says, with the file and line, what is wrong.
 
 pub mod blkparse;
 pub mod disksim;
 pub mod fio_iolog;
+pub mod mqsim;
 pub mod msr;
 pub mod spc;
 
@@ -40,16 +42,19 @@ pub enum Format {
     Msr,
     /// The SPC/UMass ASU CSV ([`spc`]).
     Spc,
+    /// MQSim's ASCII trace ([`mqsim`]).
+    Mqsim,
 }
 
 impl Format {
     /// Every format with its scenario name.
-    pub const ALL: [(&'static str, Format); 5] = [
+    pub const ALL: [(&'static str, Format); 6] = [
         ("disksim", Format::Disksim),
         ("blkparse", Format::Blkparse),
         ("fio-iolog", Format::FioIolog),
         ("msr", Format::Msr),
         ("spc", Format::Spc),
+        ("mqsim", Format::Mqsim),
     ];
 
     /// The format a scenario names.
@@ -99,14 +104,21 @@ pub enum Offsets {
     Wrap,
     /// Shrink every offset by one factor so the trace's extent fits.
     Scale,
+    /// Fold as MQSim folds a trace flow's LBAs into its range
+    /// (`IO_Flow_Trace_Based.cpp`): an offset up to `space - 1` is kept, a
+    /// larger one is taken modulo `space - 1`; a request that would then
+    /// run past the space is moved back to end at its end (MQSim lets it
+    /// run on into the next flow's range).
+    Mqsim,
 }
 
 impl Offsets {
     /// Every policy with its scenario name.
-    pub const ALL: [(&'static str, Offsets); 3] = [
+    pub const ALL: [(&'static str, Offsets); 4] = [
         ("error", Offsets::Error),
         ("wrap", Offsets::Wrap),
         ("scale", Offsets::Scale),
+        ("mqsim", Offsets::Mqsim),
     ];
 
     /// The policy a scenario names.
@@ -160,6 +172,7 @@ impl Trace {
             Format::FioIolog => fio_iolog::parse(name, text)?,
             Format::Msr => msr::parse(name, text)?,
             Format::Spc => spc::parse(name, text)?,
+            Format::Mqsim => mqsim::parse(name, text)?,
             Format::Disksim => disksim_requests(name, text)?,
         };
         if raw.is_empty() {
@@ -219,6 +232,7 @@ impl Trace {
                 ));
             }
             let sector = match offsets {
+                Offsets::Mqsim => mqsim_fold(r.sector, space).min(space - n),
                 // Scaling moves every offset, once the trace does not fit.
                 Offsets::Scale if end > space => {
                     let s = (u128::from(r.sector) * u128::from(space) / u128::from(end)) as u64;
@@ -239,6 +253,19 @@ impl Trace {
             out.push(Request { sector, ..*r });
         }
         Ok(out)
+    }
+}
+
+/// MQSim's fold of an offset into a space of `space` sectors: kept up to
+/// `space - 1`, else modulo `space - 1` (a space of one sector: 0).
+fn mqsim_fold(sector: u64, space: u64) -> u64 {
+    let last = space.saturating_sub(1);
+    if sector <= last {
+        sector
+    } else if last == 0 {
+        0
+    } else {
+        sector % last
     }
 }
 

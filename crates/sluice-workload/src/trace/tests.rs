@@ -252,3 +252,100 @@ fn sectors_and_counts_near_2_to_the_64_are_refused_not_wrapped() {
         .to_string();
     assert!(e.starts_with("l: line 4: "), "{e}");
 }
+
+#[test]
+fn mqsim_reads_the_shipped_traces() {
+    let dir = format!(
+        "{}/../sluice-repro/data/mqsim/wsrch/traces",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let w = Trace::load(
+        std::path::Path::new(&format!("{dir}/wsrch-small.trace")),
+        Format::Mqsim,
+    )
+    .unwrap();
+    // 24,782 line breaks; the last line has none.
+    assert_eq!(w.requests.len(), 24783);
+    // The first line: `11413000 0 657728 16 1`, a read; the second 152 us on.
+    let r = w.requests[0];
+    assert_eq!(
+        (r.sector, r.sectors, r.write, r.at),
+        (657728, 16, false, Duration::ZERO)
+    );
+    assert_eq!(
+        w.requests[1].at,
+        Duration::from_nanos(11_565_000 - 11_413_000)
+    );
+    let t = Trace::load(
+        std::path::Path::new(&format!("{dir}/tpcc-small.trace")),
+        Format::Mqsim,
+    )
+    .unwrap();
+    assert_eq!(t.requests.len(), 6999);
+    assert!(t.requests[0].write);
+}
+
+#[test]
+fn mqsim_reads_numbers_as_strtoull_with_base_0() {
+    let text = "0 dev 0x10 010 0\n5 dev 17 8 1\n\n\n";
+    let t = Trace::parse("m", text, Format::Mqsim).unwrap();
+    let got: Vec<(u64, u32, bool)> = t
+        .requests
+        .iter()
+        .map(|r| (r.sector, r.sectors, r.write))
+        .collect();
+    assert_eq!(got, vec![(16, 8, true), (17, 8, false)]);
+    assert_eq!(t.requests[1].at, Duration::from_nanos(5));
+}
+
+#[test]
+fn mqsim_bad_lines_are_errors_naming_file_and_line() {
+    for (text, line, says) in [
+        ("1 0 0 8 1\n\n2 0 0 8 1\n", "line 3", "blank line 2"),
+        ("1 0 0 8\n", "line 1", "got 4 fields"),
+        ("1 0 0 8 1 9\n", "line 1", "got 6 fields"),
+        ("5 0 0 8 1\n4 0 0 8 1\n", "line 2", "before the line above"),
+        ("1.5 0 0 8 1\n", "line 1", "whole nanoseconds"),
+        ("-1 0 0 8 1\n", "line 1", "whole nanoseconds"),
+        ("1 0 -8 8 1\n", "line 1", "lba: expected a number"),
+        ("1 0 0x 8 1\n", "line 1", "lba: expected a number"),
+        ("1 0 09 8 1\n", "line 1", "lba: expected a number"),
+        ("1 0 99999999999999999999 8 1\n", "line 1", "lba"),
+        ("1 0 36028797018963968 8 1\n", "line 1", "beyond any device"),
+        ("1 0 0 0 1\n", "line 1", "size_sectors: 0"),
+        ("1 0 0 131073 1\n", "line 1", "size_sectors: 131073"),
+        ("1 0 0 8 2\n", "line 1", "expected 0 (write) or 1 (read)"),
+        ("1 0 0 8 W\n", "line 1", "got 'W'"),
+        ("99999999999999999999 0 0 8 1\n", "line 1", "time"),
+        ("32000000000000001 0 0 8 1\n", "line 1", "more than a year"),
+        ("", "m", "no read or write"),
+        ("\n\n", "m", "no read or write"),
+    ] {
+        let e = Trace::parse("m", text, Format::Mqsim)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("m") && e.contains(line) && e.contains(says) && !e.contains('\n'),
+            "{text:?}: {e}"
+        );
+    }
+}
+
+#[test]
+fn mqsim_fold_keeps_up_to_space_less_one_and_folds_modulo_it() {
+    // Space 1000: MQSim's end - start is 999.
+    let t = trace(&[(999, 1), (1000, 8), (2500, 8), (995, 8)]);
+    let placed: Vec<u64> = t
+        .place(1000, Offsets::Mqsim)
+        .unwrap()
+        .iter()
+        .map(|r| r.sector)
+        .collect();
+    // 999 kept; 1000 % 999 = 1; 2500 % 999 = 502; 995 + 8 runs past: moved
+    // back to end at 1000.
+    assert_eq!(placed, vec![999, 1, 502, 992]);
+    // A space of one sector folds everything to 0.
+    let one = trace(&[(7, 1)]).place(1, Offsets::Mqsim).unwrap();
+    assert_eq!(one[0].sector, 0);
+    assert_eq!(Offsets::parse("mqsim"), Some(Offsets::Mqsim));
+}
