@@ -17,6 +17,7 @@ use std::path::Path;
 
 use sluice_device::flash::uniform_random_write_amplification;
 use sluice_device::mqsim::SsdConfig;
+use sluice_runtime::import::mqsim as mqsim_import;
 use sluice_runtime::{Error, Result, ScenarioBuilder, SimReport};
 
 use self::data::{Files, EXPERIMENTS, MQSIM_RESULTS};
@@ -125,19 +126,29 @@ pub(crate) fn experiments(opts: &Options) -> Result<Vec<Experiment>> {
 fn import_scenario(
     files: &Files,
     run: usize,
-    _config: &SsdConfig,
+    config: &SsdConfig,
     k: usize,
-    _config_path: &Path,
-    _traces: &Path,
+    config_path: &Path,
+    traces: &Path,
 ) -> Result<ScenarioBuilder> {
-    let file = format!("{}/{}.xml", files.id, layout::RUNS[run]);
-    if files.workloads[run].matches("<IO_Scenario>").count() < k {
-        return Err(Error::new(file, format!("no scenario {k}")));
-    }
-    Err(Error::new(
-        file,
-        "MQSim's workload files cannot be imported yet (sluice_runtime::import::mqsim is not in this build)",
-    ))
+    let name = format!("{}-{}-{k}", files.id, layout::RUNS[run]);
+    let imported = mqsim_import::import_text(
+        files.workloads[run],
+        &name,
+        config.clone(),
+        &config_path.to_string_lossy(),
+        k,
+        Some(traces),
+    )
+    .map_err(|e| match e.file.is_empty() {
+        // Errors of the XML name the built-in file they come from.
+        true => Error {
+            file: format!("{}/{}.xml", files.id, layout::RUNS[run]),
+            ..e
+        },
+        false => e,
+    })?;
+    Ok(imported.scenario)
 }
 
 /// `s` with `sched` in front of the drive: a host policy holds all but

@@ -289,3 +289,28 @@ fn write_amplification_rows_set_the_model_beside_the_analytic_value() {
     }
     assert!(e.rows[0].ours > e.rows[1].ours);
 }
+
+/// Every scenario of every built-in workload file imports: one flow alone,
+/// two together, on the drive of its experiment's configuration.
+#[test]
+fn every_scenario_imports() {
+    let dir = folder::DataDir::new(&EXPERIMENTS, None).unwrap();
+    for files in &EXPERIMENTS {
+        let config = sluice_device::mqsim::SsdConfig::parse("c", files.ssdconfig).unwrap();
+        for k in 1..=files.scenarios {
+            for (run, flows) in [(0, 1), (1, 1), (2, 2)] {
+                let s = import_scenario(
+                    files,
+                    run,
+                    &config,
+                    k,
+                    &dir.ssdconfig(files),
+                    &dir.of(files),
+                )
+                .unwrap_or_else(|e| panic!("{} {run} {k}: {e}", files.id));
+                let built = s.build().unwrap();
+                assert_eq!(built.flows.len(), flows, "{} {run} {k}", files.id);
+            }
+        }
+    }
+}
