@@ -620,7 +620,10 @@ impl Scenario {
                 let kind = kind
                     .flow_kind(pattern, f.runs, trace_requests)
                     .map_err(ctx)?;
-                streams.push(stream.clone());
+                // MQSim numbers each flow's pages from its range's start.
+                let mut stream = stream.clone();
+                stream.first_sector = file_start;
+                streams.push(stream);
                 flows.push(FlowSpec {
                     qos,
                     name,

@@ -1108,9 +1108,19 @@ fn an_mqsim_device_takes_each_flows_ssd_table_in_flow_order() {
         panic!("a flash model: {:?}", s.device.model.name())
     };
     use sluice_device::flash::{StreamCaching, StreamPriority};
-    // `count = 2` gives two flows the same table; then flow b.
+    // `count = 2` gives two flows the same table, each its own range's
+    // first sector (where its page numbering starts); then flow b.
     assert_eq!(spec.streams.len(), 3);
-    assert_eq!(spec.streams[0], spec.streams[1]);
+    let starts: Vec<u64> = spec.streams.iter().map(|x| x.first_sector).collect();
+    let gib = 1 << 21;
+    assert_eq!(starts, vec![0, gib, 2 * gib]);
+    assert_eq!(
+        sluice_device::flash::StreamSpec {
+            first_sector: 0,
+            ..spec.streams[1].clone()
+        },
+        spec.streams[0]
+    );
     let a = &spec.streams[0];
     assert_eq!(
         (
@@ -1139,10 +1149,11 @@ fn an_mqsim_device_takes_each_flows_ssd_table_in_flow_order() {
     let Model::Flash(spec) = &s.device.model else {
         panic!("a flash model")
     };
-    assert!(spec
-        .streams
-        .iter()
-        .all(|x| *x == sluice_device::flash::StreamSpec::default()));
+    assert!(spec.streams.iter().all(|x| *x
+        == sluice_device::flash::StreamSpec {
+            first_sector: x.first_sector,
+            ..Default::default()
+        }));
     assert_eq!(spec.streams.len(), 3);
 }
 
