@@ -28,7 +28,7 @@ pub const REPRO_SCHEMA: &str = "sluice.repro/1";
 pub const PAPERS: &[&str] = &["bfq", "yfq", "vios", "dor"];
 
 /// Other experiment sets `repro` runs by name but `all` leaves out:
-/// `mqsim` (MQSim side by side, issue 46) takes about a minute even
+/// `mqsim` (MQSim side by side, issue 46) takes half a minute or more even
 /// with `--quick`, and `repro all --quick` is to stay a few seconds.
 pub const NOT_IN_ALL: &[&str] = &["mqsim"];
 
