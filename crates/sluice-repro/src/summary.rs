@@ -73,6 +73,7 @@ fn paper_name(p: &str) -> &str {
         "yfq" => "YFQ",
         "vios" => "VIOS",
         "dor" => "Nam-Park (DOR)",
+        "mqsim" => "MQSim (FAST'18)",
         other => other,
     }
 }

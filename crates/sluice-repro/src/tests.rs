@@ -235,7 +235,7 @@ fn labels_name_their_schedulers() {
 /// printed once under its table.
 #[test]
 fn quick_is_explained_and_notes_are_printed() {
-    for p in PAPERS.iter().chain(&["all"]) {
+    for p in PAPERS.iter().chain(NOT_IN_ALL).chain(&["all"]) {
         let n = quick_note(p);
         assert!(n.starts_with("--quick: ") && n.len() > 30, "{p}: {n}");
     }

@@ -10,7 +10,7 @@ use crate::progress;
 /// Reproduce a paper's experiments and print ours next to its numbers.
 #[derive(clap::Args)]
 #[command(
-    after_help = "Papers: bfq (BFQ, BFQ+ and CFQ), yfq (YFQ and FreeBSD), vios (VIOS, VIOS(P)), dor (Nam-Park BQS+DOR), all.\n\nExample:\n  sluice repro bfq --quick"
+    after_help = "Papers: bfq (BFQ, BFQ+ and CFQ), yfq (YFQ and FreeBSD), vios (VIOS, VIOS(P)), dor (Nam-Park BQS+DOR), mqsim (MQSim side by side with the flash model; not part of all), all (the four papers).\n\nExample:\n  sluice repro bfq --quick"
 )]
 pub(crate) struct Args {
     /// The paper whose experiments to run.
@@ -39,6 +39,7 @@ enum Paper {
     Yfq,
     Vios,
     Dor,
+    Mqsim,
     All,
 }
 
@@ -50,6 +51,7 @@ impl Paper {
             Paper::Yfq => "yfq",
             Paper::Vios => "vios",
             Paper::Dor => "dor",
+            Paper::Mqsim => "mqsim",
             Paper::All => "all",
         }
     }
@@ -92,12 +94,23 @@ pub(crate) fn run(args: Args) -> Result<()> {
 /// Prose lines (notes, what the paper says) are wrapped to this width.
 const WIDTH: usize = 100;
 
+/// A table's row: three gaps or more of two spaces or more between its
+/// cells (a claim's line pads only its verdict, prose has none).
+fn is_table_row(line: &str) -> bool {
+    line.trim()
+        .split("  ")
+        .filter(|cell| !cell.trim().is_empty())
+        .count()
+        > 3
+}
+
 /// Lines longer than `width` wrapped at spaces, each continuation indented
-/// two more than its line; shorter lines (the tables' rows) as they are.
+/// two more than its line; shorter lines and the tables' rows (which
+/// wrapping would collapse) as they are.
 fn wrap_long_lines(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 50);
     for line in text.lines() {
-        if line.chars().count() <= width {
+        if line.chars().count() <= width || is_table_row(line) {
             out.push_str(line);
             out.push('\n');
             continue;
@@ -127,21 +140,42 @@ fn wrap_long_lines(text: &str, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::wrap_long_lines;
+    use super::{is_table_row, wrap_long_lines};
+
+    #[test]
+    fn table_rows_are_told_from_prose_and_claims() {
+        assert!(is_table_row(
+            "noop      together  1252.30  1596.50  160404.20"
+        ));
+        assert!(!is_table_row(
+            "held      throughput: aggregate (10r-seq): bfq above noop: ours"
+        ));
+        assert!(!is_table_row(
+            "   MQSim's files scaled, each run flow 1 alone, flow 2 alone"
+        ));
+    }
 
     #[test]
     fn long_lines_wrap_at_spaces_with_their_indent_and_short_ones_stay() {
         let long = format!("   {}", "word ".repeat(40));
-        let text = format!("short line\n{long}\nscheduler  workload  ours\n");
+        let row = format!("noop      together  {}", "12.50  ".repeat(20));
+        let text = format!("short line\n{long}\n{row}\nscheduler  workload  ours\n");
         let w = wrap_long_lines(&text, 30);
         let lines: Vec<&str> = w.lines().collect();
         assert_eq!(lines[0], "short line");
-        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{w}");
+        assert!(
+            lines.iter().all(|l| l.chars().count() <= 30 || *l == row),
+            "{w}"
+        );
         assert!(
             lines[1].starts_with("   word") && lines[2].starts_with("     word"),
             "{w}"
         );
         assert_eq!(*lines.last().unwrap(), "scheduler  workload  ours");
+        assert!(
+            lines.contains(&row.as_str()),
+            "a wide table row stays whole: {w}"
+        );
         assert_eq!(
             w.split_whitespace().filter(|x| *x == "word").count(),
             40,
