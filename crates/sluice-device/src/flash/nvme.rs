@@ -115,19 +115,23 @@ impl Parts {
             in_flash: 0,
             in_dram: 0,
         });
-        // The read request reaches host memory, which answers at once with
-        // the entry: both legs are booked now (MQSim books the answer when
-        // the request arrives, a few ns later; a doorbell written in
-        // between would go first there, a difference of one small message).
+        let at = self.read_host_memory(SQE_BYTES);
+        self.at(at, Event::Sqe(r));
+    }
+
+    /// The drive reads `bytes` of host memory: a read request goes up, the
+    /// host answers at once with the data; returns when the data is in the
+    /// drive. Both legs are booked now (MQSim books the answer when the
+    /// request arrives, a few ns later; a doorbell written in between
+    /// would go first there, a difference of one small message).
+    fn read_host_memory(&mut self, bytes: u64) -> u64 {
         let asked = self
             .host
             .link
             .send(self.now, Toward::Host, Message::ReadRequest);
-        let at = self
-            .host
+        self.host
             .link
-            .send(asked, Toward::Device, Message::Data(SQE_BYTES));
-        self.at(at, Event::Sqe(r));
+            .send(asked, Toward::Device, Message::Data(bytes))
     }
 
     pub(crate) fn sqe_arrived(&mut self, r: u32) {
@@ -136,14 +140,7 @@ impl Parts {
         };
         if req.write {
             let bytes = u64::from(req.sectors) * u64::from(SECTOR_BYTES);
-            let asked = self
-                .host
-                .link
-                .send(self.now, Toward::Host, Message::ReadRequest);
-            let at = self
-                .host
-                .link
-                .send(asked, Toward::Device, Message::Data(bytes));
+            let at = self.read_host_memory(bytes);
             self.at(at, Event::WriteData(r));
         } else {
             let txs = self.segment(r);

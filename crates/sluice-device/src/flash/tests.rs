@@ -23,6 +23,16 @@ pub(super) struct Closed {
 
 /// Per flow: requests done and mean response time, us.
 pub(super) fn run(spec: &FlashSpec, flows: &[Closed], stop_ns: u64, seed: u64) -> Vec<(u64, f64)> {
+    run_with(spec, flows, stop_ns, seed).0
+}
+
+/// [`run`], with what the drive did. Every request issued completes.
+pub(super) fn run_with(
+    spec: &FlashSpec,
+    flows: &[Closed],
+    stop_ns: u64,
+    seed: u64,
+) -> (Vec<(u64, f64)>, FlashStats) {
     let mut dev = Flash::new(spec, 1 << 20);
     let mut rng = seed;
     let mut next_tag = 0u64;
@@ -74,9 +84,12 @@ pub(super) fn run(spec: &FlashSpec, flows: &[Closed], stop_ns: u64, seed: u64) -
             }
         }
     }
-    out.iter()
+    assert_eq!(out.iter().map(|o| o.0).sum::<u64>(), issued.len() as u64);
+    let means = out
+        .iter()
         .map(|&(n, sum)| (n, sum / n.max(1) as f64))
-        .collect()
+        .collect();
+    (means, dev.stats())
 }
 
 pub(super) fn fast18() -> FlashSpec {
@@ -272,50 +285,8 @@ fn overwriting_a_small_drive_collects_garbage() {
         align: 16,
         hot: 0.0,
     };
-    let mut dev = Flash::new(&spec, 64);
-    let mut rng = 9u64;
-    let mut tags = 0u64;
-    let mut now = 0u64;
-    let mut completed = 0u64;
-    for _ in 0..w.depth {
-        rng = sluice::rng::splitmix(rng);
-        let lba = rng % logical / 16 * 16;
-        dev.submit(
-            Instant::from_nanos(now),
-            Command {
-                tag: tags,
-                flow: 0,
-                write: true,
-                lbn: lba,
-                sectors: 16,
-            },
-        );
-        tags += 1;
-    }
-    while let Some(t) = dev.next_completion() {
-        now = t.as_nanos();
-        while dev.pop_completion(t).is_some() {
-            completed += 1;
-            if tags < 3_000 {
-                rng = sluice::rng::splitmix(rng);
-                let lba = rng % logical / 16 * 16;
-                dev.submit(
-                    t,
-                    Command {
-                        tag: tags,
-                        flow: 0,
-                        write: true,
-                        lbn: lba,
-                        sectors: 16,
-                    },
-                );
-                tags += 1;
-            }
-        }
-    }
-    assert_eq!(completed, tags);
-    let s = dev.stats();
+    let (done, s) = run_with(&spec, &[w], 3_000_000_000, 9);
+    assert!(done[0].0 > 1_000, "{done:?}");
     assert!(s.erases > 0 && s.gc_programs > 0, "{s:?}");
     assert!(s.write_amplification() > 1.0, "{s:?}");
-    assert!(now > 0);
 }
