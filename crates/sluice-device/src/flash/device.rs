@@ -21,15 +21,10 @@ use crate::{Command, Device};
 /// Something that happens inside the drive (or on its link) at a time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Event {
-    /// A flow's submission-queue doorbell write reached the drive.
-    SqDoorbell(u32),
     /// A submission entry reached the drive.
     Sqe(u32),
     /// A write's data reached the drive.
     WriteData(u32),
-    /// A completion entry reached the host: the command with this tag is
-    /// done.
-    Cqe(u64),
     /// The DRAM finished job `.0`.
     DramDone(u32),
     /// A command's (and a program's data) cycles on chip `.0`'s channel
@@ -86,6 +81,10 @@ pub(crate) struct Parts {
     pub(crate) backend: Backend,
     /// Tags whose completion reached the host, in order.
     pub(crate) done: VecDeque<u64>,
+    /// Completion entries on their way to the host: (arrival, tag), in
+    /// arrival order (the link toward the host is one FIFO), kept apart
+    /// from the agenda.
+    pub(crate) arriving: VecDeque<(u64, u64)>,
     /// Emptied lists of transactions, kept for reuse (a request's
     /// transactions pass through several lists on their way).
     pool: Vec<Vec<u32>>,
@@ -114,8 +113,16 @@ impl Parts {
         }
     }
 
-    fn next_time(&self) -> Option<u64> {
+    fn next_event_time(&self) -> Option<u64> {
         self.agenda.peek().map(|r| (r.0.key >> 64) as u64)
+    }
+
+    /// When the next thing happens: an event or a completion's arrival.
+    fn next_time(&self) -> Option<u64> {
+        match (self.next_event_time(), self.arriving.front()) {
+            (Some(e), Some(&(c, _))) => Some(e.min(c)),
+            (e, c) => e.or(c.map(|&(t, _)| t)),
+        }
     }
 
     /// Run the next event if it happens at or before `until`.
@@ -124,16 +131,22 @@ impl Parts {
             Some(t) if t <= until => {}
             _ => return false,
         }
+        if let Some(&(c, tag)) = self.arriving.front() {
+            if self.next_event_time().is_none_or(|e| c <= e) {
+                self.arriving.pop_front();
+                self.now = self.now.max(c);
+                self.cqe_arrived(tag);
+                return true;
+            }
+        }
         let Some(Reverse(Due { key, event: e })) = self.agenda.pop() else {
             return false;
         };
         let t = (key >> 64) as u64;
         self.now = self.now.max(t);
         match e {
-            Event::SqDoorbell(s) => self.sq_doorbell(s),
             Event::Sqe(r) => self.sqe_arrived(r),
             Event::WriteData(r) => self.write_data_arrived(r),
-            Event::Cqe(tag) => self.cqe_arrived(tag),
             Event::DramDone(j) => self.dram_done(j),
             Event::CommandSent(c) => self.command_sent(c as usize),
             Event::ArrayDone(c) => self.array_done(c as usize),
@@ -198,6 +211,7 @@ impl Flash {
                 ftl,
                 backend,
                 done: VecDeque::new(),
+                arriving: VecDeque::new(),
                 pool: Vec::new(),
             },
             depth: depth.max(1),

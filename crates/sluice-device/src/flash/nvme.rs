@@ -86,19 +86,19 @@ impl Parts {
         if self.host.sata {
             at += self.host.sata_delay;
         }
-        self.at(at, Event::SqDoorbell(q as u32));
-    }
-
-    pub(crate) fn sq_doorbell(&mut self, q: u32) {
-        let queue = &mut self.host.queues[q as usize];
+        // The doorbell is handled as it is written, its fetch booked from
+        // when it reaches the drive: one event less per request (MQSim
+        // decides at the arrival, a few ns later).
+        let queue = &mut self.host.queues[q];
         queue.rung += 1;
         if queue.under_way < self.host.fetch_size {
-            self.fetch(q);
+            self.fetch(q as u32, at);
         }
     }
 
-    /// Fetch queue `q`'s next entry: a read request to host memory.
-    fn fetch(&mut self, q: u32) {
+    /// Fetch queue `q`'s next entry: a read request to host memory sent at
+    /// `from`.
+    fn fetch(&mut self, q: u32, from: u64) {
         let queue = &mut self.host.queues[q as usize];
         let Some(cmd) = queue.entries.pop_front() else {
             return;
@@ -115,7 +115,7 @@ impl Parts {
             in_flash: 0,
             in_dram: 0,
         });
-        let at = self.read_host_memory(SQE_BYTES);
+        let at = self.read_host_memory(from, SQE_BYTES);
         self.at(at, Event::Sqe(r));
     }
 
@@ -124,11 +124,11 @@ impl Parts {
     /// drive. Both legs are booked now (MQSim books the answer when the
     /// request arrives, a few ns later; a doorbell written in between
     /// would go first there, a difference of one small message).
-    fn read_host_memory(&mut self, bytes: u64) -> u64 {
+    fn read_host_memory(&mut self, from: u64, bytes: u64) -> u64 {
         let asked = self
             .host
             .link
-            .send(self.now, Toward::Host, Message::ReadRequest);
+            .send(from, Toward::Host, Message::ReadRequest);
         self.host
             .link
             .send(asked, Toward::Device, Message::Data(bytes))
@@ -140,7 +140,7 @@ impl Parts {
         };
         if req.write {
             let bytes = u64::from(req.sectors) * u64::from(SECTOR_BYTES);
-            let at = self.read_host_memory(bytes);
+            let at = self.read_host_memory(self.now, bytes);
             self.at(at, Event::WriteData(r));
         } else {
             let txs = self.segment(r);
@@ -221,13 +221,13 @@ impl Parts {
         let queue = &mut self.host.queues[q];
         queue.under_way = queue.under_way.saturating_sub(1);
         if queue.rung > queue.fetched {
-            self.fetch(q as u32);
+            self.fetch(q as u32, self.now);
         }
         let at = self
             .host
             .link
             .send(self.now, Toward::Host, Message::Data(CQE_BYTES));
-        self.at(at, Event::Cqe(req.tag));
+        self.arriving.push_back((at, req.tag));
     }
 
     pub(crate) fn cqe_arrived(&mut self, tag: u64) {
