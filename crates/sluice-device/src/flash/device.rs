@@ -185,7 +185,7 @@ impl FlashStats {
 /// A flash SSD in service.
 #[derive(Clone, Debug)]
 pub struct Flash {
-    parts: Parts,
+    pub(crate) parts: Parts,
     depth: usize,
 }
 
@@ -196,7 +196,10 @@ impl Flash {
         let t = Timing::of(&spec.config);
         let host = Host::new(&spec.config);
         let cache = Cache::new(&spec.config, &geo);
-        let ftl = Ftl::new(spec, &geo);
+        let mut ftl = Ftl::new(spec, &geo);
+        if spec.config.device.enabled_preconditioning {
+            ftl.precondition(spec, &geo);
+        }
         let backend = Backend::new(&spec.config, &geo);
         Flash {
             parts: Parts {

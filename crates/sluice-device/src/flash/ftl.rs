@@ -136,6 +136,63 @@ impl Ftl {
         }
     }
 
+    /// Fill each flow's `initial_occupancy` share of its pages before the
+    /// run, as MQSim's preconditioning does when the configuration enables
+    /// it: here the pages are spread evenly over the flow's range and
+    /// written once, in order (MQSim also ages the drive toward a steady
+    /// state of invalid pages; this fill does not).
+    pub(crate) fn precondition(&mut self, spec: &FlashSpec, geo: &Geometry) {
+        let per_page = u64::from(geo.page_sectors.max(1));
+        let end = spec.capacity_sectors();
+        for (s, st) in spec.streams.iter().enumerate() {
+            let share = st.initial_occupancy.clamp(0.0, 1.0);
+            if share <= 0.0 {
+                continue;
+            }
+            // The flow's range ends where the next one's begins.
+            let next = spec
+                .streams
+                .iter()
+                .map(|o| o.first_sector)
+                .filter(|&f| f > st.first_sector)
+                .min()
+                .unwrap_or(end);
+            let pages = next.saturating_sub(st.first_sector) / per_page;
+            let n = (pages as f64 * share) as u64;
+            let stream = s as u32;
+            for i in 0..n {
+                let lpa = i * pages / n.max(1);
+                let plane = geo.plane_index(self.domain(stream).place(lpa));
+                let (block, page, _) =
+                    self.blocks
+                        .allocate(plane, stream, Frontier::Data, owner(stream, lpa));
+                let full = if geo.page_sectors >= 64 {
+                    u64::MAX
+                } else {
+                    (1 << geo.page_sectors) - 1
+                };
+                self.map(stream).insert(
+                    lpa,
+                    Mapped {
+                        plane: plane as u32,
+                        block,
+                        page,
+                        sectors: full,
+                    },
+                );
+            }
+        }
+        self.blocks.user_programs = 0;
+    }
+
+    /// Whether logical page `lpa` of `stream` has a place.
+    #[cfg(test)]
+    pub(crate) fn is_mapped(&self, stream: u32, lpa: u64) -> bool {
+        self.maps[stream as usize % self.maps.len()]
+            .place(lpa)
+            .is_some()
+    }
+
     fn domain(&self, stream: u32) -> &Domain {
         &self.domains[stream as usize % self.domains.len()]
     }

@@ -290,3 +290,37 @@ fn overwriting_a_small_drive_collects_garbage() {
     assert!(s.erases > 0 && s.gc_programs > 0, "{s:?}");
     assert!(s.write_amplification() > 1.0, "{s:?}");
 }
+
+/// With preconditioning on, each flow's initial occupancy is written before
+/// the run: the pages are mapped (a first read finds them in place) and
+/// the free pool is smaller; the counters start at zero.
+#[test]
+fn preconditioning_fills_each_flows_share() {
+    let mut spec = fast18();
+    let d = &mut spec.config.device;
+    d.flash_channel_count = 1;
+    d.chip_no_per_channel = 1;
+    spec.config.flash.block_no_per_plane = 64;
+    spec.config.flash.page_no_per_block = 32;
+    spec.streams = vec![StreamSpec {
+        initial_occupancy: 0.5,
+        ..StreamSpec::default()
+    }];
+    let fresh = Flash::new(&spec, 8);
+    spec.config.device.enabled_preconditioning = true;
+    let filled = Flash::new(&spec, 8);
+    let free = |f: &Flash| {
+        (0..4)
+            .map(|p| f.parts.ftl.blocks.free_blocks(p))
+            .sum::<u32>()
+    };
+    assert!(
+        free(&filled) + 100 < free(&fresh),
+        "{} vs {}",
+        free(&filled),
+        free(&fresh)
+    );
+    assert_eq!(filled.stats().user_programs, 0);
+    assert!(filled.parts.ftl.is_mapped(0, 0));
+    assert!(!fresh.parts.ftl.is_mapped(0, 0));
+}
