@@ -348,5 +348,8 @@ fn sata_holds_at_most_32_commands() {
     let ratio = q128[0].1 / q32[0].1;
     assert!(ratio > 3.5 && ratio < 4.5, "{q32:?} {q128:?}");
     let nvme = run(&fast18(), &[flow(128)], 100_000_000, 4);
-    assert!(nvme[0].0 > q128[0].0 && nvme[0].1 < q128[0].1, "{nvme:?} vs {q128:?}");
+    assert!(
+        nvme[0].0 > q128[0].0 && nvme[0].1 < q128[0].1,
+        "{nvme:?} vs {q128:?}"
+    );
 }

@@ -101,10 +101,18 @@ fn write_new(path: &Path, bytes: &[u8]) -> Result<()> {
         Ok(mut f) => std::io::Write::write_all(&mut f, bytes).map_err(|e| io_error(path, e)),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             let meta = std::fs::symlink_metadata(path).map_err(|e| io_error(path, e))?;
-            // Read back only a file of this very size: bounded.
+            // Read back only a file of this very size, through the bounded
+            // reader (the files here are MQSim's configuration and traces).
+            let kind = if path.extension().is_some_and(|e| e == "xml") {
+                sluice_input::Kind::MqsimConfig
+            } else {
+                sluice_input::Kind::Trace
+            };
             let same = meta.is_file()
                 && meta.len() == bytes.len() as u64
-                && std::fs::read(path).ok().as_deref() == Some(bytes);
+                && sluice_input::read_text(path, kind)
+                    .ok()
+                    .is_some_and(|t| t.as_bytes() == bytes);
             if same {
                 Ok(())
             } else {
