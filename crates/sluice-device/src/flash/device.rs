@@ -9,11 +9,11 @@ use std::collections::{BinaryHeap, VecDeque};
 
 use sluice::{CostModel, Duration, Instant};
 
-use super::backend::Backend;
-use super::cache::Cache;
-use super::ftl::Ftl;
+use super::backend::state::Backend;
+use super::cache::state::Cache;
+use super::ftl::state::Ftl;
 use super::geometry::Geometry;
-use super::nvme::Host;
+use super::nvme::state::Host;
 use super::timing::Timing;
 use super::FlashSpec;
 use crate::{Command, Device};

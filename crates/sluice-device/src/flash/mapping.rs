@@ -9,8 +9,20 @@
 
 use strength_reduce::StrengthReducedU32;
 
-use super::ftl::Mapped;
 use super::lru::IntMap;
+
+/// A mapping entry: where a logical page is and which sectors it holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Mapped {
+    /// Flat plane, block and page.
+    pub(crate) plane: u32,
+    /// Block.
+    pub(crate) block: u32,
+    /// Page.
+    pub(crate) page: u32,
+    /// Sectors written.
+    pub(crate) sectors: u64,
+}
 
 /// One flow's mapping table.
 #[derive(Clone, Debug)]

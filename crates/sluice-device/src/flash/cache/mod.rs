@@ -9,89 +9,15 @@
 //! of the FAST'18 data-cache interference. One DRAM channel serves every
 //! access in turn.
 
-use std::collections::{HashSet, VecDeque};
+pub(crate) mod state;
 
+use self::state::*;
 use super::device::{Event, Parts};
-use super::geometry::Geometry;
-use super::lru::{IntHasher, Lru};
-use super::work::{sectors_in, Op, Slab, Source, NONE};
+use super::lru::Lru;
+use super::work::{sectors_in, Op, Source, NONE};
 use super::StreamCaching;
-use crate::mqsim::{CacheSharingMode, SsdConfig, SECTOR_BYTES};
-
-/// How often the per-flow filter of recently written pages is cleared.
-const FILTER_RESET_NS: u64 = 1_000_000_000;
-
-/// A cached page.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slot {
-    sectors: u64,
-    stamp: u64,
-    /// Being (or already) written back to flash: not written again on
-    /// eviction.
-    written_back: bool,
-}
-
-/// What a DRAM access is for.
-#[derive(Clone, Debug)]
-enum Job {
-    /// A read served from the cache for request `.0`, `.1` sectors.
-    UserRead(u32, u32),
-    /// A write into the cache for request `.0`, `.1` sectors.
-    UserWrite(u32, u32),
-    /// Evicted dirty pages read out for writing back: these transactions.
-    Eviction(Vec<u32>),
-    /// Data read from flash copied into the cache.
-    Fill,
-}
-
-/// The cache's state.
-#[derive(Clone, Debug)]
-pub(crate) struct Cache {
-    /// One map for all flows (shared) or one per flow (partitioned).
-    slots: Vec<Lru<Slot>>,
-    shared: bool,
-    capacity_pages: usize,
-    filters: Vec<HashSet<u64, std::hash::BuildHasherDefault<IntHasher>>>,
-    next_filter_reset: u64,
-    /// Write-back sectors under way, per DRAM queue.
-    back_pressure: Vec<u32>,
-    back_pressure_max: u32,
-    /// Write requests waiting for room, per DRAM queue.
-    waiting: Vec<VecDeque<u32>>,
-    dram_busy: bool,
-    dram_queues: Vec<VecDeque<(u32, u64)>>,
-    dram_turn: usize,
-    jobs: Slab<Job>,
-    /// Read transactions served from the cache.
-    pub(crate) read_hits: u64,
-}
-
-impl Cache {
-    /// The cache of configuration `c` on a drive of shape `geo`.
-    pub(crate) fn new(c: &SsdConfig, geo: &Geometry) -> Self {
-        let page_bytes = u64::from(geo.page_sectors) * u64::from(SECTOR_BYTES);
-        Cache {
-            slots: Vec::new(),
-            shared: c.device.data_cache_sharing_mode == CacheSharingMode::Shared,
-            capacity_pages: (u64::from(c.device.data_cache_capacity) / page_bytes) as usize,
-            filters: Vec::new(),
-            next_filter_reset: 0,
-            back_pressure: Vec::new(),
-            back_pressure_max: geo.plane_count() as u32 * geo.page_sectors,
-            waiting: Vec::new(),
-            dram_busy: false,
-            dram_queues: Vec::new(),
-            dram_turn: 0,
-            jobs: Slab::default(),
-            read_hits: 0,
-        }
-    }
-}
-
-/// A flow and page as one key.
-fn key(stream: u32, lpa: u64) -> u64 {
-    super::blocks::owner(stream, lpa)
-}
+use crate::mqsim::SECTOR_BYTES;
+use std::collections::{HashSet, VecDeque};
 
 impl Parts {
     fn caching(&self, stream: u32) -> StreamCaching {

@@ -19,113 +19,12 @@
 //! Garbage collection is non-preemptive unless configured otherwise: its
 //! queues go first whenever `Preemptible_GC_Enabled` is false, as in MQSim.
 
-use std::collections::VecDeque;
+pub(crate) mod state;
 
+use self::state::*;
 use super::device::{Event, Parts};
-use super::geometry::Geometry;
 use super::work::{Op, Source};
-use crate::mqsim::{SsdConfig, TransactionScheduling};
-
-/// Queues of one chip.
-#[derive(Clone, Debug, Default)]
-struct Queues {
-    /// User (and cache) reads, per priority class.
-    user_read: [VecDeque<u32>; 4],
-    /// User (and cache) writes, per priority class.
-    user_write: [VecDeque<u32>; 4],
-    mapping_read: VecDeque<u32>,
-    gc_read: VecDeque<u32>,
-    gc_write: VecDeque<u32>,
-    gc_erase: VecDeque<u32>,
-    /// Transactions in all of the above.
-    queued: u32,
-}
-
-/// What a chip is doing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Status {
-    Idle,
-    /// Command (and a program's data) on the channel.
-    CommandIn,
-    /// The array works.
-    Busy,
-    /// Read data waits for the channel (or is on it).
-    DataOut,
-}
-
-/// One chip.
-#[derive(Clone, Debug)]
-struct Chip {
-    status: Status,
-    op: Op,
-    /// Transactions of the command under way.
-    active: Vec<u32>,
-    /// The array time of the command under way.
-    array_ns: u64,
-    /// Read pages still to move out.
-    to_move_out: u32,
-    queues: Queues,
-}
-
-/// One channel.
-#[derive(Clone, Debug, Default)]
-struct Channel {
-    busy: bool,
-    /// Transactions queued at its chips: none, and a round of offers
-    /// would change nothing (the turn comes back where it was).
-    queued: u32,
-    /// The chip (index within the channel) offered work next.
-    turn: u32,
-    /// Read data waiting for the channel: mapping, user, GC.
-    waiting_out: [VecDeque<(u32, u32)>; 3],
-}
-
-/// The back end's state.
-#[derive(Clone, Debug)]
-pub(crate) struct Backend {
-    chips: Vec<Chip>,
-    channels: Vec<Channel>,
-    chips_per_channel: u32,
-    /// Channels whose chips got work since they were last offered it (a
-    /// bit each; all set when there are more than 64 channels).
-    fresh: u64,
-    prioritised: bool,
-    preemptible_gc: bool,
-}
-
-impl Backend {
-    /// The back end of configuration `c` on a drive of shape `geo`.
-    pub(crate) fn new(c: &SsdConfig, geo: &Geometry) -> Self {
-        let chip = Chip {
-            status: Status::Idle,
-            op: Op::Read,
-            active: Vec::new(),
-            array_ns: 0,
-            to_move_out: 0,
-            queues: Queues::default(),
-        };
-        Backend {
-            chips: vec![chip; geo.chip_count()],
-            channels: vec![Channel::default(); geo.channels as usize],
-            chips_per_channel: geo.chips,
-            fresh: 0,
-            prioritised: c.device.transaction_scheduling_policy
-                != TransactionScheduling::OutOfOrder,
-            preemptible_gc: c.device.preemptible_gc_enabled,
-        }
-    }
-}
-
-/// Which queue family a pick comes from.
-#[derive(Clone, Copy)]
-enum Pick {
-    UserRead(usize),
-    UserWrite(usize),
-    MappingRead,
-    GcRead,
-    GcWrite,
-    GcErase,
-}
+use std::collections::VecDeque;
 
 impl Parts {
     fn chip_of(&self, tx: u32) -> usize {

@@ -7,69 +7,14 @@
 //! (`segment_user_request`) when its entry (a read) or its data (a write)
 //! has arrived.
 
-use std::collections::VecDeque;
+pub(crate) mod state;
 
+use self::state::*;
 use super::device::{Event, Parts};
-use super::pcie::{Link, Message, Toward, CQE_BYTES, DOORBELL_BYTES, SQE_BYTES};
-use super::work::{Op, Request, Slab, Source, Tx, NONE};
-use crate::mqsim::{HostInterface, SsdConfig, SECTOR_BYTES};
+use super::pcie::{Message, Toward, CQE_BYTES, DOORBELL_BYTES, SQE_BYTES};
+use super::work::{Op, Request, Source, Tx, NONE};
+use crate::mqsim::SECTOR_BYTES;
 use crate::Command;
-
-/// SATA's native command queue: commands the drive holds at once.
-pub(crate) const NCQ_DEPTH: u32 = 32;
-
-/// One submission queue.
-#[derive(Clone, Debug, Default)]
-struct Queue {
-    /// Entries written by the host, not yet fetched, in order.
-    entries: VecDeque<Command>,
-    /// Doorbells that reached the drive.
-    rung: u64,
-    /// Entries fetched.
-    fetched: u64,
-    /// Entries fetched and not yet finished.
-    under_way: u32,
-}
-
-/// The host side of the drive.
-#[derive(Clone, Debug)]
-pub(crate) struct Host {
-    link: Link,
-    fetch_size: u32,
-    sata: bool,
-    /// SATA: the host adapter's time per command.
-    sata_delay: u64,
-    queues: Vec<Queue>,
-    /// Requests fetched, by index.
-    pub(crate) requests: Slab<Request>,
-}
-
-impl Host {
-    /// The host interface of configuration `c`.
-    pub(crate) fn new(c: &SsdConfig) -> Self {
-        let sata = c.device.host_interface == HostInterface::Sata;
-        Host {
-            link: Link::new(c.host.pcie_lane_count, c.host.pcie_lane_bandwidth),
-            fetch_size: if sata {
-                NCQ_DEPTH
-            } else {
-                u32::from(c.device.queue_fetch_size).max(1)
-            },
-            sata,
-            sata_delay: c.host.sata_processing_delay,
-            queues: Vec::new(),
-            requests: Slab::default(),
-        }
-    }
-
-    fn queue_of(&self, flow: u32) -> usize {
-        if self.sata {
-            0
-        } else {
-            flow as usize
-        }
-    }
-}
 
 impl Parts {
     /// The host writes `cmd` into its flow's queue and rings the doorbell.
