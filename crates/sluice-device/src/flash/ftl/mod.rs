@@ -205,9 +205,10 @@ impl super::device::Parts {
             }
             Op::Write => {
                 let plane = self.geo.plane_index(self.ftl.domain(stream).place(lpa));
-                if self.ftl.blocks.free_blocks(plane) < self.ftl.blocks.gc_hard_threshold
-                    && self.ftl.blocks.free_blocks(plane) == 0
-                {
+                // A plane without a free block takes no new write until its
+                // collection frees one (MQSim stops a plane's writes a
+                // little earlier, below its GC reserve).
+                if self.ftl.blocks.free_blocks(plane) == 0 {
                     self.ftl.held.entry(plane as u64).or_default().push(tx);
                     return false;
                 }
