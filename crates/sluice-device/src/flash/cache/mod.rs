@@ -171,7 +171,7 @@ impl Parts {
             let Some(t) = self.ftl.txs.get(tx) else {
                 continue;
             };
-            let (lpa, sectors, stamp, priority) = (t.lpa, t.sectors, t.stamp, t.priority);
+            let (lpa, sectors, stamp) = (t.lpa, t.sectors, t.stamp);
             let k = key(stream, lpa);
             let slots = self.slots_of(stream);
             if let Some(s) = slots.get_mut(k) {
@@ -221,9 +221,9 @@ impl Parts {
                     s.written_back = true;
                 }
                 written_back += sectors_in(sectors);
+                // Written back for the cache: the request does not wait.
                 if let Some(t) = self.ftl.txs.get_mut(tx) {
                     t.request = NONE;
-                    t.priority = priority;
                 }
                 write_backs.push(tx);
             } else {
