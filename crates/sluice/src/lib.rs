@@ -16,6 +16,7 @@ pub mod driver;
 mod error;
 pub mod hint;
 pub mod idhash;
+pub mod latency_histogram;
 mod located;
 #[cfg(feature = "metrics")]
 pub mod metrics;

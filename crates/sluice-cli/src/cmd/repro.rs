@@ -59,9 +59,12 @@ impl Paper {
 
 pub(crate) fn run(args: Args) -> Result<()> {
     let paper = args.paper.as_str();
+    let started = std::time::Instant::now();
     // Made on the first report, when the number of runs is known.
     let bar = std::sync::OnceLock::new();
+    let runs = std::sync::atomic::AtomicUsize::new(0);
     let progress = |done: usize, total: usize| {
+        runs.store(total, std::sync::atomic::Ordering::Relaxed);
         bar.get_or_init(|| progress::Progress::new(paper, total as u64, "runs"))
             .set(done as u64);
     };
@@ -88,7 +91,25 @@ pub(crate) fn run(args: Args) -> Result<()> {
             tables
         };
         wrap_long_lines(&text, WIDTH)
-    })
+    })?;
+    // On stderr, so the tables and the JSON stay the same bytes run to run.
+    eprintln!(
+        "{}",
+        wall_time_line(
+            paper,
+            args.quick,
+            runs.into_inner(),
+            started.elapsed().as_secs_f64()
+        )
+    );
+    Ok(())
+}
+
+/// What the whole reproduction cost in wall time: the figure the README's
+/// speed section quotes.
+fn wall_time_line(paper: &str, quick: bool, runs: usize, wall_s: f64) -> String {
+    let quick = if quick { " --quick" } else { "" };
+    format!("sluice repro {paper}{quick}: {runs} runs in {wall_s:.1} s of wall time")
 }
 
 /// Prose lines (notes, what the paper says) are wrapped to this width.
@@ -140,7 +161,19 @@ fn wrap_long_lines(text: &str, width: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{is_table_row, wrap_long_lines};
+    use super::{is_table_row, wall_time_line, wrap_long_lines};
+
+    #[test]
+    fn the_wall_time_line_names_the_paper_the_runs_and_the_seconds() {
+        assert_eq!(
+            wall_time_line("all", true, 212, 5.26),
+            "sluice repro all --quick: 212 runs in 5.3 s of wall time"
+        );
+        assert_eq!(
+            wall_time_line("bfq", false, 3, 61.0),
+            "sluice repro bfq: 3 runs in 61.0 s of wall time"
+        );
+    }
 
     #[test]
     fn table_rows_are_told_from_prose_and_claims() {

@@ -10,7 +10,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
-use sluice::{Direction, Driver, FlowConfig, FlowId, Instant, Request, RequestId, Scheduler};
+use sluice::{
+    Direction, Driver, FlowConfig, FlowId, IdMap, Instant, Request, RequestId, Scheduler,
+};
 use sluice_runtime::Backend;
 use sluice_workload::{FlowSpec, Issue};
 
@@ -76,8 +78,10 @@ pub(crate) struct Requests {
     next_id: u64,
     /// Id of the application request the next fragment belongs to.
     origin: u64,
-    /// Requests issued and not completed: id -> (flow, arrival).
-    pending: BTreeMap<u64, (u32, Instant)>,
+    /// Requests issued and not completed: id -> (flow, arrival). Hashed,
+    /// not ordered: only the oldest per flow is asked for, at the end, and
+    /// a tree's rebalancing cost most of a request at 65,536 flows.
+    pending: IdMap<u64, (u32, Instant)>,
     /// The page cache, when a flow is buffered.
     pub os: Option<Os>,
     /// Threads with a weight, limits, a reservation, a class or a group
@@ -91,7 +95,7 @@ impl Requests {
             driver,
             next_id: 0,
             origin: 0,
-            pending: BTreeMap::new(),
+            pending: IdMap::default(),
             os: None,
             own_cgroup: BTreeSet::new(),
         }
