@@ -160,7 +160,7 @@ impl Population {
         if now >= warmup {
             flow.metrics.record(done.bytes, done.write, done.latency);
             flow.metrics.disk_time += done.disk_time;
-            let ts = &mut flow.thread_stats[thread as usize];
+            let ts = flow.thread_stats.get_mut(thread as usize);
             ts.0 += 1;
             ts.1 += done.bytes / 512;
         }

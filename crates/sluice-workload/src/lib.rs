@@ -43,7 +43,7 @@ pub mod trace;
 pub use action::{Actions, Issue};
 pub use distribution::Distribution;
 pub use error::{Error, Result};
-pub use flow::Flow;
+pub use flow::{Flow, ThreadStats};
 pub use spec::{
     FileService, FlowKind, FlowSpec, GreedyPattern, Pattern, PoolSpec, Replay, StartupSpec,
     TraceSpec, VideoSpec,

@@ -373,3 +373,18 @@ fn a_mixed_random_flow_reads_its_share_and_others_keep_their_direction() {
         .iter()
         .all(|w| *w));
 }
+
+#[test]
+fn thread_stats_count_per_thread_inline_for_one_and_in_a_list_for_several() {
+    let mut one = ThreadStats::new(1);
+    one.get_mut(0).0 += 2;
+    one.get_mut(0).1 += 16;
+    assert!(matches!(one, ThreadStats::One(_)));
+    assert_eq!(one.iter().copied().collect::<Vec<_>>(), vec![(2, 16)]);
+    let mut three = ThreadStats::new(3);
+    three.get_mut(2).0 += 1;
+    assert_eq!(
+        three.iter().copied().collect::<Vec<_>>(),
+        vec![(0, 0), (0, 0), (1, 0)]
+    );
+}
