@@ -104,7 +104,7 @@ mod writeback;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use sluice::{Duration, Instant};
+use sluice::{Duration, IdMap, Instant};
 
 /// A hasher for page numbers that keeps neighbouring pages in neighbouring
 /// buckets: the cache walks files page by page, so its lookups stay in
@@ -334,13 +334,15 @@ pub struct PageCache {
     wbs: BTreeMap<u32, writeback::Wb>,
     /// Writers with a writeback context of their own.
     own_context: BTreeSet<u32>,
-    /// Read-ahead state per (reader, file).
-    ra: BTreeMap<(u32, u64), Readahead>,
+    /// Read-ahead state per (reader, file). This map and the three after
+    /// it are looked up by key only, never walked in order: hashed.
+    ra: IdMap<(u32, u64), Readahead>,
     next_io: u64,
-    ios: BTreeMap<u64, IoState>,
+    ios: IdMap<u64, IoState>,
     /// Reads waiting for pages: token -> (pages missing, pages of the read).
-    reads: BTreeMap<u64, (u64, u64)>,
-    waiters: BTreeMap<u64, Vec<u64>>,
+    reads: IdMap<u64, (u64, u64)>,
+    /// Page -> the reads waiting for it, in the order they asked.
+    waiters: PageMap<Vec<u64>>,
     /// Throttled write() calls, by token.
     throttled: BTreeMap<u64, Throttled>,
     /// write()+fsync() calls, by token: the writeback requests each still
@@ -365,11 +367,11 @@ impl PageCache {
             nr_writeback: 0,
             wbs: BTreeMap::new(),
             own_context: BTreeSet::new(),
-            ra: BTreeMap::new(),
+            ra: IdMap::default(),
             next_io: 0,
-            ios: BTreeMap::new(),
-            reads: BTreeMap::new(),
-            waiters: BTreeMap::new(),
+            ios: IdMap::default(),
+            reads: IdMap::default(),
+            waiters: PageMap::default(),
             throttled: BTreeMap::new(),
             syncs: BTreeMap::new(),
             out: Vec::new(),
