@@ -101,6 +101,7 @@ mod readahead;
 mod tests;
 mod writeback;
 
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -351,6 +352,22 @@ pub struct PageCache {
     out: Vec<Out>,
 }
 
+/// Page `p` was used: it leaves the LRU list, and joins its back (a new
+/// stamp; the old entry goes stale) if it is clean, idle and read. True
+/// when it joined (the list may want compacting). A function of the
+/// fields, not of the cache, so a caller holding the page from its one
+/// lookup can use it.
+fn lru_use(pg: &mut Page, p: u64, stamp: &mut u64, lru: &mut VecDeque<(u64, u64)>) -> bool {
+    pg.lru = None;
+    if pg.uptodate && !pg.dirty && !pg.writeback {
+        *stamp += 1;
+        pg.lru = Some(*stamp);
+        lru.push_back((*stamp, p));
+        return true;
+    }
+    false
+}
+
 fn copy_cost(pages: u64) -> Duration {
     Duration::from_nanos(pages.saturating_mul(COPY_NS_PER_PAGE))
 }
@@ -578,15 +595,10 @@ impl PageCache {
     // ------------------------------------------------------------ pages
 
     fn touch(&mut self, p: u64) {
-        let Some(pg) = self.pages.get_mut(&p) else {
-            return;
-        };
-        pg.lru = None;
-        if pg.uptodate && !pg.dirty && !pg.writeback {
-            self.stamp += 1;
-            pg.lru = Some(self.stamp);
-            self.lru.push_back((self.stamp, p));
-            self.compact_lru();
+        if let Some(pg) = self.pages.get_mut(&p) {
+            if lru_use(pg, p, &mut self.stamp, &mut self.lru) {
+                self.compact_lru();
+            }
         }
     }
 
@@ -639,10 +651,13 @@ impl PageCache {
     }
 
     fn end_read(&mut self, now: Instant, p: u64) {
+        // One lookup for both: the page is read, and used.
         if let Some(pg) = self.pages.get_mut(&p) {
             pg.uptodate = true;
+            if lru_use(pg, p, &mut self.stamp, &mut self.lru) {
+                self.compact_lru();
+            }
         }
-        self.touch(p);
         for t in self.waiters.remove(&p).unwrap_or_default() {
             if let Some(r) = self.reads.get_mut(&t) {
                 r.0 = r.0.saturating_sub(1);
@@ -665,8 +680,10 @@ impl PageCache {
             let Some((s, p)) = self.lru.pop_front() else {
                 break;
             };
-            if self.pages.get(&p).is_some_and(|pg| pg.lru == Some(s)) {
-                self.pages.remove(&p);
+            if let Entry::Occupied(pg) = self.pages.entry(p) {
+                if pg.get().lru == Some(s) {
+                    pg.remove();
+                }
             }
         }
     }

@@ -3,7 +3,9 @@
 
 use sluice::Instant;
 
-use super::{copy_cost, Op, Out, Page, PageCache, Readahead};
+use std::collections::hash_map::Entry;
+
+use super::{copy_cost, lru_use, Op, Out, Page, PageCache, Readahead};
 
 /// `get_init_ra_size`: the first window of a sequential stream.
 fn init_ra_size(req: u64, max: u64) -> u64 {
@@ -68,12 +70,19 @@ impl PageCache {
         self.read_missing(op.stream, first, end);
         let mut missing = 0;
         for p in first..end {
-            match self.pages.get(&p).map(|pg| pg.uptodate) {
-                Some(true) => self.touch(p),
-                _ => {
-                    missing += 1;
-                    self.waiters.entry(p).or_default().push(op.token);
+            // One lookup: a page in memory is used, another waited for.
+            let hit = match self.pages.get_mut(&p) {
+                Some(pg) if pg.uptodate => {
+                    if lru_use(pg, p, &mut self.stamp, &mut self.lru) {
+                        self.compact_lru();
+                    }
+                    true
                 }
+                _ => false,
+            };
+            if !hit {
+                missing += 1;
+                self.waiters.entry(p).or_default().push(op.token);
             }
         }
         if missing == 0 {
@@ -99,23 +108,27 @@ impl PageCache {
     fn read_missing(&mut self, stream: u32, first: u64, end: u64) {
         let mut run: Option<(u64, u64)> = None;
         for p in first..end {
-            if self.pages.contains_key(&p) {
+            // One lookup: a page not in the cache is added, being read.
+            let cached = match self.pages.entry(p) {
+                Entry::Occupied(_) => true,
+                Entry::Vacant(v) => {
+                    v.insert(Page {
+                        file: 0,
+                        owner: 0,
+                        uptodate: false,
+                        dirty: false,
+                        writeback: false,
+                        lru: None,
+                    });
+                    false
+                }
+            };
+            if cached {
                 if let Some((s, n)) = run.take() {
                     self.send_read(stream, s, n);
                 }
                 continue;
             }
-            self.pages.insert(
-                p,
-                Page {
-                    file: 0,
-                    owner: 0,
-                    uptodate: false,
-                    dirty: false,
-                    writeback: false,
-                    lru: None,
-                },
-            );
             run = match run {
                 Some((s, n)) if n < self.cfg.max_request_pages => Some((s, n + 1)),
                 Some((s, n)) => {
