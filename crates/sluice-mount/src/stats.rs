@@ -1,7 +1,7 @@
 //! What each flow got: requests, bytes, throughput while it was active,
 //! and latency from arrival (the FUSE request reaching us) to completion.
 
-use hdrhistogram::Histogram;
+use sluice::latency_histogram::LatencyHistogram;
 use serde::Serialize;
 use sluice::{Direction, Instant};
 
@@ -74,7 +74,7 @@ pub(crate) struct Tally {
     first: Option<Instant>,
     last: Instant,
     /// Latency in microseconds.
-    latency: Histogram<u64>,
+    latency: LatencyHistogram,
 }
 
 impl Tally {
@@ -89,8 +89,9 @@ impl Tally {
             write_bytes: 0,
             first: None,
             last: Instant::ZERO,
-            // Three significant digits, auto-resizing: any latency fits.
-            latency: Histogram::new(3).expect("3 significant digits are valid"),
+            // Three significant digits, any latency; a few bytes a bin hit,
+            // so 65,536 flows cost little.
+            latency: LatencyHistogram::default(),
         }
     }
 
@@ -122,7 +123,7 @@ impl Tally {
             }
         }
         let us = completed.saturating_duration_since(arrival).as_nanos() / 1000;
-        let _ = self.latency.record(us.max(1));
+        self.latency.record(us.max(1));
     }
 
     pub(crate) fn summary(&self) -> FlowStats {
