@@ -1,8 +1,8 @@
 //! What each flow got: requests, bytes, throughput while it was active,
 //! and latency from arrival (the FUSE request reaching us) to completion.
 
-use sluice::latency_histogram::LatencyHistogram;
 use serde::Serialize;
+use sluice::latency_histogram::LatencyHistogram;
 use sluice::{Direction, Instant};
 
 /// The JSON schema `--stats` writes.
