@@ -658,6 +658,10 @@ impl PageCache {
                 self.compact_lru();
             }
         }
+        // Read-ahead pages mostly have no reader waiting: skip the lookup.
+        if self.waiters.is_empty() {
+            return;
+        }
         for t in self.waiters.remove(&p).unwrap_or_default() {
             if let Some(r) = self.reads.get_mut(&t) {
                 r.0 = r.0.saturating_sub(1);
