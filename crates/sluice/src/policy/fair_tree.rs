@@ -260,7 +260,9 @@ impl<K: TreeKey> FairTree<K> {
         (n != Node::EMPTY).then(|| (n.key, n.id(), n.slot()))
     }
 
-    /// Every (id, slot) whose key equals `key`, in no particular order.
+    /// Every (id, slot) whose key equals `key`, in no particular order
+    /// (the reference YFQ's ready set is tested against).
+    #[cfg(test)]
     pub(crate) fn equal_to(&self, key: K, out: &mut Vec<(u32, usize)>) {
         if self.cap == 0 || key == K::MAX {
             return;

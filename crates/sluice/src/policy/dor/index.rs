@@ -66,6 +66,10 @@ pub(super) struct SectorIndex {
     /// The last key of each block: binary searches read this array, not
     /// one block per step.
     lasts: Vec<Key>,
+    /// Emptied blocks' buffers, for the next split: a long sequence drains
+    /// whole blocks that arrivals refill, and without them every split
+    /// allocated and every emptied block freed.
+    spare: Vec<Vec<Leaf>>,
 }
 
 /// The index's order: sector, queue, place in the queue.
@@ -85,7 +89,8 @@ impl SectorIndex {
         leaf.set_least_f(least_f);
         let key = leaf.key();
         if self.blocks.is_empty() {
-            self.blocks.push(Vec::with_capacity(2 * BLOCK + 1));
+            let fresh = self.fresh_block();
+            self.blocks.push(fresh);
             self.lasts.push(key);
         }
         let last = self.blocks.len() - 1;
@@ -94,7 +99,8 @@ impl SectorIndex {
         let i = block.partition_point(|l| l.key() < key);
         block.insert(i, leaf);
         if block.len() > 2 * BLOCK {
-            let mut upper = Vec::with_capacity(2 * BLOCK + 1);
+            let mut upper = self.fresh_block();
+            let block = &mut self.blocks[b];
             upper.extend(block.drain(BLOCK..));
             let upper_last = self.lasts[b].max(key);
             self.lasts[b] = block[BLOCK - 1].key();
@@ -103,6 +109,13 @@ impl SectorIndex {
         } else {
             self.lasts[b] = self.lasts[b].max(key);
         }
+    }
+
+    /// An empty block with room for a full one and the entry that splits it.
+    fn fresh_block(&mut self) -> Vec<Leaf> {
+        let mut block = self.spare.pop().unwrap_or_default();
+        block.reserve_exact(2 * BLOCK + 1);
+        block
     }
 
     pub(super) fn remove(&mut self, sector: u64, flow: FlowId, seq: Seq) {
@@ -116,7 +129,7 @@ impl SectorIndex {
             match block.last() {
                 Some(l) => self.lasts[b] = l.key(),
                 None => {
-                    self.blocks.remove(b);
+                    self.spare.push(self.blocks.remove(b));
                     self.lasts.remove(b);
                 }
             }
@@ -222,5 +235,33 @@ mod tests {
         assert_eq!(up, range);
         assert_eq!(down, range);
         assert_eq!(idx.up(b, a).count(), 0);
+    }
+
+    /// Blocks emptied by a drain are kept and reused by the next splits,
+    /// and the index refilled through them reads as one sorted sequence.
+    #[test]
+    fn drained_blocks_are_reused() {
+        let mut idx = SectorIndex::default();
+        let key = |i: u64| ((i * 7919) % 1000, FlowId((i % 5) as u32), i);
+        for i in 0..500u64 {
+            idx.insert(&req(i, (i % 5) as u32, key(i).0), i, Tag::ZERO);
+        }
+        let blocks = idx.blocks.len();
+        for i in 0..500u64 {
+            idx.remove(key(i).0, key(i).1, i);
+        }
+        assert_eq!((idx.len(), idx.blocks.len()), (0, 0));
+        assert_eq!(idx.spare.len(), blocks);
+        let mut want = Vec::new();
+        for i in 500..900u64 {
+            idx.insert(&req(i, (i % 5) as u32, key(i).0), i, Tag::ZERO);
+            want.push(key(i));
+        }
+        want.sort_unstable();
+        assert_eq!(idx.spare.len() + idx.blocks.len(), blocks);
+        let all: Vec<_> = idx.up(idx.start(), idx.end()).map(Leaf::key).collect();
+        assert_eq!(all, want);
+        let lasts: Vec<_> = idx.blocks.iter().map(|b| b.last().unwrap().key()).collect();
+        assert_eq!(idx.lasts, lasts);
     }
 }

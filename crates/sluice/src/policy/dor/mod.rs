@@ -287,6 +287,9 @@ pub struct Dor {
     queued: usize,
     last_base: Vec<RequestId>,
     last_expanded: Vec<RequestId>,
+    /// The base sequence's buffer, kept between sequences (one fewer
+    /// allocation per sequence).
+    base_buf: Vec<Request>,
     bqs_count: u64,
     dor_count: u64,
     sequences: u64,
@@ -317,6 +320,7 @@ impl Dor {
             queued: 0,
             last_base: Vec::new(),
             last_expanded: Vec::new(),
+            base_buf: Vec::new(),
             bqs_count: 0,
             dor_count: 0,
             sequences: 0,
@@ -462,7 +466,8 @@ impl Dor {
 
     /// Algorithm 1 plus the C-SCAN reorder.
     fn base_sequence(&mut self, head: u64) -> Vec<Request> {
-        let mut base = Vec::with_capacity(self.params.base);
+        let mut base = std::mem::take(&mut self.base_buf);
+        base.clear();
         while base.len() < self.params.base {
             let Some((_, id, slot)) = self.keys.first() else {
                 break;
@@ -495,7 +500,8 @@ impl Dor {
     /// Algorithm 2: the expanded sequence. The walk appends as it goes
     /// (each insertion becomes the next `R^cur`), so a sequence of length
     /// L costs O(L) moves, not the O(L^2) of inserting into the middle.
-    fn expand(&mut self, base: Vec<Request>, device: &dyn DeviceView) -> Vec<Request> {
+    /// `out` (empty) receives it, so that its buffer is reused.
+    fn expand(&mut self, base: &[Request], out: &mut VecDeque<Request>, device: &dyn DeviceView) {
         let margin = self.params.margin(device);
         if self.params.dqe_per_sequence {
             self.restart_dqe();
@@ -508,17 +514,17 @@ impl Dor {
         } else {
             usize::MAX
         };
-        let mut out = Vec::with_capacity(base.len());
-        let mut rest = base.into_iter();
+        debug_assert!(out.is_empty());
+        let mut rest = base.iter().copied();
         let Some(first) = rest.next() else {
-            return out;
+            return;
         };
-        out.push(first);
+        out.push_back(first);
         let mut taken = 0;
         for b in rest {
             while taken < steps {
                 taken += 1;
-                let a = *out.last().expect("the walk starts from R^1");
+                let a = *out.back().expect("the walk starts from R^1");
                 let gap = Gap::new(&a, &b, margin, device);
                 let fill = if self.params.oldest_first {
                     self.oldest_candidate(&gap)
@@ -534,12 +540,11 @@ impl Dor {
                     Fill::Nothing => break,
                 };
                 let r = self.take(k, seq);
-                out.push(r);
+                out.push_back(r);
                 self.dor_count += 1;
             }
-            out.push(b);
+            out.push_back(b);
         }
-        out
     }
 
     /// Flow `k`, made with the default weight if new.
@@ -701,15 +706,23 @@ impl Scheduler for Dor {
 
     fn dispatch(&mut self, _now: Instant, device: &dyn DeviceView) -> Decision {
         if self.sequence.is_empty() && self.outstanding == 0 && !self.keys.is_empty() {
-            let mut seq = self.base_sequence(device.head());
-            self.bqs_count += seq.len() as u64;
-            self.last_base = seq.iter().map(|r| r.id).collect();
+            // Every buffer here is kept and reused from one sequence to
+            // the next.
+            let base = self.base_sequence(device.head());
+            self.bqs_count += base.len() as u64;
+            self.last_base.clear();
+            self.last_base.extend(base.iter().map(|r| r.id));
+            let mut seq = std::mem::take(&mut self.sequence);
             if self.dor {
-                seq = self.expand(seq, device);
+                self.expand(&base, &mut seq, device);
+            } else {
+                seq.extend(base.iter().copied());
             }
-            self.last_expanded = seq.iter().map(|r| r.id).collect();
+            self.last_expanded.clear();
+            self.last_expanded.extend(seq.iter().map(|r| r.id));
             self.sequences += 1;
-            self.sequence = seq.into();
+            self.sequence = seq;
+            self.base_buf = base;
         }
         match self.sequence.pop_front() {
             Some(r) => {

@@ -62,6 +62,7 @@
 //!   measure the sensitivity.
 
 mod params;
+mod ready;
 pub(crate) mod tags;
 
 pub(crate) use params::PARAMS;
@@ -70,7 +71,6 @@ pub use params::{YfqParams, YfqTunables};
 use std::collections::VecDeque;
 
 use super::fair_ids::SlotIds;
-use super::fair_tree::FairTree;
 use super::params::ParamReader;
 use crate::charge::{Charge, Charger, LinearCost};
 use crate::error::Error;
@@ -78,6 +78,7 @@ use crate::scheduler::{Capabilities, Decision, DeviceView, FlowConfig, Scheduler
 use crate::stats::{PolicyStats, YfqStats};
 use crate::time::{Duration, Instant};
 use crate::types::{FlowId, Request, RequestId};
+use ready::ReadySet;
 use tags::{Tag, VirtualWork};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -273,7 +274,7 @@ pub struct Yfq {
     free: Vec<u32>,
     vwork: VirtualWork,
     /// Flows with a selectable request, by (finish tag, flow id), by slot.
-    ready: FairTree<u128>,
+    ready: ReadySet,
     /// Scratch for the flows tied at the smallest finish tag.
     ties: Vec<(u32, usize)>,
     /// The batch handed to the device, not yet dispatched.
@@ -304,7 +305,7 @@ impl Yfq {
             slots: SlotIds::default(),
             free: Vec::new(),
             vwork: VirtualWork::default(),
-            ready: FairTree::default(),
+            ready: ReadySet::default(),
             ties: Vec::new(),
             sort_queue: VecDeque::new(),
             batches: VecDeque::new(),
@@ -410,7 +411,7 @@ impl Yfq {
         from: u64,
         batch: u64,
     ) -> Option<Request> {
-        let (fmin, _, first) = self.ready.first()?;
+        let (fmin, first_id) = self.ready.first()?;
         let fmin = Tag(fmin);
         let (slot, i, k) = if self.params.tie_break {
             // The tied flows in the order of their ids, as the ordered set
@@ -437,11 +438,12 @@ impl Yfq {
             let (_, slot, i, k) = best?;
             (slot, i, k)
         } else {
-            let fl = &self.flows[first];
+            let first = self.slots.get(FlowId(first_id))?;
+            let fl = &self.flows[first as usize];
             let i = fl.next_entry()?;
             let e = &fl.queue[i];
             let k = e.frags.iter().position(|f| f.state == FragState::Ready)?;
-            (first as u32, i, k)
+            (first, i, k)
         };
         let fl = &mut self.flows[slot as usize];
         let e = &mut fl.queue[i];
