@@ -155,6 +155,10 @@ impl DirQueue {
         let (slot, next) = self.sorted.remove_with_next(key)?;
         self.slab.get_mut(slot).live = false;
         self.slab.release(slot);
+        // The batch goes on with `next`: load it meanwhile.
+        if let Some(&after) = self.sorted.near_finger().next() {
+            self.slab.prefetch(after);
+        }
         if self.fifo.len() > 4 * self.sorted.len() + 64 {
             let slab = &self.slab;
             self.fifo.retain(|e| {

@@ -381,6 +381,14 @@ impl<T: Copy> Slab<T> {
         &self.items[slot as usize]
     }
 
+    /// Start loading `slot`'s item into the cache.
+    #[inline]
+    pub(crate) fn prefetch(&self, slot: u32) {
+        if let Some(item) = self.items.get(slot as usize) {
+            crate::hint::prefetch(item);
+        }
+    }
+
     pub(crate) fn get_mut(&mut self, slot: u32) -> &mut T {
         &mut self.items[slot as usize]
     }
@@ -417,7 +425,12 @@ impl SectorQueue {
     /// See [`LazyMap::pop_ceil_or_first`].
     pub(crate) fn pop_ceil_or_first(&mut self, key: Key) -> Option<Request> {
         let (_, slot) = self.map.pop_ceil_or_first(key)?;
-        Some(self.slab.take(slot))
+        let r = self.slab.take(slot);
+        // The next sweep step takes the successor: load it meanwhile.
+        if let Some(&next) = self.map.near_finger().next() {
+            self.slab.prefetch(next);
+        }
+        Some(r)
     }
 
     /// See [`LazyMap::pop_neighbour`] (`pick` sees the keys).
@@ -429,7 +442,12 @@ impl SectorQueue {
         let (_, slot) = self
             .map
             .pop_neighbour(key, |b, a| pick(b.map(|e| e.0), a.map(|e| e.0)))?;
-        Some(self.slab.take(slot))
+        let r = self.slab.take(slot);
+        // The next choice is nearly always between the two neighbours.
+        for &near in self.map.near_finger() {
+            self.slab.prefetch(near);
+        }
+        Some(r)
     }
 }
 

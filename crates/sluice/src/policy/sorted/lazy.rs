@@ -395,20 +395,13 @@ impl<V: Copy> LazyMap<V> {
             pick(None, None)?;
             return None;
         }
-        let key = pack(key);
-        let b = self.block_of(key);
-        self.blocks[b].settle();
-        let c = self.blocks[b].count_ge(key);
-        let above = match c {
-            0 => self.min_pos(b + 1),
-            c => Some((b, c - 1)),
-        };
-        let below = if c < self.blocks[b].len() {
-            Some((b, c))
-        } else if b > 0 {
-            Some(self.max_pos(b - 1))
-        } else {
-            None
+        // The ceil (the finger, nearly always) and the entry before it.
+        let above = self.ceil_pos(pack(key));
+        let below = match above {
+            Some((b, i)) if i + 1 < self.blocks[b].len() => Some((b, i + 1)),
+            Some((0, _)) => None,
+            Some((b, _)) => Some(self.max_pos(b - 1)),
+            None => Some(self.max_pos(self.blocks.len() - 1)),
         };
         let at = |(b, i): Pos| self.blocks[b].entries[i].pair();
         let take_below = pick(below.map(at), above.map(at))?;
@@ -423,6 +416,18 @@ impl<V: Copy> LazyMap<V> {
         let pos = self.ceil_pos(pack(key)).or_else(|| self.min_pos(0))?;
         let (k, v, _) = self.take_ordered(pos);
         Some((k, v))
+    }
+
+    /// The values at the finger (the successor of the last ordered
+    /// removal) and just below it in its block (the predecessor): the next
+    /// an elevator takes, nearly always, for their callers to prefetch.
+    pub(crate) fn near_finger(&self) -> impl Iterator<Item = &V> {
+        let (b, i) = self.finger;
+        let entries = self
+            .blocks
+            .get(b)
+            .map_or(&[][..], |block| &block.entries[..]);
+        entries.iter().skip(i).take(2).map(|e| &e.val)
     }
 
     /// Every entry in key order (sorting a copy of each block).
