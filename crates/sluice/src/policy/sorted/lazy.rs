@@ -56,13 +56,21 @@ impl<V: Copy> Block<V> {
         self.sorted == self.entries.len()
     }
 
-    /// Sort the arrivals into the sorted part.
-    fn settle(&mut self) {
+    /// Sort the arrivals into the sorted part: a few one by one; more
+    /// sorted apart and merged in (through `scratch`) when the sorted part
+    /// is the larger, else all sorted together.
+    fn settle(&mut self, scratch: &mut Vec<Entry<V>>) {
         let len = self.entries.len();
         if self.sorted == len {
             return;
         }
-        if len - self.sorted <= FEW {
+        let tail = len - self.sorted;
+        if tail > FEW && self.sorted >= tail {
+            self.entries[self.sorted..].sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+            scratch.clear();
+            scratch.extend_from_slice(&self.entries[self.sorted..]);
+            merge_desc(&mut self.entries, self.sorted, scratch);
+        } else if tail <= FEW {
             for j in self.sorted..len {
                 let e = self.entries[j];
                 let p = count_ge(&self.entries[..j], e.key());
@@ -81,6 +89,24 @@ impl<V: Copy> Block<V> {
     fn count_ge(&self, key: Packed) -> usize {
         debug_assert!(self.is_settled());
         count_ge(&self.entries, key)
+    }
+}
+
+/// Merge the descending run `v[..mid]` with the descending `tail` into
+/// `v` (whose `v[mid..]` is `tail`'s old place), filling from the end.
+fn merge_desc<V: Copy>(v: &mut [Entry<V>], mid: usize, tail: &[Entry<V>]) {
+    let (mut i, mut j) = (mid, tail.len());
+    let mut w = v.len();
+    while j > 0 {
+        w -= 1;
+        // The lowest remaining goes last; `i == 0`: only the tail is left.
+        if i > 0 && v[i - 1].key() < tail[j - 1].key() {
+            v[w] = v[i - 1];
+            i -= 1;
+        } else {
+            v[w] = tail[j - 1];
+            j -= 1;
+        }
     }
 }
 
@@ -105,6 +131,8 @@ pub(crate) struct LazyMap<V> {
     /// The storage of emptied blocks, for the next splits: a queue that
     /// drains and refills allocates no new block.
     pool: Vec<Vec<Entry<V>>>,
+    /// A buffer for [`Block::settle`]'s merges.
+    scratch: Vec<Entry<V>>,
     len: usize,
     /// Where the last ordered removal left off (its successor), checked
     /// before searching: C-LOOK's next request and deadline's next in a
@@ -122,6 +150,7 @@ impl<V> Default for LazyMap<V> {
             blocks: Vec::new(),
             seps: Vec::new(),
             pool: Vec::new(),
+            scratch: Vec::new(),
             len: 0,
             finger: (0, 0),
             #[cfg(test)]
@@ -154,13 +183,13 @@ impl<V: Copy> LazyMap<V> {
     /// The lowest entry of block `b`, settling it.
     fn min_pos(&mut self, b: usize) -> Option<Pos> {
         let block = self.blocks.get_mut(b)?;
-        block.settle();
+        block.settle(&mut self.scratch);
         Some((b, block.len() - 1))
     }
 
     /// The highest entry of block `b`, settling it.
     fn max_pos(&mut self, b: usize) -> Pos {
-        self.blocks[b].settle();
+        self.blocks[b].settle(&mut self.scratch);
         (b, 0)
     }
 
@@ -189,7 +218,7 @@ impl<V: Copy> LazyMap<V> {
             return None;
         }
         let b = self.block_of(key);
-        self.blocks[b].settle();
+        self.blocks[b].settle(&mut self.scratch);
         match self.blocks[b].count_ge(key) {
             0 => self.min_pos(b + 1),
             c => Some((b, c - 1)),
@@ -205,7 +234,7 @@ impl<V: Copy> LazyMap<V> {
             return None;
         }
         let b = self.block_of(key);
-        self.blocks[b].settle();
+        self.blocks[b].settle(&mut self.scratch);
         let c = self.blocks[b].count_ge(key);
         (c > 0 && self.blocks[b].entries[c - 1].key() == key).then(|| (b, c - 1))
     }
@@ -607,6 +636,44 @@ mod tests {
             m.searches.get() - start,
             blocks
         );
+    }
+
+    /// Settling merges arrivals into a sorted part, sorts few or many
+    /// arrivals, and keeps every entry.
+    #[test]
+    fn settling_orders_every_mix_of_sorted_and_arrived() {
+        let mut scratch = Vec::new();
+        for (sorted, tail) in [(20, 8), (20, 3), (3, 20), (10, 10), (0, 9)] {
+            let mut s: u64 = 0x9E37_79B9_7F4A_7C15 ^ (sorted * 31 + tail);
+            let mut next = || {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s % 50, s >> 40)
+            };
+            let mut entries: Vec<Entry<u32>> = (0..sorted + tail)
+                .map(|_| {
+                    let (sector, id) = next();
+                    Entry {
+                        sector,
+                        id,
+                        val: sector as u32,
+                    }
+                })
+                .collect();
+            entries[..sorted as usize].sort_unstable_by_key(|e| std::cmp::Reverse(e.key()));
+            let mut want: Vec<Packed> = entries.iter().map(Entry::key).collect();
+            want.sort_unstable_by(|a, b| b.cmp(a));
+            let mut block = Block {
+                entries,
+                sorted: sorted as usize,
+            };
+            block.settle(&mut scratch);
+            assert!(block.is_settled());
+            let got: Vec<Packed> = block.entries.iter().map(Entry::key).collect();
+            assert_eq!(got, want, "{sorted} sorted, {tail} arrived");
+            assert!(block.entries.iter().all(|e| e.val == e.sector as u32));
+        }
     }
 
     /// Ascending and descending runs of inserts split blocks and keep
