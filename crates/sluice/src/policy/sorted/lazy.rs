@@ -205,7 +205,14 @@ impl<V: Copy> LazyMap<V> {
         }
         match block.entries.get(i + 1) {
             Some(below) => below.key() < key,
-            None => b == 0 || self.seps[b - 1] < key,
+            // The block's lowest: nothing before the block may reach `key`
+            // (its range ends below, or its highest, if known, is below).
+            None => {
+                b == 0 || self.seps[b - 1] < key || {
+                    let before = &self.blocks[b - 1];
+                    before.is_settled() && before.entries[0].key() < key
+                }
+            }
         }
     }
 
@@ -636,6 +643,32 @@ mod tests {
             m.searches.get() - start,
             blocks
         );
+    }
+
+    /// SSTF walking down past a block's start keeps the finger: its ceil
+    /// is then the lowest of the block above, found without a search.
+    #[test]
+    fn a_walk_downward_keeps_the_finger_across_blocks() {
+        let mut m = LazyMap::default();
+        for i in 0..1000u64 {
+            m.insert(((i * 7919) % 1000 * 10, i), i);
+        }
+        let blocks = m.blocks.len();
+        let start = m.searches.get();
+        let (mut head, mut last) = (9000, 9000);
+        for _ in 0..800 {
+            let below = |b: Option<(Key, &u64)>, a: Option<(Key, &u64)>| match (b, a) {
+                (None, None) => None,
+                (b, _) => Some(b.is_some()),
+            };
+            let (k, _) = m.pop_neighbour((head, 0), below).unwrap();
+            assert_eq!(k.0, last - 10);
+            last = k.0;
+            head = k.0 + 8;
+            m.check();
+        }
+        let searches = m.searches.get() - start;
+        assert!(searches <= blocks, "{searches} searches, {blocks} blocks");
     }
 
     /// Settling merges arrivals into a sorted part, sorts few or many
