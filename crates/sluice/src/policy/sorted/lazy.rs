@@ -9,7 +9,16 @@
 //! array and appends. A block is sorted (descending, so that a sweep
 //! upward takes from its end) when a query needs its order, once per visit
 //! of the head; arrivals into the block being read are inserted in order.
-//! A full block splits at its median.
+//! A full block splits at its median. Every operation is bounded by a
+//! search of the top array plus the sort of one or two blocks, wherever
+//! the head goes (a policy under a hierarchy sees other policies move it).
+//!
+//! The successor of the last ordered removal (the finger) is checked before
+//! searching, and given to the callers to prefetch its request: an
+//! elevator's next request is nearly always there.
+//!
+//! Measured (`per_request` bench, 4096 flows, against the sorted blocks):
+//! C-LOOK a third less per request, deadline and SSTF a fifth less.
 
 use super::{pack, prefix_len, rank, Key, Packed};
 
@@ -17,7 +26,7 @@ use super::{pack, prefix_len, rank, Key, Packed};
 const MAX: usize = 64;
 
 /// Arrivals that [`Block::settle`] inserts one by one; more are sorted
-/// with the rest.
+/// and merged in (or sorted with the rest, when they outnumber it).
 const FEW: usize = 4;
 
 /// One entry: its key, as two words, and its value.
