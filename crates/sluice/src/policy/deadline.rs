@@ -22,7 +22,7 @@
 use std::collections::VecDeque;
 
 use super::params::{declare_params, ParamReader, ParamTable};
-use super::sorted::{Slab, SortedMap};
+use super::sorted::{LazyMap, Slab};
 use crate::error::Error;
 use crate::scheduler::{Decision, DeviceView, Scheduler};
 use crate::time::{Duration, Instant};
@@ -112,7 +112,7 @@ type FifoEntry = (Instant, u64, u32);
 #[derive(Debug, Default)]
 struct DirQueue {
     /// (sector, id) -> slot in `slab`.
-    sorted: SortedMap<u32>,
+    sorted: LazyMap<u32>,
     fifo: VecDeque<FifoEntry>,
     slab: Slab<Pending>,
 }
@@ -155,6 +155,10 @@ impl DirQueue {
         let (slot, next) = self.sorted.remove_with_next(key)?;
         self.slab.get_mut(slot).live = false;
         self.slab.release(slot);
+        // The batch goes on with `next`: load it meanwhile.
+        if let Some(&after) = self.sorted.near_finger().next() {
+            self.slab.prefetch(after);
+        }
         if self.fifo.len() > 4 * self.sorted.len() + 64 {
             let slab = &self.slab;
             self.fifo.retain(|e| {

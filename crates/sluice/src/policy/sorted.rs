@@ -1,18 +1,22 @@
-//! An ordered map keyed by (sector, id) for the elevators' sector order.
+//! Ordered maps keyed by (sector, id).
 //!
-//! `BTreeMap` walks four or five small nodes per lookup and the elevators
-//! do three lookups a request (insert, find, remove), which dominated their
-//! cost. Here the entries sit in sorted blocks of at most [`MAX`] with a
-//! flat array of each block's last key on top: a lookup is two binary
-//! searches over contiguous memory, an insert or removal a short shift
-//! inside one block. Still O(log n) search; the shift is bounded by the
-//! block size, and a block split or drop shifts the small top array.
+//! [`SortedMap`] keeps every entry in order: sorted blocks of at most
+//! [`MAX`] with a flat array of each block's last key on top, so a lookup
+//! is two binary searches over contiguous memory and an insert or removal
+//! a short shift inside one block. CFQ's service trees read their first
+//! entry at every dispatch and use it.
 //!
-//! The successor of the last removal is remembered (a finger) and checked
-//! before searching: an elevator's next request is nearly always there,
-//! so a request costs one search (its insert) instead of two.
+//! [`LazyMap`] (in `lazy`) sorts a block only when a query reads it: the
+//! elevators insert at random keys but read only around their head, and
+//! [`SectorQueue`] (C-LOOK's, SSTF's) and deadline use it.
+//!
+//! Both remember the successor of the last removal (a finger) and check it
+//! before searching.
 
 use crate::types::Request;
+
+mod lazy;
+pub(crate) use lazy::LazyMap;
 
 /// (sector, request id): unique, ordered by sector, ties by id.
 pub(crate) type Key = (u64, u64);
@@ -33,16 +37,23 @@ fn pack((sector, id): Key) -> Packed {
 /// per request for C-LOOK, SSTF and deadline at 4096 flows).
 #[inline]
 fn rank<T>(v: &[T], key: Packed, key_of: impl Fn(&T) -> Packed) -> usize {
+    prefix_len(v, |x| key_of(x) < key)
+}
+
+/// The length of the prefix of `v` whose items satisfy `pred` (true on a
+/// prefix, false after it), as [`rank`] counts.
+#[inline]
+fn prefix_len<T>(v: &[T], pred: impl Fn(&T) -> bool) -> usize {
     let mut base = 0;
     let mut size = v.len();
     while size > LINEAR {
         let half = size / 2;
-        base += half * usize::from(key_of(&v[base + half]) < key);
+        base += half * usize::from(pred(&v[base + half]));
         size -= half;
     }
     base + v[base..base + size]
         .iter()
-        .map(|x| usize::from(key_of(x) < key))
+        .map(|x| usize::from(pred(x)))
         .sum::<usize>()
 }
 
@@ -273,17 +284,6 @@ impl<V: Copy> SortedMap<V> {
         Some(self.remove_at(pos).1)
     }
 
-    /// Remove `key`, returning its value and the key after it.
-    pub(crate) fn remove_with_next(&mut self, key: Key) -> Option<(V, Option<Key>)> {
-        let pos = self.find(key)?;
-        let (_, val, next) = self.remove_at(pos);
-        let next = (next.0 < self.blocks.len()).then(|| {
-            let e = &self.blocks[next.0][next.1];
-            (e.sector, e.id)
-        });
-        Some((val, next))
-    }
-
     #[cfg(test)]
     pub(crate) fn get(&self, key: Key) -> Option<&V> {
         self.find(key).map(|p| self.at(p).1)
@@ -319,43 +319,6 @@ impl<V: Copy> SortedMap<V> {
         } else {
             None
         }
-    }
-
-    /// Remove the last entry below `key` or the first at or after it, as
-    /// `pick(below, above)` says (true: below; `None`: neither), in one
-    /// search: SSTF's choice between the head's two neighbours.
-    pub(crate) fn pop_neighbour(
-        &mut self,
-        key: Key,
-        pick: impl FnOnce(Option<(Key, &V)>, Option<(Key, &V)>) -> Option<bool>,
-    ) -> Option<(Key, V)> {
-        let (b, i) = self.lower_bound(pack(key));
-        let above = (b < self.blocks.len()).then_some((b, i));
-        let below = if i > 0 {
-            Some((b, i - 1))
-        } else if b > 0 {
-            Some((b - 1, self.blocks[b - 1].len() - 1))
-        } else {
-            None
-        };
-        let take_below = pick(below.map(|p| self.at(p)), above.map(|p| self.at(p)))?;
-        let pos = if take_below { below } else { above }?;
-        let (k, v, _) = self.remove_at(pos);
-        Some((k, v))
-    }
-
-    /// Remove and return the first entry with a key >= `key`, or else the
-    /// first entry (C-LOOK's wrap), in one search.
-    pub(crate) fn pop_ceil_or_first(&mut self, key: Key) -> Option<(Key, V)> {
-        if self.is_empty() {
-            return None;
-        }
-        let mut pos = self.lower_bound(pack(key));
-        if pos.0 == self.blocks.len() {
-            pos = (0, 0);
-        }
-        let (k, v, _) = self.remove_at(pos);
-        Some((k, v))
     }
 
     /// Every entry in key order.
@@ -418,15 +381,23 @@ impl<T: Copy> Slab<T> {
         &self.items[slot as usize]
     }
 
+    /// Start loading `slot`'s item into the cache.
+    #[inline]
+    pub(crate) fn prefetch(&self, slot: u32) {
+        if let Some(item) = self.items.get(slot as usize) {
+            crate::hint::prefetch(item);
+        }
+    }
+
     pub(crate) fn get_mut(&mut self, slot: u32) -> &mut T {
         &mut self.items[slot as usize]
     }
 }
 
-/// A [`SortedMap`] of requests by (sector, id), the requests in a [`Slab`].
+/// A [`LazyMap`] of requests by (sector, id), the requests in a [`Slab`].
 #[derive(Clone, Debug, Default)]
 pub(crate) struct SectorQueue {
-    map: SortedMap<u32>,
+    map: LazyMap<u32>,
     slab: Slab<Request>,
 }
 
@@ -451,13 +422,18 @@ impl SectorQueue {
         true
     }
 
-    /// See [`SortedMap::pop_ceil_or_first`].
+    /// See [`LazyMap::pop_ceil_or_first`].
     pub(crate) fn pop_ceil_or_first(&mut self, key: Key) -> Option<Request> {
         let (_, slot) = self.map.pop_ceil_or_first(key)?;
-        Some(self.slab.take(slot))
+        let r = self.slab.take(slot);
+        // The next sweep step takes the successor: load it meanwhile.
+        if let Some(&next) = self.map.near_finger().next() {
+            self.slab.prefetch(next);
+        }
+        Some(r)
     }
 
-    /// See [`SortedMap::pop_neighbour`] (`pick` sees the keys).
+    /// See [`LazyMap::pop_neighbour`] (`pick` sees the keys).
     pub(crate) fn pop_neighbour(
         &mut self,
         key: Key,
@@ -466,7 +442,12 @@ impl SectorQueue {
         let (_, slot) = self
             .map
             .pop_neighbour(key, |b, a| pick(b.map(|e| e.0), a.map(|e| e.0)))?;
-        Some(self.slab.take(slot))
+        let r = self.slab.take(slot);
+        // The next choice is nearly always between the two neighbours.
+        for &near in self.map.near_finger() {
+            self.slab.prefetch(near);
+        }
+        Some(r)
     }
 }
 
@@ -475,20 +456,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::BTreeMap;
-    use std::ops::Bound::{Excluded, Unbounded};
 
     #[derive(Clone, Debug)]
     enum Op {
         Insert(Key),
         Remove(Key),
-        RemoveNext(Key),
-        PopCeil(Key),
-        PopNeighbour(Key, bool),
         Probe(Key),
         Bump(Key),
-        /// Pop from just past the last key popped, as C-LOOK's head moves:
-        /// the finger's case.
-        PopNext(u64),
     }
 
     /// Small sectors and ids so that probes hit present keys and ties.
@@ -500,12 +474,8 @@ mod tests {
         prop_oneof![
             4 => key().prop_map(Op::Insert),
             1 => key().prop_map(Op::Remove),
-            1 => key().prop_map(Op::RemoveNext),
-            1 => key().prop_map(Op::PopCeil),
-            1 => (key(), any::<bool>()).prop_map(|(k, b)| Op::PopNeighbour(k, b)),
             2 => key().prop_map(Op::Probe),
             1 => key().prop_map(Op::Bump),
-            3 => (0u64..3).prop_map(Op::PopNext),
         ]
     }
 
@@ -542,19 +512,9 @@ mod tests {
         fn matches_a_btreemap(ops in proptest::collection::vec(op(), 1..1500)) {
             let mut m = SortedMap::default();
             let mut r = BTreeMap::new();
-            let mut head: Key = (0, 0);
             for (n, op) in ops.into_iter().enumerate() {
                 let n = n as u64;
                 match op {
-                    Op::PopNext(skip) => {
-                        let k = (head.0 + skip, 0);
-                        probe(&m, &r, k);
-                        let key = r.range(k..).next().or_else(|| r.iter().next()).map(|(k, _)| *k);
-                        let want = key.map(|k| (k, r.remove(&k).unwrap()));
-                        let got = m.pop_ceil_or_first(k);
-                        assert_eq!(got, want);
-                        head = got.map_or((0, 0), |(k, _)| k);
-                    }
                     Op::Insert(k) => {
                         if let std::collections::btree_map::Entry::Vacant(e) = r.entry(k) {
                             e.insert(n);
@@ -562,33 +522,6 @@ mod tests {
                         }
                     }
                     Op::Remove(k) => assert_eq!(m.remove(k), r.remove(&k)),
-                    Op::RemoveNext(k) => {
-                        let want = r.remove(&k).map(|v| {
-                            (v, r.range((Excluded(k), Unbounded)).next().map(|(k, _)| *k))
-                        });
-                        assert_eq!(m.remove_with_next(k), want);
-                    }
-                    Op::PopCeil(k) => {
-                        let key = r.range(k..).next().or_else(|| r.iter().next()).map(|(k, _)| *k);
-                        let want = key.map(|k| (k, r.remove(&k).unwrap()));
-                        assert_eq!(m.pop_ceil_or_first(k), want);
-                    }
-                    Op::PopNeighbour(k, prefer_below) => {
-                        let below = r.range(..k).next_back().map(|(k, _)| *k);
-                        let above = r.range(k..).next().map(|(k, _)| *k);
-                        let want_key = match (below, above) {
-                            (Some(b), Some(a)) => Some(if prefer_below { b } else { a }),
-                            (b, a) => b.or(a),
-                        };
-                        let want = want_key.map(|k| (k, r.remove(&k).unwrap()));
-                        let got = m.pop_neighbour(k, |b, a| match (b, a) {
-                            (Some(_), Some(_)) => Some(prefer_below),
-                            (Some(_), None) => Some(true),
-                            (None, Some(_)) => Some(false),
-                            (None, None) => None,
-                        });
-                        assert_eq!(got, want);
-                    }
                     Op::Probe(k) => probe(&m, &r, k),
                     Op::Bump(k) => {
                         let own = m.get_mut(k).map(|v| { *v += 1000; *v });
@@ -624,37 +557,6 @@ mod tests {
                 assert_eq!(seen.get(), len);
             }
         }
-    }
-
-    /// A C-LOOK sweep and a deadline batch search only for their first
-    /// request: each next one is where the finger was left.
-    #[test]
-    fn the_finger_saves_the_search_for_the_successor() {
-        let mut m = SortedMap::default();
-        for i in 0..1000u64 {
-            m.insert(((i * 7919) % 1000 * 10, i), i);
-        }
-        let start = m.searches.get();
-        assert_eq!(m.pop_ceil_or_first((5001, 0)).map(|e| e.0 .0), Some(5010));
-        assert_eq!(m.searches.get(), start + 1);
-        for sector in (5020..9000).step_by(20) {
-            // The head is the end of the request served, past its sector.
-            assert_eq!(
-                m.pop_ceil_or_first((sector - 2, 0)).map(|e| e.0 .0),
-                Some(sector)
-            );
-            let next = m.ceil((sector + 1, 0)).map(|e| e.0);
-            assert_eq!(
-                m.remove_with_next(next.unwrap()).map(|e| e.1.is_some()),
-                Some(true)
-            );
-        }
-        assert_eq!(
-            m.searches.get(),
-            start + 1,
-            "every later pop found its spot"
-        );
-        assert!(m.blocks.iter().all(|b| b.len() <= MAX));
     }
 
     #[test]
