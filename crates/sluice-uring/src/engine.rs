@@ -610,11 +610,18 @@ impl<P: Scheduler> Engine<P> {
     }
 
     /// Run until every submitted request has completed; returns the
-    /// completions not taken before, in completion order.
+    /// completions not taken before, in completion order. On an error the
+    /// completions gathered so far stay ready ([`Engine::next_completion`]),
+    /// so that each is still reported exactly once.
     pub fn run_until_idle(&mut self) -> Result<Vec<Completion>> {
         let mut out = Vec::with_capacity(self.pending.len() + self.ready.len());
         while !self.pending.is_empty() {
-            self.poll(Wait::Any)?;
+            if let Err(e) = self.poll(Wait::Any) {
+                for c in out.into_iter().rev() {
+                    self.ready.push_front(c);
+                }
+                return Err(e);
+            }
             out.extend(self.ready.drain(..));
         }
         out.extend(self.ready.drain(..));

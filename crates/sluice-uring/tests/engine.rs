@@ -560,6 +560,63 @@ fn a_stalled_policy_is_an_error_not_a_hang() {
     }
 }
 
+/// Dispatches the first request it gets, then holds the rest forever.
+#[derive(Default)]
+struct FirstOnly {
+    queue: VecDeque<Request>,
+    dispatched: bool,
+}
+
+impl Scheduler for FirstOnly {
+    fn name(&self) -> &str {
+        "first-only"
+    }
+    fn add(&mut self, _now: Instant, request: Request) {
+        self.queue.push_back(request);
+    }
+    fn merge(&mut self, _now: Instant, _old: &Request, _merged: &Request) {}
+    fn dispatch(&mut self, _now: Instant, _device: &dyn DeviceView) -> Decision {
+        if self.dispatched {
+            return Decision::Nothing;
+        }
+        match self.queue.pop_front() {
+            Some(r) => {
+                self.dispatched = true;
+                Decision::Dispatch(r)
+            }
+            None => Decision::Nothing,
+        }
+    }
+    fn queued(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+/// Regression: `run_until_idle` gathered completions in a vector of its own
+/// and dropped it on an error, so a request that had completed was never
+/// reported (nor its buffer returned).
+#[test]
+fn completions_before_a_stall_are_still_reported() {
+    let (_file, mut e, t, f) = reader_or_skip!(
+        engine(FirstOnly::default(), 1),
+        8192,
+        &TargetOptions::read_only()
+    );
+    let first = e
+        .submit(Submission::read(f, t, 0, AlignedBuf::zeroed(4096)))
+        .unwrap();
+    e.submit(Submission::read(f, t, 4096, AlignedBuf::zeroed(4096)))
+        .unwrap();
+    match e.run_until_idle() {
+        Err(Error::Stalled { queued: 1, .. }) => {}
+        r => panic!("{r:?}"),
+    }
+    let c = e.next_completion().expect("the first read completed");
+    assert_eq!((c.id, c.bytes()), (first, 4096));
+    check_data(&c);
+    assert!(e.next_completion().is_none());
+}
+
 #[test]
 fn dropping_the_engine_with_requests_in_the_kernel_is_safe() {
     let (_file, mut e, t, f) =
