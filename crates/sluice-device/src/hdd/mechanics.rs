@@ -218,9 +218,21 @@ impl Mechanics {
             // the rounding by checking the neighbours.
             let elapsed = t - now;
             let base = self.slot_angle(u64::from(loc.slot), loc.spt);
-            let passed = (u128::from(elapsed.as_nanos()) + u128::from(base.as_nanos()))
-                * u128::from(loc.spt)
-                / u128::from(self.period.as_nanos());
+            // In u64 when the product fits (any wait short of days): the
+            // same quotient without a 128-bit division.
+            let period = self.period.as_nanos();
+            let passed = match elapsed
+                .as_nanos()
+                .checked_add(base.as_nanos())
+                .and_then(|x| x.checked_mul(u64::from(loc.spt)))
+            {
+                Some(x) => u128::from(x / period),
+                None => {
+                    (u128::from(elapsed.as_nanos()) + u128::from(base.as_nanos()))
+                        * u128::from(loc.spt)
+                        / u128::from(period)
+                }
+            };
             let mut k = passed
                 .saturating_sub(u128::from(loc.slot))
                 .min(u128::from(room)) as u32;
