@@ -74,18 +74,12 @@ impl ReadCache {
     }
 
     /// The active stream's frontier at `t` (first sector not yet read).
+    /// One walk over the stream's tracks answers both where it is at `t`
+    /// and, when it has finished by then, when it did: a later `t` then
+    /// needs no walk.
     fn frontier(&self, m: &Mechanics, p: &Prefetch, t: Instant) -> u64 {
         let last = p.limit.min(m.layout.capacity()).max(p.from);
-        let done = match self.stream_done.get() {
-            Some(d) => d,
-            None => {
-                let d = m.stream_time(p.from, p.t0, last);
-                self.stream_done.set(Some(d));
-                d
-            }
-        };
-        if t >= done {
-            // What `stream_progress` finds, without walking the tracks.
+        if self.stream_done.get().is_some_and(|done| t >= done) {
             return p.limit.min(last);
         }
         if let Some((at, front)) = self.frontier_at.get() {
@@ -93,9 +87,16 @@ impl ReadCache {
                 return front;
             }
         }
-        let front = m.stream_progress(p.from, p.t0, t, p.limit);
-        self.frontier_at.set(Some((t, front)));
-        front
+        match m.stream_walk(p.from, p.t0, t, p.limit) {
+            (_, Some(done)) => {
+                self.stream_done.set(Some(done));
+                p.limit.min(last)
+            }
+            (front, None) => {
+                self.frontier_at.set(Some((t, front)));
+                front
+            }
+        }
     }
 
     /// Start (or end, with `None`) the read-ahead stream.

@@ -189,6 +189,20 @@ impl Mechanics {
     /// Streaming from `from` at `t0`: the first sector not yet read at `t`,
     /// at most `limit`.
     pub fn stream_progress(&self, from: u64, t0: Instant, t: Instant, limit: u64) -> u64 {
+        self.stream_walk(from, t0, t, limit).0
+    }
+
+    /// [`Mechanics::stream_progress`], and when the walk reached `limit`
+    /// (or the drive's end) by `t`, the instant it did: what
+    /// [`Mechanics::stream_time`] gives for that end, found by the same
+    /// steps, so one walk answers both.
+    pub fn stream_walk(
+        &self,
+        from: u64,
+        t0: Instant,
+        t: Instant,
+        limit: u64,
+    ) -> (u64, Option<Instant>) {
         let mut lbn = from;
         let mut arm = self.arm_at(from.saturating_sub(1));
         let mut now = t0;
@@ -197,16 +211,28 @@ impl Mechanics {
             now += self.move_time(arm, &loc, false);
             now += self.rotational_wait(now, loc.slot, loc.spt);
             if now >= t {
-                return lbn;
+                return (lbn, None);
             }
             let room = (limit - lbn).min(u64::from(loc.left_on_track)) as u32;
             // Sectors fully passed by `t`: estimate from the angle, then fix
             // the rounding by checking the neighbours.
             let elapsed = t - now;
             let base = self.slot_angle(u64::from(loc.slot), loc.spt);
-            let passed = (u128::from(elapsed.as_nanos()) + u128::from(base.as_nanos()))
-                * u128::from(loc.spt)
-                / u128::from(self.period.as_nanos());
+            // In u64 when the product fits (any wait short of days): the
+            // same quotient without a 128-bit division.
+            let period = self.period.as_nanos();
+            let passed = match elapsed
+                .as_nanos()
+                .checked_add(base.as_nanos())
+                .and_then(|x| x.checked_mul(u64::from(loc.spt)))
+            {
+                Some(x) => u128::from(x / period),
+                None => {
+                    (u128::from(elapsed.as_nanos()) + u128::from(base.as_nanos()))
+                        * u128::from(loc.spt)
+                        / u128::from(period)
+                }
+            };
             let mut k = passed
                 .saturating_sub(u128::from(loc.slot))
                 .min(u128::from(room)) as u32;
@@ -218,7 +244,7 @@ impl Mechanics {
             }
             lbn += u64::from(k);
             if k < room {
-                return lbn;
+                return (lbn, None);
             }
             now += self.transfer(loc.slot, k, loc.spt);
             arm = Arm {
@@ -226,7 +252,7 @@ impl Mechanics {
                 head: loc.head,
             };
         }
-        lbn.min(limit)
+        (lbn.min(limit), Some(now))
     }
 }
 
@@ -410,6 +436,19 @@ mod tests {
             );
         }
         assert_eq!(m.stream_progress(0, at(0), at(u64::MAX / 4), 333), 333);
+    }
+
+    #[test]
+    fn a_finished_stream_walk_ends_when_stream_time_says() {
+        let m = mech();
+        for (from, limit) in [(0u64, 1u64), (0, 37), (5, 100), (99, 101), (0, 420), (7, 7)] {
+            let done = m.stream_time(from, at(0), limit);
+            assert_eq!(m.stream_walk(from, at(0), done, limit), (limit, Some(done)));
+            if limit > from {
+                let (front, end) = m.stream_walk(from, at(0), done - ns(1), limit);
+                assert!(front < limit && end.is_none(), "{from}..{limit}");
+            }
+        }
     }
 
     #[test]
