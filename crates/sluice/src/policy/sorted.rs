@@ -66,6 +66,7 @@ const MAX: usize = 32;
 
 /// One entry of a block: its key, as two words (a `u128` would pad the
 /// entry to its 16-byte alignment), and its value.
+/// Shared with `lazy`'s blocks.
 #[derive(Clone, Copy, Debug)]
 struct Entry<V> {
     sector: u64,
@@ -77,6 +78,10 @@ impl<V> Entry<V> {
     #[inline]
     fn key(&self) -> Packed {
         pack((self.sector, self.id))
+    }
+
+    fn pair(&self) -> (Key, &V) {
+        ((self.sector, self.id), &self.val)
     }
 }
 

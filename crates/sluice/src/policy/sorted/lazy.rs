@@ -20,7 +20,7 @@
 //! Measured (`per_request` bench, 4096 flows, against the sorted blocks):
 //! C-LOOK a third less per request, deadline and SSTF a fifth less.
 
-use super::{pack, prefix_len, Key, Packed};
+use super::{pack, prefix_len, Entry, Key, Packed};
 
 /// Most entries in one block; a full block splits in two halves.
 const MAX: usize = 64;
@@ -28,25 +28,6 @@ const MAX: usize = 64;
 /// Arrivals that [`Block::settle`] inserts one by one; more are sorted
 /// and merged in (or sorted with the rest, when they outnumber it).
 const FEW: usize = 4;
-
-/// One entry: its key, as two words, and its value.
-#[derive(Clone, Copy, Debug)]
-struct Entry<V> {
-    sector: u64,
-    id: u64,
-    val: V,
-}
-
-impl<V> Entry<V> {
-    #[inline]
-    fn key(&self) -> Packed {
-        pack((self.sector, self.id))
-    }
-
-    fn pair(&self) -> (Key, &V) {
-        ((self.sector, self.id), &self.val)
-    }
-}
 
 /// Entries with keys in one range: `entries[..sorted]` in descending key
 /// order, the rest in arrival order.
