@@ -642,3 +642,61 @@ fn clean_never_stops_the_process_running_it() {
     assert_eq!(cleaned.len(), 1);
     assert!(cleaned[0].done.is_empty(), "{:?}", cleaned[0].done);
 }
+
+/// The kill test caught a `versus` killed as it started its emulator:
+/// `clean` read the folder while the emulator lived (its journal held,
+/// so left alone), then stopped it as the dead versus's journal said,
+/// and returned with the emulator's journal dead and not undone. Now
+/// the folder is read again after a pass that stopped a process.
+#[test]
+fn clean_undoes_the_journal_of_a_process_it_stopped() {
+    let state = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let made = work.path().join("emulator's file");
+    fs::write(&made, "x").unwrap();
+    let child_journal = dead_journal_named(
+        state.path(),
+        "run-2-0.journal",
+        &[Line::Change {
+            id: 1,
+            change: Change::File {
+                path: made.clone(),
+                made: Some(Identity::of(&fs::symlink_metadata(&made).unwrap())),
+            },
+            at: 2,
+        }],
+    );
+    // The emulator: holds its journal's lock until it ends.
+    let ready = work.path().join("ready");
+    let mut child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec 9<'{}' && flock -n 9 && touch '{}' && exec sleep 60",
+            child_journal.display(),
+            ready.display()
+        ))
+        .spawn()
+        .unwrap();
+    let pid = child.id() as i32;
+    while !ready.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "sh ended early");
+        std::thread::yield_now();
+    }
+    let start = process_start(pid).unwrap();
+    let reaper = std::thread::spawn(move || child.wait());
+    dead_journal_named(
+        state.path(),
+        "run-1-0.journal",
+        &[Line::Change {
+            id: 1,
+            change: Change::Process { pid, start },
+            at: 1,
+        }],
+    );
+    let cleaned = clean(state.path()).unwrap();
+    reaper.join().unwrap().unwrap();
+    assert_eq!(cleaned.len(), 2, "{cleaned:?}");
+    assert!(cleaned.iter().all(|c| !c.alive), "{cleaned:?}");
+    assert!(!made.exists(), "{cleaned:?}");
+    assert_eq!(fs::read_dir(state.path()).unwrap().count(), 0);
+}

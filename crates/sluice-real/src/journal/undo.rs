@@ -41,13 +41,44 @@ impl std::fmt::Display for Cleaned {
     }
 }
 
+/// At most this many passes of [`clean`]: each pass after the first only
+/// takes the journals of processes an earlier pass stopped.
+const MAX_PASSES: usize = 8;
+
 /// Undo the journals in `dir` that no live run holds, newest change first
 /// across all of them (a `versus` and the kernel run inside it keep two
 /// journals, and the kernel run's scheduler must be set back before
 /// versus's loop device goes), and delete them. Returns one [`Cleaned`]
 /// per journal found (live ones too, marked alive), in the journals'
 /// name order.
+///
+/// Stopping a process a dead run started (an emulator) can leave that
+/// process's own journal behind (SIGKILL after the grace, or a process
+/// ended before it could undo): it was alive when the folder was read, so
+/// the folder is read again after any pass that stopped a process.
 pub fn clean(dir: &Path) -> Result<Vec<Cleaned>> {
+    let mut all: Vec<(PathBuf, Cleaned)> = Vec::new();
+    for _ in 0..MAX_PASSES {
+        let (pass, stopped) = clean_once(dir)?;
+        for (path, c) in pass {
+            match all.iter_mut().find(|(p, _)| *p == path) {
+                // Alive in an earlier pass, cleaned in this one.
+                Some(slot) if slot.1.alive && !c.alive => slot.1 = c,
+                Some(_) => {}
+                None => all.push((path, c)),
+            }
+        }
+        if !stopped {
+            break;
+        }
+    }
+    all.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(all.into_iter().map(|(_, c)| c).collect())
+}
+
+/// One pass of [`clean`]: each journal found with what was done, and
+/// whether a process was stopped.
+fn clean_once(dir: &Path) -> Result<(Vec<(PathBuf, Cleaned)>, bool)> {
     let mut names: Vec<PathBuf> = fs::read_dir(dir)
         .with_context(|| format!("reading {}", dir.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -70,30 +101,37 @@ pub fn clean(dir: &Path) -> Result<Vec<Cleaned>> {
     }
     order.sort_by(|a, b| (b.0, b.2).cmp(&(a.0, a.2)).then(b.1.cmp(&a.1)));
     let mut done: Vec<Vec<String>> = vec![Vec::new(); found.len()];
+    let mut stopped = false;
     for (_, j, k) in order {
-        if let Some(said) = undo(&found[j].changes[k].change) {
+        let change = &found[j].changes[k].change;
+        if let Some(said) = undo(change) {
+            stopped |= matches!(change, Change::Process { .. });
             done[j].push(said);
         }
     }
-    Ok(found
+    let cleaned = found
         .into_iter()
         .zip(done)
         .map(|(f, done)| {
             if let Some(path) = &f.dead {
                 let _ = fs::remove_file(path);
             }
-            Cleaned {
+            let c = Cleaned {
                 who: f.who,
                 alive: f.dead.is_none(),
                 done,
-            }
+            };
+            (f.path, c)
         })
-        .collect())
+        .collect();
+    Ok((cleaned, stopped))
 }
 
 /// A journal found by [`clean`]: locked by us (its run died) or held by
 /// a live run.
 struct Found {
+    /// Where the journal was found.
+    path: PathBuf,
     who: String,
     /// The journal's path if its run died (we hold its lock through
     /// `_file` until it is deleted); None for a live run's.
@@ -139,6 +177,7 @@ fn take(path: &Path) -> Result<Option<Found>> {
     };
     if held {
         return Ok(Some(Found {
+            path: path.to_path_buf(),
             who,
             dead: None,
             changes: Vec::new(),
@@ -152,6 +191,7 @@ fn take(path: &Path) -> Result<Option<Found>> {
         _ => return Ok(None),
     }
     Ok(Some(Found {
+        path: path.to_path_buf(),
         who,
         dead: Some(path.to_path_buf()),
         changes,
