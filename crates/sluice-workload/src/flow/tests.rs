@@ -36,6 +36,7 @@ fn trace_spec(timing: crate::trace::Timing) -> FlowSpec {
             sectors: 8,
             write: i == 3,
             line: i as u32 + 1,
+            source: 0,
         })
         .collect();
     FlowSpec {

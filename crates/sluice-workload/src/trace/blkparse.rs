@@ -7,13 +7,14 @@
 //! data (flushes) and other events are skipped, as are the summary lines blkparse
 //! prints at the end. A trace of one device is expected: queue events of a
 //! second device (a stacked device's and its disk's, say) would count each
-//! I/O twice, so they are an error naming the line.
+//! I/O twice, so they are an error naming the line. With `flows =
+//! "process"`, one flow per queuing process (`pid` and `[process]`).
 
-use super::{Line, Raw};
+use super::{Line, Raw, Sources};
 use crate::error::Result;
 
 /// Every queued read or write of `text`.
-pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
+pub(crate) fn parse(file: &str, text: &str, sources: &mut Sources) -> Result<Vec<Raw>> {
     let mut out = Vec::new();
     let mut device: Option<&str> = None;
     for (i, l) in sluice_input::lines(text).enumerate() {
@@ -70,9 +71,26 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             sectors: line.size_sectors("count", bytes)?,
             write,
             line: (i + 1) as u32,
+            // The queuing process: `pid` and the `[process]` blkparse
+            // prints last.
+            source: sources.process(&line, f[4], process_name(&f[10..]))?,
         });
     }
     Ok(out)
+}
+
+/// The `[process]` at the end of a queue event, without its brackets
+/// (empty when absent).
+fn process_name<'a>(rest: &[&'a str]) -> &'a str {
+    let joined = rest.last().copied().unwrap_or("");
+    if rest.len() == 1 {
+        joined.trim_start_matches('[').trim_end_matches(']')
+    } else {
+        // A name with spaces (`[kworker/u8:2 x]`) is cut at its first.
+        rest.first()
+            .map_or("", |s| s.trim_start_matches('['))
+            .trim_end_matches(']')
+    }
 }
 
 /// `maj,min`.

@@ -72,6 +72,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             sectors: line.size_sectors("length", length)?,
             write,
             line: (i + 1) as u32,
+            source: 0,
         });
         which.push(k);
     }

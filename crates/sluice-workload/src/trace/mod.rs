@@ -10,12 +10,18 @@
 //! traces). Each turns a line into a
 //! [`Request`] or says, with the file and line, what is wrong.
 
+pub mod alibaba;
 pub mod blkparse;
+pub mod blktrace;
 pub mod disksim;
 pub mod fio_iolog;
+pub mod fiu;
+pub mod ftrace_blk;
 pub mod mqsim;
 pub mod msr;
+mod sources;
 pub mod spc;
+pub mod tencent;
 
 use std::path::Path;
 
@@ -23,6 +29,7 @@ use sluice::Duration;
 use sluice_input::lines;
 
 use crate::error::{Error, Result};
+pub use sources::{Sources, Split, MAX_SOURCES};
 
 /// The value named `s` in a key's table of names.
 fn by_name<T: Copy>(all: &[(&str, T)], s: &str) -> Option<T> {
@@ -44,18 +51,67 @@ pub enum Format {
     Spc,
     /// MQSim's ASCII trace ([`mqsim`]).
     Mqsim,
+    /// Alibaba's block traces of 2020 ([`alibaba`]).
+    Alibaba,
+    /// Tencent CBS's traces of 2018 ([`tencent`]).
+    Tencent,
+    /// FIU's traces, as SNIA IOTTA serves them ([`fiu`]).
+    Fiu,
+    /// blktrace's binary per-CPU files ([`blktrace`]).
+    Blktrace,
+    /// The text of ftrace's `blk` tracer ([`ftrace_blk`]).
+    FtraceBlk,
 }
 
 impl Format {
     /// Every format with its scenario name.
-    pub const ALL: [(&'static str, Format); 6] = [
+    pub const ALL: [(&'static str, Format); 11] = [
         ("disksim", Format::Disksim),
         ("blkparse", Format::Blkparse),
         ("fio-iolog", Format::FioIolog),
         ("msr", Format::Msr),
         ("spc", Format::Spc),
         ("mqsim", Format::Mqsim),
+        ("alibaba", Format::Alibaba),
+        ("tencent", Format::Tencent),
+        ("fiu", Format::Fiu),
+        ("blktrace", Format::Blktrace),
+        ("ftrace-blk", Format::FtraceBlk),
     ];
+
+    /// How a trace of this format may be split into flows: what its lines
+    /// name (a volume or device, a process).
+    pub fn splits(self) -> &'static [Split] {
+        match self {
+            Format::Disksim | Format::FioIolog | Format::Msr | Format::Spc => &[Split::One],
+            Format::Mqsim | Format::Alibaba | Format::Tencent => &[Split::One, Split::Volume],
+            Format::Blkparse => &[Split::One, Split::Process],
+            Format::Fiu | Format::Blktrace | Format::FtraceBlk => {
+                &[Split::One, Split::Volume, Split::Process]
+            }
+        }
+    }
+
+    /// Refuse `split` if this format's lines do not name what it splits by.
+    fn check_split(self, file: &str, split: Split) -> Result<()> {
+        if self.splits().contains(&split) {
+            return Ok(());
+        }
+        let can: Vec<&str> = self.splits().iter().map(|s| s.name()).collect();
+        Err(Error::new(
+            file,
+            format!(
+                "flows = \"{}\": a {} trace names no {}; use flows = {}",
+                split.name(),
+                self.name(),
+                split.name(),
+                can.iter()
+                    .map(|c| format!("\"{c}\""))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+        ))
+    }
 
     /// The format a scenario names.
     pub fn parse(s: &str) -> Option<Self> {
@@ -140,6 +196,9 @@ pub struct Request {
     pub write: bool,
     /// The line of the trace it came from (1-based), for messages.
     pub line: u32,
+    /// Its source — volume, device or process, as the trace was split
+    /// ([`Split`]) — an index into [`Trace::sources`]; 0 when not split.
+    pub source: u32,
 }
 
 /// A trace's requests in arrival order.
@@ -149,6 +208,20 @@ pub struct Trace {
     pub name: String,
     /// The requests, in arrival order.
     pub requests: Vec<Request>,
+    /// The names of the requests' sources (volumes, devices or
+    /// processes) in order of first appearance in the file; empty when
+    /// the trace was read whole ([`Split::One`]).
+    pub sources: Vec<String>,
+}
+
+/// How a trace is read: split into sources or not, and the seed of the
+/// readers that draw (Tencent's arrivals inside a second).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ReadOptions {
+    /// One flow, or one per volume or process (the scenario's `flows`).
+    pub split: Split,
+    /// The scenario's seed.
+    pub seed: u64,
 }
 
 /// The latest arrival a trace may hold, from its first: a year, in ns.
@@ -158,23 +231,100 @@ const MAX_TRACE_NS: u64 = 32_000_000_000_000_000;
 pub const MAX_REQUEST_SECTORS: u64 = 131_072;
 
 impl Trace {
-    /// Read `path` in `format`.
+    /// Read `path` in `format`, whole (one source).
     pub fn load(path: &Path, format: Format) -> Result<Trace> {
-        let name = path.display().to_string();
-        let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
-        Self::parse(&name, &text, format)
+        Self::load_with(path, format, ReadOptions::default())
     }
 
-    /// Parse `text` (the contents of file `name`) in `format`.
+    /// Read `path` in `format` as `options` say. Formats read line by line
+    /// ([`Format::streams`]) are parsed as the file is read, a piece at a
+    /// time, so memory grows with the requests and not with the text.
+    pub fn load_with(path: &Path, format: Format, options: ReadOptions) -> Result<Trace> {
+        let name = path.display().to_string();
+        format.check_split(&name, options.split)?;
+        if let Some(mut reader) = streaming_reader(format, options) {
+            let mut sources = Sources::new(options.split);
+            let mut out = Vec::new();
+            let mut number = 0usize;
+            let mut failed: Option<Error> = None;
+            sluice_input::read_text_in_pieces(path, sluice_input::Kind::Trace, |piece| {
+                if failed.is_some() {
+                    return;
+                }
+                for text in lines(piece) {
+                    number += 1;
+                    let line = Line {
+                        file: &name,
+                        number,
+                    };
+                    if let Err(e) = reader.line(&line, text, &mut sources, &mut out) {
+                        failed = Some(e);
+                        return;
+                    }
+                }
+            })?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            reader.finish(&name, &mut out)?;
+            return Self::from_raw(&name, out, sources);
+        }
+        if format == Format::Blktrace {
+            let (raw, sources) = blktrace::load(path, options)?;
+            return Self::from_raw(&name, raw, sources);
+        }
+        let text = sluice_input::read_text(path, sluice_input::Kind::Trace)?;
+        Self::parse_with(&name, &text, format, options)
+    }
+
+    /// Parse `text` (the contents of file `name`) in `format`, whole.
     pub fn parse(name: &str, text: &str, format: Format) -> Result<Trace> {
-        let mut raw = match format {
-            Format::Blkparse => blkparse::parse(name, text)?,
+        Self::parse_with(name, text, format, ReadOptions::default())
+    }
+
+    /// Parse `text` (the contents of file `name`) in `format` as `options`
+    /// say.
+    pub fn parse_with(
+        name: &str,
+        text: &str,
+        format: Format,
+        options: ReadOptions,
+    ) -> Result<Trace> {
+        format.check_split(name, options.split)?;
+        let mut sources = Sources::new(options.split);
+        let raw = match format {
+            Format::Blkparse => blkparse::parse(name, text, &mut sources)?,
             Format::FioIolog => fio_iolog::parse(name, text)?,
             Format::Msr => msr::parse(name, text)?,
             Format::Spc => spc::parse(name, text)?,
-            Format::Mqsim => mqsim::parse(name, text)?,
+            Format::Mqsim => mqsim::parse(name, text, &mut sources)?,
             Format::Disksim => disksim_requests(name, text)?,
+            Format::Blktrace => {
+                return Err(Error::new(
+                    name,
+                    "blktrace's files are binary: give the capture's path, not its text",
+                ))
+            }
+            streamed => {
+                let mut reader = streaming_reader(streamed, options)
+                    .expect("every other format is read line by line");
+                let mut out = Vec::new();
+                for (i, text) in lines(text).enumerate() {
+                    let line = Line {
+                        file: name,
+                        number: i + 1,
+                    };
+                    reader.line(&line, text, &mut sources, &mut out)?;
+                }
+                reader.finish(name, &mut out)?;
+                out
+            }
         };
+        Self::from_raw(name, raw, sources)
+    }
+
+    /// The trace of the requests a reader found.
+    fn from_raw(name: &str, mut raw: Vec<Raw>, sources: Sources) -> Result<Trace> {
         if raw.is_empty() {
             return Err(Error::new(
                 name,
@@ -191,6 +341,7 @@ impl Trace {
             );
         }
         raw.sort_by_key(|r| r.at_ns);
+        // Same size and alignment: collected in place, no second list.
         let requests = raw
             .into_iter()
             .map(|r| Request {
@@ -199,12 +350,30 @@ impl Trace {
                 sectors: r.sectors,
                 write: r.write,
                 line: r.line,
+                source: r.source,
             })
             .collect();
         Ok(Trace {
             name: name.to_string(),
             requests,
+            sources: sources.into_names(),
         })
+    }
+
+    /// The requests arriving from `from` (inclusive) to `to` (exclusive)
+    /// after the first, their arrivals counted from `from` and divided by
+    /// `speed` (2 replays twice as fast); None when none is left.
+    pub fn window(mut self, from: Duration, to: Option<Duration>, speed: f64) -> Option<Trace> {
+        self.requests
+            .retain(|r| r.at >= from && to.is_none_or(|to| r.at < to));
+        if self.requests.is_empty() {
+            return None;
+        }
+        for r in &mut self.requests {
+            let since = (r.at - from).as_nanos() as f64 / speed;
+            r.at = Duration::from_nanos(since.round().min(MAX_TRACE_NS as f64) as u64);
+        }
+        Some(self)
     }
 
     /// One past the last sector the trace touches (saturating: a reader
@@ -269,7 +438,8 @@ fn mqsim_fold(sector: u64, space: u64) -> u64 {
     }
 }
 
-/// A request as a reader finds it: absolute arrival in ns.
+/// A request as a reader finds it: absolute arrival in ns. Laid out as
+/// [`Request`] is, so a trace's list becomes the other in place.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Raw {
     pub at_ns: u64,
@@ -277,6 +447,38 @@ pub(crate) struct Raw {
     pub sectors: u32,
     pub write: bool,
     pub line: u32,
+    /// The source, from [`Sources`] (0 when the trace is not split).
+    pub source: u32,
+}
+
+/// A reader of a format that is read a line at a time, as the file is
+/// read: the state it keeps between lines is small and bounded.
+pub(crate) trait LineReader {
+    /// Read `text`, the line `line`, pushing its request (if any) to `out`
+    /// and naming its source in `sources`.
+    fn line(
+        &mut self,
+        line: &Line,
+        text: &str,
+        sources: &mut Sources,
+        out: &mut Vec<Raw>,
+    ) -> Result<()>;
+
+    /// The file has ended: a last check, or a last change to `out`.
+    fn finish(&mut self, _file: &str, _out: &mut Vec<Raw>) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// The line reader of `format`, if it is read a line at a time.
+fn streaming_reader(format: Format, options: ReadOptions) -> Option<Box<dyn LineReader>> {
+    Some(match format {
+        Format::Alibaba => Box::new(alibaba::Reader::default()),
+        Format::Tencent => Box::new(tencent::Reader::new(options.seed)),
+        Format::Fiu => Box::new(fiu::Reader::default()),
+        Format::FtraceBlk => Box::new(ftrace_blk::Reader::default()),
+        _ => return None,
+    })
 }
 
 /// Fields of a reader's line: a numeric field, or an error naming the line,
@@ -412,6 +614,7 @@ fn disksim_requests(name: &str, text: &str) -> Result<Vec<Raw>> {
             write: r.write,
             // DiskSim's reader skips blank lines; the index is the request's.
             line: (i + 1) as u32,
+            source: 0,
         });
     }
     Ok(out)

@@ -6,7 +6,8 @@
 //!   as nanoseconds whatever the workload's `Time_Unit` says (it keeps the
 //!   unit and never uses it), and stops with an error on a time earlier
 //!   than the line before; so does this reader.
-//! - `device`: not read by MQSim (any word).
+//! - `device`: not read by MQSim (any word); with `flows = "volume"`,
+//!   one flow per device named.
 //! - `lba`, `size_sectors`: sectors of 512 bytes, read as C's `strtoull`
 //!   with base 0 reads them: `0x...` hexadecimal, a leading `0` octal,
 //!   otherwise decimal. A size of 0 or above 64 MiB is refused.
@@ -23,11 +24,11 @@
 //! "mqsim"` ([`super::Offsets::Mqsim`]), the default that `sluice import
 //! mqsim` writes.
 
-use super::{Line, Raw, MAX_REQUEST_SECTORS};
+use super::{Line, Raw, Sources, MAX_REQUEST_SECTORS};
 use crate::error::Result;
 
 /// Every request of `text`.
-pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
+pub(crate) fn parse(file: &str, text: &str, sources: &mut Sources) -> Result<Vec<Raw>> {
     let mut out = Vec::new();
     let mut blank_at: Option<usize> = None;
     let mut last_ns = 0u64;
@@ -80,6 +81,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             sectors: sectors as u32,
             write,
             line: (i + 1) as u32,
+            source: sources.volume(&line, f[1])?,
         });
     }
     Ok(out)

@@ -45,6 +45,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             sectors: line.size_sectors("Size", size)?,
             write,
             line: line.number as u32,
+            source: 0,
         });
     }
     // File time counts from 1601: a year past the first request is no trace.

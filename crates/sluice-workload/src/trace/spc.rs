@@ -41,6 +41,7 @@ pub(crate) fn parse(file: &str, text: &str) -> Result<Vec<Raw>> {
             sectors: line.size_sectors("Size", size)?,
             write,
             line: line.number as u32,
+            source: 0,
         });
         asus.push(asu);
     }

@@ -164,8 +164,10 @@ fn trace(sectors: &[(u64, u32)]) -> Trace {
                 sectors,
                 write: false,
                 line: i as u32 + 1,
+                source: 0,
             })
             .collect(),
+        sources: Vec::new(),
     }
 }
 
