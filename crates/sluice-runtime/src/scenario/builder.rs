@@ -331,6 +331,21 @@ pub struct FlowBuilder {
     /// On an MQSim device: what MQSim sets per flow.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(super) ssd: Option<super::SsdKeys>,
+    /// Trace flows: one flow, or one per volume or process (`flows`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) flows: Option<String>,
+    /// Trace flows: the window of the trace replayed, s after its first
+    /// arrival (`from_s`, `to_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) from_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) to_s: Option<f64>,
+    /// Trace flows: arrivals divided by this (`speed`, default 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) speed: Option<f64>,
+    /// A trace already read (a fleet's node): used instead of `trace`.
+    #[serde(skip)]
+    pub(super) trace_data: Option<Arc<Trace>>,
 }
 
 impl ScenarioBuilder {
@@ -679,6 +694,29 @@ impl FlowBuilder {
         /// Straight to the disk (default true); false goes through the
         /// modelled page cache (`[os]`).
         direct: bool;
+        /// Trace flows: replay from this many seconds after the trace's
+        /// first arrival (default 0).
+        from_s: f64;
+        /// Trace flows: replay up to this many seconds after the trace's
+        /// first arrival (default: to its end).
+        to_s: f64;
+        /// Trace flows: arrivals divided by this (2: twice as fast;
+        /// default 1).
+        speed: f64;
+    }
+
+    /// Trace flows: one flow for the whole trace (the default), or one per
+    /// volume or process it names, each named by it.
+    pub fn split(mut self, split: trace::Split) -> Self {
+        self.flows = Some(split.name().to_string());
+        self
+    }
+
+    /// Trace flows: replay `trace`, already read, instead of a file (the
+    /// `trace` and `format` keys are then not needed).
+    pub fn trace_data(mut self, trace: Arc<Trace>) -> Self {
+        self.trace_data = Some(trace);
+        self
     }
 
     /// Start-up flows: the trace, `xterm`, `gnometerm`, `bash` or a path.

@@ -477,7 +477,7 @@ impl Scenario {
                 }
                 _ => {}
             }
-            let kind = Self::kind_keys(f, pattern, base).map_err(ctx)?;
+            let kind = Self::kind_keys(f, pattern, base, raw.seed).map_err(ctx)?;
             // Mixed greedy random flows (pools read theirs in kind_keys).
             let read_fraction = match f.read_fraction {
                 Some(x) if pattern != Pattern::Pool => {
@@ -525,9 +525,33 @@ impl Scenario {
                     },
                 )? as u32),
             };
+            // A block trace split by volume or process: one flow per source,
+            // each its requests placed (by volume: each in its share of the
+            // space).
+            let split = match &kind.block_trace {
+                Some(t) if kind.split != trace::Split::One => {
+                    if count > 1 {
+                        return Err(ctx(fail(format!(
+                            "count applies to flows = \"one\" only (flows = \"{}\" makes a flow per {})",
+                            kind.split.name(),
+                            kind.split.name()
+                        ))));
+                    }
+                    let off = Self::offset(f.offset_gib.unwrap_or(0.0), capacity).map_err(ctx)?;
+                    let space = if f.file_gib.is_some() {
+                        file_sectors
+                    } else {
+                        capacity - off
+                    };
+                    Some(split_trace(t, kind.split, off, space, kind.offsets).map_err(ctx)?)
+                }
+                _ => None,
+            };
+            let count = split.as_ref().map_or(count, |s| s.len() as u32);
             // A block trace's placed requests and reach, once for all copies.
             let mut shared_trace: Option<(Option<Arc<Vec<trace::Request>>>, u64)> = None;
             for i in 0..count {
+                let source = split.as_ref().map(|s| &s[i as usize]);
                 let recorded = pattern == Pattern::Startup && kind.replay == Replay::Recorded;
                 let (file_start, file_sectors) = if pattern == Pattern::Startup && !recorded {
                     // The S suite's replay: one 20 MB file per thread, laid
@@ -546,7 +570,9 @@ impl Scenario {
                     let off = Self::offset(f.offset_gib.unwrap_or(0.0), capacity).map_err(ctx)?;
                     // A block trace's space may be bounded by file_gib
                     // (an MQSim flow's logical range).
-                    if pattern == Pattern::Trace && f.file_gib.is_some() {
+                    if let Some(src) = source {
+                        (src.start, src.sectors)
+                    } else if pattern == Pattern::Trace && f.file_gib.is_some() {
                         (off, file_sectors)
                     } else {
                         (off, capacity - off)
@@ -581,6 +607,10 @@ impl Scenario {
                 // Every copy has the same space, so they share one list
                 // (100,000 copies of a trace were 100,000 lists).
                 let (trace_requests, file_sectors) = match (&kind.block_trace, &shared_trace) {
+                    _ if source.is_some() => {
+                        let src = source.expect("checked");
+                        (Some(src.requests.clone()), src.reach)
+                    }
                     (Some(_), Some(shared)) => shared.clone(),
                     (Some(t), None) => {
                         let mut placed = t.place(file_sectors, kind.offsets).map_err(ctx)?;
@@ -604,7 +634,9 @@ impl Scenario {
                     next_free = next_free.max(end);
                 }
                 let kind_requests = kind.requests;
-                let name = if count > 1 {
+                let name = if let Some(src) = source {
+                    src.name.clone()
+                } else if count > 1 {
                     match f.copy_separator {
                         Some(sep) => format!("{}{sep}{i}", f.name),
                         None => format!("{}{}", f.name, i),
@@ -730,4 +762,82 @@ impl Scenario {
             read_ahead_kb,
         })
     }
+}
+
+/// One flow of a block trace split by volume or process.
+struct SourceFlow {
+    /// The volume's or process's name, as the trace gives it.
+    name: String,
+    /// Its requests, placed (absolute sectors).
+    requests: Arc<Vec<trace::Request>>,
+    /// Its space: first sector and length.
+    start: u64,
+    sectors: u64,
+    /// One past its last sector, from `start`.
+    reach: u64,
+}
+
+/// Split trace `t` into one flow per source, in the order the trace names
+/// them first; a source left with no request is left out. Volumes are
+/// separate address spaces: each gets an equal share of the `space`
+/// sectors from `start`, its requests placed there by `offsets`.
+/// Processes share one device's addresses: the whole trace is placed in
+/// the whole space, then split.
+fn split_trace(
+    t: &Trace,
+    split: trace::Split,
+    start: u64,
+    space: u64,
+    offsets: Offsets,
+) -> Result<Vec<SourceFlow>> {
+    let n = t.sources.len().max(1);
+    let mut counts = vec![0usize; n];
+    for r in &t.requests {
+        counts[r.source as usize] += 1;
+    }
+    let mut per: Vec<Vec<trace::Request>> = counts.iter().map(|&c| Vec::with_capacity(c)).collect();
+    for r in &t.requests {
+        per[r.source as usize].push(*r);
+    }
+    let share = match split {
+        trace::Split::Volume => space / n as u64,
+        _ => space,
+    };
+    if share == 0 {
+        return Err(fail(format!(
+            "{n} volumes do not fit in the flow's space of {space} sectors"
+        )));
+    }
+    let mut out = Vec::new();
+    for (i, requests) in per.into_iter().enumerate() {
+        if requests.is_empty() {
+            continue;
+        }
+        let base = match split {
+            trace::Split::Volume => start + share * i as u64,
+            _ => start,
+        };
+        let one = Trace {
+            name: t.name.clone(),
+            requests,
+            sources: Vec::new(),
+        };
+        let mut placed = one.place(share, offsets)?;
+        let reach = placed
+            .iter()
+            .map(|r| r.sector.saturating_add(u64::from(r.sectors)))
+            .max()
+            .unwrap_or(1);
+        for r in &mut placed {
+            r.sector = r.sector.saturating_add(base);
+        }
+        out.push(SourceFlow {
+            name: t.sources.get(i).cloned().unwrap_or_else(|| t.name.clone()),
+            requests: Arc::new(placed),
+            start: base,
+            sectors: share,
+            reach,
+        });
+    }
+    Ok(out)
 }

@@ -15,6 +15,8 @@ pub(super) struct KindKeys {
     pub(super) replay: Replay,
     /// Trace flows: the trace as read, its timing and offset policy.
     pub(super) block_trace: Option<Arc<Trace>>,
+    /// Trace flows: one flow, or one per volume or process (`flows`).
+    pub(super) split: trace::Split,
     pub(super) timing: Timing,
     pub(super) offsets: Offsets,
     pub(super) repeat: Option<(Duration, Duration)>,
@@ -65,9 +67,78 @@ impl KindKeys {
     }
 }
 
+/// A trace flow's `from_s`, `to_s` and `speed`, checked.
+struct Window {
+    from: Duration,
+    to: Option<Duration>,
+    speed: f64,
+}
+
+impl Window {
+    fn of(f: &FlowBuilder) -> Result<Window> {
+        let from = seconds("from_s", f.from_s.unwrap_or(0.0), 0.0)?;
+        let to = f.to_s.map(|t| seconds("to_s", t, 0.0)).transpose()?;
+        if to.is_some_and(|to| to <= from) {
+            return Err(fail("to_s must be after from_s"));
+        }
+        let speed = f.speed.unwrap_or(1.0);
+        if !speed.is_finite() || !(1e-3..=1e6).contains(&speed) {
+            return Err(fail(format!(
+                "speed must be 0.001..=1e6 (got {})",
+                sluice::short_number(speed)
+            )));
+        }
+        Ok(Window { from, to, speed })
+    }
+
+    /// The trace cut to the window and sped up; the trace itself when the
+    /// window is all of it.
+    fn apply(&self, trace: Arc<Trace>) -> Result<Arc<Trace>> {
+        if self.from == Duration::ZERO && self.to.is_none() && self.speed == 1.0 {
+            return Ok(trace);
+        }
+        let name = trace.name.clone();
+        let t = Arc::try_unwrap(trace).unwrap_or_else(|t| (*t).clone());
+        t.window(self.from, self.to, self.speed)
+            .map(Arc::new)
+            .ok_or_else(|| {
+                fail(format!(
+                    "trace {name}: no request arrives between from_s and to_s"
+                ))
+            })
+    }
+}
+
 impl Scenario {
+    /// A trace flow's file, read as its `format` and `flows` say.
+    fn read_trace(f: &FlowBuilder, base: &Path, split: trace::Split, seed: u64) -> Result<Trace> {
+        let path = f
+            .trace
+            .as_deref()
+            .ok_or_else(|| fail("a trace flow needs trace = \"path\" and format = \"...\""))?;
+        let format = f.format.as_deref().ok_or_else(|| {
+            fail(format!(
+                "a trace flow needs format = one of {}",
+                value_names(&trace::Format::ALL)
+            ))
+        })?;
+        let format = trace::Format::parse(format).ok_or_else(|| {
+            fail(format!(
+                "format: unknown value '{format}' (valid: {})",
+                value_names(&trace::Format::ALL)
+            ))
+        })?;
+        let options = trace::ReadOptions { split, seed };
+        Ok(Trace::load_with(&base.join(path), format, options)?)
+    }
+
     /// Keys that only start-up or video flows take.
-    pub(super) fn kind_keys(f: &FlowBuilder, pattern: Pattern, base: &Path) -> Result<KindKeys> {
+    pub(super) fn kind_keys(
+        f: &FlowBuilder,
+        pattern: Pattern,
+        base: &Path,
+        seed: u64,
+    ) -> Result<KindKeys> {
         let mut k = KindKeys::default();
         let only = |key: &str, set: bool, which: Pattern| {
             if set && pattern != which {
@@ -92,6 +163,10 @@ impl Scenario {
             ("format", f.format.is_some()),
             ("timing", f.timing.is_some()),
             ("offsets", f.offsets.is_some()),
+            ("flows", f.flows.is_some()),
+            ("from_s", f.from_s.is_some()),
+            ("to_s", f.to_s.is_some()),
+            ("speed", f.speed.is_some()),
         ] {
             if set && pattern != Pattern::Trace {
                 return Err(fail(format!("{key} applies only to pattern = \"trace\"")));
@@ -127,21 +202,15 @@ impl Scenario {
         }
         match pattern {
             Pattern::Trace => {
-                let path = f.trace.as_deref().ok_or_else(|| {
-                    fail("a trace flow needs trace = \"path\" and format = \"...\"")
-                })?;
-                let format = f.format.as_deref().ok_or_else(|| {
-                    fail(format!(
-                        "a trace flow needs format = one of {}",
-                        value_names(&trace::Format::ALL)
-                    ))
-                })?;
-                let format = trace::Format::parse(format).ok_or_else(|| {
-                    fail(format!(
-                        "format: unknown value '{format}' (valid: {})",
-                        value_names(&trace::Format::ALL)
-                    ))
-                })?;
+                if let Some(split) = &f.flows {
+                    k.split = trace::Split::parse(split).ok_or_else(|| {
+                        fail(format!(
+                            "flows: unknown value '{split}' (valid: {})",
+                            value_names(&trace::Split::ALL)
+                        ))
+                    })?;
+                }
+                let window = Window::of(f)?;
                 if let Some(t) = &f.timing {
                     k.timing = Timing::parse(t).ok_or_else(|| {
                         fail(format!(
@@ -158,7 +227,11 @@ impl Scenario {
                         ))
                     })?;
                 }
-                k.block_trace = Some(Arc::new(Trace::load(&base.join(path), format)?));
+                let trace = match &f.trace_data {
+                    Some(t) => t.clone(),
+                    None => Arc::new(Self::read_trace(f, base, k.split, seed)?),
+                };
+                k.block_trace = Some(window.apply(trace)?);
             }
             Pattern::Startup => {
                 let spec = f.trace.as_deref().ok_or_else(|| {
