@@ -32,6 +32,8 @@ Examples:
                                                 real programs' file I/O under a policy (root)
   sluice versus scenarios/versus/startup-xterm-10r-seq.toml --preset maxtor-stm332061
                                                 simulated vs sluice vs the kernel's bfq (root)
+  sluice fleet scenarios/fleet/alibaba-sample.toml --workers 2
+                                                a cloud trace's volumes over nodes, tail latency per volume
   sluice repro bfq --quick                      a paper's experiments, ours beside its numbers
   sluice report run.json bfq.json -o report.html   results as one HTML page with plots
   sluice fio scenarios/fio/two-readers.fio --scheduler bfq   a fio job file, simulated (or --run)
@@ -69,6 +71,7 @@ enum Command {
     Mount(cmd::mount::Args),
     Compare(cmd::compare::Args),
     Validate(cmd::validate::Args),
+    Fleet(cmd::fleet::Args),
     Repro(cmd::repro::Args),
     Fio(cmd::fio::Args),
     Import(cmd::import::Args),
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
         Command::Mount(args) => cmd::mount::run(args),
         Command::Compare(args) => cmd::compare::run(args),
         Command::Validate(args) => cmd::validate::run(args),
+        Command::Fleet(args) => cmd::fleet::run(args),
         Command::Repro(args) => cmd::repro::run(args),
         Command::Fio(args) => cmd::fio::run(args),
         Command::Import(args) => cmd::import::run(args),

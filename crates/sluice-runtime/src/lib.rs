@@ -14,6 +14,7 @@
 //! ```
 
 mod error;
+pub mod fleet;
 pub mod import;
 pub mod mount_config;
 pub mod names;

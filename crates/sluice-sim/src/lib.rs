@@ -16,6 +16,7 @@
 /// The drive models (their own crate, shared with the emulator).
 pub use sluice_device as device;
 pub mod engine;
+pub mod fleet;
 pub mod os;
 pub mod validate;
 

@@ -7,6 +7,7 @@ pub(crate) mod clean;
 pub(crate) mod compare;
 pub(crate) mod emulate;
 pub(crate) mod fio;
+pub(crate) mod fleet;
 pub(crate) mod import;
 pub(crate) mod kernel;
 pub(crate) mod list;

@@ -52,6 +52,9 @@ pub struct ScenarioBuilder {
     /// The `[os]` table: the page cache of buffered flows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) os: Option<OsKeys>,
+    /// The `[fleet]` table: a trace's volumes over nodes (`sluice fleet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fleet: Option<crate::fleet::FleetKeys>,
 }
 
 /// The `[os]` table.
@@ -365,6 +368,7 @@ impl ScenarioBuilder {
             groups: Vec::new(),
             cost: None,
             os: None,
+            fleet: None,
         }
     }
 

@@ -325,6 +325,11 @@ impl Scenario {
             });
         }
         let groups = groups::groups(&raw.groups, &raw.scheduler.name)?;
+        if raw.fleet.is_some() {
+            return Err(fail(
+                "[fleet]: a fleet scenario runs one simulation per node: run it with `sluice fleet`",
+            ));
+        }
         if raw.flows.is_empty() {
             return Err(fail("no [[flow]]: a scenario needs at least one flow"));
         }

@@ -4,7 +4,7 @@
 /// The line of the key a value error is about: `flow 'NAME': key ...`
 /// in that flow's table, `[device] key ...` in `[device]`, `key ...` at the
 /// top. `None` when the message names no key the text sets.
-pub(super) fn key_line(text: &str, message: &str) -> Option<usize> {
+pub(crate) fn key_line(text: &str, message: &str) -> Option<usize> {
     let ident = |s: &str| -> Option<String> {
         let k: String = s
             .chars()

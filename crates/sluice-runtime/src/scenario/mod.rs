@@ -237,6 +237,12 @@ impl Scenario {
         })
     }
 
+    /// A scenario of `raw`, its relative paths from `base` (a fleet's
+    /// node).
+    pub(crate) fn from_builder_in(raw: &ScenarioBuilder, base: &Path) -> Result<Self> {
+        Self::from_raw(raw, base, false)
+    }
+
     fn parse_for(file: &str, text: &str, real: bool) -> Result<Self> {
         let raw: ScenarioBuilder =
             toml::from_str(text).map_err(|e| location::toml_error(file, text, &e))?;
