@@ -87,3 +87,24 @@ def report_html(sources: list[tuple[str, str]]) -> str:
     """The HTML report of (name, text) sources: JSON results or request-log
     CSVs."""
 def read_text(path: str, kind: str) -> str: ...
+
+def fleet_json(
+    path: Optional[str] = None,
+    json_text: Optional[str] = None,
+    name: Optional[str] = None,
+    workers: Optional[int] = None,
+) -> str:
+    """Run a fleet scenario on local threads; ``sluice.fleet/1`` JSON."""
+
+def fleet_plan(
+    path: Optional[str] = None,
+    json_text: Optional[str] = None,
+    name: Optional[str] = None,
+) -> tuple[str, list[bytes]]:
+    """A fleet cut into jobs: the summary's JSON and one job's bytes per node."""
+
+def fleet_node(job: bytes) -> str:
+    """Run one node's job; its result's JSON."""
+
+def fleet_merge(summary: str, results: list[str], wall_s: float, runner: str, workers: int) -> str:
+    """Merge the nodes' results as the CLI does; ``sluice.fleet/1`` JSON."""

@@ -9,6 +9,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 mod catalog;
+mod fleet;
 mod formats;
 mod input;
 mod real;
@@ -47,5 +48,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(formats::fio_json, m)?)?;
     m.add_function(wrap_pyfunction!(formats::report_html, m)?)?;
     m.add_function(wrap_pyfunction!(formats::read_text, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet::fleet_json, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet::fleet_plan, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet::fleet_node, m)?)?;
+    m.add_function(wrap_pyfunction!(fleet::fleet_merge, m)?)?;
     Ok(())
 }

@@ -101,8 +101,15 @@ impl FleetPlan {
         let text = sluice_input::read_text(path, sluice_input::Kind::Scenario)?;
         let raw: ScenarioBuilder =
             toml::from_str(&text).map_err(|e| location::toml_error(&file, &text, &e))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        Self::from_builder(raw, base).map_err(|e| Error {
+        // Absolute: a job may run in another directory (a Ray worker).
+        let parent = path.parent().unwrap_or(Path::new("."));
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        let base = std::fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+        Self::from_builder(raw, &base).map_err(|e| Error {
             file: file.clone(),
             line: e.line.or_else(|| location::key_line(&text, &e.message)),
             ..e
