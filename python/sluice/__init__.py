@@ -414,7 +414,9 @@ def fleet(scenario: Scenario, address: Optional[str] = None, workers: Optional[i
     """
     src = _fleet_source(scenario)
     if address is None:
-        return _one(_native.fleet_json(workers=workers, **src))
+        r = _one(_native.fleet_json(workers=workers, **src))
+        r["perf"]["peak_rss_mib"] = r["perf"]["worker_peak_rss_mib"] = _peak_rss_mib()
+        return r
     try:
         import ray
 
@@ -434,18 +436,30 @@ def fleet(scenario: Scenario, address: Optional[str] = None, workers: Optional[i
     index = {ref: i for i, ref in enumerate(pending)}
     results: list[Optional[str]] = [None] * len(pending)
     progress = _Progress("fleet", len(pending))
+    worker_rss = 0.0
     while pending:
         ready, pending = ray.wait(pending, num_returns=1)
         for ref in ready:
-            out = ray.get(ref)
+            out, rss = ray.get(ref)
             if out.startswith(_FAILED):
                 raise SluiceError(out[len(_FAILED) + 1:])
             results[index[ref]] = out
+            worker_rss = max(worker_rss, rss)
         progress.set(len(results) - len(pending))
     progress.close()
     wall = time.perf_counter() - start
     done = [r for r in results if r is not None]
-    return _one(_native.fleet_merge(summary, done, wall, "ray", len(done)))
+    return _one(_native.fleet_merge(summary, done, wall, "ray", len(done), _peak_rss_mib(), worker_rss))
+
+
+def _peak_rss_mib() -> float:
+    """This process's peak resident memory, MiB (0 where unknown)."""
+    try:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KiB on Linux
+    except (ImportError, OSError):
+        return 0.0
 
 
 def _fleet_source(scenario: Scenario) -> dict[str, str]:
@@ -457,14 +471,15 @@ def _fleet_source(scenario: Scenario) -> dict[str, str]:
     return src
 
 
-def _fleet_task(job: bytes) -> str:
+def _fleet_task(job: bytes) -> tuple[str, float]:
     """One node of a fleet on a Ray worker: its result's JSON, or the
     one-line error after a marker (a plain SluiceError for the caller, not
-    Ray's wrapped traceback)."""
+    Ray's wrapped traceback); and the worker's peak memory, MiB."""
     try:
-        return _native.fleet_node(job)
+        out = _native.fleet_node(job)
     except SluiceError as e:
-        return "%s %s" % (_FAILED, e)
+        out = "%s %s" % (_FAILED, e)
+    return out, _peak_rss_mib()
 
 
 class _Progress:

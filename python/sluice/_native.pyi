@@ -106,5 +106,13 @@ def fleet_plan(
 def fleet_node(job: bytes) -> str:
     """Run one node's job; its result's JSON."""
 
-def fleet_merge(summary: str, results: list[str], wall_s: float, runner: str, workers: int) -> str:
+def fleet_merge(
+    summary: str,
+    results: list[str],
+    wall_s: float,
+    runner: str,
+    workers: int,
+    peak_rss_mib: float = 0.0,
+    worker_peak_rss_mib: float = 0.0,
+) -> str:
     """Merge the nodes' results as the CLI does; ``sluice.fleet/1`` JSON."""

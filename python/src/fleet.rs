@@ -74,12 +74,15 @@ pub(crate) fn fleet_node(py: Python<'_>, job: &[u8]) -> PyResult<String> {
 /// Merge the nodes' results (JSON from `fleet_node`, any order) as the
 /// CLI does; `sluice.fleet/1` JSON.
 #[pyfunction]
+#[pyo3(signature = (summary, results, wall_s, runner, workers, peak_rss_mib=0.0, worker_peak_rss_mib=0.0))]
 pub(crate) fn fleet_merge(
     summary: &str,
     results: Vec<String>,
     wall_s: f64,
     runner: &str,
     workers: u32,
+    peak_rss_mib: f64,
+    worker_peak_rss_mib: f64,
 ) -> PyResult<String> {
     let summary: FleetSummary = serde_json::from_str(summary).map_err(fail)?;
     let results: Vec<NodeResult> = results
@@ -91,6 +94,8 @@ pub(crate) fn fleet_merge(
         wall_s,
         runner: runner.to_string(),
         workers,
+        peak_rss_mib,
+        worker_peak_rss_mib,
     };
     json(&merge(&summary, results, perf))
 }

@@ -126,6 +126,9 @@ def local_ray():
     ray = pytest.importorskip("ray")
     if not hasattr(ray, "remote"):
         pytest.skip("the ray on sys.path is a folder, not Ray")
+    # A local Ray cluster otherwise writes an auth token to ~/.ray, after
+    # which `ray start --head` clusters refuse their own nodes (Ray 2.60).
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     return ray
 
 
@@ -412,3 +415,43 @@ def test_report_writes_the_page_of_results_logs_and_files(tmp_path):
         sluice.report([{"schema": "sluice.sim/1", "flows": "nonsense"}], tmp_path / "bad.html")
     with pytest.raises(sluice.SluiceError, match="not int"):
         sluice.report([3], tmp_path / "bad.html")
+
+
+FLEET = os.path.join(ROOT, "scenarios", "fleet", "alibaba-sample.toml")
+
+
+def _no_perf(r):
+    return {k: v for k, v in r.items() if k != "perf"}
+
+
+def test_fleet_on_threads_is_the_same_whatever_the_workers():
+    one = sluice.fleet(FLEET, workers=1)
+    two = sluice.fleet(FLEET, workers=2)
+    assert one["schema"] == "sluice.fleet/1"
+    assert _no_perf(one) == _no_perf(two)
+    assert sum(v["requests"] for v in one["volumes"]) == 24
+    assert [n["node"] for n in one["nodes"]] == [0, 1]
+    assert one["perf"]["peak_rss_mib"] > 0
+
+
+def test_fleet_of_a_dict_and_its_errors(monkeypatch):
+    monkeypatch.chdir(os.path.join(ROOT, "scenarios", "fleet"))
+    d = {"name": "f", "duration_s": 100, "device": {"preset": "ssd-sata"}, "scheduler": {"name": "noop"},
+         "fleet": {"trace": "../../data/traces/alibaba-sample.csv", "format": "alibaba", "nodes": 3,
+                   "placement": "round-robin"}}
+    r = sluice.fleet(d)
+    assert [v["node"] for v in r["volumes"]] == [0, 1, 2]
+    with pytest.raises(sluice.SluiceError, match="nodes must be"):
+        sluice.fleet(dict(d, fleet=dict(d["fleet"], nodes=0)))
+    with pytest.raises(sluice.SluiceError, match="no \\[fleet\\] table"):
+        sluice.fleet(SCENARIO)
+
+
+def test_fleet_on_ray_gives_the_threads_volumes():
+    ray = local_ray()
+    if not ray.is_initialized():
+        ray.init(include_dashboard=False, log_to_driver=False, num_cpus=2)
+    here = sluice.fleet(FLEET)
+    there = sluice.fleet(FLEET, address="auto")
+    assert there["perf"]["runner"] == "ray"
+    assert _no_perf(there) == _no_perf(here)

@@ -73,6 +73,10 @@ pub fn run_local(
         wall_s: wall.elapsed().as_secs_f64(),
         runner: "threads".into(),
         workers: workers as u32,
+        // The host measures its own memory (a library cannot know what
+        // else its process holds).
+        peak_rss_mib: 0.0,
+        worker_peak_rss_mib: 0.0,
     };
     Ok(merge(
         &summary,

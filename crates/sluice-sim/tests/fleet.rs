@@ -49,6 +49,8 @@ fn without_perf(mut r: FleetReport) -> FleetReport {
         wall_s: 0.0,
         runner: String::new(),
         workers: 0,
+        peak_rss_mib: 0.0,
+        worker_peak_rss_mib: 0.0,
     };
     r
 }
@@ -106,6 +108,8 @@ fn a_job_sent_as_bytes_gives_the_same_result() {
         wall_s: 0.0,
         runner: String::new(),
         workers: 0,
+        peak_rss_mib: 0.0,
+        worker_peak_rss_mib: 0.0,
     };
     let a = merge(&summary, here, perf());
     let b = merge(&summary, there, perf());

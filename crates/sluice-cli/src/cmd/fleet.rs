@@ -47,9 +47,22 @@ pub(crate) fn run(args: Args) -> Result<()> {
     };
     let plan = FleetPlan::load(&args.scenario)?;
     let bar = progress::Progress::new(plan.name.clone(), plan.jobs.len() as u64, "nodes");
-    let report = sluice_sim::fleet::run_local(plan, workers, |done, _| bar.set(done as u64))?;
+    let mut report = sluice_sim::fleet::run_local(plan, workers, |done, _| bar.set(done as u64))?;
     drop(bar);
+    report.perf.peak_rss_mib = peak_rss_mib();
+    report.perf.worker_peak_rss_mib = report.perf.peak_rss_mib;
     emit(args.json, &report, table)
+}
+
+/// This process's peak resident memory so far, MiB (0 if unknown).
+fn peak_rss_mib() -> f64 {
+    // SAFETY: getrusage writes the struct it is given, nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return 0.0;
+    }
+    // Linux counts ru_maxrss in KiB.
+    u.ru_maxrss as f64 / 1024.0
 }
 
 /// The report as text: the nodes, then the volumes with the worst p99.9.
@@ -104,8 +117,8 @@ fn table(r: &FleetReport) -> String {
     }
     let _ = writeln!(
         s,
-        "\n{:.1} s of wall time on {} {}",
-        r.perf.wall_s, r.perf.workers, r.perf.runner
+        "\n{:.1} s of wall time on {} {}, peak memory {:.0} MiB",
+        r.perf.wall_s, r.perf.workers, r.perf.runner, r.perf.peak_rss_mib
     );
     s
 }

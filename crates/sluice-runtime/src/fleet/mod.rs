@@ -67,6 +67,14 @@ pub struct FleetKeys {
     pub(crate) to_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) speed: Option<f64>,
+    /// Every volume's `weight`, `reservation_iops` and `limit_iops`, as a
+    /// flow's (mclock's reservations, a policy's weights).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) weight: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) reservation_iops: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) limit_iops: Option<f64>,
 }
 
 /// A fleet, read and cut into one job per node.
@@ -244,6 +252,15 @@ impl FleetPlan {
         }
         if let Some(x) = keys.speed {
             f = f.speed(x);
+        }
+        if let Some(x) = keys.weight {
+            f = f.weight(x);
+        }
+        if let Some(x) = keys.reservation_iops {
+            f = f.reservation_iops(x);
+        }
+        if let Some(x) = keys.limit_iops {
+            f = f.limit_iops(x);
         }
         Ok(f)
     }

@@ -160,6 +160,14 @@ pub struct FleetPerf {
     pub runner: String,
     /// Workers (threads), or Ray tasks.
     pub workers: u32,
+    /// Peak resident memory of the process that read the trace and merged
+    /// the results, MiB (0: not measured).
+    #[serde(default)]
+    pub peak_rss_mib: f64,
+    /// Peak resident memory of the largest process that ran nodes, MiB
+    /// (threads: the same process; 0: not measured).
+    #[serde(default)]
+    pub worker_peak_rss_mib: f64,
 }
 
 /// Put the nodes' results together, volumes in the plan's order; `perf`

@@ -1267,3 +1267,95 @@ fn read_fraction_mixes_random_flows_and_is_refused_elsewhere() {
         "{e}"
     );
 }
+
+/// A scenario of one trace flow over `trace` (alibaba format) with `keys`.
+fn alibaba_flow(keys: &str) -> String {
+    let trace = format!(
+        "{}/../../data/traces/alibaba-sample.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    format!(
+        "name = \"t\"\nduration_s = 100\n[device]\npreset = \"ssd-sata\"\n[scheduler]\nname = \"noop\"\n\
+         [[flow]]\nname = \"t\"\npattern = \"trace\"\ntrace = \"{trace}\"\nformat = \"alibaba\"\n\
+         offsets = \"wrap\"\n{keys}"
+    )
+}
+
+fn requests(s: &Scenario, i: usize) -> Arc<Vec<trace::Request>> {
+    match &s.flows[i].kind {
+        FlowKind::Trace(t) => Arc::clone(&t.requests),
+        _ => panic!("a trace flow"),
+    }
+}
+
+/// Issue 48: `flows = "volume"` makes a flow per volume, named by it, each
+/// in its own share of the device (volumes are separate address spaces).
+#[test]
+fn a_trace_split_by_volume_is_a_flow_per_volume_in_its_own_space() {
+    let whole = parse(&alibaba_flow("")).unwrap();
+    assert_eq!(whole.flows.len(), 1);
+    let s = parse(&alibaba_flow("flows = \"volume\"")).unwrap();
+    let names: Vec<&str> = s.flows.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["7", "213", "640"]);
+    let capacity = s.device.model.capacity();
+    let share = capacity / 3;
+    let mut total = 0;
+    for (i, f) in s.flows.iter().enumerate() {
+        assert_eq!(f.file_start, share * i as u64);
+        let r = requests(&s, i);
+        total += r.len();
+        for q in r.iter() {
+            assert!(
+                q.sector >= f.file_start && q.sector + u64::from(q.sectors) <= f.file_start + share
+            );
+        }
+    }
+    assert_eq!(total, requests(&whole, 0).len());
+    // Arrivals keep the trace's clock, not each volume's own.
+    assert_eq!(requests(&s, 1)[0].at, requests(&whole, 0)[1].at);
+    // A flow per volume is not `count` copies.
+    let e = parse(&alibaba_flow("flows = \"volume\"\ncount = 2")).unwrap_err();
+    assert!(
+        e.to_string().contains("count applies to flows = \"one\""),
+        "{e}"
+    );
+    let e = parse(&alibaba_flow("flows = \"process\"")).unwrap_err();
+    assert!(e.to_string().contains("names no process"), "{e}");
+    let e = parse(&alibaba_flow("flows = \"disk\"")).unwrap_err();
+    assert!(e.to_string().contains("flows: unknown value 'disk'"), "{e}");
+}
+
+/// Issue 48: `from_s`, `to_s` and `speed` cut the trace and speed it up,
+/// arrivals counted from `from_s`.
+#[test]
+fn a_trace_window_keeps_its_requests_and_counts_from_its_start() {
+    let whole = requests(&parse(&alibaba_flow("")).unwrap(), 0);
+    let (from, to) = (whole[5].at, whole[15].at);
+    let keys = format!(
+        "from_s = {}\nto_s = {}\nspeed = 2",
+        from.as_secs_f64(),
+        to.as_secs_f64()
+    );
+    let cut = requests(&parse(&alibaba_flow(&keys)).unwrap(), 0);
+    assert_eq!(cut.len(), 10);
+    for (c, w) in cut.iter().zip(&whole[5..15]) {
+        assert_eq!(c.sector, w.sector);
+        let want = (w.at - from).as_nanos() as f64 / 2.0;
+        assert!((c.at.as_nanos() as f64 - want).abs() <= 1.0, "{c:?} {w:?}");
+    }
+    for (keys, says) in [
+        ("from_s = 5\nto_s = 1", "to_s must be after from_s"),
+        ("speed = 0", "speed must be"),
+        ("from_s = 99999", "no request arrives between"),
+    ] {
+        let e = parse(&alibaba_flow(keys)).unwrap_err().to_string();
+        assert!(e.contains(says), "{keys}: {e}");
+    }
+    let e = parse(&GOOD.replace("file_gib = 2", "file_gib = 2\nspeed = 2"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("speed applies only to pattern = \"trace\""),
+        "{e}"
+    );
+}
