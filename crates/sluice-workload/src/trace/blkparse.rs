@@ -94,7 +94,7 @@ fn process_name<'a>(rest: &[&'a str]) -> &'a str {
 }
 
 /// `maj,min`.
-fn is_device(s: &str) -> bool {
+pub(super) fn is_device(s: &str) -> bool {
     s.split_once(',').is_some_and(|(a, b)| {
         !a.is_empty()
             && !b.is_empty()

@@ -351,3 +351,237 @@ fn mqsim_fold_keeps_up_to_space_less_one_and_folds_modulo_it() {
     assert_eq!(one[0].sector, 0);
     assert_eq!(Offsets::parse("mqsim"), Some(Offsets::Mqsim));
 }
+
+fn split(name: &str, format: Format, split: Split, seed: u64) -> Trace {
+    Trace::parse_with(name, &fixture(name), format, ReadOptions { split, seed })
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Requests per source, by source name.
+fn per_source(t: &Trace) -> Vec<(String, usize)> {
+    let mut n = vec![0; t.sources.len()];
+    for r in &t.requests {
+        n[r.source as usize] += 1;
+    }
+    t.sources.iter().cloned().zip(n).collect()
+}
+
+#[test]
+fn alibaba_reads_bytes_and_microseconds_and_splits_by_volume() {
+    let t = read("alibaba-sample.csv", Format::Alibaba);
+    assert_eq!(t.requests.len(), 24);
+    assert!(t.sources.is_empty());
+    // Line 1: 7,W,70807552,16384,1577808000000900.
+    let first = t.requests[0];
+    assert_eq!(
+        (first.sector, first.sectors, first.write),
+        (70807552 / 512, 32, true)
+    );
+    // Line 2 arrives 480 µs later.
+    assert_eq!(t.requests[1].at, Duration::from_micros(480));
+    let v = split("alibaba-sample.csv", Format::Alibaba, Split::Volume, 1);
+    assert_eq!(
+        per_source(&v),
+        [("7".into(), 8), ("213".into(), 8), ("640".into(), 8)]
+    );
+    assert_eq!(v.requests[1].source, 1);
+    for (text, says) in [
+        ("1,R,0,4096\n", "got 4 fields"),
+        ("1,X,0,4096,5\n", "opcode: expected R or W"),
+        ("1,R,-5,4096,5\n", "offset: expected a number"),
+        ("1,R,0,4096,5\n1,R,0,4096,5,6\n", "line 2"),
+    ] {
+        let e = Trace::parse("a", text, Format::Alibaba)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(says), "{text:?}: {e}");
+    }
+}
+
+#[test]
+fn tencent_spreads_a_seconds_arrivals_by_the_seed() {
+    let a = split("tencent-sample.csv", Format::Tencent, Split::Volume, 1);
+    assert_eq!(a.requests.len(), 20);
+    assert_eq!(
+        per_source(&a),
+        [("1063".into(), 7), ("1107".into(), 7), ("2951".into(), 6)]
+    );
+    // Sectors, sizes and directions as written (line 2: 68408616, 8, write).
+    let l2 = a.requests.iter().find(|r| r.line == 2).unwrap();
+    assert_eq!((l2.sector, l2.sectors, l2.write), (68408616, 8, true));
+    // Each request stays inside its second (the first request's second is
+    // the trace's second 0, so line k's second is `(k - 2) / 6`).
+    let t0 = 1538323200u64;
+    let text = fixture("tencent-sample.csv");
+    let secs: Vec<u64> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().parse::<u64>().unwrap() - t0)
+        .collect();
+    let first_ns = a.requests.iter().map(|r| r.at).min().unwrap();
+    assert_eq!(first_ns, Duration::ZERO);
+    let mut by_line = a.requests.clone();
+    by_line.sort_by_key(|r| r.line);
+    // Arrivals are from the first; within a second their order is drawn.
+    let offset0 = {
+        let t = Trace::parse_with(
+            "x",
+            "1,0,8,0,9\n",
+            Format::Tencent,
+            ReadOptions {
+                split: Split::One,
+                seed: 1,
+            },
+        )
+        .unwrap();
+        t.requests[0].at
+    };
+    assert_eq!(offset0, Duration::ZERO);
+    for w in by_line.windows(2) {
+        let (s0, s1) = (secs[w[0].line as usize - 2], secs[w[1].line as usize - 2]);
+        if s1 > s0 {
+            assert!(w[1].at > w[0].at, "{w:?}");
+        }
+    }
+    let span = a.requests.last().unwrap().at;
+    assert!(
+        span < Duration::from_secs(secs.last().unwrap() + 1),
+        "{span:?}"
+    );
+    // The same seed, the same arrivals; another seed, others.
+    let b = split("tencent-sample.csv", Format::Tencent, Split::Volume, 1);
+    let c = split("tencent-sample.csv", Format::Tencent, Split::Volume, 2);
+    assert_eq!(a, b);
+    assert_ne!(a.requests, c.requests);
+    let e = Trace::parse("t", "1,0,8,2,9\n", Format::Tencent)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("IOType: expected 0 (read) or 1 (write)"), "{e}");
+}
+
+#[test]
+fn fiu_splits_by_process_or_by_device() {
+    let t = read("fiu-sample.trace", Format::Fiu);
+    assert_eq!(t.requests.len(), 18);
+    assert_eq!(t.requests.iter().filter(|r| r.write).count(), 6);
+    assert!(t.requests.iter().all(|r| r.sectors == 8));
+    // 5 µs between the first two lines.
+    assert_eq!(t.requests[1].at, Duration::from_micros(5));
+    let p = split("fiu-sample.trace", Format::Fiu, Split::Process, 1);
+    assert_eq!(
+        per_source(&p),
+        [
+            ("nfsd-4362".into(), 6),
+            ("nfsd-4363".into(), 6),
+            ("syslogd-2010".into(), 6)
+        ]
+    );
+    let v = split("fiu-sample.trace", Format::Fiu, Split::Volume, 1);
+    assert_eq!(per_source(&v), [("8,16".into(), 5), ("8,0".into(), 13)]);
+    let e = Trace::parse("f", "1 2 p 3 8 X 8 0 ab\n", Format::Fiu)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("op: expected R or W"), "{e}");
+}
+
+#[test]
+fn ftrace_blk_counts_queue_events_of_a_real_capture() {
+    let t = read("ftrace-blk-sample.txt", Format::FtraceBlk);
+    // Recorded: dd read 5 x 4 KiB while another dd wrote 3 x 8 KiB.
+    assert_eq!(t.requests.len(), 8);
+    assert_eq!(t.requests.iter().filter(|r| r.write).count(), 3);
+    assert!(t
+        .requests
+        .iter()
+        .all(|r| r.sectors == if r.write { 16 } else { 8 }));
+    let p = split(
+        "ftrace-blk-sample.txt",
+        Format::FtraceBlk,
+        Split::Process,
+        1,
+    );
+    let names: Vec<(String, usize)> = per_source(&p);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().all(|(n, _)| n.starts_with("dd-")), "{names:?}");
+    let v = split("ftrace-blk-sample.txt", Format::FtraceBlk, Split::Volume, 1);
+    assert_eq!(v.sources.len(), 1);
+    // A queue event without its sector is refused; other events are not requests.
+    let bad = "  dd-1 [000] d..1. 1.5:   7,1    Q  RS\n";
+    let e = Trace::parse("b", bad, Format::FtraceBlk)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("b:1") || e.contains("line 1"), "{e}");
+    let other =
+        "  dd-1 [000] d..1. 1.5:   7,1    D  RS 0 + 8 [dd]\n  dd-1 [000] 2.0: 7,1 Q R 8 + 8 [dd]\n";
+    let t = Trace::parse("o", other, Format::FtraceBlk).unwrap();
+    assert_eq!(t.requests.len(), 1);
+}
+
+#[test]
+fn streaming_a_file_reads_what_parsing_its_text_does() {
+    for (name, format, split) in [
+        ("alibaba-sample.csv", Format::Alibaba, Split::Volume),
+        ("tencent-sample.csv", Format::Tencent, Split::Volume),
+        ("fiu-sample.trace", Format::Fiu, Split::Process),
+        ("ftrace-blk-sample.txt", Format::FtraceBlk, Split::Process),
+    ] {
+        let path = format!("{}/../../data/traces/{name}", env!("CARGO_MANIFEST_DIR"));
+        let options = ReadOptions { split, seed: 7 };
+        let streamed = Trace::load_with(Path::new(&path), format, options).unwrap();
+        let parsed = Trace::parse_with(&path, &fixture(name), format, options).unwrap();
+        assert_eq!(streamed, parsed, "{name}");
+    }
+}
+
+#[test]
+fn a_split_the_format_cannot_make_is_refused() {
+    let e = Trace::parse_with(
+        "a",
+        "1,R,0,4096,5\n",
+        Format::Alibaba,
+        ReadOptions {
+            split: Split::Process,
+            seed: 1,
+        },
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("names no process") && e.contains("\"volume\""),
+        "{e}"
+    );
+}
+
+/// A reader's list becomes the trace's in place only if the two types are
+/// laid out alike.
+#[test]
+fn a_raw_request_is_laid_out_as_a_request() {
+    assert_eq!(std::mem::size_of::<Raw>(), std::mem::size_of::<Request>());
+    assert_eq!(std::mem::align_of::<Raw>(), std::mem::align_of::<Request>());
+    assert_eq!(std::mem::size_of::<Request>(), 32);
+}
+
+proptest::proptest! {
+    /// No line makes a reader panic: each is a request, skipped, or a
+    /// refusal naming its line. Lines are built from the formats' own
+    /// pieces so that they get past the first checks.
+    #[test]
+    fn the_new_readers_never_panic(
+        pieces in proptest::collection::vec(
+            proptest::sample::select(vec![
+                "0", "1", "R", "W", "RS", "WS", "Q", "D", "+", "8", ",", " ", "-", "[000]", "d..1.",
+                "12.5:", "7,1", "[dd]", "18446744073709551615", "99999999999999999999", "-3",
+                "4096", "x", "\t", "1538323200", "nfsd", ":", "#",
+            ]),
+            0..14,
+        ),
+        split in proptest::sample::select(vec![Split::One, Split::Volume, Split::Process]),
+    ) {
+        let line: String = pieces.concat();
+        for format in [Format::Alibaba, Format::Tencent, Format::Fiu, Format::FtraceBlk, Format::Mqsim] {
+            let _ = Trace::parse_with("p", &line, format, ReadOptions { split, seed: 3 });
+            let two = format!("{line}\n{line}\n");
+            let _ = Trace::parse_with("p", &two, format, ReadOptions { split, seed: 3 });
+        }
+    }
+}
