@@ -473,10 +473,10 @@ pub(crate) trait LineReader {
 /// The line reader of `format`, if it is read a line at a time.
 fn streaming_reader(format: Format, options: ReadOptions) -> Option<Box<dyn LineReader>> {
     Some(match format {
-        Format::Alibaba => Box::new(alibaba::Reader::default()),
+        Format::Alibaba => Box::new(alibaba::Reader),
         Format::Tencent => Box::new(tencent::Reader::new(options.seed)),
-        Format::Fiu => Box::new(fiu::Reader::default()),
-        Format::FtraceBlk => Box::new(ftrace_blk::Reader::default()),
+        Format::Fiu => Box::new(fiu::Reader),
+        Format::FtraceBlk => Box::new(ftrace_blk::Reader),
         _ => return None,
     })
 }
