@@ -366,6 +366,37 @@ pub fn read_text_in_pieces(
     }
 }
 
+/// The bytes of `path`, a binary `kind` file (a blktrace capture), handed
+/// over in pieces as the file is read: the checks of [`read_text`] (a
+/// regular file, within the cap, also while it is read), without the text's.
+/// `each` may have seen the start of a file that then turns out too large.
+pub fn read_bytes_in_pieces(
+    path: &Path,
+    kind: Kind,
+    mut each: impl FnMut(&[u8]),
+) -> Result<(), InputError> {
+    let fail = failure(path, kind);
+    let (file, _) = open_checked(path, kind)?;
+    let cap = kind.cap();
+    let mut file = file.take(cap + 1);
+    let mut buf = vec![0u8; PIECE_BYTES];
+    let mut total = 0u64;
+    loop {
+        let n = match file.read(&mut buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => r.map_err(|e| fail(Problem::Io(e)))?,
+        };
+        if n == 0 {
+            return Ok(());
+        }
+        total += n as u64;
+        if total > cap {
+            return Err(fail(Problem::TooLarge(total)));
+        }
+        each(&buf[..n]);
+    }
+}
+
 /// The error maker for `path`, read as a `kind` file.
 fn failure(path: &Path, kind: Kind) -> impl Fn(Problem) -> InputError + '_ {
     move |problem| InputError {
@@ -622,6 +653,32 @@ mod tests {
         std::fs::write(&p, b"ok\rok\n\xff\xfe").unwrap();
         let e = read_text(&p, Kind::Trace).unwrap_err().to_string();
         assert!(e.contains("not UTF-8 text (line 3, byte offset 6)"), "{e}");
+    }
+
+    #[test]
+    fn bytes_in_pieces_are_the_whole_file_and_refuse_what_text_refuses() {
+        let d = dir();
+        let p = d.join("capture.blktrace.0");
+        let bytes: Vec<u8> = (0..3 * PIECE_BYTES + 5).map(|i| (i * 7) as u8).collect();
+        std::fs::write(&p, &bytes).unwrap();
+        let mut whole = Vec::new();
+        read_bytes_in_pieces(&p, Kind::Trace, |b| whole.extend_from_slice(b)).unwrap();
+        assert_eq!(whole, bytes);
+        let e = read_bytes_in_pieces(Path::new("/dev/zero"), Kind::Trace, |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.ends_with("is a character device, not a regular file"),
+            "{e}"
+        );
+        let big = d.join("big.blktrace.0");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(Kind::Trace.cap() + 1).unwrap();
+        let e = read_bytes_in_pieces(&big, Kind::Trace, |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("may be at most 1 GiB"), "{e}");
+        std::fs::remove_file(&big).unwrap();
     }
 
     /// `read_text_in_pieces`'s pieces, joined; or its error.

@@ -585,3 +585,33 @@ proptest::proptest! {
         }
     }
 }
+
+/// A real capture's binary files give the requests blkparse's text of
+/// the same files gives (see data/traces/README.md for how it was made).
+#[test]
+fn blktrace_binary_reads_what_blkparse_prints() {
+    let dir = format!("{}/../../data/traces", env!("CARGO_MANIFEST_DIR"));
+    let bin = Trace::load(Path::new(&format!("{dir}/loop-capture")), Format::Blktrace).unwrap();
+    let text = read("loop-capture.blkparse", Format::Blkparse);
+    assert_eq!(bin.requests.len(), 40);
+    let key = |t: &Trace| {
+        let mut v: Vec<(Duration, u64, u32, bool)> = t
+            .requests
+            .iter()
+            .map(|r| (r.at, r.sector, r.sectors, r.write))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(key(&bin), key(&text));
+    let v = Trace::load_with(
+        Path::new(&format!("{dir}/loop-capture")),
+        Format::Blktrace,
+        ReadOptions {
+            split: Split::Volume,
+            seed: 1,
+        },
+    )
+    .unwrap();
+    assert_eq!(v.sources, ["7,1"]);
+}
