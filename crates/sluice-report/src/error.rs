@@ -31,7 +31,7 @@ pub enum Error {
     #[error("{0}")]
     BadLog(String),
     /// The sources hold nothing to draw.
-    #[error("no runs, experiments or request logs in the given files")]
+    #[error("no runs, experiments, fleets or request logs in the given files")]
     Empty,
     /// The plotting library failed.
     #[error("drawing a figure: {0}")]

@@ -1,5 +1,6 @@
 //! Result files as the report reads them: any of sluice's JSON results
 //! (`sluice.sim/1`, `sluice.run/1`, `sluice.repro/1`, `sluice.versus/1`,
+//! `sluice.fleet/1`,
 //! or `compare --json`'s array of runs), turned into the runs and
 //! experiments the page shows, and request logs (CSV, read by
 //! [`crate::requests`]). JSON is read as the typed results sluice writes
@@ -102,6 +103,8 @@ pub(crate) struct Results {
     pub logs: Vec<Log>,
     /// `compare --json` arrays read so far.
     pub compares: usize,
+    /// Fleets (`sluice.fleet/1`), in the order given.
+    pub fleets: Vec<crate::fleet::Fleet>,
 }
 
 /// Read every file into one set of results (see [`add_source`]), each
@@ -150,7 +153,11 @@ fn add_source(out: &mut Results, name: &str, text: &str) -> Result<()> {
 
 /// `out`, unless it holds nothing to draw.
 fn finish(out: Results) -> Result<Results> {
-    if out.runs.is_empty() && out.experiments.is_empty() && out.logs.is_empty() {
+    if out.runs.is_empty()
+        && out.experiments.is_empty()
+        && out.logs.is_empty()
+        && out.fleets.is_empty()
+    {
         return Err(Error::Empty);
     }
     Ok(out)
@@ -203,13 +210,30 @@ pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
                 out.runs.push(one);
             }
         }
+        FLEET_SCHEMA => {
+            let f: sluice_runtime::fleet::FleetReport = typed(v, schema)?;
+            if let Some(bad) = f
+                .volumes
+                .iter()
+                .find(|v| !(v.p999_ms.is_finite() && v.p999_ms >= 0.0))
+            {
+                return Err(format!(
+                    "not a {schema} result: volume '{}' has p999_ms {}",
+                    bad.volume, bad.p999_ms
+                ));
+            }
+            out.fleets.push(crate::fleet::Fleet::of(f));
+        }
         "" => return Err("no \"schema\" field: not a sluice result".to_string()),
         other => return Err(format!(
-            "unknown schema '{other}' (expected {SIM_SCHEMA}, {RUN_SCHEMA}, {REPRO_SCHEMA} or {VERSUS_SCHEMA})"
+            "unknown schema '{other}' (expected {SIM_SCHEMA}, {RUN_SCHEMA}, {REPRO_SCHEMA}, {VERSUS_SCHEMA} or {FLEET_SCHEMA})"
         )),
     }
     Ok(())
 }
+
+/// Schema tag of `sluice fleet --json`.
+pub const FLEET_SCHEMA: &str = "sluice.fleet/1";
 
 /// Schema tag of `sluice versus --json` (its type lives in the binary,
 /// which writes this tag).

@@ -9,6 +9,7 @@
 //! the request logs' service order, one panel per log on one time axis.
 
 mod error;
+pub mod fleet;
 mod input;
 mod lanes;
 mod order;
@@ -21,7 +22,8 @@ mod service;
 use std::path::{Path, PathBuf};
 
 pub use error::Error;
-pub use input::VERSUS_SCHEMA;
+pub use fleet::{quietest_tail, QuietTail};
+pub use input::{FLEET_SCHEMA, VERSUS_SCHEMA};
 use page::page;
 pub(crate) use page::{esc, fig};
 

@@ -34,6 +34,7 @@ pub(crate) fn page(r: &Results, sources: &[String]) -> Result<String> {
             Some(_) => {}
         }
     }
+    crate::fleet::section(&mut h, &r.fleets)?;
     order::section(&mut h, &r.logs);
     if !r.experiments.is_empty() {
         h.push_str("<h2>Reproductions: the paper's numbers beside ours</h2>\n");

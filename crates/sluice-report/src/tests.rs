@@ -929,3 +929,67 @@ fn report_axes_stay_bounded_whatever_the_values() {
         .unwrap()
         .contains("<svg"));
 }
+
+fn fleet_json(scheduler: &str, p999: &[f64]) -> serde_json::Value {
+    let volumes: Vec<serde_json::Value> = p999
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            json!({"volume": format!("v{i}"), "node": i % 2, "requests": 10 * (i + 1), "bytes": 4096,
+                   "p50_ms": t / 4.0, "p99_ms": t / 2.0, "p999_ms": t, "max_ms": t, "mb_s": 0.1})
+        })
+        .collect();
+    json!({"schema": "sluice.fleet/1", "scenario": "f", "scheduler": scheduler, "seed": 1,
+           "placement": {"policy": "hash", "nodes": 2, "volumes": p999.len()},
+           "volumes": volumes,
+           "nodes": [
+               {"node": 0, "volumes": 2, "requests": 40, "utilisation": 0.5, "mb_s": 0.2, "sim_time_s": 1.0, "policy_stats": {}},
+               {"node": 1, "volumes": 2, "requests": 60, "utilisation": 0.25, "mb_s": 0.2, "sim_time_s": 1.0, "policy_stats": {}}],
+           "perf": {"wall_s": 0.1, "runner": "threads", "workers": 1}})
+}
+
+/// Issue 48: fleets are drawn (each volume's p99.9, the quietest first)
+/// and summed up: the quietest 10% (here one volume of four, the first)
+/// beside all volumes.
+#[test]
+fn a_fleet_is_drawn_with_its_quietest_volumes_tail() {
+    let sources: Vec<Source> = [
+        ("noop", [7.0, 2.0, 3.0, 4.0]),
+        ("mclock", [1.5, 2.0, 3.0, 4.0]),
+    ]
+    .iter()
+    .map(|(s, t)| Source {
+        name: format!("{s}.json"),
+        text: fleet_json(s, t).to_string(),
+    })
+    .collect();
+    let html = render(&sources).unwrap();
+    assert!(html.contains("Fleets: the tail each volume got"), "{html}");
+    assert!(html.contains("<svg"));
+    // noop's quietest volume (v0, 10 requests) has p99.9 7 ms; all four's
+    // median is 3.5 ms; the nodes' mean utilisation 38%.
+    assert!(
+        html.contains("<td class=\"l\">noop: f</td><td>4</td><td>2</td><td>100</td><td>7.000</td><td>7.000</td><td>3.500</td><td>7.000</td><td>38%</td>"),
+        "{html}"
+    );
+    assert!(html.contains("<td>1.500</td><td>1.500</td>"), "{html}");
+    // A volume with no tail to draw is a one-line refusal.
+    let mut bad = fleet_json("noop", &[1.0]);
+    bad["volumes"][0]["p999_ms"] = json!(-1.0);
+    let e = render(&[Source {
+        name: "bad.json".into(),
+        text: bad.to_string(),
+    }])
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("bad.json") && e.contains("p999_ms -1"), "{e}");
+    let mut partial = fleet_json("noop", &[1.0]);
+    partial.as_object_mut().unwrap().remove("volumes");
+    let e = render(&[Source {
+        name: "p.json".into(),
+        text: partial.to_string(),
+    }])
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("not a sluice.fleet/1 result"), "{e}");
+}

@@ -410,6 +410,57 @@ pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> R
     })
 }
 
+/// Each volume's p99.9 against its rank from the quietest (0..1), one
+/// line per fleet, the y axis in ms on a log scale; a dashed line marks
+/// the quietest 10%.
+pub(super) fn quietest(title: &str, fleets: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
+    let all = fleets.iter().flat_map(|(_, p)| p.iter().map(|&(_, ms)| ms));
+    let lo = all
+        .clone()
+        .filter(|&ms| ms > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let hi = bounded(all.fold(0.0f64, f64::max));
+    let lo = log_floor(lo.min(AXIS_MAX), hi);
+    let (lo, hi) = if lo.is_finite() && hi > lo {
+        (lo / 1.5, hi * 1.5)
+    } else {
+        (0.001, hi.max(0.01) * 10.0)
+    };
+    let names: Vec<&str> = fleets.iter().map(|(n, _)| n.as_str()).collect();
+    figure(chart_height(420, &names), |root| {
+        let plot = with_key(root, title, &names)?;
+        let mut chart = line_chart(&plot)
+            .build_cartesian_2d(0f64..1f64, (lo..hi).log_scale())
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("volumes ranked by requests, the quietest first (fraction)")
+            .y_desc("p99.9 latency (ms, log scale)")
+            .label_style(TICKS)
+            .axis_desc_style(AXIS)
+            .x_label_formatter(&|x| format!("{x:.1}"))
+            .y_label_formatter(&|y| tick(*y))
+            .draw()
+            .map_err(err)?;
+        chart
+            .draw_series(std::iter::once(DashedPathElement::new(
+                vec![(0.1, lo), (0.1, hi)],
+                4,
+                4,
+                BLACK.mix(0.4),
+            )))
+            .map_err(err)?;
+        for (i, (_, points)) in fleets.iter().enumerate() {
+            let points: Vec<(f64, f64)> = points
+                .iter()
+                .map(|&(x, ms)| (x.clamp(0.0, 1.0), ms.clamp(lo, hi)))
+                .collect();
+            line(&mut chart, i, fleets.len(), &points)?;
+        }
+        Ok(())
+    })
+}
+
 /// Flows' indices in two groups when their peaks span more than
 /// [`SPAN`] (the large, then the small, split at the widest gap between
 /// peaks), else one group of all.
