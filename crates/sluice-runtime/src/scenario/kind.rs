@@ -129,7 +129,7 @@ impl Scenario {
             ))
         })?;
         let options = trace::ReadOptions { split, seed };
-        Ok(Trace::load_with(&base.join(path), format, options)?)
+        Trace::load_with(&base.join(path), format, options)
     }
 
     /// Keys that only start-up or video flows take.
