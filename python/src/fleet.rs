@@ -32,7 +32,8 @@ pub(crate) fn fleet_json(
         .clamp(1, 1024);
     let report = py
         .detach(|| -> sluice_runtime::Result<_> {
-            let p = plan(path, json_text, name).map_err(|e| sluice_runtime::Error::new("", e.to_string()))?;
+            let p = plan(path, json_text, name)
+                .map_err(|e| sluice_runtime::Error::new("", e.to_string()))?;
             sluice_sim::fleet::run_local(p, workers, |_, _| {})
         })
         .map_err(fail)?;
@@ -49,12 +50,11 @@ pub(crate) fn fleet_plan<'py>(
     json_text: Option<&str>,
     name: Option<&str>,
 ) -> PyResult<(String, Vec<Bound<'py, PyBytes>>)> {
-    let (summary, jobs) = py
-        .detach(|| -> PyResult<_> {
-            let p = plan(path, json_text, name)?;
-            let jobs: Vec<Vec<u8>> = p.jobs.iter().map(NodeJob::to_bytes).collect();
-            Ok((p.summary(), jobs))
-        })?;
+    let (summary, jobs) = py.detach(|| -> PyResult<_> {
+        let p = plan(path, json_text, name)?;
+        let jobs: Vec<Vec<u8>> = p.jobs.iter().map(NodeJob::to_bytes).collect();
+        Ok((p.summary(), jobs))
+    })?;
     let jobs = jobs.iter().map(|b| PyBytes::new(py, b)).collect();
     Ok((json(&summary)?, jobs))
 }
