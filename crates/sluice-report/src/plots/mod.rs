@@ -367,21 +367,26 @@ pub(super) fn short(s: &str, max: usize) -> String {
     o
 }
 
-/// Latency CDFs, one line per flow: percent of requests completed within
-/// x ms (log scale). Every flow given is drawn.
-pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
-    let all = flows.iter().flat_map(|(_, c)| c.iter().map(|&(_, ms)| ms));
-    let lo = all
+/// A log axis's range for latencies `values` (ms): from below the least
+/// positive to above the largest, within [`LOG_SPAN`] and [`AXIS_MAX`].
+fn log_range(values: impl Iterator<Item = f64> + Clone) -> (f64, f64) {
+    let lo = values
         .clone()
         .filter(|&ms| ms > 0.0)
         .fold(f64::INFINITY, f64::min);
-    let hi = bounded(all.fold(0.0f64, f64::max));
+    let hi = bounded(values.fold(0.0f64, f64::max));
     let lo = log_floor(lo.min(AXIS_MAX), hi);
-    let (lo, hi) = if lo.is_finite() && hi > lo {
+    if lo.is_finite() && hi > lo {
         (lo / 1.5, hi * 1.5)
     } else {
         (0.001, hi.max(0.01) * 10.0)
-    };
+    }
+}
+
+/// Latency CDFs, one line per flow: percent of requests completed within
+/// x ms (log scale). Every flow given is drawn.
+pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
+    let (lo, hi) = log_range(flows.iter().flat_map(|(_, c)| c.iter().map(|&(_, ms)| ms)));
     let names: Vec<&str> = flows.iter().map(|(n, _)| n.as_str()).collect();
     figure(chart_height(420, &names), |root| {
         let plot = with_key(root, title, &names)?;
@@ -414,18 +419,7 @@ pub(super) fn latency_cdf(title: &str, flows: &[(String, Vec<(f64, f64)>)]) -> R
 /// line per fleet, the y axis in ms on a log scale; a dashed line marks
 /// the quietest 10%.
 pub(super) fn quietest(title: &str, fleets: &[(String, Vec<(f64, f64)>)]) -> Result<String> {
-    let all = fleets.iter().flat_map(|(_, p)| p.iter().map(|&(_, ms)| ms));
-    let lo = all
-        .clone()
-        .filter(|&ms| ms > 0.0)
-        .fold(f64::INFINITY, f64::min);
-    let hi = bounded(all.fold(0.0f64, f64::max));
-    let lo = log_floor(lo.min(AXIS_MAX), hi);
-    let (lo, hi) = if lo.is_finite() && hi > lo {
-        (lo / 1.5, hi * 1.5)
-    } else {
-        (0.001, hi.max(0.01) * 10.0)
-    };
+    let (lo, hi) = log_range(fleets.iter().flat_map(|(_, p)| p.iter().map(|&(_, ms)| ms)));
     let names: Vec<&str> = fleets.iter().map(|(n, _)| n.as_str()).collect();
     figure(chart_height(420, &names), |root| {
         let plot = with_key(root, title, &names)?;

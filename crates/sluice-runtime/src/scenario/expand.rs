@@ -618,17 +618,8 @@ impl Scenario {
                     }
                     (Some(_), Some(shared)) => shared.clone(),
                     (Some(t), None) => {
-                        let mut placed = t.place(file_sectors, kind.offsets).map_err(ctx)?;
-                        // `place` keeps each request inside the space:
-                        // these sums stay below the device's capacity.
-                        let reach = placed
-                            .iter()
-                            .map(|r| r.sector.saturating_add(u64::from(r.sectors)))
-                            .max()
-                            .unwrap_or(1);
-                        for r in &mut placed {
-                            r.sector = r.sector.saturating_add(file_start);
-                        }
+                        let (placed, reach) =
+                            place_at(t, file_sectors, kind.offsets, file_start).map_err(ctx)?;
                         let both = (Some(Arc::new(placed)), reach);
                         shared_trace = Some(both.clone());
                         both
@@ -769,6 +760,29 @@ impl Scenario {
     }
 }
 
+/// Trace `t`'s requests placed in a space of `space` sectors by `offsets`,
+/// then moved to start at sector `base`; and how far into the space they
+/// reach (the flow's file is that long).
+fn place_at(
+    t: &Trace,
+    space: u64,
+    offsets: Offsets,
+    base: u64,
+) -> Result<(Vec<trace::Request>, u64)> {
+    let mut placed = t.place(space, offsets)?;
+    // `place` keeps each request inside the space: these sums stay below
+    // the device's capacity.
+    let reach = placed
+        .iter()
+        .map(|r| r.sector.saturating_add(u64::from(r.sectors)))
+        .max()
+        .unwrap_or(1);
+    for r in &mut placed {
+        r.sector = r.sector.saturating_add(base);
+    }
+    Ok((placed, reach))
+}
+
 /// One flow of a block trace split by volume or process.
 struct SourceFlow {
     /// The volume's or process's name, as the trace gives it.
@@ -827,15 +841,7 @@ fn split_trace(
             requests,
             sources: Vec::new(),
         };
-        let mut placed = one.place(share, offsets)?;
-        let reach = placed
-            .iter()
-            .map(|r| r.sector.saturating_add(u64::from(r.sectors)))
-            .max()
-            .unwrap_or(1);
-        for r in &mut placed {
-            r.sector = r.sector.saturating_add(base);
-        }
+        let (placed, reach) = place_at(&one, share, offsets, base)?;
         out.push(SourceFlow {
             name: t.sources.get(i).cloned().unwrap_or_else(|| t.name.clone()),
             requests: Arc::new(placed),

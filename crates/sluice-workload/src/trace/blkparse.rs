@@ -36,39 +36,13 @@ pub(crate) fn parse(file: &str, text: &str, sources: &mut Sources) -> Result<Vec
             }
             _ => device = Some(f[0]),
         }
-        let rwbs = f[6];
-        let write = rwbs.contains('W');
-        if rwbs.contains('D') || !(write || rwbs.contains('R')) {
+        let Some((sector, sectors, write)) = queued_io(&line, f[6], &f[7..])? else {
             continue;
-        }
-        let has_data = f.len() >= 10 && f[8] == "+";
-        if !has_data && (rwbs.contains('F') || rwbs.contains('N')) {
-            continue; // a flush (or barrier) with no data
-        }
-        if !has_data {
-            return Err(line.error(format!(
-                "a queue event needs `sector + count` after its RWBS field, got '{}'",
-                f[7..].join(" ")
-            )));
-        }
-        let sectors: u64 = line.number("count", f[9])?;
-        if sectors == 0 {
-            continue;
-        }
-        // Checked: `count * 512` wrapped a huge count to a small request.
-        let bytes = sectors.checked_mul(512).ok_or_else(|| {
-            line.error(format!(
-                "count: {sectors} sectors; a request must be 1 byte to 64 MiB"
-            ))
-        })?;
-        let sector: u64 = line.number("sector", f[7])?;
-        if sector > i64::MAX as u64 / 512 {
-            return Err(line.error(format!("sector: {sector} is beyond any device")));
-        }
+        };
         out.push(Raw {
             at_ns: line.seconds("time", f[3])?,
             sector,
-            sectors: line.size_sectors("count", bytes)?,
+            sectors,
             write,
             line: (i + 1) as u32,
             // The queuing process: `pid` and the `[process]` blkparse
@@ -77,6 +51,46 @@ pub(crate) fn parse(file: &str, text: &str, sources: &mut Sources) -> Result<Vec
         });
     }
     Ok(out)
+}
+
+/// A queue event's request: its RWBS field and what follows it
+/// (`sector + count ...`) as `(sector, sectors, write)`; None for what is
+/// not a request of data (a discard, a flush with no data, a count of 0).
+/// The rules of blkparse's text, shared by every reader of its events.
+pub(super) fn queued_io(
+    line: &Line,
+    rwbs: &str,
+    rest: &[&str],
+) -> Result<Option<(u64, u32, bool)>> {
+    let write = rwbs.contains('W');
+    if rwbs.contains('D') || !(write || rwbs.contains('R')) {
+        return Ok(None);
+    }
+    let has_data = rest.len() >= 3 && rest[1] == "+";
+    if !has_data && (rwbs.contains('F') || rwbs.contains('N')) {
+        return Ok(None); // a flush (or barrier) with no data
+    }
+    if !has_data {
+        return Err(line.error(format!(
+            "a queue event needs `sector + count` after its RWBS field, got '{}'",
+            rest.join(" ")
+        )));
+    }
+    let count: u64 = line.number("count", rest[2])?;
+    if count == 0 {
+        return Ok(None);
+    }
+    // Checked: `count * 512` wrapped a huge count to a small request.
+    let bytes = count.checked_mul(512).ok_or_else(|| {
+        line.error(format!(
+            "count: {count} sectors; a request must be 1 byte to 64 MiB"
+        ))
+    })?;
+    let sector: u64 = line.number("sector", rest[0])?;
+    if sector > i64::MAX as u64 / 512 {
+        return Err(line.error(format!("sector: {sector} is beyond any device")));
+    }
+    Ok(Some((sector, line.size_sectors("count", bytes)?, write)))
 }
 
 /// The `[process]` at the end of a queue event, without its brackets

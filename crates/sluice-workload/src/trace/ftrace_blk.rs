@@ -20,7 +20,7 @@
 //!
 //! Read a line at a time as the file is read.
 
-use super::blkparse::is_device;
+use super::blkparse::{is_device, queued_io};
 use super::{Line, LineReader, Raw, Sources};
 use crate::error::Result;
 
@@ -56,34 +56,9 @@ impl LineReader for Reader {
         if event.len() < 3 || !is_device(event[0]) || event[1] != "Q" {
             return Ok(());
         }
-        let rwbs = event[2];
-        let write = rwbs.contains('W');
-        if rwbs.contains('D') || !(write || rwbs.contains('R')) {
+        let Some((sector, sectors, write)) = queued_io(line, event[2], &event[3..])? else {
             return Ok(());
-        }
-        let has_data = event.len() >= 6 && event[4] == "+";
-        if !has_data && (rwbs.contains('F') || rwbs.contains('N')) {
-            return Ok(()); // a flush with no data
-        }
-        if !has_data {
-            return Err(line.error(format!(
-                "a queue event needs `sector + count` after its RWBS field, got '{}'",
-                event[3..].join(" ")
-            )));
-        }
-        let count: u64 = line.number("count", event[5])?;
-        if count == 0 {
-            return Ok(());
-        }
-        let bytes = count.checked_mul(512).ok_or_else(|| {
-            line.error(format!(
-                "count: {count} sectors; a request must be 1 byte to 64 MiB"
-            ))
-        })?;
-        let sector: u64 = line.number("sector", event[3])?;
-        if sector > i64::MAX as u64 / 512 {
-            return Err(line.error(format!("sector: {sector} is beyond any device")));
-        }
+        };
         let task = f[..cpu].join(" ");
         let (comm, pid) = task.rsplit_once('-').unwrap_or(("", task.as_str()));
         let volume = sources.volume(line, event[0])?;
@@ -91,7 +66,7 @@ impl LineReader for Reader {
         out.push(Raw {
             at_ns: line.seconds("time", &f[time][..f[time].len() - 1])?,
             sector,
-            sectors: line.size_sectors("count", bytes)?,
+            sectors,
             write,
             line: line.number as u32,
             source: volume.max(process),
