@@ -7,9 +7,8 @@ use std::fmt::Write;
 
 use sluice_runtime::fleet::{FleetReport, VolumeRow};
 
+use super::{esc, fig, plots};
 use crate::error::Result;
-use crate::page::{esc, fig};
-use crate::plots;
 
 /// What the quietest volumes of a fleet got.
 #[derive(Clone, Debug, PartialEq)]

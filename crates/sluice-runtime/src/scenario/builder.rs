@@ -54,7 +54,7 @@ pub struct ScenarioBuilder {
     pub(crate) os: Option<OsKeys>,
     /// The `[fleet]` table: a trace's volumes over nodes (`sluice fleet`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) fleet: Option<crate::fleet::FleetKeys>,
+    pub(crate) fleet: Option<super::FleetKeys>,
 }
 
 /// The `[os]` table.

@@ -31,6 +31,7 @@ macro_rules! optional_keys {
 
 mod builder;
 mod expand;
+mod fleet_keys;
 pub(crate) mod groups;
 mod kind;
 pub(crate) mod location;
@@ -43,6 +44,7 @@ pub(crate) use builder::SchedulerKeys;
 pub use builder::{CostKeys, FlowBuilder, ScenarioBuilder};
 use builder::{DeviceKeys, OsKeys};
 pub use expand::MAX_SECONDS;
+pub use fleet_keys::FleetKeys;
 pub use groups::GroupBuilder;
 use location::{key_line, value_names};
 use sluice_device::diskspecs;
