@@ -615,3 +615,11 @@ fn blktrace_binary_reads_what_blkparse_prints() {
     .unwrap();
     assert_eq!(v.sources, ["7,1"]);
 }
+
+#[test]
+fn mqsim_splits_by_device() {
+    let t = split("mqsim-sample.trace", Format::Mqsim, Split::Volume, 1);
+    assert_eq!(t.requests.len(), 12);
+    assert_eq!(per_source(&t), [("0".into(), 6), ("1".into(), 6)]);
+    assert_eq!(t.requests.iter().filter(|r| r.write).count(), 4);
+}
