@@ -297,7 +297,6 @@ impl Trace {
             Format::FioIolog => fio_iolog::parse(name, text)?,
             Format::Msr => msr::parse(name, text)?,
             Format::Spc => spc::parse(name, text)?,
-            Format::Mqsim => mqsim::parse(name, text, &mut sources)?,
             Format::Disksim => disksim_requests(name, text)?,
             Format::Blktrace => {
                 return Err(Error::new(
@@ -477,6 +476,7 @@ fn streaming_reader(format: Format, options: ReadOptions) -> Option<Box<dyn Line
         Format::Tencent => Box::new(tencent::Reader::new(options.seed)),
         Format::Fiu => Box::new(fiu::Reader),
         Format::FtraceBlk => Box::new(ftrace_blk::Reader),
+        Format::Mqsim => Box::new(mqsim::Reader::default()),
         _ => return None,
     })
 }

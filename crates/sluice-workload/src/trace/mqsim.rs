@@ -14,7 +14,8 @@
 //! - `type`: `0` is a write, `1` a read (MQSim takes anything but `0` as a
 //!   read; anything else is refused here).
 //!
-//! MQSim stops reading at the first line that is not five fields; a file
+//! Read a line at a time as the file is read. MQSim stops reading at the
+//! first line that is not five fields; a file
 //! may end in blank lines, but a request after a blank line (which MQSim
 //! would never replay) is refused, as is any other malformed line.
 //!
@@ -24,25 +25,31 @@
 //! "mqsim"` ([`super::Offsets::Mqsim`]), the default that `sluice import
 //! mqsim` writes.
 
-use super::{Line, Raw, Sources, MAX_REQUEST_SECTORS};
+use super::{Line, LineReader, Raw, Sources, MAX_REQUEST_SECTORS};
 use crate::error::Result;
 
-/// Every request of `text`.
-pub(crate) fn parse(file: &str, text: &str, sources: &mut Sources) -> Result<Vec<Raw>> {
-    let mut out = Vec::new();
-    let mut blank_at: Option<usize> = None;
-    let mut last_ns = 0u64;
-    for (i, l) in sluice_input::lines(text).enumerate() {
-        let line = Line {
-            file,
-            number: i + 1,
-        };
-        let f: Vec<&str> = l.split_ascii_whitespace().collect();
+/// The reader: the time of the line before, and the first blank line
+/// (a request after it is refused).
+#[derive(Default)]
+pub(crate) struct Reader {
+    blank_at: Option<usize>,
+    last_ns: u64,
+}
+
+impl LineReader for Reader {
+    fn line(
+        &mut self,
+        line: &Line,
+        text: &str,
+        sources: &mut Sources,
+        out: &mut Vec<Raw>,
+    ) -> Result<()> {
+        let f: Vec<&str> = text.split_ascii_whitespace().collect();
         if f.is_empty() {
-            blank_at.get_or_insert(i + 1);
-            continue;
+            self.blank_at.get_or_insert(line.number);
+            return Ok(());
         }
-        if let Some(b) = blank_at {
+        if let Some(b) = self.blank_at {
             return Err(line.error(format!(
                 "a request after the blank line {b}: MQSim stops reading at a blank line (remove it)"
             )));
@@ -53,18 +60,19 @@ pub(crate) fn parse(file: &str, text: &str, sources: &mut Sources) -> Result<Vec
                 f.len()
             )));
         }
-        let at_ns = time_ns(&line, f[0])?;
-        if at_ns < last_ns {
+        let at_ns = time_ns(line, f[0])?;
+        if at_ns < self.last_ns {
             return Err(line.error(format!(
-                "time: {at_ns} ns is before the line above's {last_ns} ns (MQSim needs arrivals in order)"
+                "time: {at_ns} ns is before the line above's {} ns (MQSim needs arrivals in order)",
+                self.last_ns
             )));
         }
-        last_ns = at_ns;
-        let sector = c_number(&line, "lba", f[2])?;
+        self.last_ns = at_ns;
+        let sector = c_number(line, "lba", f[2])?;
         if sector > i64::MAX as u64 / 512 {
             return Err(line.error(format!("lba: {sector} is beyond any device")));
         }
-        let sectors = c_number(&line, "size_sectors", f[3])?;
+        let sectors = c_number(line, "size_sectors", f[3])?;
         if sectors == 0 || sectors > MAX_REQUEST_SECTORS {
             return Err(line.error(format!(
                 "size_sectors: {sectors}; a request must be 1..={MAX_REQUEST_SECTORS} sectors"
@@ -80,11 +88,11 @@ pub(crate) fn parse(file: &str, text: &str, sources: &mut Sources) -> Result<Vec
             sector,
             sectors: sectors as u32,
             write,
-            line: (i + 1) as u32,
-            source: sources.volume(&line, f[1])?,
+            line: line.number as u32,
+            source: sources.volume(line, f[1])?,
         });
+        Ok(())
     }
-    Ok(out)
 }
 
 /// The arrival: whole nanoseconds, at most a year (a trace's clock).

@@ -524,6 +524,7 @@ fn streaming_a_file_reads_what_parsing_its_text_does() {
         ("tencent-sample.csv", Format::Tencent, Split::Volume),
         ("fiu-sample.trace", Format::Fiu, Split::Process),
         ("ftrace-blk-sample.txt", Format::FtraceBlk, Split::Process),
+        ("mqsim-sample.trace", Format::Mqsim, Split::Volume),
     ] {
         let path = format!("{}/../../data/traces/{name}", env!("CARGO_MANIFEST_DIR"));
         let options = ReadOptions { split, seed: 7 };
