@@ -191,3 +191,31 @@ fn a_fleet_is_not_a_scenario_and_bad_keys_are_one_line_errors() {
     let e = FleetPlan::load(&plain).unwrap_err().to_string();
     assert!(e.contains("no [fleet] table"), "{e}");
 }
+
+/// A window cuts the whole trace once: nodes whose volumes send nothing
+/// in it are nodes with no volume, not an error.
+#[test]
+fn a_window_cuts_the_whole_fleets_trace() {
+    let dir = tempfile::tempdir().unwrap();
+    // 3000 requests 200 µs apart: [0.1 s, 0.1012 s) holds 6 of them.
+    let sc = scenario(
+        dir.path(),
+        8,
+        "hash",
+        "from_s = 0.1\nto_s = 0.1012\nspeed = 2\n",
+    );
+    let r = run_local(FleetPlan::load(&sc).unwrap(), 2, |_, _| {}).unwrap();
+    assert_eq!(r.volumes.iter().map(|v| v.requests).sum::<u64>(), 6);
+    assert_eq!(r.volumes.len(), 6);
+    assert_eq!(r.nodes.len(), 8);
+    assert!(r.nodes.iter().any(|n| n.volumes == 0));
+    for (extra, says) in [
+        ("from_s = 5\nto_s = 1\n", "to_s must be after from_s"),
+        ("from_s = 99\n", "no request arrives between"),
+        ("speed = -1\n", "speed must be"),
+    ] {
+        let sc = scenario(dir.path(), 2, "hash", extra);
+        let e = FleetPlan::load(&sc).unwrap_err().to_string();
+        assert!(e.contains(says), "{extra}: {e}");
+    }
+}

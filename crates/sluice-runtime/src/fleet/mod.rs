@@ -135,10 +135,24 @@ impl FleetPlan {
         raw.stop_after_finite = true;
         // The node scenario is checked before the trace is read: a wrong
         // [device] or [scheduler] is said at once, not after minutes.
+        // So are the window's keys, on a request inside the window.
+        let mut probed = template.clone();
+        let from = keys
+            .from_s
+            .filter(|x| x.is_finite() && (0.0..=1e7).contains(x));
+        if let Some(x) = keys.from_s {
+            probed = probed.from_s(x);
+        }
+        if let Some(x) = keys.to_s {
+            probed = probed.to_s(x);
+        }
+        if let Some(x) = keys.speed {
+            probed = probed.speed(x);
+        }
         let probe = Trace {
             name: keys.trace.clone(),
             requests: vec![trace::Request {
-                at: sluice::Duration::ZERO,
+                at: sluice::Duration::from_secs_f64(from.unwrap_or(0.0)),
                 sector: 0,
                 sectors: 1,
                 write: false,
@@ -147,13 +161,29 @@ impl FleetPlan {
             }],
             sources: vec!["probe".into()],
         };
-        node_scenario(&raw, &template, base, Arc::new(probe))?;
+        node_scenario(&raw, &probed, base, Arc::new(probe))?;
         let options = ReadOptions {
             split: Split::Volume,
             seed: raw.seed,
         };
-        let trace = Trace::load_with(&base.join(&keys.trace), format, options)
+        let mut trace = Trace::load_with(&base.join(&keys.trace), format, options)
             .map_err(|e| fail(format!("[fleet] trace: {e}")))?;
+        // The window is the whole trace's (checked above), cut once: a
+        // node none of whose requests fall in it is then a node with no
+        // volume, not an error.
+        if keys.from_s.is_some() || keys.to_s.is_some() || keys.speed.is_some() {
+            let from = sluice::Duration::from_secs_f64(from.unwrap_or(0.0));
+            let to = keys.to_s.map(sluice::Duration::from_secs_f64);
+            trace = trace
+                .window(from, to, keys.speed.unwrap_or(1.0))
+                .map(drop_idle_volumes)
+                .ok_or_else(|| {
+                    fail(format!(
+                        "[fleet] trace {}: no request arrives between from_s and to_s",
+                        keys.trace
+                    ))
+                })?;
+        }
         let volume_node = placement.place(&trace.sources, keys.nodes, keys.given.as_ref())?;
         let jobs = job::cut(
             trace,
@@ -198,15 +228,6 @@ impl FleetPlan {
         if let Some(n) = keys.outstanding {
             f = f.outstanding(n);
         }
-        if let Some(x) = keys.from_s {
-            f = f.from_s(x);
-        }
-        if let Some(x) = keys.to_s {
-            f = f.to_s(x);
-        }
-        if let Some(x) = keys.speed {
-            f = f.speed(x);
-        }
         if let Some(x) = keys.weight {
             f = f.weight(x);
         }
@@ -218,6 +239,28 @@ impl FleetPlan {
         }
         Ok(f)
     }
+}
+
+/// `t` without the volumes left with no request (after a window), the
+/// others numbered again in the same order.
+fn drop_idle_volumes(mut t: Trace) -> Trace {
+    let mut count = vec![0usize; t.sources.len()];
+    for r in &t.requests {
+        count[r.source as usize] += 1;
+    }
+    let mut renumber = vec![0u32; t.sources.len()];
+    let mut kept = Vec::new();
+    for (i, name) in std::mem::take(&mut t.sources).into_iter().enumerate() {
+        if count[i] > 0 {
+            renumber[i] = kept.len() as u32;
+            kept.push(name);
+        }
+    }
+    for r in &mut t.requests {
+        r.source = renumber[r.source as usize];
+    }
+    t.sources = kept;
+    t
 }
 
 /// The scenario of one node: the fleet's tables and one trace flow split
