@@ -65,7 +65,11 @@ fn peak_rss_mib() -> f64 {
     u.ru_maxrss as f64 / 1024.0
 }
 
-/// The report as text: the nodes, then the volumes with the worst p99.9.
+/// Nodes the table shows (the busiest).
+const SHOWN: usize = 20;
+
+/// The report as text: the busiest nodes, then the volumes with the worst
+/// p99.9.
 fn table(r: &FleetReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
@@ -82,7 +86,10 @@ fn table(r: &FleetReport) -> String {
         "\n{:>5} {:>8} {:>10} {:>8} {:>8} {:>9}",
         "node", "volumes", "requests", "util", "MB/s", "sim s"
     );
-    for n in &r.nodes {
+    // The busiest nodes first; a fleet of thousands shows its top.
+    let mut nodes: Vec<_> = r.nodes.iter().collect();
+    nodes.sort_by(|a, b| b.utilisation.total_cmp(&a.utilisation));
+    for n in nodes.iter().take(SHOWN) {
         let _ = writeln!(
             s,
             "{:>5} {:>8} {:>10} {:>7.1}% {:>8.2} {:>9.1}",
@@ -92,6 +99,13 @@ fn table(r: &FleetReport) -> String {
             n.utilisation * 100.0,
             n.mb_s,
             n.sim_time_s
+        );
+    }
+    if nodes.len() > SHOWN {
+        let _ = writeln!(
+            s,
+            "  ({} more nodes, less busy: --json lists every node)",
+            nodes.len() - SHOWN
         );
     }
     let mut worst: Vec<_> = r.volumes.iter().collect();

@@ -18,23 +18,39 @@ pub struct NodeJob {
     pub node: u32,
     /// Its volumes, as indices into the plan's volumes (ascending).
     pub volumes: Vec<u32>,
-    header: Header,
+    /// What every node of the fleet shares (one copy for all of them).
+    shared: Arc<Shared>,
     /// Its volumes' requests; `sources` are the volumes' names and each
     /// request's `source` indexes them (and `volumes`).
     trace: Arc<Trace>,
 }
 
-/// What a job holds besides its requests.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Header {
-    node: u32,
-    volumes: Vec<u32>,
-    names: Vec<String>,
+/// What every node's job holds alike.
+#[derive(Debug, Serialize, Deserialize)]
+struct Shared {
     trace_name: String,
     /// Where the scenario's relative paths (a DiskSim model) resolve.
     base: PathBuf,
     builder: ScenarioBuilder,
     flow: FlowBuilder,
+}
+
+/// A job's header in its bytes.
+#[derive(Serialize)]
+struct HeaderOut<'a> {
+    node: u32,
+    volumes: &'a [u32],
+    names: &'a [String],
+    shared: &'a Shared,
+}
+
+/// A job's header read back.
+#[derive(Deserialize)]
+struct HeaderIn {
+    node: u32,
+    volumes: Vec<u32>,
+    names: Vec<String>,
+    shared: Shared,
 }
 
 /// The first bytes of a job's bytes.
@@ -50,9 +66,9 @@ impl NodeJob {
             return Ok(None);
         }
         node_scenario(
-            &self.header.builder,
-            &self.header.flow,
-            &self.header.base,
+            &self.shared.builder,
+            &self.shared.flow,
+            &self.shared.base,
             self.trace.clone(),
         )
         .map(Some)
@@ -66,7 +82,13 @@ impl NodeJob {
     /// The job as bytes (for a Ray task): a header, then each request in
     /// 29 little-endian bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let header = serde_json::to_vec(&self.header).expect("a header is JSON");
+        let header = HeaderOut {
+            node: self.node,
+            volumes: &self.volumes,
+            names: &self.trace.sources,
+            shared: &self.shared,
+        };
+        let header = serde_json::to_vec(&header).expect("a header is JSON");
         let n = self.trace.requests.len();
         let mut out = Vec::with_capacity(MAGIC.len() + 16 + header.len() + n * RECORD);
         out.extend_from_slice(MAGIC);
@@ -93,7 +115,7 @@ impl NodeJob {
             .ok()
             .filter(|&l| l <= rest.len())
             .ok_or_else(|| bad("cut short"))?;
-        let header: Header =
+        let header: HeaderIn =
             serde_json::from_slice(&rest[..len]).map_err(|e| bad(&e.to_string()))?;
         let (n, rest) = take_u64(&rest[len..]).ok_or_else(|| bad("cut short"))?;
         if (rest.len() as u64) != n.saturating_mul(RECORD as u64) {
@@ -120,14 +142,14 @@ impl NodeJob {
             requests.push(r);
         }
         let trace = Trace {
-            name: header.trace_name.clone(),
+            name: header.shared.trace_name.clone(),
             requests,
-            sources: header.names.clone(),
+            sources: header.names,
         };
         Ok(NodeJob {
             node: header.node,
-            volumes: header.volumes.clone(),
-            header,
+            volumes: header.volumes,
+            shared: Arc::new(header.shared),
             trace: Arc::new(trace),
         })
     }
@@ -174,25 +196,22 @@ pub(super) fn cut(
             ..r
         });
     }
+    let shared = Arc::new(Shared {
+        trace_name: name.clone(),
+        base,
+        builder: builder.clone(),
+        flow: flow.clone(),
+    });
     let jobs = per
         .into_iter()
         .zip(volumes)
         .enumerate()
         .map(|(node, (requests, vols))| {
             let names: Vec<String> = vols.iter().map(|&v| sources[v as usize].clone()).collect();
-            let header = Header {
-                node: node as u32,
-                volumes: vols.clone(),
-                names: names.clone(),
-                trace_name: name.clone(),
-                base: base.clone(),
-                builder: builder.clone(),
-                flow: flow.clone(),
-            };
             NodeJob {
                 node: node as u32,
                 volumes: vols,
-                header,
+                shared: shared.clone(),
                 trace: Arc::new(Trace {
                     name: name.clone(),
                     requests,

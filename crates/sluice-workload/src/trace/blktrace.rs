@@ -119,8 +119,8 @@ fn cpu_files(path: &Path) -> Result<Vec<PathBuf>> {
         return Err(Error::new(
             &name,
             format!(
-                "no blktrace capture: no {}/{prefix}N file (give the name blktrace's -o was given)",
-                dir.display()
+                "no blktrace capture: no {} file (give the name blktrace's -o was given)",
+                dir.join(format!("{prefix}N")).display()
             ),
         ));
     }
