@@ -408,9 +408,9 @@ def fleet(scenario: Scenario, address: Optional[str] = None, workers: Optional[i
     nodes done.
 
     >>> import sluice
-    >>> r = sluice.fleet("scenarios/fleet/alibaba-sample.toml")  # doctest: +SKIP
-    >>> r["schema"], len(r["nodes"])  # doctest: +SKIP
-    ('sluice.fleet/1', 2)
+    >>> r = sluice.fleet("scenarios/fleet/alibaba-sample.toml", workers=2)
+    >>> r["schema"], len(r["nodes"]), sum(v["requests"] for v in r["volumes"])
+    ('sluice.fleet/1', 2, 24)
     """
     src = _fleet_source(scenario)
     if address is None:
