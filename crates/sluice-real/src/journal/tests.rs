@@ -557,28 +557,44 @@ fn clean_undoes_two_dead_journals_newest_change_first_across_them() {
     assert_eq!(fs::read_dir(state.path()).unwrap().count(), 0);
 }
 
-/// Issue 43 defect 11: `clean` sent SIGTERM and went on; a process that
-/// ignores it stayed. Now it gets SIGKILL after the grace.
-#[test]
-fn clean_ends_a_journaled_process_that_ignores_sigterm() {
-    let dir = tempfile::tempdir().unwrap();
-    let ready = dir.path().join("ready");
+/// A `sh` running `setup(ready)` (the quoted path of a file it must create
+/// once set up) then `sleep 60`, waited for until set up: its pid, its
+/// start time and the thread that reaps it.
+fn started(
+    dir: &Path,
+    setup: impl Fn(&str) -> String,
+) -> (
+    i32,
+    u64,
+    std::thread::JoinHandle<std::io::Result<std::process::ExitStatus>>,
+) {
+    let ready = dir.join("ready");
+    let script = format!(
+        "{}; exec sleep 60",
+        setup(&format!("'{}'", ready.display()))
+    );
     let mut child = std::process::Command::new("sh")
         .arg("-c")
-        .arg(format!(
-            "trap '' TERM; touch {}; exec sleep 60",
-            ready.display()
-        ))
+        .arg(script)
         .spawn()
         .unwrap();
     let pid = child.id() as i32;
-    // Wait for the event: the trap is set once the file is there.
+    // Wait for the event: set up once the file is there.
     while !ready.exists() {
         assert!(child.try_wait().unwrap().is_none(), "sh ended early");
         std::thread::yield_now();
     }
     let start = process_start(pid).unwrap();
-    let reaper = std::thread::spawn(move || child.wait());
+    (pid, start, std::thread::spawn(move || child.wait()))
+}
+
+/// Issue 43 defect 11: `clean` sent SIGTERM and went on; a process that
+/// ignores it stayed. Now it gets SIGKILL after the grace.
+#[test]
+fn clean_ends_a_journaled_process_that_ignores_sigterm() {
+    let dir = tempfile::tempdir().unwrap();
+    // The trap is set once `ready` is there.
+    let (pid, start, reaper) = started(dir.path(), |ready| format!("trap '' TERM; touch {ready}"));
     let stopped = super::process::stop_within(pid, start, std::time::Duration::from_millis(200));
     assert_eq!(stopped, super::process::Stopped::Killed);
     reaper.join().unwrap().unwrap();
@@ -667,23 +683,12 @@ fn clean_undoes_the_journal_of_a_process_it_stopped() {
         }],
     );
     // The emulator: holds its journal's lock until it ends.
-    let ready = work.path().join("ready");
-    let mut child = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!(
-            "exec 9<'{}' && flock -n 9 && touch '{}' && exec sleep 60",
-            child_journal.display(),
-            ready.display()
-        ))
-        .spawn()
-        .unwrap();
-    let pid = child.id() as i32;
-    while !ready.exists() {
-        assert!(child.try_wait().unwrap().is_none(), "sh ended early");
-        std::thread::yield_now();
-    }
-    let start = process_start(pid).unwrap();
-    let reaper = std::thread::spawn(move || child.wait());
+    let (pid, start, reaper) = started(work.path(), |ready| {
+        format!(
+            "exec 9<'{}' && flock -n 9 && touch {ready}",
+            child_journal.display()
+        )
+    });
     dead_journal_named(
         state.path(),
         "run-1-0.journal",
