@@ -48,6 +48,9 @@ const TC_NOTIFY: u32 = 1 << 10;
 const TC_DISCARD: u32 = 1 << 13;
 /// `__BLK_TN_PROCESS`: a notify naming a pid.
 const TN_PROCESS: u32 = 0;
+/// `__BLK_TA_CGROUP`: set on an action whose payload starts with the
+/// 8-byte id of the issuing cgroup (blktrace's `blk_cgroup` option).
+const TA_CGROUP: u32 = 1 << 8;
 
 /// Every queued read or write of the capture `path` (its `NAME`).
 pub(crate) fn load(path: &Path, options: ReadOptions) -> Result<(Vec<Raw>, Sources)> {
@@ -252,24 +255,31 @@ fn event(
     pids: &mut Vec<u32>,
     comms: &mut HashMap<u32, String>,
 ) -> Result<()> {
-    let what = r.action & 0xffff;
+    let what = r.action & 0xffff & !TA_CGROUP;
     let categories = r.action >> 16;
     if categories & TC_NOTIFY != 0 {
         if what == TN_PROCESS {
-            let comm = r.pdu.split(|&b| b == 0).next().unwrap_or_default();
+            let pdu = if r.action & TA_CGROUP != 0 {
+                r.pdu.get(8..).unwrap_or_default()
+            } else {
+                r.pdu
+            };
+            let comm = pdu.split(|&b| b == 0).next().unwrap_or_default();
             let comm = String::from_utf8_lossy(comm);
             comms.insert(r.pid, comm.chars().take(64).collect());
         }
         return Ok(());
     }
-    if what != QUEUE || categories & (TC_DISCARD | TC_PC) != 0 || r.bytes == 0 {
+    // Whole sectors, as blkparse prints them (`bytes >> 9`): a request of
+    // less than one is no data to it.
+    let sectors = u64::from(r.bytes) / 512;
+    if what != QUEUE || categories & (TC_DISCARD | TC_PC) != 0 || sectors == 0 {
         return Ok(());
     }
     let line = Line {
         file,
         number: r.number,
     };
-    let sectors = u64::from(r.bytes).div_ceil(512);
     if sectors > MAX_REQUEST_SECTORS {
         return Err(line.error(format!(
             "record {}: {} bytes; a request must be 1 byte to 64 MiB",
@@ -386,6 +396,18 @@ mod tests {
                 &[],
             ),
             record(big, 40, 9, 0, QUEUE | ((1 << 2) << 16), 42, &[]), // a flush, no data
+            record(big, 41, 9, 100, WRITE_Q, 42, &[]), // less than a sector: no data to blkparse
+            // A queue event with its cgroup's id, and a process note with one.
+            record(big, 45, 77, 4096, WRITE_Q | TA_CGROUP, 44, &[0; 8]),
+            record(
+                big,
+                44,
+                0,
+                0,
+                TN_PROCESS | TA_CGROUP | (TC_NOTIFY << 16),
+                44,
+                b"\x01\x02\x03\x04\x05\x06\x07\x08dd\0",
+            ),
         ]
         .concat();
         let cpu1 = [
@@ -421,11 +443,12 @@ mod tests {
                 [
                     (10, 100, 8, false),
                     (20, 300, 16, true),
+                    (45, 77, 8, true),
                     (50, 900, 2, false)
                 ]
             );
             let names = sources.into_names();
-            assert_eq!(names, ["fio-42", "43"]);
+            assert_eq!(names, ["fio-42", "43", "dd-44"]);
         }
     }
 
