@@ -515,6 +515,29 @@ fn ftrace_blk_counts_queue_events_of_a_real_capture() {
         "  dd-1 [000] d..1. 1.5:   7,1    D  RS 0 + 8 [dd]\n  dd-1 [000] 2.0: 7,1 Q R 8 + 8 [dd]\n";
     let t = Trace::parse("o", other, Format::FtraceBlk).unwrap();
     assert_eq!(t.requests.len(), 1);
+    // A `(tgid)` after the task, a cgroup before the action, an uptime of
+    // more than a year: read; a note of lost events: refused.
+    let more =
+        "  kworker/u8:2-77 (77) [001] ..... 40000000.000100: 7,1 1a,2 Q WS 16 + 8 [kworker/u8:2]\n\
+                  dd-9 [000] 40000000.000200: 7,1 Q R 64 + 8 [dd]\n";
+    let t = Trace::parse_with(
+        "m",
+        more,
+        Format::FtraceBlk,
+        ReadOptions {
+            split: Split::Process,
+            seed: 1,
+        },
+    )
+    .unwrap();
+    assert_eq!(t.sources, ["kworker/u8:2-77", "dd-9"]);
+    assert_eq!(t.requests[1].at, Duration::from_micros(100));
+    assert!(t.requests[0].write && t.requests[0].sector == 16);
+    let lost = "CPU:1 [LOST 12 EVENTS]\n";
+    let e = Trace::parse("l", lost, Format::FtraceBlk)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("lost events") && e.contains("line 1"), "{e}");
 }
 
 #[test]
