@@ -105,6 +105,10 @@ fn a_fleet_reports_as_a_page_and_a_plot() {
         "{err}"
     );
     assert!(!d.join("g.html").exists());
+    let (code, _, err) = sluice_in(d, &["report", "f.json", "-o", "h.out", "--svg", "h.out"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the same file"), "{err}");
+    assert!(!d.join("h.out").exists());
     let scen = workspace().join("scenarios/10r-rand.toml");
     let (code, out, err) = sluice_in(d, &["sim", scen.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{err}");

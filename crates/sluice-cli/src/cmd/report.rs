@@ -31,6 +31,11 @@ pub(crate) struct Args {
 pub(crate) fn run(args: Args) -> Result<()> {
     let html = args.output.as_deref();
     let svg = args.svg.as_deref();
+    if html.is_some() && html == svg {
+        return Err(
+            sluice_real::Refused("-o and --svg name the same file: name two".to_string()).into(),
+        );
+    }
     // Which option named the file an output error is about.
     let flag = |path: &std::path::Path| {
         if svg == Some(path) && html != Some(path) {
