@@ -77,3 +77,47 @@ fn a_timeline_run_reports_as_html() {
     assert_ne!(code, 0);
     assert!(err.contains("--timeline"), "{err}");
 }
+
+/// Issue 48: a fleet's result drawn by `sluice report`, the page and its
+/// plot alone (`--svg`); an existing output, or `--svg` without a fleet,
+/// is refused (exit 2) in one line and leaves no file behind.
+#[test]
+fn a_fleet_reports_as_a_page_and_a_plot() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let scen = workspace().join("scenarios/fleet/alibaba-sample.toml");
+    let (code, out, err) = sluice_in(d, &["fleet", scen.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(d.join("f.json"), &out).unwrap();
+    let (code, _, err) = sluice_in(d, &["report", "f.json", "-o", "f.html", "--svg", "f.svg"]);
+    assert_eq!(code, 0, "{err}");
+    let html = std::fs::read_to_string(d.join("f.html")).unwrap();
+    let svg = std::fs::read_to_string(d.join("f.svg")).unwrap();
+    assert!(html.contains("Fleets: the tail each volume got"), "{html}");
+    assert!(
+        svg.starts_with("<svg") && svg.contains("alibaba-sample"),
+        "{svg}"
+    );
+    let (code, _, err) = sluice_in(d, &["report", "f.json", "-o", "g.html", "--svg", "f.svg"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--svg f.svg: exists") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    assert!(!d.join("g.html").exists());
+    let (code, _, err) = sluice_in(d, &["report", "f.json", "-o", "h.out", "--svg", "h.out"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the same file"), "{err}");
+    assert!(!d.join("h.out").exists());
+    let scen = workspace().join("scenarios/10r-rand.toml");
+    let (code, out, err) = sluice_in(d, &["sim", scen.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(d.join("r.json"), &out).unwrap();
+    let (code, _, err) = sluice_in(d, &["report", "r.json", "--svg", "r.svg"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("sluice.fleet/1") && err.trim().lines().count() == 1,
+        "{err}"
+    );
+    assert!(!d.join("r.svg").exists());
+}

@@ -33,6 +33,12 @@ pub enum Error {
     /// The sources hold nothing to draw.
     #[error("no runs, experiments, fleets or request logs in the given files")]
     Empty,
+    /// The fleets' plot alone was asked for (`--svg`), and no source is
+    /// a fleet.
+    #[error(
+        "the fleets' plot (--svg) draws sluice.fleet/1 results, and none of the given files is one"
+    )]
+    NoFleet,
     /// The plotting library failed.
     #[error("drawing a figure: {0}")]
     Draw(String),

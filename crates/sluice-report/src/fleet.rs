@@ -73,12 +73,13 @@ impl Fleet {
     }
 }
 
-/// The fleets' section: the plot and the table.
-pub(crate) fn section(h: &mut String, fleets: &[Fleet]) -> Result<()> {
-    if fleets.is_empty() {
-        return Ok(());
-    }
-    h.push_str("<h2 id=\"fleets\">Fleets: the tail each volume got</h2>\n");
+/// Anchor of the fleets' section.
+pub(crate) const ID: &str = "fleets";
+
+/// The fleets' plot alone (SVG): each volume's p99.9 against its rank
+/// from the quietest (0..1), one line per fleet. The page draws it, and
+/// `sluice report --svg` writes it as a file of its own (for docs).
+pub(crate) fn plot(fleets: &[Fleet]) -> Result<String> {
     let series: Vec<(String, Vec<(f64, f64)>)> = fleets
         .iter()
         .map(|f| {
@@ -92,10 +93,18 @@ pub(crate) fn section(h: &mut String, fleets: &[Fleet]) -> Result<()> {
             (f.title.clone(), points)
         })
         .collect();
-    let svg = plots::quietest("p99.9 latency of each volume, the quietest first", &series)?;
+    plots::quietest("p99.9 latency of each volume, the quietest first", &series)
+}
+
+/// The fleets' section: the plot and the table.
+pub(crate) fn section(h: &mut String, fleets: &[Fleet]) -> Result<()> {
+    if fleets.is_empty() {
+        return Ok(());
+    }
+    let _ = writeln!(h, "<h2 id=\"{ID}\">Fleets: the tail each volume got</h2>");
     fig(
         h,
-        &svg,
+        &plot(fleets)?,
         "Each volume's p99.9 latency (log scale) against its rank among the fleet's volumes by \
          requests, the quietest at 0; the line marks the quietest 10%.",
     );
@@ -172,6 +181,25 @@ mod tests {
         assert_eq!(q.volumes, 2);
         assert_eq!((q.p999_median_ms, q.p999_max_ms), (50.0, 70.0));
         assert_eq!(by_quietness(&v)[..3], [3, 7, 12]);
+        // Fewer than ten volumes: still one, the quietest (ties: the
+        // first in order); a fraction of zero, or not a number, too.
+        let nine: Vec<VolumeRow> = [4, 2, 9, 2, 7, 5, 6, 8, 3]
+            .iter()
+            .enumerate()
+            .map(|(k, &r)| vol(r, k as f64))
+            .collect();
+        for fraction in [0.1, 0.0, f64::NAN] {
+            let q = quietest_tail(&nine, fraction).unwrap();
+            assert_eq!((q.volumes, q.p999_max_ms), (1, 1.0), "{fraction}");
+        }
+        // Eleven: 10% is 1.1 volumes, rounded up to two.
+        let mut eleven = nine.clone();
+        eleven.extend([vol(1, 40.0), vol(50, 50.0)]);
+        let q = quietest_tail(&eleven, 0.1).unwrap();
+        assert_eq!(
+            (q.volumes, q.p999_median_ms, q.p999_max_ms),
+            (2, 20.5, 40.0)
+        );
         let all = quietest_tail(&v, 1.0).unwrap();
         assert_eq!(all.volumes, 20);
         assert_eq!(all.p999_max_ms, 120.0);

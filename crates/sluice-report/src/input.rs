@@ -212,16 +212,7 @@ pub(crate) fn add(out: &mut Results, v: &Value) -> Invalid<()> {
         }
         FLEET_SCHEMA => {
             let f: sluice_runtime::fleet::FleetReport = typed(v, schema)?;
-            if let Some(bad) = f
-                .volumes
-                .iter()
-                .find(|v| !(v.p999_ms.is_finite() && v.p999_ms >= 0.0))
-            {
-                return Err(format!(
-                    "not a {schema} result: volume '{}' has p999_ms {}",
-                    bad.volume, bad.p999_ms
-                ));
-            }
+            ranges::check_fleet(&f)?;
             out.fleets.push(crate::fleet::Fleet::of(f));
         }
         "" => return Err("no \"schema\" field: not a sluice result".to_string()),

@@ -99,7 +99,8 @@ fn experiment_id(e: &Experiment) -> String {
 fn contents(h: &mut String, r: &Results) {
     let logs = usize::from(!r.logs.is_empty());
     let single = r.runs.iter().filter(|run| run.compare.is_none()).count();
-    if single + r.compares + r.experiments.len() + logs < 2 {
+    let fleets = usize::from(!r.fleets.is_empty());
+    if single + r.compares + r.experiments.len() + logs + fleets < 2 {
         return;
     }
     h.push_str("<nav><ul>\n");
@@ -125,6 +126,15 @@ fn contents(h: &mut String, r: &Results) {
             }
             Some(_) => {}
         }
+    }
+    if fleets > 0 {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{}\">Fleets: the tail each volume got ({} fleet{})</a></li>",
+            crate::fleet::ID,
+            r.fleets.len(),
+            if r.fleets.len() == 1 { "" } else { "s" }
+        );
     }
     if logs > 0 {
         let _ = writeln!(

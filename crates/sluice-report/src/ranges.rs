@@ -6,6 +6,7 @@
 //! inside these ranges.
 
 use sluice_repro::Experiment;
+use sluice_runtime::fleet::FleetReport;
 use sluice_runtime::report::{FlowReport, SimReport};
 
 /// Why a result is refused (the caller names the file).
@@ -15,6 +16,9 @@ type Invalid = std::result::Result<(), String>;
 pub(crate) const MAX_S: f64 = 1e9;
 /// Longest latency, ms ([`MAX_S`] in ms).
 pub(crate) const MAX_MS: f64 = 1e12;
+/// Highest utilisation of a node's device (busy time over the run; with
+/// a deep queue, requests' busy times may add up to more than 1).
+pub(crate) const MAX_UTILISATION: f64 = 1e6;
 /// Highest throughput, MB/s (an exabyte a second).
 pub(crate) const MAX_MB_S: f64 = 1e12;
 /// Largest magnitude of an experiment's figure.
@@ -116,6 +120,21 @@ pub(crate) fn check_experiment(e: &Experiment) -> Invalid {
                 }
             }
         }
+    }
+    Ok(())
+}
+
+/// A fleet's drawn numbers (each volume's p99.9, each node's
+/// utilisation), in range.
+pub(crate) fn check_fleet(f: &FleetReport) -> Invalid {
+    let fleet = |why: String| format!("fleet '{}: {}': {why}", f.scheduler, f.scenario);
+    for v in &f.volumes {
+        within("p999_ms", v.p999_ms, MAX_MS)
+            .map_err(|why| fleet(format!("volume '{}': {why}", v.volume)))?;
+    }
+    for n in &f.nodes {
+        within("utilisation", n.utilisation, MAX_UTILISATION)
+            .map_err(|why| fleet(format!("node {}: {why}", n.node)))?;
     }
     Ok(())
 }

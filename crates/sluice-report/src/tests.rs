@@ -982,7 +982,10 @@ fn a_fleet_is_drawn_with_its_quietest_volumes_tail() {
     }])
     .unwrap_err()
     .to_string();
-    assert!(e.contains("bad.json") && e.contains("p999_ms -1"), "{e}");
+    assert!(
+        e.contains("bad.json") && e.contains("volume 'v0': p999_ms = -1 is out of range"),
+        "{e}"
+    );
     let mut partial = fleet_json("noop", &[1.0]);
     partial.as_object_mut().unwrap().remove("volumes");
     let e = render(&[Source {
@@ -992,4 +995,152 @@ fn a_fleet_is_drawn_with_its_quietest_volumes_tail() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("not a sluice.fleet/1 result"), "{e}");
+}
+
+fn fleet_source(name: &str, v: &serde_json::Value) -> Source {
+    Source {
+        name: name.into(),
+        text: v.to_string(),
+    }
+}
+
+/// A fleet object that is not one (a field missing, of the wrong type, a
+/// node's utilisation out of range) is refused in one line naming the
+/// file and what is wrong.
+#[test]
+fn a_malformed_fleet_is_a_one_line_error() {
+    let cases: Vec<(serde_json::Value, &str)> = vec![
+        (
+            {
+                let mut v = fleet_json("noop", &[1.0]);
+                v.as_object_mut().unwrap().remove("nodes");
+                v
+            },
+            "missing field `nodes`",
+        ),
+        (
+            {
+                let mut v = fleet_json("noop", &[1.0]);
+                v["volumes"][0]["requests"] = json!("many");
+                v
+            },
+            "not a sluice.fleet/1 result",
+        ),
+        (
+            {
+                let mut v = fleet_json("noop", &[1.0]);
+                v["volumes"] = json!({"v0": 1});
+                v
+            },
+            "not a sluice.fleet/1 result",
+        ),
+        (
+            {
+                let mut v = fleet_json("noop", &[1.0]);
+                v["nodes"][1]["utilisation"] = json!(1e300);
+                v
+            },
+            "fleet 'noop: f': node 1: utilisation = 1e300 is out of range",
+        ),
+        (
+            {
+                let mut v = fleet_json("noop", &[1.0]);
+                v["volumes"][0]["p999_ms"] = json!(1e200);
+                v
+            },
+            "volume 'v0': p999_ms = 1e200 is out of range",
+        ),
+    ];
+    for (v, why) in cases {
+        let e = render(&[fleet_source("bad-fleet.json", &v)])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("bad-fleet.json: ") && e.contains(why) && !e.contains('\n'),
+            "{why}: {e}"
+        );
+    }
+}
+
+/// The fleets' plot alone, for docs: one SVG (no page around it), a line
+/// per fleet named in its key; refused when no source is a fleet.
+#[test]
+fn the_fleet_plot_is_drawn_alone_as_svg() {
+    let svg = render_fleet_svg(&[
+        fleet_source("a.json", &fleet_json("noop", &[7.0, 2.0, 3.0, 4.0])),
+        fleet_source("b.json", &fleet_json("mclock", &[1.5, 2.0, 3.0, 4.0])),
+        fleet_source("s.json", &complete(&sim(false))),
+    ])
+    .unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.ends_with("</svg>\n"),
+        "{svg}"
+    );
+    assert_eq!(svg.matches("<svg").count(), 1);
+    assert!(!svg.contains("<html") && !svg.contains("<table"));
+    assert!(svg.contains("xmlns=\"http://www.w3.org/2000/svg\""));
+    let texts = svg_texts(&svg).concat().join(" ");
+    assert!(
+        texts.contains("noop: f") && texts.contains("mclock: f"),
+        "{texts}"
+    );
+    // The page's figure is the same drawing.
+    let page = render(&[
+        fleet_source("a.json", &fleet_json("noop", &[7.0, 2.0, 3.0, 4.0])),
+        fleet_source("b.json", &fleet_json("mclock", &[1.5, 2.0, 3.0, 4.0])),
+    ])
+    .unwrap();
+    assert!(page.contains(svg.trim_end()));
+    let e = render_fleet_svg(&[fleet_source("s.json", &complete(&sim(false)))]).unwrap_err();
+    assert!(matches!(e, Error::NoFleet), "{e}");
+    assert!(e.to_string().contains("--svg") && !e.to_string().contains('\n'));
+}
+
+/// Fleets are listed in the page's contents beside its other sections.
+#[test]
+fn fleets_are_listed_in_the_contents() {
+    let h = render(&[
+        fleet_source("a.json", &fleet_json("noop", &[1.0, 2.0])),
+        fleet_source("s.json", &complete(&sim(false))),
+    ])
+    .unwrap();
+    assert!(
+        h.contains("<li><a href=\"#fleets\">Fleets: the tail each volume got (1 fleet)</a></li>")
+            && h.contains("<h2 id=\"fleets\">"),
+        "{h}"
+    );
+}
+
+/// `write_outputs` writes the page and the plot as new files; an output
+/// that exists, or no fleet for `--svg`, leaves no file behind.
+#[test]
+fn the_page_and_the_plot_are_written_as_new_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let fleet = d.join("noop.json");
+    std::fs::write(&fleet, fleet_json("noop", &[7.0, 2.0, 3.0]).to_string()).unwrap();
+    let run = d.join("run.json");
+    std::fs::write(&run, complete(&sim(false)).to_string()).unwrap();
+    let fleets = [fleet];
+    let (html, svg) = (d.join("r.html"), d.join("r.svg"));
+    write_outputs(&fleets, Some(&html), Some(&svg)).unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && plot.starts_with("<svg"));
+    assert!(page.contains(plot.trim_end()));
+    // The plot alone, no page.
+    let only = d.join("only.svg");
+    write_outputs(&fleets, None, Some(&only)).unwrap();
+    assert_eq!(std::fs::read_to_string(&only).unwrap(), plot);
+    // The svg exists: refused, and the page it would have gone with is
+    // not left behind.
+    let (html2, before) = (d.join("r2.html"), plot.clone());
+    let e = write_outputs(&fleets, Some(&html2), Some(&svg)).unwrap_err();
+    assert!(matches!(e, Error::OutputExists(ref p) if *p == svg), "{e}");
+    assert!(!html2.exists());
+    assert_eq!(std::fs::read_to_string(&svg).unwrap(), before);
+    // No fleet for --svg: refused before any file is made.
+    let e = write_outputs(&[run], Some(&html2), Some(&d.join("r3.svg"))).unwrap_err();
+    assert!(matches!(e, Error::NoFleet), "{e}");
+    assert!(!html2.exists() && !d.join("r3.svg").exists());
 }

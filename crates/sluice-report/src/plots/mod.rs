@@ -444,6 +444,19 @@ pub(super) fn quietest(title: &str, fleets: &[(String, Vec<(f64, f64)>)]) -> Res
                 BLACK.mix(0.4),
             )))
             .map_err(err)?;
+        // Named on the plot too: the SVG may be shown without the page's
+        // caption (`--svg`).
+        chart
+            .draw_series([EmptyElement::at((0.1, hi))
+                + Text::new(
+                    "quietest 10%",
+                    (5, 3),
+                    TICKS
+                        .into_font()
+                        .color(&BLACK.mix(0.55))
+                        .pos(Pos::new(HPos::Left, VPos::Top)),
+                )])
+            .map_err(err)?;
         for (i, (_, points)) in fleets.iter().enumerate() {
             let points: Vec<(f64, f64)> = points
                 .iter()
