@@ -94,23 +94,21 @@ impl Merger {
             q.dir == r.dir && q.sync == r.sync && u64::from(q.sectors) + u64::from(r.sectors) <= max
         };
         // The last SCAN queued, newest first: a back merge, else a front one.
-        let scan = queue.last(SCAN);
-        let found = scan
-            .iter()
-            .rev()
-            .find(|&&i| {
+        let found = queue
+            .newest(SCAN)
+            .find(|&i| {
                 let q = &queue.get(i).request;
                 fits(q) && q.end() == r.sector
             })
-            .map(|&i| (i, false))
+            .map(|i| (i, false))
             .or_else(|| {
-                scan.iter()
-                    .rev()
-                    .find(|&&i| {
+                queue
+                    .newest(SCAN)
+                    .find(|&i| {
                         let q = &queue.get(i).request;
                         fits(q) && q.sector == r.end()
                     })
-                    .map(|&i| (i, true))
+                    .map(|i| (i, true))
             });
         let Some((i, front)) = found else {
             queue.push(Queued::new(r));

@@ -65,28 +65,22 @@ impl Queue {
         self.items.push(q);
     }
 
-    /// Where the last `n` queued requests are (at most `n`), oldest first:
-    /// arguments for [`Queue::get_mut`].
-    pub(super) fn last(&self, n: usize) -> SmallVec<[usize; 32]> {
-        let mut at: SmallVec<[usize; 32]> = SmallVec::new();
-        for i in (self.head..self.items.len()).rev() {
-            if at.len() == n {
-                break;
-            }
-            if !self.items[i].taken {
-                at.push(i);
-            }
-        }
-        at.reverse();
-        at
+    /// Where the last `n` queued requests are (at most `n`), newest first:
+    /// arguments for [`Queue::get`] and [`Queue::get_mut`]. Lazy: an
+    /// arrival that merges with the newest looks at no other.
+    pub(super) fn newest(&self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        (self.head..self.items.len())
+            .rev()
+            .filter(|&i| !self.items[i].taken)
+            .take(n)
     }
 
-    /// The entry at `i` (from [`Queue::last`]).
+    /// The entry at `i` (from [`Queue::newest`]).
     pub(super) fn get(&self, i: usize) -> &Queued {
         &self.items[i]
     }
 
-    /// The entry at `i` (from [`Queue::last`]), to merge into.
+    /// The entry at `i` (from [`Queue::newest`]), to merge into.
     pub(super) fn get_mut(&mut self, i: usize) -> &mut Queued {
         &mut self.items[i]
     }
@@ -233,7 +227,8 @@ mod tests {
                 }
                 prop_assert_eq!(&q.ids(), &model);
                 prop_assert_eq!(q.len(), model.len());
-                let tail: Vec<u64> = q.last(5).iter().map(|&i| q.get(i).request.id.0).collect();
+                let mut tail: Vec<u64> = q.newest(5).map(|i| q.get(i).request.id.0).collect();
+                tail.reverse();
                 prop_assert_eq!(&tail[..], &model[model.len().saturating_sub(5)..]);
             }
         }
