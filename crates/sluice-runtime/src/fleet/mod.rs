@@ -20,7 +20,9 @@ use std::sync::Arc;
 use sluice_workload::trace::{self, Format, Offsets, ReadOptions, Split, Timing, Trace};
 
 use crate::error::{Error, Result};
-use crate::scenario::{location, FleetKeys, FlowBuilder, Pattern, Scenario, ScenarioBuilder};
+use crate::scenario::{
+    location, FleetKeys, FlowBuilder, Pattern, Scenario, ScenarioBuilder, Window,
+};
 
 pub use job::NodeJob;
 pub use placement::Placement;
@@ -137,9 +139,6 @@ impl FleetPlan {
         // [device] or [scheduler] is said at once, not after minutes.
         // So are the window's keys, on a request inside the window.
         let mut probed = template.clone();
-        let from = keys
-            .from_s
-            .filter(|x| x.is_finite() && (0.0..=1e7).contains(x));
         if let Some(x) = keys.from_s {
             probed = probed.from_s(x);
         }
@@ -149,10 +148,11 @@ impl FleetPlan {
         if let Some(x) = keys.speed {
             probed = probed.speed(x);
         }
+        let window = Window::of(&probed)?;
         let probe = Trace {
             name: keys.trace.clone(),
             requests: vec![trace::Request {
-                at: sluice::Duration::from_secs_f64(from.unwrap_or(0.0)),
+                at: window.from,
                 sector: 0,
                 sectors: 1,
                 write: false,
@@ -168,21 +168,13 @@ impl FleetPlan {
         };
         let mut trace = Trace::load_with(&base.join(&keys.trace), format, options)
             .map_err(|e| fail(format!("[fleet] trace: {e}")))?;
-        // The window is the whole trace's (checked above), cut once: a
-        // node none of whose requests fall in it is then a node with no
-        // volume, not an error.
-        if keys.from_s.is_some() || keys.to_s.is_some() || keys.speed.is_some() {
-            let from = sluice::Duration::from_secs_f64(from.unwrap_or(0.0));
-            let to = keys.to_s.map(sluice::Duration::from_secs_f64);
-            trace = trace
-                .window(from, to, keys.speed.unwrap_or(1.0))
-                .map(drop_idle_volumes)
-                .ok_or_else(|| {
-                    fail(format!(
-                        "[fleet] trace {}: no request arrives between from_s and to_s",
-                        keys.trace
-                    ))
-                })?;
+        // The window is the whole trace's, cut once: a node none of whose
+        // requests fall in it is then a node with no volume, not an error.
+        if !window.is_whole() {
+            let cut = window
+                .apply(Arc::new(trace))
+                .map_err(|e| fail(format!("[fleet] {e}")))?;
+            trace = drop_idle_volumes(Arc::unwrap_or_clone(cut));
         }
         let volume_node = placement.place(&trace.sources, keys.nodes, keys.given.as_ref())?;
         let jobs = job::cut(

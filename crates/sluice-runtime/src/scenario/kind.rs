@@ -68,14 +68,20 @@ impl KindKeys {
 }
 
 /// A trace flow's `from_s`, `to_s` and `speed`, checked.
-struct Window {
-    from: Duration,
+pub(crate) struct Window {
+    /// Where the window starts, from the trace's first arrival.
+    pub(crate) from: Duration,
     to: Option<Duration>,
     speed: f64,
 }
 
 impl Window {
-    fn of(f: &FlowBuilder) -> Result<Window> {
+    /// Whether the window is the whole trace, as recorded.
+    pub(crate) fn is_whole(&self) -> bool {
+        self.from == Duration::ZERO && self.to.is_none() && self.speed == 1.0
+    }
+
+    pub(crate) fn of(f: &FlowBuilder) -> Result<Window> {
         let from = seconds("from_s", f.from_s.unwrap_or(0.0), 0.0)?;
         let to = f.to_s.map(|t| seconds("to_s", t, 0.0)).transpose()?;
         if to.is_some_and(|to| to <= from) {
@@ -93,8 +99,8 @@ impl Window {
 
     /// The trace cut to the window and sped up; the trace itself when the
     /// window is all of it.
-    fn apply(&self, trace: Arc<Trace>) -> Result<Arc<Trace>> {
-        if self.from == Duration::ZERO && self.to.is_none() && self.speed == 1.0 {
+    pub(crate) fn apply(&self, trace: Arc<Trace>) -> Result<Arc<Trace>> {
+        if self.is_whole() {
             return Ok(trace);
         }
         let name = trace.name.clone();

@@ -46,6 +46,7 @@ use builder::{DeviceKeys, OsKeys};
 pub use expand::MAX_SECONDS;
 pub use fleet_keys::FleetKeys;
 pub use groups::GroupBuilder;
+pub(crate) use kind::Window;
 use location::{key_line, value_names};
 use sluice_device::diskspecs;
 use sluice_device::presets::{self, PRESETS};
