@@ -729,8 +729,7 @@ impl FlowBuilder {
         self
     }
 
-    /// Trace flows: the trace's format (`blkparse`, `fio-iolog`, `msr`,
-    /// `spc`, `disksim`, `mqsim`).
+    /// Trace flows: the trace's format (see [`trace::Format::ALL`]).
     pub fn format(mut self, format: trace::Format) -> Self {
         self.format = Some(format.name().to_string());
         self
